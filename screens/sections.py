@@ -1,0 +1,28 @@
+"""The app's sections, in navigation order. A section whose module is not built yet is left out.
+
+Each entry names the screen class as "module:Class"; the screen is constructed
+with the app's `WorkbenchContext` (see `screens/app.py`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Section:
+    id: str
+    title: str
+    target: str  # "module:Class"
+    key: str
+    description: str
+
+
+SECTIONS = [
+    Section("cases", "Cases", "screens.cases:CasesScreen", "1", "build, edit and probe decision cases"),
+    Section("studies", "Studies", "screens.studies:StudiesScreen", "2", "define and freeze studies"),
+    Section("runs", "Runs", "screens.runs:RunsScreen", "3", "launch runs and watch them stream"),
+    Section("scoring", "Scoring", "screens.scoring:ScoringScreen", "4", "score blind items with the keyboard"),
+    Section("metrics", "Metrics", "screens.metrics:MetricsScreen", "5", "tables, agreement and plots"),
+    Section("settings", "Settings", "screens.settings:SettingsScreen", "6", "models, limits and keys"),
+]

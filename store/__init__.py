@@ -1,0 +1,9 @@
+"""SQLite persistence through sqlite-utils: the only package that speaks SQL.
+
+`open_store(path)` returns a migrated `sqlite_utils.Database`; each module here
+(`cases`, `rubrics`, `calls`, `runs`, ...) holds the reads and writes for one area.
+"""
+
+from store.db import StoreError, open_memory_store, open_store, writer
+
+__all__ = ["StoreError", "open_memory_store", "open_store", "writer"]

@@ -1,0 +1,85 @@
+"""Opening the store: pragmas, migrations, and the single-writer transaction."""
+
+from __future__ import annotations
+
+import contextlib
+import sqlite3
+from pathlib import Path
+from typing import Iterator
+
+import sqlite_utils
+
+BUSY_TIMEOUT_MS = 30_000
+
+
+class StoreError(Exception):
+    """A store problem worth showing to the user as it is."""
+
+
+def _configure(db: sqlite_utils.Database, *, wal: bool) -> None:
+    db.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+    db.execute("PRAGMA foreign_keys = ON")
+    if wal:
+        with db.ensure_autocommit_on():
+            db.execute("PRAGMA journal_mode = WAL")
+            db.execute("PRAGMA synchronous = NORMAL")
+
+
+def open_store(path: str | Path, *, migrate: bool = True) -> sqlite_utils.Database:
+    """Open (creating if needed) the store at `path`, in WAL mode, migrated to the latest schema."""
+    path = Path(path)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        # timeout doubles as the busy handler for the sqlite3 module's own locking.
+        conn = sqlite3.connect(str(path), timeout=BUSY_TIMEOUT_MS / 1000, check_same_thread=False)
+    except (OSError, sqlite3.Error) as exc:
+        raise StoreError(f"cannot open store {path}: {exc}") from exc
+    db = sqlite_utils.Database(conn)
+    try:
+        _configure(db, wal=True)
+    except sqlite3.DatabaseError as exc:
+        conn.close()
+        raise StoreError(f"{path} is not a workbench store: {exc}") from exc
+    if migrate:
+        from store.migrations import migrate as run_migrations
+
+        run_migrations(db)
+    return db
+
+
+def open_memory_store() -> sqlite_utils.Database:
+    """A migrated in-memory store, for tests."""
+    conn = sqlite3.connect(":memory:", check_same_thread=False)
+    db = sqlite_utils.Database(conn)
+    _configure(db, wal=False)
+    from store.migrations import migrate as run_migrations
+
+    run_migrations(db)
+    return db
+
+
+def store_path(db: sqlite_utils.Database) -> Path | None:
+    """The file behind a store, or None for an in-memory one."""
+    row = db.execute("PRAGMA database_list").fetchone()
+    return Path(row[2]) if row and row[2] else None
+
+
+@contextlib.contextmanager
+def writer(db: sqlite_utils.Database) -> Iterator[sqlite_utils.Database]:
+    """One write transaction, taken with BEGIN IMMEDIATE so that two processes
+    writing at once queue on the busy timeout instead of failing on upgrade.
+
+    Nested use falls back to a savepoint through sqlite-utils' `atomic()`.
+    """
+    if db.conn.in_transaction:
+        with db.atomic():
+            yield db
+        return
+    db.execute("BEGIN IMMEDIATE")
+    try:
+        yield db
+    except BaseException:
+        db.rollback()
+        raise
+    else:
+        db.execute("COMMIT")

@@ -1,0 +1,305 @@
+"""Schema migrations. Append new migrations at the end; never edit an applied one.
+
+Migration 1 lays out every table the workbench needs so later work fills them
+rather than rewriting them. JSON columns hold structured documents whose shape
+is owned by the core (`workbench/`).
+"""
+
+from __future__ import annotations
+
+import sqlite_utils
+from sqlite_utils.migrations import Migrations
+
+migrations = Migrations("hindsight-workbench")
+
+SCHEMA_V1 = """
+CREATE TABLE cases (
+    id TEXT PRIMARY KEY,
+    title TEXT NOT NULL,
+    type TEXT NOT NULL CHECK (type IN ('historical', 'constructed')),
+    domain TEXT NOT NULL,
+    status TEXT NOT NULL CHECK (status IN ('draft', 'ready', 'excluded')),
+    strategies TEXT NOT NULL DEFAULT '[]',      -- JSON list of 'A' | 'B' | 'C'
+    decision_date TEXT,
+    complexity TEXT,
+    concern_domain TEXT,
+    rubric TEXT,
+    source_path TEXT,
+    content_hash TEXT NOT NULL,
+    document TEXT NOT NULL,                     -- JSON: the whole parsed case
+    updated_at TEXT NOT NULL
+);
+CREATE INDEX idx_cases_status ON cases (status);
+
+CREATE TABLE rubrics (
+    hash TEXT PRIMARY KEY,                      -- sha256 of the rubric file's text
+    rubric_id TEXT NOT NULL,
+    name TEXT NOT NULL,
+    text TEXT NOT NULL,
+    definition TEXT NOT NULL,                   -- JSON: criteria, scales, anchors
+    source_path TEXT,
+    loaded_at TEXT NOT NULL
+);
+CREATE INDEX idx_rubrics_rubric_id ON rubrics (rubric_id);
+
+CREATE TABLE studies (
+    id TEXT PRIMARY KEY,
+    name TEXT NOT NULL,
+    protocol TEXT NOT NULL,
+    definition TEXT NOT NULL,                   -- JSON: the parsed study file
+    source_text TEXT,                           -- the study file as written
+    created_at TEXT NOT NULL,
+    frozen_at TEXT,
+    freeze_hash TEXT,
+    status TEXT NOT NULL DEFAULT 'draft',
+    cost_ceiling REAL,
+    unblinded_at TEXT,
+    unblinded_by TEXT,
+    unblind_forced INTEGER NOT NULL DEFAULT 0
+);
+
+CREATE TABLE frozen_artefacts (
+    study_id TEXT NOT NULL REFERENCES studies (id),
+    kind TEXT NOT NULL,                         -- definition | case | rubric | prompt
+    ref TEXT NOT NULL,
+    content_hash TEXT NOT NULL,
+    content TEXT NOT NULL,
+    PRIMARY KEY (study_id, kind, ref)
+);
+
+CREATE TABLE runs (
+    id TEXT PRIMARY KEY,
+    study_id TEXT NOT NULL REFERENCES studies (id),
+    case_id TEXT NOT NULL REFERENCES cases (id),
+    condition TEXT NOT NULL,
+    replicate INTEGER NOT NULL DEFAULT 0,
+    status TEXT NOT NULL DEFAULT 'pending',     -- pending | running | done | failed | cancelled
+    error TEXT,
+    attempts INTEGER NOT NULL DEFAULT 0,
+    started_at TEXT,
+    finished_at TEXT,
+    input_tokens INTEGER NOT NULL DEFAULT 0,
+    output_tokens INTEGER NOT NULL DEFAULT 0,
+    cost REAL,
+    cost_unknown INTEGER NOT NULL DEFAULT 0,
+    UNIQUE (study_id, case_id, condition, replicate)
+);
+CREATE INDEX idx_runs_study ON runs (study_id, status);
+
+CREATE TABLE calls (
+    id INTEGER PRIMARY KEY,
+    study_id TEXT,
+    run_id TEXT REFERENCES runs (id),
+    turn TEXT,
+    role TEXT,
+    call_key TEXT NOT NULL,
+    attempt INTEGER NOT NULL DEFAULT 1,
+    model TEXT NOT NULL,
+    api_base TEXT,
+    request TEXT NOT NULL,                      -- JSON messages
+    settings TEXT NOT NULL,                     -- JSON sampling settings
+    replicate INTEGER NOT NULL DEFAULT 0,
+    response TEXT,
+    finish_reason TEXT,
+    status TEXT NOT NULL,                       -- ok | error | replayed
+    error TEXT,
+    input_tokens INTEGER,
+    output_tokens INTEGER,
+    cost REAL,
+    latency_ms REAL,
+    started_at TEXT NOT NULL,
+    finished_at TEXT,
+    log_line INTEGER,
+    log_hash TEXT
+);
+CREATE INDEX idx_calls_key ON calls (call_key, status);
+CREATE INDEX idx_calls_run ON calls (run_id);
+CREATE INDEX idx_calls_study ON calls (study_id);
+
+CREATE TABLE events (
+    id INTEGER PRIMARY KEY,
+    run_id TEXT NOT NULL REFERENCES runs (id),
+    seq INTEGER NOT NULL,
+    turn TEXT,
+    kind TEXT NOT NULL,
+    agent TEXT,
+    payload TEXT NOT NULL DEFAULT '{}',
+    at TEXT NOT NULL,
+    UNIQUE (run_id, seq)
+);
+
+CREATE TABLE outputs (
+    run_id TEXT PRIMARY KEY REFERENCES runs (id),
+    text TEXT NOT NULL,
+    report TEXT NOT NULL DEFAULT '{}',          -- JSON: recommendation, reasoning, risks, confidence
+    created_at TEXT NOT NULL
+);
+
+CREATE TABLE topology (
+    study_id TEXT NOT NULL REFERENCES studies (id),
+    case_id TEXT NOT NULL REFERENCES cases (id),
+    condition TEXT NOT NULL,
+    pattern TEXT NOT NULL,                      -- Basin | Ridge | Plateau
+    switching_assumption TEXT,
+    convergent_recommendation TEXT,
+    detail TEXT NOT NULL DEFAULT '{}',
+    created_at TEXT NOT NULL,
+    PRIMARY KEY (study_id, case_id, condition)
+);
+
+CREATE TABLE blind_items (
+    id TEXT PRIMARY KEY,                        -- opaque, random
+    study_id TEXT NOT NULL REFERENCES studies (id),
+    case_id TEXT NOT NULL REFERENCES cases (id),
+    text TEXT NOT NULL,                         -- scrubbed final output
+    pilot INTEGER NOT NULL DEFAULT 0,
+    created_at TEXT NOT NULL
+);
+CREATE INDEX idx_blind_items_study ON blind_items (study_id);
+
+-- The sealed key: item -> run (and so condition). No rater-facing view reads it.
+CREATE TABLE blind_key (
+    item_id TEXT PRIMARY KEY REFERENCES blind_items (id),
+    study_id TEXT NOT NULL REFERENCES studies (id),
+    run_id TEXT REFERENCES runs (id),
+    pilot_expectation TEXT,
+    scrub_log TEXT NOT NULL DEFAULT '[]',
+    sealed_at TEXT NOT NULL
+);
+
+CREATE TABLE raters (
+    study_id TEXT NOT NULL REFERENCES studies (id),
+    name TEXT NOT NULL,
+    kind TEXT NOT NULL DEFAULT 'human',         -- human | judge
+    seed INTEGER NOT NULL,
+    created_at TEXT NOT NULL,
+    PRIMARY KEY (study_id, name)
+);
+
+CREATE TABLE assignments (
+    study_id TEXT NOT NULL,
+    rater TEXT NOT NULL,
+    item_id TEXT NOT NULL REFERENCES blind_items (id),
+    position INTEGER NOT NULL,
+    side TEXT NOT NULL DEFAULT 'left',
+    pilot INTEGER NOT NULL DEFAULT 0,
+    PRIMARY KEY (study_id, rater, item_id),
+    FOREIGN KEY (study_id, rater) REFERENCES raters (study_id, name)
+);
+
+-- Append-only: an edit or an undo is a new row; the latest row per
+-- (rater, item, rubric, criterion) is the rater's current score.
+CREATE TABLE scores (
+    id INTEGER PRIMARY KEY,
+    study_id TEXT NOT NULL REFERENCES studies (id),
+    rater TEXT NOT NULL,
+    item_id TEXT NOT NULL REFERENCES blind_items (id),
+    rubric_hash TEXT NOT NULL,
+    criterion TEXT NOT NULL,
+    value REAL,
+    note TEXT,
+    action TEXT NOT NULL DEFAULT 'score',       -- score | note | undo | skip
+    source TEXT NOT NULL DEFAULT 'tui',         -- tui | packet | batch
+    at TEXT NOT NULL
+);
+CREATE INDEX idx_scores_lookup ON scores (study_id, rater, item_id);
+
+CREATE TABLE verdicts (
+    id INTEGER PRIMARY KEY,
+    study_id TEXT NOT NULL REFERENCES studies (id),
+    judge TEXT NOT NULL,
+    model TEXT NOT NULL,
+    item_id TEXT NOT NULL REFERENCES blind_items (id),
+    rubric_hash TEXT NOT NULL,
+    criterion TEXT NOT NULL,
+    value REAL,
+    justification TEXT,
+    raw TEXT,
+    status TEXT NOT NULL,                       -- ok | judge_error
+    pipeline TEXT NOT NULL DEFAULT 'direct',    -- direct | adversarial
+    confidence TEXT,
+    detail TEXT NOT NULL DEFAULT '{}',
+    at TEXT NOT NULL
+);
+CREATE INDEX idx_verdicts_lookup ON verdicts (study_id, item_id);
+
+CREATE TABLE blindness_audits (
+    id INTEGER PRIMARY KEY,
+    study_id TEXT NOT NULL REFERENCES studies (id),
+    item_id TEXT NOT NULL REFERENCES blind_items (id),
+    model TEXT NOT NULL,
+    guess TEXT,
+    correct INTEGER,
+    raw TEXT,
+    at TEXT NOT NULL
+);
+
+CREATE TABLE unblindings (
+    id INTEGER PRIMARY KEY,
+    study_id TEXT NOT NULL REFERENCES studies (id),
+    by TEXT NOT NULL,
+    at TEXT NOT NULL,
+    forced INTEGER NOT NULL DEFAULT 0,
+    reason TEXT
+);
+
+CREATE TABLE probes (
+    id INTEGER PRIMARY KEY,
+    case_id TEXT NOT NULL REFERENCES cases (id),
+    model TEXT NOT NULL,
+    api_base TEXT,
+    asked_at TEXT NOT NULL,
+    prompt TEXT NOT NULL,
+    answer TEXT,
+    verdict TEXT NOT NULL,                      -- recognized | partial | not_recognized | error
+    classifier_raw TEXT,
+    flagged INTEGER NOT NULL DEFAULT 0,
+    call_ids TEXT NOT NULL DEFAULT '[]'
+);
+CREATE INDEX idx_probes_case ON probes (case_id, asked_at);
+
+CREATE TABLE embeddings (
+    model TEXT NOT NULL,
+    text_hash TEXT NOT NULL,
+    dim INTEGER NOT NULL,
+    vector BLOB NOT NULL,                       -- float32, little-endian
+    PRIMARY KEY (model, text_hash)
+);
+
+CREATE TABLE concern_scores (
+    id INTEGER PRIMARY KEY,
+    study_id TEXT NOT NULL REFERENCES studies (id),
+    run_id TEXT NOT NULL REFERENCES runs (id),
+    concern TEXT NOT NULL,
+    value REAL,
+    source TEXT NOT NULL,                       -- model | rater
+    rater TEXT,
+    raw TEXT,
+    at TEXT NOT NULL
+);
+
+CREATE TABLE settings (
+    key TEXT PRIMARY KEY,
+    value TEXT NOT NULL                         -- JSON
+);
+"""
+
+
+@migrations(name="0001_initial_schema")
+def initial_schema(db: sqlite_utils.Database) -> None:
+    for statement in _statements(SCHEMA_V1):
+        db.execute(statement)
+
+
+def _statements(script: str) -> list[str]:
+    # executescript() would commit the migration's transaction; run one statement at a time.
+    lines = [line.split("--", 1)[0] for line in script.splitlines()]
+    return [s.strip() for s in "\n".join(lines).split(";") if s.strip()]
+
+
+def migrate(db: sqlite_utils.Database) -> None:
+    migrations.apply(db)
+
+
+def pending(db: sqlite_utils.Database) -> list[str]:
+    return [m.name for m in migrations.pending(db)]

@@ -1,0 +1,148 @@
+"""The rules a case must follow, and the stricter ones a ready case must meet."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from pathlib import Path
+
+from workbench.cases.model import (
+    CASE_TYPES, COMPLEXITIES, CONCERN_DOMAINS, CRITERIA, DOMAINS, PRESERVES, STATUSES, STRATEGIES, Case,
+)
+from workbench.cases.parse import Parsed, parse_file, parse_text
+from workbench.cases.problems import Problem
+
+CASE_ID = re.compile(r"^[a-z0-9][a-z0-9-]{1,62}$")
+# A year, year-month or full date, or a range of two of them ("2020..2022").
+PARTIAL_DATE = r"\d{4}(-\d{2}(-\d{2})?)?"
+DECISION_DATE = re.compile(rf"^{PARTIAL_DATE}(\.\.{PARTIAL_DATE})?$")
+PROBE_VERDICTS = ("recognized", "partial", "not_recognized")
+CASE_SUFFIX = ".md"
+
+
+def check(parsed: Parsed, known_rubrics: Iterable[str] | None = None) -> list[Problem]:
+    """All problems of one parsed file: parse problems first, then rule problems."""
+    problems = list(parsed.problems)
+    case = parsed.case
+    if case is None:
+        return problems
+
+    def bad(fld: str, msg: str, severity: str = "error") -> None:
+        problems.append(Problem(parsed.path, parsed.line_of(fld), fld, msg, severity))
+
+    if not CASE_ID.match(case.id):
+        bad("id", "must be 2-63 characters of lowercase letters, digits and '-', starting with a letter or digit")
+    if not case.title.strip():
+        bad("title", "must not be empty")
+    _one_of(bad, "type", case.type, CASE_TYPES)
+    _one_of(bad, "domain", case.domain, DOMAINS)
+    _one_of(bad, "status", case.status, STATUSES)
+    _one_of(bad, "complexity", case.complexity, COMPLEXITIES)
+    _one_of(bad, "concern_domain", case.concern_domain, CONCERN_DOMAINS)
+    for s in case.strategies:
+        if s not in STRATEGIES:
+            bad("strategies", f"'{s}' is not a contamination strategy; use A (post-cutoff), "
+                              "B (structural transposition) or C (granularity below training data)")
+    if len(set(case.strategies)) != len(case.strategies):
+        bad("strategies", "lists a strategy twice")
+    if case.decision_date and not DECISION_DATE.match(case.decision_date):
+        bad("decision_date", "must be YYYY, YYYY-MM or YYYY-MM-DD, or a range such as 2020..2022")
+    if known_rubrics is not None and case.rubric and case.rubric not in set(known_rubrics):
+        bad("rubric", f"no rubric with id '{case.rubric}' in rubrics/")
+    for i, probe in enumerate(case.probes):
+        if probe.verdict not in PROBE_VERDICTS:
+            bad(f"probes[{i}].verdict", f"must be one of {', '.join(PROBE_VERDICTS)}")
+    tr = case.transposition
+    if len(set(v.lower() for v in tr.verifiers)) != len(tr.verifiers):
+        bad("transposition.verifiers", "the two verifiers must be two different people")
+
+    if case.status == "ready":
+        problems.extend(_ready_problems(case, parsed))
+    return problems
+
+
+def _one_of(bad, fld: str, value: str, allowed: tuple[str, ...]) -> None:
+    if value not in allowed:
+        bad(fld, f"'{value}' is not allowed; use one of {', '.join(allowed)}")
+
+
+def _ready_problems(case: Case, parsed: Parsed) -> list[Problem]:
+    """A ready case can enter a study: it needs everything seed 000 §III–IV asks for."""
+    out: list[Problem] = []
+
+    def bad(fld: str, msg: str) -> None:
+        out.append(Problem(parsed.path, parsed.line_of(fld), fld, f"{msg} (required when status = \"ready\")"))
+
+    if not case.scenario:
+        bad("scenario", "the '## Scenario' section must hold the knowledge-bounded scenario text")
+    if not case.outcome:
+        bad("outcome", "the '## Outcome' section must hold the outcome record evaluators score against")
+    for key in CRITERIA:
+        if not case.criteria.get(key):
+            bad(f"criteria.{key}", "every selection criterion must be checked")
+    if case.type == "historical":
+        if not case.strategies:
+            bad("strategies", "a historical case needs at least one contamination strategy")
+        if not case.decision_date:
+            bad("decision_date", "a historical case needs its decision date")
+    if "B" in case.strategies:
+        tr = case.transposition
+        if not tr.original:
+            bad("transposition.original", "strategy B needs the original case it transposes")
+        if not tr.mapping:
+            bad("transposition.mapping", "strategy B needs the documented mapping")
+        if len(tr.verifiers) < 2:
+            bad("transposition.verifiers", "strategy B needs two independent verifiers")
+        for key, what in PRESERVES.items():
+            if not tr.preserves.get(key):
+                bad(f"transposition.preserves.{key}", f"both verifiers must confirm the transposition preserves {what}")
+    for probe in case.contamination_flags():
+        bad("probes", f"the probe on {probe.model} ({probe.date}) recognized this scenario: "
+                      "transpose it (strategy B) or exclude it")
+    return out
+
+
+def validate_text(text: str, name: str = "<case>", known_rubrics: Iterable[str] | None = None
+                  ) -> tuple[Case | None, list[Problem]]:
+    parsed = parse_text(text, name)
+    return parsed.case, check(parsed, known_rubrics)
+
+
+def case_files(paths: Iterable[str | Path]) -> tuple[list[Path], list[Problem]]:
+    """Expand directories to their `*.md` case files (README.md excluded)."""
+    files: list[Path] = []
+    problems: list[Problem] = []
+    for p in paths:
+        p = Path(p)
+        if p.is_dir():
+            files.extend(sorted(f for f in p.glob(f"*{CASE_SUFFIX}") if f.name.lower() != "readme.md"))
+        elif p.is_file():
+            files.append(p)
+        else:
+            problems.append(Problem(str(p), 0, "path", "no such file or directory"))
+    return files, problems
+
+
+def validate_paths(paths: Iterable[str | Path], known_rubrics: Iterable[str] | None = None
+                   ) -> tuple[list[tuple[Path, Case]], list[Problem]]:
+    """Validate every case file under `paths`; duplicate ids across files are refused."""
+    files, problems = case_files(paths)
+    known = list(known_rubrics) if known_rubrics is not None else None
+    cases: list[tuple[Path, Case]] = []
+    seen: dict[str, tuple[Path, int]] = {}
+    for f in files:
+        parsed = parse_file(f)
+        file_problems = check(parsed, known)
+        problems.extend(file_problems)
+        case = parsed.case
+        if case is None:
+            continue
+        if case.id in seen:
+            other, other_line = seen[case.id]
+            problems.append(Problem(str(f), parsed.line_of("id"), "id",
+                                    f"duplicate id '{case.id}', already used by {other}:{other_line}"))
+            continue
+        seen[case.id] = (f, parsed.line_of("id"))
+        if not any(p.severity == "error" for p in file_problems):
+            cases.append((f, case))
+    return cases, problems

@@ -1,0 +1,1 @@
+"""The `workbench` command: the TUI by default, `--batch COMMAND` for headless work."""

@@ -1,0 +1,60 @@
+"""What every batch command gets: the store path, the output mode, and how to print."""
+
+from __future__ import annotations
+
+import json
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable
+
+# Exit codes of the batch contract (DESIGN.md).
+OK = 0
+FAILED = 1
+USAGE = 2
+
+
+class CommandError(Exception):
+    """Failed work or invalid input: printed as it is, exit code 1 (or `code`)."""
+
+    def __init__(self, message: str, code: int = FAILED, details: Any = None):
+        super().__init__(message)
+        self.code = code
+        self.details = details
+
+
+@dataclass
+class Context:
+    db_path: Path
+    json: bool = False
+
+    _db: Any = None
+
+    def db(self):
+        """The migrated store, opened on first use and bootstrapped with the shipped library."""
+        if self._db is None:
+            from store import open_store
+            from workbench.library import bootstrap
+
+            self._db = open_store(self.db_path)
+            bootstrap(self._db)
+        return self._db
+
+    def emit(self, document: Any, human: Callable[[], str] | str | None = None) -> None:
+        """Print the result: one JSON document with --json, else the human text."""
+        if self.json:
+            json.dump(document, sys.stdout, indent=2, ensure_ascii=False, default=str)
+            sys.stdout.write("\n")
+        elif human is not None:
+            text = human() if callable(human) else human
+            if text:
+                print(text)
+
+    def info(self, message: str) -> None:
+        """Progress and notes: stderr, so that --json keeps stdout to one document."""
+        print(message, file=sys.stderr, flush=True)
+
+    def close(self) -> None:
+        if self._db is not None:
+            self._db.close()
+            self._db = None

@@ -1,0 +1,94 @@
+"""Entry point of the `workbench` console script.
+
+`workbench [--db PATH]` opens the TUI; `workbench --batch [--db PATH] [--json]
+COMMAND ...` runs one command headless. Each command lives in its own module
+with `register(subparsers)`; handlers return an exit code.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+
+from workbench.cli.context import FAILED, USAGE, CommandError, Context
+
+COMMAND_MODULES = [
+    "workbench.cli.cases_cmd",
+    "workbench.cli.probe_cmd",
+    "workbench.cli.study_cmd",
+    "workbench.cli.run_cmd",
+    "workbench.cli.judge_cmd",
+    "workbench.cli.packet_cmd",
+    "workbench.cli.unblind_cmd",
+    "workbench.cli.metrics_cmd",
+    "workbench.cli.report_cmd",
+    "workbench.cli.log_cmd",
+]
+
+
+class Parser(argparse.ArgumentParser):
+    def error(self, message: str):  # argparse's own exit code for usage errors is 2, as the contract says
+        self.print_usage(sys.stderr)
+        self.exit(USAGE, f"{self.prog}: error: {message}\n")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = Parser(
+        prog="workbench",
+        description="Hindsight Workbench: evaluate deliberative LLM architectures against hindsight.",
+        epilog="Without --batch, opens the terminal UI.",
+    )
+    parser.add_argument("--batch", action="store_true", help="run one COMMAND headless instead of the TUI")
+    parser.add_argument("--db", metavar="PATH", help="the SQLite store (default: $WORKBENCH_DB or the user data dir)")
+    parser.add_argument("--json", action="store_true", help="print one JSON document on stdout and nothing else there")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
+    for name in COMMAND_MODULES:
+        try:
+            module = importlib.import_module(name)
+        except ModuleNotFoundError as exc:
+            if exc.name == name:  # a command area not built yet
+                continue
+            raise
+        module.register(sub)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    from workbench.paths import resolve_db_path
+
+    db_path = resolve_db_path(args.db)
+    if not args.batch:
+        if args.command:
+            parser.error("commands run headless: put --batch before the command")
+        from screens.app import run_app  # the TUI is only imported when asked for
+
+        return run_app(db_path) or 0
+    if not args.command:
+        parser.error("--batch needs a COMMAND")
+    ctx = Context(db_path=db_path, json=args.json)
+    try:
+        return int(args.handler(args, ctx) or 0)
+    except CommandError as exc:
+        if ctx.json:
+            ctx.emit({"ok": False, "error": str(exc), "details": exc.details})
+        print(f"workbench: {exc}", file=sys.stderr)
+        return exc.code
+    except KeyboardInterrupt:
+        print("workbench: interrupted", file=sys.stderr)
+        return 130
+    except Exception as exc:  # the store's or the core's own message, never a traceback wall
+        from store import StoreError
+
+        if isinstance(exc, StoreError):
+            print(f"workbench: {exc}", file=sys.stderr)
+            return FAILED
+        raise
+    finally:
+        ctx.close()
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,70 @@
+"""The event stream the core emits and its consumers (the TUI, batch output, the transcript store).
+
+Every agent turn emits `turn_started`, `token`*, then `turn_finished` or
+`turn_failed`; architectures add protocol events (`perspective`, `motion`,
+`amendment`, `vote`, `resolution`, `scenario`, `topology`, ...). The core
+never knows who listens: it calls `sink.emit(event)`.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import asdict, dataclass, field
+from typing import Any, Protocol
+
+# Kinds every consumer can rely on; protocol events may add their own kinds.
+TURN_STARTED = "turn_started"
+TOKEN = "token"
+TURN_FINISHED = "turn_finished"
+TURN_FAILED = "turn_failed"
+CALL_RETRY = "call_retry"
+RUN_STARTED = "run_started"
+RUN_FINISHED = "run_finished"
+RUN_FAILED = "run_failed"
+PROGRESS = "progress"
+
+
+@dataclass(frozen=True)
+class Event:
+    kind: str
+    run_id: str | None = None
+    turn: str | None = None
+    agent: str | None = None
+    payload: dict[str, Any] = field(default_factory=dict)
+    at: float = field(default_factory=time.time)
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+class EventSink(Protocol):
+    def emit(self, event: Event) -> None: ...
+
+
+class NullSink:
+    def emit(self, event: Event) -> None:
+        return None
+
+
+class ListSink:
+    """Keeps every event; used by tests and by short batch commands."""
+
+    def __init__(self) -> None:
+        self.events: list[Event] = []
+
+    def emit(self, event: Event) -> None:
+        self.events.append(event)
+
+    def kinds(self) -> list[str]:
+        return [e.kind for e in self.events]
+
+
+class FanoutSink:
+    """Sends each event to several sinks, e.g. the screen and the transcript store."""
+
+    def __init__(self, *sinks: EventSink) -> None:
+        self.sinks = [s for s in sinks if s is not None]
+
+    def emit(self, event: Event) -> None:
+        for sink in self.sinks:
+            sink.emit(event)

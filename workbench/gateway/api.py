@@ -1,0 +1,87 @@
+"""The gateway's public types. Architectures, judges and probes build a `CallRequest`
+and await `Gateway.call(request, sink)` (see `workbench/gateway/client.py`).
+
+The replay key of a call is (model, messages, sampling settings, replicate,
+sample): `sample` separates independent draws of one identical prompt inside
+a run (e.g. five respondents given the same text), so replicates and samples
+are never collapsed into one call.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+MOCK_MODEL = "mock"
+
+
+@dataclass(frozen=True)
+class ModelSettings:
+    """One role's model: a litellm model string and its sampling settings."""
+
+    model: str = MOCK_MODEL
+    api_base: str | None = None
+    temperature: float = 0.7
+    seed: int | None = None
+    max_tokens: int = 1024
+    timeout: float = 120.0
+
+    def sampling(self) -> dict[str, Any]:
+        """The settings that shape the reply (part of the replay key and recorded with every call)."""
+        return {"temperature": self.temperature, "seed": self.seed, "max_tokens": self.max_tokens}
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> "ModelSettings":
+        known = {k: data[k] for k in cls.__dataclass_fields__ if k in data}
+        return cls(**known)
+
+
+@dataclass
+class CallRequest:
+    messages: list[dict[str, str]]
+    settings: ModelSettings
+    role: str = "architecture"  # architecture | judge | probe | classifier | audit | test
+    study_id: str | None = None
+    run_id: str | None = None
+    turn: str | None = None
+    agent: str | None = None
+    replicate: int = 0
+    sample: int = 0
+    metadata: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class CallResult:
+    text: str
+    finish_reason: str | None
+    model: str
+    input_tokens: int | None = None
+    output_tokens: int | None = None
+    cost: float | None = None  # None means unknown: never a made-up number
+    latency_ms: float = 0.0
+    call_id: int | None = None
+    replayed: bool = False
+    attempts: int = 1
+    placeholder: bool = False  # True for the built-in mock model's text
+
+
+class GatewayError(Exception):
+    """A call that failed for good (after any retries); the message never contains a key."""
+
+    def __init__(self, message: str, *, status: int | None = None, retryable: bool = False,
+                 attempts: int = 1):
+        super().__init__(message)
+        self.status = status
+        self.retryable = retryable
+        self.attempts = attempts
+
+
+class ReplayMiss(GatewayError):
+    """`--replay` forbids the network and this call is not in the log."""
+
+
+class CostCeilingReached(GatewayError):
+    """The study's cost ceiling is reached: no new calls are made."""

@@ -1,0 +1,43 @@
+"""Where things live: the store, the shipped cases and rubrics, the call logs."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+DB_ENV = "WORKBENCH_DB"
+CASES_ENV = "WORKBENCH_CASES_DIR"
+RUBRICS_ENV = "WORKBENCH_RUBRICS_DIR"
+
+# The project root of a source or editable install: cases/ and rubrics/ sit beside workbench/.
+PROJECT_ROOT = Path(__file__).resolve().parent.parent
+
+
+def default_db_path() -> Path:
+    """`$WORKBENCH_DB` if set, else `workbench.db` under the platformdirs user data dir."""
+    env = os.environ.get(DB_ENV)
+    if env:
+        return Path(env).expanduser()
+    from platformdirs import user_data_dir
+
+    return Path(user_data_dir("hindsight-workbench", appauthor=False)) / "workbench.db"
+
+
+def resolve_db_path(cli_value: str | os.PathLike | None) -> Path:
+    """`--db` wins over the environment variable, which wins over the default."""
+    if cli_value:
+        return Path(cli_value).expanduser()
+    return default_db_path()
+
+
+def shipped_cases_dir() -> Path:
+    return Path(os.environ.get(CASES_ENV) or PROJECT_ROOT / "cases")
+
+
+def shipped_rubrics_dir() -> Path:
+    return Path(os.environ.get(RUBRICS_ENV) or PROJECT_ROOT / "rubrics")
+
+
+def logs_dir(db_path: Path) -> Path:
+    """Call logs live beside the store: `<db stem>.logs/<study>.jsonl`."""
+    return db_path.parent / f"{db_path.stem}.logs"
