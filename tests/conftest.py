@@ -1,0 +1,49 @@
+"""Suite-wide guards: no test touches the user's store, and no test reaches the network."""
+
+from __future__ import annotations
+
+import ipaddress
+import os
+import socket
+
+import pytest
+
+os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+
+_real_connect = socket.socket.connect
+_real_connect_ex = socket.socket.connect_ex
+
+
+def _check(address) -> None:
+    if isinstance(address, (str, bytes)):  # unix socket
+        return
+    host = address[0]
+    try:
+        if ipaddress.ip_address(host).is_loopback:
+            return
+    except ValueError:
+        if host == "localhost":
+            return
+    raise ConnectionRefusedError(f"tests never reach the network (attempted {host})")
+
+
+def _guarded_connect(self, address):
+    _check(address)
+    return _real_connect(self, address)
+
+
+def _guarded_connect_ex(self, address):
+    _check(address)
+    return _real_connect_ex(self, address)
+
+
+socket.socket.connect = _guarded_connect
+socket.socket.connect_ex = _guarded_connect_ex
+
+
+@pytest.fixture(autouse=True)
+def _isolated_store(tmp_path, monkeypatch):
+    """Every test gets its own default store path; nothing lands in the user data dir."""
+    monkeypatch.setenv("WORKBENCH_DB", str(tmp_path / "default-store.db"))

@@ -1,0 +1,149 @@
+"""Each kind of bad case input is named by file, line and field."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.foundation.conftest import write
+from workbench.cases.parse import parse_text
+from workbench.cases.validate import check, validate_paths
+from workbench.cases.write import case_to_text
+
+
+def problems_for(tmp_path: Path, text: str, rubrics=()) -> list:
+    path = write(tmp_path, "case.md", text)
+    _, problems = validate_paths([path], set(rubrics))
+    return problems
+
+
+def only(problems, field):
+    hits = [p for p in problems if p.field == field]
+    assert hits, f"no problem for {field}: {[str(p) for p in problems]}"
+    return hits[0]
+
+
+def test_valid_case_has_no_problems(case_dir):
+    cases, problems = validate_paths([case_dir], set())
+    assert problems == []
+    assert [c.id for _, c in cases] == ["harbor-dredge"]
+
+
+def test_bad_enum_names_line_and_field(tmp_path, ready_text):
+    text = ready_text.replace('domain = "policy"', 'domain = "finance"')
+    p = only(problems_for(tmp_path, text), "domain")
+    assert p.line == 5 and "finance" in p.message and p.file.endswith("case.md")
+    assert str(p).startswith(f"{p.file}:5: domain:")
+
+
+def test_unknown_field_is_refused(tmp_path, ready_text):
+    text = ready_text.replace('source = "test fixture"', 'source = "x"\ndecison_date = "2019"')
+    p = only(problems_for(tmp_path, text), "decison_date")
+    assert p.line == 13 and "unknown field" in p.message
+
+
+def test_toml_syntax_error_gives_file_line(tmp_path, ready_text):
+    text = ready_text.replace('title = "Harbor authority dredging contract"', 'title = "unterminated')
+    p = only(problems_for(tmp_path, text), "front matter")
+    assert p.line == 3 and "invalid TOML" in p.message
+
+
+def test_missing_front_matter(tmp_path):
+    p = only(problems_for(tmp_path, "## Scenario\n\ntext\n"), "front matter")
+    assert p.line == 1
+
+
+def test_unclosed_front_matter(tmp_path, ready_text):
+    text = ready_text.replace("+++\n\n## Scenario", "\n## Scenario")
+    assert "never closed" in only(problems_for(tmp_path, text), "front matter").message
+
+
+def test_unknown_and_duplicate_sections(tmp_path, ready_text):
+    text = ready_text + "\n## Scenario\n\nagain\n\n## Appendix\n\nmore\n"
+    problems = problems_for(tmp_path, text)
+    dup = only(problems, "scenario")
+    assert "twice" in dup.message and dup.line == 30
+    assert only(problems, "Appendix").line == 34
+
+
+def test_text_outside_sections(tmp_path, ready_text):
+    text = ready_text.replace("+++\n\n## Scenario", "+++\nstray words\n## Scenario")
+    assert only(problems_for(tmp_path, text), "body").line == 21
+
+
+def test_bad_strategy_and_date_and_id(tmp_path, ready_text):
+    text = (ready_text.replace('strategies = ["C"]', 'strategies = ["D"]')
+            .replace('decision_date = "2019-04"', 'decision_date = "April 2019"')
+            .replace('id = "harbor-dredge"', 'id = "Harbor Dredge"'))
+    problems = problems_for(tmp_path, text)
+    assert only(problems, "strategies").line == 7
+    assert only(problems, "decision_date").line == 8
+    assert only(problems, "id").line == 2
+
+
+def test_wrong_type_of_value(tmp_path, ready_text):
+    text = ready_text.replace("clear_decision_point = true", 'clear_decision_point = "yes"')
+    p = only(problems_for(tmp_path, text), "criteria.clear_decision_point")
+    assert p.line == 15 and "true or false" in p.message
+
+
+def test_unknown_rubric(tmp_path, ready_text):
+    text = ready_text.replace('rubric = ""', 'rubric = "nonesuch"')
+    assert "nonesuch" in only(problems_for(tmp_path, text, rubrics={"anticipation"}), "rubric").message
+
+
+def test_ready_case_needs_every_criterion_and_outcome(tmp_path, ready_text):
+    text = ready_text.replace("causal_record = true", "causal_record = false").split("## Outcome")[0]
+    problems = problems_for(tmp_path, text)
+    assert only(problems, "criteria.causal_record").line == 18
+    assert "Outcome" in only(problems, "outcome").message
+
+
+def test_draft_is_exempt_from_ready_rules(tmp_path, ready_text):
+    text = ready_text.replace('status = "ready"', 'status = "draft"').replace("causal_record = true", "causal_record = false")
+    assert problems_for(tmp_path, text) == []
+
+
+def test_strategy_b_needs_transposition_with_two_verifiers(tmp_path, ready_text):
+    text = ready_text.replace('strategies = ["C"]', 'strategies = ["B"]').replace(
+        "+++\n\n## Scenario",
+        '[transposition]\noriginal = "A real port"\nverifiers = ["Ana"]\n+++\n\n## Scenario')
+    problems = problems_for(tmp_path, text)
+    assert "two independent verifiers" in only(problems, "transposition.verifiers").message
+    assert only(problems, "transposition.mapping").line == 20  # the [transposition] table
+    assert only(problems, "transposition.preserves.information_asymmetry")
+
+
+def test_recognized_probe_blocks_ready(tmp_path, ready_text):
+    text = ready_text.replace("+++\n\n## Scenario",
+                              '[[probes]]\nmodel = "gpt-x"\ndate = "2026-01-02"\nverdict = "recognized"\n+++\n\n## Scenario')
+    p = only(problems_for(tmp_path, text), "probes")
+    assert "transpose" in p.message and "gpt-x" in p.message
+
+
+def test_duplicate_ids_across_files(case_dir, ready_text):
+    write(case_dir, "copy.md", ready_text)
+    cases, problems = validate_paths([case_dir], set())
+    dup = only(problems, "id")
+    assert "duplicate id 'harbor-dredge'" in dup.message
+    assert len(cases) == 1
+
+
+def test_missing_path_is_reported(tmp_path):
+    _, problems = validate_paths([tmp_path / "nope.md"], set())
+    assert problems and problems[0].field == "path"
+
+
+@pytest.mark.parametrize("mutate", [
+    lambda c: c,
+    lambda c: setattr(c, "strategies", ["B", "C"]) or c,
+])
+def test_write_then_parse_round_trips(ready_text, mutate):
+    case = mutate(parse_text(ready_text, "x.md").case)
+    case.transposition.mapping = [{"from": "port", "to": "airport"}]
+    case.notes = "multi\n\nparagraph \"quoted\" notes"
+    again = parse_text(case_to_text(case), "y.md")
+    assert again.problems == []
+    assert again.case == case
+    assert check(again, set()) == [] or case.strategies == ["B", "C"]
