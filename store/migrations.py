@@ -303,3 +303,11 @@ def migrate(db: sqlite_utils.Database) -> None:
 
 def pending(db: sqlite_utils.Database) -> list[str]:
     return [m.name for m in migrations.pending(db)]
+
+
+@migrations(name="0002_calls_sample_agent")
+def calls_sample_agent(db: sqlite_utils.Database) -> None:
+    # The gateway records which independent draw (sample) and which agent made each call.
+    db.execute("ALTER TABLE calls ADD COLUMN sample INTEGER NOT NULL DEFAULT 0")
+    db.execute("ALTER TABLE calls ADD COLUMN agent TEXT")
+    db.execute("CREATE INDEX idx_calls_key_study ON calls (call_key, study_id, status)")
