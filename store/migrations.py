@@ -311,3 +311,39 @@ def calls_sample_agent(db: sqlite_utils.Database) -> None:
     db.execute("ALTER TABLE calls ADD COLUMN sample INTEGER NOT NULL DEFAULT 0")
     db.execute("ALTER TABLE calls ADD COLUMN agent TEXT")
     db.execute("CREATE INDEX idx_calls_key_study ON calls (call_key, study_id, status)")
+
+
+@migrations(name="0003_blinding_packets_undo")
+def blinding_packets_undo(db: sqlite_utils.Database) -> None:
+    # Blind evaluation: the packet-signing secret (kept off the settings table so no settings
+    # view or export ever shows it), the packets a store exported and imported, the researcher's
+    # release of a rater held by the calibration pilots, and which score row an undo reverses.
+    for statement in _statements("""
+        CREATE TABLE store_secrets (name TEXT PRIMARY KEY, value TEXT NOT NULL);
+        CREATE TABLE packet_exports (
+            packet_id TEXT PRIMARY KEY,
+            study_id TEXT NOT NULL REFERENCES studies (id),
+            rater TEXT NOT NULL,
+            base_score_id INTEGER NOT NULL DEFAULT 0,
+            digest TEXT NOT NULL,
+            items INTEGER NOT NULL,
+            exported_at TEXT NOT NULL
+        );
+        CREATE TABLE packet_imports (
+            id INTEGER PRIMARY KEY,
+            packet_id TEXT NOT NULL REFERENCES packet_exports (packet_id),
+            answers_digest TEXT NOT NULL,
+            scores_written INTEGER NOT NULL,
+            imported_at TEXT NOT NULL
+        );
+        CREATE TABLE calibration_releases (
+            study_id TEXT NOT NULL REFERENCES studies (id),
+            rater TEXT NOT NULL,
+            by TEXT NOT NULL,
+            at TEXT NOT NULL,
+            reason TEXT,
+            PRIMARY KEY (study_id, rater)
+        );
+        ALTER TABLE scores ADD COLUMN undoes INTEGER
+    """):
+        db.execute(statement)
