@@ -1,12 +1,45 @@
-"""The model gateway: every model call in the project goes through `Gateway.call`."""
+"""The model gateway: every model call in the project goes through `Gateway.call`.
+
+    from workbench.gateway import CallRequest, ModelSettings, build_gateway
+    gateway = build_gateway(db, db_path)                 # limits from the stored settings
+    result = await gateway.call(CallRequest(messages=[...], settings=ModelSettings(model="mock")), sink)
+
+`build_gateway(..., replay_only=True)` forbids the network (`--replay`).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import sqlite_utils
 
 from workbench.gateway.api import (
     MOCK_MODEL,
     CallRequest,
     CallResult,
+    CostCeilingReached,
     GatewayError,
     ModelSettings,
     ReplayMiss,
 )
+from workbench.gateway.calllog import VerifyResult, verify_log
+from workbench.gateway.client import Gateway, GatewayConfig, call_key, default_log_dir
 
-__all__ = ["MOCK_MODEL", "CallRequest", "CallResult", "GatewayError", "ModelSettings", "ReplayMiss"]
+
+def build_gateway(db: sqlite_utils.Database, db_path: Path | str | None, *, replay_only: bool = False,
+                  config: GatewayConfig | None = None) -> Gateway:
+    """A gateway over `db` whose call logs live beside the store at `db_path` (`logs_dir`).
+
+    `config` defaults to the limits saved in the store's settings (workbench/model_settings.py).
+    """
+    if config is None:
+        from workbench.model_settings import load_settings
+
+        config = load_settings(db).gateway_config()
+    return Gateway(db, default_log_dir(db, db_path), replay_only=replay_only, config=config)
+
+
+__all__ = [
+    "MOCK_MODEL", "CallRequest", "CallResult", "CostCeilingReached", "Gateway", "GatewayConfig", "GatewayError",
+    "ModelSettings", "ReplayMiss", "VerifyResult", "build_gateway", "call_key", "default_log_dir", "verify_log",
+]

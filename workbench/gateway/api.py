@@ -1,5 +1,6 @@
 """The gateway's public types. Architectures, judges and probes build a `CallRequest`
-and await `Gateway.call(request, sink)` (see `workbench/gateway/client.py`).
+and await `Gateway.call(request, sink)` (see `workbench/gateway/client.py`;
+`build_gateway` in `workbench/gateway/__init__.py` makes one).
 
 The replay key of a call is (model, messages, sampling settings, replicate,
 sample): `sample` separates independent draws of one identical prompt inside
@@ -24,7 +25,10 @@ class ModelSettings:
     temperature: float = 0.7
     seed: int | None = None
     max_tokens: int = 1024
-    timeout: float = 120.0
+    timeout: float = 120.0  # seconds: one attempt's deadline (first byte to last chunk)
+    # The NAME of an environment variable holding this model's key (e.g. for a local server);
+    # None lets litellm read the provider's usual variable. The value is never stored.
+    api_key_env: str | None = None
 
     def sampling(self) -> dict[str, Any]:
         """The settings that shape the reply (part of the replay key and recorded with every call)."""
@@ -51,6 +55,9 @@ class CallRequest:
     replicate: int = 0
     sample: int = 0
     metadata: dict[str, Any] = field(default_factory=dict)
+    # False: always make a fresh call and never serve this request from the log (e.g. the
+    # Settings screen's connection test). The call is still logged.
+    cache: bool = True
 
 
 @dataclass
@@ -66,6 +73,7 @@ class CallResult:
     replayed: bool = False
     attempts: int = 1
     placeholder: bool = False  # True for the built-in mock model's text
+    call_key: str | None = None
 
 
 class GatewayError(Exception):

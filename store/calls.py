@@ -1,0 +1,79 @@
+"""Model call records: one row per attempt (ok | error | replayed), mirrored in the JSONL call log."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import sqlite_utils
+
+from store.db import writer
+
+COLUMNS = (
+    "study_id", "run_id", "turn", "agent", "role", "call_key", "attempt", "model", "api_base", "request",
+    "settings", "replicate", "sample", "response", "finish_reason", "status", "error", "input_tokens",
+    "output_tokens", "cost", "latency_ms", "started_at", "finished_at", "log_line", "log_hash",
+)
+
+
+def add_call(db: sqlite_utils.Database, record: dict[str, Any]) -> int:
+    """Insert one attempt. `request` and `settings` may be given as Python objects."""
+    row = {k: record.get(k) for k in COLUMNS}
+    for key in ("request", "settings"):
+        if not isinstance(row[key], str):
+            row[key] = json.dumps(row[key], ensure_ascii=False, sort_keys=True)
+    with writer(db):
+        return db["calls"].insert(row).last_pk
+
+
+def find_ok_call(db: sqlite_utils.Database, call_key: str, study_id: str | None) -> dict | None:
+    """The earliest successful call with this key in this study (or outside any study), if any."""
+    row = db.execute(
+        "SELECT * FROM calls WHERE call_key = ? AND study_id IS ? AND status = 'ok' ORDER BY id LIMIT 1",
+        [call_key, study_id],
+    ).fetchone()
+    if row is None:
+        return None
+    cols = [d[0] for d in db.execute("SELECT * FROM calls LIMIT 0").description]
+    return dict(zip(cols, row))
+
+
+def spent(db: sqlite_utils.Database, *, study_id: str | None = None, run_id: str | None = None) -> dict:
+    """Totals of the calls that reached a model (status ok or error; replays cost nothing)."""
+    where, params = ["status != 'replayed'"], []
+    if study_id is not None:
+        where.append("study_id = ?")
+        params.append(study_id)
+    if run_id is not None:
+        where.append("run_id = ?")
+        params.append(run_id)
+    row = db.execute(
+        "SELECT count(*), sum(status = 'ok'), coalesce(sum(input_tokens), 0), coalesce(sum(output_tokens), 0), "
+        "coalesce(sum(cost), 0.0), sum(status = 'ok' AND cost IS NULL) "
+        f"FROM calls WHERE {' AND '.join(where)}",
+        params,
+    ).fetchone()
+    replayed = db.execute(
+        "SELECT count(*) FROM calls WHERE status = 'replayed'"
+        + "".join(f" AND {w}" for w in where[1:]), params).fetchone()[0]
+    return {"attempts": row[0], "ok": row[1] or 0, "input_tokens": row[2], "output_tokens": row[3],
+            "cost": row[4], "cost_unknown_calls": row[5] or 0, "replayed": replayed}
+
+
+def calls_for(db: sqlite_utils.Database, *, study_id: str | None = None, run_id: str | None = None,
+              limit: int | None = None) -> list[dict]:
+    where, params = [], []
+    if study_id is not None:
+        where.append("study_id = ?")
+        params.append(study_id)
+    if run_id is not None:
+        where.append("run_id = ?")
+        params.append(run_id)
+    return [dict(r) for r in db["calls"].rows_where(" AND ".join(where) or None, params or None,
+                                                     order_by="id", limit=limit)]
+
+
+def study_cost_ceiling(db: sqlite_utils.Database, study_id: str) -> float | None:
+    """The ceiling recorded on the study row, if the study exists and has one."""
+    row = db.execute("SELECT cost_ceiling FROM studies WHERE id = ?", [study_id]).fetchone()
+    return row[0] if row and row[0] is not None else None

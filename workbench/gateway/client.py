@@ -1,0 +1,288 @@
+"""The Gateway: every model call in the project, streamed, paced, retried, priced, logged, replayable.
+
+`await gateway.call(request, sink)`:
+
+1. computes the call's replay key (model, messages, sampling settings,
+   replicate, sample) and, unless `request.cache` is False, serves an earlier
+   successful call with that key in the same study from the store without
+   touching the network (status `replayed`). This is also how an interrupted
+   study resumes: every call that completed before the kill is replayed.
+2. in replay-only mode, a miss raises ReplayMiss naming the turn and model.
+3. refuses new calls once the study's cost ceiling is reached.
+4. otherwise streams attempts through litellm under the concurrency cap and
+   the model's rate limits, retrying 429 / 5xx / connection errors / timeouts
+   / broken streams with backoff (honouring Retry-After) within a total time
+   bound; every attempt is appended to the study's hash-chained JSONL log and
+   to the store's `calls` table.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+import random
+import tempfile
+import time
+import weakref
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+import sqlite_utils
+
+from store import calls as call_rows
+from workbench.events import CALL_RETRY, TOKEN, Event, EventSink, NullSink
+from workbench.gateway.api import (
+    MOCK_MODEL,
+    CallRequest,
+    CallResult,
+    CostCeilingReached,
+    GatewayError,
+    ReplayMiss,
+)
+from workbench.gateway.calllog import CallLog, log_name
+from workbench.gateway.limits import ModelLimits, ModelRateLimiter, estimate_tokens
+from workbench.gateway.mock import mock_text
+from workbench.gateway.retry import AttemptFailed, RetryPolicy
+from workbench.gateway.secrets import scrub
+
+
+@dataclass
+class GatewayConfig:
+    """Limits shared by every call of one gateway (see workbench/model_settings.py for the stored form)."""
+
+    concurrency: int = 8
+    """At most this many calls in flight at once, across all models."""
+    limits: dict[str, ModelLimits] = field(default_factory=dict)
+    """Per-model requests and tokens per minute, keyed by litellm model string."""
+    retry: RetryPolicy = field(default_factory=RetryPolicy)
+    stall_timeout: float = 60.0
+    """Seconds without a stream chunk after which an attempt fails (capped by the call's timeout)."""
+    cost_ceiling_default: float | None = None
+    """USD per study when the study itself names no ceiling; None = no ceiling."""
+
+
+def call_key(request: CallRequest) -> str:
+    """sha256 over the replay key: model, messages, sampling settings, replicate, sample."""
+    doc = {"model": request.settings.model, "messages": request.messages,
+           "sampling": request.settings.sampling(), "replicate": request.replicate, "sample": request.sample}
+    return hashlib.sha256(json.dumps(doc, sort_keys=True, separators=(",", ":"),
+                                     ensure_ascii=False).encode()).hexdigest()
+
+
+def _now() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="microseconds")
+
+
+def _scrub_deep(value: Any) -> Any:
+    if isinstance(value, str):
+        return scrub(value)
+    if isinstance(value, list):
+        return [_scrub_deep(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _scrub_deep(v) for k, v in value.items()}
+    return value
+
+
+class Gateway:
+    def __init__(self, db: sqlite_utils.Database, log_dir: Path, *, replay_only: bool = False,
+                 config: GatewayConfig | None = None, rng: random.Random | None = None) -> None:
+        self.db = db
+        self.log_dir = Path(log_dir)
+        self.replay_only = replay_only
+        self.config = config or GatewayConfig()
+        self._rng = rng or random.Random()
+        self._logs: dict[str, CallLog] = {}
+        self._ceilings: dict[str | None, float | None] = {}
+        self._spent: dict[str | None, float] = {}
+        # asyncio primitives belong to one event loop; a gateway may outlive one (tests, TUI + batch).
+        self._per_loop: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+    # --- public --------------------------------------------------------------------------------
+    def log_path(self, study_id: str | None) -> Path:
+        return self.log_dir / log_name(study_id)
+
+    def set_cost_ceiling(self, study_id: str | None, usd: float | None) -> None:
+        """Override the study's ceiling for this gateway (None: no ceiling)."""
+        self._ceilings[study_id] = usd
+
+    def cost_ceiling(self, study_id: str | None) -> float | None:
+        if study_id in self._ceilings:
+            return self._ceilings[study_id]
+        ceiling = call_rows.study_cost_ceiling(self.db, study_id) if study_id else None
+        return ceiling if ceiling is not None else self.config.cost_ceiling_default
+
+    def totals(self, *, study_id: str | None = None, run_id: str | None = None) -> dict:
+        """Attempts, tokens and cost so far (from the store), for a study and/or a run."""
+        return call_rows.spent(self.db, study_id=study_id, run_id=run_id)
+
+    async def call(self, request: CallRequest, sink: EventSink | None = None) -> CallResult:
+        sink = sink or NullSink()
+        key = call_key(request)
+        if request.cache:
+            row = call_rows.find_ok_call(self.db, key, request.study_id)
+            if row is not None:
+                return self._replay(request, key, row, sink)
+        if self.replay_only:
+            raise ReplayMiss(
+                f"replay only: no logged call for turn {request.turn or '-'} (agent {request.agent or '-'}, "
+                f"run {request.run_id or '-'}) on model {request.settings.model}, replicate {request.replicate}, "
+                f"sample {request.sample}; run without --replay to make it", attempts=0)
+        self._check_ceiling(request.study_id)
+        return await self._call_network(request, key, sink)
+
+    # --- replay --------------------------------------------------------------------------------
+    def _replay(self, request: CallRequest, key: str, row: dict, sink: EventSink) -> CallResult:
+        text = row["response"] or ""
+        record = self._base_record(request, key, attempt=0, started=_now())
+        record.update(status="replayed", response=text, finish_reason=row["finish_reason"],
+                      input_tokens=row["input_tokens"], output_tokens=row["output_tokens"], cost=None,
+                      latency_ms=0.0, finished_at=_now(), replay_of=row["id"])
+        call_id = self._record(record)
+        sink.emit(Event(TOKEN, run_id=request.run_id, turn=request.turn, agent=request.agent,
+                        payload={"text": text, "replayed": True}))
+        return CallResult(text=text, finish_reason=row["finish_reason"], model=row["model"],
+                          input_tokens=row["input_tokens"], output_tokens=row["output_tokens"],
+                          cost=row["cost"], latency_ms=0.0, call_id=call_id, replayed=True, attempts=0,
+                          placeholder=request.settings.model == MOCK_MODEL, call_key=key)
+
+    # --- network -------------------------------------------------------------------------------
+    def _loop_state(self) -> dict:
+        loop = asyncio.get_running_loop()
+        state = self._per_loop.get(loop)
+        if state is None:
+            state = {"sem": asyncio.Semaphore(max(1, int(self.config.concurrency))), "limiters": {}}
+            self._per_loop[loop] = state
+        return state
+
+    def _limiter(self, model: str) -> ModelRateLimiter | None:
+        limits = self.config.limits.get(model)
+        if not limits or not (limits.rpm or limits.tpm):
+            return None
+        limiters = self._loop_state()["limiters"]
+        if model not in limiters:
+            limiters[model] = ModelRateLimiter(limits)
+        return limiters[model]
+
+    def _check_ceiling(self, study_id: str | None) -> None:
+        ceiling = self.cost_ceiling(study_id)
+        if ceiling is None:
+            return
+        spent = self._study_spent(study_id)
+        if spent >= ceiling:
+            raise CostCeilingReached(
+                f"study {study_id or '(none)'} has spent ${spent:.4f} of its ${ceiling:.4f} cost ceiling; "
+                "no new calls are made", attempts=0)
+
+    def _study_spent(self, study_id: str | None) -> float:
+        if study_id not in self._spent:
+            self._spent[study_id] = float(call_rows.spent(self.db, study_id=study_id)["cost"]
+                                          if study_id else 0.0)
+        return self._spent[study_id]
+
+    async def _call_network(self, request: CallRequest, key: str, sink: EventSink) -> CallResult:
+        settings = request.settings
+        policy = self.config.retry
+        state = self._loop_state()
+        limiter = self._limiter(settings.model)
+        placeholder = settings.model == MOCK_MODEL
+        text_for_mock = mock_text(request) if placeholder else None
+        stall = min(self.config.stall_timeout, settings.timeout)
+        first_start = time.monotonic()
+        attempt = 0
+
+        def on_token(piece: str) -> None:
+            sink.emit(Event(TOKEN, run_id=request.run_id, turn=request.turn, agent=request.agent,
+                            payload={"text": piece, "attempt": attempt}))
+
+        from workbench.gateway.transport import cost_of, stream_attempt
+
+        while True:
+            attempt += 1
+            handle = await limiter.acquire(estimate_tokens(request.messages, settings.max_tokens)) if limiter else None
+            async with state["sem"]:
+                started_at, t0 = _now(), time.perf_counter()
+                try:
+                    outcome = await stream_attempt(settings, request.messages, on_token=on_token,
+                                                   stall_timeout=stall, mock_text=text_for_mock)
+                    failure = None
+                except AttemptFailed as exc:
+                    failure = exc
+                latency_ms = (time.perf_counter() - t0) * 1000.0
+            record = self._base_record(request, key, attempt=attempt, started=started_at)
+            record.update(finished_at=_now(), latency_ms=round(latency_ms, 3))
+            if failure is None:
+                if limiter:
+                    limiter.settle(handle, (outcome.input_tokens or 0) + (outcome.output_tokens or 0))
+                cost = cost_of(settings.model, outcome.input_tokens, outcome.output_tokens)
+                record.update(status="ok", response=outcome.text, finish_reason=outcome.finish_reason,
+                              input_tokens=outcome.input_tokens, output_tokens=outcome.output_tokens, cost=cost)
+                call_id = self._record(record)
+                if cost:
+                    self._spent[request.study_id] = self._study_spent(request.study_id) + cost
+                return CallResult(text=outcome.text, finish_reason=outcome.finish_reason, model=settings.model,
+                                  input_tokens=outcome.input_tokens, output_tokens=outcome.output_tokens,
+                                  cost=cost, latency_ms=latency_ms, call_id=call_id, attempts=attempt,
+                                  placeholder=placeholder, call_key=key)
+
+            record.update(status="error", error=str(failure), error_kind=failure.kind, http_status=failure.status,
+                          partial_response=failure.partial or None)
+            self._record(record)
+            elapsed = time.monotonic() - first_start
+            wait = failure.retry_after if failure.retry_after is not None else policy.backoff(attempt, self._rng)
+            give_up = None
+            if not failure.retryable:
+                give_up = "not retryable"
+            elif attempt >= policy.max_attempts:
+                give_up = f"{attempt} attempts made"
+            elif elapsed + wait > policy.max_total:
+                give_up = f"retry time bound of {policy.max_total:g}s reached"
+            if give_up:
+                where = f" (turn {request.turn})" if request.turn else ""
+                raise GatewayError(scrub(f"{settings.model}{where}: {failure} [{give_up}]"),
+                                   status=failure.status, retryable=failure.retryable, attempts=attempt)
+            sink.emit(Event(CALL_RETRY, run_id=request.run_id, turn=request.turn, agent=request.agent,
+                            payload={"attempt": attempt, "next_attempt": attempt + 1, "error": str(failure),
+                                     "kind": failure.kind, "status": failure.status, "wait": round(wait, 3),
+                                     "retry_after": failure.retry_after,
+                                     # tokens streamed by the failed attempt are void: displays drop them
+                                     "discard_partial": bool(failure.partial)}))
+            await asyncio.sleep(wait)
+
+    # --- records -------------------------------------------------------------------------------
+    def _base_record(self, request: CallRequest, key: str, *, attempt: int, started: str) -> dict[str, Any]:
+        return {
+            "call_key": key, "study_id": request.study_id, "run_id": request.run_id, "turn": request.turn,
+            "agent": request.agent, "role": request.role, "attempt": attempt, "model": request.settings.model,
+            "api_base": request.settings.api_base, "messages": request.messages,
+            "settings": request.settings.sampling(), "replicate": request.replicate, "sample": request.sample,
+            "started_at": started, "finished_at": None, "status": None, "response": None,
+            "finish_reason": None, "error": None, "input_tokens": None, "output_tokens": None, "cost": None,
+            "latency_ms": None,
+        }
+
+    def _record(self, record: dict[str, Any]) -> int:
+        """Append to the study's JSONL log, then the same record to the store. Returns the call id."""
+        record = _scrub_deep(record)
+        log = self._logs.get(record["study_id"] or "")
+        if log is None:
+            log = self._logs[record["study_id"] or ""] = CallLog(self.log_path(record["study_id"]))
+        try:
+            line, digest = log.append(record)
+        except (OSError, ValueError) as exc:
+            raise GatewayError(f"cannot append to the call log {log.path}: {exc}") from exc
+        row = dict(record, request=record["messages"], log_line=line, log_hash=digest)
+        return call_rows.add_call(self.db, row)
+
+
+def default_log_dir(db: sqlite_utils.Database, db_path: Path | str | None) -> Path:
+    """`logs_dir(db_path)`; for an in-memory store without a path, a fresh temporary directory."""
+    from store.db import store_path
+    from workbench.paths import logs_dir
+
+    path = Path(db_path) if db_path else store_path(db)
+    if path is None:
+        return Path(tempfile.mkdtemp(prefix="workbench-calls-"))
+    return logs_dir(path)

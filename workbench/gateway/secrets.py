@@ -1,0 +1,48 @@
+"""API keys live in the environment only. This module finds which provider keys are present
+(by name) and scrubs key values out of any text before it is stored, logged or shown."""
+
+from __future__ import annotations
+
+import os
+import re
+
+SECRET_SUFFIXES = ("_KEY", "_TOKEN", "_SECRET")
+# Shorter values are too likely to collide with ordinary words or numbers to be worth redacting.
+MIN_SECRET_LENGTH = 6
+
+# Provider key names litellm reads, for the Settings screen (names only, never values).
+PROVIDER_KEYS = (
+    "OPENAI_API_KEY", "ANTHROPIC_API_KEY", "GEMINI_API_KEY", "GOOGLE_API_KEY", "MISTRAL_API_KEY",
+    "GROQ_API_KEY", "TOGETHERAI_API_KEY", "OPENROUTER_API_KEY", "DEEPSEEK_API_KEY", "XAI_API_KEY",
+    "COHERE_API_KEY", "FIREWORKS_AI_API_KEY", "AZURE_API_KEY", "HUGGINGFACE_API_KEY",
+    "AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY",
+)
+
+
+def _is_secret_name(name: str) -> bool:
+    upper = name.upper()
+    return upper.endswith(SECRET_SUFFIXES) or upper in PROVIDER_KEYS
+
+
+def secret_values() -> list[tuple[str, str]]:
+    """(name, value) of every secret-looking variable, longest value first so overlaps redact whole."""
+    found = [(k, v) for k, v in os.environ.items() if _is_secret_name(k) and len(v) >= MIN_SECRET_LENGTH]
+    return sorted(found, key=lambda kv: len(kv[1]), reverse=True)
+
+
+def scrub(text: str | None) -> str | None:
+    """`text` with every secret value replaced by `[redacted NAME]`."""
+    if not text:
+        return text
+    for name, value in secret_values():
+        if value in text:
+            text = text.replace(value, f"[redacted {name}]")
+    # Bearer tokens echoed back by a provider or a proxy, whatever variable they came from.
+    return re.sub(r"(?i)(authorization:?\s*bearer\s+)\S+", r"\1[redacted]", text)
+
+
+def present_key_names() -> list[str]:
+    """Names of provider keys set (non-empty) in the environment; never their values."""
+    names = {k for k in os.environ if _is_secret_name(k) and os.environ[k] and
+             (k in PROVIDER_KEYS or k.upper().endswith("_API_KEY"))}
+    return sorted(names)

@@ -1,0 +1,146 @@
+"""Model settings per role and the gateway's limits, stored in the store's settings table.
+
+A study names its own architecture model and judges; these settings are the
+defaults for everything else (probes, the probe classifier) and for new
+studies, plus the limits every gateway applies. Keys never live here: only the
+NAME of an environment variable may be given per model (`api_key_env`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, fields
+from typing import Any
+
+import sqlite_utils
+
+from store.settings import get_setting, set_setting
+from workbench.gateway.api import MOCK_MODEL, ModelSettings
+from workbench.gateway.limits import ModelLimits
+
+SETTINGS_KEY = "model_settings"
+
+ROLES = {
+    "architecture": "default model for the architectures (a study's [model] overrides it)",
+    "judge": "default model for LLM judges (a study's [[judges]] override it)",
+    "probe": "model asked the contamination probe (`probe --model` overrides it)",
+    "classifier": "model that classifies a probe answer as recognized / partial / not recognized",
+}
+
+DEFAULT_ROLE_SETTINGS = {
+    "architecture": ModelSettings(model=MOCK_MODEL, temperature=0.7),
+    "judge": ModelSettings(model=MOCK_MODEL, temperature=0.0),
+    "probe": ModelSettings(model=MOCK_MODEL, temperature=0.0, max_tokens=600),
+    "classifier": ModelSettings(model=MOCK_MODEL, temperature=0.0, max_tokens=200),
+}
+
+
+class SettingsError(ValueError):
+    """A settings value that cannot be used; the message names the field."""
+
+
+@dataclass
+class GatewaySettings:
+    roles: dict[str, ModelSettings] = field(default_factory=lambda: dict(DEFAULT_ROLE_SETTINGS))
+    """The model and sampling settings for each role in ROLES."""
+    concurrency: int = 8
+    """At most this many model calls in flight at once, across all models."""
+    limits: dict[str, ModelLimits] = field(default_factory=dict)
+    """Requests and tokens per minute per litellm model string (absent: unlimited)."""
+    cost_ceiling_default: float | None = None
+    """USD a study may spend when its own file names no cost_ceiling; None: no ceiling."""
+    stall_timeout: float = 60.0
+    """Seconds without a stream chunk after which an attempt is abandoned and retried."""
+    max_attempts: int = 6
+    """Attempts per call, the first included, before a retryable failure is final."""
+    max_retry_time: float = 300.0
+    """Seconds from a call's first attempt after which no retry is started."""
+
+    def role(self, name: str) -> ModelSettings:
+        if name not in ROLES:
+            raise SettingsError(f"unknown role '{name}' (roles: {', '.join(ROLES)})")
+        return self.roles.get(name, DEFAULT_ROLE_SETTINGS[name])
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "roles": {k: v.to_dict() for k, v in self.roles.items()},
+            "concurrency": self.concurrency,
+            "limits": {m: {"rpm": lim.rpm, "tpm": lim.tpm} for m, lim in self.limits.items()},
+            "cost_ceiling_default": self.cost_ceiling_default,
+            "stall_timeout": self.stall_timeout,
+            "max_attempts": self.max_attempts,
+            "max_retry_time": self.max_retry_time,
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> "GatewaySettings":
+        out = cls()
+        roles = dict(DEFAULT_ROLE_SETTINGS)
+        for name, value in (data.get("roles") or {}).items():
+            if name in ROLES and isinstance(value, dict):
+                roles[name] = ModelSettings.from_dict(value)
+        out.roles = roles
+        out.limits = {m: ModelLimits(rpm=v.get("rpm"), tpm=v.get("tpm"))
+                      for m, v in (data.get("limits") or {}).items() if isinstance(v, dict)}
+        for f in fields(cls):
+            if f.name not in ("roles", "limits") and f.name in data:
+                setattr(out, f.name, data[f.name])
+        return out
+
+    def validate(self) -> "GatewaySettings":
+        if not isinstance(self.concurrency, int) or self.concurrency < 1:
+            raise SettingsError(f"concurrency: must be a whole number of at least 1, got {self.concurrency!r}")
+        if self.cost_ceiling_default is not None and not (
+                isinstance(self.cost_ceiling_default, (int, float)) and self.cost_ceiling_default > 0):
+            raise SettingsError(f"cost_ceiling_default: must be a positive number of USD or empty, "
+                                f"got {self.cost_ceiling_default!r}")
+        for name in ("stall_timeout", "max_retry_time"):
+            value = getattr(self, name)
+            if not isinstance(value, (int, float)) or value <= 0:
+                raise SettingsError(f"{name}: must be a positive number of seconds, got {value!r}")
+        if not isinstance(self.max_attempts, int) or self.max_attempts < 1:
+            raise SettingsError(f"max_attempts: must be a whole number of at least 1, got {self.max_attempts!r}")
+        for model, lim in self.limits.items():
+            for which in ("rpm", "tpm"):
+                value = getattr(lim, which)
+                if value is not None and (not isinstance(value, int) or value < 1):
+                    raise SettingsError(f"limits.{model}.{which}: must be a whole number of at least 1 or "
+                                        f"empty, got {value!r}")
+        for role, ms in self.roles.items():
+            validate_model_settings(ms, f"roles.{role}")
+        return self
+
+    def gateway_config(self):
+        from workbench.gateway.client import GatewayConfig
+        from workbench.gateway.retry import RetryPolicy
+
+        return GatewayConfig(concurrency=self.concurrency, limits=dict(self.limits),
+                             retry=RetryPolicy(max_attempts=self.max_attempts, max_total=self.max_retry_time),
+                             stall_timeout=self.stall_timeout, cost_ceiling_default=self.cost_ceiling_default)
+
+
+def validate_model_settings(ms: ModelSettings, where: str) -> ModelSettings:
+    if not isinstance(ms.model, str) or not ms.model.strip():
+        raise SettingsError(f"{where}.model: a litellm model string is required (e.g. 'mock', 'openai/gpt-4o-mini')")
+    if not isinstance(ms.temperature, (int, float)) or not 0 <= ms.temperature <= 2:
+        raise SettingsError(f"{where}.temperature: must be between 0 and 2, got {ms.temperature!r}")
+    if not isinstance(ms.max_tokens, int) or ms.max_tokens < 1:
+        raise SettingsError(f"{where}.max_tokens: must be a whole number of at least 1, got {ms.max_tokens!r}")
+    if not isinstance(ms.timeout, (int, float)) or ms.timeout <= 0:
+        raise SettingsError(f"{where}.timeout: must be a positive number of seconds, got {ms.timeout!r}")
+    if ms.seed is not None and not isinstance(ms.seed, int):
+        raise SettingsError(f"{where}.seed: must be a whole number or empty, got {ms.seed!r}")
+    if ms.api_key_env is not None and not (isinstance(ms.api_key_env, str) and ms.api_key_env.isidentifier()):
+        raise SettingsError(f"{where}.api_key_env: must be an environment variable NAME, got {ms.api_key_env!r}")
+    return ms
+
+
+def load_settings(db: sqlite_utils.Database) -> GatewaySettings:
+    return GatewaySettings.from_dict(get_setting(db, SETTINGS_KEY, {}) or {})
+
+
+def save_settings(db: sqlite_utils.Database, settings: GatewaySettings) -> None:
+    set_setting(db, SETTINGS_KEY, settings.validate().to_dict())
+
+
+def role_settings(db: sqlite_utils.Database, role: str) -> ModelSettings:
+    return load_settings(db).role(role)
