@@ -192,7 +192,7 @@ def test_rubric_scales_and_composites_match_the_seeds(rubrics):
         "epistemic-humility": (1, 0, 3, "sum", 3),
         "glenda-crock": (3, 0, 1, "sum", 3),
         "blast-radius": (3, 0, 2, "sum", 6),
-        "m11-likert": (5, 0, 5, "none", 25),
+        "m11-likert": (5, 0, 5, "none", None),
     }
     for rubric_id, (n, lo, hi, composite, top) in expected.items():
         rubric = rubrics[rubric_id]

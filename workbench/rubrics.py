@@ -48,8 +48,9 @@ class Rubric:
         return hashlib.sha256(self.text.encode("utf-8")).hexdigest()
 
     @property
-    def max_composite(self) -> int:
-        return sum(c.max for c in self.criteria)
+    def max_composite(self) -> int | None:
+        """The composite's maximum, or None when the rubric has no composite ("none")."""
+        return sum(c.max for c in self.criteria) if self.composite == "sum" else None
 
     def criterion(self, criterion_id: str) -> Criterion:
         for c in self.criteria:
@@ -64,40 +65,80 @@ class Rubric:
         return d
 
 
+TOP_KEYS = {"id", "name", "source", "instructions", "composite", "procedure", "criteria"}
+CRITERION_KEYS = {"id", "name", "question", "min", "max", "anchors"}
+COMPOSITES = ("sum", "none")
+
+
+def _line_finder(text: str):
+    """Best-effort line numbers for rubric problems: top-level keys and the i-th [[criteria]] table."""
+    lines = text.splitlines()
+    tables = [i + 1 for i, line in enumerate(lines) if line.strip() == "[[criteria]]"]
+
+    def line_of(fld: str) -> int:
+        if fld.startswith("criteria[") and tables:
+            index = int(fld[len("criteria["):].split("]")[0])
+            return tables[min(index, len(tables) - 1)]
+        for i, line in enumerate(lines):
+            if line.split("=")[0].strip() == fld:
+                return i + 1
+        return 1
+
+    return line_of
+
+
 def parse_rubric(text: str, name: str = "<rubric>") -> Rubric:
     problems: list[Problem] = []
+    line_of = _line_finder(text)
 
     def bad(fld: str, msg: str) -> None:
-        problems.append(Problem(name, 1, fld, msg))
+        problems.append(Problem(name, line_of(fld), fld, msg))
 
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise CaseError([Problem(name, 1, "toml", f"invalid TOML: {exc}")]) from exc
+    for key in sorted(set(data) - TOP_KEYS):
+        bad(key, f"unknown field; known fields are {', '.join(sorted(TOP_KEYS))}")
     for key in ("id", "name", "criteria"):
         if key not in data:
             bad(key, "is required")
+    composite = data.get("composite", "sum")
+    if composite not in COMPOSITES:
+        bad("composite", f"'{composite}' is not allowed; use one of {', '.join(COMPOSITES)}")
+    procedure = data.get("procedure", [])
+    if not (isinstance(procedure, list) and all(isinstance(step, str) for step in procedure)):
+        bad("procedure", "must be a list of steps (strings)")
+        procedure = []
+    raw_criteria = data.get("criteria", [])
+    if "criteria" in data and not raw_criteria:
+        bad("criteria", "needs at least one [[criteria]] table")
     criteria = []
-    for i, c in enumerate(data.get("criteria", [])):
+    for i, c in enumerate(raw_criteria):
+        unknown = set(c) - CRITERION_KEYS if isinstance(c, dict) else set()
+        for key in sorted(unknown):
+            bad(f"criteria[{i}]", f"unknown field '{key}'; known fields are {', '.join(sorted(CRITERION_KEYS))}")
         try:
             anchors = [Anchor(int(a["score"]), str(a.get("label", "")), str(a["text"])) for a in c.get("anchors", [])]
             crit = Criterion(str(c["id"]), str(c["name"]), str(c.get("question", "")),
                              int(c["min"]), int(c["max"]), anchors)
-        except (KeyError, TypeError, ValueError) as exc:
+        except (KeyError, TypeError, ValueError, AttributeError) as exc:
             bad(f"criteria[{i}]", f"needs id, name, min, max and anchors with score and text ({exc})")
             continue
+        if any(crit.id == other.id for other in criteria):
+            bad(f"criteria[{i}]", f"criterion id '{crit.id}' is used twice")
         if crit.min >= crit.max:
-            bad(f"criteria[{i}].max", "must be greater than min")
+            bad(f"criteria[{i}]", "max must be greater than min")
         scores = sorted(a.score for a in crit.anchors)
         if scores != list(range(crit.min, crit.max + 1)):
-            bad(f"criteria[{i}].anchors", f"needs one anchor per score {crit.min}..{crit.max}")
+            bad(f"criteria[{i}]", f"needs one anchor per score {crit.min}..{crit.max}")
         criteria.append(crit)
     if problems:
         raise CaseError(problems)
     return Rubric(
         id=data["id"], name=data["name"], source=data.get("source", ""),
-        instructions=data.get("instructions", "").strip(), composite=data.get("composite", "sum"),
-        criteria=criteria, text=text, procedure=list(data.get("procedure", [])),
+        instructions=data.get("instructions", "").strip(), composite=composite,
+        criteria=criteria, text=text, procedure=list(procedure),
     )
 
 

@@ -13,13 +13,13 @@ from workbench.cases.write import case_to_text
 
 
 def problems_for(tmp_path: Path, text: str, rubrics=()) -> list:
-    path = write(tmp_path, "case.md", text)
+    path = write(tmp_path, "harbor-dredge.md", text)
     _, problems = validate_paths([path], set(rubrics))
     return problems
 
 
 def only(problems, field):
-    hits = [p for p in problems if p.field == field]
+    hits = [p for p in problems if p.field == field and p.severity == "error"]
     assert hits, f"no problem for {field}: {[str(p) for p in problems]}"
     return hits[0]
 
@@ -33,7 +33,7 @@ def test_valid_case_has_no_problems(case_dir):
 def test_bad_enum_names_line_and_field(tmp_path, ready_text):
     text = ready_text.replace('domain = "policy"', 'domain = "finance"')
     p = only(problems_for(tmp_path, text), "domain")
-    assert p.line == 5 and "finance" in p.message and p.file.endswith("case.md")
+    assert p.line == 5 and "finance" in p.message and p.file.endswith("harbor-dredge.md")
     assert str(p).startswith(f"{p.file}:5: domain:")
 
 
@@ -143,7 +143,19 @@ def test_write_then_parse_round_trips(ready_text, mutate):
     case = mutate(parse_text(ready_text, "x.md").case)
     case.transposition.mapping = [{"from": "port", "to": "airport"}]
     case.notes = "multi\n\nparagraph \"quoted\" notes"
-    again = parse_text(case_to_text(case), "y.md")
+    again = parse_text(case_to_text(case), "harbor-dredge.md")
     assert again.problems == []
     assert again.case == case
     assert check(again, set()) == [] or case.strategies == ["B", "C"]
+
+
+def test_file_not_named_after_id_is_a_warning(tmp_path, ready_text):
+    path = write(tmp_path, "other-name.md", ready_text)
+    cases, problems = validate_paths([path], set())
+    assert [c.id for _, c in cases] == ["harbor-dredge"]  # a warning does not block
+    assert [(p.field, p.severity) for p in problems] == [("id", "warning")]
+
+
+def test_ready_case_cannot_keep_draft_placeholders(tmp_path, ready_text):
+    text = ready_text.replace("A port authority must", "[DRAFT OUTLINE] A port authority must")
+    assert "draft outline" in only(problems_for(tmp_path, text), "scenario").message

@@ -18,6 +18,8 @@ PARTIAL_DATE = r"\d{4}(-\d{2}(-\d{2})?)?"
 DECISION_DATE = re.compile(rf"^{PARTIAL_DATE}(\.\.{PARTIAL_DATE})?$")
 PROBE_VERDICTS = ("recognized", "partial", "not_recognized")
 CASE_SUFFIX = ".md"
+# Draft prose opens with one of these; a ready case must have replaced it.
+PLACEHOLDER_MARKERS = ("[DRAFT OUTLINE", "[TO RESEARCH")
 
 
 def check(parsed: Parsed, known_rubrics: Iterable[str] | None = None) -> list[Problem]:
@@ -56,6 +58,10 @@ def check(parsed: Parsed, known_rubrics: Iterable[str] | None = None) -> list[Pr
     if len(set(v.lower() for v in tr.verifiers)) != len(tr.verifiers):
         bad("transposition.verifiers", "the two verifiers must be two different people")
 
+    stem = Path(parsed.path).stem
+    if parsed.path.endswith(CASE_SUFFIX) and stem != case.id:
+        bad("id", f"the file is named '{stem}{CASE_SUFFIX}' but the id is '{case.id}'; name the file after the id",
+            severity="warning")
     if case.status == "ready":
         problems.extend(_ready_problems(case, parsed))
     return problems
@@ -75,8 +81,12 @@ def _ready_problems(case: Case, parsed: Parsed) -> list[Problem]:
 
     if not case.scenario:
         bad("scenario", "the '## Scenario' section must hold the knowledge-bounded scenario text")
+    elif case.scenario.lstrip().startswith(PLACEHOLDER_MARKERS):
+        bad("scenario", "still a draft outline; write the knowledge-bounded scenario")
     if not case.outcome:
         bad("outcome", "the '## Outcome' section must hold the outcome record evaluators score against")
+    elif case.outcome.lstrip().startswith(PLACEHOLDER_MARKERS):
+        bad("outcome", "still marked as to be researched; write the outcome record")
     for key in CRITERIA:
         if not case.criteria.get(key):
             bad(f"criteria.{key}", "every selection criterion must be checked")
