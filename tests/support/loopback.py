@@ -133,6 +133,9 @@ class LoopbackServer:
         self.model_name = model_name
         self.requests: list[dict] = []
         self.request_headers: list[dict[str, str]] = []
+        self.request_times: list[float] = []  # time.monotonic() at each request's arrival
+        self.in_flight = 0
+        self.max_in_flight = 0  # the most requests the server was answering at once
         self.replies: list[Reply] = []
         self._queue: deque[Reply] = deque()
         self._lock = threading.Lock()
@@ -163,6 +166,8 @@ class LoopbackServer:
         with self._lock:
             self.requests.clear()
             self.request_headers.clear()
+            self.request_times.clear()
+            self.max_in_flight = 0
             self.replies.clear()
             self._queue.clear()
 
@@ -197,6 +202,7 @@ class LoopbackServer:
         with self._lock:
             self.requests.append(body)
             self.request_headers.append(headers)
+            self.request_times.append(time.monotonic())
             reply = self._queue.popleft() if self._queue else None
         if reply is None and self.responder is not None:
             got = self.responder(body)
@@ -252,6 +258,17 @@ class _Handler(BaseHTTPRequestHandler):
             return
         owner = self.owner
         reply = owner._next_reply(body, {k.lower(): v for k, v in self.headers.items()})
+        with owner._lock:
+            owner.in_flight += 1
+            owner.max_in_flight = max(owner.max_in_flight, owner.in_flight)
+        try:
+            self._answer(body, reply)
+        finally:
+            with owner._lock:
+                owner.in_flight -= 1
+
+    def _answer(self, body: dict, reply: Reply) -> None:
+        owner = self.owner
         if reply.hang is not None:
             owner._sleep(reply.hang)
             self.close_connection = True

@@ -62,6 +62,8 @@ class GatewayConfig:
     """Seconds without a stream chunk after which an attempt fails (capped by the call's timeout)."""
     cost_ceiling_default: float | None = None
     """USD per study when the study itself names no ceiling; None = no ceiling."""
+    rate_window: float = 60.0
+    """Seconds over which rpm / tpm are counted (a minute; tests shorten it)."""
 
 
 def call_key(request: CallRequest) -> str:
@@ -163,7 +165,7 @@ class Gateway:
             return None
         limiters = self._loop_state()["limiters"]
         if model not in limiters:
-            limiters[model] = ModelRateLimiter(limits)
+            limiters[model] = ModelRateLimiter(limits, window=self.config.rate_window)
         return limiters[model]
 
     def _check_ceiling(self, study_id: str | None) -> None:

@@ -23,17 +23,18 @@ class ModelLimits:
 class ModelRateLimiter:
     """Paces one model. Token use is charged on an estimate at start and corrected when the call ends."""
 
-    def __init__(self, limits: ModelLimits, clock=time.monotonic) -> None:
+    def __init__(self, limits: ModelLimits, clock=time.monotonic, window: float = WINDOW) -> None:
         self.limits = limits
         self.clock = clock
+        self.window = window
         self._starts: deque[float] = deque()
         self._tokens: deque[list] = deque()  # [time, tokens] (mutable so the estimate can be corrected)
         self._lock: asyncio.Lock | None = None
 
     def _prune(self, now: float) -> None:
-        while self._starts and now - self._starts[0] >= WINDOW:
+        while self._starts and now - self._starts[0] >= self.window:
             self._starts.popleft()
-        while self._tokens and now - self._tokens[0][0] >= WINDOW:
+        while self._tokens and now - self._tokens[0][0] >= self.window:
             self._tokens.popleft()
 
     def _wait_needed(self, now: float, estimate: int) -> float:
@@ -41,7 +42,7 @@ class ModelRateLimiter:
         wait = 0.0
         rpm, tpm = self.limits.rpm, self.limits.tpm
         if rpm and len(self._starts) >= rpm:
-            wait = max(wait, self._starts[0] + WINDOW - now)
+            wait = max(wait, self._starts[0] + self.window - now)
         if tpm and self._tokens:
             used = sum(t for _, t in self._tokens)
             if used + estimate > tpm:
@@ -52,7 +53,7 @@ class ModelRateLimiter:
                 for at, tokens in self._tokens:
                     freed += tokens
                     if freed >= need:
-                        wait = max(wait, at + WINDOW - now)
+                        wait = max(wait, at + self.window - now)
                         break
         return max(wait, 0.0)
 

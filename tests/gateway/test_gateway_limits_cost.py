@@ -1,0 +1,96 @@
+"""Concurrency cap, rate limits, cost from the cost map, the per-study ceiling, the mock model."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from tests.support.loopback import Reply
+from workbench.gateway import CallRequest, CostCeilingReached, ModelSettings
+from workbench.gateway.limits import ModelLimits
+from workbench.gateway.mock import PLACEHOLDER_PREFIX
+from workbench.gateway.transport import litellm_module
+
+USAGE = {"prompt_tokens": 1000, "completion_tokens": 1000, "total_tokens": 2000}
+
+
+def ask(settings, i=0, **kw):
+    return CallRequest(messages=[{"role": "user", "content": f"question {i}"}], settings=settings, **kw)
+
+
+async def test_concurrency_cap_bounds_requests_in_flight(make_gateway, remote, loopback_server):
+    loopback_server.latency = 0.2
+    gateway = make_gateway(concurrency=2)
+    results = await asyncio.gather(*(gateway.call(ask(remote, i)) for i in range(6)))
+    assert len(results) == 6 and loopback_server.count == 6
+    assert loopback_server.max_in_flight == 2
+
+
+async def test_requests_per_minute_are_paced(make_gateway, remote, loopback_server):
+    gateway = make_gateway(limits={remote.model: ModelLimits(rpm=2)}, rate_window=0.6)
+    await asyncio.gather(*(gateway.call(ask(remote, i)) for i in range(4)))
+    times = loopback_server.request_times
+    assert times[2] - times[0] >= 0.55 and times[3] - times[1] >= 0.55
+
+
+async def test_tokens_per_minute_are_paced(make_gateway, remote, loopback_server):
+    # Each call is estimated at its max_tokens (64) plus a few prompt tokens: two fit in 150, three do not.
+    gateway = make_gateway(limits={remote.model: ModelLimits(tpm=150)}, rate_window=0.6)
+    loopback_server.responder = lambda body: Reply.text("ok", usage={"prompt_tokens": 5, "completion_tokens": 60,
+                                                                      "total_tokens": 65})
+    await asyncio.gather(*(gateway.call(ask(remote, i)) for i in range(3)))
+    times = loopback_server.request_times
+    assert times[2] - times[0] >= 0.55
+
+
+async def test_cost_comes_from_the_cost_map(make_gateway, loopback_server):
+    mapped = ModelSettings(model="openai/gpt-4o-mini", api_base=loopback_server.url, timeout=2.0)
+    loopback_server.queue(Reply.text("priced", usage=USAGE))
+    result = await make_gateway().call(ask(mapped))
+    prompt, completion = litellm_module().cost_per_token(model="openai/gpt-4o-mini", prompt_tokens=1000,
+                                                         completion_tokens=1000)
+    assert result.cost == pytest.approx(prompt + completion) and result.cost > 0
+
+
+async def test_cost_ceiling_stops_new_calls(make_gateway, loopback_server):
+    mapped = ModelSettings(model="openai/gpt-4o-mini", api_base=loopback_server.url, timeout=2.0)
+    loopback_server.responder = lambda body: Reply.text("priced", usage=USAGE)
+    gateway = make_gateway(cost_ceiling_default=0.0005)  # one call costs 0.00075 USD
+    first = await gateway.call(ask(mapped, 0, study_id="capped"))
+    with pytest.raises(CostCeilingReached, match="cost ceiling"):
+        await gateway.call(ask(mapped, 1, study_id="capped"))
+    assert loopback_server.count == 1
+    # Replays spend nothing and are still served; another study is not affected.
+    assert (await gateway.call(ask(mapped, 0, study_id="capped"))).text == first.text
+    await gateway.call(ask(mapped, 2, study_id="other"))
+    # A new gateway (a resumed process) reads what the study already spent from the store.
+    with pytest.raises(CostCeilingReached):
+        await make_gateway(cost_ceiling_default=0.0005).call(ask(mapped, 3, study_id="capped"))
+    totals = gateway.totals(study_id="capped")
+    assert totals["ok"] == 1 and totals["replayed"] == 1 and totals["cost"] == pytest.approx(first.cost)
+
+
+async def test_explicit_ceiling_overrides_and_none_lifts_it(make_gateway, loopback_server):
+    mapped = ModelSettings(model="openai/gpt-4o-mini", api_base=loopback_server.url, timeout=2.0)
+    loopback_server.responder = lambda body: Reply.text("priced", usage=USAGE)
+    gateway = make_gateway(cost_ceiling_default=0.0005)
+    gateway.set_cost_ceiling("s", None)
+    for i in range(3):
+        await gateway.call(ask(mapped, i, study_id="s"))
+    assert loopback_server.count == 3
+
+
+async def test_mock_is_offline_placeholder_and_deterministic(make_gateway, loopback_server):
+    request = CallRequest(messages=[{"role": "user", "content": "Assess the merger"}],
+                          settings=ModelSettings(model="mock"), role="architecture", agent="member-3",
+                          turn="C2-opening", cache=False)
+    first = await make_gateway().call(request)
+    second = await make_gateway().call(request)
+    assert first.placeholder and first.text.startswith(PLACEHOLDER_PREFIX)
+    assert "member-3" in first.text and "C2-opening" in first.text
+    assert first.text == second.text and first.cost == 0.0 and first.finish_reason == "stop"
+    other = await make_gateway().call(CallRequest(messages=request.messages, settings=request.settings,
+                                                  replicate=1, cache=False))
+    assert other.text != first.text  # replicates are distinct draws, even for the mock
+    assert loopback_server.count == 0
