@@ -1,0 +1,212 @@
+"""The app shell: the store, navigation between sections, help, the command palette, a guarded quit.
+
+`make_app(db_path)` is the one factory used by the CLI (`run_app`) and by the
+tests. Sections (screens/sections.py) are Textual modes, one per section, so
+each keeps its own stack of screens (the Cases list and an open editor stay
+put while you look at Metrics). A section's module is imported the first time
+it is shown, which keeps start-up light.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+import inspect
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import sqlite_utils
+from textual import work
+from textual.app import App
+from textual.binding import Binding
+from textual.screen import Screen
+from textual.worker import Worker, WorkerState
+
+from screens.commands import CaseCommands, NavigationCommands
+from screens.sections import SECTIONS, Section
+
+
+@dataclass(frozen=True)
+class WorkbenchContext:
+    """What a section needs from the app; also reachable as `self.app.db` / `self.app.db_path`."""
+
+    db: sqlite_utils.Database
+    db_path: Path
+
+
+def section_is_built(section: Section) -> bool:
+    """Whether the section's module exists, without importing it."""
+    module = section.target.split(":", 1)[0]
+    try:
+        return importlib.util.find_spec(module) is not None
+    except (ImportError, ValueError):
+        return False
+
+
+def load_section_class(section: Section) -> type[Screen]:
+    module_name, class_name = section.target.split(":", 1)
+    return getattr(importlib.import_module(module_name), class_name)
+
+
+def build_section_screen(cls: type[Screen], context: WorkbenchContext) -> Screen:
+    """Construct a section screen: with the context if its constructor requires an argument, else bare."""
+    params = [p for p in list(inspect.signature(cls).parameters.values())
+              if p.default is inspect.Parameter.empty
+              and p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    return cls(context) if params else cls()
+
+
+def _section_bindings() -> list[Binding]:
+    return [
+        Binding(s.key, f"go('{s.id}')", s.title, id=f"app.go.{s.id}", show=False,
+                tooltip=f"Go to {s.title}: {s.description}")
+        for s in SECTIONS
+    ]
+
+
+class WorkbenchApp(App[int]):
+    TITLE = "Hindsight Workbench"
+    CSS_PATH = "styles/app.tcss"
+    COMMANDS = App.COMMANDS | {NavigationCommands, CaseCommands}
+    BINDINGS = [
+        Binding("ctrl+q", "quit", "Quit", id="app.quit", priority=True,
+                tooltip="Quit the workbench; asks first about any unsaved changes"),
+        Binding("question_mark,f1", "help", "Help", id="app.help",
+                tooltip="Show the keys of this screen and the list of sections"),
+        *_section_bindings(),
+    ]
+
+    def __init__(self, db_path: Path) -> None:
+        super().__init__()
+        from store.db import open_store
+
+        self.db_path = Path(db_path)
+        self.db = open_store(self.db_path)
+        self.context = WorkbenchContext(self.db, self.db_path)
+        self.sections: list[Section] = [s for s in SECTIONS if section_is_built(s)]
+        self.startup_problems = self._bootstrap()
+        # Screens with edits that must not be lost on quit, and the mode each lives in.
+        self._guards: dict[Screen, str] = {}
+
+    def _bootstrap(self) -> list:
+        """First launch of a store: load the shipped cases and rubrics. Returns problems, never raises on bad files."""
+        from workbench.cases import CaseError
+        from workbench.library import bootstrap
+
+        try:
+            bootstrap(self.db)
+        except CaseError as exc:
+            return exc.problems
+        return []
+
+    # -- sections ---------------------------------------------------------------------------------
+
+    def on_mount(self) -> None:
+        for section in self.sections:
+            self.add_mode(section.id, self._section_factory(section))
+        if self.sections:
+            self.action_go(self.sections[0].id)
+        if self.startup_problems:
+            first = self.startup_problems[0]
+            self.notify(f"{len(self.startup_problems)} problem(s) in the shipped case files; none were loaded. "
+                        f"First: {first}", title="Case library", severity="error", timeout=15)
+
+    def _section_factory(self, section: Section):
+        def make() -> Screen:
+            return build_section_screen(load_section_class(section), self.context)
+
+        return make
+
+    def section(self, section_id: str) -> Section | None:
+        return next((s for s in self.sections if s.id == section_id), None)
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "go" and parameters:
+            return self.section(str(parameters[0])) is not None
+        return True
+
+    def action_go(self, section_id: str) -> None:
+        """Show a section (its mode); a section that fails to import is reported, not fatal."""
+        section = self.section(section_id)
+        if section is None or self.current_mode == section_id:
+            return
+        try:
+            load_section_class(section)
+        except Exception as exc:  # someone's screen module is broken: say so, keep the app alive
+            self.notify(f"{section.title} cannot open: {type(exc).__name__}: {exc}", severity="error")
+            return
+        self.switch_mode(section_id)
+
+    def open_cases(self, case_id: str | None, what: str) -> None:
+        """Palette entry point into the Cases section: open a case, start a new one, probe all ready."""
+        self.action_go("cases")
+        base = self.screen_stack[0]
+        handler = {"open": "open_case", "new": "action_new_case", "probe_all": "action_probe_ready"}[what]
+        if what == "open":
+            getattr(base, handler)(case_id)
+        else:
+            getattr(base, handler)()
+
+    # -- help -------------------------------------------------------------------------------------
+
+    def action_help(self) -> None:
+        from screens.help import HelpScreen, collect_key_help
+
+        screen = self.screen
+        if isinstance(screen, HelpScreen):
+            return
+        title = screen.sub_title or screen.title or type(screen).__name__
+        self.push_screen(HelpScreen(title, collect_key_help(screen), self.sections, self.current_mode,
+                                    store_path=str(self.db_path)))
+
+    # -- unsaved changes and quitting -------------------------------------------------------------
+
+    def register_unsaved_guard(self, screen: Screen) -> None:
+        """A screen holding edits registers here; it must offer `has_unsaved_changes()` and
+        `async resolve_unsaved_changes() -> bool` (True: nothing left to lose, go on)."""
+        self._guards[screen] = self.current_mode
+
+    def unregister_unsaved_guard(self, screen: Screen) -> None:
+        self._guards.pop(screen, None)
+
+    async def action_quit(self) -> None:
+        if any(s.has_unsaved_changes() for s in self._guards):
+            self._quit_after_asking()
+        else:
+            self.exit(0)
+
+    @work(exclusive=True, group="quit", exit_on_error=False)
+    async def _quit_after_asking(self) -> None:
+        for screen, mode in list(self._guards.items()):
+            if not screen.has_unsaved_changes():
+                continue
+            if mode != self.current_mode:
+                await self.switch_mode(mode)
+            if not await screen.resolve_unsaved_changes():
+                return  # the user chose to stay
+        self.exit(0)
+
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        if event.state == WorkerState.ERROR and event.worker.group != "palette":
+            self.notify(f"{event.worker.name}: {event.worker.error}", title="Something failed", severity="error")
+
+    def on_unmount(self) -> None:
+        self.db.close()
+
+
+def make_app(db_path: Path) -> WorkbenchApp:
+    return WorkbenchApp(Path(db_path))
+
+
+def run_app(db_path: Path) -> int:
+    """Open the TUI on the store at `db_path`; returns the exit code."""
+    from store.db import StoreError
+
+    try:
+        app = make_app(db_path)
+    except StoreError as exc:
+        print(f"workbench: {exc}", file=sys.stderr)
+        return 1
+    app.run()
+    return app.return_code or 0

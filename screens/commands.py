@@ -1,0 +1,67 @@
+"""Command palette providers (ctrl+p). Titles are namespaced: "go: Metrics", "cases: open …".
+
+A section adds its own commands with a provider in its screen's `COMMANDS`
+(active while that screen is shown), titled "<section>: <what>".
+"""
+
+from __future__ import annotations
+
+from functools import partial
+
+from textual.command import DiscoveryHit, Hit, Hits, Provider
+
+
+class _ListProvider(Provider):
+    """A provider over a fixed list of (title, help, callback) gathered in `commands()`."""
+
+    def commands(self) -> list[tuple[str, str, object]]:
+        raise NotImplementedError
+
+    async def discover(self) -> Hits:
+        for title, help_text, callback in self.commands():
+            yield DiscoveryHit(title, callback, help=help_text)
+
+    async def search(self, query: str) -> Hits:
+        matcher = self.matcher(query)
+        for title, help_text, callback in self.commands():
+            score = matcher.match(title)
+            if score > 0:
+                yield Hit(score, matcher.highlight(title), callback, text=title, help=help_text)
+
+
+class NavigationCommands(_ListProvider):
+    """`go: <Section>` for every section the app has."""
+
+    def commands(self):
+        app = self.app
+        return [(f"go: {s.title}", f"{s.key} · {s.description}", partial(app.action_go, s.id))
+                for s in getattr(app, "sections", [])]
+
+
+class CaseCommands(_ListProvider):
+    """`cases: new`, `cases: open <id>` for every stored case, `cases: probe all ready cases`."""
+
+    async def startup(self) -> None:
+        # The case list is read off the event loop, in a thread worker, as blocking work should be.
+        db = self.app.db
+        worker = self.app.run_worker(partial(_case_titles, db), thread=True, exit_on_error=False,
+                                     group="palette")
+        try:
+            self.cases = await worker.wait()
+        except Exception:  # a store problem must not break the palette; the section shows it
+            self.cases = []
+
+    def commands(self):
+        app = self.app
+        out = [("cases: new case", "open the editor on a new, empty case", partial(app.open_cases, None, "new")),
+               ("cases: probe all ready cases", "run the contamination probe on every ready case",
+                partial(app.open_cases, None, "probe_all"))]
+        for case_id, title in getattr(self, "cases", []):
+            out.append((f"cases: open {case_id}", title, partial(app.open_cases, case_id, "open")))
+        return out
+
+
+def _case_titles(db) -> list[tuple[str, str]]:
+    from workbench.case_list import case_summaries
+
+    return [(c["id"], c["title"]) for c in case_summaries(db)]

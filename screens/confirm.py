@@ -1,0 +1,95 @@
+"""Small modal dialogs that ask one question and return the answer's id."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.screen import ModalScreen
+from textual.widgets import Button, Static
+
+
+@dataclass(frozen=True)
+class Choice:
+    id: str
+    label: str
+    key: str  # a single key that picks this choice
+    variant: str = "default"
+
+
+class ChoiceDialog(ModalScreen[str]):
+    """A question with a row of buttons; dismisses with the chosen id (escape picks `cancel_id`)."""
+
+    DEFAULT_CSS = """
+    ChoiceDialog {
+        align: center middle;
+        background: $background 60%;
+    }
+    ChoiceDialog > Vertical {
+        width: 64;
+        height: auto;
+        border: thick $warning;
+        background: $surface;
+        padding: 1 2;
+    }
+    ChoiceDialog .dialog-title { text-style: bold; margin-bottom: 1; }
+    ChoiceDialog .dialog-buttons { height: auto; margin-top: 1; align-horizontal: right; }
+    ChoiceDialog Button { margin-left: 1; min-width: 10; }
+    """
+
+    BINDINGS = [
+        Binding("escape", "cancel", "Cancel", id="dialog.cancel", tooltip="Close the dialog without doing anything"),
+        Binding("left", "app.focus_previous", show=False, id="dialog.left", tooltip="Previous button"),
+        Binding("right", "app.focus_next", show=False, id="dialog.right", tooltip="Next button"),
+    ]
+
+    def __init__(self, title: str, message: str, choices: list[Choice], *, cancel_id: str = "cancel",
+                 default_id: str | None = None) -> None:
+        super().__init__()
+        self.dialog_title = title
+        self.message = message
+        self.choices = choices
+        self.cancel_id = cancel_id
+        self.default_id = default_id or choices[0].id
+
+    def compose(self) -> ComposeResult:
+        with Vertical():
+            yield Static(self.dialog_title, classes="dialog-title", markup=False)
+            yield Static(self.message, classes="dialog-message", markup=False)
+            with Horizontal(classes="dialog-buttons"):
+                for c in self.choices:
+                    yield Button(f"{c.label} ({c.key})", id=f"choice-{c.id}", variant=c.variant)
+
+    def on_mount(self) -> None:
+        self.query_one(f"#choice-{self.default_id}", Button).focus()
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        event.stop()
+        self.dismiss(event.button.id.removeprefix("choice-"))
+
+    def on_key(self, event) -> None:
+        for c in self.choices:
+            if event.key == c.key:
+                event.stop()
+                self.dismiss(c.id)
+                return
+
+    def action_cancel(self) -> None:
+        self.dismiss(self.cancel_id)
+
+
+SAVE, DISCARD, CANCEL = "save", "discard", "cancel"
+
+
+def unsaved_changes_dialog(what: str) -> ChoiceDialog:
+    """Asks what to do with unsaved changes: dismisses with "save", "discard" or "cancel"."""
+    return ChoiceDialog(
+        "Unsaved changes",
+        f"{what} has changes that are not saved.",
+        [Choice(SAVE, "Save", "s", "primary"), Choice(DISCARD, "Discard", "d", "error"),
+         Choice(CANCEL, "Cancel", "c")],
+        cancel_id=CANCEL,
+        default_id=CANCEL,
+    )

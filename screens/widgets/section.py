@@ -1,0 +1,60 @@
+"""The chrome every section screen shares: header, section bar, footer.
+
+A section screen may subclass `SectionScreen` and implement `compose_section()`;
+any plain `Screen` also works as a section, it just lacks the bar.
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from textual.app import ComposeResult
+from textual.content import Content
+from textual.screen import Screen
+from textual.widgets import Footer, Header, Static
+
+
+class SectionBar(Static):
+    """One line naming the sections with their keys; the current one is highlighted, each is clickable."""
+
+    DEFAULT_CSS = """
+    SectionBar {
+        height: 1;
+        width: 1fr;
+        background: $panel;
+        color: $text-muted;
+        padding: 0 1;
+    }
+    """
+
+    def __init__(self, current: str, **kwargs) -> None:
+        super().__init__(**kwargs)
+        self.current = current
+
+    def on_mount(self) -> None:
+        self.update(self.render_bar())
+
+    def render_bar(self) -> Content:
+        from screens.sections import SECTIONS
+
+        sections = getattr(self.app, "sections", SECTIONS)
+        parts = []
+        for s in sections:
+            label = f"[@click=app.go('{s.id}')] [b]{s.key}[/b] {s.title} [/]"
+            parts.append(f"[reverse]{label}[/]" if s.id == self.current else label)
+        return Content.from_markup(" ".join(parts))
+
+
+class SectionScreen(Screen):
+    """A section of the app: subclasses set SECTION_ID and implement `compose_section()`."""
+
+    SECTION_ID: ClassVar[str] = ""
+
+    def compose(self) -> ComposeResult:
+        yield Header(show_clock=False)
+        yield SectionBar(self.SECTION_ID, id="section-bar")
+        yield from self.compose_section()
+        yield Footer()
+
+    def compose_section(self) -> ComposeResult:
+        yield from ()

@@ -1,0 +1,162 @@
+"""Pilot tests of the Cases list: what it shows, its filters and search, and its keys."""
+
+from __future__ import annotations
+
+import sys
+import types
+
+import pytest
+from screen_helpers import FIXTURE_CASE_IDS, settle, table_ids, type_text
+from textual.screen import ModalScreen
+from textual.widgets import Input, Select, Static
+
+SIZE = (130, 36)
+
+
+async def test_the_list_shows_every_stored_case_and_flags_recognized_ones(app):
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        assert type(app.screen).__name__ == "CasesScreen"
+        assert table_ids(app) == FIXTURE_CASE_IDS
+        table = app.screen.query_one("#case-table")
+        row = table.get_row("ledger-pivot")
+        assert str(row[6]) == "recognized ⚑"
+        assert "red" in str(row[6].style)  # the recognized case is visibly flagged
+        assert str(table.get_row("guild-charter")[6]) == "not_recognized"
+        assert str(table.get_row("harbor-dredging")[6]) == "not probed"
+        assert str(table.get_row("ledger-pivot")[5]) == "A,C"
+        count = str(app.screen.query_one("#case-count", Static).render())
+        assert count.startswith("4 cases") and "1 recognized" in count
+
+
+@pytest.mark.parametrize(
+    ("name", "value", "expected"),
+    [
+        ("type", "constructed", ["coercion-drill"]),
+        ("type", "historical", ["guild-charter", "harbor-dredging", "ledger-pivot"]),
+        ("domain", "organizational", ["coercion-drill", "ledger-pivot"]),
+        ("domain", "policy", ["guild-charter"]),
+        ("status", "ready", ["coercion-drill", "guild-charter"]),
+        ("status", "excluded", ["ledger-pivot"]),
+        ("strategy", "A", ["ledger-pivot"]),
+        ("strategy", "B", ["guild-charter"]),
+        ("strategy", "C", ["harbor-dredging", "ledger-pivot"]),
+    ],
+)
+async def test_each_filter_narrows_the_list(app, name, value, expected):
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        app.screen.query_one(f"#filter-{name}", Select).value = value
+        await settle(pilot)
+        assert table_ids(app) == expected
+        count = str(app.screen.query_one("#case-count", Static).render())
+        assert count.startswith(f"{len(expected)} of 4 cases match")
+
+
+async def test_filters_combine_and_x_clears_them(app):
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        app.screen.query_one("#filter-domain", Select).value = "organizational"
+        app.screen.query_one("#filter-status", Select).value = "ready"
+        await settle(pilot)
+        assert table_ids(app) == ["coercion-drill"]
+        app.screen.query_one("#filter-status", Select).value = "draft"
+        await settle(pilot)
+        assert table_ids(app) == []
+        assert "press x to clear" in str(app.screen.query_one("#case-count", Static).render())
+        app.screen.query_one("#case-table").focus()
+        await pilot.press("x")
+        await settle(pilot)
+        assert table_ids(app) == FIXTURE_CASE_IDS
+        assert app.screen.query_one("#filter-domain", Select).value is Select.NULL
+
+
+async def test_a_filter_can_be_chosen_with_the_keyboard(app):
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        app.screen.query_one("#filter-type", Select).focus()
+        await pilot.press("enter")  # open the drop-down
+        await pilot.pause()
+        await pilot.press("down", "down", "enter")  # past "any type" and "historical" to "constructed"
+        await settle(pilot)
+        assert app.screen.query_one("#filter-type", Select).value == "constructed"
+        assert table_ids(app) == ["coercion-drill"]
+
+
+@pytest.mark.parametrize(
+    ("query", "expected"),
+    [
+        ("dredg", ["harbor-dredging"]),  # in the id and title
+        ("GUILD", ["guild-charter"]),  # case-insensitive
+        ("leak documents", ["coercion-drill"]),  # in the scenario text
+        ("thin maintenance", ["harbor-dredging"]),  # in the structural tension
+        ("nothing-like-this", []),
+    ],
+)
+async def test_search_matches_ids_titles_and_text(app, query, expected):
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("slash")
+        assert app.focused is app.screen.query_one("#case-search", Input)
+        await type_text(pilot, query)
+        await pilot.pause(0.3)
+        await settle(pilot)
+        assert table_ids(app) == expected
+        await pilot.press("escape")  # back to the list
+        assert app.focused is app.screen.query_one("#case-table")
+
+
+async def test_refresh_picks_up_cases_imported_meanwhile(app, library):
+    from workbench.cases.model import Case
+    from workbench.library import save_case
+
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        # Another process (batch mode) adds a case to the same store.
+        save_case(app.db, Case(id="late-arrival", title="Imported by the batch CLI"), library.cases / "late-arrival.md")
+        await pilot.press("r")
+        await settle(pilot)
+        assert "late-arrival" in table_ids(app)
+
+
+def _fake_probe_module(monkeypatch, calls: list) -> None:
+    module = types.ModuleType("screens.probe_dialog")
+
+    class ProbeScreen(ModalScreen[None]):
+        BINDINGS = [("escape", "dismiss", "Close")]
+
+        def __init__(self, case_ids):
+            super().__init__()
+            calls.append(list(case_ids))
+
+    module.ProbeScreen = ProbeScreen
+    monkeypatch.setitem(sys.modules, "screens.probe_dialog", module)
+
+
+async def test_p_probes_the_selected_case_and_shift_p_every_ready_case(app, monkeypatch):
+    calls: list = []
+    _fake_probe_module(monkeypatch, calls)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("down", "down")  # harbor-dredging
+        await pilot.press("p")
+        await settle(pilot)
+        assert calls == [["harbor-dredging"]]
+        assert type(app.screen).__name__ == "ProbeScreen"
+        await pilot.press("escape")
+        await settle(pilot)
+        await pilot.press("P")
+        await settle(pilot)
+        assert calls[-1] == ["coercion-drill", "guild-charter"]
+
+
+async def test_probe_without_the_probe_dialog_says_so(app, monkeypatch):
+    monkeypatch.setitem(sys.modules, "screens.probe_dialog", None)  # as if the module did not exist
+    notes: list[str] = []
+    async with app.run_test(size=SIZE) as pilot:
+        monkeypatch.setattr(app.screen, "notify", lambda message, **kw: notes.append(message))
+        await settle(pilot)
+        await pilot.press("p")
+        await settle(pilot)
+        assert type(app.screen).__name__ == "CasesScreen"
+        assert notes and "not part of this build" in notes[0]
