@@ -1,0 +1,177 @@
+"""Blind evaluation rows: blind items, the sealed key, raters, assignments, unblindings.
+
+The sealed key (`blind_key`) is read here by exactly two functions,
+`read_sealed_key` and `read_pilot_expectations`; the core only calls them from
+the unblinding, blindness-audit, calibration and (after unblinding) metrics
+code. Nothing a rater can reach goes through them.
+"""
+
+from __future__ import annotations
+
+import json
+
+import sqlite_utils
+
+from store.cases import now
+from store.db import writer
+
+
+# --- what blinding reads from the studies engineer's tables -----------------------------------
+
+def study_row(db: sqlite_utils.Database, study_id: str) -> dict | None:
+    """The study with its definition decoded (None if there is no such study)."""
+    rows = list(db["studies"].rows_where("id = ?", [study_id]))
+    if not rows:
+        return None
+    row = dict(rows[0])
+    row["definition"] = json.loads(row["definition"] or "{}")
+    return row
+
+
+def frozen_texts(db: sqlite_utils.Database, study_id: str, kind: str) -> list[dict]:
+    """The artefacts of one kind (rubric, case, ...) a study froze: [{ref, content_hash, content}]."""
+    return [dict(r) for r in db.query(
+        "SELECT ref, content_hash, content FROM frozen_artefacts WHERE study_id = ? AND kind = ? ORDER BY ref",
+        [study_id, kind])]
+
+
+def frozen_rubrics_of_frozen_studies(db: sqlite_utils.Database) -> list[dict]:
+    """Every rubric artefact held by a frozen study: [{study_id, ref, content_hash, content}]."""
+    return [dict(r) for r in db.query(
+        "SELECT f.study_id, f.ref, f.content_hash, f.content FROM frozen_artefacts f "
+        "JOIN studies s ON s.id = f.study_id WHERE f.kind = 'rubric' AND s.frozen_at IS NOT NULL")]
+
+
+def run_status_counts(db: sqlite_utils.Database, study_id: str) -> dict[str, int]:
+    return {r["status"]: r["n"] for r in db.query(
+        "SELECT status, count(*) AS n FROM runs WHERE study_id = ? GROUP BY status", [study_id])}
+
+
+def final_outputs_to_blind(db: sqlite_utils.Database, study_id: str) -> list[dict]:
+    """Finished runs with a final output that has no blind item yet: [{run_id, case_id, text}]."""
+    return [dict(r) for r in db.query(
+        "SELECT r.id AS run_id, r.case_id, o.text FROM runs r JOIN outputs o ON o.run_id = r.id "
+        "WHERE r.study_id = ? AND r.status = 'done' "
+        "AND NOT EXISTS (SELECT 1 FROM blind_key k WHERE k.run_id = r.id) "
+        "ORDER BY r.id", [study_id])]
+
+
+# --- blind items and the sealed key -------------------------------------------------------------
+
+def insert_items(db: sqlite_utils.Database, items: list[dict], keys: list[dict]) -> None:
+    """Items [{id, study_id, case_id, text, pilot}] and their key rows, in one transaction."""
+    at = now()  # one timestamp for the whole batch: creation order must not show
+    with writer(db):
+        for item in items:
+            db["blind_items"].insert({**item, "created_at": at})
+        for key in keys:
+            db["blind_key"].insert({
+                "item_id": key["item_id"], "study_id": key["study_id"], "run_id": key.get("run_id"),
+                "pilot_expectation": key.get("pilot_expectation"),
+                "scrub_log": json.dumps(key.get("scrub_log", []), ensure_ascii=False), "sealed_at": at,
+            })
+
+
+def blind_items(db: sqlite_utils.Database, study_id: str) -> list[dict]:
+    """Rater-safe columns of every item of a study: id, case_id, text, pilot (no timestamps)."""
+    return [dict(r) for r in db.query(
+        "SELECT id, case_id, text, pilot FROM blind_items WHERE study_id = ? ORDER BY id", [study_id])]
+
+
+def blind_item(db: sqlite_utils.Database, item_id: str) -> dict | None:
+    rows = list(db.query("SELECT id, study_id, case_id, text, pilot FROM blind_items WHERE id = ?",
+                         [item_id]))
+    return dict(rows[0]) if rows else None
+
+
+def pilot_case(db: sqlite_utils.Database, study_id: str) -> str | None:
+    rows = list(db.query("SELECT case_id FROM blind_items WHERE study_id = ? AND pilot = 1 LIMIT 1",
+                         [study_id]))
+    return rows[0]["case_id"] if rows else None
+
+
+def read_sealed_key(db: sqlite_utils.Database, study_id: str) -> list[dict]:
+    """THE SEALED KEY: item -> run, case, condition, replicate, pilot expectation, scrub log."""
+    rows = db.query(
+        "SELECT k.item_id, k.run_id, k.pilot_expectation, k.scrub_log, i.case_id, i.pilot, "
+        "r.condition, r.replicate FROM blind_key k JOIN blind_items i ON i.id = k.item_id "
+        "LEFT JOIN runs r ON r.id = k.run_id WHERE k.study_id = ? ORDER BY k.item_id", [study_id])
+    out = []
+    for r in rows:
+        r = dict(r)
+        r["scrub_log"] = json.loads(r["scrub_log"] or "[]")
+        r["pilot_expectation"] = json.loads(r["pilot_expectation"]) if r["pilot_expectation"] else None
+        out.append(r)
+    return out
+
+
+def read_pilot_expectations(db: sqlite_utils.Database, study_id: str) -> dict[str, dict]:
+    """Sealed: pilot item id -> its expectation ({"direction": "high"|"low", ...})."""
+    return {r["item_id"]: json.loads(r["pilot_expectation"]) for r in db.query(
+        "SELECT item_id, pilot_expectation FROM blind_key WHERE study_id = ? "
+        "AND pilot_expectation IS NOT NULL", [study_id])}
+
+
+# --- raters and assignments -----------------------------------------------------------------
+
+def raters(db: sqlite_utils.Database, study_id: str, kind: str | None = "human") -> list[dict]:
+    where, args = "study_id = ?", [study_id]
+    if kind:
+        where, args = where + " AND kind = ?", args + [kind]
+    return [dict(r) for r in db["raters"].rows_where(where, args, order_by="name")]
+
+
+def add_raters_and_assignments(db: sqlite_utils.Database, study_id: str, new_raters: list[dict],
+                               assignments: list[dict]) -> None:
+    """New raters [{name, kind, seed}] and assignment rows, in one transaction."""
+    at = now()
+    with writer(db):
+        for r in new_raters:
+            db["raters"].insert({"study_id": study_id, "name": r["name"], "kind": r.get("kind", "human"),
+                                 "seed": r["seed"], "created_at": at})
+        for a in assignments:
+            db["assignments"].insert({"study_id": study_id, **a})
+
+
+def assignments(db: sqlite_utils.Database, study_id: str, rater: str | None = None) -> list[dict]:
+    """Assignment rows in each rater's own order: rater, item_id, position, side, pilot."""
+    where, args = "study_id = ?", [study_id]
+    if rater is not None:
+        where, args = where + " AND rater = ?", args + [rater]
+    return [dict(r) for r in db.query(
+        f"SELECT rater, item_id, position, side, pilot FROM assignments WHERE {where} "
+        "ORDER BY rater, position", args)]
+
+
+def assigned_item_ids(db: sqlite_utils.Database, study_id: str) -> set[str]:
+    return {r["item_id"] for r in db.query("SELECT DISTINCT item_id FROM assignments WHERE study_id = ?",
+                                           [study_id])}
+
+
+# --- unblinding and calibration releases -----------------------------------------------------
+
+def record_unblinding(db: sqlite_utils.Database, study_id: str, *, by: str, forced: bool,
+                      reason: str | None) -> dict:
+    at = now()
+    with writer(db):
+        db["unblindings"].insert({"study_id": study_id, "by": by, "at": at, "forced": int(forced),
+                                  "reason": reason})
+        db.execute("UPDATE studies SET unblinded_at = ?, unblinded_by = ?, unblind_forced = ? WHERE id = ?",
+                   [at, by, int(forced), study_id])
+    return {"study_id": study_id, "by": by, "at": at, "forced": forced, "reason": reason}
+
+
+def unblindings(db: sqlite_utils.Database, study_id: str) -> list[dict]:
+    return [dict(r) for r in db["unblindings"].rows_where("study_id = ?", [study_id], order_by="id")]
+
+
+def record_calibration_release(db: sqlite_utils.Database, study_id: str, rater: str, *, by: str,
+                               reason: str | None) -> None:
+    with writer(db):
+        db["calibration_releases"].upsert({"study_id": study_id, "rater": rater, "by": by, "at": now(),
+                                           "reason": reason}, pk=("study_id", "rater"))
+
+
+def calibration_release(db: sqlite_utils.Database, study_id: str, rater: str) -> dict | None:
+    rows = list(db["calibration_releases"].rows_where("study_id = ? AND rater = ?", [study_id, rater]))
+    return dict(rows[0]) if rows else None

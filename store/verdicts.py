@@ -1,0 +1,60 @@
+"""LLM judge verdicts and blindness-audit guesses: append-only rows.
+
+A verdict row is one judge's score of one criterion of one item under one
+rubric version. `status` is `ok` or `judge_error` (the reply never validated;
+`value` is NULL and `raw` keeps what the model said). The latest row per
+(judge, item, rubric hash, criterion) is the judge's current verdict.
+"""
+
+from __future__ import annotations
+
+import json
+
+import sqlite_utils
+
+from store.cases import now
+from store.db import writer
+
+
+def append_verdicts(db: sqlite_utils.Database, rows: list[dict]) -> None:
+    """All criteria of one judged item in one transaction."""
+    at = now()
+    with writer(db):
+        for row in rows:
+            db["verdicts"].insert({
+                "value": None, "justification": None, "raw": None, "pipeline": "direct", "confidence": None,
+                "at": at, **row, "detail": json.dumps(row.get("detail") or {}, ensure_ascii=False),
+            })
+
+
+def verdict_rows(db: sqlite_utils.Database, study_id: str, judge: str | None = None) -> list[dict]:
+    where, args = "study_id = ?", [study_id]
+    if judge is not None:
+        where, args = where + " AND judge = ?", args + [judge]
+    rows = []
+    for r in db.query(f"SELECT * FROM verdicts WHERE {where} ORDER BY id", args):
+        r = dict(r)
+        r["detail"] = json.loads(r["detail"] or "{}")
+        rows.append(r)
+    return rows
+
+
+def judged_keys(db: sqlite_utils.Database, study_id: str, judge: str) -> dict[tuple[str, str], set[str]]:
+    """(item_id, rubric_hash) -> the statuses of its rows for one judge (to resume a judging run)."""
+    out: dict[tuple[str, str], set[str]] = {}
+    for r in db.query("SELECT item_id, rubric_hash, status FROM verdicts WHERE study_id = ? AND judge = ?",
+                      [study_id, judge]):
+        out.setdefault((r["item_id"], r["rubric_hash"]), set()).add(r["status"])
+    return out
+
+
+def append_audit(db: sqlite_utils.Database, row: dict) -> None:
+    with writer(db):
+        db["blindness_audits"].insert({"at": now(), **row})
+
+
+def audit_rows(db: sqlite_utils.Database, study_id: str, model: str | None = None) -> list[dict]:
+    where, args = "study_id = ?", [study_id]
+    if model is not None:
+        where, args = where + " AND model = ?", args + [model]
+    return [dict(r) for r in db["blindness_audits"].rows_where(where, args, order_by="id")]

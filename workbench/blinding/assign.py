@@ -1,0 +1,106 @@
+"""Raters' queues: who scores which items, in what order, on which side.
+
+Each rater gets their own seeded random order. Items of one case are paired
+so the side-by-side screen can show two responses under one scenario and
+outcome; within a pair a coin flip decides which response is on the left
+(stored in `assignments.side`; the left one always comes first). Pairs are then
+shuffled across cases. The two calibration pilots are always every rater's
+first pair.
+
+Overlap (`[blinding] overlap`, default 1.0): that fraction of the non-pilot
+items, drawn with the study's blinding seed, goes to every rater (the items
+agreement is computed on); the rest are dealt out round-robin, one rater
+each. With one rater, or overlap 1.0, every rater gets every item.
+
+Items added later (a resumed run finished after scoring began) are appended
+to each queue the same way.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import random
+from dataclasses import dataclass
+
+LEFT, RIGHT = "left", "right"
+
+
+@dataclass(frozen=True)
+class ItemRef:
+    id: str
+    case_id: str
+    pilot: bool = False
+
+
+def rater_seed(blinding_seed: int, rater: str) -> int:
+    digest = hashlib.sha256(f"{blinding_seed}:{rater}".encode("utf-8")).hexdigest()
+    return int(digest[:12], 16)
+
+
+def _rng(seed: int, items: list[ItemRef], salt: str) -> random.Random:
+    # Seeded by the rater's seed and the batch's item ids: the same batch always orders the same way.
+    return random.Random(f"{seed}:{salt}:{','.join(sorted(i.id for i in items))}")
+
+
+def share_out(items: list[ItemRef], raters: list[str], overlap: float, blinding_seed: int
+              ) -> dict[str, list[ItemRef]]:
+    """Which non-pilot items each rater gets."""
+    if not raters:
+        return {}
+    if len(raters) == 1 or overlap >= 1.0:
+        return {r: list(items) for r in raters}
+    pool = sorted(items, key=lambda i: i.id)
+    rng = _rng(blinding_seed, pool, "overlap")
+    rng.shuffle(pool)
+    n_shared = round(overlap * len(pool))
+    shared, rest = pool[:n_shared], pool[n_shared:]
+    out = {r: list(shared) for r in raters}
+    order = sorted(raters)
+    start = rng.randrange(len(order))
+    for k, item in enumerate(rest):
+        out[order[(start + k) % len(order)]].append(item)
+    return out
+
+
+def order_queue(items: list[ItemRef], seed: int, *, start: int = 0) -> list[dict]:
+    """Assignment rows (item_id, position, side, pilot) for one rater's new items.
+
+    Pilots come first as their own pair; other items are paired within a case.
+    """
+    rng = _rng(seed, items, "order")
+    pilots = sorted((i for i in items if i.pilot), key=lambda i: i.id)
+    rest = [i for i in items if not i.pilot]
+    by_case: dict[str, list[ItemRef]] = {}
+    for item in sorted(rest, key=lambda i: (i.case_id, i.id)):
+        by_case.setdefault(item.case_id, []).append(item)
+    groups: list[list[ItemRef]] = []
+    for case_id in sorted(by_case):
+        case_items = by_case[case_id]
+        rng.shuffle(case_items)
+        groups += [case_items[k:k + 2] for k in range(0, len(case_items), 2)]
+    rng.shuffle(groups)
+    if pilots:
+        rng.shuffle(pilots)
+        groups.insert(0, pilots)
+    rows = []
+    position = start
+    for group in groups:
+        if len(group) == 2 and rng.random() < 0.5:
+            group = [group[1], group[0]]
+        sides = [LEFT, RIGHT] if len(group) == 2 else [LEFT]
+        for item, side in zip(group, sides):
+            rows.append({"item_id": item.id, "position": position, "side": side, "pilot": int(item.pilot)})
+            position += 1
+    return rows
+
+
+def partner_positions(queue: list[dict]) -> dict[int, int]:
+    """position -> its pair partner's position (a left item followed by a right one is a pair)."""
+    by_pos = {q["position"]: q for q in queue}
+    out = {}
+    for q in queue:
+        nxt = by_pos.get(q["position"] + 1)
+        if q["side"] == LEFT and nxt is not None and nxt["side"] == RIGHT:
+            out[q["position"]] = nxt["position"]
+            out[nxt["position"]] = q["position"]
+    return out

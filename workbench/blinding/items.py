@@ -1,0 +1,148 @@
+"""Blinding a study: final outputs -> blind items with opaque ids, the sealed key, rater queues.
+
+`prepare_study(db, study_id)` is idempotent and safe to call from several
+processes at once (it runs in one BEGIN IMMEDIATE transaction, so the second
+caller sees the first one's items). It:
+
+1. refuses a study that is not frozen, or whose runs are not all finished;
+2. turns every finished run's final output that has no item yet into a blind
+   item: the text goes through the scrubber (`scrub.py`), the item gets a
+   random opaque id, and the key row (item -> run, scrub log) is sealed;
+3. on the first blinding, adds the two calibration pilots (`judges/calibration.py`)
+   with their expected direction sealed in the key;
+4. registers the study's raters and appends the new items to each rater's
+   queue (`assign.py`).
+"""
+
+from __future__ import annotations
+
+import secrets
+from dataclasses import asdict, dataclass
+
+import sqlite_utils
+
+from store import blind as blind_rows
+from store.db import writer
+from workbench.blinding.assign import ItemRef, order_queue, rater_seed, share_out
+from workbench.blinding.context import BlindingError, StudyContext, load_study
+from workbench.blinding.scrub import ScrubContext, scrub
+
+UNFINISHED = ("pending", "running")
+
+
+@dataclass
+class BlindingSummary:
+    study_id: str
+    items_created: int
+    pilots_created: int
+    items_total: int
+    raters: list[str]
+    runs_excluded: int  # failed or cancelled runs: no final output to score
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+def new_item_id() -> str:
+    """Opaque and random: nothing about the run, condition or creation order."""
+    return "i-" + secrets.token_hex(6)
+
+
+def prepare_study(db: sqlite_utils.Database, study_id: str) -> BlindingSummary:
+    study = load_study(db, study_id)
+    if not study.frozen:
+        raise BlindingError(f"study '{study_id}' is not frozen: freeze it (`workbench --batch study freeze "
+                            f"{study_id}`) and run it before blind evaluation")
+    with writer(db):
+        statuses = blind_rows.run_status_counts(db, study_id)
+        unfinished = sum(statuses.get(s, 0) for s in UNFINISHED)
+        existing = blind_rows.blind_items(db, study_id)
+        if study.unblinded_at:
+            return _summary(db, study, 0, 0, statuses)
+        if unfinished:
+            raise BlindingError(f"study '{study_id}' has {unfinished} run(s) not finished; finish them "
+                                f"(`workbench --batch run {study_id} --resume`) before blind evaluation")
+        items, keys = _items_from_outputs(db, study)
+        pilots_created = 0
+        if not existing and study.blinding.get("pilot_items", True) and (items or statuses.get("done")):
+            pilot_items, pilot_keys = _pilot_items(study)
+            items += pilot_items
+            keys += pilot_keys
+            pilots_created = len(pilot_items)
+        if not existing and not items:
+            raise BlindingError(f"study '{study_id}' has no finished run with a final output to blind yet "
+                                f"(`workbench --batch run {study_id}`)")
+        if items:
+            blind_rows.insert_items(db, items, keys)
+        _assign(db, study, [ItemRef(i["id"], i["case_id"], bool(i["pilot"])) for i in items])
+        return _summary(db, study, len(items) - pilots_created, pilots_created, statuses)
+
+
+def _summary(db, study: StudyContext, created: int, pilots: int, statuses: dict) -> BlindingSummary:
+    return BlindingSummary(
+        study_id=study.id, items_created=created, pilots_created=pilots,
+        items_total=len(blind_rows.blind_items(db, study.id)),
+        raters=[r["name"] for r in blind_rows.raters(db, study.id)],
+        runs_excluded=statuses.get("failed", 0) + statuses.get("cancelled", 0),
+    )
+
+
+def _items_from_outputs(db: sqlite_utils.Database, study: StudyContext) -> tuple[list[dict], list[dict]]:
+    items, keys = [], []
+    models, roles = study.model_names(), study.role_names()
+    for out in blind_rows.final_outputs_to_blind(db, study.id):
+        case = study.cases.get(out["case_id"])
+        result = scrub(out["text"] or "", ScrubContext(model_names=models, roles=roles,
+                                                       scenario=case.scenario if case else ""))
+        item_id = new_item_id()
+        items.append({"id": item_id, "study_id": study.id, "case_id": out["case_id"], "text": result.text,
+                      "pilot": 0})
+        keys.append({"item_id": item_id, "study_id": study.id, "run_id": out["run_id"],
+                     "scrub_log": result.log})
+    return items, keys
+
+
+def _pilot_items(study: StudyContext) -> tuple[list[dict], list[dict]]:
+    import json
+
+    from workbench.judges.calibration import pilot_texts
+
+    case_id = next((c for c in study.definition.get("cases") or [] if c in study.cases), None)
+    if case_id is None:
+        return [], []
+    items, keys = [], []
+    for direction, text in pilot_texts(study.cases[case_id]).items():
+        item_id = new_item_id()
+        items.append({"id": item_id, "study_id": study.id, "case_id": case_id, "text": text, "pilot": 1})
+        keys.append({"item_id": item_id, "study_id": study.id, "run_id": None,
+                     "pilot_expectation": json.dumps({"direction": direction, "case_id": case_id}),
+                     "scrub_log": []})
+    return items, keys
+
+
+def _assign(db: sqlite_utils.Database, study: StudyContext, new_items: list[ItemRef]) -> None:
+    blinding_seed = int(study.blinding.get("seed") or 0)
+    known = {r["name"]: r for r in blind_rows.raters(db, study.id, kind=None)}
+    new_raters = [{"name": name, "kind": "human", "seed": rater_seed(blinding_seed, name)}
+                  for name in study.rater_names if name not in known]
+    seeds = {**{n: r["seed"] for n, r in known.items()}, **{r["name"]: r["seed"] for r in new_raters}}
+    current = blind_rows.assignments(db, study.id)
+    if current:
+        batch = new_items
+    else:  # the first assignment deals out every item there is
+        batch = [ItemRef(i["id"], i["case_id"], bool(i["pilot"])) for i in blind_rows.blind_items(db, study.id)]
+    next_position: dict[str, int] = {}
+    held: dict[str, set[str]] = {}
+    for a in current:
+        next_position[a["rater"]] = max(next_position.get(a["rater"], 0), a["position"] + 1)
+        held.setdefault(a["rater"], set()).add(a["item_id"])
+    pilots = [i for i in batch if i.pilot]
+    shares = share_out([i for i in batch if not i.pilot], study.rater_names,
+                       float(study.blinding.get("overlap", 1.0)), blinding_seed)
+    rows = []
+    for name in study.rater_names:
+        mine = [i for i in pilots + shares.get(name, []) if i.id not in held.get(name, set())]
+        rows += [{"rater": name, **row}
+                 for row in order_queue(mine, seeds[name], start=next_position.get(name, 0))]
+    if new_raters or rows:
+        blind_rows.add_raters_and_assignments(db, study.id, new_raters, rows)
