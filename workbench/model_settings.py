@@ -8,7 +8,7 @@ NAME of an environment variable may be given per model (`api_key_env`).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
 import sqlite_utils
@@ -23,14 +23,13 @@ ROLES = {
     "architecture": "default model for the architectures (a study's [model] overrides it)",
     "judge": "default model for LLM judges (a study's [[judges]] override it)",
     "probe": "model asked the contamination probe (`probe --model` overrides it)",
-    "classifier": "model that classifies a probe answer as recognized / partial / not recognized",
+    "classifier": "model that classifies a probe answer (empty: the probed model itself, at temperature 0)",
 }
 
 DEFAULT_ROLE_SETTINGS = {
     "architecture": ModelSettings(model=MOCK_MODEL, temperature=0.7),
     "judge": ModelSettings(model=MOCK_MODEL, temperature=0.0),
     "probe": ModelSettings(model=MOCK_MODEL, temperature=0.0, max_tokens=600),
-    "classifier": ModelSettings(model=MOCK_MODEL, temperature=0.0, max_tokens=200),
 }
 
 
@@ -41,7 +40,9 @@ class SettingsError(ValueError):
 @dataclass
 class GatewaySettings:
     roles: dict[str, ModelSettings] = field(default_factory=lambda: dict(DEFAULT_ROLE_SETTINGS))
-    """The model and sampling settings for each role in ROLES."""
+    """The model and sampling settings for the architecture, judge and probe roles."""
+    classifier: ModelSettings | None = None
+    """The probe classifier's model; None: each probe's own model classifies, at temperature 0."""
     concurrency: int = 8
     """At most this many model calls in flight at once, across all models."""
     limits: dict[str, ModelLimits] = field(default_factory=dict)
@@ -56,13 +57,19 @@ class GatewaySettings:
     """Seconds from a call's first attempt after which no retry is started."""
 
     def role(self, name: str) -> ModelSettings:
+        """A role's settings; the classifier falls back to the probe role's model at temperature 0."""
         if name not in ROLES:
             raise SettingsError(f"unknown role '{name}' (roles: {', '.join(ROLES)})")
+        if name == "classifier":
+            if self.classifier is not None:
+                return self.classifier
+            return replace(self.role("probe"), temperature=0.0, max_tokens=300)
         return self.roles.get(name, DEFAULT_ROLE_SETTINGS[name])
 
     def to_dict(self) -> dict[str, Any]:
         return {
             "roles": {k: v.to_dict() for k, v in self.roles.items()},
+            "classifier": self.classifier.to_dict() if self.classifier else None,
             "concurrency": self.concurrency,
             "limits": {m: {"rpm": lim.rpm, "tpm": lim.tpm} for m, lim in self.limits.items()},
             "cost_ceiling_default": self.cost_ceiling_default,
@@ -76,13 +83,15 @@ class GatewaySettings:
         out = cls()
         roles = dict(DEFAULT_ROLE_SETTINGS)
         for name, value in (data.get("roles") or {}).items():
-            if name in ROLES and isinstance(value, dict):
+            if name in DEFAULT_ROLE_SETTINGS and isinstance(value, dict):
                 roles[name] = ModelSettings.from_dict(value)
         out.roles = roles
+        if isinstance(data.get("classifier"), dict):
+            out.classifier = ModelSettings.from_dict(data["classifier"])
         out.limits = {m: ModelLimits(rpm=v.get("rpm"), tpm=v.get("tpm"))
                       for m, v in (data.get("limits") or {}).items() if isinstance(v, dict)}
         for f in fields(cls):
-            if f.name not in ("roles", "limits") and f.name in data:
+            if f.name not in ("roles", "limits", "classifier") and f.name in data:
                 setattr(out, f.name, data[f.name])
         return out
 
@@ -107,6 +116,8 @@ class GatewaySettings:
                                         f"empty, got {value!r}")
         for role, ms in self.roles.items():
             validate_model_settings(ms, f"roles.{role}")
+        if self.classifier is not None:
+            validate_model_settings(self.classifier, "classifier")
         return self
 
     def gateway_config(self):

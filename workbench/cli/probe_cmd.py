@@ -1,0 +1,71 @@
+"""`workbench --batch probe CASE_ID [--model M] [--api-base URL]`: the contamination probe, headless."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+from dataclasses import replace
+
+from workbench.cli.context import FAILED, OK, CommandError, Context
+from workbench.events import CALL_RETRY, TURN_STARTED, Event
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("probe", help="ask a model whether it recognizes a case (seed 000 §III)",
+                       description="Show the case's scenario to a fresh model instance, ask whether it recognizes "
+                                   "the real event, classify the answer and record the verdict on the case. "
+                                   "Exit 1 if the probe fails or its answer could not be classified.")
+    p.add_argument("case_id", metavar="CASE_ID")
+    p.add_argument("--model", help="litellm model string (default: the settings' probe model)")
+    p.add_argument("--api-base", dest="api_base", metavar="URL", help="the model's server, e.g. a local one")
+    p.add_argument("--no-file", action="store_true", help="keep the result in the store only; leave the case file as it is")
+    p.set_defaults(handler=probe)
+
+
+class _ProgressSink:
+    """Progress lines on stderr: which step is running and every retry."""
+
+    def __init__(self, ctx: Context) -> None:
+        self.ctx = ctx
+
+    def emit(self, event: Event) -> None:
+        if event.kind == TURN_STARTED:
+            step = "asking" if event.turn == "probe" else "classifying the answer with"
+            self.ctx.info(f"probe {event.agent}: {step} {event.payload.get('model')}")
+        elif event.kind == CALL_RETRY:
+            self.ctx.info(f"probe {event.agent}: attempt {event.payload['attempt']} failed "
+                          f"({event.payload['error']}); retrying in {event.payload['wait']:.1f}s")
+
+
+def probe(args, ctx: Context) -> int:
+    from workbench.gateway import build_gateway
+    from workbench.model_settings import role_settings
+    from workbench.probes import ProbeError, run_probe
+
+    db = ctx.db()
+    settings = role_settings(db, "probe")
+    if args.model:
+        # A model named on the command line does not inherit another model's server.
+        settings = replace(settings, model=args.model, api_base=None)
+    if args.api_base:
+        settings = replace(settings, api_base=args.api_base)
+    gateway = build_gateway(db, ctx.db_path)
+    try:
+        result = asyncio.run(run_probe(db, gateway, args.case_id, settings, _ProgressSink(ctx),
+                                       record_in_file=not args.no_file))
+    except ProbeError as exc:
+        raise CommandError(str(exc)) from exc
+    doc = {"ok": result.verdict != "error", "probe": result.to_dict()}
+
+    def human() -> str:
+        lines = [f"{result.case_id} on {result.model}: {result.verdict}"
+                 + (" (placeholder: mock model)" if result.placeholder else ""),
+                 f"  {result.advice}"]
+        if result.reason:
+            lines.append(f"  classifier: {result.reason}")
+        if result.file_note:
+            lines.append(f"  {result.file_note}")
+        return "\n".join(lines)
+
+    ctx.emit(doc, human)
+    return OK if result.verdict != "error" else FAILED
