@@ -1,0 +1,38 @@
+"""Final outputs: one per run, the full final text and the parsed report."""
+
+from __future__ import annotations
+
+import json
+
+import sqlite_utils
+
+from store.cases import now
+from store.db import writer
+
+
+def write_output(db: sqlite_utils.Database, run_id: str, text: str, report: dict) -> None:
+    with writer(db):
+        db["outputs"].upsert({"run_id": run_id, "text": text,
+                              "report": json.dumps(report, ensure_ascii=False),
+                              "created_at": now()}, pk="run_id")
+
+
+def get_output(db: sqlite_utils.Database, run_id: str) -> dict | None:
+    rows = list(db["outputs"].rows_where("run_id = ?", [run_id]))
+    return _decode(rows[0]) if rows else None
+
+
+def outputs_for_study(db: sqlite_utils.Database, study_id: str) -> list[dict]:
+    """Every final output of a study with its run's case, condition and replicate."""
+    rows = db.execute(
+        "SELECT o.run_id, o.text, o.report, o.created_at, r.case_id, r.condition, r.replicate "
+        "FROM outputs o JOIN runs r ON r.id = o.run_id WHERE r.study_id = ? "
+        "ORDER BY r.case_id, r.condition, r.replicate", [study_id]).fetchall()
+    cols = ["run_id", "text", "report", "created_at", "case_id", "condition", "replicate"]
+    return [_decode(dict(zip(cols, r))) for r in rows]
+
+
+def _decode(row: dict) -> dict:
+    row = dict(row)
+    row["report"] = json.loads(row["report"])
+    return row

@@ -1,0 +1,97 @@
+"""Run rows: one per (study, case, condition, replicate), created up front so nothing is duplicated."""
+
+from __future__ import annotations
+
+import sqlite_utils
+
+from store.cases import now
+from store.db import writer
+
+STATUSES = ("pending", "running", "done", "failed", "cancelled")
+
+
+def ensure_runs(db: sqlite_utils.Database, study_id: str, plans: list[dict]) -> int:
+    """Insert the planned runs that do not exist yet; returns how many were added.
+
+    `plans` items carry id, case_id, condition, replicate. The UNIQUE key on
+    (study, case, condition, replicate) makes a second call a no-op.
+    """
+    with writer(db):
+        before = db["runs"].count_where("study_id = ?", [study_id])
+        for p in plans:
+            db.execute(
+                "INSERT OR IGNORE INTO runs (id, study_id, case_id, condition, replicate, status) "
+                "VALUES (?, ?, ?, ?, ?, 'pending')",
+                [p["id"], study_id, p["case_id"], p["condition"], p["replicate"]])
+        return db["runs"].count_where("study_id = ?", [study_id]) - before
+
+
+def list_runs(db: sqlite_utils.Database, study_id: str) -> list[dict]:
+    return [dict(r) for r in db["runs"].rows_where(
+        "study_id = ?", [study_id], order_by="case_id, condition, replicate")]
+
+
+def get_run(db: sqlite_utils.Database, run_id: str) -> dict | None:
+    rows = list(db["runs"].rows_where("id = ?", [run_id]))
+    return dict(rows[0]) if rows else None
+
+
+def start_attempt(db: sqlite_utils.Database, run_id: str) -> int:
+    """Begin a (new) attempt: the previous attempt's transcript and output are dropped, so a
+    re-run rewrites them instead of appending duplicates. Returns the attempt number."""
+    with writer(db):
+        db.execute("DELETE FROM events WHERE run_id = ?", [run_id])
+        db.execute("DELETE FROM outputs WHERE run_id = ?", [run_id])
+        db.execute(
+            "UPDATE runs SET status = 'running', attempts = attempts + 1, started_at = ?, finished_at = NULL, "
+            "error = NULL, input_tokens = 0, output_tokens = 0, cost = 0.0, cost_unknown = 0 WHERE id = ?",
+            [now(), run_id])
+        return db.execute("SELECT attempts FROM runs WHERE id = ?", [run_id]).fetchone()[0]
+
+
+def add_usage(db: sqlite_utils.Database, run_id: str, input_tokens: int | None, output_tokens: int | None,
+              cost: float | None) -> None:
+    """Add one call's usage to the run's running totals; an unknown cost marks the total as partial."""
+    with writer(db):
+        db.execute(
+            "UPDATE runs SET input_tokens = input_tokens + ?, output_tokens = output_tokens + ?, "
+            "cost = coalesce(cost, 0.0) + ?, cost_unknown = max(cost_unknown, ?) WHERE id = ?",
+            [input_tokens or 0, output_tokens or 0, cost or 0.0, 1 if cost is None else 0, run_id])
+
+
+def finish_run(db: sqlite_utils.Database, run_id: str, status: str, *, error: str | None = None,
+               output: dict | None = None) -> None:
+    """Close an attempt as done | failed | cancelled; a done run's output is written in the same transaction."""
+    if status not in STATUSES:
+        raise ValueError(f"unknown run status {status!r}")
+    from store.outputs import write_output
+
+    with writer(db):
+        if output is not None:
+            write_output(db, run_id, output["text"], output["report"])
+        db.execute("UPDATE runs SET status = ?, error = ?, finished_at = ? WHERE id = ?",
+                   [status, error, now(), run_id])
+
+
+def reset_run(db: sqlite_utils.Database, run_id: str) -> None:
+    """Make a failed or cancelled run pending again (a retry); its old error is kept until it restarts."""
+    with writer(db):
+        db.execute("UPDATE runs SET status = 'pending' WHERE id = ? AND status != 'done'", [run_id])
+
+
+def status_counts(db: sqlite_utils.Database, study_id: str) -> dict[str, int]:
+    counts = {s: 0 for s in STATUSES}
+    for status, n in db.execute(
+            "SELECT status, count(*) FROM runs WHERE study_id = ? GROUP BY status", [study_id]).fetchall():
+        counts[status] = n
+    return counts
+
+
+def study_totals(db: sqlite_utils.Database, study_id: str) -> dict:
+    """Tokens and cost summed over the study's runs (every call of each run's latest attempt)."""
+    row = db.execute(
+        "SELECT count(*), coalesce(sum(input_tokens), 0), coalesce(sum(output_tokens), 0), "
+        "coalesce(sum(cost), 0.0), coalesce(max(cost_unknown), 0) FROM runs WHERE study_id = ?",
+        [study_id]).fetchone()
+    return {"runs": row[0], "input_tokens": row[1], "output_tokens": row[2], "cost": row[3],
+            "cost_unknown": bool(row[4])}

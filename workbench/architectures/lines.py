@@ -1,0 +1,110 @@
+"""Reading the structured lines the prompts ask for: numbered sections, motions, seconds, votes.
+
+A reply that does not contain the asked-for line is reported as unparsed
+(None); nothing is guessed from free prose.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+_DECOR = r"^[ \t>#*_]*"
+
+
+@dataclass
+class Section:
+    number: int
+    title: str
+    text: str
+
+
+def numbered_sections(text: str, word: str, stop_words: tuple[str, ...] = ()) -> list[Section]:
+    """Split `text` at heading lines `WORD n: title` (e.g. `PERSPECTIVE 2: Regulators`).
+
+    A section runs to the next such heading, or to a line starting with one of
+    `stop_words` (e.g. SYNTHESIS, RECOMMENDATION). Returns [] if no heading is found.
+    """
+    heading = re.compile(_DECOR + re.escape(word) + r"\s+(\d+)[ \t*_]*[:.\-–—)]?[ \t*_]*(.*)$",
+                         re.IGNORECASE)
+    stop = re.compile(_DECOR + r"(" + "|".join(re.escape(w) for w in stop_words) + r")\b",
+                      re.IGNORECASE) if stop_words else None
+    sections: list[Section] = []
+    current: Section | None = None
+    body: list[str] = []
+    for line in (text or "").splitlines():
+        m = heading.match(line)
+        if m:
+            if current is not None:
+                current.text = "\n".join(body).strip()
+                sections.append(current)
+            current = Section(int(m.group(1)), _strip(m.group(2)), "")
+            body = []
+            continue
+        if stop is not None and stop.match(line):
+            if current is not None:
+                current.text = "\n".join(body).strip()
+                sections.append(current)
+            current, body = None, []
+            continue
+        if current is not None:
+            body.append(line)
+    if current is not None:
+        current.text = "\n".join(body).strip()
+        sections.append(current)
+    return [s for s in sections if s.text or s.title]
+
+
+def _strip(value: str) -> str:
+    return value.strip().strip("*_").strip()
+
+
+def tagged_lines(text: str, tag: str) -> list[str]:
+    """The values of every `TAG: value` line (any case, markdown decoration allowed)."""
+    pattern = re.compile(_DECOR + re.escape(tag) + r"[ \t*_]*:[ \t*_]*(.*)$", re.IGNORECASE | re.MULTILINE)
+    return [_strip(m.group(1)) for m in pattern.finditer(text or "") if _strip(m.group(1))]
+
+
+def first_tagged(text: str, tag: str) -> str | None:
+    values = tagged_lines(text, tag)
+    return values[0] if values else None
+
+
+_VOTES = {"aye": "aye", "yea": "aye", "yes": "aye", "for": "aye", "nay": "nay", "no": "nay",
+          "against": "nay", "abstain": "abstain", "abstention": "abstain"}
+
+
+def parse_vote(text: str) -> tuple[str, str]:
+    """(vote, reason) from a `VOTE: aye|nay|abstain` line; vote is "unparsed" when there is
+    no such line or the lines disagree. The reason is the rest of the reply."""
+    votes = []
+    for value in tagged_lines(text, "VOTE"):
+        word = re.match(r"[A-Za-z]+", value)
+        votes.append(_VOTES.get(word.group(0).lower()) if word else None)
+    if not votes or None in votes or len(set(votes)) != 1:
+        return "unparsed", (text or "").strip()
+    reason_lines = [ln for ln in (text or "").splitlines()
+                    if not re.match(_DECOR + r"VOTE[ \t*_]*:", ln, re.IGNORECASE)]
+    reason = "\n".join(reason_lines).strip()
+    reason = re.sub(r"^[ \t>#*_]*REASON[ \t*_]*:[ \t*_]*", "", reason, flags=re.IGNORECASE)
+    return votes[0], reason
+
+
+def parse_second(text: str) -> bool | None:
+    """True/False from a `SECOND: yes|no` line, None when absent or unclear."""
+    value = first_tagged(text, "SECOND")
+    if value is None:
+        return None
+    word = re.match(r"[A-Za-z]+", value)
+    if not word:
+        return None
+    return {"yes": True, "aye": True, "seconded": True, "second": True, "no": False, "nay": False,
+            "decline": False, "declined": False}.get(word.group(0).lower())
+
+
+_NONE = re.compile(r"^(none|no amendments?|n/?a|-)\.?$", re.IGNORECASE)
+
+
+def parse_amendments(text: str) -> list[str]:
+    """Every `AMENDMENT: ...` line that proposes something (not "none")."""
+    return [v for v in tagged_lines(text, "AMENDMENT") if not _NONE.match(v)]

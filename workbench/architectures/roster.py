@@ -1,0 +1,116 @@
+"""The C2 committee roster: a chair and members with distinct roles.
+
+The default roster below is used by C2, C3's committee and P1 unless a study
+gives its own in `[[architectures.C2.roster]]` (see studies/README.md). A role
+is its brief: the brief is the member's system prompt, so the roster is part of
+the study definition and of its freeze hash.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from typing import Callable
+
+import re
+
+MEMBER_ID = re.compile(r"^[a-z0-9][a-z0-9-]{0,40}$")
+
+
+@dataclass(frozen=True)
+class Member:
+    id: str
+    name: str
+    brief: str
+    chair: bool = False
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+DEFAULT_ROSTER: tuple[Member, ...] = (
+    Member(
+        "chair", "Chair",
+        "You chair the committee under Robert's Rules of Order. You state the question before the "
+        "committee, keep the debate on the motion on the floor, put amendments and the motion to a vote, "
+        "and write the committee's resolution with the vote tally and any minority report. You do not "
+        "argue a side and you do not vote.",
+        chair=True,
+    ),
+    Member(
+        "risk-analyst", "Risk analyst",
+        "You look for what can go wrong: failure modes, tail risks, irreversible consequences and "
+        "second-order effects, and how likely and how severe each one is. You ask what each option "
+        "assumes and what happens if those assumptions fail.",
+    ),
+    Member(
+        "devils-advocate", "Devil's advocate",
+        "You argue against whatever is gaining agreement. You test the framing of the question itself, "
+        "expose unstated assumptions and make the strongest case for the option the committee is "
+        "neglecting. You change your position only for a good argument.",
+    ),
+    Member(
+        "domain-operator", "Domain operator",
+        "You have run operations like the one in question. You judge what is feasible in practice: "
+        "execution, resources, timelines, who actually does the work, and what breaks on contact with "
+        "reality.",
+    ),
+    Member(
+        "stakeholder-advocate", "Stakeholder advocate",
+        "You speak for the people affected who are not in the room: users, staff, the public, those who "
+        "come later. You raise ethical obligations, fairness, trust and legitimacy, and ask whose "
+        "interests each option serves.",
+    ),
+    Member(
+        "strategist", "Strategist",
+        "You take the long view: precedent, incentives, how other actors will respond, and the position "
+        "each option leaves the organization in a year or more from now.",
+    ),
+)
+DEFAULT_MOVER = "strategist"
+
+
+def roster_from_options(options: dict) -> tuple[Member, list[Member]]:
+    """(chair, members in roster order) from a checked `[architectures.C2]` options dict."""
+    members = [Member(**m) for m in options["roster"]]
+    chair = next(m for m in members if m.chair)
+    return chair, [m for m in members if not m.chair]
+
+
+def check_roster(raw, path: str, bad: Callable[[str, str], None]) -> list[dict]:
+    """Validate a study's roster (array of tables with id, name, brief, chair); default when absent."""
+    if raw is None:
+        return [m.to_dict() for m in DEFAULT_ROSTER]
+    if not isinstance(raw, list) or not all(isinstance(m, dict) for m in raw):
+        bad(path, "must be an array of tables ([[...roster]]) with id, name, brief and chair")
+        return [m.to_dict() for m in DEFAULT_ROSTER]
+    out: list[dict] = []
+    seen: set[str] = set()
+    for i, m in enumerate(raw):
+        p = f"{path}[{i}]"
+        for key in m:
+            if key not in ("id", "name", "brief", "chair"):
+                bad(f"{p}.{key}", "unknown key; a roster member has id, name, brief and chair")
+        mid, name, brief = m.get("id"), m.get("name"), m.get("brief")
+        if not isinstance(mid, str) or not MEMBER_ID.match(mid):
+            bad(f"{p}.id", "is required: lowercase letters, digits and '-'")
+            continue
+        if mid in seen:
+            bad(f"{p}.id", f"member id '{mid}' is used twice")
+        seen.add(mid)
+        if not isinstance(name, str) or not name.strip():
+            bad(f"{p}.name", "is required: the role's display name")
+            name = mid
+        if not isinstance(brief, str) or not brief.strip():
+            bad(f"{p}.brief", "is required: the role's brief (its system prompt)")
+            brief = ""
+        chair = m.get("chair", False)
+        if not isinstance(chair, bool):
+            bad(f"{p}.chair", "must be true or false")
+            chair = False
+        out.append(Member(mid, name.strip(), brief.strip(), chair).to_dict())
+    chairs = [m for m in out if m["chair"]]
+    if len(chairs) != 1:
+        bad(path, f"needs exactly one member with chair = true (found {len(chairs)})")
+    if len([m for m in out if not m["chair"]]) < 2:
+        bad(path, "needs at least two members besides the chair (one to move, one to second)")
+    return out

@@ -1,0 +1,76 @@
+"""Creating a study from a study file (batch) or from text (the TUI's Studies screen)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import sqlite_utils
+
+from store import studies as study_rows
+from workbench.cases.problems import Problem
+from workbench.studies.definition import StudyError, check_against_library, parse_study_text
+
+
+class StudyNotFound(KeyError):
+    def __init__(self, study_id: str):
+        super().__init__(study_id)
+        self.study_id = study_id
+
+    def __str__(self) -> str:
+        return f"no study '{self.study_id}' in the store (create it with `workbench --batch study create FILE`)"
+
+
+def read_study_file(path: str | Path) -> str:
+    path = Path(path)
+    try:
+        return path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise StudyError([Problem(str(path), 1, "file", f"cannot read: {exc}")]) from None
+
+
+def validate_study_text(db: sqlite_utils.Database, text: str, name: str = "<study>") -> dict:
+    """The definition with defaults, checked on its own and against the store; raises StudyError."""
+    definition = parse_study_text(text, name)
+    problems = check_against_library(definition, db, name, text)
+    if problems:
+        raise StudyError(problems)
+    return definition
+
+
+def create_study(db: sqlite_utils.Database, path: str | Path | None = None, *, text: str | None = None,
+                 name: str = "<study>") -> dict:
+    """Validate and store a study. Returns {"study_id", "action": created|replaced|unchanged, "definition"}.
+
+    A study that is not frozen yet may be re-created with a changed file (its
+    definition is replaced). A frozen one accepts only the identical definition:
+    anything else is refused with the keys that differ.
+    """
+    if text is None:
+        if path is None:
+            raise ValueError("create_study needs a path or text")
+        text, name = read_study_file(path), str(path)
+    definition = validate_study_text(db, text, name)
+    study_id = definition["name"]
+    existing = study_rows.get_study(db, study_id)
+    if existing and existing["frozen_at"]:
+        if existing["definition"] == definition:
+            return {"study_id": study_id, "action": "unchanged", "definition": definition}
+        from workbench.studies.freeze import diff_keys
+
+        keys = diff_keys(existing["definition"], definition)
+        raise StudyError([Problem(name, 1, "name", (
+            f"study '{study_id}' is frozen (at {existing['frozen_at']}, hash {existing['freeze_hash'][:12]}) and "
+            f"this file changes {', '.join(keys[:8])}; a frozen study cannot change: create a new study "
+            "with a new name"))])
+    if existing and existing["definition"] == definition and existing["source_text"] == text:
+        return {"study_id": study_id, "action": "unchanged", "definition": definition}
+    study_rows.save_study(db, study_id=study_id, name=study_id, protocol=definition["protocol"],
+                          definition=definition, source_text=text, cost_ceiling=definition["cost_ceiling"])
+    return {"study_id": study_id, "action": "replaced" if existing else "created", "definition": definition}
+
+
+def load_study(db: sqlite_utils.Database, study_id: str) -> dict:
+    study = study_rows.get_study(db, study_id)
+    if study is None:
+        raise StudyNotFound(study_id)
+    return study

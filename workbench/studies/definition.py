@@ -1,0 +1,335 @@
+"""Study files: TOML parsed into a definition dict with every default filled in.
+
+`parse_study_text` checks the file on its own (types, ranges, unknown keys);
+`check_against_library` checks what it names against the store (cases exist
+and are ready, rubrics exist). Every problem names the file, the line and the
+dotted key, e.g. `studies/x.toml:12: model.temperature: must be ...`.
+
+The documented format is studies/README.md; keep the two in step.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import tomllib
+from typing import Any, Callable
+
+from workbench.cases.problems import Problem
+
+PROTOCOLS = ("hindsight",)
+STUDY_ID = re.compile(r"^[a-z0-9][a-z0-9-]{1,62}$")
+DEFAULT_RUBRICS = ["anticipation", "epistemic-humility"]
+JUDGE_PIPELINES = ("direct", "adversarial")
+
+MODEL_DEFAULTS = {"name": "mock", "api_base": "", "temperature": 0.7, "seed": None, "max_tokens": 1024,
+                  "timeout": 120.0}
+JUDGE_DEFAULTS = {"model": "mock", "api_base": "", "temperature": 0.0, "pipeline": "direct", "runs": 1}
+THRESHOLD_DEFAULTS = {"kappa_anticipation": 0.70, "kappa_epistemic_humility": 0.65, "alpha_judges": 0.5}
+BLINDING_DEFAULTS = {"overlap": 1.0, "pilot_items": True}
+
+TOP_KEYS = ("name", "protocol", "description", "cases", "conditions", "replicates", "raters", "rubrics",
+            "cost_ceiling", "model", "judges", "thresholds", "blinding", "architectures")
+
+
+class StudyError(Exception):
+    """An invalid study file or definition; carries every problem found."""
+
+    def __init__(self, problems: list[Problem]):
+        self.problems = problems
+        super().__init__("\n".join(str(p) for p in problems))
+
+
+class _Checker:
+    """Collects problems with the line of the key they concern."""
+
+    def __init__(self, name: str, lines: dict[str, int]):
+        self.name = name
+        self.lines = lines
+        self.problems: list[Problem] = []
+
+    def line_of(self, key: str) -> int:
+        """The key's line, else its nearest enclosing table's (`a.b[2].c` → `a.b[2]` → `a.b` → `a`), else 1."""
+        while key:
+            if key in self.lines:
+                return self.lines[key]
+            parent = re.sub(r"(\[\d+\]|\.[^.\[\]]+)$", "", key)
+            key = "" if parent == key else parent
+        return 1
+
+    def bad(self, key: str, message: str) -> None:
+        self.problems.append(Problem(self.name, self.line_of(key), key, message))
+
+    # --- typed getters: return the value (or the default) and report a wrong one ---------------
+    def string(self, table: dict, key: str, path: str, default: Any = ..., *, allow_empty: bool = True) -> Any:
+        if key not in table:
+            if default is ...:
+                self.bad(path, "is required")
+                return None
+            return default
+        value = table[key]
+        if not isinstance(value, str):
+            self.bad(path, f"must be a string, not {_type(value)}")
+            return default if default is not ... else None
+        if not allow_empty and not value.strip():
+            self.bad(path, "must not be empty")
+        return value
+
+    def number(self, table: dict, key: str, path: str, default: Any, *, lo: float | None = None,
+               hi: float | None = None, integer: bool = False, lo_open: bool = False) -> Any:
+        if key not in table:
+            return default
+        value = table[key]
+        ok_type = isinstance(value, int) if integer else isinstance(value, (int, float))
+        if isinstance(value, bool) or not ok_type:
+            self.bad(path, f"must be {'an integer' if integer else 'a number'}, not {_type(value)}")
+            return default
+        if (lo is not None and (value <= lo if lo_open else value < lo)) or (hi is not None and value > hi):
+            left = f"greater than {lo}" if lo_open else f"at least {lo}"
+            rng = f"{left} and at most {hi}" if hi is not None else left
+            self.bad(path, f"must be {rng} (got {value})")
+            return default
+        return value if integer else float(value)
+
+    def boolean(self, table: dict, key: str, path: str, default: bool) -> bool:
+        if key not in table:
+            return default
+        if not isinstance(table[key], bool):
+            self.bad(path, f"must be true or false, not {_type(table[key])}")
+            return default
+        return table[key]
+
+    def strings(self, table: dict, key: str, path: str, default: Any = ..., *, unique: bool = True) -> list[str]:
+        if key not in table:
+            if default is ...:
+                self.bad(path, "is required")
+                return []
+            return list(default)
+        value = table[key]
+        if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+            self.bad(path, "must be a list of strings")
+            return []
+        if unique:
+            dupes = sorted({v for v in value if value.count(v) > 1})
+            if dupes:
+                self.bad(path, f"lists {', '.join(dupes)} more than once")
+        return list(value)
+
+    def table(self, data: dict, key: str, path: str) -> dict:
+        value = data.get(key, {})
+        if not isinstance(value, dict):
+            self.bad(path, f"must be a table ([{path}]), not {_type(value)}")
+            return {}
+        return value
+
+    def unknown(self, table: dict, allowed: tuple[str, ...] | set[str], prefix: str) -> None:
+        for key in table:
+            if key not in allowed:
+                where = f"{prefix}.{key}" if prefix else key
+                self.bad(where, f"unknown key; known keys here: {', '.join(sorted(allowed))}")
+
+
+def _type(value: Any) -> str:
+    return {bool: "a boolean", int: "an integer", float: "a number", str: "a string", list: "a list",
+            dict: "a table"}.get(type(value), type(value).__name__)
+
+
+_TABLE = re.compile(r"^\s*(\[\[?)\s*([A-Za-z0-9_.\-\"]+)\s*\]\]?\s*(#.*)?$")
+_KEY = re.compile(r"^\s*([A-Za-z0-9_\-]+)\s*=")
+
+
+def key_lines(text: str) -> dict[str, int]:
+    """Map dotted key paths (`model.temperature`, `judges[1].model`) to their line numbers."""
+    lines: dict[str, int] = {}
+    counters: dict[str, int] = {}
+    current = ""
+    for number, line in enumerate(text.splitlines(), start=1):
+        m = _TABLE.match(line)
+        if m:
+            name = m.group(2).replace('"', "")
+            if m.group(1) == "[[":
+                index = counters.get(name, 0)
+                counters[name] = index + 1
+                current = f"{name}[{index}]"
+            else:
+                current = name
+            lines.setdefault(current, number)
+            continue
+        m = _KEY.match(line)
+        if m:
+            path = f"{current}.{m.group(1)}" if current else m.group(1)
+            lines.setdefault(path, number)
+    return lines
+
+
+def default_blinding_seed(name: str) -> int:
+    """A stable seed derived from the study's name, so re-reading one file gives one definition."""
+    return int(hashlib.sha256(name.encode("utf-8")).hexdigest()[:8], 16)
+
+
+def parse_study_text(text: str, name: str = "<study>") -> dict:
+    """Validate a study file and return its definition with every default filled in."""
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        match = re.search(r"line (\d+)", str(exc))
+        raise StudyError([Problem(name, int(match.group(1)) if match else 1, "toml",
+                                  f"invalid TOML: {exc}")]) from None
+    c = _Checker(name, key_lines(text))
+    c.unknown(data, TOP_KEYS, "")
+
+    study_name = c.string(data, "name", "name")
+    if isinstance(study_name, str) and not STUDY_ID.match(study_name):
+        c.bad("name", "must be 2-63 characters of lowercase letters, digits and '-' (it is the study id)")
+    protocol = c.string(data, "protocol", "protocol", "hindsight")
+    if isinstance(protocol, str) and protocol not in PROTOCOLS:
+        c.bad("protocol", f"'{protocol}' is not a protocol this version runs; use one of {', '.join(PROTOCOLS)}")
+
+    from workbench.architectures import conditions as known_conditions
+
+    known = known_conditions()
+    cases = c.strings(data, "cases", "cases")
+    if "cases" in data and not cases and isinstance(data["cases"], list):
+        c.bad("cases", "must name at least one case")
+    conditions = c.strings(data, "conditions", "conditions", list(known))
+    for cond in conditions:
+        if cond not in known:
+            c.bad("conditions", f"'{cond}' is not a known condition; use any of {', '.join(known)}")
+    if "conditions" in data and not conditions and isinstance(data["conditions"], list):
+        c.bad("conditions", "must name at least one condition")
+
+    definition: dict[str, Any] = {
+        "name": study_name,
+        "protocol": protocol,
+        "description": c.string(data, "description", "description", ""),
+        "cases": cases,
+        "conditions": conditions,
+        "replicates": c.number(data, "replicates", "replicates", 1, lo=1, hi=50, integer=True),
+        "raters": c.strings(data, "raters", "raters", []),
+        "rubrics": c.strings(data, "rubrics", "rubrics", DEFAULT_RUBRICS),
+        "cost_ceiling": c.number(data, "cost_ceiling", "cost_ceiling", None, lo=0, lo_open=True),
+        "model": _model(c, data),
+        "judges": _judges(c, data),
+        "thresholds": _thresholds(c, data),
+        "blinding": _blinding(c, data, study_name if isinstance(study_name, str) else ""),
+        "architectures": _architectures(c, data, known),
+    }
+    if c.problems:
+        raise StudyError(c.problems)
+    return definition
+
+
+def _model(c: _Checker, data: dict) -> dict:
+    t = c.table(data, "model", "model")
+    c.unknown(t, tuple(MODEL_DEFAULTS), "model")
+    seed = t.get("seed")
+    if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int)):
+        c.bad("model.seed", f"must be an integer, not {_type(seed)}")
+        seed = None
+    return {
+        "name": c.string(t, "name", "model.name", MODEL_DEFAULTS["name"], allow_empty=False),
+        "api_base": c.string(t, "api_base", "model.api_base", ""),
+        "temperature": c.number(t, "temperature", "model.temperature", MODEL_DEFAULTS["temperature"], lo=0, hi=2),
+        "seed": seed,
+        "max_tokens": c.number(t, "max_tokens", "model.max_tokens", MODEL_DEFAULTS["max_tokens"], lo=1,
+                               hi=1_000_000, integer=True),
+        "timeout": c.number(t, "timeout", "model.timeout", MODEL_DEFAULTS["timeout"], lo=0, lo_open=True),
+    }
+
+
+def _judges(c: _Checker, data: dict) -> list[dict]:
+    raw = data.get("judges", [])
+    if not isinstance(raw, list) or not all(isinstance(j, dict) for j in raw):
+        c.bad("judges", "must be an array of tables ([[judges]])")
+        return []
+    judges, seen = [], set()
+    for i, j in enumerate(raw):
+        p = f"judges[{i}]"
+        c.unknown(j, ("name", *JUDGE_DEFAULTS), p)
+        name = c.string(j, "name", f"{p}.name", allow_empty=False)
+        if name in seen:
+            c.bad(f"{p}.name", f"judge name '{name}' is used twice")
+        seen.add(name)
+        pipeline = c.string(j, "pipeline", f"{p}.pipeline", JUDGE_DEFAULTS["pipeline"])
+        if pipeline not in JUDGE_PIPELINES:
+            c.bad(f"{p}.pipeline", f"must be one of {', '.join(JUDGE_PIPELINES)}")
+        runs = c.number(j, "runs", f"{p}.runs", JUDGE_DEFAULTS["runs"], lo=1, hi=3, integer=True)
+        if runs == 2:
+            c.bad(f"{p}.runs", "must be 1 or 3 (three runs give the HIGH/MEDIUM/LOW spread)")
+        judges.append({
+            "name": name,
+            "model": c.string(j, "model", f"{p}.model", JUDGE_DEFAULTS["model"], allow_empty=False),
+            "api_base": c.string(j, "api_base", f"{p}.api_base", ""),
+            "temperature": c.number(j, "temperature", f"{p}.temperature", JUDGE_DEFAULTS["temperature"],
+                                    lo=0, hi=2),
+            "pipeline": pipeline,
+            "runs": runs,
+        })
+    return judges
+
+
+def _thresholds(c: _Checker, data: dict) -> dict:
+    t = c.table(data, "thresholds", "thresholds")
+    c.unknown(t, tuple(THRESHOLD_DEFAULTS), "thresholds")
+    return {k: c.number(t, k, f"thresholds.{k}", v, lo=0, hi=1) for k, v in THRESHOLD_DEFAULTS.items()}
+
+
+def _blinding(c: _Checker, data: dict, study_name: str) -> dict:
+    t = c.table(data, "blinding", "blinding")
+    c.unknown(t, ("overlap", "pilot_items", "seed"), "blinding")
+    seed = t.get("seed", default_blinding_seed(study_name))
+    if isinstance(seed, bool) or not isinstance(seed, int):
+        c.bad("blinding.seed", f"must be an integer, not {_type(seed)}")
+        seed = 0
+    return {
+        "overlap": c.number(t, "overlap", "blinding.overlap", BLINDING_DEFAULTS["overlap"], lo=0, hi=1,
+                            lo_open=True),
+        "pilot_items": c.boolean(t, "pilot_items", "blinding.pilot_items", BLINDING_DEFAULTS["pilot_items"]),
+        "seed": seed,
+    }
+
+
+def _architectures(c: _Checker, data: dict, known: list[str]) -> dict:
+    """Per-condition options: each architecture module fills its defaults and checks its own keys."""
+    from workbench.architectures import architecture
+
+    t = c.table(data, "architectures", "architectures")
+    for key in t:
+        if key not in known:
+            c.bad(f"architectures.{key}", f"'{key}' is not a known condition; use any of {', '.join(known)}")
+    out = {}
+    for cond in known:
+        module = architecture(cond)
+        check: Callable | None = getattr(module, "check_options", None)
+        if check is None:
+            if cond in t:
+                c.bad(f"architectures.{cond}", f"{cond} takes no options")
+            continue
+        raw = t.get(cond, {})
+        if not isinstance(raw, dict):
+            c.bad(f"architectures.{cond}", "must be a table")
+            raw = {}
+        out[cond] = check(raw, f"architectures.{cond}", c.bad)
+    return out
+
+
+def check_against_library(definition: dict, db, name: str = "<study>", text: str = "") -> list[Problem]:
+    """Problems with what the definition names: missing or non-ready cases, unknown rubrics."""
+    from store import cases as case_rows
+    from workbench.library import known_rubric_ids
+
+    c = _Checker(name, key_lines(text) if text else {})
+    rubric_ids = known_rubric_ids(db)
+    for case_id in definition["cases"]:
+        row = case_rows.get_case(db, case_id)
+        if row is None:
+            c.bad("cases", f"no case '{case_id}' in the store (import it with `workbench --batch cases import`)")
+        elif row["status"] != "ready":
+            c.bad("cases", f"case '{case_id}' is {row['status']}: only ready cases can enter a study "
+                           "(finish it and set status = \"ready\" in its file, then import it)")
+        elif row["rubric"] and row["rubric"] not in rubric_ids:
+            c.bad("cases", f"case '{case_id}' names rubric '{row['rubric']}', which is not in rubrics/")
+    for rubric_id in definition["rubrics"]:
+        if rubric_id not in rubric_ids:
+            c.bad("rubrics", f"no rubric with id '{rubric_id}' in rubrics/ or the store")
+    return c.problems

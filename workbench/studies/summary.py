@@ -1,0 +1,87 @@
+"""What `study show` prints and the Studies screen shows: definition, freeze, runs, totals."""
+
+from __future__ import annotations
+
+import sqlite_utils
+
+from store import runs as run_rows
+from store.topology import topology_for_study
+from workbench.studies.create import load_study
+
+
+def study_summary(db: sqlite_utils.Database, study_id: str) -> dict:
+    study = load_study(db, study_id)
+    from store.calls import spent
+
+    return {
+        "id": study["id"],
+        "protocol": study["protocol"],
+        "status": study["status"],
+        "created_at": study["created_at"],
+        "frozen_at": study["frozen_at"],
+        "freeze_hash": study["freeze_hash"],
+        "definition": study["definition"],
+        "runs": run_rows.status_counts(db, study_id),
+        "planned_runs": len(planned_runs(study)),
+        "totals": run_rows.study_totals(db, study_id),
+        "calls": spent(db, study_id=study_id),
+        "topology": [{k: t[k] for k in ("case_id", "condition", "pattern", "switching_assumption",
+                                         "convergent_recommendation")} for t in topology_for_study(db, study_id)],
+    }
+
+
+def planned_runs(study: dict) -> list[dict]:
+    """Every run the study will have: case x condition x replicate (P1: always 3), in grid order."""
+    from workbench.architectures import replicates_for
+
+    d = study["definition"]
+    return [{"id": run_id(study["id"], case, cond, r), "case_id": case, "condition": cond, "replicate": r}
+            for case in d["cases"] for cond in d["conditions"] for r in replicates_for(cond, d["replicates"])]
+
+
+def run_id(study_id: str, case_id: str, condition: str, replicate: int) -> str:
+    return f"{study_id}/{case_id}/{condition}/{replicate}"
+
+
+def summary_text(s: dict) -> str:
+    d = s["definition"]
+    m = d["model"]
+    lines = [
+        f"study {s['id']}  protocol {s['protocol']}  status {s['status']}",
+        f"created {s['created_at']}  frozen {s['frozen_at'] or '(not yet: the first run freezes it)'}",
+        f"freeze hash {s['freeze_hash'] or '-'}",
+    ]
+    if d.get("description"):
+        lines.append(d["description"])
+    lines += [
+        f"cases       {', '.join(d['cases'])}",
+        f"conditions  {', '.join(d['conditions'])}  replicates {d['replicates']} (P1: 3)",
+        f"model       {m['name']}" + (f" @ {m['api_base']}" if m["api_base"] else "")
+        + f"  temperature {m['temperature']}  seed {m['seed']}  max_tokens {m['max_tokens']}  timeout {m['timeout']}s",
+        f"judges      " + (", ".join(f"{j['name']} ({j['model']}, {j['pipeline']}, runs {j['runs']})"
+                                     for j in d["judges"]) or "-"),
+        f"raters      {', '.join(d['raters']) or '-'}",
+        f"rubrics     {', '.join(d['rubrics'])}",
+        "thresholds  " + ", ".join(f"{k} {v}" for k, v in d["thresholds"].items()),
+        f"cost ceiling {'$%.2f' % d['cost_ceiling'] if d['cost_ceiling'] is not None else '-'}",
+    ]
+    arch = d.get("architectures", {})
+    if "C1" in arch:
+        lines.append(f"C1          {arch['C1']['respondents']} respondents")
+    if "C2" in arch:
+        c2 = arch["C2"]
+        roster = ", ".join(f"{r['name']}{' (chair)' if r['chair'] else ''}" for r in c2["roster"])
+        lines.append(f"C2          roster: {roster}; mover {c2['mover']}; {c2['debate_rounds']} debate rounds; "
+                     f"up to {c2['max_amendments']} amendments; {c2['statement_words']} words a statement")
+    if "C3" in arch:
+        lines.append(f"C3          {arch['C3']['scenarios']} scenarios, then the C2 committee")
+    r = s["runs"]
+    lines.append(f"runs        {s['planned_runs']} planned: " + ", ".join(f"{k} {v}" for k, v in r.items()))
+    t, c = s["totals"], s["calls"]
+    cost = f"${t['cost']:.4f}" + (" + unknown" if t["cost_unknown"] else "")
+    lines.append(f"totals      {t['input_tokens']} input + {t['output_tokens']} output tokens, {cost}; "
+                 f"{c['ok']} calls made, {c['replayed']} replayed, {c['attempts'] - c['ok']} failed attempts")
+    for topo in s["topology"]:
+        extra = f" (switching assumption: {topo['switching_assumption']})" if topo["switching_assumption"] else ""
+        lines.append(f"topology    {topo['case_id']} {topo['condition']}: {topo['pattern']}{extra}")
+    return "\n".join(lines)
