@@ -56,15 +56,13 @@ def imports_of(db: sqlite_utils.Database, packet_id: str) -> list[dict]:
 
 
 def record_import(db: sqlite_utils.Database, score_rows: list[dict], *, packet_id: str,
-                  answers_digest: str, check=None) -> list[int]:
+                  answers_digest: str) -> list[int]:
     """Write a packet's scores and its import record in ONE transaction: all or none.
 
-    `check(db)` runs inside the transaction first (after the write lock is
-    taken), so conflicts are judged against what is committed at that moment.
+    Callers that check for conflicts first hold `writer(db)` around the check
+    and this call, so nothing can land in between (this then nests as a savepoint).
     """
     with writer(db):
-        if check is not None:
-            check(db)
         at = now()
         ids = []
         for row in score_rows:
