@@ -1,0 +1,175 @@
+"""The contamination probe dialog: probe one case or several, streaming each answer as it arrives.
+
+Pushed by the Cases screen as `ProbeScreen(case_ids, model=None)`; `model`
+overrides the settings' probe model. The probes run one after another in an
+async worker on the app's loop; the gateway's token events are queued by a
+sink and written to a Markdown stream, so the screen never re-renders the
+whole answer per token. Dismisses with the list of results.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import replace
+
+from rich.text import Text
+from textual import work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical, VerticalScroll
+from textual.screen import ModalScreen
+from textual.widgets import DataTable, Footer, Markdown, Static
+from textual.worker import Worker, WorkerState
+
+from workbench.events import CALL_RETRY, TOKEN, TURN_STARTED, Event
+
+VERDICT_STYLE = {"recognized": "bold red", "partial": "yellow", "not_recognized": "green", "error": "magenta"}
+
+
+class _QueueSink:
+    """The gateway emits synchronously on the app's loop; the worker drains this queue and renders."""
+
+    def __init__(self) -> None:
+        self.queue: asyncio.Queue[Event] = asyncio.Queue()
+
+    def emit(self, event: Event) -> None:
+        self.queue.put_nowait(event)
+
+
+class ProbeScreen(ModalScreen[list]):
+    """Probe the given cases for contamination and show each verdict."""
+
+    CSS_PATH = "styles/probe.tcss"
+    BINDINGS = [
+        Binding("escape", "close", "Close", id="probe.close",
+                tooltip="Close the probe; a probe still running is stopped and nothing is stored for it"),
+    ]
+
+    def __init__(self, case_ids: list[str], model: str | None = None) -> None:
+        super().__init__()
+        self.case_ids = list(case_ids)
+        self.model = model
+        self.results: list = []
+        self.settings = None
+        self._worker: Worker | None = None
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="probe-dialog"):
+            yield Static("", id="probe-title")
+            yield DataTable(id="probe-cases", cursor_type="none", show_cursor=False)
+            yield Static("", id="probe-status")
+            with VerticalScroll(id="probe-answer-box"):
+                yield Markdown("", id="probe-answer")
+            yield Static("", id="probe-verdict")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        from workbench.model_settings import role_settings
+
+        settings = role_settings(self.app.db, "probe")
+        if self.model and self.model != settings.model:
+            settings = replace(settings, model=self.model, api_base=None)
+        self.settings = settings
+        n = len(self.case_ids)
+        self.query_one("#probe-title", Static).update(
+            Text.assemble(("Contamination probe", "bold"), f" · {n} case{'s' if n != 1 else ''} on ",
+                          (settings.model, "bold"), f"{' at ' + settings.api_base if settings.api_base else ''}"))
+        table = self.query_one("#probe-cases", DataTable)
+        table.add_column("case", key="case")
+        table.add_column("verdict", key="verdict")
+        for case_id in self.case_ids:
+            table.add_row(case_id, Text("waiting", style="dim"), key=case_id)
+        self._worker = self.run_probes()
+
+    # -- the worker -------------------------------------------------------------------------------
+
+    @work(exclusive=True, group="probe", exit_on_error=False)
+    async def run_probes(self) -> list:
+        from workbench.gateway import build_gateway
+        from workbench.probes import ProbeError, run_probe
+
+        gateway = build_gateway(self.app.db, self.app.db_path)
+        for index, case_id in enumerate(self.case_ids, start=1):
+            self._set_verdict(case_id, "probing…", "bold")
+            self._status(f"{index}/{len(self.case_ids)} {case_id}: asking {self.settings.model}…")
+            answer = self.query_one("#probe-answer", Markdown)
+            await answer.update("")
+            sink = _QueueSink()
+            task = asyncio.create_task(run_probe(self.app.db, gateway, case_id, self.settings, sink))
+            stream = Markdown.get_stream(answer)
+            try:
+                stream = await self._render_events(sink, task, stream, case_id, index)
+            finally:
+                if not task.done():  # the dialog closed mid-probe: stop the call too
+                    task.cancel()
+                await stream.stop()
+            try:
+                result = task.result()
+            except ProbeError as exc:
+                self.results.append(exc)
+                self._set_verdict(case_id, "failed", "bold magenta")
+                self._show_verdict(Text(str(exc), style="magenta"))
+                continue
+            self.results.append(result)
+            self._set_verdict(case_id, result.verdict + (" ⚑" if result.flagged else ""),
+                              VERDICT_STYLE.get(result.verdict, ""))
+            self._show_verdict(self._verdict_text(result))
+        done = sum(1 for r in self.results if not isinstance(r, Exception))
+        self._status(f"done: {done} of {len(self.case_ids)} probed · escape closes")
+        return self.results
+
+    async def _render_events(self, sink: _QueueSink, task: asyncio.Task, stream, case_id: str, index: int):
+        """Write the probe's tokens to the stream until the probe task ends; returns the live stream."""
+        answer = self.query_one("#probe-answer", Markdown)
+        while True:
+            getter = asyncio.ensure_future(sink.queue.get())
+            done, _ = await asyncio.wait({task, getter}, return_when=asyncio.FIRST_COMPLETED)
+            if getter not in done:
+                getter.cancel()
+                break
+            event = getter.result()
+            if event.kind == TOKEN and event.turn == "probe":
+                await stream.write(event.payload.get("text", ""))
+            elif event.kind == CALL_RETRY:
+                self._status(f"{index}/{len(self.case_ids)} {case_id}: attempt {event.payload['attempt']} failed "
+                             f"({event.payload['error']}); retrying in {event.payload['wait']:.1f}s")
+                if event.payload.get("discard_partial") and event.turn == "probe":
+                    await stream.stop()  # the failed attempt's words are void
+                    await answer.update("")
+                    stream = Markdown.get_stream(answer)
+            elif event.kind == TURN_STARTED and event.turn == "classify":
+                self._status(f"{index}/{len(self.case_ids)} {case_id}: classifying the answer with "
+                             f"{event.payload.get('model')}…")
+        return stream
+
+    # -- display ----------------------------------------------------------------------------------
+
+    def _verdict_text(self, result) -> Text:
+        text = Text.assemble(("verdict: ", "bold"), (result.verdict, VERDICT_STYLE.get(result.verdict, "")),
+                             f" — {result.advice}")
+        if result.placeholder:
+            text.append("\n[placeholder: mock model] the answer above is placeholder text, not a model's",
+                        style="italic yellow")
+        if result.reason:
+            text.append(f"\nclassifier ({result.classifier_model}): {result.reason}", style="dim")
+        if result.file_note:
+            text.append(f"\n{result.file_note}", style="dim")
+        return text
+
+    def _set_verdict(self, case_id: str, label: str, style: str) -> None:
+        self.query_one("#probe-cases", DataTable).update_cell(case_id, "verdict", Text(label, style=style))
+
+    def _status(self, message: str) -> None:
+        self.query_one("#probe-status", Static).update(Text(message))
+
+    def _show_verdict(self, text: Text) -> None:
+        self.query_one("#probe-verdict", Static).update(text)
+
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        if event.worker.group == "probe" and event.state == WorkerState.ERROR:
+            self._status(f"the probe stopped: {event.worker.error}")
+
+    def action_close(self) -> None:
+        if self._worker is not None and self._worker.is_running:
+            self._worker.cancel()
+        self.dismiss(self.results)

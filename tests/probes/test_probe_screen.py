@@ -1,0 +1,117 @@
+"""Pilot: the Cases screen's `p` / `P` open the probe dialog, which streams the answer against the
+loopback model and shows the verdict; after closing it the case list shows the verdict too."""
+
+from __future__ import annotations
+
+from textual.widgets import DataTable, Markdown, Static
+
+from store import open_store
+from tests.probes.conftest import scripted_model
+from workbench.gateway import ModelSettings
+from workbench.library import bootstrap
+from workbench.model_settings import load_settings, save_settings
+
+SIZE = (130, 40)
+ANSWER = "This looks like a **regional** lending decision; I cannot name the event."
+
+
+def point_probe_role_at(library, url: str) -> None:
+    db = open_store(library.db)
+    bootstrap(db)
+    settings = load_settings(db)
+    settings.roles["probe"] = ModelSettings(model="openai/probe-target", api_base=url, timeout=2.0, temperature=0.0)
+    save_settings(db, settings)
+    db.close()
+
+
+async def settle(pilot) -> None:
+    await pilot.app.workers.wait_for_complete()
+    await pilot.pause(0.05)
+    await pilot.app.workers.wait_for_complete()
+    await pilot.pause()
+
+
+def list_verdict(app, case_id: str) -> str:
+    table = app.screen.query_one("#case-table", DataTable)
+    return str(table.get_row(case_id)[6])
+
+
+async def test_probe_from_the_cases_screen_streams_and_lists_the_verdict(library, loopback_server):
+    from screens.app import make_app
+
+    point_probe_role_at(library, loopback_server.url)
+    loopback_server.responder = scripted_model({"ferry-timetable": "partial"}, answers={"ferry-timetable": ANSWER})
+    app = make_app(library.db)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        assert type(app.screen).__name__ == "CasesScreen"
+        assert list_verdict(app, "ferry-timetable") == "not probed"
+        app.screen.query_one("#case-table", DataTable).move_cursor(row=0)  # ferry-timetable sorts first
+        await pilot.press("p")
+        await settle(pilot)
+        assert type(app.screen).__name__ == "ProbeScreen"
+        answer = app.screen.query_one("#probe-answer", Markdown)
+        assert answer.source == ANSWER  # streamed token by token into the Markdown widget
+        verdict = str(app.screen.query_one("#probe-verdict", Static).render())
+        assert "verdict: partial" in verdict and "review the answer" in verdict
+        assert str(app.screen.query_one("#probe-cases", DataTable).get_row("ferry-timetable")[1]) == "partial"
+        await pilot.press("escape")
+        await settle(pilot)
+        assert type(app.screen).__name__ == "CasesScreen"
+        assert list_verdict(app, "ferry-timetable") == "partial"
+        assert list_verdict(app, "quarry-loan") == "not probed"
+
+
+async def test_probe_all_ready_cases_flags_the_recognized_one(library, loopback_server):
+    from screens.app import make_app
+
+    point_probe_role_at(library, loopback_server.url)
+    loopback_server.responder = scripted_model({"quarry-loan": "recognized", "ferry-timetable": "not_recognized"})
+    app = make_app(library.db)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("P")
+        await settle(pilot)
+        table = app.screen.query_one("#probe-cases", DataTable)
+        assert str(table.get_row("quarry-loan")[1]) == "recognized ⚑"
+        assert str(table.get_row("ferry-timetable")[1]) == "not_recognized"
+        assert "done: 2 of 2 probed" in str(app.screen.query_one("#probe-status", Static).render())
+        await pilot.press("escape")
+        await settle(pilot)
+        assert list_verdict(app, "quarry-loan") == "recognized ⚑"
+        assert loopback_server.count == 4
+
+
+async def test_probe_with_the_mock_model_says_placeholder(library, loopback_server):
+    from screens.app import make_app
+    from screens.probe_dialog import ProbeScreen
+
+    app = make_app(library.db)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        app.push_screen(ProbeScreen(["quarry-loan"], model="mock"))
+        await settle(pilot)
+        assert app.screen.query_one("#probe-answer", Markdown).source.startswith("[placeholder: mock model]")
+        verdict = str(app.screen.query_one("#probe-verdict", Static).render())
+        assert "verdict: error" in verdict and "placeholder" in verdict
+        assert loopback_server.count == 0
+
+
+async def test_closing_mid_probe_stops_it_and_stores_nothing(library, loopback_server):
+    from screens.app import make_app
+    from store.probes import probes_for_case
+
+    point_probe_role_at(library, loopback_server.url)
+    loopback_server.latency = 1.5
+    app = make_app(library.db)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        app.screen.query_one("#case-table", DataTable).move_cursor(row=1)  # quarry-loan
+        await pilot.press("p")
+        await pilot.pause(0.3)
+        assert "asking openai/probe-target" in str(app.screen.query_one("#probe-status", Static).render())
+        await pilot.press("escape")
+        await settle(pilot)
+        assert type(app.screen).__name__ == "CasesScreen"
+        assert probes_for_case(app.db, "quarry-loan") == []
+        assert list_verdict(app, "quarry-loan") == "not probed"
