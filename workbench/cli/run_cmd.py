@@ -1,0 +1,104 @@
+"""`workbench --batch run STUDY [--resume] [--replay] [--retry RUN_ID ...] [--retry-failed]`."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import signal
+
+from workbench.cli.context import FAILED, OK, CommandError, Context
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "run", help="run a study's architectures (freezes the study first)",
+        description="Run every run of STUDY (case x condition x replicate; P1 = three C2 runs) concurrently "
+                    "up to the gateway's limits, then classify P1 topology. A study that was interrupted "
+                    "continues with --resume: completed calls are replayed from the store, not made again. "
+                    "Exit 1 if any run failed or the study did not complete.")
+    p.add_argument("study_id", metavar="STUDY")
+    p.add_argument("--resume", action="store_true",
+                   help="continue a study that was started (interrupted, cancelled or pending runs)")
+    p.add_argument("--replay", action="store_true",
+                   help="no network: serve every call from the store and fail on a call that is not there")
+    p.add_argument("--retry", action="append", default=[], metavar="RUN_ID",
+                   help="re-run just this failed (or cancelled) run; may be repeated")
+    p.add_argument("--retry-failed", action="store_true", help="with --resume, also re-run every failed run")
+    p.set_defaults(handler=run)
+
+
+def run(args, ctx: Context) -> int:
+    from store.runs import status_counts
+    from workbench.gateway import build_gateway
+    from workbench.runner import RunnerError, run_study
+    from workbench.studies import FrozenStudyChanged, StudyError, StudyNotFound, load_study
+
+    db = ctx.db()
+    try:
+        load_study(db, args.study_id)
+    except StudyNotFound as exc:
+        raise CommandError(str(exc)) from None
+    counts = status_counts(db, args.study_id)
+    started = {k: v for k, v in counts.items() if k != "pending" and v}
+    if started and not (args.resume or args.retry):
+        described = ", ".join(f"{v} {'interrupted' if k == 'running' else k}" for k, v in started.items())
+        raise CommandError(f"study '{args.study_id}' was already run ({described}); pass --resume to continue "
+                           "it, or --retry RUN_ID to re-run one failed run")
+    if args.retry_failed and not args.resume:
+        raise CommandError("--retry-failed goes with --resume", code=2)
+
+    from workbench.cli.run_display import make_display
+
+    gateway = build_gateway(db, ctx.db_path, replay_only=args.replay)
+    display = make_display()
+
+    async def main():
+        from workbench.run_control import RunControl
+
+        control = RunControl()
+        loop = asyncio.get_running_loop()
+        for sig, why in ((signal.SIGINT, "interrupted"), (signal.SIGTERM, "terminated")):
+            try:
+                loop.add_signal_handler(sig, control.cancel, why)
+            except (NotImplementedError, RuntimeError):  # not the main thread, or no signals here
+                pass
+        return await run_study(db, gateway, args.study_id, sink=display, control=control,
+                               only=args.retry or None, retry_failed=args.retry_failed)
+
+    try:
+        summary = asyncio.run(main())
+    except (FrozenStudyChanged, RunnerError) as exc:
+        raise CommandError(str(exc)) from None
+    except StudyError as exc:
+        raise CommandError(f"study '{args.study_id}' cannot run: {exc}") from None
+    finally:
+        display.close()
+    doc = {"ok": summary.complete, **summary.to_dict()}
+    ctx.emit(doc, lambda: summary_text(summary))
+    return OK if summary.complete else FAILED
+
+
+def summary_text(s) -> str:
+    from workbench.cli.run_display import duration
+
+    cost = f"${s.cost:.4f}" + (" (+ calls of unknown cost)" if s.cost_unknown else "")
+    lines = [
+        f"study {s.study_id}: " + ", ".join(f"{v} {k}" for k, v in s.runs.items() if v)
+        + f" ({sum(s.runs.values())} runs)",
+        f"this run: {s.executed} runs attempted, {s.calls} calls ({s.network_calls} made, {s.replayed} replayed), "
+        f"{s.input_tokens} input + {s.output_tokens} output tokens, {cost}, {duration(s.elapsed)}",
+    ]
+    for t in s.topology:
+        extra = f"; switching assumption: {t['switching_assumption']}" if t["switching_assumption"] else ""
+        lines.append(f"topology {t['case_id']} {t['condition']}: {t['pattern']}{extra}")
+    for e in s.topology_errors:
+        lines.append(f"topology {e['case_id']} not classified: {e['error']} (run --resume to try again)")
+    for f in s.failed:
+        lines.append(f"failed {f['run_id']}: {f['error']}  (retry: workbench --batch run {s.study_id} "
+                     f"--retry {f['run_id']})")
+    if s.stopped:
+        lines.append(f"stopped: {s.stopped}; continue with: workbench --batch run {s.study_id} --resume")
+    elif s.cancelled or s.runs.get("pending") or s.runs.get("running"):
+        lines.append(f"not finished; continue with: workbench --batch run {s.study_id} --resume")
+    lines.append("complete" if s.complete else "incomplete")
+    return "\n".join(lines)

@@ -1,0 +1,91 @@
+"""`workbench --batch study create STUDY_FILE | show STUDY | freeze STUDY | list`."""
+
+from __future__ import annotations
+
+import argparse
+
+from workbench.cli.context import OK, CommandError, Context
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    study = sub.add_parser("study", help="create, show, freeze and list studies",
+                           description="A study is defined by a TOML study file (see studies/README.md).")
+    ssub = study.add_subparsers(dest="study_command", metavar="ACTION", required=True)
+    c = ssub.add_parser("create", help="validate a study file and store the study",
+                        description="Validate STUDY_FILE (every key, the cases it names must be ready, the "
+                                    "rubrics must exist) and store it. Re-creating a study that is not frozen "
+                                    "replaces it; a frozen study cannot change.")
+    c.add_argument("path", metavar="STUDY_FILE")
+    c.set_defaults(handler=create)
+    s = ssub.add_parser("show", help="a study's definition, freeze hash, runs by status and totals")
+    s.add_argument("study_id", metavar="STUDY")
+    s.set_defaults(handler=show)
+    f = ssub.add_parser("freeze", help="freeze a study now (a run freezes it anyway), or check its freeze",
+                        description="Hash the definition, case texts, rubric texts and prompt templates and "
+                                    "record them. On a frozen study, check that none of them changed.")
+    f.add_argument("study_id", metavar="STUDY")
+    f.set_defaults(handler=freeze)
+    ls = ssub.add_parser("list", help="the studies in the store")
+    ls.set_defaults(handler=list_)
+
+
+def create(args, ctx: Context) -> int:
+    from workbench.studies import StudyError, create_study
+
+    try:
+        result = create_study(ctx.db(), args.path)
+    except StudyError as exc:
+        for p in exc.problems:
+            ctx.info(str(p))
+        raise CommandError(f"study not created: {len(exc.problems)} problem(s) in {args.path}",
+                           details=[p.to_dict() for p in exc.problems]) from None
+    d = result["definition"]
+    ctx.emit({"ok": True, "study_id": result["study_id"], "action": result["action"], "definition": d},
+             f"study {result['study_id']} {result['action']}: {len(d['cases'])} case(s) x "
+             f"{len(d['conditions'])} condition(s); run it with `workbench --batch run {result['study_id']}`")
+    return OK
+
+
+def show(args, ctx: Context) -> int:
+    from workbench.studies import StudyNotFound, study_summary, summary_text
+
+    try:
+        summary = study_summary(ctx.db(), args.study_id)
+    except StudyNotFound as exc:
+        raise CommandError(str(exc)) from None
+    ctx.emit(summary, lambda: summary_text(summary))
+    return OK
+
+
+def freeze(args, ctx: Context) -> int:
+    from workbench.studies import FrozenStudyChanged, StudyError, StudyNotFound, freeze_study
+
+    try:
+        result = freeze_study(ctx.db(), args.study_id)
+    except (StudyNotFound, FrozenStudyChanged) as exc:
+        raise CommandError(str(exc)) from None
+    except StudyError as exc:
+        raise CommandError(f"study '{args.study_id}' cannot be frozen: {exc}") from None
+    verb = "was already frozen and is unchanged" if result["already_frozen"] else "frozen"
+    ctx.emit({"ok": True, **result},
+             f"study {args.study_id} {verb}: hash {result['freeze_hash']} at {result['frozen_at']} "
+             f"({result['artefacts']} artefacts)")
+    return OK
+
+
+def list_(args, ctx: Context) -> int:
+    from store.runs import status_counts
+    from store.studies import list_studies
+
+    db = ctx.db()
+    rows = [{"id": s["id"], "protocol": s["protocol"], "status": s["status"], "frozen_at": s["frozen_at"],
+             "runs": status_counts(db, s["id"])} for s in list_studies(db)]
+
+    def human() -> str:
+        if not rows:
+            return "no studies"
+        return "\n".join(f"{r['id']}  {r['protocol']}  {r['status']}  "
+                         + ", ".join(f"{k} {v}" for k, v in r["runs"].items() if v) for r in rows)
+
+    ctx.emit({"studies": rows}, human)
+    return OK
