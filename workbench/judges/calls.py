@@ -1,0 +1,97 @@
+"""One JSON-answering model call with retries, and what the judges are: specs and items."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from workbench.events import EventSink
+from workbench.gateway.api import CallRequest, ModelSettings
+from workbench.judges.parse import InvalidReply
+
+MAX_ATTEMPTS = 3  # one call and two retries, then the reply is a judge_error
+
+
+@dataclass(frozen=True)
+class JudgeSpec:
+    """A judge of the study definition's [[judges]]."""
+
+    name: str
+    model: str
+    api_base: str = ""
+    temperature: float = 0.0
+    pipeline: str = "direct"   # direct | adversarial
+    runs: int = 1              # 1 or 3
+    max_tokens: int = 1024
+    timeout: float = 120.0
+    seed: int | None = None
+
+    @classmethod
+    def from_definition(cls, judge: dict, seed: int | None = None) -> "JudgeSpec":
+        return cls(name=judge["name"], model=judge.get("model", "mock"), api_base=judge.get("api_base") or "",
+                   temperature=float(judge.get("temperature", 0.0)), pipeline=judge.get("pipeline", "direct"),
+                   runs=int(judge.get("runs", 1)), max_tokens=int(judge.get("max_tokens", 1024)),
+                   timeout=float(judge.get("timeout", 120.0)), seed=seed)
+
+    def settings(self, temperature: float | None = None) -> ModelSettings:
+        return ModelSettings(model=self.model, api_base=self.api_base or None,
+                             temperature=self.temperature if temperature is None else temperature,
+                             seed=self.seed, max_tokens=self.max_tokens, timeout=self.timeout)
+
+
+@dataclass(frozen=True)
+class JudgeItem:
+    """What a judge is shown of one blind item: never its condition, run or model."""
+
+    id: str
+    scenario: str
+    outcome: str | None
+    response: str
+
+
+@dataclass
+class Asked:
+    """The outcome of one JSON call with retries."""
+
+    parsed: Any = None
+    raws: list[str] = field(default_factory=list)
+    reasons: list[str] = field(default_factory=list)
+    call_ids: list[int] = field(default_factory=list)
+    placeholder: bool = False
+
+    @property
+    def ok(self) -> bool:
+        return self.parsed is not None
+
+    @property
+    def attempts(self) -> int:
+        return len(self.raws)
+
+
+async def ask_json(gateway, build: Callable[[str | None], list[dict]], validate: Callable[[str], Any], *,
+                   settings: ModelSettings, study_id: str, turn: str, agent: str, replicate: int = 0,
+                   sample_base: int = 0, metadata: dict | None = None, sink: EventSink | None = None,
+                   role: str = "judge", attempts: int = MAX_ATTEMPTS) -> Asked:
+    """Ask until `validate` accepts the reply, at most `attempts` times; each call a fresh context.
+
+    Each attempt is a distinct draw (`sample`), so the gateway's replay never
+    hands back the invalid reply again. A GatewayError propagates.
+    """
+    asked = Asked()
+    note = None
+    for attempt in range(attempts):
+        request = CallRequest(messages=build(note), settings=settings, role=role, study_id=study_id, turn=turn,
+                              agent=agent, replicate=replicate, sample=sample_base + attempt,
+                              metadata=dict(metadata or {}))
+        result = await gateway.call(request, sink)
+        asked.raws.append(result.text)
+        asked.placeholder = asked.placeholder or result.placeholder
+        if result.call_id is not None:
+            asked.call_ids.append(result.call_id)
+        try:
+            asked.parsed = validate(result.text)
+            return asked
+        except InvalidReply as exc:
+            note = str(exc)
+            asked.reasons.append(note)
+    return asked

@@ -1,0 +1,63 @@
+"""The direct judge: the §VI evaluator prompt over one blind item, one rubric, one run.
+
+By default one call scores every criterion of the rubric (JSON keyed by
+criterion id); `per_criterion=True` asks one call per criterion instead.
+Every call is a fresh context (role "judge"). A reply that does not validate
+(`parse.py`) is retried; after three attempts the run is a judge error that
+keeps the raw replies.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+
+from workbench.events import EventSink
+from workbench.judges.calls import Asked, JudgeItem, JudgeSpec, ask_json
+from workbench.judges.parse import parse_verdict
+from workbench.judges.prompt import evaluator_messages, neutralise
+from workbench.rubrics import Rubric
+
+
+@dataclass
+class RunOutcome:
+    """One run of one judge over one item and rubric."""
+
+    ok: bool
+    scores: dict[str, dict] = field(default_factory=dict)  # criterion -> {score, justification, quote}
+    raws: list[str] = field(default_factory=list)
+    reasons: list[str] = field(default_factory=list)
+    call_ids: list[int] = field(default_factory=list)
+    detail: dict = field(default_factory=dict)
+    placeholder: bool = False
+
+    def absorb(self, asked: Asked) -> None:
+        self.raws += asked.raws
+        self.reasons += asked.reasons
+        self.call_ids += asked.call_ids
+        self.placeholder = self.placeholder or asked.placeholder
+
+
+async def direct_run(gateway, judge: JudgeSpec, study_id: str, item: JudgeItem, rubric: Rubric, *,
+                     run_index: int = 0, per_criterion: bool = False, sink: EventSink | None = None) -> RunOutcome:
+    shown = neutralise(item.response)  # quotes are checked against exactly what the judge saw
+    parts = [rubric] if not per_criterion else [replace(rubric, criteria=[c]) for c in rubric.criteria]
+    outcome = RunOutcome(ok=True)
+    for k, part in enumerate(parts):
+        def build(note: str | None, part: Rubric = part) -> list[dict]:
+            return evaluator_messages(scenario=item.scenario, outcome=item.outcome, response=item.response,
+                                      rubric=part, retry_note=note)
+
+        asked = await ask_json(
+            gateway, build, lambda text, part=part: parse_verdict(text, part, shown),
+            settings=judge.settings(), study_id=study_id, turn=f"judge/{rubric.id}", agent=judge.name,
+            replicate=run_index, sample_base=k * 10, metadata={"item": item.id, "rubric": rubric.id}, sink=sink)
+        outcome.absorb(asked)
+        if not asked.ok:
+            outcome.ok = False
+            outcome.scores = {}
+            return outcome
+        procedure = asked.parsed.pop("_procedure", None)
+        if procedure:
+            outcome.detail.setdefault("procedure", procedure["notes"])
+        outcome.scores.update(asked.parsed)
+    return outcome

@@ -1,0 +1,103 @@
+"""Reading a judge's JSON reply, and refusing one that does not hold up.
+
+A reply is valid when it contains one JSON object (bare or in a ``` fence)
+with, for every criterion of the rubric, a whole-number `score` inside the
+criterion's range and a non-empty `justification`, and a quote that appears
+in the response: the `quote` field, or else a passage in quotation marks in
+the justification. Quotes are compared case-insensitively with whitespace,
+quotation marks and dashes normalised; an ellipsis may join several pieces,
+each of which must appear. Anything else raises `InvalidReply` with the
+reason, which the next attempt is told.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+
+from workbench.rubrics import Rubric
+
+MIN_QUOTE = 4  # characters, after normalising: a quote must say something
+
+
+class InvalidReply(ValueError):
+    """The reply cannot be used; str() says why (fed back to the retry)."""
+
+
+def extract_json(text: str) -> dict:
+    """The first JSON object in a reply (fenced or bare)."""
+    if not text or not text.strip():
+        raise InvalidReply("the reply was empty")
+    fence = re.search(r"```(?:json)?\s*(\{.*?\})\s*```", text, re.DOTALL)
+    candidates = [fence.group(1)] if fence else []
+    start = text.find("{")
+    if start >= 0:
+        candidates.append(text[start:])
+    decoder = json.JSONDecoder()
+    for candidate in candidates:
+        try:
+            obj, _ = decoder.raw_decode(candidate)
+        except ValueError:
+            continue
+        if isinstance(obj, dict):
+            return obj
+    raise InvalidReply("the reply contained no valid JSON object")
+
+
+def normalise(text: str) -> str:
+    text = (text or "").lower()
+    text = re.sub(r"[“”«»„\"]", "", text)
+    text = re.sub(r"[‘’`]", "'", text)
+    text = re.sub(r"[–—‐-]", "-", text)
+    text = re.sub(r"[*_]", "", text)
+    return " ".join(text.split())
+
+
+def quote_found(quote: str, response: str) -> bool:
+    haystack = normalise(response)
+    pieces = [normalise(p).strip(" .,;:'") for p in re.split(r"\.\.\.|…|\[\.\.\.\]", quote or "")]
+    pieces = [p for p in pieces if p]
+    return bool(pieces) and sum(len(p) for p in pieces) >= MIN_QUOTE and all(p in haystack for p in pieces)
+
+
+def quoted_passages(justification: str) -> list[str]:
+    return [m for group in re.findall(r'"([^"]+)"|“([^”]+)”|\'([^\']{4,})\'', justification or "")
+            for m in group if m]
+
+
+def parse_score(value, lo: int, hi: int, where: str) -> int:
+    if isinstance(value, str) and re.fullmatch(r"\s*-?\d+\s*", value):
+        value = int(value)
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or (
+            isinstance(value, float) and not value.is_integer()):
+        raise InvalidReply(f"{where}: score must be a whole number from {lo} to {hi}, got {value!r}")
+    if not lo <= value <= hi:
+        raise InvalidReply(f"{where}: score {int(value)} is outside {lo}-{hi}")
+    return int(value)
+
+
+def parse_verdict(text: str, rubric: Rubric, response: str) -> dict[str, dict]:
+    """criterion id -> {score, justification, quote} (plus "_procedure" when given)."""
+    obj = extract_json(text)
+    if "scores" in obj and isinstance(obj["scores"], dict) and not any(c.id in obj for c in rubric.criteria):
+        obj = {**obj["scores"], **{k: v for k, v in obj.items() if k != "scores"}}
+    out: dict[str, dict] = {}
+    for c in rubric.criteria:
+        entry = obj.get(c.id)
+        if not isinstance(entry, dict):
+            raise InvalidReply(f"criterion '{c.id}' is missing (expected an object with score, quote and "
+                               "justification)")
+        score = parse_score(entry.get("score"), c.min, c.max, c.id)
+        justification = entry.get("justification")
+        if not isinstance(justification, str) or not justification.strip():
+            raise InvalidReply(f"{c.id}: the justification is missing")
+        quote = entry.get("quote")
+        candidates = [quote] if isinstance(quote, str) and quote.strip() else quoted_passages(justification)
+        found = next((q for q in candidates if quote_found(q, response)), None)
+        if found is None:
+            shown = candidates[0][:80] if candidates else "(no quote)"
+            raise InvalidReply(f"{c.id}: the quote {shown!r} does not appear in the RECOMMENDATION")
+        out[c.id] = {"score": score, "justification": justification.strip(), "quote": found}
+    if isinstance(obj.get("procedure"), list):
+        out["_procedure"] = {"notes": [str(x) for x in obj["procedure"]]}
+    return out

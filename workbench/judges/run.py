@@ -1,0 +1,220 @@
+"""Judging a study: every judge of the study over every blind item, pilots first.
+
+`judge_study` blinds what is new (`prepare_study`), then for each judge:
+
+1. judges the two calibration pilots and checks the direction
+   (`calibration.py`); a judge whose pilot scores go the wrong way is held
+   (not run on the rest) unless `force=True`;
+2. judges every other item on every rubric that applies to its case, each
+   run (1 or 3) a fresh context through the gateway (role "judge");
+3. appends one verdict row per criterion: `ok` with the aggregated value,
+   the justification and quote of the run that gave the median and the
+   confidence band, or `judge_error` with value NULL and the raw replies
+   (excluded from metrics, counted, never a zero).
+
+Resuming: an (item, rubric version) a judge already has rows for is skipped;
+`retry_errors=True` judges again the ones whose rows are all judge errors (the
+new rows then supersede them). A call that fails in the gateway (network,
+HTTP errors after its retries) records nothing for that item, so the next
+run picks it up; the cost ceiling stops the whole command.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import asdict, dataclass, field
+
+import sqlite_utils
+
+from store import blind as blind_rows
+from store import verdicts as verdict_rows
+from workbench.blinding.context import StudyContext, load_study
+from workbench.blinding.items import prepare_study
+from workbench.events import EventSink, NullSink
+from workbench.gateway.api import CostCeilingReached, GatewayError
+from workbench.judges import aggregate
+from workbench.judges.adversarial import adversarial_run
+from workbench.judges.calibration import judge_calibration
+from workbench.judges.calls import JudgeItem, JudgeSpec
+from workbench.judges.direct import RunOutcome, direct_run
+from workbench.rubrics import Rubric
+
+
+class JudgingError(Exception):
+    """The judging command cannot start (unknown judge, study not ready)."""
+
+
+@dataclass
+class JudgeSummary:
+    name: str
+    model: str
+    pipeline: str
+    runs: int
+    judged: int = 0          # (item, rubric) pairs judged in this command
+    ok: int = 0
+    judge_errors: int = 0
+    skipped: int = 0         # already judged before
+    failed_calls: int = 0    # gateway failures: nothing recorded, picked up next time
+    held: bool = False       # calibration went the wrong way; the rest was not judged
+    calibration: dict = field(default_factory=dict)
+    failures: list[str] = field(default_factory=list)
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+@dataclass
+class JudgingReport:
+    study_id: str
+    judges: list[JudgeSummary]
+    stopped: str | None = None  # why the whole command stopped early (cost ceiling)
+
+    @property
+    def ok(self) -> bool:
+        return self.stopped is None and not any(j.failed_calls or j.held for j in self.judges)
+
+    def to_dict(self) -> dict:
+        return {"study": self.study_id, "ok": self.ok, "stopped": self.stopped,
+                "judges": [j.to_dict() for j in self.judges]}
+
+
+def judge_items(db: sqlite_utils.Database, study: StudyContext) -> list[tuple[JudgeItem, str, bool]]:
+    """(what the judge sees, case id, pilot) for every blind item, pilots first."""
+    out = []
+    for row in blind_rows.blind_items(db, study.id):
+        case = study.cases.get(row["case_id"])
+        item = JudgeItem(id=row["id"], scenario=case.scenario if case else "",
+                         outcome=(case.outcome if case else "") if study.shows_outcome else None,
+                         response=row["text"])
+        out.append((item, row["case_id"], bool(row["pilot"])))
+    return sorted(out, key=lambda t: (not t[2], t[0].id))
+
+
+async def judge_study(db: sqlite_utils.Database, gateway, study_id: str, *, judges: list[str] | None = None,
+                      retry_errors: bool = False, force: bool = False, per_criterion: bool = False,
+                      concurrency: int = 4, sink: EventSink | None = None, progress=None) -> JudgingReport:
+    """Run the study's judges. `progress(message)` is called as work finishes (batch prints it)."""
+    sink = sink or NullSink()
+    say = progress or (lambda message: None)
+    prepare_study(db, study_id)
+    study = load_study(db, study_id)
+    seed = (study.definition.get("model") or {}).get("seed")
+    specs = [JudgeSpec.from_definition(j, seed) for j in study.judges]
+    if judges:
+        unknown = sorted(set(judges) - {s.name for s in specs})
+        if unknown:
+            raise JudgingError(f"study '{study_id}' has no judge {', '.join(unknown)} "
+                               f"(its judges: {', '.join(s.name for s in specs) or 'none'})")
+        specs = [s for s in specs if s.name in judges]
+    if not specs:
+        raise JudgingError(f"study '{study_id}' names no [[judges]]")
+    items = judge_items(db, study)
+    report = JudgingReport(study_id, [JudgeSummary(s.name, s.model, s.pipeline, s.runs) for s in specs])
+    limit = asyncio.Semaphore(max(1, concurrency))
+    try:
+        for spec, summary in zip(specs, report.judges):
+            pilots = [t for t in items if t[2]]
+            rest = [t for t in items if not t[2]]
+            await _judge_batch(db, gateway, study, spec, summary, pilots, retry_errors, per_criterion, limit,
+                               sink, say)
+            check = judge_calibration(db, study, spec.name)
+            summary.calibration = check.to_dict()
+            if check.state == "failed" and not force:
+                summary.held = True
+                say(f"{spec.name}: {check.message}; the other items were not judged (use --force to judge anyway)")
+                continue
+            await _judge_batch(db, gateway, study, spec, summary, rest, retry_errors, per_criterion, limit,
+                               sink, say)
+            if check.state == "pending":  # pilots errored on the first pass? report the final state
+                summary.calibration = judge_calibration(db, study, spec.name).to_dict()
+    except CostCeilingReached as exc:
+        report.stopped = f"cost ceiling reached: {exc}"
+    return report
+
+
+async def _judge_batch(db, gateway, study: StudyContext, spec: JudgeSpec, summary: JudgeSummary, items,
+                       retry_errors: bool, per_criterion: bool, limit: asyncio.Semaphore, sink, say) -> None:
+    done = verdict_rows.judged_keys(db, study.id, spec.name)
+    work = []
+    for item, case_id, _pilot in items:
+        for rubric in study.rubrics_for_case(case_id):
+            statuses = done.get((item.id, rubric.hash))
+            if statuses and not (retry_errors and statuses == {"judge_error"}):
+                summary.skipped += 1
+                continue
+            work.append((item, rubric))
+
+    finished = 0
+
+    async def one(item: JudgeItem, rubric: Rubric) -> None:
+        nonlocal finished
+        async with limit:
+            try:
+                outcomes = await _runs(gateway, spec, study.id, item, rubric, per_criterion, sink)
+            except CostCeilingReached:
+                raise
+            except GatewayError as exc:
+                summary.failed_calls += 1
+                summary.failures.append(f"{item.id}/{rubric.id}: {exc}")
+                say(f"{spec.name}: {rubric.id} on {item.id}: call failed ({exc}); it will be retried next time")
+                return
+        rows = verdict_rows_for(study.id, spec, item, rubric, outcomes)
+        verdict_rows.append_verdicts(db, rows)
+        summary.judged += 1
+        if rows[0]["status"] == "ok":
+            summary.ok += 1
+        else:
+            summary.judge_errors += 1
+        finished += 1
+        say(f"{spec.name}: {rubric.id} on {item.id}: {rows[0]['status']} ({finished}/{len(work)})")
+
+    tasks = [asyncio.ensure_future(one(item, rubric)) for item, rubric in work]
+    try:
+        for task in asyncio.as_completed(tasks):
+            await task
+    finally:
+        for t in tasks:
+            t.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+
+
+async def _runs(gateway, spec: JudgeSpec, study_id: str, item: JudgeItem, rubric: Rubric, per_criterion: bool,
+                sink) -> list[RunOutcome]:
+    outcomes = []
+    for run_index in range(spec.runs):
+        if spec.pipeline == "adversarial":
+            outcomes.append(await adversarial_run(gateway, spec, study_id, item, rubric, run_index=run_index,
+                                                  sink=sink))
+        else:
+            outcomes.append(await direct_run(gateway, spec, study_id, item, rubric, run_index=run_index,
+                                             per_criterion=per_criterion, sink=sink))
+    return outcomes
+
+
+def verdict_rows_for(study_id: str, spec: JudgeSpec, item: JudgeItem, rubric: Rubric,
+                     outcomes: list[RunOutcome]) -> list[dict]:
+    """One row per criterion: aggregated ok verdicts, or judge_error rows when no run validated."""
+    good = [o for o in outcomes if o.ok]
+    base = {"study_id": study_id, "judge": spec.name, "model": spec.model, "item_id": item.id,
+            "rubric_hash": rubric.hash, "pipeline": spec.pipeline}
+    runs_detail = [{"ok": o.ok, "reasons": o.reasons, "call_ids": o.call_ids, "attempts": len(o.raws),
+                    **{k: v for k, v in o.detail.items()}} for o in outcomes]
+    if not good:
+        raws = [r for o in outcomes for r in o.raws]
+        reasons = [r for o in outcomes for r in o.reasons]
+        return [{**base, "criterion": c.id, "value": None, "justification": None,
+                 "raw": raws[-1] if raws else "", "status": "judge_error", "confidence": None,
+                 "detail": {"reasons": reasons, "raw_replies": raws, "runs": runs_detail,
+                            "placeholder": any(o.placeholder for o in outcomes)}}
+                for c in rubric.criteria]
+    rows = []
+    for c in rubric.criteria:
+        scores = [o.scores[c.id]["score"] for o in good]
+        value = aggregate.combine(scores)
+        chosen = next(o.scores[c.id] for o in good if o.scores[c.id]["score"] == value)
+        rows.append({**base, "criterion": c.id, "value": value, "justification": chosen["justification"],
+                     "raw": good[-1].raws[-1] if good[-1].raws else "", "status": "ok",
+                     "confidence": aggregate.confidence(scores, c.min, c.max, spec.runs),
+                     "detail": {"quote": chosen["quote"], "runs_planned": spec.runs, "runs_ok": len(good),
+                                **aggregate.spread_detail(scores), "runs": runs_detail}})
+    return rows
