@@ -155,3 +155,84 @@ def save_settings(db: sqlite_utils.Database, settings: GatewaySettings) -> None:
 
 def role_settings(db: sqlite_utils.Database, role: str) -> ModelSettings:
     return load_settings(db).role(role)
+
+
+# One line of help per field, for the Settings screen's tooltips and labels.
+MODEL_FIELD_HELP = {
+    "model": "litellm model string, e.g. mock, openai/gpt-4o-mini, anthropic/claude-3-5-haiku-latest, ollama/llama3",
+    "api_base": "the server's URL for a local or proxied model (empty: the provider's default)",
+    "temperature": "sampling temperature, 0-2 (recorded with every call and part of its replay key)",
+    "max_tokens": "the most tokens one reply may have",
+    "seed": "sampling seed where the provider supports it (empty: none)",
+    "timeout": "seconds one attempt may take, first byte to last chunk",
+    "api_key_env": "NAME of the environment variable holding this model's key (empty: the provider's usual one)",
+}
+GATEWAY_FIELD_HELP = {
+    "concurrency": "at most this many model calls in flight at once, across all models",
+    "cost_ceiling_default": "USD a study may spend when its file names no cost_ceiling (empty: no ceiling)",
+    "stall_timeout": "seconds without a stream chunk after which an attempt is abandoned and retried",
+    "max_attempts": "attempts per call, the first included, before a retryable failure is final",
+    "max_retry_time": "seconds from a call's first attempt after which no retry starts",
+}
+
+
+MODEL_FIELDS = ("model", "api_base", "temperature", "max_tokens", "seed", "timeout", "api_key_env")
+GATEWAY_FIELDS = ("concurrency", "cost_ceiling_default", "stall_timeout", "max_attempts", "max_retry_time")
+_INT_FIELDS = {"max_tokens", "seed", "concurrency", "max_attempts", "rpm", "tpm"}
+_OPTIONAL = {"api_base", "seed", "api_key_env", "cost_ceiling_default", "rpm", "tpm"}
+
+
+def _field_value(where: str, name: str, raw: str) -> Any:
+    raw = (raw or "").strip()
+    if not raw:
+        if name in _OPTIONAL:
+            return None
+        raise SettingsError(f"{where}: is required")
+    if name in ("model", "api_base", "api_key_env"):
+        return raw
+    try:
+        return int(raw) if name in _INT_FIELDS else float(raw)
+    except ValueError:
+        kind = "a whole number" if name in _INT_FIELDS else "a number"
+        raise SettingsError(f"{where}: '{raw}' is not {kind}") from None
+
+
+def model_settings_from_form(values: dict[str, str], where: str) -> ModelSettings:
+    parsed = {name: _field_value(f"{where}.{name}", name, values.get(name, "")) for name in MODEL_FIELDS}
+    return validate_model_settings(ModelSettings(**parsed), where)
+
+
+def form_values(ms: ModelSettings | None) -> dict[str, str]:
+    """A model's settings as the strings a form shows (empty for None)."""
+    if ms is None:
+        return {name: "" for name in MODEL_FIELDS}
+    out = {}
+    for name in MODEL_FIELDS:
+        value = getattr(ms, name)
+        out[name] = "" if value is None else (f"{value:g}" if isinstance(value, float) else str(value))
+    return out
+
+
+def settings_from_form(roles: dict[str, dict[str, str]], gateway: dict[str, str],
+                       limits: dict[str, tuple[str, str]]) -> GatewaySettings:
+    """Build and validate settings from form strings; a SettingsError names the first bad field.
+
+    An empty classifier model means "the probed model classifies its own answer".
+    """
+    out = GatewaySettings()
+    for role in DEFAULT_ROLE_SETTINGS:
+        out.roles[role] = model_settings_from_form(roles.get(role, {}), role)
+    classifier = roles.get("classifier", {})
+    out.classifier = model_settings_from_form(classifier, "classifier") if classifier.get("model", "").strip() else None
+    for name in GATEWAY_FIELDS:
+        setattr(out, name, _field_value(name, name, gateway.get(name, "")))
+    out.limits = {}
+    for model, (rpm, tpm) in limits.items():
+        model = model.strip()
+        if not model:
+            raise SettingsError("limits: a rate limit needs a model")
+        lim = ModelLimits(rpm=_field_value(f"limits.{model}.rpm", "rpm", rpm),
+                          tpm=_field_value(f"limits.{model}.tpm", "tpm", tpm))
+        if lim.rpm or lim.tpm:
+            out.limits[model] = lim
+    return out.validate()
