@@ -65,8 +65,12 @@ def save_case(db: sqlite_utils.Database, case: Case, path: str | Path) -> Path:
 
 
 def import_rubrics(db: sqlite_utils.Database, directory: str | Path | None = None) -> int:
+    from workbench.rubric_freeze import refuse_frozen_rubric_edits
+
+    rubrics = list((load_rubrics(directory) if directory else shipped_rubrics()).values())
+    refuse_frozen_rubric_edits(db, rubrics)  # a rubric a frozen study froze cannot be edited
     added = 0
-    for rubric in (load_rubrics(directory) if directory else shipped_rubrics()).values():
+    for rubric in rubrics:
         added += rubric_rows.add_rubric_version(
             db, hash=rubric.hash, rubric_id=rubric.id, name=rubric.name, text=rubric.text,
             definition=rubric.definition(), source_path=rubric.path)

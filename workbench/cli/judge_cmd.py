@@ -1,0 +1,143 @@
+"""`workbench --batch judge STUDY` (LLM judges, blindness audit) and `calibration STUDY`."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+
+from workbench.cli.context import FAILED, OK, CommandError, Context
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "judge", help="score a study's blind items with its LLM judges",
+        description="Blind any new final outputs, then run every [[judges]] entry of STUDY over every blind "
+                    "item and rubric: the two calibration pilots first (a judge whose pilot scores go the "
+                    "wrong way is held unless --force), then the rest. Items already judged are skipped, so "
+                    "an interrupted command resumes. A reply that never validates is stored as a judge "
+                    "error (counted, excluded from metrics). Exit 1 if a call failed, a judge was held or "
+                    "the cost ceiling stopped the command.")
+    p.add_argument("study_id", metavar="STUDY")
+    p.add_argument("--judge", action="append", default=[], metavar="NAME", help="only this judge (repeatable)")
+    p.add_argument("--retry-errors", action="store_true",
+                   help="judge again the items whose verdicts are all judge errors")
+    p.add_argument("--force", action="store_true", help="judge the rest even when a judge's calibration failed")
+    p.add_argument("--per-criterion", action="store_true", help="one call per criterion instead of per rubric")
+    p.add_argument("--replay", action="store_true", help="no network: serve every call from the store")
+    p.add_argument("--concurrency", type=int, default=4, metavar="N", help="items judged at once (default 4)")
+    p.add_argument("--audit", action="store_true",
+                   help="also run the blindness audit (an LLM guesses each item's architecture)")
+    p.add_argument("--audit-only", action="store_true", help="run only the blindness audit")
+    p.add_argument("--audit-model", metavar="MODEL", help="the audit's model (default: the first judge's)")
+    p.add_argument("--audit-api-base", metavar="URL", help="the audit model's api_base")
+    p.set_defaults(handler=judge)
+
+    c = sub.add_parser(
+        "calibration", help="show the calibration pilots' result per rater and judge; release a held rater",
+        description="Whether each rater's and judge's scores of the two calibration pilots went the expected "
+                    "direction. A rater whose check failed is held; --release RATER lets them score the rest "
+                    "(recorded with --by).")
+    c.add_argument("study_id", metavar="STUDY")
+    c.add_argument("--release", metavar="RATER", help="release this rater after a failed calibration")
+    c.add_argument("--by", metavar="NAME", help="who releases (default: the login name)")
+    c.add_argument("--reason", metavar="TEXT", help="why, for the record")
+    c.set_defaults(handler=calibration)
+
+
+def _who(value: str | None) -> str:
+    if value:
+        return value
+    import getpass
+
+    try:
+        return getpass.getuser()
+    except Exception:  # no login name in this environment
+        return "unknown"
+
+
+def judge(args, ctx: Context) -> int:
+    from workbench.blinding.context import BlindingError, load_study
+    from workbench.gateway import build_gateway
+    from workbench.gateway.api import GatewayError, ModelSettings
+    from workbench.judges.run import JudgingError, judge_study
+
+    db = ctx.db()
+    gateway = build_gateway(db, ctx.db_path, replay_only=args.replay)
+    doc: dict = {"study": args.study_id}
+    ok = True
+    try:
+        study = load_study(db, args.study_id)
+        if not args.audit_only:
+            report = asyncio.run(judge_study(db, gateway, args.study_id, judges=args.judge or None,
+                                             retry_errors=args.retry_errors, force=args.force,
+                                             per_criterion=args.per_criterion, concurrency=args.concurrency,
+                                             progress=ctx.info))
+            doc.update(report.to_dict())
+            ok = report.ok
+        if args.audit or args.audit_only:
+            from workbench.judges.audit import audit_study
+
+            first = study.judges[0] if study.judges else {}
+            model = args.audit_model or first.get("model")
+            if not model:
+                raise CommandError("the blindness audit needs a model: pass --audit-model or name a judge")
+            api_base = args.audit_api_base if args.audit_model else (args.audit_api_base or first.get("api_base"))
+            settings = ModelSettings(model=model, api_base=api_base or None, temperature=0.0)
+            audit = asyncio.run(audit_study(db, gateway, args.study_id, settings, concurrency=args.concurrency,
+                                            progress=ctx.info))
+            doc["audit"] = audit.to_dict()
+            ok = ok and not audit.failed_calls
+    except (BlindingError, JudgingError) as exc:
+        raise CommandError(str(exc)) from None
+    except GatewayError as exc:
+        raise CommandError(f"judging stopped: {exc}") from None
+    doc["ok"] = ok
+    ctx.emit(doc, lambda: _text(doc))
+    return OK if ok else FAILED
+
+
+def _text(doc: dict) -> str:
+    lines = []
+    for j in doc.get("judges", []):
+        cal = j.get("calibration") or {}
+        lines.append(f"{j['name']} ({j['model']}, {j['pipeline']}, {j['runs']} run(s)): {j['ok']} ok, "
+                     f"{j['judge_errors']} judge error(s), {j['skipped']} already judged, "
+                     f"{j['failed_calls']} failed call(s); calibration {cal.get('state', '-')}"
+                     + (" (held: rest not judged)" if j["held"] else ""))
+        lines += [f"  {f}" for f in j.get("failures", [])[:10]]
+        if j["model"] == "mock" and j["judge_errors"] and not j["ok"]:
+            lines.append("  (the built-in mock model answers with placeholder prose, never a verdict: every "
+                         "item is a judge error; name a real model in [[judges]])")
+    if doc.get("stopped"):
+        lines.append(f"stopped: {doc['stopped']}")
+    audit = doc.get("audit")
+    if audit:
+        acc = "-" if audit["accuracy"] is None else f"{audit['accuracy']:.0%}"
+        p = "-" if audit["p_value"] is None else f"{audit['p_value']:.3g}"
+        lines.append(f"blindness audit ({audit['model']}): {audit['correct']}/{audit['n']} right = {acc} vs chance "
+                     f"{audit['chance']:.0%} (p = {p}, {audit['invalid']} invalid)"
+                     + ("; LEAK SUSPECTED: the scrubber leaves tells" if audit["leak_suspected"] else ""))
+    lines.append("ok" if doc.get("ok") else "not complete")
+    return "\n".join(lines)
+
+
+def calibration(args, ctx: Context) -> int:
+    from workbench.blinding.context import BlindingError, load_study
+    from workbench.judges.calibration import release_rater, study_calibration
+
+    db = ctx.db()
+    try:
+        study = load_study(db, args.study_id)
+        if args.release:
+            if args.release not in study.rater_names:
+                raise CommandError(f"'{args.release}' is not a rater of study '{args.study_id}'")
+            release_rater(db, args.study_id, args.release, by=_who(args.by), reason=args.reason)
+        result = study_calibration(db, study)
+    except BlindingError as exc:
+        raise CommandError(str(exc)) from None
+    doc = {"study": args.study_id, **result}
+    ctx.emit(doc, lambda: "\n".join(
+        f"{kind[:-1]} {c['evaluator']}: {c['state']}" + (f" - {c['message']}" if c["message"] else "")
+        + (" (held)" if c["state"] == "failed" and not c["released"] else "")
+        for kind in ("raters", "judges") for c in result[kind]))
+    return OK

@@ -1,0 +1,57 @@
+"""`workbench --batch packet export STUDY --rater NAME --out FILE | packet import FILE`."""
+
+from __future__ import annotations
+
+import argparse
+
+from workbench.cli.context import OK, CommandError, Context
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("packet", help="rater packets: score blind items offline",
+                       description="A rater packet is one signed JSON file with exactly what the rater may see "
+                                   "(their items, the rubric anchors, their own scores so far). Fill in its "
+                                   "`answers` offline and import it back; an edited or foreign packet is "
+                                   "refused with the reason.")
+    psub = p.add_subparsers(dest="packet_command", metavar="ACTION", required=True)
+    e = psub.add_parser("export", help="write a rater's packet")
+    e.add_argument("study_id", metavar="STUDY")
+    e.add_argument("--rater", required=True, metavar="NAME")
+    e.add_argument("--out", required=True, metavar="FILE")
+    e.set_defaults(handler=export)
+    i = psub.add_parser("import", help="record a filled-in packet's scores")
+    i.add_argument("file", metavar="FILE")
+    i.set_defaults(handler=import_)
+
+
+def export(args, ctx: Context) -> int:
+    from workbench.packets import PacketError, export_packet
+
+    try:
+        summary = export_packet(ctx.db(), args.study_id, args.rater, args.out)
+    except PacketError as exc:
+        raise CommandError(str(exc)) from None
+    note = (" (calibration: only the two calibration items; import it, then export again for the rest)"
+            if summary["phase"] == "calibration" else "")
+    ctx.emit({"ok": True, **summary},
+             f"wrote {summary['items']} item(s) for {summary['rater']} to {summary['file']}{note}")
+    return OK
+
+
+def import_(args, ctx: Context) -> int:
+    from workbench.packets import PacketError, import_packet
+
+    try:
+        result = import_packet(ctx.db(), args.file)
+    except PacketError as exc:
+        for line in exc.details:
+            ctx.info(f"  {line}")
+        raise CommandError(f"packet refused ({exc})", details={"reason": exc.reason,
+                                                                "problems": exc.details}) from None
+    if result.already_imported:
+        text = f"packet {result.packet_id} was already imported with these answers: nothing to do"
+    else:
+        text = (f"imported {result.scores_written} score(s) and {result.notes_written} note(s) for "
+                f"{result.rater} ({result.unchanged} unchanged)")
+    ctx.emit({"ok": True, **result.to_dict()}, text)
+    return OK

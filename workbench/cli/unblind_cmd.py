@@ -1,0 +1,40 @@
+"""`workbench --batch unblind STUDY [--force]`."""
+
+from __future__ import annotations
+
+import argparse
+
+from workbench.cli.context import OK, CommandError, Context
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("unblind", help="open a study's sealed key (recorded; closes scoring)",
+                       description="Unblind STUDY: record who and when, open the item -> condition key to the "
+                                   "metrics, and close scoring. Refused while any rater has assigned items not "
+                                   "fully scored, unless --force; a forced unblinding is marked on every result.")
+    p.add_argument("study_id", metavar="STUDY")
+    p.add_argument("--force", action="store_true", help="unblind although scoring is not complete")
+    p.add_argument("--by", metavar="NAME", help="who unblinds (default: the login name)")
+    p.add_argument("--reason", metavar="TEXT", help="why, for the record")
+    p.set_defaults(handler=unblind)
+
+
+def unblind(args, ctx: Context) -> int:
+    from workbench.blinding.context import BlindingError
+    from workbench.blinding.unblind import UnblindRefused, unblind as do_unblind
+    from workbench.cli.judge_cmd import _who
+
+    try:
+        record = do_unblind(ctx.db(), args.study_id, by=_who(args.by), force=args.force, reason=args.reason)
+    except UnblindRefused as exc:
+        raise CommandError(str(exc), details={"remaining": exc.remaining}) from None
+    except BlindingError as exc:
+        raise CommandError(str(exc)) from None
+    if record["already"]:
+        text = f"study {args.study_id} was already unblinded at {record['at']} by {record['by']}" + (
+            " (forced)" if record["forced"] else "")
+    else:
+        text = f"study {args.study_id} unblinded by {record['by']} at {record['at']}" + (
+            " (FORCED: scoring was not complete; every result is marked)" if record["forced"] else "")
+    ctx.emit({"ok": True, "study": args.study_id, **record}, text)
+    return OK
