@@ -1,0 +1,108 @@
+"""C2 committee end to end: Robert's Rules, who sees what, the protocol events in order, the resolution."""
+
+from __future__ import annotations
+
+from store.events import events_for_run
+from store.outputs import get_output
+from store.runs import list_runs
+from tests.runner.studykit import requests_with, role_of
+from workbench.architectures.roster import DEFAULT_ROSTER
+
+MEMBERS = [m.name for m in DEFAULT_ROSTER if not m.chair]
+
+
+async def test_c2_meeting_calls_visibility_and_events(run_conditions, server):
+    summary, events, db = await run_conditions("C2")
+    # question 1 + openings 5 + motion 1 + second 1 + debate 2x5 + amendment vote 5 + restate 1
+    # + main vote 5 + resolution 1
+    assert server.count == 30
+    openings = requests_with(server, "Give your opening statement")
+    assert sorted(role_of(b["messages"][0]["content"]) for b in openings) == sorted(MEMBERS)
+    statements = {e.agent: e.payload["text"] for e in events if e.kind == "perspective"}
+    assert len(statements) == 5
+    for body in openings:  # an opening speaker has heard nobody
+        text = body["messages"][-1]["content"]
+        assert not any(s in text for s in statements.values())
+    debate = requests_with(server, "Debate, round")
+    assert len(debate) == 10
+    for body in debate:  # in debate, every member sees every opening statement
+        text = body["messages"][-1]["content"]
+        assert all(s in text for s in statements.values())
+    # later speakers hear earlier speeches of the same round
+    speeches = [e for e in events if e.kind == "turn_finished" and e.turn.startswith("debate-1:")]
+    last_speaker = requests_with(server, "Debate, round 1 of 2")[-1]["messages"][-1]["content"]
+    assert all(s.payload["text"].strip() in last_speaker for s in speeches[:-1])
+
+    protocol = [e for e in events if e.kind in ("question", "motion", "second", "amendment", "vote", "resolution")]
+    kinds = [e.kind for e in protocol]
+    assert kinds == (["question", "motion", "second", "amendment"] + ["vote"] * 5 + ["amendment", "motion"]
+                     + ["vote"] * 5 + ["resolution"])
+    motion = protocol[1]
+    assert motion.agent == "strategist" and motion.payload["text"] == \
+        "Resist the demands and disclose the threat publicly."
+    # the strategist is last in the roster, so the first member asked to second is the risk analyst
+    assert protocol[2].payload["seconded"] is True and protocol[2].agent == "risk-analyst"
+    moved = protocol[3]
+    assert moved.payload["status"] == "moved" and moved.agent == "risk-analyst"
+    assert moved.payload["text"] == "disclose only after a legal review"
+    assert all(e.payload["on"] == "amendment 1" and e.payload["vote"] == "aye" for e in protocol[4:9])
+    assert protocol[9].payload["status"] == "adopted" and protocol[9].payload["tally"]["aye"] == 5
+    assert protocol[10].payload["amended"] is True
+    main_votes = {e.agent: e.payload["vote"] for e in protocol[11:16]}
+    assert main_votes["devils-advocate"] == "nay"
+    assert main_votes["stakeholder-advocate"] == "unparsed"  # no VOTE line: never counted as a vote
+    resolution = protocol[-1].payload
+    assert resolution["tally"] == {"aye": 3, "nay": 1, "abstain": 0, "unparsed": 1}
+    assert resolution["carried"] is True
+    assert resolution["motion"] == "Resist the demands and disclose the threat publicly after a legal review."
+    assert [m["member"] for m in resolution["minority"]] == ["devils-advocate"]
+    # the chair's resolution prompt carries the tally and the dissent
+    res_prompt = requests_with(server, "write the committee's resolution")[0]["messages"][-1]["content"]
+    assert "The committee underrates the shutdown risk." in res_prompt and "3 aye, 1 nay" in res_prompt
+
+    (run,) = list_runs(db, "arch-study")
+    output = get_output(db, run["id"])
+    assert output["text"].startswith("RESOLVED") and output["report"]["recommendation"]
+    stored = [e["kind"] for e in events_for_run(db, run["id"])]
+    assert stored.count("vote") == 10 and stored[-2:] == ["resolution", "run_finished"]
+
+
+async def test_c2_custom_roster_and_rounds_from_the_study(run_conditions, server):
+    extra = '''
+[architectures.C2]
+debate_rounds = 1
+max_amendments = 0
+mover = "engineer"
+
+[[architectures.C2.roster]]
+id = "moderator"
+name = "Moderator"
+brief = "You moderate and do not vote."
+chair = true
+
+[[architectures.C2.roster]]
+id = "engineer"
+name = "Engineer"
+brief = "You know how the system is built."
+
+[[architectures.C2.roster]]
+id = "lawyer"
+name = "Lawyer"
+brief = "You know the law."
+'''
+    summary, events, db = await run_conditions("C2", extra=extra)
+    # question + 2 openings + motion + 1 second + 1 round x 2 + main vote 2 + resolution
+    assert server.count == 10
+    systems = {b["messages"][0]["content"].split(" on a committee")[0] for b in server.requests}
+    assert systems == {"You are the Moderator", "You are the Engineer", "You are the Lawyer"}
+    moved = [e for e in events if e.kind == "amendment"]
+    assert [e.payload["status"] for e in moved] == []  # the engineer and lawyer move no amendment here
+    assert next(e for e in events if e.kind == "motion").agent == "engineer"
+
+
+async def test_c2_amendments_beyond_the_limit_are_ruled_out(run_conditions, server):
+    summary, events, db = await run_conditions("C2", extra="[architectures.C2]\nmax_amendments = 0\n")
+    amendments = [e for e in events if e.kind == "amendment"]
+    assert [e.payload["status"] for e in amendments] == ["ruled_out"]
+    assert not requests_with(server, "puts amendment")
+    assert server.count == 24  # no amendment vote, no restatement
