@@ -1,0 +1,91 @@
+"""Blinding a study: opaque items, a sealed key with the scrub log, pilots, and refusals."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from store import blind as blind_rows
+from tests.blinding.study_fixture import CONDITIONS, add_run, make_study
+from workbench.blinding.context import BlindingError
+from workbench.blinding.items import prepare_study
+
+
+def test_every_finished_output_becomes_one_opaque_item_plus_two_pilots(db):
+    sid = make_study(db, extra_runs={("B1", "failed"): 1})
+    summary = prepare_study(db, sid)
+    assert (summary.items_created, summary.pilots_created, summary.items_total) == (7, 2, 9)
+    assert summary.runs_excluded == 1
+    items = blind_rows.blind_items(db, sid)
+    assert all(re.fullmatch(r"i-[0-9a-f]{12}", i["id"]) for i in items)
+    assert set(items[0]) == {"id", "case_id", "text", "pilot"}  # nothing about the run
+    key = blind_rows.read_sealed_key(db, sid)
+    assert sorted(k["condition"] for k in key if not k["pilot"]) == sorted(CONDITIONS)
+    assert {k["pilot_expectation"]["direction"] for k in key if k["pilot"]} == {"high", "low"}
+
+
+def test_the_scrub_log_is_sealed_in_the_key_not_on_the_item(db):
+    sid = make_study(db)
+    prepare_study(db, sid)
+    key = {k["condition"]: k for k in blind_rows.read_sealed_key(db, sid) if not k["pilot"]}
+    c2_item = blind_rows.blind_item(db, key["C2"]["item_id"])
+    assert "committee" not in c2_item["text"].lower() and "4-1" not in c2_item["text"]
+    found = {e.get("found", "").lower() for e in key["C2"]["scrub_log"]}
+    assert any("committee" in f for f in found) and any("4-1" in f for f in found)
+    assert not any("committee" in str(v) for v in c2_item.values())
+
+
+def test_blinding_twice_creates_nothing_new_and_later_outputs_are_appended(db):
+    sid = make_study(db)
+    prepare_study(db, sid)
+    again = prepare_study(db, sid)
+    assert (again.items_created, again.pilots_created, again.items_total) == (0, 0, 9)
+    add_run(db, sid, "B1", "RECOMMENDATION: wait.", replicate=5)
+    later = prepare_study(db, sid)
+    assert (later.items_created, later.pilots_created, later.items_total) == (1, 0, 10)
+    for rater in ("rater-a", "rater-b"):
+        queue = blind_rows.assignments(db, sid, rater)
+        assert [q["position"] for q in queue] == list(range(10))
+        assert len({q["item_id"] for q in queue}) == 10
+
+
+def test_a_study_that_is_not_frozen_is_refused(db):
+    sid = make_study(db, frozen=False)
+    with pytest.raises(BlindingError, match="not frozen"):
+        prepare_study(db, sid)
+    assert blind_rows.blind_items(db, sid) == []
+
+
+def test_unfinished_runs_are_refused_and_nothing_is_blinded(db):
+    sid = make_study(db, extra_runs={("C2", "running"): 1, ("B1", "pending"): 1})
+    with pytest.raises(BlindingError, match="2 run"):
+        prepare_study(db, sid)
+    assert blind_rows.blind_items(db, sid) == []
+
+
+def test_an_unknown_study_is_named(db):
+    with pytest.raises(BlindingError, match="no study 'nope'"):
+        prepare_study(db, "nope")
+
+
+def test_pilots_can_be_turned_off(db):
+    sid = make_study(db, pilot_items=False)
+    assert prepare_study(db, sid).pilots_created == 0
+    assert not any(i["pilot"] for i in blind_rows.blind_items(db, sid))
+
+
+def test_two_processes_blinding_at_once_make_one_set_of_items(file_db):
+    import subprocess
+    import sys
+
+    db, path = file_db
+    sid = make_study(db)
+    db.close()
+    code = ("import sys; from store import open_store; from workbench.blinding.items import prepare_study; "
+            f"prepare_study(open_store(sys.argv[1]), {sid!r})")
+    procs = [subprocess.Popen([sys.executable, "-c", code, str(path)]) for _ in range(3)]
+    assert [p.wait(timeout=120) for p in procs] == [0, 0, 0]
+    from store import open_store
+
+    assert len(blind_rows.blind_items(open_store(path), sid)) == 9

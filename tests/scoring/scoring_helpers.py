@@ -1,0 +1,19 @@
+"""Test helpers: score a rater's calibration pilots, the expected way or the wrong way round."""
+
+from __future__ import annotations
+
+from store import blind as blind_rows
+from workbench import scoring
+
+
+def score_pilots(db, sid: str, rater: str, *, right_way: bool = True) -> None:
+    expectations = blind_rows.read_pilot_expectations(db, sid)  # the test may peek at the sealed key
+    for item, expectation in expectations.items():
+        high = (expectation["direction"] == "high") == right_way
+        scoring.record_score(db, sid, rater, item, "anticipation", "anticipation", 3 if high else 0)
+        scoring.record_score(db, sid, rater, item, "epistemic-humility", "calibration", 3 if high else 1)
+
+
+def score_item(db, sid: str, rater: str, item: str, a: int = 2, c: int = 2) -> None:
+    scoring.record_score(db, sid, rater, item, "anticipation", "anticipation", a)
+    scoring.record_score(db, sid, rater, item, "epistemic-humility", "calibration", c)
