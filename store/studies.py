@@ -40,6 +40,14 @@ def save_study(db: sqlite_utils.Database, *, study_id: str, name: str, protocol:
             db["studies"].insert({**row, "created_at": now()})
 
 
+def update_operational(db: sqlite_utils.Database, study_id: str, *, definition: dict,
+                       cost_ceiling: float | None) -> None:
+    """Change what a frozen study may change: its cost ceiling (outside the freeze hash)."""
+    with writer(db):
+        db["studies"].update(study_id, {"definition": json.dumps(definition, ensure_ascii=False, sort_keys=True),
+                                        "cost_ceiling": cost_ceiling})
+
+
 def record_freeze(db: sqlite_utils.Database, study_id: str, freeze_hash: str,
                   artefacts: list[dict]) -> str:
     """Write every frozen artefact and the study's hash in one transaction. Returns frozen_at."""

@@ -55,9 +55,13 @@ def create_study(db: sqlite_utils.Database, path: str | Path | None = None, *, t
     if existing and existing["frozen_at"]:
         if existing["definition"] == definition:
             return {"study_id": study_id, "action": "unchanged", "definition": definition}
-        from workbench.studies.freeze import diff_keys
+        from workbench.studies.freeze import diff_keys, frozen_definition
 
-        keys = diff_keys(existing["definition"], definition)
+        keys = diff_keys(frozen_definition(existing["definition"]), frozen_definition(definition))
+        if not keys:  # only an operational key (the cost ceiling) changed
+            study_rows.update_operational(db, study_id, definition=definition,
+                                          cost_ceiling=definition["cost_ceiling"])
+            return {"study_id": study_id, "action": "updated", "definition": definition}
         raise StudyError([Problem(name, 1, "name", (
             f"study '{study_id}' is frozen (at {existing['frozen_at']}, hash {existing['freeze_hash'][:12]}) and "
             f"this file changes {', '.join(keys[:8])}; a frozen study cannot change: create a new study "

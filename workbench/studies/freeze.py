@@ -31,6 +31,12 @@ from workbench.cases.problems import Problem
 from workbench.studies.definition import StudyError
 
 KINDS = ("definition", "case", "rubric", "prompt")
+# Keys that limit how a study runs without shaping any output: outside the freeze, changeable later.
+OPERATIONAL_KEYS = ("cost_ceiling",)
+
+
+def frozen_definition(definition: dict) -> dict:
+    return {k: v for k, v in definition.items() if k not in OPERATIONAL_KEYS}
 
 
 @dataclass(frozen=True)
@@ -56,8 +62,6 @@ class Change:
     def __str__(self) -> str:
         noun = {"definition": "the study definition", "case": f"case '{self.ref}'",
                 "rubric": f"rubric '{self.ref}'", "prompt": f"prompt template '{self.ref}'"}[self.kind]
-        if self.kind == "case" and self.what.startswith("changed"):
-            return f"{noun}: {self.what[len('changed'):].strip() or 'changed'}"
         return f"{noun} {self.what}"
 
 
@@ -93,7 +97,7 @@ def case_content(scenario: str, outcome: str) -> str:
 def current_artefacts(db: sqlite_utils.Database, study_id: str, definition: dict) -> list[Artefact]:
     """Every artefact as it is now; raises StudyError when a case or rubric is missing."""
     problems: list[Problem] = []
-    out = [Artefact("definition", study_id, canonical(definition))]
+    out = [Artefact("definition", study_id, canonical(frozen_definition(definition)))]
     rubric_ids = list(definition.get("rubrics", []))
     for case_id in definition["cases"]:
         row = case_rows.get_case(db, case_id)

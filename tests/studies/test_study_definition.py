@@ -1,0 +1,155 @@
+"""Study files: defaults filled in, every bad key named with file and line, library checks."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from tests.runner.studykit import study_text
+from workbench.architectures.roster import DEFAULT_ROSTER
+from workbench.studies import StudyError, create_study, parse_study_text
+from workbench.studies.definition import default_blinding_seed
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def problems(text: str) -> list[str]:
+    with pytest.raises(StudyError) as info:
+        parse_study_text(text, "s.toml")
+    return [str(p) for p in info.value.problems]
+
+
+def test_a_minimal_file_gets_every_default():
+    d = parse_study_text('name = "tiny"\ncases = ["toll-bridge"]\n', "s.toml")
+    assert d["protocol"] == "hindsight"
+    assert d["conditions"] == ["B1", "B2", "B3", "C1", "C2", "C3", "P1"]
+    assert d["replicates"] == 1 and d["raters"] == [] and d["judges"] == []
+    assert d["rubrics"] == ["anticipation", "epistemic-humility"]
+    assert d["model"] == {"name": "mock", "api_base": "", "temperature": 0.7, "seed": None, "max_tokens": 1024,
+                          "timeout": 120.0}
+    assert d["thresholds"] == {"kappa_anticipation": 0.70, "kappa_epistemic_humility": 0.65, "alpha_judges": 0.5}
+    assert d["blinding"] == {"overlap": 1.0, "pilot_items": True, "seed": default_blinding_seed("tiny")}
+    assert d["architectures"]["C1"] == {"respondents": 5}
+    assert d["architectures"]["C3"] == {"scenarios": 4}
+    c2 = d["architectures"]["C2"]
+    assert [m["id"] for m in c2["roster"]] == [m.id for m in DEFAULT_ROSTER]
+    assert c2["mover"] == "strategist" and c2["debate_rounds"] == 2 and c2["max_amendments"] == 3
+    assert d["cost_ceiling"] is None
+
+
+def test_every_problem_names_the_file_line_and_key():
+    text = ('name = "Bad Name"\n'            # 1
+            'cases = ["toll-bridge"]\n'       # 2
+            'conditions = ["B1", "Z9"]\n'     # 3
+            'colour = "blue"\n'               # 4
+            '\n'                              # 5
+            '[model]\n'                       # 6
+            'name = "mock"\n'                 # 7
+            'temperature = 3.5\n'             # 8
+            '\n'                              # 9
+            '[[judges]]\n'                    # 10
+            'name = "j"\n'                    # 11
+            '[[judges]]\n'                    # 12
+            'name = "k"\n'                    # 13
+            'pipeline = "fancy"\n'            # 14
+            '[architectures.C2]\n'            # 15
+            'debate_rounds = "two"\n'         # 16
+            '[[architectures.C2.roster]]\n'   # 17
+            'id = "chair"\n'                  # 18
+            'name = "Chair"\n'                # 19
+            'chair = true\n')                 # 20
+    found = problems(text)
+    assert "s.toml:1: name: must be 2-63 characters of lowercase letters, digits and '-' (it is the study id)" in found
+    assert any(p.startswith("s.toml:3: conditions: 'Z9' is not a known condition") for p in found)
+    assert any(p.startswith("s.toml:4: colour: unknown key") for p in found)
+    assert "s.toml:8: model.temperature: must be at least 0 and at most 2 (got 3.5)" in found
+    assert "s.toml:14: judges[1].pipeline: must be one of direct, adversarial" in found
+    assert "s.toml:16: architectures.C2.debate_rounds: must be an integer from 0 to 6" in found
+    assert any(p.startswith("s.toml:17: architectures.C2.roster[0].brief: is required") for p in found)
+    assert any(p.startswith("s.toml:15: architectures.C2.roster: needs at least two members") for p in found)
+
+
+def test_invalid_toml_names_its_line():
+    (p,) = problems('name = "x"\ncases = [\n')
+    assert p.startswith("s.toml:") and "invalid TOML" in p
+
+
+@pytest.mark.parametrize("extra,key", [
+    ("replicates = 0\n", "replicates"),
+    ("cost_ceiling = -1\n", "cost_ceiling"),
+    ('raters = ["a", "a"]\n', "raters"),
+    ("[thresholds]\nkappa_anticipation = 1.5\n", "thresholds.kappa_anticipation"),
+    ("[thresholds]\nkappa_other = 0.5\n", "thresholds.kappa_other"),
+    ("[blinding]\noverlap = 0\n", "blinding.overlap"),
+    ("[architectures.C1]\nrespondents = 0\n", "architectures.C1.respondents"),
+    ("[architectures.B1]\nx = 1\n", "architectures.B1"),
+    ("[architectures.C2]\nmover = \"chair\"\n", "architectures.C2.mover"),
+    ("[model]\nseed = 1.5\n", "model.seed"),
+])
+def test_bad_values_are_refused_by_key(extra, key):
+    text = 'name = "ok-name"\ncases = ["toll-bridge"]\n' + extra
+    assert any(re.match(rf"s\.toml:\d+: {re.escape(key)}: ", p) for p in problems(text)), problems(text)
+
+
+def test_a_draft_case_is_refused_with_a_clear_message(store):
+    db, _, _ = store
+    text = study_text("drafty", cases=("toll-bridge", "unfinished"))
+    with pytest.raises(StudyError) as info:
+        create_study(db, text=text, name="drafty.toml")
+    (p,) = info.value.problems
+    assert str(p).startswith("drafty.toml:3: cases: case 'unfinished' is draft: only ready cases can enter a study")
+
+
+def test_missing_cases_and_rubrics_are_refused(store):
+    db, _, _ = store
+    text = study_text("missing", cases=("no-such-case",)) + "\n"
+    text = text.replace('raters = ', 'rubrics = ["anticipation", "no-such-rubric"]\nraters = ')
+    with pytest.raises(StudyError) as info:
+        create_study(db, text=text, name="m.toml")
+    messages = [p.message for p in info.value.problems]
+    assert any("no case 'no-such-case' in the store" in m for m in messages)
+    assert any("no rubric with id 'no-such-rubric'" in m for m in messages)
+
+
+def test_create_stores_definition_and_source_and_can_replace_an_unfrozen_study(store):
+    from store.studies import get_study
+
+    db, _, _ = store
+    first = create_study(db, text=study_text("twice"), name="t.toml")
+    assert first["action"] == "created"
+    row = get_study(db, "twice")
+    assert row["definition"]["model"]["name"] == "openai/test" and row["source_text"] == study_text("twice")
+    again = create_study(db, text=study_text("twice", conditions=("B1", "B2")), name="t.toml")
+    assert again["action"] == "replaced" and get_study(db, "twice")["definition"]["conditions"] == ["B1", "B2"]
+    assert create_study(db, text=study_text("twice", conditions=("B1", "B2")), name="t.toml")["action"] == "unchanged"
+
+
+def test_the_shipped_mock_study_parses_and_the_readme_documents_every_key():
+    d = parse_study_text((ROOT / "studies" / "glenda-crock-mock.toml").read_text(), "glenda-crock-mock.toml")
+    assert d["name"] == "glenda-crock-mock" and d["cases"] == ["glenda-crock"]
+    assert d["conditions"] == ["B1", "B2", "B3", "C1", "C2", "C3", "P1"] and d["model"]["name"] == "mock"
+    assert d["raters"] == ["rater-a", "rater-b"] and [j["model"] for j in d["judges"]] == ["mock"]
+    readme = (ROOT / "studies" / "README.md").read_text()
+
+    leaves, tables = set(), set()
+    for key, value in d.items():
+        if isinstance(value, dict):
+            tables.add(f"[{key}]")
+            for sub, v in value.items():
+                if isinstance(v, dict):  # [architectures.C2]
+                    tables.add(f"[{key}.{sub}]")
+                    leaves |= set(v)
+                else:
+                    leaves.add(sub)
+        elif key == "judges":
+            tables.add("[[judges]]")
+            leaves |= {k for j in value for k in j}
+        else:
+            leaves.add(key)
+    tables.discard("[architectures]")
+    undocumented = sorted({k for k in leaves if f"`{k}`" not in readme} | {t for t in tables if t not in readme})
+    assert undocumented == []
+    for member in DEFAULT_ROSTER:  # the default roster and each role's brief are documented
+        assert member.brief in readme
