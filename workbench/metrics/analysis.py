@@ -1,0 +1,173 @@
+"""One analysis of one study: everything the CLI, the report and the Metrics screen show.
+
+`analyze(data, ...)` is pure over a :class:`StudyData`; `analyze_study(db,
+study_id, ...)` loads the study and wires the store-backed embedding cache.
+The three front ends render the same :class:`StudyAnalysis` through
+`workbench.metrics.render`, so their numbers cannot drift apart.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from .agreement_report import AgreementReport, agreement_report
+from .dq_study import DQReport, decision_quality_report
+from .embeddings import DEFAULT_MODEL
+from .hindsight_tables import (
+    BLINDED_LABEL,
+    FORCED_LABEL,
+    Comparison,
+    ConditionTable,
+    EffectTable,
+    OverallTable,
+    TopologyTable,
+    overall_table,
+    table1,
+    table2,
+    table3,
+    table4,
+)
+from .judge_calibration import JudgeCalibrationRow, judge_calibration
+from .study_data import ProbeRow, StudyData, load_study_data
+
+HIDDEN = "hidden until unblinding"
+
+
+def public_settings(data: StudyData) -> dict[str, Any]:
+    """The study's settings for a report; conditions, architectures and the architecture model only
+    once unblinded (a blinded report names no condition and no architecture model)."""
+    d = data.definition
+    model = dict(d.get("model") or {})
+    out: dict[str, Any] = {
+        "name": d.get("name", data.name), "protocol": d.get("protocol", data.protocol),
+        "description": d.get("description", ""), "cases": list(d.get("cases") or []),
+        "replicates": d.get("replicates"), "raters": list(d.get("raters") or []),
+        "rubrics": list(d.get("rubrics") or []),
+        "judges": [{k: j.get(k) for k in ("name", "model", "temperature", "pipeline", "runs")}
+                   for j in d.get("judges") or []],
+        "thresholds": data.thresholds, "blinding": dict(d.get("blinding") or {}),
+        "cost_ceiling": d.get("cost_ceiling"),
+        "custom_concerns": list(data.custom_concerns),
+        "rubric_versions": {r.rubric_id: r.hash for r in sorted(data.rubrics.values(), key=lambda r: r.rubric_id)},
+    }
+    if data.blinded:
+        out["conditions"] = f"{len(data.conditions)} ({HIDDEN})"
+        out["model"] = HIDDEN
+        out["architectures"] = HIDDEN
+    else:
+        out["conditions"] = list(data.conditions)
+        out["model"] = {k: model.get(k) for k in ("name", "api_base", "temperature", "seed", "max_tokens")}
+        out["architectures"] = dict(d.get("architectures") or {})
+    return out
+
+
+def study_counts(data: StudyData) -> dict[str, Any]:
+    items = data.study_items()
+    return {
+        "items": len(items), "pilot_items": len(data.items) - len(items),
+        "cases_with_items": len({i.case_id for i in items}),
+        "raters_with_scores": len({s.evaluator for s in data.scores}),
+        "human_score_cells": sum(1 for s in data.scores if not data.items[s.item_id].pilot),
+        "judge_verdict_cells": sum(1 for v in data.verdicts if not data.items[v.item_id].pilot),
+        "judge_error_cells": sum(1 for v in data.verdicts if v.status != "ok" and not data.items[v.item_id].pilot),
+        "runs": dict(Counter(r.status for r in data.runs.values())),
+        "perspective_events": len(data.perspectives),
+        "blindness_audits": len(data.audits),
+    }
+
+
+@dataclass
+class StudyAnalysis:
+    data: StudyData
+    settings: dict[str, Any]
+    counts: dict[str, Any]
+    table1: ConditionTable | None
+    table2: TopologyTable | None
+    table3: ConditionTable | None
+    table4: EffectTable | None
+    overall: OverallTable | None
+    agreement: AgreementReport
+    dq: DQReport | None
+    calibration: list[JudgeCalibrationRow]
+    probes: list[ProbeRow]
+    comparisons: tuple[Comparison, ...] = ()
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def blinded(self) -> bool:
+        return self.data.blinded
+
+    @property
+    def forced(self) -> bool:
+        return self.data.forced
+
+    def status_line(self) -> str:
+        d = self.data
+        if d.blinded:
+            return f"{BLINDED_LABEL} - the study is not unblinded yet; only condition-free statistics are shown."
+        line = f"unblinded {d.unblinded_at} by {d.unblinded_by or '?'}"
+        return f"{FORCED_LABEL}; {line}" if d.forced else line
+
+    def to_dict(self) -> dict[str, Any]:
+        d = self.data
+        probes = [{"case_id": p.case_id, "model": HIDDEN if d.blinded else p.model, "verdict": p.verdict,
+                   "flagged": p.flagged, "asked_at": p.asked_at} for p in self.probes]
+        return {
+            "study": {"id": d.study_id, "name": d.name, "protocol": d.protocol, "frozen_at": d.frozen_at,
+                      "freeze_hash": d.freeze_hash, "blinded": d.blinded,
+                      "unblinded_at": d.unblinded_at, "unblinded_by": d.unblinded_by,
+                      "forced_unblinding": d.forced, "status": self.status_line()},
+            "label": BLINDED_LABEL if d.blinded else None,
+            "settings": self.settings, "counts": self.counts,
+            "table1": self.table1.to_dict() if self.table1 else None,
+            "table2": self.table2.to_dict() if self.table2 else None,
+            "table3": self.table3.to_dict() if self.table3 else None,
+            "table4": self.table4.to_dict() if self.table4 else None,
+            "overall": self.overall.to_dict() if self.overall else None,
+            "agreement": self.agreement.to_dict(),
+            "decision_quality": self.dq.to_dict() if self.dq else None,
+            "calibration": [c.to_dict() for c in self.calibration],
+            "probes": probes, "notes": list(self.notes),
+        }
+
+
+def analyze(data: StudyData, *, comparisons: Sequence[Comparison] = (), embedder=None,
+            include_dq: bool = True, concern_source: str = "auto") -> StudyAnalysis:
+    """Every table and panel of the study. Blinded: condition-free parts only (see module docs)."""
+    notes = []
+    if data.blinded:
+        t1 = t2 = t3 = t4 = None
+        overall = overall_table(data)
+        if comparisons:
+            notes.append(f"{BLINDED_LABEL}: the requested comparisons need an unblinded study.")
+    else:
+        overall = None
+        t1, t2, t3, t4 = table1(data), table2(data), table3(data), table4(data, comparisons)
+    dq = None
+    if include_dq and (data.perspectives or data.outputs):
+        if embedder is None:
+            from .embeddings import Embedder
+
+            embedder = Embedder(DEFAULT_MODEL)
+        dq = decision_quality_report(data, embedder, concern_source=concern_source)
+    return StudyAnalysis(data, public_settings(data), study_counts(data), t1, t2, t3, t4, overall,
+                         agreement_report(data), dq, judge_calibration(data), list(data.probes),
+                         tuple(comparisons), notes)
+
+
+def analyze_study(db, study_id: str, *, comparisons: Sequence[Comparison] = (),
+                  embedding_model: str = DEFAULT_MODEL, include_dq: bool = True, embedder=None,
+                  concern_source: str = "auto") -> StudyAnalysis:
+    """Load a study from the store and analyse it; embeddings are cached in the store."""
+    data = load_study_data(db, study_id)
+    if embedder is None and include_dq:
+        from store.embeddings import StoreEmbeddingCache
+
+        from .embeddings import Embedder
+
+        embedder = Embedder(embedding_model, cache=StoreEmbeddingCache(db))
+    return analyze(data, comparisons=comparisons, embedder=embedder, include_dq=include_dq,
+                   concern_source=concern_source)

@@ -1,0 +1,499 @@
+"""Seed 000 §XII: Tables 1-4 of the hindsight protocol, from a :class:`StudyData`.
+
+Unit of analysis (the choice every table below shares)
+------------------------------------------------------
+* A **rating** is one evaluator's current value of a metric on one blind item.
+  A one-criterion rubric (Anticipation, Epistemic Humility) gives the
+  criterion's value; a multi-criterion rubric (Glenda/Crock, Blast Radius)
+  gives the sum of its criteria, and only when that evaluator scored every
+  criterion of the item (a partial composite is missing, never a low score).
+* The **item score** is the mean of the human raters' ratings of the item.
+  Items nobody rated are missing.
+* The **unit** of Tables 1, 3 and 4 is the (case, condition) pair: the mean of
+  the item scores of that case under that condition (one item when
+  replicates = 1; the mean over replicates otherwise). Cases are the
+  independent units of the study, so a condition's cell is the mean over its
+  cases with a 95% bootstrap CI (``mean_ci``: SciPy BCa, 9999 resamples,
+  seed 0, percentile fallback) and "N cases" counts the cases that have a unit.
+* Pilot items (the calibration pair) are never part of a table.
+* **P1** runs are three C2 replicates per case. They are not a row of the
+  B1-C3 comparison; Table 1 and Table 3 show them in a separate line below
+  the rule ("P1 (3 x C2)"), each case's unit being the mean over its
+  replicates, and Table 2 shows their topology. P1 takes part in Table 4
+  only when a user asks for it by name.
+* LLM-judge verdicts never enter Tables 1-4; they are compared with the
+  humans in the agreement report.
+
+Blinded studies get :func:`overall_table` instead: per metric, the mean of
+item scores over all non-pilot items (unit: the blind item), labelled
+"blinded: conditions hidden". A forced unblinding is flagged on every table.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from .descriptive import mean_ci
+from .effect_sizes import cohens_d, cohens_d_paired
+from .estimate import Estimate, to_jsonable
+from .study_data import CONDITION_LABELS, Rating, StudyData
+
+BLINDED_LABEL = "blinded: conditions hidden"
+FORCED_LABEL = "FORCED UNBLINDING: scoring was not complete when the key was opened"
+
+ANTICIPATION = "anticipation"
+EPISTEMIC_HUMILITY = "epistemic-humility"
+TABLE1_RUBRICS = (ANTICIPATION, EPISTEMIC_HUMILITY)
+TABLE3_RUBRICS = ("glenda-crock", "blast-radius")
+METRIC_ALIASES = {
+    "anticipation": ANTICIPATION, "ant": ANTICIPATION,
+    "epistemic-humility": EPISTEMIC_HUMILITY, "epistemic_humility": EPISTEMIC_HUMILITY,
+    "humility": EPISTEMIC_HUMILITY, "eh": EPISTEMIC_HUMILITY,
+    "glenda-crock": "glenda-crock", "glenda_crock": "glenda-crock", "gc": "glenda-crock",
+    "blast-radius": "blast-radius", "blast_radius": "blast-radius", "br": "blast-radius",
+}
+# Seed §XII Table 4.
+SEED_COMPARISONS = (("C2", "B1", ANTICIPATION), ("C2", "B3", ANTICIPATION),
+                    ("C3", "C2", ANTICIPATION), ("C2", "B1", EPISTEMIC_HUMILITY))
+# Cohen's (1988) conventional cut points for |d|.
+D_LABELS = ((0.2, "negligible"), (0.5, "small"), (0.8, "medium"))
+
+
+# --- metrics and ratings --------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Metric:
+    """What a table column measures: a rubric's composite, or one criterion of it."""
+
+    key: str
+    rubric_id: str
+    criterion: str | None
+    label: str
+    scale: tuple[int, int]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"key": self.key, "rubric_id": self.rubric_id, "criterion": self.criterion,
+                "label": self.label, "scale": list(self.scale)}
+
+
+def resolve_metric(data: StudyData, key: str) -> Metric:
+    """A metric by name: a rubric id or alias ("anticipation", "eh"), or "rubric:criterion"."""
+    raw = key.strip()
+    rubric_part, _, criterion = raw.partition(":")
+    rubric_id = METRIC_ALIASES.get(rubric_part.casefold(), rubric_part)
+    info = data.rubric(rubric_id)
+    if info is None:
+        known = sorted({r.rubric_id for r in data.rubrics.values()})
+        raise ValueError(f"unknown metric '{key}': no rubric '{rubric_id}' in this study "
+                         f"(known: {', '.join(known) or 'none'})")
+    if criterion:
+        c = info.criterion(criterion)
+        if c is None:
+            raise ValueError(f"rubric '{rubric_id}' has no criterion '{criterion}' "
+                             f"(criteria: {', '.join(x.id for x in info.criteria)})")
+        return Metric(f"{rubric_id}:{criterion}", rubric_id, criterion, f"{info.name}: {c.name}", (c.min, c.max))
+    if len(info.criteria) == 1:
+        return Metric(rubric_id, rubric_id, info.criteria[0].id, info.name, info.scale)
+    lo, hi = info.scale
+    return Metric(rubric_id, rubric_id, None, f"{info.name} (composite {lo}-{hi})", (lo, hi))
+
+
+def metric_values(ratings: Iterable[Rating], metric: Metric, data: StudyData) -> dict[str, dict[str, float]]:
+    """item -> evaluator -> the evaluator's value of the metric (ok ratings only).
+
+    A composite needs every criterion of the rubric version the evaluator
+    used; an evaluator with complete composites under two versions of one
+    rubric keeps the one written last.
+    """
+    groups: dict[tuple[str, str, str], dict[str, Rating]] = defaultdict(dict)
+    for r in ratings:
+        if r.rubric_id != metric.rubric_id or r.status != "ok" or r.value is None:
+            continue
+        groups[(r.item_id, r.evaluator, r.rubric_hash)][r.criterion] = r
+    best: dict[tuple[str, str], tuple[int, float]] = {}
+    for (item, evaluator, h), cells in groups.items():
+        if metric.criterion is not None:
+            if metric.criterion not in cells:
+                continue
+            value, last = cells[metric.criterion].value, cells[metric.criterion].row_id
+        else:
+            info = data.rubrics.get(h)
+            if info is None or any(c.id not in cells for c in info.criteria):
+                continue
+            value = sum(cells[c.id].value for c in info.criteria)
+            last = max(cells[c.id].row_id for c in info.criteria)
+        if (item, evaluator) not in best or last > best[(item, evaluator)][0]:
+            best[(item, evaluator)] = (last, float(value))
+    out: dict[str, dict[str, float]] = defaultdict(dict)
+    for (item, evaluator), (_, value) in best.items():
+        out[item][evaluator] = value
+    return dict(out)
+
+
+def item_scores(data: StudyData, metric: Metric) -> dict[str, float]:
+    """item -> mean over human raters (non-pilot items with at least one rating)."""
+    values = metric_values(data.scores, metric, data)
+    return {item: sum(v.values()) / len(v) for item, v in values.items()
+            if item in data.items and not data.items[item].pilot and v}
+
+
+# --- the (case, condition) unit ---------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Unit:
+    case_id: str
+    value: float
+    item_ids: tuple[str, ...]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"case_id": self.case_id, "value": self.value, "item_ids": list(self.item_ids)}
+
+
+def condition_units(data: StudyData, metric: Metric, condition: str,
+                    scores: dict[str, float] | None = None) -> list[Unit]:
+    """One unit per case: the mean item score of that case's items under ``condition``."""
+    if data.blinded:
+        raise ValueError("condition units need an unblinded study")
+    scores = item_scores(data, metric) if scores is None else scores
+    by_case: dict[str, list[str]] = defaultdict(list)
+    for item in data.study_items():
+        if item.condition == condition and item.id in scores:
+            by_case[item.case_id].append(item.id)
+    return [Unit(case, sum(scores[i] for i in ids) / len(ids), tuple(sorted(ids)))
+            for case, ids in sorted(by_case.items())]
+
+
+@dataclass(frozen=True)
+class Cell:
+    estimate: Estimate
+    units: tuple[Unit, ...]
+
+    @property
+    def item_ids(self) -> tuple[str, ...]:
+        return tuple(i for u in self.units for i in u.item_ids)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"estimate": self.estimate.to_dict(), "units": [u.to_dict() for u in self.units]}
+
+
+def _cell(units: Sequence[Unit]) -> Cell:
+    est = mean_ci([u.value for u in units])
+    if not units:
+        est = Estimate.undefined("no rated items", method="mean")
+    return Cell(est, tuple(units))
+
+
+@dataclass(frozen=True)
+class ConditionRow:
+    condition: str
+    label: str
+    cells: dict[str, Cell]
+
+    @property
+    def n_cases(self) -> dict[str, int]:
+        return {k: len(c.units) for k, c in self.cells.items()}
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"condition": self.condition, "label": self.label, "n_cases": self.n_cases,
+                "cells": {k: c.to_dict() for k, c in self.cells.items()}}
+
+
+@dataclass(frozen=True)
+class ConditionTable:
+    """Table 1 or Table 3: conditions x metrics, mean [95% CI] over cases."""
+
+    id: str
+    title: str
+    metrics: tuple[Metric, ...]
+    rows: tuple[ConditionRow, ...]
+    p1_row: ConditionRow | None
+    notes: tuple[str, ...]
+    forced: bool = False
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"id": self.id, "title": self.title, "metrics": [m.to_dict() for m in self.metrics],
+                "rows": [r.to_dict() for r in self.rows],
+                "p1_row": self.p1_row.to_dict() if self.p1_row else None,
+                "notes": list(self.notes), "forced_unblinding": self.forced}
+
+
+UNIT_NOTE = ("Unit: one (case, condition) pair = mean over that case's items (replicates) of the mean over "
+             "human raters; cell = mean over cases, 95% bootstrap CI (BCa, 9999 resamples, seed 0); "
+             "N = cases with a rated item. Pilot items and LLM-judge verdicts are excluded.")
+P1_NOTE = ("P1 (three C2 runs per case) is not one of the compared conditions: its line below the rule "
+           "averages each case's three replicates; its convergence is Table 2.")
+
+
+def _condition_table(data: StudyData, table_id: str, title: str, metrics: Sequence[Metric],
+                     extra_notes: Sequence[str] = ()) -> ConditionTable:
+    scores = {m.key: item_scores(data, m) for m in metrics}
+    study_conditions = data.conditions
+
+    def row(cond: str) -> ConditionRow:
+        return ConditionRow(cond, CONDITION_LABELS.get(cond, cond),
+                            {m.key: _cell(condition_units(data, m, cond, scores[m.key])) for m in metrics})
+
+    rows = tuple(row(c) for c in study_conditions if c != "P1")
+    p1 = row("P1") if "P1" in study_conditions else None
+    notes = [UNIT_NOTE, *extra_notes]
+    if p1 is not None:
+        notes.append(P1_NOTE)
+    if data.forced:
+        notes.insert(0, FORCED_LABEL)
+    return ConditionTable(table_id, title, tuple(metrics), rows, p1, tuple(notes), data.forced)
+
+
+def table1(data: StudyData) -> ConditionTable:
+    """Seed §XII Table 1: condition x Anticipation and Epistemic Humility, mean [95% CI], N cases."""
+    metrics = [resolve_metric(data, r) for r in TABLE1_RUBRICS if data.rubric(r)]
+    types = sorted({data.cases[u].type for u in data.cases})
+    notes = []
+    if len(types) > 1:
+        n = {t: sum(1 for c in data.cases.values() if c.type == t) for t in types}
+        notes.append("Historical and constructed cases are pooled (seed §XIV open question 1): "
+                     + ", ".join(f"{v} {t}" for t, v in n.items()) + ".")
+    return _condition_table(data, "table1", "Table 1 - Condition x metric scores", metrics, notes)
+
+
+def table3_metrics(data: StudyData) -> list[Metric]:
+    """The specialized rubrics: Glenda/Crock and Blast Radius first, then any other case rubric."""
+    ids = [r for r in TABLE3_RUBRICS if data.rubric(r)]
+    others = sorted({c.rubric for c in data.cases.values() if c.rubric} - set(ids) - set(TABLE1_RUBRICS))
+    return [resolve_metric(data, r) for r in ids + [o for o in others if data.rubric(o)]]
+
+
+def table3(data: StudyData) -> ConditionTable:
+    """Seed §XII Table 3: the specialized tests' composites (Glenda/Crock 0-3, Blast Radius 0-6)."""
+    notes = ["Composite = sum of the rubric's criteria per rater and item (all criteria needed). "
+             "A specialized rubric usually belongs to one constructed case, so N is 1 and no CI exists."]
+    return _condition_table(data, "table3", "Table 3 - Specialized test scores", table3_metrics(data), notes)
+
+
+# --- Table 2 ----------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class TopologyEntry:
+    case_id: str
+    pattern: str | None
+    switching_assumption: str | None
+    convergent_recommendation: str | None
+    n_runs: int
+
+
+@dataclass(frozen=True)
+class TopologyTable:
+    id: str
+    title: str
+    rows: tuple[TopologyEntry, ...]
+    counts: dict[str, int]
+    notes: tuple[str, ...]
+    forced: bool = False
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"id": self.id, "title": self.title, "rows": [vars(r) for r in self.rows],
+                "counts": self.counts, "notes": list(self.notes), "forced_unblinding": self.forced}
+
+
+def table2(data: StudyData) -> TopologyTable:
+    """Seed §XII Table 2: the P1 topology map (Basin / Ridge / Plateau) per case."""
+    if data.blinded:
+        raise ValueError("Table 2 describes the P1 runs and needs an unblinded study")
+    p1_runs: dict[str, int] = defaultdict(int)
+    for run in data.runs.values():
+        if run.condition == "P1":
+            p1_runs[run.case_id] += 1
+    found = {t.case_id: t for t in data.topology if t.condition == "P1"}
+    rows = []
+    for case in sorted(set(p1_runs) | set(found)):
+        t = found.get(case)
+        rows.append(TopologyEntry(case, t.pattern if t else None, t.switching_assumption if t else None,
+                                  t.convergent_recommendation if t else None, p1_runs.get(case, 0)))
+    counts = {p: sum(1 for r in rows if r.pattern == p) for p in ("Basin", "Ridge", "Plateau")}
+    counts["not classified"] = sum(1 for r in rows if r.pattern is None)
+    notes = ["Basin: all 3 runs agree; Ridge: 2 of 3 agree (the switching assumption is what the divergent "
+             "run saw); Plateau: all 3 differ (seed §VII Metric 3)."]
+    if data.forced:
+        notes.insert(0, FORCED_LABEL)
+    return TopologyTable("table2", "Table 2 - Topology map (P1 runs only)", tuple(rows), counts, tuple(notes),
+                         data.forced)
+
+
+# --- Table 4 ----------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Comparison:
+    a: str
+    b: str
+    metric: str
+
+    @property
+    def label(self) -> str:
+        return f"{self.a} vs. {self.b}"
+
+
+_COMPARE = re.compile(r"^\s*([A-Za-z0-9]+)\s*:\s*([A-Za-z0-9]+)\s*:\s*([A-Za-z0-9_\-:]+)\s*$")
+
+
+def parse_comparison(text: str) -> Comparison:
+    """"C1:B1:anticipation" -> Comparison("C1", "B1", "anticipation"); a clear error otherwise."""
+    m = _COMPARE.match(text or "")
+    if not m:
+        raise ValueError(f"comparison '{text}' must look like A:B:METRIC, e.g. C1:B1:anticipation")
+    return Comparison(m.group(1).upper(), m.group(2).upper(), m.group(3))
+
+
+def interpret_d(d: float | None) -> str:
+    """Cohen's labels by |d|: < 0.2 negligible, < 0.5 small, < 0.8 medium, else large."""
+    if d is None:
+        return "undefined"
+    for cut, label in D_LABELS:
+        if abs(d) < cut:
+            return label
+    return "large"
+
+
+@dataclass(frozen=True)
+class EffectRow:
+    comparison: Comparison
+    metric: Metric | None
+    estimate: Estimate
+    design: str               # "paired d_z" | "independent d" | "-"
+    interpretation: str
+    n_a: int
+    n_b: int
+    n_shared: int
+    mean_a: float | None
+    mean_b: float | None
+    seed: bool                # one of the seed's four comparisons
+    units_a: tuple[Unit, ...] = ()
+    units_b: tuple[Unit, ...] = ()
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"comparison": self.comparison.label, "a": self.comparison.a, "b": self.comparison.b,
+                "metric": self.metric.to_dict() if self.metric else self.comparison.metric,
+                "estimate": self.estimate.to_dict(), "design": self.design,
+                "interpretation": self.interpretation, "n_a": self.n_a, "n_b": self.n_b,
+                "n_shared": self.n_shared, "mean_a": self.mean_a, "mean_b": self.mean_b,
+                "seed_comparison": self.seed}
+
+
+@dataclass(frozen=True)
+class EffectTable:
+    id: str
+    title: str
+    rows: tuple[EffectRow, ...]
+    notes: tuple[str, ...]
+    forced: bool = False
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"id": self.id, "title": self.title, "rows": [r.to_dict() for r in self.rows],
+                "notes": list(self.notes), "forced_unblinding": self.forced}
+
+
+EFFECT_NOTE = ("d = (A - B) standardised. Cases are shared across conditions, so when at least 2 cases have "
+               "both conditions the paired d_z = mean(A-B)/sd(A-B) over those cases is used (a case missing "
+               "either side is dropped); otherwise the independent d with pooled SD over all cases of each. "
+               "d_z is not on the same scale as d (d_z = d / sqrt(2(1 - r)) for equal SDs). 95% CI by "
+               "noncentral-t inversion. Labels by |d|: <0.2 negligible, <0.5 small, <0.8 medium, else large.")
+
+
+def effect_size(data: StudyData, comparison: Comparison, *, seed: bool = False) -> EffectRow:
+    """Cohen's d for one comparison of two conditions on one metric (paired over cases when possible)."""
+    def undefined_row(reason: str, metric: Metric | None = None) -> EffectRow:
+        return EffectRow(comparison, metric, Estimate.undefined(reason, method="cohen's d"), "-", "undefined",
+                         0, 0, 0, None, None, seed)
+
+    try:
+        metric = resolve_metric(data, comparison.metric)
+    except ValueError as exc:
+        return undefined_row(str(exc))
+    for cond in (comparison.a, comparison.b):
+        if cond not in data.conditions:
+            return undefined_row(f"condition {cond} is not in this study", metric)
+    if comparison.a == comparison.b:
+        return undefined_row("a condition compared with itself", metric)
+    scores = item_scores(data, metric)
+    ua = condition_units(data, metric, comparison.a, scores)
+    ub = condition_units(data, metric, comparison.b, scores)
+    va, vb = {u.case_id: u.value for u in ua}, {u.case_id: u.value for u in ub}
+    shared = sorted(set(va) & set(vb))
+    if len(shared) >= 2:
+        est = cohens_d_paired([va[c] for c in shared], [vb[c] for c in shared])
+        design = f"paired d_z ({len(shared)} shared cases)"
+    else:
+        est = cohens_d(list(va.values()), list(vb.values()))
+        design = "independent d (pooled SD)"
+    mean = lambda v: sum(v) / len(v) if v else None  # noqa: E731
+    return EffectRow(comparison, metric, est, design, interpret_d(est.value), len(va), len(vb), len(shared),
+                     mean(list(va.values())), mean(list(vb.values())), seed, tuple(ua), tuple(ub))
+
+
+def table4(data: StudyData, extra: Sequence[Comparison] = ()) -> EffectTable:
+    """Seed §XII Table 4: the seed's four comparisons, then the user's (duplicates dropped)."""
+    seen: set[tuple[str, str, str]] = set()
+    rows = []
+    for comp, is_seed in [(Comparison(*c), True) for c in SEED_COMPARISONS] + [(c, False) for c in extra]:
+        try:
+            metric_key = resolve_metric(data, comp.metric).key
+        except ValueError:
+            metric_key = comp.metric
+        k = (comp.a, comp.b, metric_key)
+        if k in seen:
+            continue
+        seen.add(k)
+        rows.append(effect_size(data, comp, seed=is_seed))
+    notes = [EFFECT_NOTE]
+    if data.forced:
+        notes.insert(0, FORCED_LABEL)
+    return EffectTable("table4", "Table 4 - Effect sizes", tuple(rows), tuple(notes), data.forced)
+
+
+# --- blinded: condition-free overall --------------------------------------------------------------
+
+@dataclass(frozen=True)
+class OverallRow:
+    metric: Metric
+    estimate: Estimate
+    n_items: int
+    n_cases: int
+    item_ids: tuple[str, ...] = field(default=())
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"metric": self.metric.to_dict(), "estimate": self.estimate.to_dict(),
+                "n_items": self.n_items, "n_cases": self.n_cases}
+
+
+@dataclass(frozen=True)
+class OverallTable:
+    id: str
+    title: str
+    rows: tuple[OverallRow, ...]
+    notes: tuple[str, ...]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"id": self.id, "title": self.title, "rows": [r.to_dict() for r in self.rows],
+                "notes": list(self.notes), "blinded": True, "label": BLINDED_LABEL}
+
+
+def overall_table(data: StudyData) -> OverallTable:
+    """Condition-free means for a blinded study: per metric, over every rated non-pilot item."""
+    metrics = [resolve_metric(data, r) for r in data.scored_rubric_ids() if data.rubric(r)]
+    if not metrics:
+        metrics = [resolve_metric(data, r) for r in TABLE1_RUBRICS if data.rubric(r)]
+    rows = []
+    for m in metrics:
+        scores = item_scores(data, m)
+        ids = tuple(sorted(scores))
+        est = mean_ci([scores[i] for i in ids]) if ids else Estimate.undefined("no rated items", method="mean")
+        rows.append(OverallRow(m, est, len(ids), len({data.items[i].case_id for i in ids}), ids))
+    notes = (f"{BLINDED_LABEL}. Unit: the blind item (mean over human raters); mean over all rated non-pilot "
+             "items with a 95% bootstrap CI. Tables 1-4 need the study to be unblinded.",)
+    return OverallTable("overall", f"Overall scores ({BLINDED_LABEL})", tuple(rows), notes)
+
+
+def tables_to_dict(*tables: Any) -> list[Any]:
+    return [to_jsonable(t) for t in tables]
