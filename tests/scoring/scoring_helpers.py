@@ -8,6 +8,7 @@ from workbench import scoring
 
 def score_pilots(db, sid: str, rater: str, *, right_way: bool = True) -> None:
     expectations = blind_rows.read_pilot_expectations(db, sid)  # the test may peek at the sealed key
+    assert expectations, "blind the study first (scoring.open_rater)"
     for item, expectation in expectations.items():
         high = (expectation["direction"] == "high") == right_way
         scoring.record_score(db, sid, rater, item, "anticipation", "anticipation", 3 if high else 0)

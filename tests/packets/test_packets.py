@@ -1,0 +1,178 @@
+"""Rater packets: export, offline scoring, import; tampered, foreign, invalid and conflicting packets refused."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from store import blind as blind_rows
+from store import open_memory_store
+from store import scores as score_rows
+from tests.blinding.study_fixture import make_study
+from tests.scoring.scoring_helpers import score_pilots
+from workbench import scoring
+from workbench.packets import PacketError, export_packet, import_packet
+
+
+@pytest.fixture
+def sid(db):
+    return make_study(db)
+
+
+def _export(db, sid, tmp_path, rater="rater-a", name="packet.json") -> tuple[dict, str]:
+    path = tmp_path / name
+    export_packet(db, sid, rater, path)
+    return json.loads(path.read_text(encoding="utf-8")), str(path)
+
+
+def _fill_pilots(db, sid, packet: dict) -> None:
+    expectations = blind_rows.read_pilot_expectations(db, sid)
+    for item, answer in packet["answers"].items():
+        high = expectations[item]["direction"] == "high"
+        answer["scores"]["anticipation"]["anticipation"] = 3 if high else 0
+        answer["scores"]["epistemic-humility"]["calibration"] = 3 if high else 1
+        answer["note"] = "offline note"
+
+
+def _save(packet: dict, path: str) -> None:
+    with open(path, "w", encoding="utf-8") as f:
+        json.dump(packet, f, indent=2)
+
+
+def test_roundtrip_records_scores_with_source_packet(db, sid, tmp_path):
+    packet, path = _export(db, sid, tmp_path)
+    assert packet["sealed"]["phase"] == "calibration" and len(packet["sealed"]["items"]) == 2
+    _fill_pilots(db, sid, packet)
+    _save(packet, path)
+    result = import_packet(db, path)
+    assert (result.scores_written, result.notes_written, result.already_imported) == (4, 2, False)
+    rows = score_rows.rater_rows(db, sid, "rater-a")
+    assert {r["source"] for r in rows} == {"packet"} and len(rows) == 6
+    assert scoring.progress(db, sid, "rater-a").phase == "scoring"
+    # released: the next packet holds every item, with the rater's own scores pre-filled
+    packet2, _ = _export(db, sid, tmp_path, name="second.json")
+    assert len(packet2["sealed"]["items"]) == 9
+    filled = [a for a in packet2["answers"].values() if a["scores"]["anticipation"]["anticipation"] is not None]
+    assert len(filled) == 2
+
+
+def test_reimporting_the_same_answers_is_a_no_op(db, sid, tmp_path):
+    packet, path = _export(db, sid, tmp_path)
+    _fill_pilots(db, sid, packet)
+    _save(packet, path)
+    import_packet(db, path)
+    again = import_packet(db, path)
+    assert again.already_imported and again.scores_written == 0
+    assert len(score_rows.rater_rows(db, sid, "rater-a")) == 6
+
+
+def test_a_hand_edited_packet_is_refused_and_nothing_is_written(db, sid, tmp_path):
+    packet, path = _export(db, sid, tmp_path)
+    _fill_pilots(db, sid, packet)
+    packet["sealed"]["items"][0]["response"] += " (and the rater adds a sentence)"
+    _save(packet, path)
+    with pytest.raises(PacketError) as err:
+        import_packet(db, path)
+    assert err.value.reason == "tampered" and "signature mismatch" in str(err.value)
+    assert score_rows.rater_rows(db, sid, "rater-a") == []
+
+
+@pytest.mark.parametrize("edit", [
+    lambda p: p["sealed"].__setitem__("rater", "rater-b"),
+    lambda p: p["sealed"]["items"].pop(),
+    lambda p: p["sealed"]["rubrics"]["anticipation"]["criteria"][0].__setitem__("max", 9),
+    lambda p: p.__setitem__("signature", "hmac-sha256:" + "0" * 64),
+    lambda p: p.pop("signature"),
+])
+def test_any_change_to_the_signed_part_is_tampering(db, sid, tmp_path, edit):
+    packet, path = _export(db, sid, tmp_path)
+    edit(packet)
+    _save(packet, path)
+    with pytest.raises(PacketError, match="tampered"):
+        import_packet(db, path)
+
+
+def test_a_file_that_is_not_json_says_so(db, sid, tmp_path):
+    _, path = _export(db, sid, tmp_path)
+    with open(path, "a", encoding="utf-8") as f:
+        f.write("\n}} stray edit")
+    with pytest.raises(PacketError, match="not JSON"):
+        import_packet(db, path)
+
+
+def test_a_packet_from_another_store_is_foreign(db, sid, tmp_path):
+    packet, _ = _export(db, sid, tmp_path)
+    other = open_memory_store()
+    make_study(other)
+    with pytest.raises(PacketError) as err:
+        import_packet(other, packet)
+    assert err.value.reason == "foreign" and "another store" in str(err.value)
+
+
+def test_a_packet_this_store_never_exported_is_foreign(db, sid, tmp_path):
+    packet, _ = _export(db, sid, tmp_path)
+    packet["sealed"]["packet_id"] = "00000000-0000-0000-0000-000000000000"
+    with pytest.raises(PacketError, match="foreign: this store never exported"):
+        import_packet(db, packet)
+
+
+def test_invalid_answers_are_listed_and_nothing_is_written(db, sid, tmp_path):
+    packet, _ = _export(db, sid, tmp_path)
+    items = list(packet["answers"])
+    packet["answers"][items[0]]["scores"]["anticipation"]["anticipation"] = 7
+    packet["answers"][items[1]]["scores"]["epistemic-humility"]["calibration"] = "high"
+    packet["answers"]["i-notinpacket"] = {"scores": {}}
+    with pytest.raises(PacketError) as err:
+        import_packet(db, packet)
+    assert err.value.reason == "invalid" and len(err.value.details) == 3
+    assert any("7 is not a whole number from 0 to 3" in d for d in err.value.details)
+    assert score_rows.rater_rows(db, sid, "rater-a") == []
+
+
+def test_a_score_changed_in_the_store_since_export_conflicts(db, sid, tmp_path):
+    packet, _ = _export(db, sid, tmp_path)
+    item = next(iter(packet["answers"]))
+    scoring.record_score(db, sid, "rater-a", item, "anticipation", "anticipation", 2)  # on the screen meanwhile
+    packet["answers"][item]["scores"]["anticipation"]["anticipation"] = 1
+    with pytest.raises(PacketError) as err:
+        import_packet(db, packet)
+    assert err.value.reason == "conflict" and "changed to 2" in err.value.details[0]
+    assert len(score_rows.rater_rows(db, sid, "rater-a")) == 1
+
+
+def test_an_untouched_answer_does_not_undo_a_newer_screen_score(db, sid, tmp_path):
+    packet, _ = _export(db, sid, tmp_path)
+    first, second = list(packet["answers"])
+    scoring.record_score(db, sid, "rater-a", first, "anticipation", "anticipation", 2)
+    packet["answers"][second]["scores"]["anticipation"]["anticipation"] = 1
+    result = import_packet(db, packet)
+    assert result.scores_written == 1
+    assert scoring.item_view(db, sid, "rater-a", first).scores["anticipation"]["anticipation"] == 2
+
+
+def test_the_same_packet_with_different_answers_is_refused(db, sid, tmp_path):
+    packet, _ = _export(db, sid, tmp_path)
+    item = next(iter(packet["answers"]))
+    packet["answers"][item]["scores"]["anticipation"]["anticipation"] = 1
+    import_packet(db, packet)
+    packet["answers"][item]["scores"]["anticipation"]["anticipation"] = 2
+    with pytest.raises(PacketError, match="already imported"):
+        import_packet(db, packet)
+
+
+def test_a_packet_holds_only_the_raters_own_scores(db, sid, tmp_path):
+    scoring.open_rater(db, sid, "rater-b")
+    score_pilots(db, sid, "rater-b")
+    scoring.record_note(db, sid, "rater-b", blind_rows.assignments(db, sid, "rater-b")[0]["item_id"],
+                        "B-ONLY-NOTE")
+    packet, path = _export(db, sid, tmp_path)
+    text = open(path, encoding="utf-8").read()
+    assert "B-ONLY-NOTE" not in text and "rater-b" not in text
+    assert all(v is None for a in packet["answers"].values() for r in a["scores"].values() for v in r.values())
+
+
+def test_export_for_an_unknown_rater_is_refused(db, sid, tmp_path):
+    with pytest.raises(PacketError, match="not a rater"):
+        export_packet(db, sid, "mallory", tmp_path / "x.json")
+    assert not (tmp_path / "x.json").exists()
