@@ -226,9 +226,15 @@ class StudyRunner:
         for case_id in p1_cases:  # resumed studies: topology whose runs were all done before
             self._maybe_topology(case_id)
         try:
-            await asyncio.gather(*self._tasks.values())
+            # Runs cancelled through the control end as cancelled tasks (some before they ever started):
+            # that is not an error of the study. Any other exception is a bug and is raised.
+            for result in await asyncio.gather(*self._tasks.values(), return_exceptions=True):
+                if isinstance(result, Exception):
+                    raise result
             while any(not t.done() for t in self._topology_tasks.values()):
-                await asyncio.gather(*self._topology_tasks.values())
+                for result in await asyncio.gather(*self._topology_tasks.values(), return_exceptions=True):
+                    if isinstance(result, Exception):
+                        raise result
         finally:
             for t in [*self._tasks.values(), *self._topology_tasks.values()]:
                 if not t.done():
@@ -246,8 +252,9 @@ class StudyRunner:
             targets = list(self._tasks.values()) + list(self._topology_tasks.values())
         else:
             targets = [self._tasks[run_id]] if run_id in self._tasks else []
+        current = asyncio.current_task()
         for t in targets:
-            if not t.done():
+            if not t.done() and t is not current:  # the run that hit the cost ceiling is ending already
                 t.cancel()
 
     async def _execute(self, run: dict) -> None:
