@@ -122,3 +122,32 @@ class StudyProgress:
 
     def run_states(self) -> list[dict]:
         return [s.to_dict() for s in self.runs.values()]
+
+
+def study_grid(db, study_id: str) -> dict:
+    """The study's runs as a case x condition grid, read from the store (before, during or after a run).
+
+    Returns {"cases": [...], "conditions": [...], "cells": {case: {condition: [run, ...]}}} where each
+    run has id, replicate, status, error, attempts, input/output tokens, cost (None if unknown) and
+    elapsed seconds (None until it started). A live screen overlays `progress` events on it.
+    """
+    from datetime import datetime, timezone
+
+    from store.runs import list_runs
+    from workbench.studies import load_study
+
+    definition = load_study(db, study_id)["definition"]
+    cells: dict[str, dict[str, list[dict]]] = {c: {k: [] for k in definition["conditions"]}
+                                               for c in definition["cases"]}
+    now = datetime.now(timezone.utc)
+    for r in list_runs(db, study_id):
+        elapsed = None
+        if r["started_at"]:
+            start = datetime.fromisoformat(r["started_at"])
+            end = datetime.fromisoformat(r["finished_at"]) if r["finished_at"] else now
+            elapsed = max((end - start).total_seconds(), 0.0)
+        cells.setdefault(r["case_id"], {}).setdefault(r["condition"], []).append({
+            "id": r["id"], "replicate": r["replicate"], "status": r["status"], "error": r["error"],
+            "attempts": r["attempts"], "input_tokens": r["input_tokens"], "output_tokens": r["output_tokens"],
+            "cost": None if r["cost_unknown"] else r["cost"], "elapsed": elapsed})
+    return {"cases": list(definition["cases"]), "conditions": list(definition["conditions"]), "cells": cells}
