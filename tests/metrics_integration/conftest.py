@@ -133,3 +133,17 @@ def forced(tmp_path):
     db, path, s = make_store(tmp_path, forced=True)
     yield db, path, s
     db.close()
+
+
+def prewarm_default_embeddings(db) -> int:
+    """Put vectors for every perspective of the store's studies into the store cache under the DEFAULT
+    model, so an analysis through the default Embedder (as the screen and CLI use) loads no model."""
+    from store.embeddings import StoreEmbeddingCache
+    from workbench.metrics.embeddings import DEFAULT_MODEL, text_hash
+
+    texts = sorted({r[0] for r in db.execute(
+        "SELECT json_extract(payload, '$.text') FROM events WHERE kind = 'perspective'").fetchall()})
+    vectors = FakeEmbedder()._encode(texts)
+    StoreEmbeddingCache(db).put_many(DEFAULT_MODEL, {
+        text_hash(t): v / np.linalg.norm(v) for t, v in zip(texts, vectors)})
+    return len(texts)

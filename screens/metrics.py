@@ -1,0 +1,329 @@
+"""The Metrics section: Tables 1-4, agreement, decision quality, calibration and probes of one study.
+
+Pick a study at the top; the analysis runs in a thread worker (its own store
+connection; embeddings come from the store cache, so a second look embeds
+nothing) and every panel is filled from the same rendered tables the batch
+`metrics` command prints and the report writes. Each panel shows mean [95% CI]
+cells; enter on a number opens the items and scores behind it. A blinded
+study shows only condition-free panels, and its drill-downs show who scored,
+not what. Plots: means with CI bars, the effect-size forest plot, agreement
+by criterion, the reliability diagram and a run's DQ-1 similarity heatmap.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.widgets import DataTable, Input, Select, Static, TabbedContent, TabPane
+from textual.worker import Worker, WorkerState
+from textual_plotext import PlotextPlot
+
+from screens.metrics_drill import DrillDownScreen
+from screens.metrics_plots import SimilarityHeatmap, draw_agreement, draw_forest, draw_means, draw_reliability
+from screens.widgets.section import SectionScreen
+from workbench.metrics.render import RenderedTable
+
+# Which tab each rendered table goes to.
+TAB_OF = {
+    "overall": "tab-tables", "table1": "tab-tables", "table2": "tab-tables", "table3": "tab-tables",
+    "table4": "tab-tables",
+    "agreement": "tab-agreement", "judges": "tab-agreement", "panel": "tab-agreement",
+    "judge_errors": "tab-agreement", "audit": "tab-agreement",
+    "dq": "tab-dq", "dq_baseline": "tab-dq",
+    "calibration": "tab-calibration", "reliability": "tab-calibration",
+    "probes": "tab-probes", "counts": "tab-probes",
+}
+
+
+@dataclass
+class MetricsResult:
+    study_id: str
+    analysis: object
+    tables: list[RenderedTable]
+
+
+class MetricPanel(Vertical):
+    """One rendered table: its title, the cells in a DataTable (enter on a cell drills down), its notes."""
+
+    def __init__(self, table: RenderedTable) -> None:
+        super().__init__(id=f"panel-{table.id}", classes="metric-panel")
+        self.table = table
+
+    def compose(self) -> ComposeResult:
+        yield Static(self.table.title, classes="panel-title", markup=False)
+        yield DataTable(id=f"table-{self.table.id}", classes="metric-table", cursor_type="cell",
+                        zebra_stripes=True)
+        if self.table.notes:
+            yield Static("\n".join(f"* {n}" for n in self.table.notes), classes="panel-notes", markup=False)
+
+    def on_mount(self) -> None:
+        dt = self.query_one(DataTable)
+        dt.add_columns(*self.table.columns)
+        for row in self.table.rows:
+            dt.add_row(*row)
+
+
+class MetricsScreen(SectionScreen):
+    """Tables, agreement, decision quality, calibration and probes of the selected study."""
+
+    SECTION_ID = "metrics"
+    SUB_TITLE = "Metrics"
+    CSS_PATH = "styles/metrics.tcss"
+    BINDINGS = [
+        Binding("r", "recompute", "Recompute", id="metrics.recompute",
+                tooltip="Read the study again from the store and recompute every table"),
+        Binding("s", "focus_study", "Study", id="metrics.study", tooltip="Choose another study"),
+        Binding("c", "focus_compare", "Compare", id="metrics.compare",
+                tooltip="Add Table 4 comparisons, e.g. C1:B1:anticipation (enter to apply)"),
+        Binding("enter", "drill", "Items behind", id="metrics.drill", show=True,
+                tooltip="Show the items, scores and verdicts behind the number under the cursor"),
+        Binding("right_square_bracket", "tab(1)", "Next tab", id="metrics.next_tab",
+                tooltip="The next tab: tables, agreement, decision quality, calibration, probes"),
+        Binding("left_square_bracket", "tab(-1)", "Previous tab", id="metrics.prev_tab", show=False,
+                tooltip="The previous tab"),
+    ]
+    TABS = ("tab-tables", "tab-agreement", "tab-dq", "tab-calibration", "tab-probes")
+
+    def __init__(self, context=None) -> None:
+        super().__init__()
+        self.result: MetricsResult | None = None
+        self.shown: str | None = None  # the study whose panels are on screen (set once they all are)
+        self.shows = 0                 # how many times panels were (re)built: lets a test wait for a recompute
+        self.study_id: str | None = None
+        self.comparisons: list = []
+
+    def compose_section(self) -> ComposeResult:
+        with Horizontal(id="metrics-bar"):
+            yield Select([], prompt="study", id="study-select", allow_blank=True, compact=True,
+                         tooltip="The study to analyse")
+            yield Input(placeholder="compare A:B:METRIC, ... (c)", id="compare-input", compact=True)
+        yield Static("Pick a study.", id="metrics-status", markup=False)
+        with TabbedContent(id="metrics-tabs"):
+            with TabPane("Tables", id="tab-tables"):
+                with VerticalScroll(id="scroll-tables", classes="metric-scroll"):
+                    with Horizontal(classes="plot-row"):
+                        yield PlotextPlot(id="plot-means", classes="metric-plot")
+                        yield PlotextPlot(id="plot-forest", classes="metric-plot")
+            with TabPane("Agreement", id="tab-agreement"):
+                with VerticalScroll(id="scroll-agreement", classes="metric-scroll"):
+                    with Horizontal(classes="plot-row"):
+                        yield PlotextPlot(id="plot-agreement", classes="metric-plot")
+            with TabPane("Decision quality", id="tab-dq"):
+                with VerticalScroll(id="scroll-dq", classes="metric-scroll"):
+                    yield Select([], prompt="run for the similarity heatmap", id="dq-run", compact=True)
+                    with Horizontal(classes="plot-row"):
+                        yield SimilarityHeatmap(id="plot-heatmap", classes="metric-plot")
+            with TabPane("Calibration", id="tab-calibration"):
+                with VerticalScroll(id="scroll-calibration", classes="metric-scroll"):
+                    with Horizontal(classes="plot-row"):
+                        yield PlotextPlot(id="plot-reliability", classes="metric-plot")
+            with TabPane("Probes & counts", id="tab-probes"):
+                yield VerticalScroll(id="scroll-probes", classes="metric-scroll")
+
+    def on_mount(self) -> None:
+        self.load_studies()
+
+    # -- studies ------------------------------------------------------------------------------------
+
+    @work(thread=True, exclusive=True, group="metrics-studies", exit_on_error=False)
+    def load_studies(self) -> list[dict]:
+        from store.metrics_data import study_list
+
+        return study_list(self.app.db)
+
+    def _show_studies(self, studies: list[dict]) -> None:
+        select = self.query_one("#study-select", Select)
+        options = []
+        for s in studies:
+            state = "blinded" if not s["unblinded_at"] else ("forced" if s["unblind_forced"] else "unblinded")
+            options.append((f"{s['id']} ({s['protocol']}, {state})", s["id"]))
+        select.set_options(options)
+        if not studies:
+            self._status("No study in the store yet: create one with `workbench --batch study create FILE`.")
+            return
+        ids = [s["id"] for s in studies]
+        select.value = self.study_id if self.study_id in ids else ids[0]
+
+    @on(Select.Changed, "#study-select")
+    def _study_changed(self, event: Select.Changed) -> None:
+        if event.value is Select.BLANK or event.value == self.study_id and self.result is not None:
+            return
+        self.study_id = str(event.value)
+        self.compute()
+
+    # -- computing ----------------------------------------------------------------------------------
+
+    def compute(self) -> None:
+        if not self.study_id:
+            return
+        self._status(f"Computing {self.study_id} ...")
+        self._compute(self.study_id, list(self.comparisons))
+
+    @work(thread=True, exclusive=True, group="metrics", exit_on_error=False)
+    def _compute(self, study_id: str, comparisons: list) -> MetricsResult:
+        from store import open_store
+        from workbench.metrics.analysis import analyze_study
+        from workbench.metrics.render import analysis_tables
+
+        db = open_store(self.app.db_path, migrate=False)  # this thread's own connection
+        try:
+            analysis = analyze_study(db, study_id, comparisons=comparisons)
+        finally:
+            db.close()
+        return MetricsResult(study_id, analysis, analysis_tables(analysis))
+
+    async def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        group = event.worker.group
+        if group == "metrics-studies" and event.state == WorkerState.SUCCESS:
+            self._show_studies(event.worker.result)
+        elif group == "metrics" and event.state == WorkerState.SUCCESS:
+            result = event.worker.result
+            if result.study_id == self.study_id:
+                await self._show(result)
+        elif group in ("metrics", "metrics-studies") and event.state == WorkerState.ERROR:
+            self._status(f"Could not compute the metrics: {event.worker.error}")
+
+    # -- showing ------------------------------------------------------------------------------------
+
+    def _status(self, text: str) -> None:
+        self.query_one("#metrics-status", Static).update(text)
+
+    async def _show(self, result: MetricsResult) -> None:
+        from workbench.metrics import plot_data
+
+        self.result = result
+        self.shown = None
+        analysis = result.analysis
+        self._status(f"{analysis.data.study_id}: {analysis.status_line()}  "
+                     f"freeze hash {(analysis.data.freeze_hash or '-')[:12]}")
+        await self.query(".metric-panel").remove()
+        for table in result.tables:
+            scroll = self.query_one(f"#scroll-{TAB_OF.get(table.id, 'tab-probes')[4:]}", VerticalScroll)
+            await scroll.mount(MetricPanel(table))
+        blinded = analysis.blinded
+        draw_means(self.query_one("#plot-means", PlotextPlot), plot_data.means_series(analysis),
+                   "Overall means, 95% CI (blinded)" if blinded else "Means per condition, 95% CI")
+        draw_forest(self.query_one("#plot-forest", PlotextPlot), plot_data.forest_series(analysis),
+                    "Effect sizes (blinded: none)" if blinded else "Effect sizes, Cohen's d, 95% CI")
+        draw_agreement(self.query_one("#plot-agreement", PlotextPlot), plot_data.agreement_series(analysis),
+                       "Inter-rater kappa by metric and criterion")
+        judge, points = plot_data.reliability_series(analysis)
+        draw_reliability(self.query_one("#plot-reliability", PlotextPlot), judge, points, "Reliability diagram")
+        runs = plot_data.heatmap_runs(analysis)
+        run_select = self.query_one("#dq-run", Select)
+        run_select.set_options(runs)
+        if runs:
+            run_select.value = runs[0][1]
+        else:
+            self.query_one("#plot-heatmap", SimilarityHeatmap).show(
+                [], "DQ-1 similarity (blinded: none)" if blinded else "DQ-1 similarity")
+        self.shown = result.study_id
+        self.shows += 1
+        if self.focused is None or self.focused.id == "study-select":
+            self.focus_first_table(quiet=True)  # the keyboard path starts on the numbers: arrows, then enter
+
+    @on(Select.Changed, "#dq-run")
+    def _run_changed(self, event: Select.Changed) -> None:
+        if self.result is None or event.value is Select.BLANK:
+            return
+        from workbench.metrics import plot_data
+
+        label = next((lab for lab, rid in plot_data.heatmap_runs(self.result.analysis) if rid == event.value), "")
+        self.query_one("#plot-heatmap", SimilarityHeatmap).show(
+            plot_data.heatmap_matrix(self.result.analysis, str(event.value)), f"DQ-1 similarity: {label}")
+
+    # -- comparisons ----------------------------------------------------------------------------------
+
+    @on(Input.Submitted, "#compare-input")
+    def _compare(self, event: Input.Submitted) -> None:
+        from workbench.metrics.hindsight_tables import parse_comparison
+
+        parts = [p for p in event.value.replace(",", " ").split() if p]
+        try:
+            comparisons = [parse_comparison(p) for p in parts]
+        except ValueError as exc:
+            self.notify(str(exc), title="Compare", severity="error")
+            return
+        if self.result is not None and self.result.analysis.blinded and comparisons:
+            self.notify("This study is blinded: comparisons need conditions, hidden until unblinding.",
+                        title="Compare", severity="warning")
+            return
+        self.comparisons = comparisons
+        self.compute()
+
+    # -- drill-down -----------------------------------------------------------------------------------
+
+    def _focused_cell(self) -> tuple[RenderedTable, int, int] | None:
+        focused = self.focused
+        if not isinstance(focused, DataTable) or not isinstance(focused.parent, MetricPanel):
+            return None
+        coord = focused.cursor_coordinate
+        return focused.parent.table, coord.row, coord.column
+
+    def action_drill(self) -> None:
+        cell = self._focused_cell()
+        if cell is None:
+            self.focus_first_table()
+            return
+        self.drill(*cell)
+
+    def focus_first_table(self, *, quiet: bool = False) -> bool:
+        """Put the cursor in the active tab's first table (enter then drills into the number under it)."""
+        tabs = self.query_one("#metrics-tabs", TabbedContent)
+        tables = list(self.query_one(f"#{tabs.active}").query(".metric-table").results(DataTable))
+        if not tables:
+            if not quiet:
+                self.notify("No table here yet.", title="Items behind")
+            return False
+        tables[0].focus()
+        return True
+
+    def action_tab(self, step: int) -> None:
+        tabs = self.query_one("#metrics-tabs", TabbedContent)
+        i = self.TABS.index(tabs.active) if tabs.active in self.TABS else 0
+        tabs.active = self.TABS[(i + step) % len(self.TABS)]
+
+    @on(DataTable.CellSelected, ".metric-table")
+    def _cell_selected(self, event: DataTable.CellSelected) -> None:
+        event.stop()
+        panel = event.data_table.parent
+        if isinstance(panel, MetricPanel):
+            self.drill(panel.table, event.coordinate.row, event.coordinate.column)
+
+    def drill(self, table: RenderedTable, row: int, col: int) -> None:
+        from workbench.metrics.drilldown import dq_group_drilldown, drilldown
+
+        if self.result is None:
+            return
+        ref = table.ref(row, col)
+        if ref is None:
+            self.notify("No items sit behind this number.", title="Items behind")
+            return
+        try:
+            if ref.kind == "dq_group":
+                detail = dq_group_drilldown(self.result.analysis, *ref.args)
+            else:
+                detail = drilldown(self.result.analysis.data, ref)
+        except ValueError as exc:
+            self.notify(str(exc), title="Items behind", severity="warning")
+            return
+        origin = f"{table.title} / {table.rows[row][0]}"
+        if 0 < col < len(table.columns):
+            origin += f" / {table.columns[col]} = {table.rows[row][col]}"
+        self.app.push_screen(DrillDownScreen(detail, origin))
+
+    # -- actions --------------------------------------------------------------------------------------
+
+    def action_recompute(self) -> None:
+        self.load_studies()
+        self.compute()
+
+    def action_focus_study(self) -> None:
+        self.query_one("#study-select", Select).focus()
+
+    def action_focus_compare(self) -> None:
+        self.query_one("#compare-input", Input).focus()
