@@ -1,6 +1,7 @@
 """Pause, resume and cancel for a running study, shared by the TUI and batch mode.
 
-A `RunControl` is handed to `run_study`; every agent turn passes a checkpoint
+A `RunControl` is handed to `run_study` (one per call: a cancelled control stays
+cancelled, so a resume takes a fresh one); every agent turn passes a checkpoint
 before it calls the model. Pausing stops new turns from starting (turns
 already in flight finish and are kept); cancelling stops new turns and
 cancels the in-flight ones, leaving their runs `cancelled` so a later
@@ -61,6 +62,10 @@ class RunControl:
     def on_change(self, callback) -> None:
         """`callback(action, run_id | None)` after pause/resume/cancel (the runner uses it to cancel tasks)."""
         self._listeners.append(callback)
+
+    def off_change(self, callback) -> None:
+        if callback in self._listeners:
+            self._listeners.remove(callback)
 
     def _notify(self, action: str, run_id: str | None = None) -> None:
         for cb in list(self._listeners):

@@ -236,6 +236,7 @@ class StudyRunner:
                     if isinstance(result, Exception):
                         raise result
         finally:
+            self.control.off_change(self._on_control)
             for t in [*self._tasks.values(), *self._topology_tasks.values()]:
                 if not t.done():
                     t.cancel()
@@ -324,16 +325,20 @@ class StudyRunner:
 
     async def _topology(self, case_id: str, p1: list[dict]) -> None:
         from store.outputs import get_output
-        from workbench.architectures.topology import classify_case
 
         runs = [{"run_id": r["id"], "replicate": r["replicate"], "text": get_output(self.db, r["id"])["text"]}
                 for r in sorted(p1, key=lambda r: r["replicate"])]
+        made = []
+
+        def on_result(turn, result):
+            made.append(turn)
+            self.stats.add(result)
+
         ctx = RunContext(gateway=self.gateway, sink=self, settings=self.settings, scenario=self._scenario(case_id),
                          options=self.definition.get("architectures", {}), study_id=self.study_id, run_id=None,
-                         case_id=case_id, condition=TOPOLOGY_CONDITION, control=self.control,
-                         on_result=lambda turn, result: self.stats.add(result))
+                         case_id=case_id, condition=TOPOLOGY_CONDITION, control=self.control, on_result=on_result)
         try:
-            row = await classify_case(ctx, runs)
+            row = await self._classify(ctx, runs, made)
         except (GatewayError, RunCancelled) as exc:
             self._topology_errors.append({"case_id": case_id, "error": str(exc)})
             return
@@ -347,6 +352,16 @@ class StudyRunner:
                                           "traceback": traceback.format_exc()})
             return
         save_topology(self.db, study_id=self.study_id, case_id=case_id, condition=TOPOLOGY_CONDITION, **row)
+
+    async def _classify(self, ctx: RunContext, runs: list[dict], made: list) -> dict:
+        from workbench.architectures.topology import EXPECTED_CALLS, classify_case
+
+        try:
+            return await classify_case(ctx, runs)
+        finally:  # calls it did not need (extraction errors skip the comparison) leave the progress total
+            if self.progress is not None:
+                self.progress.extra_expected -= EXPECTED_CALLS - len(made)
+                self.emit(Event(PROGRESS, payload=self.progress.snapshot()))
 
     # --- the end -----------------------------------------------------------------------------------
     def _summary(self, executed: int, elapsed: float) -> RunSummary:
