@@ -125,3 +125,17 @@ def test_store_cache_round_trips_float32(seeded):
     assert blob[1] == 3 and blob[0] == v.astype("<f4").tobytes()
     with pytest.raises(ValueError, match="NaN"):
         cache.put_many("m", {"h2": np.array([np.nan])})
+
+
+def test_study_file_metrics_table_feeds_custom_concerns():
+    from workbench.metrics.study_data import StudyData
+    from workbench.studies.definition import StudyError, parse_study_text
+
+    text = ('name = "dq-custom"\ncases = ["blast-radius"]\n\n[metrics]\n'
+            'custom_concerns = ["Precedent", "Data residency"]\n')
+    definition = parse_study_text(text, "s.toml")
+    assert definition["metrics"] == {"custom_concerns": ["Precedent", "Data residency"]}
+    data = StudyData("dq-custom", "dq-custom", "hindsight", definition, blinded=True)
+    assert data.custom_concerns == ("Precedent", "Data residency")
+    with pytest.raises(StudyError, match="metrics.custom_concerns: must be a list of strings"):
+        parse_study_text('name = "dq-custom"\ncases = ["x"]\n[metrics]\ncustom_concerns = "Precedent"\n', "s.toml")

@@ -29,7 +29,7 @@ THRESHOLD_DEFAULTS = {"kappa_anticipation": 0.70, "kappa_epistemic_humility": 0.
 BLINDING_DEFAULTS = {"overlap": 1.0, "pilot_items": True}
 
 TOP_KEYS = ("name", "protocol", "description", "cases", "conditions", "replicates", "raters", "rubrics",
-            "cost_ceiling", "model", "judges", "thresholds", "blinding", "architectures")
+            "cost_ceiling", "model", "judges", "thresholds", "blinding", "architectures", "metrics")
 
 
 class StudyError(Exception):
@@ -214,6 +214,8 @@ def parse_study_text(text: str, name: str = "<study>") -> dict:
         "blinding": _blinding(c, data, study_name if isinstance(study_name, str) else ""),
         "architectures": _architectures(c, data, known),
     }
+    if "metrics" in data:  # [metrics] custom_concerns = [...]: extra DQ-3 concerns (workbench/metrics/dq_study.py)
+        definition["metrics"] = {"custom_concerns": c.strings(c.table(data, "metrics", "metrics"), "custom_concerns", "metrics.custom_concerns", [])}
     if c.problems:
         raise StudyError(c.problems)
     return definition
