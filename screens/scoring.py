@@ -1,0 +1,413 @@
+"""The Scoring section: a rater scores anonymized responses side by side, with the keyboard only.
+
+On entry the rater picks the study and their name (only that study's raters
+are listed) and lands on their next unscored item: the calibration pilots
+first while they are pending, the rest once the core releases them. A pair of
+responses to one case is shown side by side (or one, `v`), labelled only by
+the rater's own queue positions ("Response Alpha", "Response Beta"), beside
+the scenario and, for the hindsight protocol, the outcome record. Below them:
+every criterion of every rubric the item is scored on, and the focused
+criterion's anchors (with Epistemic Humility's two-step procedure).
+
+Every key that changes a score (a number, undo, skip, a note) is written and
+committed through the scoring core before the screen redraws, so a crash or a
+dropped SSH session loses nothing; a note being typed when the app is quit is
+saved, not dropped. Nothing shown names a condition, a model, a run, a
+timestamp or another rater's scores: the screen renders the core's rater
+views and nothing else.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+
+from rich.text import Text
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.widgets import ContentSwitcher, ProgressBar, Static
+
+from screens.note_dialog import NoteDialog
+from screens.scoring_parts import IdentityPicker, RubricGuide
+from screens.widgets.response_panel import CasePanel, ResponsePanel
+from screens.widgets.rubric_panel import RubricPanel
+from screens.widgets.section import SectionScreen
+from workbench.scoring import ScoringError
+from workbench.scoring_session import ActionResult, ScoringSession, cells_of, scorable_studies, value_of
+
+PICK, DESK = "scoring-pick", "scoring-desk"
+
+PHASE_TEXT = {
+    "calibration": "Calibration first: {message}.",
+    "held": "Held: {message}.",
+    "complete": "All your items are scored. n / p to look back over them; i switches rater.",
+    "closed": "This study is unblinded: scoring is closed, the items are read only.",
+}
+
+KEY_HINT = ("↑↓ criterion · ←→ response · tab next cell · pgup/pgdn scroll response · [ ] scroll case · "
+            "{ } scroll anchors · ? all keys")
+
+# Actions that need an open scoring session (the rest of the screen is the identity picker).
+DESK_ACTIONS = {"score", "cell", "response", "tab", "note", "undo", "skip", "next_pair", "previous_pair",
+                "toggle_single", "toggle_context", "rubric_guide", "scroll_response", "scroll_context",
+                "scroll_guide", "switch_rater"}
+
+
+class ScoringDesk(Vertical, can_focus=True):
+    """The scoring half of the screen. It holds the focus while scoring, so every key reaches the
+    screen's bindings (and never a widget of the hidden rater picker)."""
+
+
+def _score_bindings() -> list[Binding]:
+    out = []
+    for n in range(10):
+        out.append(Binding(str(n), f"score({n})", "Score" if n == 0 else f"Score {n}", id=f"scoring.score_{n}",
+                           show=n == 0, key_display="0-9" if n == 0 else None,
+                           tooltip=f"Give the focused criterion of the focused response the score {n} "
+                                   "(saved at once; only within the criterion's range)"))
+    return out
+
+
+class ScoringScreen(SectionScreen):
+    """Pick who is scoring, then score pair by pair with the keyboard."""
+
+    SECTION_ID = "scoring"
+    SUB_TITLE = "Scoring"
+    CSS_PATH = "styles/scoring.tcss"
+    AUTO_FOCUS = None
+    BINDINGS = [
+        *_score_bindings(),
+        Binding("down", "cell(1)", "Next criterion", id="scoring.cell_down", show=False,
+                tooltip="Focus the next criterion of the focused response"),
+        Binding("up", "cell(-1)", "Previous criterion", id="scoring.cell_up", show=False,
+                tooltip="Focus the previous criterion of the focused response"),
+        Binding("right", "response(1)", "Other response", id="scoring.response_right", show=False,
+                tooltip="Focus the other response of the pair (same criterion)"),
+        Binding("left", "response(-1)", "Other response", id="scoring.response_left", show=False,
+                tooltip="Focus the other response of the pair (same criterion)"),
+        Binding("tab", "tab(1)", "Next cell", id="scoring.tab", show=False,
+                tooltip="Next criterion, on to the other response after the last one"),
+        Binding("shift+tab", "tab(-1)", "Previous cell", id="scoring.shift_tab", show=False,
+                tooltip="Previous criterion, back to the other response before the first one"),
+        Binding("j", "note", "Note", id="scoring.note",
+                tooltip="Write a justification note for the focused criterion of the focused response"),
+        Binding("u,ctrl+z", "undo", "Undo", id="scoring.undo",
+                tooltip="Undo your last score (wherever it is) and show it"),
+        Binding("s", "skip", "Skip", id="scoring.skip",
+                tooltip="Put this pair aside and go to the next unscored one; it comes round again at the end"),
+        Binding("n", "next_pair", "Next", id="scoring.next", tooltip="Show the next pair in your queue"),
+        Binding("p", "previous_pair", "Previous", id="scoring.previous",
+                tooltip="Show the previous pair in your queue"),
+        Binding("v", "toggle_single", "One/two", id="scoring.single",
+                tooltip="Show only the focused response, or both side by side"),
+        Binding("c", "toggle_context", "Case", id="scoring.context",
+                tooltip="Show or hide the scenario and outcome record"),
+        Binding("r", "rubric_guide", "Rubric", id="scoring.rubric",
+                tooltip="Read the whole rubric of the focused criterion: instructions and every anchor"),
+        Binding("pagedown", "scroll_response(1)", "Scroll response", id="scoring.response_down", show=False,
+                tooltip="Scroll the focused response down a page"),
+        Binding("pageup", "scroll_response(-1)", "Scroll response up", id="scoring.response_up", show=False,
+                tooltip="Scroll the focused response up a page"),
+        Binding("right_square_bracket", "scroll_context(1)", "Scroll case", id="scoring.case_down",
+                show=False, tooltip="Scroll the scenario and outcome down"),
+        Binding("left_square_bracket", "scroll_context(-1)", "Scroll case up", id="scoring.case_up",
+                show=False, tooltip="Scroll the scenario and outcome up"),
+        Binding("right_curly_bracket", "scroll_guide(1)", "Scroll anchors", id="scoring.guide_down",
+                show=False, tooltip="Scroll the focused criterion's anchors down"),
+        Binding("left_curly_bracket", "scroll_guide(-1)", "Scroll anchors up", id="scoring.guide_up",
+                show=False, tooltip="Scroll the focused criterion's anchors up"),
+        Binding("i", "switch_rater", "Rater", id="scoring.switch_rater",
+                tooltip="Back to choosing the study and rater"),
+        Binding("escape", "back", "Back", id="scoring.back", show=False,
+                tooltip="From the rater list back to the study list"),
+    ]
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.session: ScoringSession | None = None
+        self.single = False
+        self._note_dialog: NoteDialog | None = None
+        self._lines: dict[str, str | Text] = {}
+
+    def compose_section(self) -> ComposeResult:
+        with ContentSwitcher(initial=PICK, id="scoring-switcher"):
+            yield IdentityPicker(id=PICK)
+            with ScoringDesk(id=DESK):
+                with Horizontal(id="desk-status"):
+                    yield Static("", id="desk-where", markup=False)
+                    yield ProgressBar(id="desk-progress", show_eta=False, show_percentage=False)
+                    yield Static("", id="desk-count", markup=False)
+                yield Static("", id="desk-phase", markup=False)
+                with Horizontal(id="desk-reading"):
+                    yield CasePanel(id="case-panel")
+                    yield ResponsePanel(id="response-0")
+                    yield ResponsePanel(id="response-1")
+                yield RubricPanel(id="rubric-panel")
+                yield Static("", id="desk-feedback", markup=False)
+                yield Static(KEY_HINT, id="desk-keys", markup=False)
+
+    def on_mount(self) -> None:
+        self.query_one(IdentityPicker).load(scorable_studies(self.app.db))
+
+    def on_screen_resume(self) -> None:
+        register = getattr(self.app, "register_unsaved_guard", None)
+        if register is not None:
+            register(self)
+        if self.session is not None:  # back from a dialog: keys go to the desk again
+            self.query_one(ScoringDesk).focus()
+
+    # -- who is scoring -----------------------------------------------------------------------
+
+    @on(IdentityPicker.Chosen)
+    def _chosen(self, event: IdentityPicker.Chosen) -> None:
+        self.open_session(event.study_id, event.rater)
+
+    def open_session(self, study_id: str, rater: str) -> bool:
+        """Open `rater`'s session on `study_id` and show their next unscored item."""
+        picker = self.query_one(IdentityPicker)
+        try:
+            session = ScoringSession.enter(self.app.db, study_id, rater)
+        except (ScoringError, sqlite3.Error) as exc:
+            picker.say(f"Cannot open scoring for {rater}: {exc}", error=True)
+            return False
+        if not session.units:
+            picker.say(f"{rater} has no items assigned in {study_id}.", error=True)
+            return False
+        self.session = session
+        self.single = False
+        self.query_one("#case-panel").display = True
+        self.query_one(ContentSwitcher).current = DESK
+        self.query_one(ScoringDesk).focus()
+        self.sub_title = f"Scoring · {rater}"
+        self.say("")
+        self.refresh_desk()
+        self.refresh_bindings()
+        return True
+
+    def action_switch_rater(self) -> None:
+        self.session = None
+        self.sub_title = "Scoring"
+        self.query_one(ContentSwitcher).current = PICK
+        picker = self.query_one(IdentityPicker)
+        picker.load(scorable_studies(self.app.db))
+        picker.say("")
+        self.refresh_bindings()
+
+    def action_back(self) -> None:
+        self.query_one(IdentityPicker).focus_studies()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        on_desk = self.session is not None
+        if action in DESK_ACTIONS:
+            return on_desk
+        if action == "back":
+            return not on_desk
+        return True
+
+    # -- drawing ------------------------------------------------------------------------------
+
+    def shown_responses(self) -> list[int]:
+        s = self.session
+        if s is None or not s.views:
+            return []
+        return [s.response] if self.single else list(range(len(s.views)))
+
+    def refresh_desk(self) -> None:
+        s = self.session
+        if s is None:
+            return
+        progress = s.progress
+        where = f"{s.rater} · {s.study_id}"
+        if s.unit_number is not None:
+            where += f" · pair {s.unit_number} of {len(s.units)}"
+        self._put("#desk-where", where)
+        bar = self.query_one("#desk-progress", ProgressBar)
+        bar.update(total=max(progress.total, 1), progress=progress.done)
+        self._put("#desk-count", f"{progress.done}/{progress.total} scored")
+        phase = PHASE_TEXT.get(progress.phase, "")
+        self._put("#desk-phase", phase.format(message=progress.message.rstrip(".")) if phase else "")
+        phase_widget = self.query_one("#desk-phase", Static)
+        phase_widget.display = bool(phase)
+        phase_widget.set_class(progress.phase in ("calibration", "held"), "-attention")
+        phase_widget.set_class(progress.phase == "held", "-held")
+        shown = self.shown_responses()
+        for k in range(2):
+            panel = self.query_one(f"#response-{k}", ResponsePanel)
+            if k < len(s.views) and k in shown:
+                view = s.views[k]
+                cells = cells_of(view)
+                scored = sum(1 for c in cells if value_of(view, c) is not None)
+                panel.display = True
+                panel.show(view, focused=k == s.response, scored=scored, total=len(cells))
+            else:
+                panel.display = False
+        if s.views:
+            self.query_one(CasePanel).show(s.views[0])
+            self.query_one(RubricPanel).show(s.views, s.response, s.cell, shown)
+
+    def _put(self, selector: str, content: str | Text) -> None:
+        """Update a line only when it changed: every redraw of an unchanged line costs a re-layout."""
+        if self._lines.get(selector) != content:
+            self._lines[selector] = content
+            self.query_one(selector, Static).update(content)
+
+    def say(self, message: str, *, error: bool = False) -> None:
+        self._put("#desk-feedback", Text(message, style="bold red" if error else ""))
+
+    def _run(self, act) -> ActionResult | None:
+        """Run one session action; a refusal is shown, never raised (nothing was written)."""
+        try:
+            result = act()
+        except ScoringError as exc:
+            self.say(f"not saved: {exc}", error=True)
+            self.notify(str(exc), title="Scoring", severity="error")
+            self.refresh_desk()
+            return None
+        except sqlite3.Error as exc:
+            self.say(f"not saved: the store refused the write ({exc})", error=True)
+            self.notify(f"the store refused the write: {exc}", title="Scoring", severity="error")
+            return None
+        self.refresh_desk()
+        if result.released:
+            self.notify("Calibration passed: the rest of your items are open (n: next pair).", title="Scoring")
+        elif self.session and self.session.phase == "held" and result.receipt is not None:
+            self.notify(self.session.progress.message, title="Calibration", severity="warning", timeout=10)
+        return result
+
+    # -- scoring ------------------------------------------------------------------------------
+
+    def action_score(self, value: int) -> None:
+        s = self.session
+        if s is None:
+            return
+        label = s.view.label if s.view else ""
+        cell = s.focused_cell
+        result = self._run(lambda: s.score(value))
+        if result is None or result.receipt is None or cell is None:
+            return
+        r = result.receipt
+        was = "" if r.previous is None or r.previous == r.value else f" (was {r.previous})"
+        message = f"saved · {label} · {cell.criterion_name} = {r.value}{was}"
+        if r.progress.phase == "complete" and r.progress.done == r.progress.total:
+            message += " · every item is scored"
+        elif r.item_complete and s.index is not None and s.units[s.index].complete:
+            message += " · pair complete: n for the next one"
+        self.say(message)
+
+    def action_undo(self) -> None:
+        s = self.session
+        if s is not None:
+            result = self._run(s.undo)
+            if result is not None:
+                self.say(result.message or "")
+
+    def action_skip(self) -> None:
+        s = self.session
+        if s is not None:
+            result = self._run(s.skip)
+            if result is not None:
+                self.say(result.message or "")
+
+    def action_note(self) -> None:
+        s = self.session
+        if s is None or s.view is None or s.focused_cell is None:
+            return
+        if s.read_only:
+            self.say("scoring is closed: notes cannot change", error=True)
+            return
+        cell, view = s.focused_cell, s.view
+        dialog = NoteDialog(f"Justification · {view.label} · {cell.rubric_name} › {cell.criterion_name}",
+                            s.note())
+        self._note_dialog = dialog
+        self.app.push_screen(dialog, callback=self._note_closed)
+
+    def _note_closed(self, text: str | None) -> None:
+        dialog, self._note_dialog = self._note_dialog, None
+        s = self.session
+        if text is None or s is None or dialog is None or text.strip() == dialog.original.strip():
+            return
+        result = self._run(lambda: s.write_note(text))
+        if result is not None:
+            self.say(result.message or "")
+
+    # -- unsaved-changes guard (the app asks before quitting) ----------------------------------
+
+    def has_unsaved_changes(self) -> bool:
+        dialog = self._note_dialog
+        return dialog is not None and dialog.changed
+
+    async def resolve_unsaved_changes(self) -> bool:
+        """A half-typed note is saved, never lost: there is nothing to ask."""
+        dialog, s = self._note_dialog, self.session
+        if dialog is not None and dialog.changed and s is not None:
+            try:
+                s.write_note(dialog.draft)
+            except (ScoringError, sqlite3.Error) as exc:
+                self.notify(f"the note could not be saved: {exc}", title="Scoring", severity="error")
+                return False
+        return True
+
+    # -- moving -------------------------------------------------------------------------------
+
+    def _move(self, move) -> None:
+        if self.session is not None:
+            move()
+            self.say("")
+            self.refresh_desk()
+
+    def action_cell(self, delta: int) -> None:
+        self._move(lambda: self.session.move_cell(delta))
+
+    def action_response(self, delta: int) -> None:
+        self._move(lambda: self.session.move_response(delta))
+
+    def action_tab(self, delta: int) -> None:
+        self._move(lambda: self.session.tab(delta))
+
+    def action_next_pair(self) -> None:
+        self._step(self.session.next_unit if self.session else None, "this is your last pair")
+
+    def action_previous_pair(self) -> None:
+        self._step(self.session.previous_unit if self.session else None, "this is your first pair")
+
+    def _step(self, step, at_end: str) -> None:
+        if step is None:
+            return
+        try:
+            moved = step()
+        except ScoringError as exc:
+            self.say(str(exc), error=True)
+            return
+        if not moved:
+            held = self.session.phase in ("calibration", "held")
+            self.say(f"{at_end}{' you can open now (the rest wait for calibration)' if held else ''}")
+        else:
+            self.say("")
+        self.refresh_desk()
+
+    def action_toggle_single(self) -> None:
+        self.single = not self.single
+        self.refresh_desk()
+
+    def action_toggle_context(self) -> None:
+        panel = self.query_one(CasePanel)
+        panel.display = not panel.display
+
+    def action_rubric_guide(self) -> None:
+        s = self.session
+        if s is None or s.view is None or s.focused_cell is None:
+            return
+        rubric = next(r for r in s.view.rubrics if r.id == s.focused_cell.rubric_id)
+        self.app.push_screen(RubricGuide(rubric))
+
+    def action_scroll_response(self, delta: int) -> None:
+        if self.session is not None:
+            panel = self.query_one(f"#response-{self.session.response}", ResponsePanel)
+            panel.scroll_page_down() if delta > 0 else panel.scroll_page_up()
+
+    def action_scroll_context(self, delta: int) -> None:
+        self.query_one(CasePanel).scroll_relative(y=5 * delta, animate=False)
+
+    def action_scroll_guide(self, delta: int) -> None:
+        self.query_one("#anchor-guide").scroll_relative(y=3 * delta, animate=False)

@@ -1,0 +1,170 @@
+"""Parts of the scoring screen: who is scoring (study, then rater), and the full rubric text.
+
+`IdentityPicker` lists the frozen studies that name raters and, for the one
+highlighted, only that study's raters; enter on a rater posts `Chosen`.
+`RubricGuide` is a modal with the whole rubric of the focused criterion:
+instructions, procedure and every criterion's anchors.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from rich.console import Group
+from rich.text import Text
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.message import Message
+from textual.screen import ModalScreen
+from textual.widgets import OptionList, Static
+from textual.widgets.option_list import Option
+
+from screens.widgets.rubric_panel import procedure_lines
+from workbench.scoring.views import RubricView
+from workbench.scoring_session import StudyChoice
+
+
+class IdentityPicker(Vertical):
+    """Pick the study, then your rater name. Enter on a name opens your next unscored item."""
+
+    DEFAULT_CSS = """
+    IdentityPicker {
+        padding: 1 2;
+    }
+    IdentityPicker #pick-title { text-style: bold; color: $accent; }
+    IdentityPicker #pick-intro { color: $text-muted; margin-bottom: 1; }
+    IdentityPicker #pick-labels { height: 1; }
+    IdentityPicker #pick-lists { height: auto; max-height: 20; }
+    IdentityPicker OptionList { width: 40; height: auto; max-height: 18; margin-right: 2; }
+    IdentityPicker .pick-label { width: 40; margin-right: 2; text-style: bold; }
+    IdentityPicker #pick-message { margin-top: 1; }
+    """
+
+    @dataclass
+    class Chosen(Message):
+        study_id: str
+        rater: str
+
+    def __init__(self, **kwargs) -> None:
+        super().__init__(**kwargs)
+        self.studies: list[StudyChoice] = []
+
+    def compose(self) -> ComposeResult:
+        yield Static("Who is scoring?", id="pick-title")
+        yield Static("Pick the study, then your name. You will see only your own scores; the responses are "
+                     "anonymized.", id="pick-intro", markup=False)
+        with Horizontal(id="pick-labels"):
+            yield Static("Study", classes="pick-label")
+            yield Static("Rater", classes="pick-label")
+        with Horizontal(id="pick-lists"):
+            yield OptionList(id="study-list", markup=False)
+            yield OptionList(id="rater-list", markup=False)
+        yield Static("", id="pick-message", markup=False)
+
+    def load(self, studies: list[StudyChoice]) -> None:
+        self.studies = studies
+        study_list = self.query_one("#study-list", OptionList)
+        study_list.clear_options()
+        study_list.add_options([Option(s.id + ("  (scoring closed)" if s.closed else ""), id=s.id)
+                                for s in studies])
+        if not studies:
+            self.say("No study to score yet: a study needs to be frozen, name its raters and have run.")
+            return
+        study_list.highlighted = 0
+        self._fill_raters(studies[0])
+        if len(studies) == 1:
+            self.query_one("#rater-list", OptionList).focus()
+        else:
+            study_list.focus()
+
+    def focus_studies(self) -> None:
+        self.query_one("#study-list", OptionList).focus()
+
+    def say(self, message: str, *, error: bool = False) -> None:
+        self.query_one("#pick-message", Static).update(Text(message, style="bold red" if error else ""))
+
+    def _study(self, study_id: str | None) -> StudyChoice | None:
+        return next((s for s in self.studies if s.id == study_id), None)
+
+    def _fill_raters(self, study: StudyChoice) -> None:
+        rater_list = self.query_one("#rater-list", OptionList)
+        rater_list.clear_options()
+        rater_list.add_options([Option(name, id=name) for name in study.raters])
+        rater_list.highlighted = 0 if study.raters else None
+
+    @on(OptionList.OptionHighlighted, "#study-list")
+    def _study_highlighted(self, event: OptionList.OptionHighlighted) -> None:
+        study = self._study(event.option.id)
+        if study is not None:
+            self._fill_raters(study)
+
+    @on(OptionList.OptionSelected, "#study-list")
+    def _study_selected(self, event: OptionList.OptionSelected) -> None:
+        event.stop()
+        self.query_one("#rater-list", OptionList).focus()
+
+    @on(OptionList.OptionSelected, "#rater-list")
+    def _rater_selected(self, event: OptionList.OptionSelected) -> None:
+        event.stop()
+        study_list = self.query_one("#study-list", OptionList)
+        option = study_list.highlighted_option
+        if option is None or option.id is None or event.option.id is None:
+            return
+        self.post_message(self.Chosen(option.id, event.option.id))
+
+
+class RubricGuide(ModalScreen[None]):
+    """The whole rubric: instructions, procedure, every criterion with its anchors."""
+
+    DEFAULT_CSS = """
+    RubricGuide {
+        align: center middle;
+        background: $background 60%;
+    }
+    RubricGuide #guide-body {
+        width: 110;
+        max-width: 95%;
+        height: 90%;
+        border: thick $accent;
+        background: $surface;
+        padding: 0 1;
+    }
+    """
+
+    BINDINGS = [
+        Binding("escape,r,q", "close", "Close", id="rubric_guide.close", tooltip="Back to scoring"),
+    ]
+
+    def __init__(self, rubric: RubricView) -> None:
+        super().__init__()
+        self.rubric = rubric
+
+    def compose(self) -> ComposeResult:
+        with VerticalScroll(id="guide-body"):
+            yield Static(self.render_rubric(self.rubric), id="guide-text")
+
+    def on_mount(self) -> None:
+        self.query_one("#guide-body").focus()
+
+    @staticmethod
+    def render_rubric(rubric: RubricView) -> Group:
+        parts: list = [Text(rubric.name, style="bold underline"), Text("")]
+        parts += procedure_lines(rubric)
+        if rubric.procedure:
+            parts.append(Text(""))
+        if rubric.instructions.strip():
+            parts.append(Text(rubric.instructions.strip()))
+            parts.append(Text(""))
+        for criterion in rubric.criteria:
+            parts.append(Text(f"{criterion.name}  ({criterion.min}–{criterion.max})", style="bold"))
+            parts.append(Text(criterion.question, style="italic"))
+            for anchor in criterion.anchors:
+                parts.append(Text.assemble((f"  {anchor.score} {anchor.label}", "bold"), f" — {anchor.text}"))
+            parts.append(Text(""))
+        parts.append(Text("escape closes", style="dim"))
+        return Group(*parts)
+
+    def action_close(self) -> None:
+        self.dismiss(None)

@@ -1,0 +1,172 @@
+"""The rubric half of the scoring screen: every criterion with the rater's scores, and the focused
+criterion's anchors.
+
+`CriteriaGrid` lists the criteria of every rubric the item is scored on
+(rows, grouped by rubric) against the responses on screen (columns), with
+the rater's own current values; the focused cell is highlighted. `AnchorGuide`
+shows what a number key means for the focused criterion: its question, each
+anchor, the rubric's procedure when it has one (Epistemic Humility's two
+steps), and the rater's note. Both render from the core's rater views only.
+"""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.containers import Horizontal, VerticalScroll
+from textual.widgets import Static
+
+from workbench.scoring import ItemView
+from workbench.scoring.views import RubricView
+from workbench.scoring_session import Cell, cells_of, value_of
+
+UNSCORED = "·"
+NOTE_MARK = "✎"
+
+
+def short_label(view: ItemView) -> str:
+    """"Response Alpha" -> "Alpha" (column headings)."""
+    return view.label.removeprefix("Response ").strip()
+
+
+NAME_WIDTH = 36
+VALUE_WIDTH = 7
+
+
+class CriteriaGrid(Static):
+    """Rows: criteria by rubric; columns: the responses shown; cells: the rater's scores."""
+
+    DEFAULT_CSS = """
+    CriteriaGrid {
+        width: 100%;
+        height: auto;
+        padding: 0 1 0 0;
+    }
+    """
+
+    def __init__(self, **kwargs) -> None:
+        super().__init__("", markup=False, **kwargs)
+        self._shown: Text | None = None
+
+    def show(self, views: list[ItemView], focused_view: int, focused_cell: int) -> None:
+        text = self.render_grid(views, focused_view, focused_cell)
+        if text != self._shown:  # an unchanged grid costs no re-layout
+            self._shown = text
+            self.update(text)
+
+    @staticmethod
+    def render_grid(views: list[ItemView], focused_view: int, focused_cell: int) -> Text:
+        """Plain fixed-width columns (cheap to draw on every key)."""
+        out = Text(no_wrap=True, overflow="ellipsis")
+        out.append("  " + "criterion".ljust(NAME_WIDTH) + "range ", style="dim")
+        for k, view in enumerate(views):
+            out.append(short_label(view).center(VALUE_WIDTH), style="bold reverse" if k == focused_view else "bold")
+        if not views:
+            return out
+        current_rubric = None
+        for index, cell in enumerate(cells_of(views[0])):
+            if cell.rubric_id != current_rubric:
+                current_rubric = cell.rubric_id
+                out.append("\n  ")
+                out.append(_fit(cell.rubric_name, NAME_WIDTH + 6), style="bold underline")
+            focused_row = index == focused_cell
+            out.append("\n")
+            out.append("▸ " if focused_row else "  ", style="bold")
+            out.append(_fit("  " + cell.criterion_name, NAME_WIDTH).ljust(NAME_WIDTH), style="bold" if focused_row else "")
+            out.append(f"{cell.min}–{cell.max}".center(5) + " ", style="dim")
+            for k, view in enumerate(views):
+                value = value_of(view, cell)
+                shown = (UNSCORED if value is None else str(value)) + (NOTE_MARK if cell.note_key in view.notes else "")
+                style = "bold reverse" if focused_row and k == focused_view else ("bold" if value is not None else "dim")
+                out.append(" " * ((VALUE_WIDTH - len(shown)) // 2))
+                out.append(shown, style=style)
+                out.append(" " * (VALUE_WIDTH - len(shown) - (VALUE_WIDTH - len(shown)) // 2))
+        return out
+
+
+def _fit(text: str, width: int) -> str:
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+class AnchorGuide(VerticalScroll, can_focus=False):
+    """The focused criterion: question, anchors (the rater's current value marked), procedure, note."""
+
+    DEFAULT_CSS = """
+    AnchorGuide {
+        width: 1fr;
+        height: 1fr;
+        padding: 0 1;
+        border-left: vkey $panel-lighten-2;
+    }
+    """
+
+    def __init__(self, **kwargs) -> None:
+        super().__init__(**kwargs)
+        self._shown: Text | None = None
+
+    def compose(self) -> ComposeResult:
+        yield Static("", id="anchor-text", markup=False)
+
+    def show(self, view: ItemView | None, cell: Cell | None) -> None:
+        text = self.render_guide(view, cell)
+        if text != self._shown:
+            self._shown = text
+            self.query_one("#anchor-text", Static).update(text)
+
+    @staticmethod
+    def render_guide(view: ItemView | None, cell: Cell | None) -> Text:
+        if view is None or cell is None:
+            return Text("")
+        rubric = next(r for r in view.rubrics if r.id == cell.rubric_id)
+        criterion = next(c for c in rubric.criteria if c.id == cell.criterion_id)
+        value = value_of(view, cell)
+        lines: list[Text] = [Text.assemble((f"{rubric.name} › {criterion.name}", "bold"),
+                                           (f"  {criterion.min}–{criterion.max} · {view.label}", "dim"))]
+        lines += procedure_lines(rubric)
+        lines.append(Text(criterion.question, style="italic"))
+        for anchor in criterion.anchors:
+            chosen = anchor.score == value
+            lines.append(Text.assemble(("▶ " if chosen else "  ", "bold"),
+                                       (f"{anchor.score}", "bold reverse" if chosen else "bold"),
+                                       (f" {anchor.label}", "bold"), f" — {anchor.text}"))
+        note = view.notes.get(cell.note_key)
+        if note:
+            lines.append(Text.assemble(("Your note: ", "bold"), note))
+        else:
+            lines.append(Text("j writes a justification note for this criterion", style="dim"))
+        return Text("\n").join(lines)
+
+
+def procedure_lines(rubric: RubricView) -> list[Text]:
+    """A rubric's ordered procedure ("Step 1 …, Step 2 …"), shown above its anchors."""
+    if not rubric.procedure:
+        return []
+    lines = [Text("Procedure, in order:", style="bold")]
+    for n, step in enumerate(rubric.procedure, 1):
+        lines.append(Text.assemble((f" Step {n}. ", "bold"), step))
+    return lines
+
+
+class RubricPanel(Horizontal):
+    """The criteria grid beside the focused criterion's anchors."""
+
+    DEFAULT_CSS = """
+    RubricPanel {
+        height: 14;
+        border-top: solid $panel-lighten-2;
+    }
+    """
+
+    def compose(self) -> ComposeResult:
+        with VerticalScroll(id="criteria-scroll", can_focus=False):
+            yield CriteriaGrid(id="criteria-grid")
+        yield AnchorGuide(id="anchor-guide")
+
+    def show(self, views: list[ItemView], focused_view: int, focused_cell: int, shown: list[int]) -> None:
+        """`shown`: indexes of the responses on screen (one in single mode, else all)."""
+        grid_views = [views[k] for k in shown]
+        grid_focus = shown.index(focused_view) if focused_view in shown else 0
+        self.query_one(CriteriaGrid).show(grid_views, grid_focus, focused_cell)
+        view = views[focused_view] if views else None
+        cells = cells_of(view) if view else []
+        self.query_one(AnchorGuide).show(view, cells[focused_cell] if cells else None)

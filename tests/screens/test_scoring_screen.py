@@ -1,0 +1,362 @@
+"""Pilot tests of the Scoring screen: picking who scores, keyboard scoring, undo, notes, skip,
+next/previous, calibration pilots first, quitting mid-item and carrying on, and snapshots."""
+
+from __future__ import annotations
+
+import sqlite3
+
+import pytest
+from scoring_seed import rendered, seed_study
+from textual.app import App
+from textual.widgets import Input
+
+from screens.app import make_app
+from store import blind as blind_rows
+from store import open_store
+from store import scores as score_rows
+
+SIZE = (140, 44)
+HIGH = [3, 3, 1, 1, 1]   # anticipation, epistemic humility, three glenda-crock criteria
+LOW = [0, 0, 0, 0, 0]
+
+
+@pytest.fixture
+def store(tmp_path):
+    return tmp_path / "store.db"
+
+
+def rows(store, study_id: str, rater: str = "rater-a") -> list[dict]:
+    """The scores table as another process would read it (a fresh connection: only committed rows)."""
+    db = open_store(store)
+    try:
+        return score_rows.rater_rows(db, study_id, rater)
+    finally:
+        db.close()
+
+
+async def open_scoring(pilot, rater_downs: int = 0) -> None:
+    """From the app's first screen to the rater's desk, with keys only."""
+    await pilot.press("4")          # the Scoring section
+    await pilot.pause()
+    await pilot.press(*["down"] * rater_downs, "enter")
+    await pilot.pause()
+
+
+def session(app):
+    return app.screen.session
+
+
+def current(app) -> dict[str, dict[str, int | None]]:
+    """label -> {"rubric/criterion": value} for the pair on screen."""
+    return {v.label: {f"{r}/{c}": val for r, cs in v.scores.items() for c, val in cs.items()}
+            for v in session(app).views}
+
+
+def guide_text(app) -> str:
+    """The focused criterion's anchors and note, whole (the pane may be scrolled)."""
+    return str(app.screen.query_one("#anchor-text").content)
+
+
+# -- who is scoring ------------------------------------------------------------------------------
+
+async def test_the_picker_lists_frozen_studies_and_only_the_highlighted_studys_raters(store):
+    seed_study(store, name="alpha-study", raters=("ann", "bob"))
+    seed_study(store, name="beta-study", raters=("cy",))
+    app = make_app(store)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("4")
+        await pilot.pause()
+        studies = app.screen.query_one("#study-list")
+        raters = app.screen.query_one("#rater-list")
+        assert [studies.get_option_at_index(k).id for k in range(studies.option_count)] == \
+            ["alpha-study", "beta-study"]
+        assert [raters.get_option_at_index(k).id for k in range(raters.option_count)] == ["ann", "bob"]
+        assert app.focused is studies  # two studies: choose the study first
+        await pilot.press("down")
+        await pilot.pause()
+        assert [raters.get_option_at_index(k).id for k in range(raters.option_count)] == ["cy"]
+        await pilot.press("enter")
+        assert app.focused is raters
+        await pilot.press("escape")
+        assert app.focused is studies
+        await pilot.press("enter", "enter")
+        await pilot.pause()
+        assert session(app).rater == "cy" and session(app).study_id == "beta-study"
+        assert "cy · beta-study · pair 1 of 1" in rendered(app)
+        await pilot.press("i")  # back to choosing
+        await pilot.pause()
+        assert app.screen.session is None and "Who is scoring?" in rendered(app)
+
+
+# -- scoring with the keyboard -------------------------------------------------------------------
+
+async def test_a_rater_scores_a_two_item_study_with_the_keyboard_only_and_undoes_a_score(store):
+    sid = seed_study(store)["study_id"]
+    app = make_app(store)
+    async with app.run_test(size=SIZE) as pilot:
+        await open_scoring(pilot)
+        s = session(app)
+        assert [v.label for v in s.views] == ["Response Alpha", "Response Beta"]
+        assert (s.response, s.cell) == (0, 0)
+        assert "0/2 scored" in rendered(app)
+        await pilot.press("2", "3", "1", "0", "1")  # Alpha, criterion by criterion
+        assert (s.response, s.cell) == (1, 0)        # on to Beta's first criterion
+        await pilot.press("1", "2", "0", "1", "1")
+        await pilot.pause()
+        alpha, beta = (v.item_id for v in s.views)
+        stored = rows(store, sid)
+        assert [(r["item_id"], r["value"], r["action"], r["source"]) for r in stored] == \
+            [(alpha, v, "score", "tui") for v in (2, 3, 1, 0, 1)] + [(beta, v, "score", "tui") for v in (1, 2, 0, 1, 1)]
+        assert "2/2 scored" in rendered(app)
+        assert "every item is scored" in rendered(app)
+
+        await pilot.press("u")  # undo the last score: Beta's frame analysis
+        await pilot.pause()
+        assert (s.response, s.focused_cell.criterion_id) == (1, "frame_analysis")
+        assert current(app)["Response Beta"]["glenda-crock/frame_analysis"] is None
+        assert "1/2 scored" in rendered(app)
+        assert "undone: Response Beta · Frame analysis is back to —" in rendered(app)
+        last = rows(store, sid)[-1]
+        assert (last["action"], last["value"], last["item_id"]) == ("undo", None, beta)
+
+        await pilot.press("0")  # score it again
+        await pilot.pause()
+        assert current(app)["Response Beta"]["glenda-crock/frame_analysis"] == 0
+        assert [r["action"] for r in rows(store, sid)].count("score") == 11
+
+
+async def test_keys_move_the_focus_and_an_out_of_range_number_writes_nothing(store):
+    sid = seed_study(store)["study_id"]
+    app = make_app(store)
+    async with app.run_test(size=SIZE) as pilot:
+        await open_scoring(pilot)
+        s = session(app)
+        await pilot.press("down", "down")
+        assert s.focused_cell.criterion_id == "coercion_recognition"
+        await pilot.press("3")  # coercion recognition is 0-1
+        await pilot.pause()
+        assert rows(store, sid) == []
+        assert "not saved: Coercion recognition takes a score from 0 to 1" in rendered(app)
+        await pilot.press("right")
+        assert (s.response, s.focused_cell.criterion_id) == (1, "coercion_recognition")
+        await pilot.press("up")
+        assert s.focused_cell.criterion_id == "calibration"
+        await pilot.press("tab", "tab", "tab", "tab")  # past Beta's last criterion round to Alpha's first
+        assert (s.response, s.cell) == (0, 0)
+        await pilot.press("shift+tab")
+        assert (s.response, s.cell) == (1, 4)
+        await pilot.press("left", "1")
+        await pilot.pause()
+        stored = rows(store, sid)
+        assert [(r["item_id"], r["criterion"], r["value"]) for r in stored] == \
+            [(s.views[0].item_id, "frame_analysis", 1)]
+
+
+async def test_quit_mid_item_then_reopen_and_continue_where_you_were(store):
+    sid = seed_study(store)["study_id"]
+    app = make_app(store)
+    async with app.run_test(size=SIZE) as pilot:
+        await open_scoring(pilot)
+        alpha = session(app).views[0].item_id
+        await pilot.press("2", "1")
+        await pilot.pause()
+        # Already committed: another connection (another process, or the store after a crash) sees them.
+        assert [(r["item_id"], r["value"]) for r in rows(store, sid)] == [(alpha, 2), (alpha, 1)]
+        await pilot.press("ctrl+q")
+        await pilot.pause()
+    assert app.return_code == 0
+
+    again = make_app(store)
+    async with again.run_test(size=SIZE) as pilot:
+        await open_scoring(pilot)
+        s = session(again)
+        assert s.views[0].item_id == alpha
+        assert (s.response, s.focused_cell.criterion_id) == (0, "coercion_recognition")  # the first open cell
+        assert current(again)["Response Alpha"] == {
+            "anticipation/anticipation": 2, "epistemic-humility/calibration": 1,
+            "glenda-crock/coercion_recognition": None, "glenda-crock/compliance_trap": None,
+            "glenda-crock/frame_analysis": None}
+        await pilot.press("1", "1", "0")
+        await pilot.pause()
+        assert s.response == 1 and "1/2 scored" in rendered(again)
+    # closed without quitting (a dropped session): nothing lost either
+    stored = rows(store, sid)
+    assert [r["value"] for r in stored] == [2, 1, 1, 1, 0] and all(r["item_id"] == alpha for r in stored)
+
+
+async def test_notes_are_saved_at_once_escape_keeps_the_old_one_and_quitting_saves_a_draft(store):
+    sid = seed_study(store)["study_id"]
+    app = make_app(store)
+    async with app.run_test(size=SIZE) as pilot:
+        await open_scoring(pilot)
+        alpha = session(app).views[0].item_id
+        await pilot.press("j")
+        await pilot.pause()
+        assert type(app.screen).__name__ == "NoteDialog"
+        assert "Justification · Response Alpha · Anticipation › Anticipation" in rendered(app)
+        await pilot.press(*"quotes smallest")
+        await pilot.press("enter")
+        await pilot.pause()
+        note = rows(store, sid)[-1]
+        assert (note["action"], note["note"], note["item_id"], note["criterion"]) == \
+            ("note", "quotes smallest", alpha, "anticipation")
+        assert "Your note: quotes smallest" in guide_text(app)
+        assert "·✎" in rendered(app)  # the grid marks the noted cell
+
+        await pilot.press("j")
+        await pilot.pause()
+        assert app.screen.query_one(Input).value == "quotes smallest"
+        await pilot.press("x", "escape")
+        await pilot.pause()
+        assert len(rows(store, sid)) == 1
+
+        await pilot.press("down", "j")
+        await pilot.pause()
+        await pilot.press(*"half typed")
+        await pilot.press("ctrl+q")  # quitting with a note open saves it
+        await pilot.pause()
+    assert app.return_code == 0
+    last = rows(store, sid)[-1]
+    assert (last["note"], last["criterion"]) == ("half typed", "calibration")
+
+
+async def test_skip_next_previous_one_response_and_hiding_the_case(store):
+    sid = seed_study(store, conditions=("B1", "B2", "B3", "C1"))["study_id"]
+    app = make_app(store)
+    async with app.run_test(size=SIZE) as pilot:
+        await open_scoring(pilot)
+        s = session(app)
+        first = [v.item_id for v in s.views]
+        assert s.unit_number == 1 and len(s.units) == 2
+        await pilot.press("s")  # skip the pair: on to the next unscored one
+        await pilot.pause()
+        assert s.unit_number == 2 and "skipped: it comes round again at the end" in rendered(app)
+        assert [r["action"] for r in rows(store, sid)] == ["skip", "skip"]
+        assert [v.label for v in s.views] == ["Response Gamma", "Response Delta"]
+        await pilot.press("n")
+        assert "this is your last pair" in rendered(app)
+        await pilot.press("p")
+        await pilot.pause()
+        assert [v.item_id for v in s.views] == first
+        assert "pair 1 of 2" in rendered(app)
+        assert "skipped" in rendered(app)
+
+        await pilot.press("v")  # one response at a time
+        await pilot.pause()
+        assert app.screen.query_one("#response-1").display is False
+        assert "Response Alpha" in rendered(app) and "Response Beta" not in rendered(app)
+        await pilot.press("right")
+        await pilot.pause()
+        assert app.screen.query_one("#response-0").display is False
+        assert "Response Beta" in rendered(app) and "Response Alpha" not in rendered(app)
+        await pilot.press("v", "c")
+        await pilot.pause()
+        assert "Scenario" not in rendered(app) and "Response Alpha" in rendered(app)
+        await pilot.press("c", "r")
+        await pilot.pause()
+        assert type(app.screen).__name__ == "RubricGuide"
+        await pilot.press("escape")
+        await pilot.pause()
+        assert "Scenario" in rendered(app)
+
+
+async def test_calibration_pilots_come_first_and_the_rest_open_once_they_go_the_right_way(store):
+    sid = seed_study(store, pilot_items=True)["study_id"]
+    db = open_store(store)
+    expectations = blind_rows.read_pilot_expectations(db, sid)  # the test peeks at the sealed key
+    db.close()
+    app = make_app(store)
+    async with app.run_test(size=SIZE) as pilot:
+        await open_scoring(pilot)
+        s = session(app)
+        assert set(v.item_id for v in s.views) == set(expectations)
+        assert "Calibration first" in rendered(app)
+        await pilot.press("n")
+        assert set(v.item_id for v in s.views) == set(expectations)  # the rest wait
+        assert "the rest wait for calibration" in rendered(app)
+        # Score them the wrong way round: held, with the core's reason.
+        for view in list(s.views):
+            await pilot.press(*[str(v) for v in (LOW if expectations[view.item_id]["direction"] == "high" else HIGH)])
+        await pilot.pause()
+        assert s.phase == "held" and "Held: calibration not passed" in rendered(app)
+        await pilot.press("n")
+        assert set(v.item_id for v in s.views) == set(expectations)
+        # Re-score the right way: released.
+        for k, view in enumerate(list(s.views)):
+            s.response, s.cell = k, 0
+            await pilot.press(*[str(v) for v in (HIGH if expectations[view.item_id]["direction"] == "high" else LOW)])
+        await pilot.pause()
+        assert s.phase == "scoring" and "Calibration first" not in rendered(app)
+        await pilot.press("n")
+        await pilot.pause()
+        assert s.unit_number == 2 and not set(v.item_id for v in s.views) & set(expectations)
+        assert [v.label for v in s.views] == ["Response Gamma", "Response Delta"]
+        assert "2/4 scored" in rendered(app)
+
+
+async def test_an_unblinded_study_is_read_only(store):
+    from workbench.blinding.unblind import unblind
+
+    sid = seed_study(store)["study_id"]
+    db = open_store(store)
+    unblind(db, sid, by="researcher", force=True)
+    db.close()
+    app = make_app(store)
+    async with app.run_test(size=SIZE) as pilot:
+        await open_scoring(pilot)
+        assert "scoring is closed" in rendered(app)
+        await pilot.press("2")
+        await pilot.pause()
+        assert "not saved" in rendered(app)
+        assert rows(store, sid) == []
+
+
+def test_every_binding_has_an_id_and_a_description():
+    from screens.note_dialog import NoteDialog
+    from screens.scoring import ScoringScreen
+    from screens.scoring_parts import RubricGuide
+
+    for cls in (ScoringScreen, NoteDialog, RubricGuide):
+        ids = [b.id for b in cls.BINDINGS]
+        assert all(ids) and len(set(ids)) == len(ids), cls
+        assert all(b.description and b.tooltip for b in cls.BINDINGS), cls
+
+
+# -- snapshots -----------------------------------------------------------------------------------
+
+class ScoringOnlyApp(App):
+    """Just the Scoring screen over a store: the section bar then lists every section, whichever
+    section modules exist yet, so the snapshots stay stable."""
+
+    TITLE = "Hindsight Workbench"
+
+    def __init__(self, db_path) -> None:
+        super().__init__()
+        self.db_path = db_path
+        self.db = open_store(db_path)
+
+    def on_mount(self) -> None:
+        from screens.scoring import ScoringScreen
+
+        self.push_screen(ScoringScreen())
+
+    def on_unmount(self) -> None:
+        self.db.close()
+
+
+def _snap_app(tmp_path) -> ScoringOnlyApp:
+    path = tmp_path / "store.db"
+    seed_study(path)
+    return ScoringOnlyApp(path)
+
+
+def test_snapshot_choosing_who_scores(snap_compare, tmp_path):
+    assert snap_compare(_snap_app(tmp_path), terminal_size=SIZE)
+
+
+def test_snapshot_scoring_a_pair(snap_compare, tmp_path):
+    assert snap_compare(_snap_app(tmp_path), press=["enter", "2", "3", "1", "down"], terminal_size=SIZE)
+
+
+def test_snapshot_the_note_dialog(snap_compare, tmp_path):
+    assert snap_compare(_snap_app(tmp_path), press=["enter", "right", "j", *"quotes it"], terminal_size=SIZE)
