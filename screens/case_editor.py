@@ -12,42 +12,22 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from textual import on, work
-from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.message import Message
 from textual.screen import Screen
-from textual.widget import Widget
-from textual.widgets import Button, Checkbox, Footer, Header, Input, Label, Select, Static, TextArea
+from textual.widgets import Button, Checkbox, Footer, Header, Input, Select, Static, TextArea
 from textual.worker import Worker, WorkerCancelled, WorkerFailed, WorkerState
 
 from screens.confirm import DISCARD, SAVE, unsaved_changes_dialog
+from screens.widgets.case_form import TEXT_FIELDS, CaseDetails, IdentityFields, field_widget_id
 from screens.widgets.mapping import MappingRow
 from screens.widgets.problems import ProblemList
 from workbench.case_editing import default_case_path, editor_problems, has_errors
 from workbench.cases import CaseError, Problem
-from workbench.cases.model import (
-    CASE_TYPES, COMPLEXITIES, CONCERN_DOMAINS, CRITERIA, DOMAINS, PRESERVES, SECTIONS, STATUSES, STRATEGIES,
-    Case, Transposition,
-)
+from workbench.cases.model import CRITERIA, PRESERVES, SECTIONS, STRATEGIES, Case, Transposition
 
 CHECK_DELAY = 0.3  # seconds of quiet typing before the case is re-validated
-
-STRATEGY_LABELS = {
-    "A": "A post-cutoff",
-    "B": "B transposition",
-    "C": "C below training data",
-}
-PROSE_TITLES = {
-    "scenario": "Scenario — the knowledge-bounded text architectures see",
-    "outcome": "Outcome — what happened; shown only to evaluators",
-    "structural_tension": "Structural tension",
-    "research_needed": "Research needed",
-    "notes": "Notes",
-}
-SIMPLE_FIELDS = ("id", "title", "decision_date", "source")
-SELECT_FIELDS = {"type": CASE_TYPES, "domain": DOMAINS, "status": STATUSES, "complexity": COMPLEXITIES,
-                 "concern_domain": CONCERN_DOMAINS}
 
 
 @dataclass
@@ -60,7 +40,7 @@ class CaseSaved(Message):
 
 def normalized(case: Case) -> Case:
     """The case as its file will hold it (the parser strips strings and prose), for comparing and saving."""
-    strip = {k: getattr(case, k).strip() for k in (*SIMPLE_FIELDS, *SECTIONS)}
+    strip = {k: getattr(case, k).strip() for k in (*TEXT_FIELDS, *SECTIONS)}
     tr = case.transposition
     return replace(case, **strip, transposition=Transposition(
         original=tr.original.strip(),
@@ -68,26 +48,6 @@ def normalized(case: Case) -> Case:
         verifiers=[v.strip() for v in tr.verifiers if v.strip()],
         preserves=dict(tr.preserves),
     ))
-
-
-def field_widget_id(field: str) -> str | None:
-    """The id of the widget where a problem's field is edited."""
-    base = field.split("[", 1)[0]
-    if base in (*SIMPLE_FIELDS, *SELECT_FIELDS, "rubric", "path", *SECTIONS):
-        return f"f-{base}"
-    if base == "strategies":
-        return "f-strategy-A"
-    if base.startswith("criteria."):
-        return f"f-criteria-{base.split('.', 1)[1]}"
-    if base.startswith("transposition.preserves."):
-        return f"f-tr-preserves-{base.rsplit('.', 1)[1]}"
-    if base == "transposition.original":
-        return "f-tr-original"
-    if base == "transposition.verifiers":
-        return "f-tr-verifier-1"
-    if base == "transposition.mapping":
-        return "add-mapping"
-    return None
 
 
 class CaseEditorScreen(Screen[str | None]):
@@ -121,91 +81,20 @@ class CaseEditorScreen(Screen[str | None]):
         self._check_timer = None
         self._saving: Worker | None = None
         self._applied: set[int] = set()
+        self.form_complete = False  # True once CaseDetails is mounted
 
     # -- layout -----------------------------------------------------------------------------------
 
-    def compose(self) -> ComposeResult:
-        case = self.baseline
+    def compose(self):
         yield Header(show_clock=False)
         with Horizontal(id="editor-body"):
             with VerticalScroll(id="editor-form"):
                 yield Static("Case", classes="form-heading")
-                yield from self._row("File", Input(placeholder="(automatic)", id="f-path", compact=True,
-                                                   tooltip="Leave empty to save beside the shipped cases as <id>.md"))
-                yield Static("", id="path-target", classes="field-note", markup=False)
-                yield from self._row("Id", Input(case.id, placeholder="lowercase-with-dashes", id="f-id", compact=True))
-                yield from self._row("Title", Input(case.title, id="f-title", compact=True))
-                for name, options in SELECT_FIELDS.items():
-                    if name in ("type", "domain", "status"):
-                        yield from self._row(name.replace("_", " ").capitalize(),
-                                             self._select(name, options, getattr(case, name)))
-                yield from self._row("Decision date", Input(case.decision_date, placeholder="YYYY, YYYY-MM, YYYY-MM-DD or 2020..2022",
-                                                            id="f-decision_date", compact=True))
-                yield from self._row("Complexity", self._select("complexity", COMPLEXITIES, case.complexity))
-                yield from self._row("Concern domain",
-                                     self._select("concern_domain", CONCERN_DOMAINS, case.concern_domain))
-                current = [(case.rubric, case.rubric)] if case.rubric else []
-                yield from self._row("Rubric", Select(current, value=case.rubric or Select.NULL, prompt="none",
-                                                      allow_blank=True, id="f-rubric", compact=True,
-                                                      tooltip="The specialized rubric scored on this case, if any"))
-                yield from self._row("Source", Input(case.source, placeholder="where the case comes from", id="f-source", compact=True))
-
-                yield Static("Contamination strategies (seed 000 §III)", classes="form-heading")
-                with Horizontal(classes="checks"):
-                    for s in STRATEGIES:
-                        yield Checkbox(STRATEGY_LABELS[s], s in case.strategies, id=f"f-strategy-{s}", compact=True)
-
-                yield Static("Selection criteria — a ready case satisfies all five (seed 000 §IV)",
-                             classes="form-heading")
-                for key, label in CRITERIA.items():
-                    name, _, detail = label.partition(": ")
-                    with Horizontal(classes="check-row"):
-                        yield Checkbox(name, bool(case.criteria.get(key)), id=f"f-criteria-{key}",
-                                       classes="criterion", compact=True, tooltip=label)
-                        yield Static(detail, classes="check-detail", markup=False)
-
-                tr = case.transposition
-                yield Static("Transposition — required for strategy B", classes="form-heading")
-                yield from self._row("Original case", Input(tr.original, placeholder="the real case it transposes",
-                                                            id="f-tr-original", compact=True))
-                yield Label("Mapping: real case → scenario", classes="field-note")
-                with Vertical(id="mapping-rows"):
-                    for m in tr.mapping:
-                        yield MappingRow(m["from"], m["to"])
-                yield Button("+ mapping row", id="add-mapping", tooltip="Add a from → to row (ctrl+t)")
-                verifiers = list(tr.verifiers) + [""] * max(0, 2 - len(tr.verifiers))
-                for i, name in enumerate(verifiers, start=1):
-                    yield from self._row(f"Verifier {i}", Input(name, placeholder="an independent person",
-                                                                id=f"f-tr-verifier-{i}", classes="verifier", compact=True))
-                yield Label("Both verifiers confirm the transposition preserves:", classes="field-note")
-                for key, what in PRESERVES.items():
-                    yield Checkbox(what, bool(tr.preserves.get(key)), id=f"f-tr-preserves-{key}", classes="preserve",
-                                   compact=True)
-
-                yield Static("Contamination probe results", classes="form-heading")
-                yield Static(self._probe_text(), id="probe-results")
-
-                for key in SECTIONS:
-                    yield Static(PROSE_TITLES[key], classes="form-heading")
-                    yield TextArea(getattr(case, key), id=f"f-{key}", soft_wrap=True, classes="prose")
+                yield IdentityFields(self.baseline)
             with Vertical(id="editor-side"):
                 yield Static("Problems", classes="side-heading")
                 yield ProblemList(id="problems")
         yield Footer()
-
-    @staticmethod
-    def _row(label: str, widget: Widget) -> ComposeResult:
-        with Horizontal(classes="field-row"):
-            yield Label(label, classes="field-label")
-            yield widget
-
-    @staticmethod
-    def _select(name: str, options: tuple[str, ...], value: str) -> Select:
-        choices = [(o, o) for o in options]
-        if value and value not in options:  # keep an unknown value visible so validation can name it
-            choices.append((value, value))
-        return Select(choices, value=value if value else Select.NULL, allow_blank=False, id=f"f-{name}",
-                      compact=True)
 
     def _probe_text(self) -> str:
         if not self.probe_records:
@@ -219,6 +108,12 @@ class CaseEditorScreen(Screen[str | None]):
 
     def on_mount(self) -> None:
         self._update_title()
+        self.call_after_refresh(self._mount_details)
+
+    async def _mount_details(self) -> None:
+        """Mount the bulk of the form after the first paint, then load what validation needs."""
+        await self.query_one("#editor-form", VerticalScroll).mount(CaseDetails(self.baseline, self._probe_text()))
+        self.form_complete = True
         self._load_reference()
 
     # -- reference data (rubric ids, stored cases) -------------------------------------------------
@@ -245,7 +140,7 @@ class CaseEditorScreen(Screen[str | None]):
     # -- reading the form -------------------------------------------------------------------------
 
     def form_case(self) -> Case:
-        """The case as the form holds it right now."""
+        """The case as the form holds it right now (fields not mounted yet still hold the baseline)."""
         def value(widget_id: str) -> str:
             return self.query_one(f"#{widget_id}", Input).value
 
@@ -256,19 +151,25 @@ class CaseEditorScreen(Screen[str | None]):
         def checked(widget_id: str) -> bool:
             return self.query_one(f"#{widget_id}", Checkbox).value
 
-        mapping = [{"from": a, "to": b} for a, b in (row.pair for row in self.query(MappingRow)) if a or b]
-        return Case(
+        case = replace(
+            self.baseline,
             id=value("f-id").strip(),
             title=value("f-title"),
             type=chosen("f-type"),
             domain=chosen("f-domain"),
             status=chosen("f-status"),
-            strategies=[s for s in STRATEGIES if checked(f"f-strategy-{s}")],
             decision_date=value("f-decision_date"),
             complexity=chosen("f-complexity"),
             concern_domain=chosen("f-concern_domain"),
             rubric=chosen("f-rubric"),
             source=value("f-source"),
+        )
+        if not self.form_complete:
+            return case
+        mapping = [{"from": a, "to": b} for a, b in (row.pair for row in self.query(MappingRow)) if a or b]
+        return replace(
+            case,
+            strategies=[s for s in STRATEGIES if checked(f"f-strategy-{s}")],
             criteria={k: checked(f"f-criteria-{k}") for k in CRITERIA},
             transposition=Transposition(
                 original=value("f-tr-original"),
@@ -360,6 +261,8 @@ class CaseEditorScreen(Screen[str | None]):
     # -- the transposition mapping ----------------------------------------------------------------
 
     async def action_add_mapping_row(self) -> None:
+        if not self.form_complete:
+            return
         row = MappingRow()
         await self.query_one("#mapping-rows", Vertical).mount(row)
         row.query_one(".map-from", Input).focus()

@@ -5,12 +5,17 @@ from __future__ import annotations
 FIXTURE_CASE_IDS = ["coercion-drill", "guild-charter", "harbor-dredging", "ledger-pivot"]
 
 
+# Workers that wait for the user's answer in a dialog; waiting on them would wait forever.
+ASKING_GROUPS = {"leave", "quit"}
+
+
 async def settle(pilot, delay: float = 0.05) -> None:
-    """Let workers finish and the screen repaint."""
-    await pilot.app.workers.wait_for_complete()
-    await pilot.pause(delay)
-    await pilot.app.workers.wait_for_complete()
-    await pilot.pause()
+    """Let background workers finish and the screen repaint."""
+    for _ in range(2):
+        busy = [w for w in pilot.app.workers if w.group not in ASKING_GROUPS and not w.is_finished]
+        if busy:  # an empty list would mean "all workers" to wait_for_complete
+            await pilot.app.workers.wait_for_complete(busy)
+        await pilot.pause(delay)
 
 
 def table_ids(app) -> list[str]:
@@ -21,3 +26,13 @@ def table_ids(app) -> list[str]:
 async def type_text(pilot, text: str) -> None:
     """Type text key by key, as a user would."""
     await pilot.press(*["space" if c == " " else c for c in text])
+
+
+async def wait_for_form(pilot, timeout: float = 10.0) -> None:
+    """The editor mounts the bulk of its form just after its first paint; wait for it."""
+    waited = 0.0
+    while not getattr(pilot.app.screen, "form_complete", False):
+        assert waited < timeout, "the case editor never finished mounting its form"
+        await pilot.pause(0.02)
+        waited += 0.02
+    await settle(pilot)

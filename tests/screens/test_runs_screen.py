@@ -1,0 +1,247 @@
+"""The Runs section: a study run live from the screen against the loopback model server; pause, resume,
+cancel and retry through the keys; finished transcripts from the store; snapshots of the grid and transcript."""
+
+from __future__ import annotations
+
+import pytest
+from study_screen_helpers import SEEDED, OneScreenApp, seed_study, study_toml, wait_until
+from textual.widgets import Static
+
+from store import runs as run_rows
+from tests.support.loopback import Reply, loopback_server  # noqa: F401  (the fixture)
+from workbench.studies import create_study, run_id
+
+SIZE = (130, 40)
+REPORT = "RECOMMENDATION: resist\nREASONING: precedent\nRISKS: a shutdown\nCONFIDENCE: medium"
+
+
+def slow_reply(words: int = 24, delay: float = 0.02):
+    """A responder streaming `words` words, one chunk every `delay` seconds, then the report."""
+    def respond(body: dict) -> Reply:
+        return Reply.text(" ".join(f"word{i}" for i in range(words)) + "\n\n" + REPORT, chunk_delay=delay)
+
+    return respond
+
+
+def live_study(app, server, name: str = "live-study", conditions=("B1", "C1")) -> str:
+    create_study(app.db, text=study_toml(name, conditions=conditions, model="openai/test", api_base=server.url,
+                                         extra="[architectures.C1]\nrespondents = 2\n"))
+    return name
+
+
+def grid(app):
+    return app.screen.query_one("#run-grid")
+
+
+def statuses(app) -> dict[str, str]:
+    return {rid.split("/", 1)[1]: s["status"] for rid, s in grid(app).states.items()}
+
+
+def text_of(app, selector: str) -> str:
+    return str(app.screen.query_one(selector, Static).render())
+
+
+async def open_runs(pilot, study_id: str) -> None:
+    await pilot.press("3")
+    await pilot.pause()
+    assert type(pilot.app.screen).__name__ == "RunsScreen"
+    pilot.app.screen.select_study(study_id)
+    await pilot.pause()
+
+
+async def test_a_study_streams_into_the_live_transcript_and_the_grid_reaches_done(app, loopback_server):
+    loopback_server.responder = slow_reply()
+    study_id = live_study(app, loopback_server)
+    async with app.run_test(size=SIZE) as pilot:
+        await open_runs(pilot, study_id)
+        assert statuses(app) == {"coercion-drill/B1/0": "pending", "coercion-drill/C1/0": "pending"}
+        await pilot.press("down", "enter")  # the C1 cell: its transcript, before it starts
+        view = app.screen.query_one("#transcript")
+        assert view.run_id == run_id(study_id, "coercion-drill", "C1", 0)
+        await pilot.press("s")
+
+        def streaming_panel():
+            panels = view.turn_panels()
+            return next((p for p in panels if p.entry.status == "streaming" and "word3" in p.shown_text()), None)
+
+        await wait_until(pilot, lambda: streaming_panel() is not None, what="tokens in a streaming panel")
+        panel = streaming_panel()
+        partial = panel.shown_text()
+        assert panel.border_title == "coordinator · Coordinator frames the question"
+        assert "CONFIDENCE" not in partial  # seen mid-stream, not after the fact
+        assert "streaming" in panel.classes
+        assert "▶ running" in str(grid(app).get_cell("C1/0", "coercion-drill"))
+
+        await wait_until(pilot, lambda: not app.screen.running, what="the study's run to end")
+        await pilot.pause(0.2)
+        assert statuses(app) == {"coercion-drill/B1/0": "done", "coercion-drill/C1/0": "done"}
+        cell = str(grid(app).get_cell("C1/0", "coercion-drill"))
+        assert cell.startswith("✓ done") and "tok" in cell and "unknown" in cell  # loopback has no price
+        titles = [p.border_title for p in view.turn_panels()]
+        assert titles == ["coordinator · Coordinator frames the question", "respondent-1 · Adviser 1 of 2",
+                          "respondent-2 · Adviser 2 of 2", "coordinator · Coordinator synthesizes"]
+        for p in view.turn_panels():  # every token arrived, in order, and nothing twice
+            assert p.shown_text() == p.entry.text
+            assert p.entry.status == "done" and "streaming" not in p.classes
+        assert "2 done" in text_of(app, "#progress-text")
+        assert all(r["status"] == "done" for r in run_rows.list_runs(app.db, study_id))
+        assert loopback_server.count == 5  # B1 one call, C1 frame + 2 respondents + synthesis
+
+
+async def test_pause_holds_new_turns_resume_continues_and_cancel_stops(app, loopback_server):
+    loopback_server.responder = slow_reply(words=12, delay=0.03)
+    study_id = live_study(app, loopback_server, name="pause-study", conditions=("C1",))
+    async with app.run_test(size=SIZE) as pilot:
+        await open_runs(pilot, study_id)
+        screen = app.screen
+        await pilot.press("s")
+        await wait_until(pilot, lambda: loopback_server.count >= 1, what="the first call")
+        await pilot.press("p")
+        assert screen.control.paused
+        assert screen.active_bindings["p"].binding.id == "runs.resume"  # the same key now resumes
+        await wait_until(pilot, lambda: screen.live.progress and screen.live.progress["paused"], what="paused")
+        await pilot.pause(0.6)  # the framing turn in flight finishes; nothing new starts
+        held = loopback_server.count
+        await pilot.pause(0.5)
+        assert loopback_server.count == held == 1
+        assert "paused" in text_of(app, "#progress-text")
+
+        await pilot.press("p")
+        assert not screen.control.paused
+        await wait_until(pilot, lambda: loopback_server.count >= 2, what="the respondents after resuming")
+
+        await pilot.press("x")
+        await wait_until(pilot, lambda: not screen.running, what="the cancelled run to stop")
+        await pilot.pause(0.2)
+        rows = run_rows.list_runs(app.db, study_id)
+        assert [r["status"] for r in rows] == ["cancelled"]
+        assert "cancelled" in rows[0]["error"]
+        assert statuses(app) == {"coercion-drill/C1/0": "cancelled"}
+        assert "■ cancelled" in str(grid(app).get_cell("C1/0", "coercion-drill"))
+        assert screen.summary.stopped == "cancelled from the Runs screen"
+
+        made = loopback_server.count
+        await pilot.press("s")  # s continues a cancelled study; completed calls are replayed
+        await wait_until(pilot, lambda: not screen.running and statuses(app)["coercion-drill/C1/0"] == "done",
+                         what="the continued run")
+        summary = screen.summary
+        assert summary.calls == 4 and summary.replayed >= 1  # the framing at least was kept
+        assert loopback_server.count - made == summary.network_calls == 4 - summary.replayed
+
+
+async def test_a_failed_run_is_retried_alone(app, loopback_server):
+    broken = {"on": True}
+
+    def respond(body: dict):
+        last = body["messages"][-1]["content"]
+        if broken["on"] and "what should we do" in last.lower():
+            return Reply.unauthorized()  # not retried by the gateway: the B1 run fails
+        return Reply.text("an answer\n\n" + REPORT)
+
+    loopback_server.responder = respond
+    study_id = live_study(app, loopback_server, name="retry-study")
+    async with app.run_test(size=SIZE) as pilot:
+        await open_runs(pilot, study_id)
+        screen = app.screen
+        await pilot.press("s")
+        await wait_until(pilot, lambda: not screen.running, what="the first run of the study")
+        await pilot.pause(0.2)
+        assert statuses(app) == {"coercion-drill/B1/0": "failed", "coercion-drill/C1/0": "done"}
+        assert "✗ failed" in str(grid(app).get_cell("B1/0", "coercion-drill"))
+
+        await pilot.press("down")  # C1 is done: a retry is refused with a reason
+        await pilot.press("t")
+        assert not screen.running
+        await pilot.press("up")
+        broken["on"] = False
+        before = loopback_server.count
+        await pilot.press("t")
+        await wait_until(pilot, lambda: not screen.running and statuses(app)["coercion-drill/B1/0"] == "done",
+                         what="the retried run")
+        assert loopback_server.count == before + 1  # B1 alone; C1 was not touched
+        assert statuses(app) == {"coercion-drill/B1/0": "done", "coercion-drill/C1/0": "done"}
+
+
+async def test_a_changed_frozen_study_is_refused_from_the_screen(app, library):
+    study_id = "frozen-study"
+    create_study(app.db, text=study_toml(study_id))
+    from workbench.studies import freeze_study
+
+    freeze_study(app.db, study_id)
+    case_file = library.cases / "coercion-drill.md"
+    case_file.write_text(case_file.read_text().replace("## Scenario\n", "## Scenario\n\nA new first line.\n"))
+    async with app.run_test(size=SIZE) as pilot:
+        await open_runs(pilot, study_id)
+        await pilot.press("s")
+        await wait_until(pilot, lambda: not app.screen.running, what="the refusal")
+        await pilot.pause()
+        message = text_of(app, "#progress-text")
+        assert "create a new study" in message and "coercion-drill" in message
+        assert all(r["status"] == "pending" for r in run_rows.list_runs(app.db, study_id)) or \
+            not run_rows.list_runs(app.db, study_id)
+
+
+async def test_a_finished_transcript_is_loaded_from_the_store(tmp_path, library):
+    from screens.runs import RunsScreen
+
+    app = OneScreenApp(library.db, RunsScreen)
+    seed_study(app.db)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        await pilot.press("down", "enter")  # C2 of coercion-drill
+        view = app.screen.query_one("#transcript")
+        assert view.run_id == run_id(SEEDED, "coercion-drill", "C2", 0)
+        titles = [p.border_title for p in view.turn_panels()]
+        assert titles == ["chair · Chair states the question", "risk-analyst · Risk analyst: opening statement",
+                          "strategist · Strategist moves the main motion", "chair · Chair writes the resolution"]
+        notes = {tuple(sorted(n.classes)): str(n.render()) for n in view.query(".note")}
+        kinds = [c for n in view.query(".note") for c in n.classes if c.startswith("note-")]
+        assert kinds == ["note-run", "note-question", "note-motion", "note-second", "note-amendment", "note-vote",
+                         "note-vote", "note-amendment", "note-motion", "note-resolution", "note-run"]
+        text = view.text()
+        assert "MOTION moved by strategist\nResist and disclose the threat." in text
+        assert "AMENDMENT 1 adopted (3 aye, 1 nay, 0 abstain)" in text
+        assert "VOTE on the amendment 1: Devil's advocate: nay" in text
+        assert "RESOLUTION: the motion is carried (4 aye, 1 nay, 0 abstain)" in text
+        assert "minority report, Devil's advocate: The committee underrates the shutdown risk." in text
+        assert any("tone-nay" in k for k in notes)
+        assert view.turn_panels()[1].border_subtitle == "210 in + 13 out tok · perspective, parallel"
+
+
+async def test_grid_shows_every_state_with_tokens_cost_and_elapsed(library):
+    from screens.runs import RunsScreen
+
+    app = OneScreenApp(library.db, RunsScreen)
+    seed_study(app.db)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        g = grid(app)
+        assert [str(g.get_row("P1/0")[0]).split()[1], str(g.get_row("P1/1")[0]).split()[1],
+                str(g.get_row("P1/2")[0]).split()[1]] == ["done", "failed", "cancelled"]
+        assert str(g.get_cell("B1/0", "coercion-drill")) == "✓ done  550 tok  $0.0012  12s"
+        assert str(g.get_cell("B1/0", "guild-charter")) == "✓ done  545 tok  unknown  14s"
+        assert str(g.get_cell("P1/0", "coercion-drill")) == "✓ done  17.7k tok  $0.0231  1m35s"
+        assert str(g.get_cell("C2/0", "guild-charter")).startswith("‖ interrupted  460 tok  unknown")
+        assert str(g.get_cell("P1/0", "guild-charter")) == "· pending"
+        line = text_of(app, "#progress-text")
+        assert line.startswith("10 runs: 4 done, 1 interrupted, 3 pending, 1 failed, 1 cancelled")
+
+
+@pytest.mark.parametrize("open_transcript", [False, True], ids=["grid", "transcript"])
+def test_runs_screen_snapshot(snap_compare, library, open_transcript):
+    from screens.runs import RunsScreen
+
+    app = OneScreenApp(library.db, RunsScreen)
+    seed_study(app.db)
+    # the freeze hash and the run's elapsed clock are the only moving parts: the seeded study is not frozen
+    # and every elapsed time comes from the seeded timestamps
+
+    async def run_before(pilot):
+        await pilot.pause()
+        if open_transcript:
+            await pilot.press("down", "enter")
+            await pilot.pause(0.3)
+            app.screen.query_one("#transcript").scroll_home(animate=False)
+        await pilot.pause()
+
+    assert snap_compare(app, terminal_size=(130, 48), run_before=run_before)
