@@ -215,7 +215,9 @@ def parse_study_text(text: str, name: str = "<study>") -> dict:
         "architectures": _architectures(c, data, known),
     }
     if "metrics" in data:  # [metrics] custom_concerns = [...]: extra DQ-3 concerns (workbench/metrics/dq_study.py)
-        definition["metrics"] = {"custom_concerns": c.strings(c.table(data, "metrics", "metrics"), "custom_concerns", "metrics.custom_concerns", [])}
+        metrics = c.table(data, "metrics", "metrics")
+        c.unknown(metrics, ("custom_concerns",), "metrics")
+        definition["metrics"] = {"custom_concerns": c.strings(metrics, "custom_concerns", "metrics.custom_concerns", [])}
     if c.problems:
         raise StudyError(c.problems)
     return definition
