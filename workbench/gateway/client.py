@@ -212,6 +212,13 @@ class Gateway:
                     failure = None
                 except AttemptFailed as exc:
                     failure = exc
+                except asyncio.CancelledError:
+                    # The caller gave up (a closed dialog, a killed run): the attempt is still on record.
+                    record = self._base_record(request, key, attempt=attempt, started=started_at)
+                    record.update(status="error", error="cancelled by the caller", error_kind="cancelled",
+                                  finished_at=_now(), latency_ms=round((time.perf_counter() - t0) * 1000.0, 3))
+                    self._record(record)
+                    raise
                 latency_ms = (time.perf_counter() - t0) * 1000.0
             record = self._base_record(request, key, attempt=attempt, started=started_at)
             record.update(finished_at=_now(), latency_ms=round(latency_ms, 3))
