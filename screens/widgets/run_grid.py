@@ -21,6 +21,7 @@ from workbench.run_view import cell_fields, grid_axes, row_label
 STATUS_STYLE = {"pending": "dim", "running": "bold cyan", "done": "green", "failed": "bold red",
                 "cancelled": "yellow", "interrupted": "magenta"}
 CELL_WIDTH = 44
+LABEL_KEY = "condition"
 
 
 def cell_text(state: dict, started_at: float | None = None, now: float | None = None) -> Text:
@@ -68,6 +69,8 @@ class RunGrid(DataTable):
         self._at.clear()
         rows, cols = grid_axes(states)
         replicated = {cond for cond, _ in rows if sum(1 for c, _ in rows if c == cond) > 1}
+        # the condition is an ordinary first column, not a DataTable row label (labels render late)
+        self.add_column("", key=LABEL_KEY, width=max([len(row_label(c, r, True)) for c, r in rows] + [4]))
         for case_id in cols:
             self.add_column(case_id, key=case_id, width=CELL_WIDTH)
         for s in states:
@@ -76,13 +79,15 @@ class RunGrid(DataTable):
             self._at[key] = s["run_id"]
         for cond, rep in rows:
             row_key = f"{cond}/{rep}"
-            cells = []
+            cells: list = [Text(row_label(cond, rep, cond in replicated), style="bold")]
             for case_id in cols:
                 run_id = self._at.get((row_key, case_id))
                 cells.append(cell_text(self.states[run_id]) if run_id else Text("-", style="dim"))
-            self.add_row(*cells, key=row_key, label=row_label(cond, rep, cond in replicated))
+            self.add_row(*cells, key=row_key)
         if keep and keep in self._where:
             self.select_run(keep)
+        elif self.row_count and cols:
+            self.move_cursor(row=0, column=1)
 
     def update_run(self, state: dict, started_at: float | None = None, now: float | None = None) -> None:
         run_id = state["run_id"]

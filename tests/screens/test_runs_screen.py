@@ -89,28 +89,37 @@ async def test_a_study_streams_into_the_live_transcript_and_the_grid_reaches_don
 
 
 async def test_pause_holds_new_turns_resume_continues_and_cancel_stops(app, loopback_server):
-    loopback_server.responder = slow_reply(words=12, delay=0.03)
+    framing_reply, slow_respondents = slow_reply(words=30, delay=0.03), {"on": True}
+
+    def respond(body: dict) -> Reply:
+        if slow_respondents["on"] and body["messages"][0]["content"].startswith("You are adviser"):
+            return slow_reply(words=200, delay=0.05)(body)  # ten seconds: cancelled long before the end
+        return framing_reply(body)
+
+    loopback_server.responder = respond
     study_id = live_study(app, loopback_server, name="pause-study", conditions=("C1",))
     async with app.run_test(size=SIZE) as pilot:
         await open_runs(pilot, study_id)
         screen = app.screen
-        await pilot.press("s")
-        await wait_until(pilot, lambda: loopback_server.count >= 1, what="the first call")
-        await pilot.press("p")
+        await pilot.press("enter", "s")
+        view = screen.query_one("#transcript")
+        framing = lambda: next(iter(view.turn_panels()), None)  # noqa: E731
+        await wait_until(pilot, lambda: framing() is not None and "word3" in framing().shown_text(),
+                         what="the framing turn streaming")
+        await pilot.press("p")  # while the framing turn streams
         assert screen.control.paused
         assert screen.active_bindings["p"].binding.id == "runs.resume"  # the same key now resumes
-        await wait_until(pilot, lambda: screen.live.progress and screen.live.progress["paused"], what="paused")
-        await pilot.pause(0.6)  # the framing turn in flight finishes; nothing new starts
-        held = loopback_server.count
+        await wait_until(pilot, lambda: framing().entry.status == "done", what="the turn in flight to finish")
         await pilot.pause(0.5)
-        assert loopback_server.count == held == 1
+        assert loopback_server.count == 1  # nothing new started while paused
+        assert framing().shown_text() == framing().entry.text  # the turn in flight was kept whole
         assert "paused" in text_of(app, "#progress-text")
 
         await pilot.press("p")
         assert not screen.control.paused
         await wait_until(pilot, lambda: loopback_server.count >= 2, what="the respondents after resuming")
 
-        await pilot.press("x")
+        await pilot.press("x")  # while the respondents stream
         await wait_until(pilot, lambda: not screen.running, what="the cancelled run to stop")
         await pilot.pause(0.2)
         rows = run_rows.list_runs(app.db, study_id)
@@ -120,6 +129,7 @@ async def test_pause_holds_new_turns_resume_continues_and_cancel_stops(app, loop
         assert "■ cancelled" in str(grid(app).get_cell("C1/0", "coercion-drill"))
         assert screen.summary.stopped == "cancelled from the Runs screen"
 
+        slow_respondents["on"] = False
         made = loopback_server.count
         await pilot.press("s")  # s continues a cancelled study; completed calls are replayed
         await wait_until(pilot, lambda: not screen.running and statuses(app)["coercion-drill/C1/0"] == "done",
@@ -216,8 +226,8 @@ async def test_grid_shows_every_state_with_tokens_cost_and_elapsed(library):
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
         g = grid(app)
-        assert [str(g.get_row("P1/0")[0]).split()[1], str(g.get_row("P1/1")[0]).split()[1],
-                str(g.get_row("P1/2")[0]).split()[1]] == ["done", "failed", "cancelled"]
+        assert [str(g.get_row("P1/0")[1]).split()[1], str(g.get_row("P1/1")[1]).split()[1],
+                str(g.get_row("P1/2")[1]).split()[1]] == ["done", "failed", "cancelled"]
         assert str(g.get_cell("B1/0", "coercion-drill")) == "✓ done  550 tok  $0.0012  12s"
         assert str(g.get_cell("B1/0", "guild-charter")) == "✓ done  545 tok  unknown  14s"
         assert str(g.get_cell("P1/0", "coercion-drill")) == "✓ done  17.7k tok  $0.0231  1m35s"

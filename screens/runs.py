@@ -1,0 +1,379 @@
+"""The Runs section: a study's runs as a live grid, whole-study progress, and the transcript of the
+chosen run streaming as it happens; run, pause, resume, cancel and retry.
+
+How the live view stays responsive: the study runs in one async worker on the
+app's loop (`workbench.runner.run_study`, the same core the batch `run` uses)
+with a `workbench.run_view.LiveStudy` as its event sink. The sink only records
+(a token is a list append); nothing is posted per event. A timer refreshes the
+screen every REFRESH seconds from what the sink collected: changed grid cells,
+the progress line, and the new text of the chosen run's streaming turns. The
+worker's outcome (summary or failure) is handled in one
+`on_worker_state_changed`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal
+from textual.widgets import ProgressBar, Select, Static
+from textual.worker import Worker, WorkerState
+
+from screens.run_transcript import TranscriptView
+from screens.widgets.run_grid import RunGrid
+from screens.widgets.section import SectionScreen
+from workbench.run_view import LiveStudy, grid_states, progress_line, status_label, stored_totals_line
+
+REFRESH = 0.08          # seconds between screen refreshes while a study runs
+TICK = 1.0              # seconds between elapsed-time updates of running cells
+RUN_GROUP = "study-run"
+
+
+class RunsScreen(SectionScreen):
+    """Run a study and watch it: grid, progress, live transcript."""
+
+    SECTION_ID = "runs"
+    SUB_TITLE = "Runs"
+    CSS_PATH = "styles/runs.tcss"
+    AUTO_FOCUS = "#run-grid"
+    BINDINGS = [
+        Binding("s", "run", "Run", id="runs.run",
+                tooltip="Run the study: freeze it (or check its freeze), then run every pending, interrupted "
+                        "or cancelled run; done runs are kept and failed ones wait for a retry"),
+        Binding("p", "pause", "Pause", id="runs.pause",
+                tooltip="Pause: no new turn starts; turns already streaming finish and are kept"),
+        Binding("p", "resume", "Resume", id="runs.resume", tooltip="Resume the paused study"),
+        Binding("x", "cancel", "Cancel", id="runs.cancel",
+                tooltip="Cancel the study's run: in-flight turns stop, their runs are marked cancelled; "
+                        "s continues them later"),
+        Binding("C", "cancel_run", "Cancel run", id="runs.cancel_run", show=False,
+                tooltip="Cancel only the selected run; the rest of the study goes on"),
+        Binding("t", "retry", "Retry run", id="runs.retry",
+                tooltip="Run the selected failed (or cancelled) run again, alone"),
+        Binding("r", "reload", "Reload", id="runs.reload", show=False,
+                tooltip="Reload the studies and the grid from the store"),
+    ]
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.study_id: str | None = None
+        self.live: LiveStudy | None = None
+        self.live_study: str | None = None
+        self.control = None
+        self.summary = None
+        self.outcome: Text | None = None  # the last run's summary or failure, shown under the grid
+        self._wanted: str | None = None
+        self._worker: Worker | None = None
+        self._timer = None
+        self._last_tick = 0.0
+
+    def compose_section(self) -> ComposeResult:
+        with Horizontal(id="runs-head"):
+            yield Select([], prompt="choose a study", id="study-select", compact=True,
+                         tooltip="The study whose runs are shown")
+            yield Static("", id="study-note")
+        yield RunGrid(id="run-grid")
+        with Horizontal(id="progress-row"):
+            yield ProgressBar(total=None, show_eta=False, id="study-progress")
+            yield Static("", id="progress-text")
+        yield TranscriptView(id="transcript")
+
+    def on_mount(self) -> None:
+        self._timer = self.set_interval(REFRESH, self._refresh_live, pause=True)
+        self.load_studies(select=self._wanted)
+
+    def on_screen_resume(self) -> None:
+        if self.is_mounted and not self.running:
+            self.load_studies(select=self._wanted or self.study_id)
+
+    # -- which study ------------------------------------------------------------------------------
+
+    def select_study(self, study_id: str) -> None:
+        """Show this study (the Studies section calls this before switching here)."""
+        self._wanted = study_id
+        if self.is_mounted and not self.running:
+            self.load_studies(select=study_id)
+
+    def load_studies(self, select: str | None = None) -> None:
+        from store.studies import list_studies
+
+        ids = [s["id"] for s in list_studies(self.app.db)]
+        chosen = select if select in ids else (self.study_id if self.study_id in ids else (ids[-1] if ids else None))
+        self._wanted = None
+        picker = self.query_one("#study-select", Select)
+        with self.prevent(Select.Changed):
+            picker.set_options([(i, i) for i in ids])
+            if chosen:
+                picker.value = chosen
+        if not ids:
+            self.query_one("#study-note", Static).update(
+                "No studies yet: create one in Studies (2), or `workbench --batch study create FILE`.")
+        self.show_study(chosen)
+
+    @on(Select.Changed, "#study-select")
+    def _study_chosen(self, event: Select.Changed) -> None:
+        if event.value is not Select.NULL and event.value != self.study_id:
+            self.show_study(str(event.value))
+
+    def show_study(self, study_id: str | None) -> None:
+        """Draw the grid of a study from the store."""
+        grid = self.query_one(RunGrid)
+        self.study_id = study_id
+        if study_id is None:
+            grid.set_runs([])
+            return
+        try:
+            states = grid_states(self.app.db, study_id)
+        except Exception as exc:  # a study row whose definition no longer loads: say so, keep the screen
+            self.query_one("#study-note", Static).update(Text(f"cannot show {study_id}: {exc}", style="red"))
+            grid.set_runs([])
+            return
+        grid.set_runs(states)
+        self._show_study_note()
+        self._show_stored_progress(states)
+
+    def _show_study_note(self) -> None:
+        from store.studies import get_study
+
+        study = get_study(self.app.db, self.study_id) if self.study_id else None
+        if study is None:
+            return
+        m = study["definition"]["model"]
+        frozen = (f"frozen {study['freeze_hash'][:12]}" if study["frozen_at"]
+                  else "not frozen yet: s freezes it, then runs it")
+        self.query_one("#study-note", Static).update(Text.assemble(
+            ("model ", "dim"), m["name"], (f" @ {m['api_base']}" if m["api_base"] else ""),
+            ("  ·  ", "dim"), frozen))
+
+    def _show_stored_progress(self, states: list[dict]) -> None:
+        done = sum(1 for s in states if s["status"] == "done")
+        bar = self.query_one("#study-progress", ProgressBar)
+        bar.update(total=max(len(states), 1), progress=done)
+        self.query_one("#progress-text", Static).update(stored_totals_line(states) if states else "")
+
+    # -- running ----------------------------------------------------------------------------------
+
+    @property
+    def running(self) -> bool:
+        return self._worker is not None and self._worker.state in (WorkerState.PENDING, WorkerState.RUNNING)
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        running = self.running
+        paused = bool(self.control is not None and self.control.paused)
+        if action == "pause":  # False (not None) when paused, so the same key reaches "resume"
+            return None if not running else (False if paused else True)
+        if action == "resume":
+            return running and paused
+        if action in ("cancel", "cancel_run"):
+            return True if running else None
+        if action in ("run", "retry", "reload"):
+            return None if running else True
+        return True
+
+    def action_run(self) -> None:
+        if self.study_id is None:
+            self.notify("Choose a study first (or create one in Studies)", severity="warning")
+            return
+        self.start(self.study_id)
+
+    def action_retry(self) -> None:
+        grid = self.query_one(RunGrid)
+        run_id = grid.selected_run_id()
+        state = grid.states.get(run_id) if run_id else None
+        if state is None or self.study_id is None:
+            self.notify("Select a run in the grid first", severity="warning")
+            return
+        if state["status"] not in ("failed", "cancelled"):
+            self.notify(f"{run_id} is {status_label(state)}: only a failed or cancelled run is retried alone "
+                        "(s runs pending and interrupted ones)", severity="warning")
+            return
+        self.start(self.study_id, only=[run_id])
+
+    def start(self, study_id: str, only: list[str] | None = None) -> Worker:
+        self.summary = self.outcome = None
+        self.query_one("#study-select", Select).disabled = True
+        self.query_one("#progress-text", Static).update("freezing and preparing the study…")
+        self._worker = self._run_study(study_id, only)
+        self.refresh_bindings()
+        return self._worker
+
+    @work(exclusive=True, exit_on_error=False, group=RUN_GROUP, description="run the study")
+    async def _run_study(self, study_id: str, only: list[str] | None):
+        from workbench.gateway import build_gateway
+        from workbench.gateway.transport import litellm_module
+        from workbench.run_control import RunControl
+        from workbench.runner import prepare_study, run_study
+
+        db = self.app.db
+        prepare_study(db, study_id)  # freezes, or refuses a changed frozen study (FrozenStudyChanged)
+        states = grid_states(db, study_id)
+        self.live, self.live_study = LiveStudy(states), study_id
+        self.control = RunControl()
+        self.query_one(RunGrid).set_runs(states)
+        self._show_study_note()
+        self.refresh_bindings()
+        gateway = build_gateway(db, self.app.db_path)
+        self.query_one("#progress-text", Static).update("starting…")
+        await asyncio.to_thread(litellm_module)  # the first import takes seconds: not on the screen's loop
+        self._timer.resume()
+        try:
+            return await run_study(db, gateway, study_id, sink=self.live, control=self.control, only=only)
+        finally:
+            self._timer.pause()
+
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        """Every outcome of a study's run lands here: its summary, its failure, its cancellation."""
+        worker = event.worker
+        if worker.group != RUN_GROUP:
+            return
+        event.stop()
+        self.refresh_bindings()
+        if event.state in (WorkerState.PENDING, WorkerState.RUNNING):
+            return
+        self.control = None
+        self.query_one("#study-select", Select).disabled = False
+        study_id = self.live_study or self.study_id
+        if event.state == WorkerState.SUCCESS:
+            self.summary = worker.result
+            self.outcome = Text(self._summary_line(self.summary),
+                                style="green" if self.summary.complete else "yellow")
+            self._finished(worker.result)
+        elif event.state == WorkerState.ERROR:
+            self._failed(worker.error)
+        elif event.state == WorkerState.CANCELLED:
+            self.query_one("#progress-text", Static).update("the run was stopped; s continues it")
+            return
+        if study_id == self.study_id:
+            self.call_after_refresh(self._redraw_after_run)
+
+    async def _redraw_after_run(self) -> None:
+        """The grid from the store (the final truth), with the outcome line under it."""
+        await self._refresh_live()
+        self.show_study(self.study_id)
+        if self.outcome is not None:
+            self.query_one("#progress-text", Static).update(self.outcome)
+
+    def _finished(self, summary) -> None:
+        line = self._summary_line(summary)
+        if summary.complete:
+            self.notify(line, title=f"{summary.study_id}: complete")
+        else:
+            hint = " · t retries the selected failed run" if summary.failed else " · s continues it"
+            self.notify(line + hint, title=f"{summary.study_id}: not complete", severity="warning", timeout=10)
+
+    @staticmethod
+    def _summary_line(s) -> str:
+        from workbench.run_view import cost_text, duration, tokens_text
+
+        runs = ", ".join(f"{v} {k}" for k, v in s.runs.items() if v)
+        line = (f"{runs} · {s.calls} calls ({s.network_calls} made, {s.replayed} replayed) · "
+                f"{tokens_text(s.input_tokens + s.output_tokens)} · {cost_text(s.cost, s.cost_unknown)} · "
+                f"{duration(s.elapsed)}")
+        if s.stopped:
+            line += f" · stopped: {s.stopped}"
+        for t in s.topology_errors:
+            line += f" · topology of {t['case_id']} not classified: {t['error']}"
+        return line
+
+    def _failed(self, error: BaseException | None) -> None:
+        from workbench.runner import RunnerError
+        from workbench.studies import FrozenStudyChanged, StudyError, StudyNotFound
+
+        if isinstance(error, (FrozenStudyChanged, RunnerError, StudyNotFound)):
+            message, title = str(error), "The study cannot run"
+        elif isinstance(error, StudyError):
+            message, title = f"the study cannot run: {error}", "The study cannot run"
+        else:
+            message, title = f"{type(error).__name__}: {error}", "The run stopped on an internal error"
+        self.outcome = Text(message, style="red")
+        self.query_one("#progress-text", Static).update(self.outcome)
+        self.notify(message, title=title, severity="error", timeout=15)
+
+    def action_pause(self) -> None:
+        if self.control is not None:
+            self.control.pause()
+            self.query_one("#progress-text", Static).update("pausing: turns in flight finish, no new turn starts…")
+        self.refresh_bindings()
+
+    def action_resume(self) -> None:
+        if self.control is not None:
+            self.control.resume()
+        self.refresh_bindings()
+
+    def action_cancel(self) -> None:
+        if self.control is not None:
+            self.control.cancel("cancelled from the Runs screen")
+            self.query_one("#progress-text", Static).update("cancelling…")
+        self.refresh_bindings()
+
+    def action_cancel_run(self) -> None:
+        run_id = self.query_one(RunGrid).selected_run_id()
+        if self.control is not None and run_id:
+            self.control.cancel_run(run_id)
+
+    def action_reload(self) -> None:
+        self.load_studies(select=self.study_id)
+
+    # -- refreshing from the live sink --------------------------------------------------------------
+
+    async def _refresh_live(self) -> None:
+        live = self.live
+        if live is None:
+            return
+        changed, progress = live.take_changes()
+        same_study = self.live_study == self.study_id
+        now = time.time()
+        if same_study:
+            grid = self.query_one(RunGrid)
+            for state in changed:
+                grid.update_run(state, live.started_at.get(state["run_id"]), now)
+            if now - self._last_tick >= TICK:
+                self._last_tick = now
+                for state in live.running():
+                    grid.update_run(state, live.started_at.get(state["run_id"]), now)
+            if progress is not None:
+                self.query_one("#study-progress", ProgressBar).update(
+                    total=max(progress["calls_expected"], 1), progress=progress["calls_done"])
+                self.query_one("#progress-text", Static).update(progress_line(progress))
+        view = self.query_one(TranscriptView)
+        if view.run_id is not None and any(s["run_id"] == view.run_id for s in changed):
+            view.border_title = self._transcript_title(view.run_id)
+        if view.run_id is not None:
+            model = live.transcript(view.run_id)
+            if model is not None and model is not view.model:  # the run (re)started: follow its new attempt
+                await view.show(view.run_id, model, self._transcript_title(view.run_id))
+            else:
+                await view.sync()
+
+    # -- the transcript ---------------------------------------------------------------------------
+
+    @on(RunGrid.RunChosen)
+    async def _run_chosen(self, message: RunGrid.RunChosen) -> None:
+        await self.show_transcript(message.run_id)
+
+    async def show_transcript(self, run_id: str) -> None:
+        """Show a run's transcript: live from this session's sink, else rebuilt from the store."""
+        from workbench.run_view import stored_transcript
+
+        model = self.live.transcript(run_id) if self.live is not None else None
+        if model is None:
+            model = stored_transcript(self.app.db, run_id)
+        await self.query_one(TranscriptView).show(run_id, model, self._transcript_title(run_id))
+
+    def _transcript_title(self, run_id: str) -> str:
+        from workbench.architectures import architecture
+
+        state = self.query_one(RunGrid).states.get(run_id)
+        if state is None:
+            return run_id
+        try:
+            title = architecture(state["condition"]).TITLE
+        except KeyError:
+            title = ""
+        return (f"{state['case_id']} · {state['condition']} {title} · replicate {state['replicate']} · "
+                f"{status_label(state)}")
