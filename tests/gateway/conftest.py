@@ -30,7 +30,7 @@ def db(db_path):
 def make_gateway(db, db_path):
     def make(*, replay_only: bool = False, **config) -> Gateway:
         config.setdefault("retry", FAST_RETRY)
-        config.setdefault("stall_timeout", 1.0)
+        config.setdefault("stall_timeout", 5.0)
         gateway = build_gateway(db, db_path, replay_only=replay_only, config=GatewayConfig(**config))
         gateway._rng = random.Random(7)
         return gateway
@@ -40,6 +40,7 @@ def make_gateway(db, db_path):
 
 @pytest.fixture
 def remote(loopback_server):  # noqa: F811
-    """ModelSettings for the loopback server (an unmapped model: cost unknown)."""
-    return ModelSettings(model="openai/loopback-test", api_base=loopback_server.url, timeout=1.0,
+    """ModelSettings for the loopback server (an unmapped model: cost unknown). The timeout is generous so a
+    loaded CI machine does not fail calls; the timeout tests set their own."""
+    return ModelSettings(model="openai/loopback-test", api_base=loopback_server.url, timeout=5.0,
                          temperature=0.0, max_tokens=64)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import time
+from dataclasses import replace
 
 import pytest
 
@@ -85,8 +86,8 @@ async def test_hang_past_timeout_is_retried_then_fails(db, make_gateway, remote,
     loopback_server.queue(Reply.hung(5), Reply.hung(5))
     gateway = make_gateway(retry=RetryPolicy(max_attempts=2, base_delay=0.01, max_delay=0.02))
     started = time.monotonic()
-    with pytest.raises(GatewayError) as info:
-        await gateway.call(ask(remote))
+    with pytest.raises(GatewayError, match="no reply within 1s") as info:
+        await gateway.call(ask(replace(remote, timeout=1.0)))
     elapsed = time.monotonic() - started
     assert info.value.attempts == 2 and loopback_server.count == 2
     assert 2.0 <= elapsed < 4.0  # two 1 s timeouts, not two 5 s hangs

@@ -45,7 +45,7 @@ async def test_tokens_per_minute_are_paced(make_gateway, remote, loopback_server
 
 
 async def test_cost_comes_from_the_cost_map(make_gateway, loopback_server):
-    mapped = ModelSettings(model="openai/gpt-4o-mini", api_base=loopback_server.url, timeout=2.0)
+    mapped = ModelSettings(model="openai/gpt-4o-mini", api_base=loopback_server.url, timeout=5.0)
     loopback_server.queue(Reply.text("priced", usage=USAGE))
     result = await make_gateway().call(ask(mapped))
     prompt, completion = litellm_module().cost_per_token(model="openai/gpt-4o-mini", prompt_tokens=1000,
@@ -54,7 +54,7 @@ async def test_cost_comes_from_the_cost_map(make_gateway, loopback_server):
 
 
 async def test_cost_ceiling_stops_new_calls(make_gateway, loopback_server):
-    mapped = ModelSettings(model="openai/gpt-4o-mini", api_base=loopback_server.url, timeout=2.0)
+    mapped = ModelSettings(model="openai/gpt-4o-mini", api_base=loopback_server.url, timeout=5.0)
     loopback_server.responder = lambda body: Reply.text("priced", usage=USAGE)
     gateway = make_gateway(cost_ceiling_default=0.0005)  # one call costs 0.00075 USD
     first = await gateway.call(ask(mapped, 0, study_id="capped"))
@@ -72,7 +72,7 @@ async def test_cost_ceiling_stops_new_calls(make_gateway, loopback_server):
 
 
 async def test_explicit_ceiling_overrides_and_none_lifts_it(make_gateway, loopback_server):
-    mapped = ModelSettings(model="openai/gpt-4o-mini", api_base=loopback_server.url, timeout=2.0)
+    mapped = ModelSettings(model="openai/gpt-4o-mini", api_base=loopback_server.url, timeout=5.0)
     loopback_server.responder = lambda body: Reply.text("priced", usage=USAGE)
     gateway = make_gateway(cost_ceiling_default=0.0005)
     gateway.set_cost_ceiling("s", None)

@@ -26,7 +26,7 @@ async def test_key_is_used_but_never_written(tmp_path, monkeypatch, make_gateway
         return Reply.text(f"fine, you sent {len(auth)} characters")
 
     loopback_server.responder = echo_the_key
-    settings = ModelSettings(model="openai/loopback-test", api_base=loopback_server.url, timeout=2.0)
+    settings = ModelSettings(model="openai/loopback-test", api_base=loopback_server.url, timeout=5.0)
     gateway = make_gateway()
     await gateway.call(CallRequest(messages=[{"role": "user", "content": "hello"}], settings=settings,
                                    study_id="keyed"))

@@ -17,7 +17,7 @@ from workbench.probes import PROBE_QUESTION, ProbeError, parse_verdict, run_prob
 
 @pytest.fixture
 def remote(loopback_server):
-    return ModelSettings(model="openai/probe-target", api_base=loopback_server.url, timeout=2.0, temperature=0.0)
+    return ModelSettings(model="openai/probe-target", api_base=loopback_server.url, timeout=5.0, temperature=0.0)
 
 
 def summary(db, case_id):

@@ -19,7 +19,7 @@ def point_probe_role_at(library, url: str) -> None:
     db = open_store(library.db)
     bootstrap(db)
     settings = load_settings(db)
-    settings.roles["probe"] = ModelSettings(model="openai/probe-target", api_base=url, timeout=2.0, temperature=0.0)
+    settings.roles["probe"] = ModelSettings(model="openai/probe-target", api_base=url, timeout=5.0, temperature=0.0)
     save_settings(db, settings)
     db.close()
 
