@@ -39,7 +39,7 @@ from workbench.scoring_session import ActionResult, ScoringSession, cells_of, sc
 PICK, DESK = "scoring-pick", "scoring-desk"
 
 PHASE_TEXT = {
-    "calibration": "Calibration first: {message}.",
+    "calibration": "Calibration: {message}.",
     "held": "Held: {message}.",
     "complete": "All your items are scored. n / p to look back over them; i switches rater.",
     "closed": "This study is unblinded: scoring is closed, the items are read only.",
@@ -50,6 +50,7 @@ KEY_HINT = ("↑↓ criterion · ←→ response · tab next cell · pgup/pgdn s
 
 # Actions that need an open scoring session (the rest of the screen is the identity picker).
 DESK_ACTIONS = {"score", "cell", "response", "tab", "note", "undo", "skip", "next_pair", "previous_pair",
+                "next_unscored",
                 "toggle_single", "toggle_context", "rubric_guide", "scroll_response", "scroll_context",
                 "scroll_guide", "switch_rater"}
 
@@ -99,6 +100,8 @@ class ScoringScreen(SectionScreen):
         Binding("n", "next_pair", "Next", id="scoring.next", tooltip="Show the next pair in your queue"),
         Binding("p", "previous_pair", "Previous", id="scoring.previous",
                 tooltip="Show the previous pair in your queue"),
+        Binding("g", "next_unscored", "Next unscored", id="scoring.next_unscored", show=False,
+                tooltip="Go to your next unscored item (the one you would land on when opening scoring)"),
         Binding("v", "toggle_single", "One/two", id="scoring.single",
                 tooltip="Show only the focused response, or both side by side"),
         Binding("c", "toggle_context", "Case", id="scoring.context",
@@ -154,8 +157,9 @@ class ScoringScreen(SectionScreen):
         register = getattr(self.app, "register_unsaved_guard", None)
         if register is not None:
             register(self)
-        if self.session is not None:  # back from a dialog: keys go to the desk again
+        if self.session is not None:  # back from a dialog or another section
             self.query_one(ScoringDesk).focus()
+            self._run(self.session.refresh)
 
     # -- who is scoring -----------------------------------------------------------------------
 
@@ -182,6 +186,7 @@ class ScoringScreen(SectionScreen):
         self.sub_title = f"Scoring · {rater}"
         self.say("")
         self.refresh_desk()
+        self.call_after_refresh(self.refresh_desk)  # again once laid out: the grid fits the width
         self.refresh_bindings()
         return True
 
@@ -206,6 +211,9 @@ class ScoringScreen(SectionScreen):
         return True
 
     # -- drawing ------------------------------------------------------------------------------
+
+    def on_resize(self) -> None:
+        self.call_after_refresh(self.refresh_desk)  # the criteria grid fits its names to the width
 
     def shown_responses(self) -> list[int]:
         s = self.session
@@ -385,6 +393,14 @@ class ScoringScreen(SectionScreen):
         else:
             self.say("")
         self.refresh_desk()
+
+    def action_next_unscored(self) -> None:
+        s = self.session
+        if s is None:
+            return
+        result = self._run(s.to_next_unscored)
+        if result is not None:
+            self.say(result.message or "")
 
     def action_toggle_single(self) -> None:
         self.single = not self.single

@@ -164,6 +164,20 @@ class ScoringSession:
             if first is not None:
                 self._show(first)
 
+    def refresh(self) -> ActionResult:
+        """Re-read everything (scores may have changed meanwhile: a packet imported, the same rater in
+        another terminal); if the pair on screen is no longer open, land again."""
+        self.reload()
+        if self.index is None:
+            self.land()
+        return ActionResult()
+
+    def to_next_unscored(self) -> ActionResult:
+        """Go where `enter` lands: the pair with the next unscored item."""
+        self.reload()
+        self.land()
+        return ActionResult(None, "every item is scored" if self.phase == "complete" else None)
+
     def _unit_of(self, item_id: str) -> int:
         return next(k for k, u in enumerate(self.units) if item_id in u.items)
 

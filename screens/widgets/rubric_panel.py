@@ -38,7 +38,7 @@ class CriteriaGrid(Static):
 
     DEFAULT_CSS = """
     CriteriaGrid {
-        width: 100%;
+        width: auto;
         height: auto;
         padding: 0 1 0 0;
     }
@@ -48,17 +48,19 @@ class CriteriaGrid(Static):
         super().__init__("", markup=False, **kwargs)
         self._shown: Text | None = None
 
-    def show(self, views: list[ItemView], focused_view: int, focused_cell: int) -> None:
-        text = self.render_grid(views, focused_view, focused_cell)
+    def show(self, views: list[ItemView], focused_view: int, focused_cell: int, name_width: int = NAME_WIDTH
+             ) -> None:
+        text = self.render_grid(views, focused_view, focused_cell, name_width)
         if text != self._shown:  # an unchanged grid costs no re-layout
             self._shown = text
             self.update(text)
 
     @staticmethod
-    def render_grid(views: list[ItemView], focused_view: int, focused_cell: int) -> Text:
+    def render_grid(views: list[ItemView], focused_view: int, focused_cell: int, name_width: int = NAME_WIDTH
+                    ) -> Text:
         """Plain fixed-width columns (cheap to draw on every key)."""
         out = Text(no_wrap=True, overflow="ellipsis")
-        out.append("  " + "criterion".ljust(NAME_WIDTH) + "range ", style="dim")
+        out.append("  " + "criterion".ljust(name_width) + "range ", style="dim")
         for k, view in enumerate(views):
             out.append(short_label(view).center(VALUE_WIDTH), style="bold reverse" if k == focused_view else "bold")
         if not views:
@@ -68,11 +70,11 @@ class CriteriaGrid(Static):
             if cell.rubric_id != current_rubric:
                 current_rubric = cell.rubric_id
                 out.append("\n  ")
-                out.append(_fit(cell.rubric_name, NAME_WIDTH + 6), style="bold underline")
+                out.append(_fit(cell.rubric_name, name_width + 6), style="bold underline")
             focused_row = index == focused_cell
             out.append("\n")
             out.append("▸ " if focused_row else "  ", style="bold")
-            out.append(_fit("  " + cell.criterion_name, NAME_WIDTH).ljust(NAME_WIDTH), style="bold" if focused_row else "")
+            out.append(_fit("  " + cell.criterion_name, name_width).ljust(name_width), style="bold" if focused_row else "")
             out.append(f"{cell.min}–{cell.max}".center(5) + " ", style="dim")
             for k, view in enumerate(views):
                 value = value_of(view, cell)
@@ -166,7 +168,10 @@ class RubricPanel(Horizontal):
         """`shown`: indexes of the responses on screen (one in single mode, else all)."""
         grid_views = [views[k] for k in shown]
         grid_focus = shown.index(focused_view) if focused_view in shown else 0
-        self.query_one(CriteriaGrid).show(grid_views, grid_focus, focused_cell)
+        # Criterion names get what half the panel leaves after the range and score columns.
+        width = self.size.width
+        name_width = max(18, min(NAME_WIDTH, width // 2 - 8 - VALUE_WIDTH * len(grid_views))) if width else NAME_WIDTH
+        self.query_one(CriteriaGrid).show(grid_views, grid_focus, focused_cell, name_width)
         view = views[focused_view] if views else None
         cells = cells_of(view) if view else []
         self.query_one(AnchorGuide).show(view, cells[focused_cell] if cells else None)

@@ -74,13 +74,16 @@ def counted_item_ids(study_id: str):
 
 
 def seed_study(db_path: Path, *, name: str = "glenda-scoring", conditions=("B1", "C2"),
-               raters=("rater-a", "rater-b"), pilot_items: bool = False) -> dict:
-    """A frozen, finished and blinded study. Returns {"study_id", "run_ids"}."""
+               raters=("rater-a", "rater-b"), pilot_items: bool = False, run: bool = True) -> dict:
+    """A frozen, finished and blinded study (with `run=False`: frozen, nothing run yet).
+    Returns {"study_id", "run_ids"}."""
     db = open_store(db_path)
     try:
         bootstrap(db)
         sid = create_study(db, text=study_text(name, conditions, raters, pilot_items), name="study.toml")["study_id"]
         freeze_study(db, sid)
+        if not run:
+            return {"study_id": sid, "run_ids": []}
         plans = planned_runs(load_study(db, sid))
         ensure_runs(db, sid, plans)
         for plan in plans:

@@ -88,6 +88,16 @@ async def test_the_picker_lists_frozen_studies_and_only_the_highlighted_studys_r
         assert app.screen.session is None and "Who is scoring?" in rendered(app)
 
 
+async def test_a_study_that_cannot_be_scored_yet_says_why_in_the_picker(store):
+    seed_study(store, name="not-run-yet", run=False)
+    app = make_app(store)
+    async with app.run_test(size=SIZE) as pilot:
+        await open_scoring(pilot)
+        assert app.screen.session is None
+        text = rendered(app)
+        assert "Cannot open scoring for rater-a" in text and "no finished run" in text
+
+
 # -- scoring with the keyboard -------------------------------------------------------------------
 
 async def test_a_rater_scores_a_two_item_study_with_the_keyboard_only_and_undoes_a_score(store):
@@ -141,6 +151,10 @@ async def test_keys_move_the_focus_and_an_out_of_range_number_writes_nothing(sto
         assert (s.response, s.focused_cell.criterion_id) == (1, "coercion_recognition")
         await pilot.press("up")
         assert s.focused_cell.criterion_id == "calibration"
+        await pilot.pause()
+        guide = guide_text(app)  # Epistemic Humility's two steps, in order, above its anchors
+        assert guide.index("Step 1. List the confidence claims.") < guide.index("Step 2. Score calibration.") \
+            < guide.index("0 Confidently wrong")
         await pilot.press("tab", "tab", "tab", "tab")  # past Beta's last criterion round to Alpha's first
         assert (s.response, s.cell) == (0, 0)
         await pilot.press("shift+tab")
@@ -260,6 +274,35 @@ async def test_skip_next_previous_one_response_and_hiding_the_case(store):
         assert "Scenario" in rendered(app)
 
 
+async def test_scores_written_elsewhere_show_on_return_and_g_finds_the_next_unscored(store):
+    from workbench import scoring
+
+    sid = seed_study(store, conditions=("B1", "B2", "B3", "C1"))["study_id"]
+    app = make_app(store)
+    async with app.run_test(size=SIZE) as pilot:
+        await open_scoring(pilot)
+        s = session(app)
+        await pilot.press("n")
+        await pilot.pause()
+        assert s.unit_number == 2
+        await pilot.press("g")  # back to where the next unscored item is
+        assert s.unit_number == 1
+        # The same rater scores the first item somewhere else (another terminal, a packet import) ...
+        other = open_store(store)
+        first = s.views[0]
+        for rubric in first.rubrics:
+            for criterion in rubric.criteria:
+                scoring.record_score(other, sid, "rater-a", first.item_id, rubric.id, criterion.id, 1,
+                                     source="packet")
+        other.close()
+        await app.run_action("go('settings')")  # ... and after a look at another section (on the desk,
+        await pilot.pause()                     # number keys score: sections are reached by the palette)
+        await pilot.press("4")
+        await pilot.pause()
+        assert current(app)["Response Alpha"]["anticipation/anticipation"] == 1
+        assert "1/4 scored" in rendered(app)
+
+
 async def test_calibration_pilots_come_first_and_the_rest_open_once_they_go_the_right_way(store):
     sid = seed_study(store, pilot_items=True)["study_id"]
     db = open_store(store)
@@ -270,7 +313,7 @@ async def test_calibration_pilots_come_first_and_the_rest_open_once_they_go_the_
         await open_scoring(pilot)
         s = session(app)
         assert set(v.item_id for v in s.views) == set(expectations)
-        assert "Calibration first" in rendered(app)
+        assert "Calibration: score the two calibration items first" in rendered(app)
         await pilot.press("n")
         assert set(v.item_id for v in s.views) == set(expectations)  # the rest wait
         assert "the rest wait for calibration" in rendered(app)
@@ -286,7 +329,7 @@ async def test_calibration_pilots_come_first_and_the_rest_open_once_they_go_the_
             s.response, s.cell = k, 0
             await pilot.press(*[str(v) for v in (HIGH if expectations[view.item_id]["direction"] == "high" else LOW)])
         await pilot.pause()
-        assert s.phase == "scoring" and "Calibration first" not in rendered(app)
+        assert s.phase == "scoring" and "Calibration:" not in rendered(app)
         await pilot.press("n")
         await pilot.pause()
         assert s.unit_number == 2 and not set(v.item_id for v in s.views) & set(expectations)
