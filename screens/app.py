@@ -59,7 +59,7 @@ def build_section_screen(cls: type[Screen], context: WorkbenchContext) -> Screen
 
 def _section_bindings() -> list[Binding]:
     return [
-        Binding(s.key, f"go('{s.id}')", s.title, id=f"app.go.{s.id}", show=False,
+        Binding(s.key, f"go_key('{s.key}')", s.title, id=f"app.go.{s.id}", show=False,
                 tooltip=f"Go to {s.title}: {s.description}")
         for s in SECTIONS
     ]
@@ -124,7 +124,16 @@ class WorkbenchApp(App[int]):
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "go" and parameters:
             return self.section(str(parameters[0])) is not None
+        if action == "go_key" and parameters:
+            return any(s.key == parameters[0] for s in self.sections)
         return True
+
+    def action_go_key(self, key: str) -> None:
+        """A section's number key: go to the section that has it."""
+        for section in self.sections:
+            if section.key == key:
+                self.action_go(section.id)
+                return
 
     def action_go(self, section_id: str) -> None:
         """Show a section (its mode); a section that fails to import is reported, not fatal."""

@@ -1,0 +1,65 @@
+"""Snapshots of the Cases list and the case editor (pytest-textual-snapshot; update with --snapshot-update)."""
+
+from __future__ import annotations
+
+from screen_helpers import settle, wait_for_form
+
+from screens.app import make_app
+
+
+async def _listed(pilot) -> None:
+    await settle(pilot)
+    pilot.app.screen.query_one("#case-table").focus()
+    await settle(pilot)
+
+
+def test_cases_list(snap_compare, library):
+    assert snap_compare(make_app(library.db), terminal_size=(130, 24), run_before=_listed)
+
+
+def test_cases_list_filtered_by_status(snap_compare, library):
+    async def filtered(pilot) -> None:
+        await _listed(pilot)
+        pilot.app.screen.query_one("#filter-status").value = "ready"
+        await settle(pilot)
+
+    assert snap_compare(make_app(library.db), terminal_size=(130, 24), run_before=filtered)
+
+
+def test_case_editor(snap_compare, library):
+    async def editing(pilot) -> None:
+        await _listed(pilot)
+        pilot.app.screen.open_case("guild-charter")
+        await wait_for_form(pilot)
+        pilot.app.focused.cursor_blink = False  # the focused id field: a blinking cursor makes the image flicker
+        await settle(pilot)
+
+    assert snap_compare(make_app(library.db), terminal_size=(130, 44), run_before=editing)
+
+
+def test_case_editor_scrolled_to_the_checklist_with_problems(snap_compare, library):
+    async def editing(pilot) -> None:
+        await _listed(pilot)
+        pilot.app.screen.open_case("harbor-dredging")
+        await wait_for_form(pilot)
+        editor = pilot.app.screen
+        editor.query_one("#f-status").value = "ready"
+        editor.check_now()
+        editor.query_one("#f-criteria-clear_decision_point").focus()
+        editor.query_one("#editor-form").scroll_to_widget(editor.query_one("#case-details"), animate=False, top=True)
+        await settle(pilot)
+
+    assert snap_compare(make_app(library.db), terminal_size=(130, 44), run_before=editing)
+
+
+def test_unsaved_changes_prompt(snap_compare, library):
+    async def leaving(pilot) -> None:
+        await _listed(pilot)
+        pilot.app.screen.open_case("coercion-drill")
+        await wait_for_form(pilot)
+        pilot.app.screen.query_one("#f-title").value = "Changed"
+        pilot.app.screen.query_one("#f-strategy-A").focus()
+        await pilot.press("escape")
+        await pilot.pause(0.2)
+
+    assert snap_compare(make_app(library.db), terminal_size=(100, 30), run_before=leaving)
