@@ -57,8 +57,10 @@ class CallLog:
                 entry = dict(record, seq=seq + 1, prev_hash=prev)
                 entry["hash"] = line_hash(entry)
                 data = canonical(entry) + b"\n"
-                fh.write(data)
-                fh.flush()
+                # One write() on an O_APPEND descriptor: a killed process leaves whole lines, not torn ones.
+                view = memoryview(data)
+                while view:
+                    view = view[os.write(fh.fileno(), view):]
                 self._tail = (size + len(data), seq + 1, entry["hash"])
                 return seq + 1, entry["hash"]
             finally:
