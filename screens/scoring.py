@@ -279,7 +279,7 @@ class ScoringScreen(SectionScreen):
         self.refresh_desk()
         if result.released:
             self.notify("Calibration passed: the rest of your items are open (n: next pair).", title="Scoring")
-        elif self.session and self.session.phase == "held" and result.receipt is not None:
+        elif result.held:
             self.notify(self.session.progress.message, title="Calibration", severity="warning", timeout=10)
         return result
 

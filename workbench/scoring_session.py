@@ -107,6 +107,7 @@ class ActionResult:
     receipt: ScoreReceipt | None = None
     message: str | None = None
     released: bool = False  # the calibration pilots passed: the rest of the items opened
+    held: bool = False      # the calibration pilots went the wrong way: the rest are held back
 
 
 @dataclass
@@ -349,7 +350,7 @@ class ScoringSession:
 
     def _result(self, receipt: ScoreReceipt, before: str) -> ActionResult:
         released = before in ("calibration", "held") and self.phase in ("scoring", "complete")
-        return ActionResult(receipt, None, released)
+        return ActionResult(receipt, None, released, held=before != "held" and self.phase == "held")
 
     def _label(self, item_id: str) -> str:
         view = next((v for v in self.views if v.item_id == item_id), None)

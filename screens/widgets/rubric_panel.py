@@ -74,15 +74,21 @@ class CriteriaGrid(Static):
             focused_row = index == focused_cell
             out.append("\n")
             out.append("▸ " if focused_row else "  ", style="bold")
-            out.append(_fit("  " + cell.criterion_name, name_width).ljust(name_width), style="bold" if focused_row else "")
+            name = _fit("  " + cell.criterion_name, name_width).ljust(name_width)
+            out.append(name, style="bold" if focused_row else "")
             out.append(f"{cell.min}–{cell.max}".center(5) + " ", style="dim")
             for k, view in enumerate(views):
                 value = value_of(view, cell)
-                shown = (UNSCORED if value is None else str(value)) + (NOTE_MARK if cell.note_key in view.notes else "")
-                style = "bold reverse" if focused_row and k == focused_view else ("bold" if value is not None else "dim")
-                out.append(" " * ((VALUE_WIDTH - len(shown)) // 2))
+                shown = UNSCORED if value is None else str(value)
+                shown += NOTE_MARK if cell.note_key in view.notes else ""
+                if focused_row and k == focused_view:
+                    style = "bold reverse"
+                else:
+                    style = "bold" if value is not None else "dim"
+                left = (VALUE_WIDTH - len(shown)) // 2
+                out.append(" " * left)
                 out.append(shown, style=style)
-                out.append(" " * (VALUE_WIDTH - len(shown) - (VALUE_WIDTH - len(shown)) // 2))
+                out.append(" " * (VALUE_WIDTH - len(shown) - left))
         return out
 
 

@@ -3,7 +3,6 @@ next/previous, calibration pilots first, quitting mid-item and carrying on, and 
 
 from __future__ import annotations
 
-import sqlite3
 
 import pytest
 from scoring_seed import rendered, seed_study
@@ -115,8 +114,9 @@ async def test_a_rater_scores_a_two_item_study_with_the_keyboard_only_and_undoes
         await pilot.pause()
         alpha, beta = (v.item_id for v in s.views)
         stored = rows(store, sid)
-        assert [(r["item_id"], r["value"], r["action"], r["source"]) for r in stored] == \
-            [(alpha, v, "score", "tui") for v in (2, 3, 1, 0, 1)] + [(beta, v, "score", "tui") for v in (1, 2, 0, 1, 1)]
+        expected = [(alpha, v, "score", "tui") for v in (2, 3, 1, 0, 1)]
+        expected += [(beta, v, "score", "tui") for v in (1, 2, 0, 1, 1)]
+        assert [(r["item_id"], r["value"], r["action"], r["source"]) for r in stored] == expected
         assert "2/2 scored" in rendered(app)
         assert "every item is scored" in rendered(app)
 
