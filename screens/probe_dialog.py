@@ -148,7 +148,7 @@ class ProbeScreen(ModalScreen[list]):
         text = Text.assemble(("verdict: ", "bold"), (result.verdict, VERDICT_STYLE.get(result.verdict, "")),
                              f" — {result.advice}")
         if result.placeholder:
-            text.append("\n[placeholder: mock model] the answer above is placeholder text, not a model's",
+            text.append("\n[placeholder: mock model] the answer above is placeholder text, not a model's answer",
                         style="italic yellow")
         if result.reason:
             text.append(f"\nclassifier ({result.classifier_model}): {result.reason}", style="dim")

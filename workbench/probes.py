@@ -8,7 +8,7 @@ and outcome and says whether the model recognized the case: `recognized`,
 `error` verdict, kept with its raw text; it is never turned into a guess.
 
 The result is stored in the probes table (model, date, verdict, both raw
-texts) and appended to the case file's `[[probes]]` with the scenario hash it
+texts; not for the mock model, whose placeholder answer is no result) and appended to the case file's `[[probes]]` with the scenario hash it
 was asked about. A recognized case is flagged: transpose it (Strategy B) or
 exclude it. For a ready case the case validator then reports that flag, which
 is the point: the case may not enter a study as it is.
@@ -87,6 +87,9 @@ class ProbeResult:
 
     @property
     def advice(self) -> str:
+        if self.placeholder:
+            return ("no verdict: the mock model answers with placeholder text; choose a real probe model "
+                    "(Settings, or --model)")
         if self.verdict == "recognized":
             return f"contaminated for {self.model}: {FLAG_ADVICE}"
         if self.verdict == "partial":
@@ -196,12 +199,17 @@ async def run_probe(db: sqlite_utils.Database, gateway, case_id: str, settings: 
         answer=answer.text, verdict=verdict, classifier_raw=classifier_raw, classifier_model=classifier.model,
         flagged=verdict == "recognized", scenario_hash=case.scenario_hash, call_ids=call_ids, reason=reason,
         identified_event=event, placeholder=answer.placeholder)
-    result.probe_id = add_probe(
-        db, case_id=case_id, model=settings.model, api_base=settings.api_base, asked_at=asked_at, prompt=prompt,
-        answer=answer.text, verdict=verdict, classifier_raw=classifier_raw if classifier_raw is not None else reason,
-        flagged=result.flagged, call_ids=call_ids)
-    if record_in_file:
-        result.file_note = record_probe_in_file(db, case_id, result, row.get("source_path"))
+    if answer.placeholder:
+        # A dry run with the mock model says nothing about contamination: the case keeps its real record.
+        result.file_note = "not stored (the mock model's placeholder answer is not a probe result)"
+    else:
+        result.probe_id = add_probe(
+            db, case_id=case_id, model=settings.model, api_base=settings.api_base, asked_at=asked_at,
+            prompt=prompt, answer=answer.text, verdict=verdict,
+            classifier_raw=classifier_raw if classifier_raw is not None else reason, flagged=result.flagged,
+            call_ids=call_ids)
+        if record_in_file:
+            result.file_note = record_probe_in_file(db, case_id, result, row.get("source_path"))
     sink.emit(Event("probe_verdict", agent=case_id, payload={
         "verdict": verdict, "flagged": result.flagged, "advice": result.advice, "reason": reason,
         "probe_id": result.probe_id}))
@@ -222,8 +230,6 @@ def record_probe_in_file(db: sqlite_utils.Database, case_id: str, result: ProbeR
 
     if result.verdict not in VERDICTS:
         return "not recorded in the case file (no verdict)"
-    if result.placeholder:
-        return "not recorded in the case file (the mock model's placeholder answer)"
     if not source_path or not Path(source_path).is_file():
         return "not recorded in a case file (the case has no file)"
     parsed = parse_file(source_path)

@@ -88,6 +88,8 @@ async def test_mock_probe_is_a_placeholder_and_never_a_verdict(db, library, loop
     result = await run_probe(db, build_gateway(db, library.db), "quarry-loan", ModelSettings(model="mock"))
     assert result.placeholder and result.answer.startswith("[placeholder: mock model]")
     assert result.verdict == "error"  # the mock classifier's placeholder does not parse: never a guess
+    assert "choose a real probe model" in result.advice
+    assert probes_for_case(db, "quarry-loan") == [] and summary(db, "quarry-loan")["probe"] == "not probed"
     assert loopback_server.count == 0
 
 
