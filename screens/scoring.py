@@ -60,13 +60,18 @@ class ScoringDesk(Vertical, can_focus=True):
     screen's bindings (and never a widget of the hidden rater picker)."""
 
 
-def _score_bindings() -> list[Binding]:
+def _score_bindings(numbers: range) -> list[Binding]:
+    """One binding per number key (an action takes no key argument); only "0-9" shows in the footer."""
     out = []
-    for n in range(10):
-        out.append(Binding(str(n), f"score({n})", "Score" if n == 0 else f"Score {n}", id=f"scoring.score_{n}",
-                           show=n == 0, key_display="0-9" if n == 0 else None,
-                           tooltip=f"Give the focused criterion of the focused response the score {n} "
-                                   "(saved at once; only within the criterion's range)"))
+    for n in numbers:
+        if n == 0:
+            description = "Score"
+            tooltip = ("Number keys score the focused criterion of the focused response (saved at once; only "
+                       "within the criterion's range)")
+        else:
+            description, tooltip = f"Score {n}", f"Give the focused criterion of the focused response the score {n}"
+        out.append(Binding(str(n), f"score({n})", description, id=f"scoring.score_{n}", show=n == 0,
+                           key_display="0-9" if n == 0 else None, tooltip=tooltip))
     return out
 
 
@@ -78,7 +83,7 @@ class ScoringScreen(SectionScreen):
     CSS_PATH = "styles/scoring.tcss"
     AUTO_FOCUS = None
     BINDINGS = [
-        *_score_bindings(),
+        *_score_bindings(range(0, 1)),
         Binding("down", "cell(1)", "Next criterion", id="scoring.cell_down", show=False,
                 tooltip="Focus the next criterion of the focused response"),
         Binding("up", "cell(-1)", "Previous criterion", id="scoring.cell_up", show=False,
@@ -124,6 +129,7 @@ class ScoringScreen(SectionScreen):
                 tooltip="Back to choosing the study and rater"),
         Binding("escape", "back", "Back", id="scoring.back", show=False,
                 tooltip="From the rater list back to the study list"),
+        *_score_bindings(range(1, 10)),  # last, so help lists the moving keys before nine "Score n" rows
     ]
 
     def __init__(self) -> None:
