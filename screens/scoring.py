@@ -156,14 +156,14 @@ class ScoringScreen(SectionScreen):
                 yield Static("", id="desk-feedback", markup=False)
                 yield Static(KEY_HINT, id="desk-keys", markup=False)
 
-    def on_mount(self) -> None:
-        self.query_one(IdentityPicker).load(scorable_studies(self.app.db))
-
     def on_screen_resume(self) -> None:
+        """On first show and on every return (from a dialog or another section): re-read the store."""
         register = getattr(self.app, "register_unsaved_guard", None)
         if register is not None:
             register(self)
-        if self.session is not None:  # back from a dialog or another section
+        if self.session is None:  # studies may have been created or frozen meanwhile
+            self.query_one(IdentityPicker).load(scorable_studies(self.app.db))
+        else:
             self.query_one(ScoringDesk).focus()
             self._run(self.session.refresh)
 

@@ -64,16 +64,20 @@ class IdentityPicker(Vertical):
         yield Static("", id="pick-message", markup=False)
 
     def load(self, studies: list[StudyChoice]) -> None:
-        self.studies = studies
+        """(Re)fill the study list, keeping the highlighted study if it is still there."""
         study_list = self.query_one("#study-list", OptionList)
+        kept = study_list.highlighted_option.id if study_list.highlighted_option is not None else None
+        self.studies = studies
         study_list.clear_options()
         study_list.add_options([Option(s.id + ("  (scoring closed)" if s.closed else ""), id=s.id)
                                 for s in studies])
         if not studies:
+            self.query_one("#rater-list", OptionList).clear_options()
             self.say("No study to score yet: a study needs to be frozen, name its raters and have run.")
             return
-        study_list.highlighted = 0
-        self._fill_raters(studies[0])
+        index = next((k for k, s in enumerate(studies) if s.id == kept), 0)
+        study_list.highlighted = index
+        self._fill_raters(studies[index])
         if len(studies) == 1:
             self.query_one("#rater-list", OptionList).focus()
         else:
