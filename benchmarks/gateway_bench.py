@@ -103,13 +103,18 @@ async def main(calls: int) -> None:
         await through_gateway(build_gateway(db, db_path, config=GatewayConfig(concurrency=8)), settings, 8, "warm")
 
         print(f"gateway overhead per call, {calls} streamed calls against the loopback server (0 ms latency)")
-        print(f"{'concurrency':>11}  {'bare litellm':>14}  {'gateway':>14}  {'overhead/call':>14}")
+        print("(wall = wall time / calls; cpu = this process's CPU time / calls, steadier on a busy machine)")
+        print(f"{'concurrency':>11}  {'bare wall':>10}  {'gw wall':>10}  {'overhead':>10}  "
+              f"{'bare cpu':>10}  {'gw cpu':>10}  {'overhead':>10}")
         for concurrency in (1, 8, 64):
             gateway = build_gateway(db, db_path, config=GatewayConfig(concurrency=concurrency))
+            c0 = time.process_time()
             bare = await bare_litellm(settings, calls, concurrency, f"bare-{concurrency}")
+            c1 = time.process_time()
             gw = await through_gateway(gateway, settings, calls, f"gw-{concurrency}")
-            print(f"{concurrency:>11}  {bare / calls * 1000:>11.2f} ms  {gw / calls * 1000:>11.2f} ms  "
-                  f"{(gw - bare) / calls * 1000:>11.2f} ms")
+            c2 = time.process_time()
+            ms = [x / calls * 1000 for x in (bare, gw, gw - bare, c1 - c0, c2 - c1, (c2 - c1) - (c1 - c0))]
+            print(f"{concurrency:>11}  " + "  ".join(f"{v:>7.2f} ms" for v in ms))
 
     with server_process(0.2) as (url, stats):
         settings = settings_for(url)

@@ -46,7 +46,7 @@ from workbench.gateway.calllog import CallLog, log_name
 from workbench.gateway.limits import ModelLimits, ModelRateLimiter, estimate_tokens
 from workbench.gateway.mock import mock_text
 from workbench.gateway.retry import AttemptFailed, RetryPolicy
-from workbench.gateway.secrets import scrub
+from workbench.gateway.secrets import scrub, secret_values
 
 
 @dataclass
@@ -78,14 +78,23 @@ def _now() -> str:
     return datetime.now(timezone.utc).isoformat(timespec="microseconds")
 
 
-def _scrub_deep(value: Any) -> Any:
-    if isinstance(value, str):
-        return scrub(value)
-    if isinstance(value, list):
-        return [_scrub_deep(v) for v in value]
-    if isinstance(value, dict):
-        return {k: _scrub_deep(v) for k, v in value.items()}
-    return value
+def _scrub_record(record: dict[str, Any]) -> dict[str, Any]:
+    """The record with any key value redacted from every string in it (usually there is none to find)."""
+    secrets = secret_values()
+    flat = json.dumps(record, ensure_ascii=False, default=str)
+    if not any(value in flat for _, value in secrets) and "earer" not in flat:
+        return record
+
+    def deep(value: Any) -> Any:
+        if isinstance(value, str):
+            return scrub(value, secrets)
+        if isinstance(value, list):
+            return [deep(v) for v in value]
+        if isinstance(value, dict):
+            return {k: deep(v) for k, v in value.items()}
+        return value
+
+    return deep(record)
 
 
 class Gateway:
@@ -274,7 +283,7 @@ class Gateway:
 
     def _record(self, record: dict[str, Any]) -> int:
         """Append to the study's JSONL log, then the same record to the store. Returns the call id."""
-        record = _scrub_deep(record)
+        record = _scrub_record(record)
         log = self._logs.get(record["study_id"] or "")
         if log is None:
             log = self._logs[record["study_id"] or ""] = CallLog(self.log_path(record["study_id"]))

@@ -30,11 +30,11 @@ def secret_values() -> list[tuple[str, str]]:
     return sorted(found, key=lambda kv: len(kv[1]), reverse=True)
 
 
-def scrub(text: str | None) -> str | None:
-    """`text` with every secret value replaced by `[redacted NAME]`."""
+def scrub(text: str | None, secrets: list[tuple[str, str]] | None = None) -> str | None:
+    """`text` with every secret value replaced by `[redacted NAME]` (`secrets`: a `secret_values()` taken once)."""
     if not text:
         return text
-    for name, value in secret_values():
+    for name, value in secret_values() if secrets is None else secrets:
         if value in text:
             text = text.replace(value, f"[redacted {name}]")
     # Bearer tokens echoed back by a provider or a proxy, whatever variable they came from.
