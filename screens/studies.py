@@ -1,0 +1,200 @@
+"""The Studies section: the store's studies, each one's definition, freeze and runs; create, load, freeze.
+
+Creating and loading go through the study form (screens/study_form.py), which
+stores studies with the batch core's `create_study`; freezing calls
+`freeze_study`, as `workbench --batch study freeze` does. The detail pane is
+`summary_text`, the text `study show` prints.
+"""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.widgets import DataTable, Static
+
+from screens.widgets.section import SectionScreen
+
+STATUS_STYLE = {"draft": "yellow", "frozen": "green"}
+
+
+def runs_text(counts: dict[str, int]) -> str:
+    """`4/10 done, 1 running, 1 failed`: a study's runs in one short cell."""
+    total = sum(counts.values())
+    if not total:
+        return "not run"
+    extra = [f"{counts[k]} {k}" for k in ("running", "failed", "cancelled") if counts.get(k)]
+    return ", ".join([f"{counts.get('done', 0)}/{total} done", *extra])
+
+
+class StudyTable(DataTable):
+    BINDINGS = [
+        Binding("enter", "select_cursor", "Edit", id="studies.edit",
+                tooltip="Open the study in the form (a frozen study opens as a copy under a new name)"),
+    ]
+
+
+class StudiesScreen(SectionScreen):
+    """The studies in the store; n creates one, o loads a study file, f freezes, r opens its runs."""
+
+    SECTION_ID = "studies"
+    SUB_TITLE = "Studies"
+    CSS_PATH = "styles/studies.tcss"
+    AUTO_FOCUS = "#study-table"
+    BINDINGS = [
+        Binding("n", "new_study", "New", id="studies.new", tooltip="Define a new study in the form"),
+        Binding("o", "load_file", "Load file", id="studies.load",
+                tooltip="Store a study from a TOML study file, as `workbench --batch study create FILE`"),
+        Binding("f", "freeze", "Freeze", id="studies.freeze",
+                tooltip="Freeze the selected study: hash its definition, cases, rubrics and prompts "
+                        "(a frozen study is checked instead)"),
+        Binding("r", "runs", "Runs", id="studies.runs", tooltip="Open the selected study in the Runs section"),
+        Binding("g", "refresh", "Refresh", id="studies.refresh", show=False,
+                tooltip="Reload the studies from the store"),
+    ]
+
+    def compose_section(self) -> ComposeResult:
+        with Horizontal(id="studies-body"):
+            with Vertical(id="studies-left"):
+                yield StudyTable(id="study-table", cursor_type="row", zebra_stripes=True)
+                yield Static("", id="studies-count")
+            with VerticalScroll(id="study-detail"):
+                yield Static("", id="study-summary", markup=False)
+
+    def on_mount(self) -> None:
+        table = self.query_one("#study-table", DataTable)
+        for key, label in (("id", "study"), ("status", "status"), ("runs", "runs")):
+            table.add_column(label, key=key)
+        self._select_after_reload: str | None = None
+
+    def on_screen_resume(self) -> None:
+        self.refresh_list()
+
+    # -- the list ---------------------------------------------------------------------------------
+
+    def refresh_list(self, select: str | None = None) -> None:
+        from store.runs import status_counts
+        from store.studies import list_studies
+
+        db = self.app.db
+        table = self.query_one("#study-table", DataTable)
+        keep = select or self._select_after_reload or self.selected_study_id()
+        self._select_after_reload = None
+        table.clear()
+        studies = list_studies(db)
+        for s in studies:
+            table.add_row(s["id"], Text(s["status"], style=STATUS_STYLE.get(s["status"], "")),
+                          runs_text(status_counts(db, s["id"])), key=s["id"])
+        if keep and any(s["id"] == keep for s in studies):
+            table.move_cursor(row=table.get_row_index(keep))
+        n = len(studies)
+        self.query_one("#studies-count", Static).update(
+            f"{n} stud{'ies' if n != 1 else 'y'}" if n else "No studies yet. n defines one; o loads a study file.")
+        self.show_detail(self.selected_study_id())
+
+    def selected_study_id(self) -> str | None:
+        table = self.query_one("#study-table", DataTable)
+        if table.row_count == 0:
+            return None
+        try:
+            row_key, _ = table.coordinate_to_cell_key(table.cursor_coordinate)
+        except Exception:  # no valid cursor cell
+            return None
+        return row_key.value
+
+    @on(DataTable.RowHighlighted, "#study-table")
+    def _highlighted(self, event: DataTable.RowHighlighted) -> None:
+        self.show_detail(event.row_key.value if event.row_key else None)
+
+    def show_detail(self, study_id: str | None) -> None:
+        from workbench.studies import StudyNotFound, study_summary, summary_text
+
+        out = self.query_one("#study-summary", Static)
+        if study_id is None:
+            out.update("")
+            return
+        try:
+            out.update(summary_text(study_summary(self.app.db, study_id)))
+        except StudyNotFound as exc:
+            out.update(str(exc))
+
+    def action_refresh(self) -> None:
+        self.refresh_list()
+
+    # -- creating and editing ---------------------------------------------------------------------
+
+    def action_new_study(self) -> None:
+        from screens.study_form import StudyFormScreen
+
+        self.app.push_screen(StudyFormScreen(), callback=self._form_closed)
+
+    def action_load_file(self) -> None:
+        from screens.study_form import StudyFileDialog
+
+        self.app.push_screen(StudyFileDialog(), callback=self._file_chosen)
+
+    def _file_chosen(self, path: str | None) -> None:
+        """Store the file through the form, so its problems (file:line) are shown where they can be fixed."""
+        from screens.study_form import StudyFormScreen
+
+        if not path:
+            return
+        self.app.push_screen(StudyFormScreen(load_path=path), callback=self._form_closed)
+
+    @on(DataTable.RowSelected, "#study-table")
+    def _selected(self, event: DataTable.RowSelected) -> None:
+        event.stop()
+        self.open_study(event.row_key.value)
+
+    def open_study(self, study_id: str) -> None:
+        from screens.study_form import StudyFormScreen
+        from store.studies import get_study
+
+        study = get_study(self.app.db, study_id)
+        if study is None:
+            self.notify(f"No study '{study_id}' in the store", severity="error")
+            return
+        self.app.push_screen(StudyFormScreen(study["definition"], frozen=bool(study["frozen_at"])),
+                             callback=self._form_closed)
+
+    def _form_closed(self, study_id: str | None) -> None:
+        if study_id:
+            self._select_after_reload = study_id
+
+    # -- freezing and running -----------------------------------------------------------------------
+
+    def action_freeze(self) -> None:
+        from workbench.studies import FrozenStudyChanged, StudyError, StudyNotFound, freeze_study
+
+        study_id = self.selected_study_id()
+        if study_id is None:
+            self.notify("Select a study to freeze", severity="warning")
+            return
+        try:
+            result = freeze_study(self.app.db, study_id)
+        except (FrozenStudyChanged, StudyNotFound) as exc:
+            self.notify(str(exc), title="Freeze", severity="error", timeout=15)
+            return
+        except StudyError as exc:
+            self.notify(f"{study_id} cannot be frozen: {exc}", title="Freeze", severity="error", timeout=15)
+            return
+        verb = "was already frozen and is unchanged" if result["already_frozen"] else "frozen"
+        self.notify(f"{study_id} {verb}: hash {result['freeze_hash'][:12]}", title="Freeze")
+        self.refresh_list(select=study_id)
+
+    def action_runs(self) -> None:
+        study_id = self.selected_study_id()
+        if study_id is None:
+            self.notify("Select a study first", severity="warning")
+            return
+        go = getattr(self.app, "action_go", None)
+        if go is None or getattr(self.app, "section", lambda _: None)("runs") is None:
+            self.notify(f"The Runs section is not available; batch: workbench --batch run {study_id}",
+                        severity="warning")
+            return
+        go("runs")
+        runs_screen = self.app.screen_stack[0]
+        if hasattr(runs_screen, "select_study"):
+            runs_screen.select_study(study_id)

@@ -1,0 +1,202 @@
+"""The Studies section and the study form: creating a study with the batch core, refusing a draft case,
+freezing with a visible hash, loading a study file; snapshots of the list and the form."""
+
+from __future__ import annotations
+
+from screen_helpers import type_text
+from study_screen_helpers import FIXED_FROZEN, OneScreenApp, seed_study, study_toml
+from textual.widgets import Input, SelectionList, Static
+
+from store.studies import get_study, list_studies
+from workbench.studies import create_study
+
+SIZE = (130, 44)
+
+
+def field(app, wid: str) -> Input:
+    return app.screen.query_one(f"#{wid}", Input)
+
+
+def options(app, wid: str) -> list[str]:
+    sl = app.screen.query_one(f"#{wid}", SelectionList)
+    return [sl.get_option_at_index(i).value for i in range(sl.option_count)]
+
+
+def problem_fields(app) -> list[str]:
+    return [p.field for p in app.screen.problems]
+
+
+async def open_form(pilot) -> None:
+    await pilot.press("2")
+    await pilot.pause()
+    assert type(pilot.app.screen).__name__ == "StudiesScreen"
+    await pilot.press("n")
+    await pilot.pause()
+    assert type(pilot.app.screen).__name__ == "StudyFormScreen"
+
+
+async def test_a_study_made_in_the_form_is_stored_by_the_batch_core_and_frozen(app, tmp_path):
+    async with app.run_test(size=SIZE) as pilot:
+        await open_form(pilot)
+        form = app.screen
+        # only ready cases are offered; the draft is named as not offered, the excluded one is not listed
+        assert options(app, "f-cases") == ["coercion-drill", "guild-charter"]
+        assert "harbor-dredging" in str(form.query_one("#draft-note", Static).render())
+        assert options(app, "f-conditions") == ["B1", "B2", "B3", "C1", "C2", "C3", "P1"]
+
+        await type_text(pilot, "form-study")  # the name field has the focus
+        form.query_one("#f-cases", SelectionList).focus()
+        await pilot.press("space")  # ticks the first ready case
+        conditions = form.query_one("#f-conditions", SelectionList)
+        conditions.deselect_all()
+        conditions.select("B1")
+        conditions.select("C1")
+        form.query_one("#f-rubrics", SelectionList).select("fixture-rubric")
+        field(app, "f-raters").value = "ada, bo"
+        field(app, "f-model-temperature").value = "0.3"
+        field(app, "f-arch-C1-respondents").value = "3"
+        form.query_one("#judge-name", Input).value = "judge-b"
+        form.query_one("#judge-model", Input).value = "mock"
+        await pilot.press("ctrl+j")
+        await pilot.pause()
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+
+        stored = get_study(app.db, "form-study")
+        assert stored is not None and not form.problems
+        d = stored["definition"]
+        assert (d["cases"], d["conditions"], d["raters"], d["rubrics"]) == (
+            ["coercion-drill"], ["B1", "C1"], ["ada", "bo"], ["fixture-rubric"])
+        assert d["model"]["temperature"] == 0.3 and d["architectures"]["C1"]["respondents"] == 3
+        assert [j["name"] for j in d["judges"]] == ["judge-a", "judge-b"]
+        # the same text through the batch command's function is the same study
+        study_file = tmp_path / "form-study.toml"
+        study_file.write_text(form.study_text())
+        assert create_study(app.db, study_file)["definition"] == d
+
+        await pilot.press("ctrl+f")
+        await pilot.pause()
+        frozen = get_study(app.db, "form-study")
+        assert frozen["frozen_at"] and form.frozen_hash == frozen["freeze_hash"]
+        assert frozen["freeze_hash"] in str(form.query_one("#freeze-hash", Static).render()).replace("\n", "")
+
+        field(app, "f-model-temperature").value = "0.9"  # a frozen study cannot change
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+        assert problem_fields(app) == ["name"]
+        assert "frozen" in form.problems[0].message and "new study" in form.problems[0].message
+        assert get_study(app.db, "form-study")["definition"]["model"]["temperature"] == 0.3
+
+        await pilot.press("escape")  # unsaved changes: asked first, then discarded
+        await pilot.pause()
+        await pilot.press("d")
+        await pilot.pause()
+        assert type(app.screen).__name__ == "StudiesScreen"
+        assert [s["id"] for s in list_studies(app.db)] == ["form-study"]
+        table = app.screen.query_one("#study-table")
+        assert str(table.get_row("form-study")[1]) == "frozen"
+        assert frozen["freeze_hash"] in str(app.screen.query_one("#study-summary", Static).render())
+
+        await pilot.press("r")  # to the Runs section, this study shown
+        await pilot.pause()
+        assert type(app.screen).__name__ == "RunsScreen" and app.screen.study_id == "form-study"
+
+
+async def test_a_study_file_naming_a_draft_case_is_refused_with_its_line(app, tmp_path):
+    path = tmp_path / "drafty.toml"
+    path.write_text(study_toml("drafty", cases=("coercion-drill", "harbor-dredging")))
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("2")
+        await pilot.pause()
+        await pilot.press("o")
+        await pilot.pause()
+        app.screen.query_one("#file-path", Input).value = str(path)
+        await pilot.press("enter")
+        await pilot.pause()
+        form = app.screen
+        assert type(form).__name__ == "StudyFormScreen"
+        assert problem_fields(app) == ["cases"]
+        message = form.problems[0].message
+        assert message.startswith("drafty.toml:3: ") and "'harbor-dredging' is draft" in message
+        assert form.query_one("#f-cases").has_class("has-problem")
+        assert list_studies(app.db) == []  # nothing stored
+
+
+async def test_a_loaded_study_file_fills_the_form_and_keeps_what_the_form_does_not_show(app, tmp_path):
+    roster = ('[architectures.C2]\nmover = "engineer"\ndebate_rounds = 1\n\n'
+              '[[architectures.C2.roster]]\nid = "moderator"\nname = "Moderator"\nbrief = "You moderate."\nchair = true\n\n'
+              '[[architectures.C2.roster]]\nid = "engineer"\nname = "Engineer"\nbrief = "You build."\n\n'
+              '[[architectures.C2.roster]]\nid = "lawyer"\nname = "Lawyer"\nbrief = "You know the law."\n')
+    path = tmp_path / "roster.toml"
+    path.write_text(study_toml("roster-study", conditions=("C2",)) + roster)
+    async with app.run_test(size=SIZE) as pilot:
+        await open_form(pilot)
+        form = app.screen
+        assert form.load_file(str(path))
+        await pilot.pause()
+        assert field(app, "f-name").value == "roster-study"
+        assert field(app, "f-arch-C2-debate_rounds").value == "1"
+        assert form.query_one("#f-conditions", SelectionList).selected == ["C2"]
+        field(app, "f-description").value = "edited in the form"
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+        d = get_study(app.db, "roster-study")["definition"]
+        assert d["description"] == "edited in the form"
+        assert [m["id"] for m in d["architectures"]["C2"]["roster"]] == ["moderator", "engineer", "lawyer"]
+        assert d["architectures"]["C2"]["mover"] == "engineer"
+
+
+async def test_bad_values_are_named_by_the_core_and_marked_in_the_form(app):
+    async with app.run_test(size=SIZE) as pilot:
+        await open_form(pilot)
+        form = app.screen
+        field(app, "f-name").value = "Bad Name"
+        field(app, "f-replicates").value = "two"
+        field(app, "f-model-temperature").value = "5"
+        field(app, "f-threshold-alpha_judges").value = "1.5"
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+        assert set(problem_fields(app)) >= {"name", "replicates", "model.temperature", "cases",
+                                            "thresholds.alpha_judges"}
+        by_field = {p.field: p.message for p in form.problems}
+        assert by_field["replicates"] == "must be an integer, not a string"
+        assert "at most 2" in by_field["model.temperature"]
+        for wid in ("f-name", "f-replicates", "f-model-temperature", "f-threshold-alpha_judges", "f-cases"):
+            assert form.query_one(f"#{wid}").has_class("has-problem"), wid
+        assert list_studies(app.db) == []
+
+
+def test_studies_screen_snapshot(snap_compare, library):
+    from screens.studies import StudiesScreen
+
+    app = OneScreenApp(library.db, StudiesScreen)
+    seed_study(app.db)
+    create_study(app.db, text=study_toml("frozen-one", conditions=("B1", "B2")))
+    from workbench.studies import freeze_study
+
+    freeze_study(app.db, "frozen-one")
+    # fixed times and a fixed hash: the real freeze hash covers the prompt templates, which may change
+    app.db["studies"].update("frozen-one", {"created_at": FIXED_FROZEN, "frozen_at": FIXED_FROZEN,
+                                            "freeze_hash": "f" * 64})
+
+    async def run_before(pilot):
+        await pilot.pause()
+        await pilot.press("down")
+        await pilot.pause()
+
+    assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
+
+
+def test_study_form_snapshot(snap_compare, library):
+    from screens.study_form import StudyFormScreen
+
+    app = OneScreenApp(library.db, StudyFormScreen)
+
+    async def run_before(pilot):
+        await pilot.pause()
+        pilot.app.screen.query_one("#f-name", Input).value = "Not A Slug"
+        await pilot.press("ctrl+s")
+        await pilot.press("f2")  # focus off the name field: a blinking text cursor is not stable
+        await pilot.pause()
+
+    assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
