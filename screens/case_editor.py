@@ -23,7 +23,9 @@ from screens.confirm import DISCARD, SAVE, unsaved_changes_dialog
 from screens.widgets.case_form import TEXT_FIELDS, CaseDetails, IdentityFields, field_widget_id
 from screens.widgets.mapping import MappingRow
 from screens.widgets.problems import ProblemList
-from workbench.case_editing import default_case_path, editor_problems, has_errors
+from workbench.case_editing import (
+    changed_outside, default_case_path, editor_problems, has_errors, read_case_file, with_stored_probes,
+)
 from workbench.cases import CaseError, Problem
 from workbench.cases.model import CRITERIA, PRESERVES, SECTIONS, STRATEGIES, Case, Transposition
 
@@ -82,6 +84,7 @@ class CaseEditorScreen(Screen[str | None]):
         self._saving: Worker | None = None
         self._applied: set[int] = set()
         self.form_complete = False  # True once CaseDetails is mounted
+        self.opened_file: Case | None = None  # the case file's content when the editor opened it
 
     # -- layout -----------------------------------------------------------------------------------
 
@@ -114,20 +117,23 @@ class CaseEditorScreen(Screen[str | None]):
         """Mount the bulk of the form after the first paint, then load what validation needs."""
         await self.query_one("#editor-form", VerticalScroll).mount(CaseDetails(self.baseline, self._probe_text()))
         self.form_complete = True
-        self._load_reference()
+        self._load_reference(self.app.db, self.original_path)
 
     # -- reference data (rubric ids, stored cases) -------------------------------------------------
 
     @work(thread=True, exclusive=True, group="reference", exit_on_error=False)
-    def _load_reference(self) -> tuple[set[str], list[dict], Path]:
+    def _load_reference(self, db, original_path: Path | None) -> tuple[set[str], list[dict], Path, Case | None]:
+        """Rubric ids, the stored cases, the cases dir, and what the case's file holds as the editor opens."""
         from workbench.case_list import case_summaries
         from workbench.library import known_rubric_ids
         from workbench.paths import shipped_cases_dir
 
-        db = self.app.db
-        return known_rubric_ids(db), case_summaries(db), self._cases_dir or shipped_cases_dir()
+        return (known_rubric_ids(db), case_summaries(db), self._cases_dir or shipped_cases_dir(),
+                read_case_file(original_path))
 
-    def _apply_reference(self, rubrics: set[str], stored: list[dict], cases_dir: Path) -> None:
+    def _apply_reference(self, rubrics: set[str], stored: list[dict], cases_dir: Path, opened_file: Case | None
+                         ) -> None:
+        self.opened_file = opened_file
         self.known_rubrics, self.stored, self._cases_dir = rubrics, stored, cases_dir
         select = self.query_one("#f-rubric", Select)
         current = select.value
@@ -290,18 +296,23 @@ class CaseEditorScreen(Screen[str | None]):
             return None
         case = normalized(self.form_case())
         self._saving = self._write(self.app.db, case, self.target_path(case), self.original_id,
-                                   self.original_path)
+                                   self.original_path, self.opened_file)
         return self._saving
 
     @work(thread=True, exclusive=True, group="save", exit_on_error=False)
-    def _write(self, db, case: Case, path: Path, original_id: str | None,
-               original_path: Path | None) -> tuple[Case, Path]:
-        """Re-check against the store as it is now, then write the file and the row (library.save_case)."""
+    def _write(self, db, case: Case, path: Path, original_id: str | None, original_path: Path | None,
+               opened_file: Case | None) -> tuple[Case, Path]:
+        """Re-check against the store and the file as they are now, then write both (library.save_case)."""
         from workbench.case_list import case_summaries
         from workbench.library import known_rubric_ids, save_case
 
+        case = with_stored_probes(db, case, original_id)
         problems = editor_problems(case, path, known_rubrics=known_rubric_ids(db), original_id=original_id,
                                    original_path=original_path, stored=case_summaries(db))
+        if original_path is not None and Path(path).resolve() == Path(original_path).resolve():
+            conflict = changed_outside(path, opened_file)
+            if conflict is not None:
+                problems.append(conflict)
         if has_errors(problems):
             raise CaseError([p for p in problems if p.severity == "error"])
         save_case(db, case, path)
@@ -314,6 +325,7 @@ class CaseEditorScreen(Screen[str | None]):
         self._applied.add(id(worker))
         case, path = worker.result
         self.baseline = case
+        self.opened_file = case
         self.original_id = case.id
         self.original_path = path
         self.stored = [r for r in self.stored if r["id"] != case.id] + [{"id": case.id, "source_path": str(path)}]

@@ -9,6 +9,7 @@ belongs to another case, a file that already exists, a renamed id.
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import replace
 from pathlib import Path
 
 from workbench.cases.model import CRITERIA, PRESERVES, SECTIONS, Case
@@ -51,11 +52,22 @@ def case_problems(case: Case, known_rubrics: Iterable[str] | None, name: str = "
     out = []
     for p in problems:
         if p.field not in FIELD_ORDER and section_lines and p.line > section_lines[0][0]:
+            if p.field == "body":  # the lines after such a heading: a consequence, already reported
+                continue
             owner = [key for line, key in section_lines if line < p.line][-1]
             p = Problem(p.file, p.line, owner,
                         f"the line '## {p.field}' would start a new section of the case file; "
                         "reword it or drop the '## '", p.severity)
         out.append(p)
+    # A heading that names a known section ("## Notes") parses without complaint but moves
+    # the text after it into that section: compare what the file would give back.
+    if parsed.case is not None:
+        moved = [k for k in SECTIONS if getattr(parsed.case, k) != getattr(case, k).strip()]
+        # Only the first: the sections after it differ as a consequence.
+        if moved and not any(p.field == moved[0] for p in out):
+            out.append(Problem(name, parsed.line_of(moved[0]), moved[0],
+                               "a line starting with '## ' would split this text into another section "
+                               "of the case file; reword it or drop the '## '"))
     return out
 
 
@@ -84,6 +96,9 @@ def target_problems(case: Case, path: Path, *, original_id: str | None, original
             out.append(Problem(name, 0, "path", f"{path} is the file of case '{row['id']}'; "
                                                 "a case with another id needs its own file"))
     mine = original_path is not None and Path(original_path).resolve() == resolved
+    if original_id and case.id == original_id and not mine and original_path and Path(original_path).exists():
+        out.append(Problem(name, 0, "path", f"case '{case.id}' lives in {original_path}; a second file with the "
+                                            "same id would clash on import, so give the copy a new id"))
     if resolved.exists() and not mine and not any(p.field == "path" for p in out):
         out.append(Problem(name, 0, "path", f"{path} already exists; choose another file name"))
     if original_id and case.id != original_id:
@@ -102,3 +117,35 @@ def editor_problems(case: Case, path: Path, *, known_rubrics: Iterable[str] | No
 
 def has_errors(problems: Iterable[Problem]) -> bool:
     return any(p.severity == "error" for p in problems)
+
+
+def read_case_file(path: Path | None) -> Case | None:
+    """The case a file holds now, or None when there is no readable, parsable case there."""
+    from workbench.cases.parse import parse_file
+
+    if path is None or not Path(path).is_file():
+        return None
+    return parse_file(path).case
+
+
+def changed_outside(path: Path, opened: Case | None) -> Problem | None:
+    """A problem if the file no longer holds what it held when the editor opened it.
+
+    Probe records are left out of the comparison: a probe appends to the file
+    by design, and the editor keeps whatever probes the store has at save time.
+    """
+    if opened is None:
+        return None
+    now = read_case_file(path)
+    if now is None or replace(now, probes=[]) == replace(opened, probes=[]):
+        return None
+    return Problem(str(path), 0, "path", f"{path} was changed outside the editor since it was opened; "
+                                        "save to another file, or leave without saving and import that file")
+
+
+def with_stored_probes(db, case: Case, original_id: str | None) -> Case:
+    """The case with the probe records the store holds now (probes run while it was being edited are kept)."""
+    from workbench.library import load_case
+
+    stored = load_case(db, original_id) if original_id else None
+    return replace(case, probes=list(stored.probes)) if stored else case

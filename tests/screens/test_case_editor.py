@@ -288,3 +288,67 @@ async def test_quitting_without_changes_just_quits(app):
         await pilot.press("ctrl+q")
         await settle(pilot)
         assert app.return_code == 0
+
+
+async def test_a_probe_recorded_while_editing_is_kept_when_saving(app, library):
+    from dataclasses import replace
+
+    from workbench.cases import Probe
+    from workbench.library import save_case
+
+    path = library.cases / "harbor-dredging.md"
+    async with app.run_test(size=SIZE) as pilot:
+        await open_case(pilot, "harbor-dredging")
+        # Meanwhile a contamination probe appends its result to the case (file and store).
+        probed = load_case(app.db, "harbor-dredging")
+        probe = Probe(model="openai/some-model", date="2026-01-02", verdict="partial", note="named the sector")
+        save_case(app.db, replace(probed, probes=[*probed.probes, probe]), path)
+
+        await replace_input(pilot, "f-title", "Harbor authority weighs two dredging bids")
+        await pilot.pause(CHECK)
+        await pilot.press("ctrl+s")
+        await settle(pilot)
+        saved = parse_file(path).case
+        assert saved.title == "Harbor authority weighs two dredging bids"
+        assert saved.probes == [probe]
+        assert load_case(app.db, "harbor-dredging").probes == [probe]
+        assert not app.screen.has_unsaved_changes()
+
+
+async def test_a_file_changed_outside_the_editor_is_not_overwritten(app, library):
+    from dataclasses import replace
+
+    from workbench.cases.write import write_case
+
+    path = library.cases / "harbor-dredging.md"
+    async with app.run_test(size=SIZE) as pilot:
+        await open_case(pilot, "harbor-dredging")
+        # Someone edits the file by hand while the editor is open.
+        write_case(replace(parse_file(path).case, notes="Edited by hand."), path)
+
+        app.screen.query_one("#f-notes", TextArea).text = "Edited in the TUI."
+        await pilot.pause(CHECK)
+        await pilot.press("ctrl+s")
+        await settle(pilot)
+        assert parse_file(path).case.notes == "Edited by hand."
+        assert any("was changed outside the editor" in line for line in problem_lines(app.screen))
+        assert app.screen.has_unsaved_changes()  # the edit is still there, to save elsewhere
+
+        await replace_input(pilot, "f-path", str(library.cases / "harbor-dredging-tui.md"))
+        await replace_input(pilot, "f-id", "harbor-dredging-tui")
+        await pilot.pause(CHECK)
+        await pilot.press("ctrl+s")
+        await settle(pilot)
+        assert parse_file(library.cases / "harbor-dredging-tui.md").case.notes == "Edited in the TUI."
+        assert parse_file(path).case.notes == "Edited by hand."
+
+
+async def test_a_copy_in_another_file_needs_a_new_id(app, library):
+    async with app.run_test(size=SIZE) as pilot:
+        await open_case(pilot, "harbor-dredging")
+        await replace_input(pilot, "f-path", str(library.cases / "elsewhere.md"))
+        await pilot.pause(CHECK)
+        assert any("a second file with the same id" in line for line in problem_lines(app.screen))
+        await pilot.press("ctrl+s")
+        await settle(pilot)
+        assert not (library.cases / "elsewhere.md").exists()
