@@ -114,7 +114,13 @@ class WorkbenchApp(App[int]):
 
     def _section_factory(self, section: Section):
         def make() -> Screen:
-            return build_section_screen(load_section_class(section), self.context)
+            try:
+                return build_section_screen(load_section_class(section), self.context)
+            except Exception as exc:  # a broken section module or constructor must not take the app down
+                from screens.widgets.section import SectionUnavailable
+
+                self.log.error(f"section {section.id} failed: {exc!r}")
+                return SectionUnavailable(section.id, section.title, exc)
 
         return make
 
@@ -136,14 +142,9 @@ class WorkbenchApp(App[int]):
                 return
 
     def action_go(self, section_id: str) -> None:
-        """Show a section (its mode); a section that fails to import is reported, not fatal."""
+        """Show a section (its mode); one that fails to build shows why instead (see `_section_factory`)."""
         section = self.section(section_id)
         if section is None or self.current_mode == section_id:
-            return
-        try:
-            load_section_class(section)
-        except Exception as exc:  # someone's screen module is broken: say so, keep the app alive
-            self.notify(f"{section.title} cannot open: {type(exc).__name__}: {exc}", severity="error")
             return
         self.switch_mode(section_id)
 

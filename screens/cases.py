@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import importlib
-from functools import partial
 
 from rich.text import Text
 from textual import on, work
@@ -246,7 +245,7 @@ class CasesScreen(SectionScreen):
             self.notify("The contamination probe is not part of this build yet. "
                         "Batch mode: workbench --batch probe CASE_ID", title="Probe", severity="warning")
             return
-        self.app.push_screen(module.ProbeScreen(case_ids), callback=partial(self._probe_closed))
+        self.app.push_screen(module.ProbeScreen(case_ids), callback=self._probe_closed)
 
     def _probe_closed(self, _result=None) -> None:
         self.refresh_list()

@@ -58,3 +58,17 @@ class SectionScreen(Screen):
 
     def compose_section(self) -> ComposeResult:
         yield from ()
+
+
+class SectionUnavailable(SectionScreen):
+    """Stands in for a section whose screen could not be built, and says why."""
+
+    def __init__(self, section_id: str, title: str, error: BaseException) -> None:
+        self.SECTION_ID = section_id
+        super().__init__()
+        self.sub_title = title
+        self.error = error
+
+    def compose_section(self) -> ComposeResult:
+        yield Static(f"The {self.sub_title} section could not be opened:\n\n"
+                     f"{type(self.error).__name__}: {self.error}", id="section-error", markup=False)

@@ -5,7 +5,6 @@ from __future__ import annotations
 import sys
 import types
 
-import pytest
 from screen_helpers import FIXTURE_CASE_IDS, settle, table_ids, type_text
 from textual.screen import ModalScreen
 from textual.widgets import Input, Select, Static
@@ -29,28 +28,32 @@ async def test_the_list_shows_every_stored_case_and_flags_recognized_ones(app):
         assert count.startswith("4 cases") and "1 recognized" in count
 
 
-@pytest.mark.parametrize(
-    ("name", "value", "expected"),
-    [
-        ("type", "constructed", ["coercion-drill"]),
-        ("type", "historical", ["guild-charter", "harbor-dredging", "ledger-pivot"]),
-        ("domain", "organizational", ["coercion-drill", "ledger-pivot"]),
-        ("domain", "policy", ["guild-charter"]),
-        ("status", "ready", ["coercion-drill", "guild-charter"]),
-        ("status", "excluded", ["ledger-pivot"]),
-        ("strategy", "A", ["ledger-pivot"]),
-        ("strategy", "B", ["guild-charter"]),
-        ("strategy", "C", ["harbor-dredging", "ledger-pivot"]),
-    ],
-)
-async def test_each_filter_narrows_the_list(app, name, value, expected):
+FILTER_CASES = [
+    ("type", "constructed", ["coercion-drill"]),
+    ("type", "historical", ["guild-charter", "harbor-dredging", "ledger-pivot"]),
+    ("domain", "organizational", ["coercion-drill", "ledger-pivot"]),
+    ("domain", "policy", ["guild-charter"]),
+    ("status", "ready", ["coercion-drill", "guild-charter"]),
+    ("status", "excluded", ["ledger-pivot"]),
+    ("strategy", "A", ["ledger-pivot"]),
+    ("strategy", "B", ["guild-charter"]),
+    ("strategy", "C", ["harbor-dredging", "ledger-pivot"]),
+]
+
+
+async def test_each_filter_narrows_the_list(app):
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
-        app.screen.query_one(f"#filter-{name}", Select).value = value
-        await settle(pilot)
-        assert table_ids(app) == expected
-        count = str(app.screen.query_one("#case-count", Static).render())
-        assert count.startswith(f"{len(expected)} of 4 cases match")
+        for name, value, expected in FILTER_CASES:
+            select = app.screen.query_one(f"#filter-{name}", Select)
+            select.value = value
+            await settle(pilot)
+            assert table_ids(app) == expected, (name, value)
+            count = str(app.screen.query_one("#case-count", Static).render())
+            assert count.startswith(f"{len(expected)} of 4 cases match")
+            select.clear()
+            await settle(pilot)
+            assert table_ids(app) == FIXTURE_CASE_IDS
 
 
 async def test_filters_combine_and_x_clears_them(app):
@@ -83,27 +86,29 @@ async def test_a_filter_can_be_chosen_with_the_keyboard(app):
         assert table_ids(app) == ["coercion-drill"]
 
 
-@pytest.mark.parametrize(
-    ("query", "expected"),
-    [
-        ("dredg", ["harbor-dredging"]),  # in the id and title
-        ("GUILD", ["guild-charter"]),  # case-insensitive
-        ("leak documents", ["coercion-drill"]),  # in the scenario text
-        ("thin maintenance", ["harbor-dredging"]),  # in the structural tension
-        ("nothing-like-this", []),
-    ],
-)
-async def test_search_matches_ids_titles_and_text(app, query, expected):
+SEARCHES = [
+    ("dredg", ["harbor-dredging"]),  # in the id and title
+    ("GUILD", ["guild-charter"]),  # case-insensitive
+    ("leak documents", ["coercion-drill"]),  # in the scenario text
+    ("thin maintenance", ["harbor-dredging"]),  # in the structural tension
+    ("nothing-like-this", []),
+]
+
+
+async def test_search_matches_ids_titles_and_text(app):
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
-        await pilot.press("slash")
-        assert app.focused is app.screen.query_one("#case-search", Input)
-        await type_text(pilot, query)
-        await pilot.pause(0.3)
-        await settle(pilot)
-        assert table_ids(app) == expected
-        await pilot.press("escape")  # back to the list
-        assert app.focused is app.screen.query_one("#case-table")
+        for query, expected in SEARCHES:
+            await pilot.press("slash")
+            search = app.screen.query_one("#case-search", Input)
+            assert app.focused is search
+            search.value = ""
+            await type_text(pilot, query)
+            await pilot.pause(0.3)
+            await settle(pilot)
+            assert table_ids(app) == expected, query
+            await pilot.press("escape")  # back to the list
+            assert app.focused is app.screen.query_one("#case-table")
 
 
 async def test_refresh_picks_up_cases_imported_meanwhile(app, library):

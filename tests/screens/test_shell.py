@@ -66,13 +66,18 @@ def _fake_sections(monkeypatch) -> list[Section]:
         def on_mount(self) -> None:
             self.seen_db = self.app.db
 
-    module.WithContext, module.Bare = WithContext, Bare
+    class Broken(Screen):  # and one whose constructor fails
+        def __init__(self):
+            raise RuntimeError("boom in the constructor")
+
+    module.WithContext, module.Bare, module.Broken = WithContext, Bare, Broken
     monkeypatch.setitem(sys.modules, "wb_fake_sections", module)
     sections = [
         SECTIONS[0],
         Section("alpha", "Alpha", "wb_fake_sections:WithContext", "2", "first fake"),
         Section("beta", "Beta", "wb_fake_sections:Bare", "3", "second fake"),
         Section("ghost", "Ghost", "screens.no_such_screen:Ghost", "4", "never built"),
+        Section("broken", "Broken", "wb_fake_sections:Broken", "5", "fails to build"),
     ]
     monkeypatch.setattr("screens.app.SECTIONS", sections)
     return sections
@@ -83,7 +88,7 @@ async def test_number_keys_switch_sections_and_each_keeps_its_screens(library, m
     from screens.app import make_app
 
     app = make_app(library.db)
-    assert [s.id for s in app.sections] == ["cases", "alpha", "beta"]  # the unbuilt one is left out
+    assert [s.id for s in app.sections] == ["cases", "alpha", "beta", "broken"]  # the unbuilt one is left out
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         await pilot.press("n")  # open a new-case editor in Cases
@@ -100,6 +105,10 @@ async def test_number_keys_switch_sections_and_each_keeps_its_screens(library, m
         await pilot.press("4")  # no such section: nothing happens
         await settle(pilot)
         assert app.current_mode == "beta"
+        await pilot.press("5")  # a section that fails to build says why, and the app goes on
+        await settle(pilot)
+        assert type(app.screen).__name__ == "SectionUnavailable"
+        assert "boom in the constructor" in str(app.screen.query_one("#section-error", Static).render())
         await pilot.press("1")
         await settle(pilot)
         assert app.current_mode == "cases"
