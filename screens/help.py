@@ -20,20 +20,24 @@ class KeyHelp:
 
 
 def collect_key_help(screen) -> list[KeyHelp]:
-    """The bindings active on `screen` (its focused widget's, the screen's and the app's), as shown to a user."""
+    """The bindings active on `screen` (its focused widget's, the screen's and the app's) that a user needs to know."""
     app = screen.app
     seen: set[tuple[str, str]] = set()
     out: list[KeyHelp] = []
     for key, active in screen.active_bindings.items():
         binding = active.binding
-        if binding.system or not (binding.description or active.tooltip or binding.tooltip):
+        tooltip = active.tooltip or binding.tooltip
+        # Hidden widget plumbing (cursor keys, copy) is left out; sections have their own table below.
+        if binding.system or not (binding.show or tooltip) or binding.action.startswith("app.go_key"):
+            continue
+        if binding.action.startswith("go_key"):
             continue
         shown = app.get_key_display(binding)
         description = binding.description or binding.action
         if (description, binding.action) in seen:
             continue  # one row per action even when several keys share it
         seen.add((description, binding.action))
-        out.append(KeyHelp(shown, description, active.tooltip or binding.tooltip, active.enabled))
+        out.append(KeyHelp(shown, description, tooltip, active.enabled))
     return out
 
 
