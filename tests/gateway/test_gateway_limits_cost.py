@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import asyncio
+import time
 
 import pytest
 
 from tests.support.loopback import Reply
 from workbench.gateway import CallRequest, CostCeilingReached, ModelSettings
-from workbench.gateway.limits import ModelLimits
+from workbench.gateway.limits import ModelLimits, ModelRateLimiter
 from workbench.gateway.mock import PLACEHOLDER_PREFIX
 from workbench.gateway.transport import litellm_module
 
@@ -29,9 +30,10 @@ async def test_concurrency_cap_bounds_requests_in_flight(make_gateway, remote, l
 
 async def test_requests_per_minute_are_paced(make_gateway, remote, loopback_server):
     gateway = make_gateway(limits={remote.model: ModelLimits(rpm=2)}, rate_window=0.6)
+    started = time.monotonic()
     await asyncio.gather(*(gateway.call(ask(remote, i)) for i in range(4)))
-    times = loopback_server.request_times
-    assert times[2] - times[0] >= 0.55 and times[3] - times[1] >= 0.55
+    # Four calls at two per 0.6 s window: the last two wait for the window to roll over.
+    assert max(loopback_server.request_times) - started >= 0.55 and loopback_server.count == 4
 
 
 async def test_tokens_per_minute_are_paced(make_gateway, remote, loopback_server):
@@ -39,9 +41,40 @@ async def test_tokens_per_minute_are_paced(make_gateway, remote, loopback_server
     gateway = make_gateway(limits={remote.model: ModelLimits(tpm=150)}, rate_window=0.6)
     loopback_server.responder = lambda body: Reply.text("ok", usage={"prompt_tokens": 5, "completion_tokens": 60,
                                                                       "total_tokens": 65})
+    started = time.monotonic()
     await asyncio.gather(*(gateway.call(ask(remote, i)) for i in range(3)))
-    times = loopback_server.request_times
-    assert times[2] - times[0] >= 0.55
+    assert max(loopback_server.request_times) - started >= 0.55
+
+
+class FakeTime:
+    """A clock that only moves when the limiter sleeps, so start times are exact."""
+
+    def __init__(self) -> None:
+        self.now = 0.0
+
+    def clock(self) -> float:
+        return self.now
+
+    async def sleep(self, seconds: float) -> None:
+        self.now += seconds
+
+
+async def test_rate_limiter_start_times_exactly(monkeypatch):
+    fake = FakeTime()
+    monkeypatch.setattr("workbench.gateway.limits.asyncio.sleep", fake.sleep)
+    rpm = ModelRateLimiter(ModelLimits(rpm=2), clock=fake.clock, window=60.0)
+    starts = [(await rpm.acquire())[0] for _ in range(5)]
+    assert starts == [0.0, 0.0, 60.0, 60.0, 120.0]
+
+    fake.now = 0.0
+    tpm = ModelRateLimiter(ModelLimits(tpm=1000), clock=fake.clock, window=60.0)
+    first = await tpm.acquire(600)
+    tpm.settle(first, 100)  # the call used far less than estimated: room frees up at once
+    second = await tpm.acquire(600)
+    third = await tpm.acquire(600)  # 100 + 600 + 600 > 1000: waits for the first to leave the window
+    assert (first[0], second[0], third[0]) == (0.0, 0.0, 60.0)
+    huge = await tpm.acquire(5000)  # bigger than the whole budget: waits for an empty window, then goes alone
+    assert huge[0] == 120.0
 
 
 async def test_cost_comes_from_the_cost_map(make_gateway, loopback_server):
@@ -94,3 +127,18 @@ async def test_mock_is_offline_placeholder_and_deterministic(make_gateway, loopb
                                                   replicate=1, cache=False))
     assert other.text != first.text  # replicates are distinct draws, even for the mock
     assert loopback_server.count == 0
+
+
+async def test_the_study_rows_ceiling_applies_and_calls_outside_studies_have_none(db, make_gateway, loopback_server):
+    db["studies"].insert({"id": "frozen", "name": "frozen", "protocol": "hindsight", "definition": "{}",
+                          "created_at": "2026-01-01T00:00:00+00:00", "cost_ceiling": 0.0005})
+    mapped = ModelSettings(model="openai/gpt-4o-mini", api_base=loopback_server.url, timeout=5.0)
+    loopback_server.responder = lambda body: Reply.text("priced", usage=USAGE)
+    gateway = make_gateway(cost_ceiling_default=100.0)
+    assert gateway.cost_ceiling("frozen") == 0.0005 and gateway.cost_ceiling(None) is None
+    await gateway.call(ask(mapped, 0, study_id="frozen"))
+    with pytest.raises(CostCeilingReached):
+        await gateway.call(ask(mapped, 1, study_id="frozen"))
+    for i in range(2):  # a probe or a connection test is not a study's spending
+        await gateway.call(ask(mapped, i, study_id=None))
+    assert loopback_server.count == 3

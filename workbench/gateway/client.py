@@ -120,9 +120,13 @@ class Gateway:
         self._ceilings[study_id] = usd
 
     def cost_ceiling(self, study_id: str | None) -> float | None:
+        """The study's ceiling in USD: set here, else on the study row, else the settings' default.
+        Calls outside any study (probes, connection tests) have none unless one is set here."""
         if study_id in self._ceilings:
             return self._ceilings[study_id]
-        ceiling = call_rows.study_cost_ceiling(self.db, study_id) if study_id else None
+        if not study_id:
+            return None
+        ceiling = call_rows.study_cost_ceiling(self.db, study_id)
         return ceiling if ceiling is not None else self.config.cost_ceiling_default
 
     def totals(self, *, study_id: str | None = None, run_id: str | None = None) -> dict:
