@@ -20,10 +20,16 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.widgets import DataTable, Input, Select, Static, TabbedContent, TabPane
 from textual.worker import Worker, WorkerState
-from textual_plotext import PlotextPlot
 
 from screens.metrics_drill import DrillDownScreen
-from screens.metrics_plots import SimilarityHeatmap, draw_agreement, draw_forest, draw_means, draw_reliability
+from screens.metrics_plots import (
+    MetricPlot,
+    agreement_painter,
+    forest_painter,
+    heatmap_painter,
+    means_painter,
+    reliability_painter,
+)
 from screens.widgets.section import SectionScreen
 from workbench.metrics.render import RenderedTable
 
@@ -106,21 +112,31 @@ class MetricsScreen(SectionScreen):
             with TabPane("Tables", id="tab-tables"):
                 with VerticalScroll(id="scroll-tables", classes="metric-scroll"):
                     with Horizontal(classes="plot-row"):
-                        yield PlotextPlot(id="plot-means", classes="metric-plot")
-                        yield PlotextPlot(id="plot-forest", classes="metric-plot")
+                        with Vertical(classes="plot-box"):
+                            yield MetricPlot(id="plot-means", classes="metric-plot")
+                            yield Static("", id="plot-means-caption", classes="plot-caption", markup=False)
+                        with Vertical(classes="plot-box"):
+                            yield MetricPlot(id="plot-forest", classes="metric-plot")
+                            yield Static("", id="plot-forest-caption", classes="plot-caption", markup=False)
             with TabPane("Agreement", id="tab-agreement"):
                 with VerticalScroll(id="scroll-agreement", classes="metric-scroll"):
                     with Horizontal(classes="plot-row"):
-                        yield PlotextPlot(id="plot-agreement", classes="metric-plot")
+                        with Vertical(classes="plot-box"):
+                            yield MetricPlot(id="plot-agreement", classes="metric-plot")
+                            yield Static("", id="plot-agreement-caption", classes="plot-caption", markup=False)
             with TabPane("Decision quality", id="tab-dq"):
                 with VerticalScroll(id="scroll-dq", classes="metric-scroll"):
                     yield Select([], prompt="run for the similarity heatmap", id="dq-run", compact=True)
                     with Horizontal(classes="plot-row"):
-                        yield SimilarityHeatmap(id="plot-heatmap", classes="metric-plot")
+                        with Vertical(classes="plot-box"):
+                            yield MetricPlot(id="plot-heatmap", classes="metric-plot")
+                            yield Static("", id="plot-heatmap-caption", classes="plot-caption", markup=False)
             with TabPane("Calibration", id="tab-calibration"):
                 with VerticalScroll(id="scroll-calibration", classes="metric-scroll"):
                     with Horizontal(classes="plot-row"):
-                        yield PlotextPlot(id="plot-reliability", classes="metric-plot")
+                        with Vertical(classes="plot-box"):
+                            yield MetricPlot(id="plot-reliability", classes="metric-plot")
+                            yield Static("", id="plot-reliability-caption", classes="plot-caption", markup=False)
             with TabPane("Probes & counts", id="tab-probes"):
                 yield VerticalScroll(id="scroll-probes", classes="metric-scroll")
 
@@ -205,22 +221,23 @@ class MetricsScreen(SectionScreen):
             scroll = self.query_one(f"#scroll-{TAB_OF.get(table.id, 'tab-probes')[4:]}", VerticalScroll)
             await scroll.mount(MetricPanel(table))
         blinded = analysis.blinded
-        draw_means(self.query_one("#plot-means", PlotextPlot), plot_data.means_series(analysis),
-                   "Overall means, 95% CI (blinded)" if blinded else "Means per condition, 95% CI")
-        draw_forest(self.query_one("#plot-forest", PlotextPlot), plot_data.forest_series(analysis),
-                    "Effect sizes (blinded: none)" if blinded else "Effect sizes, Cohen's d, 95% CI")
-        draw_agreement(self.query_one("#plot-agreement", PlotextPlot), plot_data.agreement_series(analysis),
-                       "Inter-rater kappa by metric and criterion")
+        self.plot("#plot-means", "Overall means, 95% CI (blinded)" if blinded else "Means per condition, 95% CI",
+                  *means_painter(plot_data.means_series(analysis)))
+        self.plot("#plot-forest", "Effect sizes (blinded: none)" if blinded else "Effect sizes, Cohen's d, 95% CI",
+                  forest_painter(plot_data.forest_series(analysis)))
+        self.plot("#plot-agreement", "Inter-rater kappa by metric and criterion",
+                  *agreement_painter(plot_data.agreement_series(analysis)))
         judge, points = plot_data.reliability_series(analysis)
-        draw_reliability(self.query_one("#plot-reliability", PlotextPlot), judge, points, "Reliability diagram")
+        self.plot("#plot-reliability", f"Reliability diagram: {judge}" if judge else "Reliability diagram",
+                  reliability_painter(points))
         runs = plot_data.heatmap_runs(analysis)
         run_select = self.query_one("#dq-run", Select)
         run_select.set_options(runs)
         if runs:
             run_select.value = runs[0][1]
         else:
-            self.query_one("#plot-heatmap", SimilarityHeatmap).show(
-                [], "DQ-1 similarity (blinded: none)" if blinded else "DQ-1 similarity")
+            self.plot("#plot-heatmap", "DQ-1 similarity (blinded: none)" if blinded else "DQ-1 similarity",
+                      heatmap_painter([]))
         self.shown = result.study_id
         self.shows += 1
         if self.focused is None or self.focused.id == "study-select":
@@ -233,8 +250,12 @@ class MetricsScreen(SectionScreen):
         from workbench.metrics import plot_data
 
         label = next((lab for lab, rid in plot_data.heatmap_runs(self.result.analysis) if rid == event.value), "")
-        self.query_one("#plot-heatmap", SimilarityHeatmap).show(
-            plot_data.heatmap_matrix(self.result.analysis, str(event.value)), f"DQ-1 similarity: {label}")
+        self.plot("#plot-heatmap", f"DQ-1 similarity: {label}",
+                  heatmap_painter(plot_data.heatmap_matrix(self.result.analysis, str(event.value))))
+
+    def plot(self, selector: str, title: str, painter, caption: str = "") -> None:
+        self.query_one(selector, MetricPlot).show(title, painter)
+        self.query_one(f"{selector}-caption", Static).update(caption)
 
     # -- comparisons ----------------------------------------------------------------------------------
 

@@ -126,7 +126,7 @@ def test_table2_topology(data):
     assert rows[G].pattern == "Ridge" and rows[G].switching_assumption == "whether regulators act on the dossier"
     assert rows[H].convergent_recommendation == "Issue the bond in two tranches"
     assert all(r.n_runs == 3 for r in t2.rows)
-    assert t2.counts == {"Basin": 1, "Ridge": 1, "Plateau": 1, "not classified": 0}
+    assert t2.counts == {"Basin": 1, "Ridge": 1, "Plateau": 1, "no topology row": 0}
 
 
 def dz(a, b):

@@ -174,6 +174,7 @@ async def test_compare_input_adds_a_table4_row(unblinded_path):
 
 async def test_blinded_study_shows_no_condition_and_no_scores(tmp_path):
     from screens.metrics_drill import DrillDownScreen
+    from screens.metrics_plots import MetricPlot
 
     path, _ = seeded_path(tmp_path, unblinded=False)
     app = MetricsOnlyApp(path)
@@ -184,7 +185,7 @@ async def test_blinded_study_shows_no_condition_and_no_scores(tmp_path):
         assert "table1" not in cells and "overall" in cells
         texts = [c for rows in cells.values() for row in rows for c in row]
         texts += [str(w.render()) for w in screen.query(Static)]
-        texts += [w.plt.build() for w in screen.query("PlotextPlot")]
+        texts += [str(w.render()) for w in screen.query(MetricPlot)]
         joined = "\n".join(texts)
         assert not CONDITION_ID.findall(joined)
         assert "blinded: conditions hidden" in joined

@@ -207,12 +207,18 @@ def human_vs_judge(data: StudyData) -> list[JudgeAgreementRow]:
             j = [jv[i] for i in items]
             h = [human[i] for i in items]
             model = next((v.model for v in data.verdicts if v.evaluator == judge and v.model), None)
+            if items:
+                jr, hr = [round_half_up(x) for x in j], [round_half_up(x) for x in h]
+                kq = cohens_kappa(jr, hr, weights="quadratic", categories=cats)
+                k = cohens_kappa(jr, hr, categories=cats)
+                rho = spearman_rho(j, h)
+            else:
+                why = "no item has both a human score and an ok verdict from this judge"
+                kq = Estimate.undefined(why, method="cohen's kappa (quadratic weights)")
+                k = Estimate.undefined(why, method="cohen's kappa")
+                rho = Estimate.undefined(why, method="spearman rho")
             rows.append(JudgeAgreementRow(
-                judge, model, metric, len(items), len(_judge_errors_by_metric(data, judge, metric)),
-                cohens_kappa([round_half_up(x) for x in j], [round_half_up(x) for x in h],
-                             weights="quadratic", categories=cats),
-                cohens_kappa([round_half_up(x) for x in j], [round_half_up(x) for x in h], categories=cats),
-                spearman_rho(j, h),
+                judge, model, metric, len(items), len(_judge_errors_by_metric(data, judge, metric)), kq, k, rho,
                 sum(j) / len(j) if j else None, sum(h) / len(h) if h else None, tuple(items)))
     return rows
 

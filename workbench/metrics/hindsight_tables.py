@@ -312,10 +312,13 @@ def table2(data: StudyData) -> TopologyTable:
         t = found.get(case)
         rows.append(TopologyEntry(case, t.pattern if t else None, t.switching_assumption if t else None,
                                   t.convergent_recommendation if t else None, p1_runs.get(case, 0)))
-    counts = {p: sum(1 for r in rows if r.pattern == p) for p in ("Basin", "Ridge", "Plateau")}
-    counts["not classified"] = sum(1 for r in rows if r.pattern is None)
+    patterns = ["Basin", "Ridge", "Plateau"] + sorted({r.pattern for r in rows if r.pattern} -
+                                                      {"Basin", "Ridge", "Plateau"})
+    counts = {p: sum(1 for r in rows if r.pattern == p) for p in patterns}
+    counts["no topology row"] = sum(1 for r in rows if r.pattern is None)
     notes = ["Basin: all 3 runs agree; Ridge: 2 of 3 agree (the switching assumption is what the divergent "
-             "run saw); Plateau: all 3 differ (seed §VII Metric 3)."]
+             "run saw); Plateau: all 3 differ (seed §VII Metric 3). Unclassified: the topology step could not "
+             "extract or compare the runs' recommendations (see the run transcripts)."]
     if data.forced:
         notes.insert(0, FORCED_LABEL)
     return TopologyTable("table2", "Table 2 - Topology map (P1 runs only)", tuple(rows), counts, tuple(notes),

@@ -163,7 +163,7 @@ def table2_rendered(analysis) -> RenderedTable:
                         ["Case", "Pattern", "Switching assumption (if Ridge)", "Convergent recommendation",
                          "P1 runs"], [])
     for i, r in enumerate(t.rows):
-        out.rows.append([r.case_id, r.pattern or "not classified", r.switching_assumption or DASH,
+        out.rows.append([r.case_id, r.pattern or "no topology row", r.switching_assumption or DASH,
                          r.convergent_recommendation or DASH, str(r.n_runs)])
         out.refs[(i, 0)] = DrillRef("topology", (r.case_id,))
     counts = ", ".join(f"{k}: {v}" for k, v in t.counts.items())
