@@ -222,3 +222,29 @@ def test_every_binding_has_an_id_and_a_tooltip(target):
         assert binding.id, f"{target}: binding {binding.key} has no id"
         if binding.show or binding.description:
             assert binding.tooltip, f"{target}: binding {binding.key} has no tooltip"
+
+
+def test_start_up_imports_nothing_heavy(library):
+    """The first screen paints without litellm, torch, scipy or sentence-transformers loaded."""
+    import subprocess
+
+    code = (
+        "import asyncio, sys\n"
+        "from screens.app import make_app\n"
+        "async def main():\n"
+        "    app = make_app(sys.argv[1])\n"
+        "    async with app.run_test(size=(120, 30)) as pilot:\n"
+        "        await pilot.pause(0.3)\n"
+        "        assert type(app.screen).__name__ == 'CasesScreen'\n"
+        "asyncio.run(main())\n"
+        "print(sorted(m for m in ('litellm', 'torch', 'scipy', 'sentence_transformers') if m in sys.modules))\n"
+    )
+    import os
+    from pathlib import Path
+
+    repo = Path(__file__).resolve().parents[2]
+    env = dict(os.environ, PYTHONPATH=str(repo))
+    result = subprocess.run([sys.executable, "-c", code, str(library.db)], capture_output=True, text=True,
+                            timeout=120, cwd=repo, env=env)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip().splitlines()[-1] == "[]"
