@@ -7,7 +7,10 @@ a tell of its own), and each replacement is logged (rule, the text found, what
 replaced it, how often) into the sealed key's `scrub_log`.
 
  1. mock-banner      "[placeholder: mock model]" -> "[placeholder text]" (every
-                     condition's mock output gets the same neutral marker)
+                     condition's mock output gets the same neutral marker), and
+                     the mock model's provenance ("Asked by <role/agent>, turn
+                     ...", "(draw ..., replicate n, sample n)", "Prompt began:
+                     ...") is removed
  2. model-name       the study's architecture and judge model strings (whole, and
                      the part after the last "/"), and common model and provider
                      names (GPT-4o, GPT-4, GPT-3.5, GPT-5, ChatGPT, Claude ...,
@@ -102,6 +105,13 @@ _PROVIDER_NAMES = [
     (r"mistral", "mistral"), (r"mixtral", "mixtral"), (r"qwen[- ]?\d*(?:\.\d)?", "qwen"),
     (r"deepseek(?:[- ]\w+)?", "deepseek"), (r"gemma[- ]?\d*", "gemma"), (r"grok(?:[- ]\d)?", "grok"),
     (r"command[- ]r\+?", "command r"), (r"openai", "openai"), (r"anthropic", "anthropic"), (r"cohere", "cohere"),
+]
+
+# What the built-in mock model says about who asked it (agent, turn, prompt excerpt, draw).
+_MOCK_PROVENANCE = [
+    re.compile(r"Asked by [^\n]*?\.\s+(?=This is offline placeholder text)"),
+    re.compile(r"\s*\(draw [0-9a-f]+, replicate \d+, sample \d+\)"),
+    re.compile(r"Prompt began: \"[^\n]*\"\n*"),
 ]
 
 _NUM = r"(?:\d+|one|two|three|four|five|six|seven|eight|nine|ten|no|none)"
@@ -278,6 +288,10 @@ def scrub(text: str, context: ScrubContext | None = None) -> ScrubResult:
     if banners:
         text = text.replace(MOCK_BANNER, MOCK_MARKER)
         counts[("mock-banner", MOCK_BANNER, MOCK_MARKER)] += banners
+        for pattern in _MOCK_PROVENANCE:  # the mock model names the agent, turn and prompt it answered
+            for found in pattern.findall(text):
+                counts[("mock-banner", found.strip(), "")] += 1
+            text = pattern.sub("", text)
     rules = _model_rules(context.model_names) + _static_rules() + _role_rules(context.roles)
     changed = False
     for rule in rules:
