@@ -73,6 +73,7 @@ def test_forced_unblinding_is_marked_on_every_table(forced):
     assert report.count(FORCED_TAG) >= len(tables) and "FORCED UNBLINDING" in report.splitlines()[0]
     doc = analysis.to_dict()
     assert doc["study"]["forced_unblinding"] is True
+    assert {r["unblinding"] for r in long_rows(analysis.data)} == {"forced"}
     for key in ("table1", "table2", "table3", "table4"):
         assert doc[key]["forced_unblinding"] is True
 
@@ -141,7 +142,8 @@ def test_cli_blinded_outputs_hide_conditions(blinded, capsys):
     assert code == 0 and not CONDITION_ID.findall(out) and "blinded: conditions hidden" in out
     code, out, err = run_cli(capsys, "--batch", "--db", str(path), "metrics", "seeded-study", "--csv")
     rows = list(csv.DictReader(io.StringIO(out)))
-    assert rows and all(r["condition"] == "" and r["replicate"] == "" for r in rows)
+    assert rows and all(r["condition"] == "" and r["replicate"] == "" and r["unblinding"] == "blinded"
+                        for r in rows)
     assert "blinded" in err
     code, out, err = run_cli(capsys, "--batch", "--db", str(path), "metrics", "seeded-study", "--compare", "C1:B1:ant")
     assert code == 1 and "blinded" in err
@@ -170,3 +172,16 @@ def test_report_numbers_are_the_tables_numbers(seeded):
     for table in analysis_tables(analysis):
         for row in table.rows:
             assert "| " + " | ".join(c.replace("|", "\\|") for c in row) + " |" in report
+
+
+def test_n_cases_per_metric_when_they_differ(seeded):
+    from workbench.metrics.render import condition_table
+
+    data = load_study_data(seeded[0], "seeded-study")
+    b1_harbor = seeded[2].item_ids[("harbor-dredging-bond", "B1", 0)]
+    data.scores = [s for s in data.scores if not (s.item_id == b1_harbor and s.rubric_id == "epistemic-humility")]
+    analysis = analyze(data, include_dq=False)
+    rendered = condition_table(analysis, analysis.table1)
+    assert rendered.rows[0][0].startswith("B1") and rendered.rows[0][-1] == "3 / 2"
+    assert rendered.rows[1][-1] == "3"
+    assert any("in column order" in n for n in rendered.notes)

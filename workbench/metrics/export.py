@@ -5,11 +5,13 @@ the evaluator's current value of that cell (humans: the latest score or undo
 row with a value; judges: the latest verdict, ok or judge_error). Columns:
 
     study, evaluator_kind, evaluator, judge_model, item_id, case_id, pilot,
-    condition, replicate, rubric_id, rubric_hash, criterion, value, status, timestamp
+    condition, replicate, rubric_id, rubric_hash, criterion, value, status, timestamp, unblinding
 
 ``condition`` and ``replicate`` are filled only once the study is unblinded
 (the columns are always present, so a script reads every export the same
 way). ``value`` is empty for a judge_error. ``status`` is ok | judge_error.
+``unblinding`` is blinded | unblinded | forced (a forced unblinding marks
+every row, as it marks every table).
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ from typing import IO
 from .study_data import StudyData
 
 CSV_COLUMNS = ("study", "evaluator_kind", "evaluator", "judge_model", "item_id", "case_id", "pilot", "condition",
-               "replicate", "rubric_id", "rubric_hash", "criterion", "value", "status", "timestamp")
+               "replicate", "rubric_id", "rubric_hash", "criterion", "value", "status", "timestamp", "unblinding")
 
 
 def _value(v: float | None) -> str:
@@ -31,6 +33,7 @@ def _value(v: float | None) -> str:
 
 
 def long_rows(data: StudyData) -> list[dict[str, str]]:
+    unblinding = "blinded" if data.blinded else ("forced" if data.forced else "unblinded")
     rows = []
     for r in sorted(data.scores + data.verdicts, key=lambda r: (r.kind != "human", r.evaluator, r.item_id,
                                                                  r.rubric_id, r.criterion)):
@@ -42,7 +45,7 @@ def long_rows(data: StudyData) -> list[dict[str, str]]:
             "condition": "" if data.blinded else (item.condition or ""),
             "replicate": "" if data.blinded or item.replicate is None else str(item.replicate),
             "rubric_id": r.rubric_id, "rubric_hash": r.rubric_hash, "criterion": r.criterion,
-            "value": _value(r.value), "status": r.status, "timestamp": r.at,
+            "value": _value(r.value), "status": r.status, "timestamp": r.at, "unblinding": unblinding,
         })
     return rows
 

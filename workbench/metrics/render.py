@@ -142,8 +142,8 @@ def condition_table(analysis, table: ConditionTable) -> RenderedTable:
             cells.append(fmt_est(e))
             notes.add(f"{row.condition} x {m.label}", e)
             out.refs[(i, j + 1)] = DrillRef("condition_cell", (row.condition, m.key))
-        ns = sorted(set(row.n_cases.values()))
-        cells.append("/".join(str(n) for n in ns) if ns else "0")
+        ns = [row.n_cases[m.key] for m in table.metrics]
+        cells.append(str(ns[0]) if len(set(ns)) == 1 else " / ".join(str(n) for n in ns) if ns else "0")
         out.refs[(i, 0)] = DrillRef("condition_cell", (row.condition, table.metrics[0].key)) \
             if table.metrics else DrillRef("none")
         out.rows.append(cells)
@@ -154,6 +154,8 @@ def condition_table(analysis, table: ConditionTable) -> RenderedTable:
         out.rule_before.add(len(out.rows))
         add(table.p1_row)
     out.notes = list(table.notes) + notes.lines
+    if any(" / " in r[-1] for r in out.rows):
+        out.notes.append("N cases differs between metrics on some rows: shown per metric, in column order.")
     return out
 
 
