@@ -2,8 +2,9 @@
 concern-score writes of decision quality (DQ-3).
 
 Blindness: the sealed key (`blind_key`) and anything that joins an item to its
-run's condition is read by `unblinded_key` only, and that function refuses a
-study whose `unblinded_at` is NULL before it touches the key. The other reads
+run's condition is reached through `unblinded_key` only, and that function
+refuses a study whose `unblinded_at` is NULL before it touches the key (which
+it then reads through `store.blind.read_sealed_key`). The other reads
 here are condition-free (items, scores, verdicts, audits without guesses), or
 read runs without their condition when asked to (`study_runs(with_conditions=False)`).
 """
@@ -113,11 +114,16 @@ def blind_items(db: sqlite_utils.Database, study_id: str) -> list[dict]:
 
 
 def unblinded_key(db: sqlite_utils.Database, study_id: str) -> list[dict]:
-    """Item -> run, condition, replicate. Refuses (BlindedStudy) unless the study is unblinded."""
+    """Item -> run, condition, replicate. Refuses (BlindedStudy) unless the study is unblinded.
+
+    The key itself is read by `store.blind.read_sealed_key`, the one reader of the sealed key; this
+    function only adds the unblinding check before it and keeps the columns the metrics need.
+    """
+    from store.blind import read_sealed_key
+
     _require_unblinded(db, study_id)
-    return [dict(r) for r in db.query(
-        "SELECT k.item_id, k.run_id, r.condition, r.replicate FROM blind_key k "
-        "LEFT JOIN runs r ON r.id = k.run_id WHERE k.study_id = ? ORDER BY k.item_id", [study_id])]
+    return [{k: r[k] for k in ("item_id", "run_id", "condition", "replicate")}
+            for r in read_sealed_key(db, study_id)]
 
 
 def study_raters(db: sqlite_utils.Database, study_id: str) -> list[dict]:
