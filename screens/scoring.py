@@ -29,7 +29,7 @@ from textual.containers import Horizontal, Vertical
 from textual.widgets import ContentSwitcher, ProgressBar, Static
 
 from screens.note_dialog import NoteDialog
-from screens.scoring_parts import IdentityPicker, RubricGuide
+from screens.scoring_parts import IdentityPicker, RubricGuide, ScoringCommands
 from screens.widgets.response_panel import CasePanel, ResponsePanel
 from screens.widgets.rubric_panel import RubricPanel
 from screens.widgets.section import SectionScreen
@@ -82,6 +82,7 @@ class ScoringScreen(SectionScreen):
     SUB_TITLE = "Scoring"
     CSS_PATH = "styles/scoring.tcss"
     AUTO_FOCUS = None
+    COMMANDS = SectionScreen.COMMANDS | {ScoringCommands}
     BINDINGS = [
         *_score_bindings(range(0, 1)),
         Binding("down", "cell(1)", "Next criterion", id="scoring.cell_down", show=False,

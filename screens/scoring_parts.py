@@ -1,14 +1,17 @@
-"""Parts of the scoring screen: who is scoring (study, then rater), and the full rubric text.
+"""Parts of the scoring screen: who is scoring (study, then rater), the full rubric text, and the
+screen's command-palette entries.
 
 `IdentityPicker` lists the frozen studies that name raters and, for the one
 highlighted, only that study's raters; enter on a rater posts `Chosen`.
 `RubricGuide` is a modal with the whole rubric of the focused criterion:
-instructions, procedure and every criterion's anchors.
+instructions, procedure and every criterion's anchors. `ScoringCommands`
+offers "score: …" commands while the Scoring screen is shown.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import partial
 
 from rich.console import Group
 from rich.text import Text
@@ -21,9 +24,10 @@ from textual.screen import ModalScreen
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
+from screens.commands import _ListProvider
 from screens.widgets.rubric_panel import procedure_lines
 from workbench.scoring.views import RubricView
-from workbench.scoring_session import StudyChoice
+from workbench.scoring_session import StudyChoice, scorable_studies
 
 
 class IdentityPicker(Vertical):
@@ -172,3 +176,29 @@ class RubricGuide(ModalScreen[None]):
 
     def action_close(self) -> None:
         self.dismiss(None)
+
+
+class ScoringCommands(_ListProvider):
+    """`score: open <study> as <rater>` for every rater of every scorable study, and the desk's keys."""
+
+    async def startup(self) -> None:
+        self.studies = scorable_studies(self.app.db)
+
+    def commands(self):
+        screen = self.screen
+        out = []
+        for study in getattr(self, "studies", []):
+            for rater in study.raters:
+                out.append((f"score: open {study.id} as {rater}", f"score {study.id} as {rater}",
+                            partial(screen.open_session, study.id, rater)))
+        if getattr(screen, "session", None) is not None:
+            out += [
+                ("score: next unscored item", "g · go to your next unscored item", screen.action_next_unscored),
+                ("score: one response or both", "v · show only the focused response, or both",
+                 screen.action_toggle_single),
+                ("score: show or hide the case", "c · the scenario and outcome record", screen.action_toggle_context),
+                ("score: whole rubric", "r · instructions and every anchor of the focused criterion's rubric",
+                 screen.action_rubric_guide),
+                ("score: switch rater", "i · back to choosing the study and rater", screen.action_switch_rater),
+            ]
+        return out

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import pytest
 from scoring_seed import rendered, seed_study
+from screen_helpers import type_text
 from textual.app import App
 from textual.widgets import Input
 
@@ -85,6 +86,13 @@ async def test_the_picker_lists_frozen_studies_and_only_the_highlighted_studys_r
         await pilot.press("i")  # back to choosing
         await pilot.pause()
         assert app.screen.session is None and "Who is scoring?" in rendered(app)
+        await pilot.press("ctrl+p")  # the palette opens a study as a rater too
+        await pilot.pause()
+        await type_text(pilot, "score: open alpha-study as bob")
+        await pilot.pause(0.3)
+        await pilot.press("enter")
+        await pilot.pause()
+        assert (session(app).study_id, session(app).rater) == ("alpha-study", "bob")
 
 
 async def test_a_study_that_cannot_be_scored_yet_says_why_in_the_picker(store):
