@@ -25,7 +25,7 @@ from store import blind as blind_rows
 from store import open_store
 from workbench import scoring
 
-SIZE = (140, 44)
+SIZE = (120, 36)
 CONDITIONS = ("B1", "B2", "B3", "C1", "C2", "C3", "P1")
 CONDITION_ID = re.compile(r"\b(?:B1|B2|B3|C1|C2|C3|P1)\b")
 # Condition names and the machinery each condition leaves in its text (whole words, any case).

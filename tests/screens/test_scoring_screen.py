@@ -15,7 +15,8 @@ from store import blind as blind_rows
 from store import open_store
 from store import scores as score_rows
 
-SIZE = (140, 44)
+SIZE = (120, 36)
+SNAP_SIZE = (140, 44)
 HIGH = [3, 3, 1, 1, 1]   # anticipation, epistemic humility, three glenda-crock criteria
 LOW = [0, 0, 0, 0, 0]
 
@@ -402,12 +403,12 @@ def _snap_app(tmp_path) -> ScoringOnlyApp:
 
 
 def test_snapshot_choosing_who_scores(snap_compare, tmp_path):
-    assert snap_compare(_snap_app(tmp_path), terminal_size=SIZE)
+    assert snap_compare(_snap_app(tmp_path), terminal_size=SNAP_SIZE)
 
 
 def test_snapshot_scoring_a_pair(snap_compare, tmp_path):
-    assert snap_compare(_snap_app(tmp_path), press=["enter", "2", "3", "1", "down"], terminal_size=SIZE)
+    assert snap_compare(_snap_app(tmp_path), press=["enter", "2", "3", "1", "down"], terminal_size=SNAP_SIZE)
 
 
 def test_snapshot_the_note_dialog(snap_compare, tmp_path):
-    assert snap_compare(_snap_app(tmp_path), press=["enter", "right", "j", *"quotes it"], terminal_size=SIZE)
+    assert snap_compare(_snap_app(tmp_path), press=["enter", "right", "j", *"quotes it"], terminal_size=SNAP_SIZE)
