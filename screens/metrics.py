@@ -41,7 +41,7 @@ TAB_OF = {
     "judge_errors": "tab-agreement", "audit": "tab-agreement",
     "dq": "tab-dq", "dq_baseline": "tab-dq",
     "calibration": "tab-calibration", "reliability": "tab-calibration",
-    "probes": "tab-probes", "counts": "tab-probes",
+    "probes": "tab-tables", "counts": "tab-counts",
 }
 
 
@@ -88,11 +88,11 @@ class MetricsScreen(SectionScreen):
         Binding("enter", "drill", "Items behind", id="metrics.drill", show=True,
                 tooltip="Show the items, scores and verdicts behind the number under the cursor"),
         Binding("right_square_bracket", "tab(1)", "Next tab", id="metrics.next_tab",
-                tooltip="The next tab: tables, agreement, decision quality, calibration, probes"),
+                tooltip="The next tab: tables and probes, agreement, decision quality, calibration, counts"),
         Binding("left_square_bracket", "tab(-1)", "Previous tab", id="metrics.prev_tab", show=False,
                 tooltip="The previous tab"),
     ]
-    TABS = ("tab-tables", "tab-agreement", "tab-dq", "tab-calibration", "tab-probes")
+    TABS = ("tab-tables", "tab-agreement", "tab-dq", "tab-calibration", "tab-counts")
 
     def __init__(self, context=None) -> None:
         super().__init__()
@@ -137,8 +137,8 @@ class MetricsScreen(SectionScreen):
                         with Vertical(classes="plot-box"):
                             yield MetricPlot(id="plot-reliability", classes="metric-plot")
                             yield Static("", id="plot-reliability-caption", classes="plot-caption", markup=False)
-            with TabPane("Probes & counts", id="tab-probes"):
-                yield VerticalScroll(id="scroll-probes", classes="metric-scroll")
+            with TabPane("Counts", id="tab-counts"):
+                yield VerticalScroll(id="scroll-counts", classes="metric-scroll")
 
     def on_mount(self) -> None:
         self.load_studies()
@@ -218,7 +218,7 @@ class MetricsScreen(SectionScreen):
                      f"freeze hash {(analysis.data.freeze_hash or '-')[:12]}")
         await self.query(".metric-panel").remove()
         for table in result.tables:
-            scroll = self.query_one(f"#scroll-{TAB_OF.get(table.id, 'tab-probes')[4:]}", VerticalScroll)
+            scroll = self.query_one(f"#scroll-{TAB_OF.get(table.id, 'tab-counts')[4:]}", VerticalScroll)
             await scroll.mount(MetricPanel(table))
         blinded = analysis.blinded
         self.plot("#plot-means", "Overall means, 95% CI (blinded)" if blinded else "Means per condition, 95% CI",

@@ -374,6 +374,7 @@ def analysis_tables(analysis) -> list[RenderedTable]:
         out.append(condition_table(analysis, analysis.table3))
     if analysis.table4 is not None:
         out.append(table4_rendered(analysis))
+    out.append(probes_rendered(analysis))  # beside the tables (seed 000 §XIII.3)
     out.append(agreement_rendered(analysis))
     if analysis.agreement.human_vs_judge:
         out.append(judge_agreement_rendered(analysis))
@@ -389,7 +390,6 @@ def analysis_tables(analysis) -> list[RenderedTable]:
     if analysis.calibration:
         out.append(calibration_rendered(analysis))
         out.append(reliability_rendered(analysis))
-    out.append(probes_rendered(analysis))
     out.append(counts_rendered(analysis))
     return out
 

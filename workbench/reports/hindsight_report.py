@@ -79,10 +79,10 @@ def build_report(analysis, *, generated_at: str | None = None) -> str:
     tables = {t.id: t for t in analysis_tables(analysis)}
     sections = [
         ("Results", ["overall", "table1", "table2", "table3", "table4"]),
+        ("Contamination probes", ["probes"]),  # beside the tables (seed 000 §XIII.3)
         ("Agreement", ["agreement", "judges", "panel", "judge_errors", "audit"]),
         ("Decision quality", ["dq", "dq_baseline"]),
         ("Calibration of judge scores", ["calibration", "reliability"]),
-        ("Contamination probes", ["probes"]),
         ("Counts", ["counts"]),
     ]
     for heading, ids in sections:
