@@ -8,7 +8,7 @@ import json
 import pytest
 
 from tests.metrics_integration.conftest import BUSINESS, FakeEmbedder, B, G, H
-from tests.support.loopback import Reply, loopback
+from tests.support.loopback import loopback
 from workbench.gateway import GatewayConfig, ModelSettings, build_gateway
 from workbench.gateway.retry import RetryPolicy
 from workbench.metrics.concern_coverage import (

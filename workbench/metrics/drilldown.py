@@ -137,8 +137,7 @@ def drilldown(data: StudyData, ref: DrillRef) -> RenderedTable:
             out.rows.append([it.id, it.run_id or DASH, str(it.replicate)])
         return out
     if kind == "calibration":
-        (judge,) = args
-        raise ValueError("see the reliability diagram for the calibration bins")
+        raise ValueError("the bins behind a calibration number are in the reliability table and diagram")
     raise ValueError(f"no drill-down for '{kind}'")
 
 
