@@ -100,3 +100,16 @@ def test_no_condition_id_survives_a_committee_transcript():
                  "4-1", "abstention", "resolved", "minority"):
         assert tell not in lowered, (tell, result.text)
     assert re.search(r"stage the rollout with gates", result.text)
+
+
+def test_chain_of_thought_scaffold_is_removed():
+    # B2's prompt says "Think step by step"; an echo of it would tell the rater which condition wrote the item.
+    cases = {
+        "Step by step, the key factors are cost and demand.": "The key factors are cost and demand.",
+        "Let's think step by step. First, cost.": "First, cost.",
+        "We went through it step-by-step and found risk.": "We went through it in turn and found risk.",
+    }
+    for text, expected in cases.items():
+        result = scrub(text)
+        assert result.text == expected
+        assert "step" not in result.text.lower()

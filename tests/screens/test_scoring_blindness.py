@@ -32,7 +32,7 @@ CONDITION_ID = re.compile(r"\b(?:B1|B2|B3|C1|C2|C3|P1)\b")
 CONDITION_WORDS = [
     "committee", "hub-and-spoke", "chain-of-thought", "chain of thought", "multi-perspective", "single prompt",
     "peer-agent", "deliberated choice", "fan-out", "respondents?", "coordinator", "robert's rules", "resolved",
-    "motion", "seconded", "4-1", "5-0", "in favour", "perspective 1", "panel members",
+    "motion", "seconded", "4-1", "5-0", "in favour", "perspective 1", "panel members", "step[- ]by[- ]step",
 ]
 MODEL_WORDS = [STUDY_MODEL, STUDY_MODEL.split("/")[-1], JUDGE_MODEL, JUDGE_MODEL.split("/")[-1], "gpt-4o",
                "openai", "anthropic", "claude", "mock model"]

@@ -48,6 +48,10 @@ replaced it, how often) into the sealed key's `scrub_log`.
  9. architecture-name  "chain-of-thought", "multi-perspective", "hub-and-spoke",
                      "fan-out (and funnel)", "deliberated choice", "peer-agent",
                      "multi-agent", "single prompt" -> "analysis"
+9b. reasoning-scaffold  the chain-of-thought prompt's own words echoed back:
+                     "Let's think step by step", "Thinking step by step," and a
+                     sentence-initial "Step by step," are dropped; any other
+                     "step by step" / "step-by-step" -> "in turn"
 10. respondent       "Respondent 3", "respondent #2", "Respondent B" -> "one view";
                      "(all|the|five ...) (independent) respondents" -> "the views";
                      "respondent" -> "one view"
@@ -150,6 +154,11 @@ def _r(pattern: str, flags: int = re.IGNORECASE) -> re.Pattern:
     return re.compile(pattern, flags)
 
 
+def _capital_next(match: re.Match) -> str:
+    # The removed words opened the sentence: the word that now opens it gets the capital.
+    return match.group(1).upper()
+
+
 def _static_rules() -> list[_Rule]:
     return [
         _Rule("vote-tally", _r(
@@ -209,6 +218,12 @@ def _static_rules() -> list[_Rule]:
             r"\b(?:chain[- ]of[- ]thought|multi[- ]perspective|hub[- ]and[- ]spoke|fan[- ]out(?:[- ]and[- ]funnel)?"
             r"|fan[- ]and[- ]funnel|deliberated[- ]choice|peer[- ]agent|multi[- ]agent|single[- ]prompt)\b"),
               "analysis", ("chain-of-thought", "multi-perspective", "hub-and-spoke", "fan-out", "multi-agent")),
+        _Rule("reasoning-scaffold", _r(
+            r"(?:\blet(?:'s|\s+us|\s+me)\s+|\b(?:i\s+will\s+|i'll\s+|we\s+will\s+)?)?think(?:ing)?\s+"
+            r"(?:(?:this|it)\s+(?:through\s+)?)?step[- ]by[- ]step\s*[,:.]?\s*(\w?)"), _capital_next),
+        _Rule("reasoning-scaffold", _r(r"(?:(?<=^)|(?<=\n)|(?<=[.!?]\s))step[- ]by[- ]step\s*[,:]\s*(\w?)"),
+              _capital_next),
+        _Rule("reasoning-scaffold", _r(r"\bstep[- ]by[- ]step\b"), "in turn"),
         _Rule("respondent", _r(r"\brespondents?\s*(?:#\s*)?(?:\d+|[A-E])\b"), "one view"),
         _Rule("respondent", _r(
             rf"\b(?:(?:all|the|both|several|most|many|some|each\s+of\s+the|{_NUM})\s+)*(?:independent\s+)?respondents\b"),
