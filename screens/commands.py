@@ -11,8 +11,9 @@ from functools import partial
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 
 
-class _ListProvider(Provider):
-    """A provider over a fixed list of (title, help, callback) gathered in `commands()`."""
+class ListProvider(Provider):
+    """A provider over the (title, help, callback) triples that `commands()` returns; subclass it for a
+    section's palette commands and list it in that screen's `COMMANDS`."""
 
     def commands(self) -> list[tuple[str, str, object]]:
         raise NotImplementedError
@@ -29,7 +30,7 @@ class _ListProvider(Provider):
                 yield Hit(score, matcher.highlight(title), callback, text=title, help=help_text)
 
 
-class NavigationCommands(_ListProvider):
+class NavigationCommands(ListProvider):
     """`go: <Section>` for every section the app has."""
 
     def commands(self):
@@ -38,7 +39,7 @@ class NavigationCommands(_ListProvider):
                 for s in getattr(app, "sections", [])]
 
 
-class CaseCommands(_ListProvider):
+class CaseCommands(ListProvider):
     """`cases: new`, `cases: open <id>` for every stored case, `cases: probe all ready cases`."""
 
     async def startup(self) -> None:
