@@ -24,7 +24,7 @@ from textual.screen import ModalScreen
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
-from screens.commands import _ListProvider
+from screens.commands import ListProvider
 from screens.widgets.rubric_panel import procedure_lines
 from workbench.scoring.views import RubricView
 from workbench.scoring_session import StudyChoice, scorable_studies
@@ -178,7 +178,7 @@ class RubricGuide(ModalScreen[None]):
         self.dismiss(None)
 
 
-class ScoringCommands(_ListProvider):
+class ScoringCommands(ListProvider):
     """`score: open <study> as <rater>` for every rater of every scorable study, and the desk's keys."""
 
     async def startup(self) -> None:
