@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 
+from rich.markdown import Markdown as RichMarkdown
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Vertical, VerticalScroll
@@ -34,10 +35,18 @@ class TurnPanel(Vertical):
         self._generation = entry.generation
         self._finished = False
         self._started = False
+        self._shown: str | None = None  # the finished text once settled
 
     def compose(self) -> ComposeResult:
         if self.entry.status != "streaming":
-            yield Markdown(self._final_text(), classes="turn-text")
+            self._shown = self._final_text()
+            yield self._settled(self._shown)
+
+    @staticmethod
+    def _settled(text: str) -> Static:
+        """A finished turn's text: one widget (a Markdown widget is one per block, and a long
+        transcript of them makes every layout pass of the screen slower)."""
+        return Static(RichMarkdown(text), classes="turn-text")
 
     def on_mount(self) -> None:
         if self.entry.status != "streaming":
@@ -87,8 +96,10 @@ class TurnPanel(Vertical):
         if ended:
             await self._stop_stream()
             streamed = "".join(e.pieces)
-            if e.text is not None and streamed != e.text:  # e.g. nothing streamed: show the finished text
-                await markdown.update(e.text)
+            # the finished text (it differs when nothing streamed, e.g. a failed turn) replaces the stream
+            self._shown = e.text if e.text is not None and streamed != e.text else streamed
+            await markdown.remove()
+            await self.mount(self._settled(self._shown))
             self._finish_look()
 
     async def _stop_stream(self) -> None:
@@ -110,7 +121,9 @@ class TurnPanel(Vertical):
         await self._stop_stream()
 
     def shown_text(self) -> str:
-        """The text on screen (Markdown source), empty before the first sync."""
+        """The text on screen: the streaming Markdown's source, or the finished text."""
+        if self._shown is not None:
+            return self._shown
         found = self.query(Markdown)
         return found.first().source if found else ""
 

@@ -88,8 +88,45 @@ class RunsScreen(SectionScreen):
         self.load_studies(select=self._wanted)
 
     def on_screen_resume(self) -> None:
+        register = getattr(self.app, "register_unsaved_guard", None)
+        if register is not None:  # quitting while a study runs asks first (see resolve_unsaved_changes)
+            register(self)
         if self.is_mounted and not self.running:
             self.load_studies(select=self._wanted or self.study_id)
+
+    def on_unmount(self) -> None:
+        unregister = getattr(self.app, "unregister_unsaved_guard", None)
+        if unregister is not None:
+            unregister(self)
+
+    # -- quitting while running -------------------------------------------------------------------
+
+    def has_unsaved_changes(self) -> bool:
+        return self.running
+
+    async def resolve_unsaved_changes(self) -> bool:
+        """Quitting while a study runs: cancel its runs cleanly (they continue later), or stay."""
+        from screens.confirm import Choice, ChoiceDialog
+        from textual.worker import WorkerCancelled, WorkerFailed
+
+        if not self.running:
+            return True
+        choice = await self.app.push_screen_wait(ChoiceDialog(
+            "A study is running",
+            f"Study {self.live_study} is running. Quitting cancels the runs in progress; "
+            "s in Runs continues them later, replaying every call already made.",
+            [Choice("stop", "Cancel runs and quit", "q", "error"), Choice("stay", "Stay", "s")],
+            cancel_id="stay", default_id="stay"))
+        if choice != "stop":
+            return False
+        if self.control is not None:
+            self.control.cancel("the workbench was closed")
+        if self._worker is not None:
+            try:
+                await self._worker.wait()
+            except (WorkerCancelled, WorkerFailed):
+                pass
+        return True
 
     # -- which study ------------------------------------------------------------------------------
 

@@ -148,7 +148,7 @@ def stored_totals_line(states: list[dict]) -> str:
 
 
 def progress_line(p: dict) -> str:
-    """The whole-study line while running, from the runner's progress snapshot."""
+    """The whole-study line while running, from the runner's progress snapshot (the bar shows the %)."""
     r = p["runs"]
     if p.get("paused"):
         eta = "paused"
@@ -161,7 +161,7 @@ def progress_line(p: dict) -> str:
         parts.append(f"{r['failed']} failed")
     if r.get("cancelled"):
         parts.append(f"{r['cancelled']} cancelled")
-    return (f"{p['fraction'] * 100:.0f}% · {p['calls_done']}/{p['calls_expected']} calls · " + ", ".join(parts)
+    return (f"{p['calls_done']}/{p['calls_expected']} calls · " + ", ".join(parts)
             + f" · {tokens_text(p['input_tokens'] + p['output_tokens'])} · "
             f"{cost_text(p['cost'], p['cost_unknown'])} · elapsed {duration(p['elapsed'])} · {eta}")
 

@@ -122,4 +122,4 @@ def test_the_sink_collects_changes_between_refreshes():
     changed, progress = live.take_changes()
     assert [c["status"] for c in changed] == ["done"] and progress is snapshot
     assert live.take_changes() == ([], None)
-    assert progress_line(snapshot).startswith("100% · 1/1 calls · 1/1 runs done, 0 running · 505 tok · unknown")
+    assert progress_line(snapshot).startswith("1/1 calls · 1/1 runs done, 0 running · 505 tok · unknown")

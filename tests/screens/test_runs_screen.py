@@ -172,6 +172,30 @@ async def test_a_failed_run_is_retried_alone(app, loopback_server):
         assert statuses(app) == {"coercion-drill/B1/0": "done", "coercion-drill/C1/0": "done"}
 
 
+async def test_quitting_while_a_study_runs_asks_then_cancels_its_runs(app, loopback_server):
+    loopback_server.responder = slow_reply(words=200, delay=0.05)
+    study_id = live_study(app, loopback_server, name="quit-study", conditions=("B1",))
+    async with app.run_test(size=SIZE) as pilot:
+        await open_runs(pilot, study_id)
+        await pilot.press("s")
+        await wait_until(pilot, lambda: loopback_server.count >= 1, what="the first call")
+        await pilot.press("ctrl+q")
+        await wait_until(pilot, lambda: type(app.screen).__name__ == "ChoiceDialog", what="the question")
+        await pilot.press("s")  # stay
+        await pilot.pause(0.2)
+        assert type(app.screen).__name__ == "RunsScreen" and app.screen.running
+        await pilot.press("ctrl+q")
+        await wait_until(pilot, lambda: type(app.screen).__name__ == "ChoiceDialog", what="the question again")
+        await pilot.press("q")
+        await wait_until(pilot, lambda: app.return_code is not None, what="the app to exit")
+    from store import open_store  # the app closed its own connection
+
+    db = open_store(app.db_path)
+    assert [(r["status"], r["error"]) for r in run_rows.list_runs(db, study_id)] == [
+        ("cancelled", "cancelled: the workbench was closed")]
+    db.close()
+
+
 async def test_a_changed_frozen_study_is_refused_from_the_screen(app, library):
     study_id = "frozen-study"
     create_study(app.db, text=study_toml(study_id))
