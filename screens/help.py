@@ -1,4 +1,5 @@
-"""The help screen (`?`): the keys of the screen it was opened from, and the app's sections."""
+"""The help screen (`?`): the keys of the screen it was opened from, and the app's sections (if it has any:
+rater mode has none, and its help names nothing a rater cannot reach)."""
 
 from __future__ import annotations
 
@@ -41,6 +42,9 @@ def collect_key_help(screen) -> list[KeyHelp]:
     return out
 
 
+PALETTE_HINT = "ctrl+p opens the command palette: type 'go:', 'cases:' … to find a command. Escape closes this help."
+
+
 class HelpScreen(ModalScreen[None]):
     """Lists keys and sections; escape, `?` or `q` closes it."""
 
@@ -50,9 +54,10 @@ class HelpScreen(ModalScreen[None]):
     ]
 
     def __init__(self, screen_title: str, keys: list[KeyHelp], sections: list, current_section: str | None,
-                 *, store_path: str = "") -> None:
+                 *, store_path: str = "", palette_hint: str | None = None) -> None:
         super().__init__()
         self.store_path = store_path
+        self.palette_hint = palette_hint or PALETTE_HINT
         self.screen_title = screen_title
         self.keys = keys
         self.sections = sections
@@ -63,10 +68,10 @@ class HelpScreen(ModalScreen[None]):
             yield Static("Help", id="help-title")
             yield Static(f"Keys on {self.screen_title}", classes="help-heading", markup=False)
             yield DataTable(id="help-keys", cursor_type="row", zebra_stripes=True)
-            yield Static("Sections", classes="help-heading")
-            yield DataTable(id="help-sections", cursor_type="row", zebra_stripes=True)
-            yield Static("ctrl+p opens the command palette: type 'go:', 'cases:' … to find a command. "
-                         "Escape closes this help.", id="help-footnote", markup=False)
+            if self.sections:
+                yield Static("Sections", classes="help-heading")
+                yield DataTable(id="help-sections", cursor_type="row", zebra_stripes=True)
+            yield Static(self.palette_hint, id="help-footnote", markup=False)
             if self.store_path:
                 yield Static(f"Store: {self.store_path}", id="help-store", markup=False)
 
@@ -75,11 +80,12 @@ class HelpScreen(ModalScreen[None]):
         keys.add_columns("key", "does", "details")
         for k in self.keys:
             keys.add_row(k.key, k.description if k.enabled else f"{k.description} (not now)", k.tooltip)
-        sections = self.query_one("#help-sections", DataTable)
-        sections.add_columns("key", "section", "for")
-        for s in self.sections:
-            marker = " ◂ here" if s.id == self.current_section else ""
-            sections.add_row(s.key, s.title + marker, s.description)
+        if self.sections:
+            sections = self.query_one("#help-sections", DataTable)
+            sections.add_columns("key", "section", "for")
+            for s in self.sections:
+                marker = " ◂ here" if s.id == self.current_section else ""
+                sections.add_row(s.key, s.title + marker, s.description)
         keys.focus()
 
     def action_close(self) -> None:
