@@ -163,12 +163,16 @@ class ScoringScreen(SectionScreen):
         if register is not None:
             register(self)
         if self.session is None:  # studies may have been created or frozen meanwhile
-            self.query_one(IdentityPicker).load(scorable_studies(self.app.db))
+            self.enter_without_session()
         else:
             self.query_one(ScoringDesk).focus()
             self._run(self.session.refresh)
 
     # -- who is scoring -----------------------------------------------------------------------
+
+    def enter_without_session(self) -> None:
+        """Shown with no session open: the rater picker. (Rater mode opens its one session here instead.)"""
+        self.query_one(IdentityPicker).load(scorable_studies(self.app.db))
 
     @on(IdentityPicker.Chosen)
     def _chosen(self, event: IdentityPicker.Chosen) -> None:
