@@ -25,6 +25,7 @@ from textual.worker import Worker, WorkerState
 
 from screens.commands import CaseCommands, NavigationCommands
 from screens.sections import SECTIONS, Section
+from workbench.rater_lock import RaterLock
 
 
 @dataclass(frozen=True)
@@ -205,18 +206,27 @@ class WorkbenchApp(App[int]):
         self.db.close()
 
 
-def make_app(db_path: Path) -> WorkbenchApp:
+def make_app(db_path: Path, rater: RaterLock | None = None) -> WorkbenchApp:
+    """The app on the store at `db_path`; with `rater`, locked to that rater's blind scoring of one study
+    (screens/rater_desk.py), after refusing a lock that cannot be honoured (RaterLockRefused)."""
+    if rater is not None:
+        from screens.rater_desk import RaterApp
+
+        return RaterApp(Path(db_path), rater)
     return WorkbenchApp(Path(db_path))
 
 
-def run_app(db_path: Path) -> int:
-    """Open the TUI on the store at `db_path`; returns the exit code."""
+def run_app(db_path: Path, rater: RaterLock | None = None) -> int:
+    """Open the TUI on the store at `db_path` (locked to `rater` if given); returns the exit code."""
     from store.db import StoreError
+    from workbench.rater_lock import RaterLockRefused
 
     try:
-        app = make_app(db_path)
-    except StoreError as exc:
+        app = make_app(db_path, rater)
+    except (StoreError, RaterLockRefused) as exc:
         print(f"workbench: {exc}", file=sys.stderr)
         return 1
     app.run()
+    if getattr(app, "refusal", None):  # rater mode could not open the session: say why after the TUI
+        print(f"workbench: {app.refusal}", file=sys.stderr)
     return app.return_code or 0

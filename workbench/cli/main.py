@@ -1,6 +1,7 @@
 """Entry point of the `workbench` console script.
 
-`workbench [--db PATH]` opens the TUI; `workbench --batch [--db PATH] [--json]
+`workbench [--db PATH]` opens the TUI (`--rater NAME --study STUDY`: locked to one
+rater's blind scoring); `workbench --batch [--db PATH] [--json]
 COMMAND ...` runs one command headless. Each command lives in its own module
 with `register(subparsers)`; handlers return an exit code.
 """
@@ -42,6 +43,10 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--batch", action="store_true", help="run one COMMAND headless instead of the TUI")
     parser.add_argument("--db", metavar="PATH", help="the SQLite store (default: $WORKBENCH_DB or the user data dir)")
     parser.add_argument("--json", action="store_true", help="print one JSON document on stdout and nothing else there")
+    # Rater mode is TUI-only. Own dests, so a command's own --rater (packet export) never sets them.
+    parser.add_argument("--rater", dest="tui_rater", metavar="NAME",
+                        help="open the TUI locked to this rater's blind scoring of --study (not with --batch)")
+    parser.add_argument("--study", dest="tui_study", metavar="STUDY", help="the study a --rater scores")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
     for name in COMMAND_MODULES:
         try:
@@ -60,12 +65,18 @@ def main(argv: list[str] | None = None) -> int:
     from workbench.paths import resolve_db_path
 
     db_path = resolve_db_path(args.db)
+    locked = args.tui_rater is not None or args.tui_study is not None
     if not args.batch:
         if args.command:
             parser.error("commands run headless: put --batch before the command")
+        if locked and (args.tui_rater is None or args.tui_study is None):
+            parser.error("rater mode needs both --rater NAME and --study STUDY")
         from screens.app import run_app  # the TUI is only imported when asked for
+        from workbench.rater_lock import RaterLock
 
-        return run_app(db_path) or 0
+        return run_app(db_path, RaterLock(args.tui_study, args.tui_rater) if locked else None) or 0
+    if locked:
+        parser.error("--rater and --study open the TUI in rater mode; they do not go with --batch")
     if not args.command:
         parser.error("--batch needs a COMMAND")
     ctx = Context(db_path=db_path, json=args.json)
