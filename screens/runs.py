@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import time
+from functools import partial
 
 from rich.text import Text
 from textual import on, work
@@ -24,10 +25,36 @@ from textual.containers import Horizontal
 from textual.widgets import ProgressBar, Select, Static
 from textual.worker import Worker, WorkerState
 
+from screens.commands import ListProvider
 from screens.run_transcript import TranscriptView
 from screens.widgets.run_grid import RunGrid
 from screens.widgets.section import SectionScreen
 from workbench.run_view import LiveStudy, grid_states, progress_line, status_label, stored_totals_line
+
+class RunCommands(ListProvider):
+    """`run: …` palette commands of the Runs section: run, pause, resume, cancel, retry, show a transcript."""
+
+    def commands(self):
+        screen = self.screen
+        if not isinstance(screen, RunsScreen):
+            return []
+        out = []
+        for action, title, help_text in (
+                ("run", f"run: run study {screen.study_id}", "freeze it, then run its pending, interrupted "
+                                                              "and cancelled runs"),
+                ("pause", "run: pause", "no new turn starts; turns in flight finish"),
+                ("resume", "run: resume", "continue the paused study"),
+                ("cancel", "run: cancel", "cancel the runs in progress (s continues them later)"),
+                ("retry", "run: retry the selected run", "run the selected failed or cancelled run again, alone")):
+            if screen.study_id and screen.check_action(action, ()):
+                out.append((title, help_text, getattr(screen, f"action_{action}")))
+        grid = screen.query_one(RunGrid)
+        for run_id, state in grid.states.items():
+            where = f"{state['case_id']} {state['condition']} r{state['replicate']}"
+            out.append((f"run: transcript of {where}", status_label(state),
+                        partial(screen.choose_run, run_id)))
+        return out
+
 
 REFRESH = 0.08          # seconds between screen refreshes while a study runs
 TICK = 1.0              # seconds between elapsed-time updates of running cells
@@ -39,6 +66,7 @@ class RunsScreen(SectionScreen):
 
     SECTION_ID = "runs"
     SUB_TITLE = "Runs"
+    COMMANDS = {RunCommands}
     CSS_PATH = "styles/runs.tcss"
     AUTO_FOCUS = "#run-grid"
     BINDINGS = [
@@ -392,6 +420,11 @@ class RunsScreen(SectionScreen):
     @on(RunGrid.RunChosen)
     async def _run_chosen(self, message: RunGrid.RunChosen) -> None:
         await self.show_transcript(message.run_id)
+
+    async def choose_run(self, run_id: str) -> None:
+        """Put the grid's cursor on a run and show its transcript (the palette's entry point)."""
+        self.query_one(RunGrid).select_run(run_id)
+        await self.show_transcript(run_id)
 
     async def show_transcript(self, run_id: str) -> None:
         """Show a run's transcript: live from this session's sink, else rebuilt from the store."""

@@ -8,6 +8,8 @@ stores studies with the batch core's `create_study`; freezing calls
 
 from __future__ import annotations
 
+from functools import partial
+
 from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
@@ -15,6 +17,7 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.widgets import DataTable, Static
 
+from screens.commands import ListProvider
 from screens.widgets.section import SectionScreen
 
 STATUS_STYLE = {"draft": "yellow", "frozen": "green"}
@@ -36,11 +39,36 @@ class StudyTable(DataTable):
     ]
 
 
+class StudyCommands(ListProvider):
+    """`studies: …` palette commands: new, load a file, and open / freeze / run each stored study."""
+
+    async def startup(self) -> None:
+        from store.studies import list_studies
+
+        self.study_ids = [s["id"] for s in list_studies(self.app.db)]
+
+    def commands(self):
+        screen = self.screen
+        if not isinstance(screen, StudiesScreen):
+            return []
+        out = [("studies: new study", "define a study in the form", screen.action_new_study),
+               ("studies: load a study file", "store a TOML study file, as `study create FILE`",
+                screen.action_load_file)]
+        for study_id in getattr(self, "study_ids", []):
+            out += [(f"studies: open {study_id}", "in the form (a frozen study as a copy)",
+                     partial(screen.open_study, study_id)),
+                    (f"studies: freeze {study_id}", "hash its definition, cases, rubrics and prompts",
+                     partial(screen.freeze, study_id)),
+                    (f"studies: run {study_id}", "in the Runs section", partial(screen.runs, study_id))]
+        return out
+
+
 class StudiesScreen(SectionScreen):
     """The studies in the store; n creates one, o loads a study file, f freezes, r opens its runs."""
 
     SECTION_ID = "studies"
     SUB_TITLE = "Studies"
+    COMMANDS = {StudyCommands}
     CSS_PATH = "styles/studies.tcss"
     AUTO_FOCUS = "#study-table"
     BINDINGS = [
@@ -166,12 +194,15 @@ class StudiesScreen(SectionScreen):
     # -- freezing and running -----------------------------------------------------------------------
 
     def action_freeze(self) -> None:
-        from workbench.studies import FrozenStudyChanged, StudyError, StudyNotFound, freeze_study
-
         study_id = self.selected_study_id()
         if study_id is None:
             self.notify("Select a study to freeze", severity="warning")
             return
+        self.freeze(study_id)
+
+    def freeze(self, study_id: str) -> None:
+        from workbench.studies import FrozenStudyChanged, StudyError, StudyNotFound, freeze_study
+
         try:
             result = freeze_study(self.app.db, study_id)
         except (FrozenStudyChanged, StudyNotFound) as exc:
@@ -189,6 +220,10 @@ class StudiesScreen(SectionScreen):
         if study_id is None:
             self.notify("Select a study first", severity="warning")
             return
+        self.runs(study_id)
+
+    def runs(self, study_id: str) -> None:
+        """Show the study in the Runs section."""
         go = getattr(self.app, "action_go", None)
         if go is None or getattr(self.app, "section", lambda _: None)("runs") is None:
             self.notify(f"The Runs section is not available; batch: workbench --batch run {study_id}",

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 from study_screen_helpers import SEEDED, OneScreenApp, seed_study, study_toml, wait_until
-from textual.widgets import Static
+from textual.widgets import Input, Static
 
 from store import runs as run_rows
 from tests.support.loopback import Reply, loopback_server  # noqa: F401  (the fixture)
@@ -239,6 +239,23 @@ async def test_a_finished_transcript_is_loaded_from_the_store(tmp_path, library)
         assert "minority report, Devil's advocate: The committee underrates the shutdown risk." in text
         assert any("tone-nay" in k for k in notes)
         assert view.turn_panels()[1].border_subtitle == "210 in + 13 out tok · perspective, parallel"
+
+
+async def test_the_palette_opens_a_runs_transcript(library):
+    from screens.runs import RunsScreen
+
+    app = OneScreenApp(library.db, RunsScreen)
+    seed_study(app.db)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        await pilot.press("ctrl+p")
+        await pilot.pause()
+        app.screen.query_one(Input).value = "transcript of coercion-drill C2"
+        await pilot.pause(0.5)
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: app.screen.query_one("#transcript").run_id is not None, what="the choice")
+        assert app.screen.query_one("#transcript").run_id == run_id(SEEDED, "coercion-drill", "C2", 0)
+        assert grid(app).selected_run_id() == run_id(SEEDED, "coercion-drill", "C2", 0)
 
 
 async def test_grid_shows_every_state_with_tokens_cost_and_elapsed(library):

@@ -166,6 +166,23 @@ async def test_bad_values_are_named_by_the_core_and_marked_in_the_form(app):
         assert list_studies(app.db) == []
 
 
+async def test_the_palette_freezes_a_study(library):
+    from screens.studies import StudiesScreen
+
+    app = OneScreenApp(library.db, StudiesScreen)
+    create_study(app.db, text=study_toml("palette-study"))
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        await pilot.press("ctrl+p")
+        await pilot.pause()
+        app.screen.query_one(Input).value = "studies: freeze palette-study"
+        await pilot.pause(0.5)
+        await pilot.press("enter")
+        await pilot.pause(0.3)
+        assert get_study(app.db, "palette-study")["frozen_at"]
+        assert str(app.screen.query_one("#study-table").get_row("palette-study")[1]) == "frozen"
+
+
 def test_studies_screen_snapshot(snap_compare, library):
     from screens.studies import StudiesScreen
 
