@@ -204,7 +204,7 @@ class StudyFormScreen(Screen[str | None]):
                                   sorted(known_rubric_ids(db)))
             values["conditions"] = [c for c in self._options("#f-conditions")]
         self.load_values(values)
-        self.baseline = None if self.copy_of else self.form_values()
+        self.baseline = self.form_values()
         self.query_one(ProblemList).show([])
         if self.copy_of:
             self.sub_title = f"New study (a copy of the frozen study {self.copy_of})"

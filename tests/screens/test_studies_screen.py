@@ -166,6 +166,33 @@ async def test_bad_values_are_named_by_the_core_and_marked_in_the_form(app):
         assert list_studies(app.db) == []
 
 
+async def test_a_frozen_study_opens_as_a_copy_under_a_new_name(library):
+    from screens.studies import StudiesScreen
+    from workbench.studies import freeze_study
+
+    app = OneScreenApp(library.db, StudiesScreen)
+    create_study(app.db, text=study_toml("original", conditions=("B1", "C2")))
+    freeze_study(app.db, "original")
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        await pilot.press("enter")
+        await pilot.pause()
+        form = app.screen
+        assert type(form).__name__ == "StudyFormScreen" and "copy of the frozen study original" in form.sub_title
+        assert field(app, "f-name").value == "" and form.query_one("#f-conditions", SelectionList).selected == [
+            "B1", "C2"]
+        field(app, "f-name").value = "original-v2"
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+        copy, original = get_study(app.db, "original-v2"), get_study(app.db, "original")
+        assert copy["definition"]["conditions"] == ["B1", "C2"] and not copy["frozen_at"]
+        assert copy["definition"]["blinding"]["seed"] != original["definition"]["blinding"]["seed"]
+        await pilot.press("escape")  # stored: leaves without asking
+        await pilot.pause()
+        assert type(app.screen).__name__ == "StudiesScreen"
+        assert app.screen.selected_study_id() == "original-v2"
+
+
 async def test_the_palette_freezes_a_study(library):
     from screens.studies import StudiesScreen
 
