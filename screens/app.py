@@ -227,6 +227,7 @@ def run_app(db_path: Path, rater: RaterLock | None = None) -> int:
         print(f"workbench: {exc}", file=sys.stderr)
         return 1
     app.run()
-    if getattr(app, "refusal", None):  # rater mode could not open the session: say why after the TUI
-        print(f"workbench: {app.refusal}", file=sys.stderr)
+    note = app.exit_note() if hasattr(app, "exit_note") else None
+    if note:  # rater mode: why the session could not open, or that it failed (details withheld)
+        print(f"workbench: {note}", file=sys.stderr)
     return app.return_code or 0

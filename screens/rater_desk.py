@@ -10,12 +10,16 @@ The palette offers only the desk's own "score: …" commands, and help lists
 only the keys the rater can use. A lock that cannot be honoured (see
 `workbench.rater_lock`) is refused before anything is drawn; a session that
 fails to open (nothing assigned yet, say) ends the app with code 1 and why.
+An unexpected error ends it too, but its traceback is not printed: Textual
+shows local variables in it, and those can hold sealed rows.
 """
 
 from __future__ import annotations
 
+import io
 from pathlib import Path
 
+from rich.console import Console
 from textual.app import ComposeResult
 from textual.widgets import Footer, Header, Static
 
@@ -105,6 +109,10 @@ class RaterApp(WorkbenchApp):
         self.sections = []  # so no section key, bar entry or "go:" command exists
         self.lock = lock
         self.refusal: str | None = None
+        # Textual prints an unhandled error's traceback, with local variables, on the terminal at exit; in
+        # the scoring core those can hold sealed rows (pilot expectations, the key), so it goes here instead.
+        self.withheld_errors = io.StringIO()
+        self.error_console = Console(file=self.withheld_errors, markup=False, highlight=False, width=120)
         try:
             check_rater_lock(self.db, lock)
         except RaterLockRefused:
@@ -122,6 +130,16 @@ class RaterApp(WorkbenchApp):
         """End the app with code 1; `run_app` prints the reason once the terminal is restored."""
         self.refusal = reason
         self.exit(return_code=1)
+
+    def exit_note(self) -> str | None:
+        """What `run_app` tells the rater once the terminal is restored: why the app refused or failed."""
+        if self.refusal:
+            return self.refusal
+        if self.return_code and self.withheld_errors.getvalue():
+            return ("the scoring desk stopped on an internal error; every score typed before it is saved. Its "
+                    "details are withheld in rater mode (they can show sealed data): tell the researcher, who "
+                    "can reproduce it without --rater.")
+        return None
 
     def open_cases(self, case_id: str | None, what: str) -> None:
         pass  # no Cases section here (its palette commands are not offered either)
