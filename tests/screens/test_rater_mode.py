@@ -230,6 +230,27 @@ async def test_switch_rater_is_off_even_when_called_directly(study):
         assert desk.query_one("#study-list").option_count == 0 and OTHER not in rendered(app)
 
 
+async def test_an_internal_error_ends_the_app_without_showing_its_local_variables(study, capsys, monkeypatch):
+    """Textual prints a crash's traceback with locals; in rater mode it never reaches the terminal."""
+    path, sid, _ = study
+
+    def broken(self) -> None:
+        sealed = "SEALED-LOCAL-C2"  # stands for a sealed row a core function had in hand  # noqa: F841
+        raise RuntimeError("boom")
+
+    monkeypatch.setattr(RaterScoringScreen, "action_toggle_single", broken)
+    app = make_app(path, RaterLock(sid, ME))
+    with pytest.raises(RuntimeError, match="boom"):
+        async with app.run_test(size=SIZE) as pilot:
+            await settle(pilot)
+            await pilot.press("v")
+            await settle(pilot)
+    printed = capsys.readouterr()
+    assert "SEALED-LOCAL-C2" not in printed.err + printed.out
+    assert "SEALED-LOCAL-C2" in app.withheld_errors.getvalue()  # Textual did render it, with the locals
+    assert app.return_code == 1 and "internal error" in app.exit_note() and "SEALED" not in app.exit_note()
+
+
 # -- refusals --------------------------------------------------------------------------------------
 
 def test_rater_mode_with_batch_is_a_usage_error(study, capsys):
@@ -283,7 +304,7 @@ async def test_a_study_with_nothing_to_score_ends_the_app_with_code_1_and_why(tm
     app = make_app(path, RaterLock(sid, ME))
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
-    assert app.return_code == 1 and "no finished run" in app.refusal
+    assert app.return_code == 1 and "no finished run" in app.exit_note()
 
 
 # -- the researcher's app is unchanged ----------------------------------------------------------------
