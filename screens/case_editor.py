@@ -23,6 +23,7 @@ from screens.confirm import DISCARD, SAVE, unsaved_changes_dialog
 from screens.widgets.case_form import TEXT_FIELDS, CaseDetails, IdentityFields, field_widget_id
 from screens.widgets.mapping import MappingRow
 from screens.widgets.problems import ProblemList
+from screens.widgets.unsaved_guard import UnsavedGuard
 from workbench.case_editing import (
     changed_outside, default_case_path, editor_problems, has_errors, read_case_file, with_stored_probes,
 )
@@ -52,7 +53,7 @@ def normalized(case: Case) -> Case:
     ))
 
 
-class CaseEditorScreen(Screen[str | None]):
+class CaseEditorScreen(UnsavedGuard, Screen[str | None]):
     """Edits one case; dismisses with the case id (None when a new case was never saved)."""
 
     CSS_PATH = "styles/cases.tcss"
@@ -397,16 +398,6 @@ class CaseEditorScreen(Screen[str | None]):
     async def _leave_after_asking(self) -> None:
         if await self.resolve_unsaved_changes():
             self.dismiss(self.original_id)
-
-    def on_screen_resume(self) -> None:
-        register = getattr(self.app, "register_unsaved_guard", None)
-        if register is not None:
-            register(self)
-
-    def on_unmount(self) -> None:
-        unregister = getattr(self.app, "unregister_unsaved_guard", None)
-        if unregister is not None:
-            unregister(self)
 
 
 def display_path(path: Path) -> str:

@@ -29,6 +29,7 @@ from screens.commands import ListProvider
 from screens.run_transcript import TranscriptView
 from screens.widgets.run_grid import RunGrid
 from screens.widgets.section import SectionScreen
+from screens.widgets.unsaved_guard import UnsavedGuard
 from workbench.run_view import LiveStudy, grid_states, progress_line, status_label, stored_totals_line
 
 class RunCommands(ListProvider):
@@ -61,7 +62,7 @@ TICK = 1.0              # seconds between elapsed-time updates of running cells
 RUN_GROUP = "study-run"
 
 
-class RunsScreen(SectionScreen):
+class RunsScreen(UnsavedGuard, SectionScreen):
     """Run a study and watch it: grid, progress, live transcript."""
 
     SECTION_ID = "runs"
@@ -116,16 +117,9 @@ class RunsScreen(SectionScreen):
         self.load_studies(select=self._wanted)
 
     def on_screen_resume(self) -> None:
-        register = getattr(self.app, "register_unsaved_guard", None)
-        if register is not None:  # quitting while a study runs asks first (see resolve_unsaved_changes)
-            register(self)
+        # UnsavedGuard registers this screen: quitting while a study runs asks first.
         if self.is_mounted and not self.running:
             self.load_studies(select=self._wanted or self.study_id)
-
-    def on_unmount(self) -> None:
-        unregister = getattr(self.app, "unregister_unsaved_guard", None)
-        if unregister is not None:
-            unregister(self)
 
     # -- quitting while running -------------------------------------------------------------------
 

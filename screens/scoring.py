@@ -33,6 +33,7 @@ from screens.scoring_parts import IdentityPicker, RubricGuide, ScoringCommands
 from screens.widgets.response_panel import CasePanel, ResponsePanel
 from screens.widgets.rubric_panel import RubricPanel
 from screens.widgets.section import SectionScreen
+from screens.widgets.unsaved_guard import UnsavedGuard
 from workbench.scoring import ScoringError
 from workbench.scoring_session import ActionResult, ScoringSession, cells_of, scorable_studies, value_of
 
@@ -75,7 +76,7 @@ def _score_bindings(numbers: range) -> list[Binding]:
     return out
 
 
-class ScoringScreen(SectionScreen):
+class ScoringScreen(UnsavedGuard, SectionScreen):
     """Pick who is scoring, then score pair by pair with the keyboard."""
 
     SECTION_ID = "scoring"
@@ -159,9 +160,6 @@ class ScoringScreen(SectionScreen):
 
     def on_screen_resume(self) -> None:
         """On first show and on every return (from a dialog or another section): re-read the store."""
-        register = getattr(self.app, "register_unsaved_guard", None)
-        if register is not None:
-            register(self)
         if self.session is None:  # studies may have been created or frozen meanwhile
             self.enter_without_session()
         else:

@@ -18,6 +18,7 @@ from textual.widgets import Button, DataTable, Input, Label, Select, Static
 from textual.worker import Worker, WorkerState
 
 from screens.widgets.section import SectionScreen
+from screens.widgets.unsaved_guard import UnsavedGuard
 from workbench.model_settings import (
     GATEWAY_FIELD_HELP,
     GATEWAY_FIELDS,
@@ -45,7 +46,7 @@ def _label(text: str, tooltip: str, classes: str = "") -> Label:
     return label
 
 
-class SettingsScreen(SectionScreen):
+class SettingsScreen(UnsavedGuard, SectionScreen):
     """Models per role, concurrency and rate limits, the cost ceiling, keys present, a connection test."""
 
     SECTION_ID = "settings"
@@ -110,9 +111,6 @@ class SettingsScreen(SectionScreen):
         self.show_keys()
 
     def on_screen_resume(self) -> None:
-        register = getattr(self.app, "register_unsaved_guard", None)
-        if register is not None:
-            register(self)
         self.show_keys()
 
     # -- the form ---------------------------------------------------------------------------------

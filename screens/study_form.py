@@ -28,6 +28,7 @@ from textual.widgets.selection_list import Selection
 
 from screens.confirm import DISCARD, SAVE, unsaved_changes_dialog
 from screens.widgets.problems import ProblemList
+from screens.widgets.unsaved_guard import UnsavedGuard
 from workbench.cases.problems import Problem
 from workbench.study_draft import (
     ARCH_FIELDS, JUDGE_KEYS, MODEL_KEYS, blank_values, draft_text, field_of, values_from_definition,
@@ -73,7 +74,7 @@ class StudyFileDialog(ModalScreen[str | None]):
         self.dismiss(None)
 
 
-class StudyFormScreen(Screen[str | None]):
+class StudyFormScreen(UnsavedGuard, Screen[str | None]):
     """Define a study field by field; ctrl+s stores it, ctrl+f freezes it, ctrl+o loads a study file."""
 
     CSS_PATH = "styles/studies.tcss"
@@ -453,16 +454,6 @@ class StudyFormScreen(Screen[str | None]):
     async def _leave_after_asking(self) -> None:
         if await self.resolve_unsaved_changes():
             self.dismiss(self.study_id)
-
-    def on_screen_resume(self) -> None:
-        register = getattr(self.app, "register_unsaved_guard", None)
-        if register is not None:
-            register(self)
-
-    def on_unmount(self) -> None:
-        unregister = getattr(self.app, "unregister_unsaved_guard", None)
-        if unregister is not None:
-            unregister(self)
 
 
 class JudgeTable(DataTable):

@@ -67,7 +67,12 @@ async def test_a_study_streams_into_the_live_transcript_and_the_grid_reaches_don
         await wait_until(pilot, lambda: streaming_panel() is not None, what="tokens in a streaming panel")
         panel = streaming_panel()
         partial = panel.shown_text()
-        assert panel.border_title == "coordinator · Coordinator frames the question"
+        # Which C1 turn is caught streaming depends on timing (the framing, a respondent or the
+        # synthesis); each panel is titled with its agent and what the turn does.
+        assert panel.border_title in {
+            "coordinator · Coordinator frames the question", "coordinator · Coordinator synthesizes",
+        } or panel.border_title.startswith("respondent")
+        assert panel.border_title == panel.entry.title
         assert "CONFIDENCE" not in partial  # seen mid-stream, not after the fact
         assert "streaming" in panel.classes
         assert "▶ running" in str(grid(app).get_cell("C1/0", "coercion-drill"))
