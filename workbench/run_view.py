@@ -91,9 +91,10 @@ def status_label(state: dict) -> str:
     return "interrupted" if state.get("interrupted") and state["status"] == "running" else state["status"]
 
 
-def duration(seconds: float | None) -> str:
+def duration(seconds: float | None, missing: str = "-") -> str:
+    """Seconds as `42s`, `3m05s` or `1h02m`; `missing` when not known."""
     if seconds is None:
-        return "-"
+        return missing
     seconds = int(round(seconds))
     if seconds < 60:
         return f"{seconds}s"

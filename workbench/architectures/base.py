@@ -105,6 +105,25 @@ class RunContext:
         return result.text
 
 
+def check_int_options(raw: dict, path: str, bad, limits: dict[str, tuple[int, int, int]],
+                      known: tuple[str, ...] = ()) -> dict[str, int]:
+    """A condition's integer options from its `[architectures.X]` table: {key: (default, low, high)}.
+    Unknown keys (outside `limits` and `known`) and out-of-range values are reported through `bad`,
+    and a bad value falls back to its default so the rest can still be checked."""
+    allowed = (*known, *limits)
+    for key in raw:
+        if key not in allowed:
+            bad(f"{path}.{key}", f"unknown key; known keys here: {', '.join(allowed)}")
+    out = {}
+    for key, (default, lo, hi) in limits.items():
+        value = raw.get(key, default)
+        if isinstance(value, bool) or not isinstance(value, int) or not lo <= value <= hi:
+            bad(f"{path}.{key}", f"must be an integer from {lo} to {hi}")
+            value = default
+        out[key] = value
+    return out
+
+
 def draw_settings(settings: ModelSettings, draw: int) -> ModelSettings:
     """The settings for one draw: with a fixed seed, draw k uses seed + k.
 

@@ -8,7 +8,9 @@ Respondents' answers are `perspective` events with order 1 and parallel = true
 
 from __future__ import annotations
 
-from workbench.architectures.base import FinalOutput, RunContext, final_output, parallel, situation, system, user
+from workbench.architectures.base import (
+    FinalOutput, RunContext, check_int_options, final_output, parallel, situation, system, user,
+)
 from workbench.architectures.prompts import (
     C1_ANSWER,
     C1_COORDINATOR_SYSTEM,
@@ -25,14 +27,7 @@ DEFAULTS = {"respondents": 5}
 
 
 def check_options(raw: dict, path: str, bad) -> dict:
-    for key in raw:
-        if key not in DEFAULTS:
-            bad(f"{path}.{key}", f"unknown key; known keys here: {', '.join(DEFAULTS)}")
-    n = raw.get("respondents", DEFAULTS["respondents"])
-    if isinstance(n, bool) or not isinstance(n, int) or not 1 <= n <= 20:
-        bad(f"{path}.respondents", "must be an integer from 1 to 20")
-        n = DEFAULTS["respondents"]
-    return {"respondents": n}
+    return check_int_options(raw, path, bad, {"respondents": (DEFAULTS["respondents"], 1, 20)})
 
 
 def expected_calls(options: dict) -> int:

@@ -31,7 +31,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from workbench.architectures.base import FinalOutput, RunContext, final_output, parallel, situation, system, user
+from workbench.architectures.base import (
+    FinalOutput, RunContext, check_int_options, final_output, parallel, situation, system, user,
+)
 from workbench.architectures.lines import first_tagged, parse_amendments, parse_second, parse_vote
 from workbench.architectures.prompts import (
     C2_CARRIED_NOTE,
@@ -53,22 +55,14 @@ from workbench.architectures.roster import DEFAULT_MOVER, Member, check_roster, 
 CONDITION = "C2"
 TITLE = "Peer-agent committee"
 DEFAULTS = {"debate_rounds": 2, "max_amendments": 3, "statement_words": 250}
-OPTION_KEYS = ("roster", "mover", *DEFAULTS)
 
 
 def check_options(raw: dict, path: str, bad) -> dict:
-    for key in raw:
-        if key not in OPTION_KEYS:
-            bad(f"{path}.{key}", f"unknown key; known keys here: {', '.join(OPTION_KEYS)}")
-    roster = check_roster(raw.get("roster"), f"{path}.roster", bad)
-    out: dict = {"roster": roster}
     limits = {"debate_rounds": (0, 6), "max_amendments": (0, 10), "statement_words": (50, 2000)}
-    for key, (lo, hi) in limits.items():
-        value = raw.get(key, DEFAULTS[key])
-        if isinstance(value, bool) or not isinstance(value, int) or not lo <= value <= hi:
-            bad(f"{path}.{key}", f"must be an integer from {lo} to {hi}")
-            value = DEFAULTS[key]
-        out[key] = value
+    counts = check_int_options(raw, path, bad, {k: (DEFAULTS[k], *limits[k]) for k in DEFAULTS},
+                               known=("roster", "mover"))
+    roster = check_roster(raw.get("roster"), f"{path}.roster", bad)
+    out: dict = {"roster": roster, **counts}
     members = [m["id"] for m in roster if not m["chair"]]
     mover = raw.get("mover")
     if mover is None:

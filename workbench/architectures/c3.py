@@ -10,7 +10,7 @@ The committee is C2's, with the study's [architectures.C2] roster and limits.
 from __future__ import annotations
 
 from workbench.architectures import c2
-from workbench.architectures.base import FinalOutput, RunContext, situation, user
+from workbench.architectures.base import FinalOutput, RunContext, check_int_options, situation, user
 from workbench.architectures.lines import numbered_sections
 from workbench.architectures.prompts import C3_BRIEFING, C3_FAN
 
@@ -20,14 +20,7 @@ DEFAULTS = {"scenarios": 4}
 
 
 def check_options(raw: dict, path: str, bad) -> dict:
-    for key in raw:
-        if key not in DEFAULTS:
-            bad(f"{path}.{key}", f"unknown key; known keys here: {', '.join(DEFAULTS)}")
-    n = raw.get("scenarios", DEFAULTS["scenarios"])
-    if isinstance(n, bool) or not isinstance(n, int) or not 2 <= n <= 10:
-        bad(f"{path}.scenarios", "must be an integer from 2 to 10")
-        n = DEFAULTS["scenarios"]
-    return {"scenarios": n}
+    return check_int_options(raw, path, bad, {"scenarios": (DEFAULTS["scenarios"], 2, 10)})
 
 
 def expected_calls(options: dict) -> int:

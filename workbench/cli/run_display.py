@@ -11,6 +11,7 @@ from __future__ import annotations
 import sys
 import time
 
+from workbench import run_view
 from workbench.events import CALL_RETRY, PROGRESS, RUN_FAILED, RUN_FINISHED, RUN_STARTED, Event
 
 RUN_CANCELLED = "run_cancelled"
@@ -21,14 +22,7 @@ def short(run_id: str | None) -> str:
 
 
 def duration(seconds: float | None) -> str:
-    if seconds is None:
-        return "?"
-    seconds = int(round(seconds))
-    if seconds < 60:
-        return f"{seconds}s"
-    if seconds < 3600:
-        return f"{seconds // 60}m{seconds % 60:02d}s"
-    return f"{seconds // 3600}h{seconds % 3600 // 60:02d}m"
+    return run_view.duration(seconds, missing="?")
 
 
 def run_line(state: dict) -> str:
