@@ -223,7 +223,7 @@ class CasesScreen(SectionScreen):
     def action_probe_selected(self) -> None:
         case_id = self.selected_case_id()
         if case_id is None:
-            self.notify("Select a case to probe first", severity="warning")
+            self.notify("Choose a case to probe first", severity="warning")
             return
         self._open_probe([case_id])
 

@@ -245,7 +245,7 @@ class RunsScreen(UnsavedGuard, SectionScreen):
         run_id = grid.selected_run_id()
         state = grid.states.get(run_id) if run_id else None
         if state is None or self.study_id is None:
-            self.notify("Select a run in the grid first", severity="warning")
+            self.notify("Choose a run in the grid first", severity="warning")
             return
         if state["status"] not in ("failed", "cancelled"):
             self.notify(f"{run_id} is {status_label(state)}: only a failed or cancelled run is retried alone "

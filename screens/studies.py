@@ -196,7 +196,7 @@ class StudiesScreen(SectionScreen):
     def action_freeze(self) -> None:
         study_id = self.selected_study_id()
         if study_id is None:
-            self.notify("Select a study to freeze", severity="warning")
+            self.notify("Choose a study to freeze", severity="warning")
             return
         self.freeze(study_id)
 
@@ -218,7 +218,7 @@ class StudiesScreen(SectionScreen):
     def action_runs(self) -> None:
         study_id = self.selected_study_id()
         if study_id is None:
-            self.notify("Select a study first", severity="warning")
+            self.notify("Choose a study first", severity="warning")
             return
         self.runs(study_id)
 
