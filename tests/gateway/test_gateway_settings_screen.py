@@ -5,10 +5,9 @@ from __future__ import annotations
 import os
 
 import pytest
-from textual.app import App
 from textual.widgets import Button, DataTable, Input, Static
 
-from store import open_store
+from tests.screens.screen_helpers import one_screen_app
 from tests.support.loopback import Reply
 from workbench.model_settings import load_settings
 
@@ -16,23 +15,13 @@ SIZE = (130, 42)
 KEY_VALUE = "sk-settings-screen-SECRET-0042"
 
 
-class SettingsOnlyApp(App):
-    """Just the Settings screen over a store: the shell's section bar then lists every section, stably."""
+def _settingsscreen():
+    from screens.settings import SettingsScreen
 
-    TITLE = "Hindsight Workbench"
+    return SettingsScreen()
 
-    def __init__(self, db_path) -> None:
-        super().__init__()
-        self.db_path = db_path
-        self.db = open_store(db_path)
 
-    def on_mount(self) -> None:
-        from screens.settings import SettingsScreen
-
-        self.push_screen(SettingsScreen())
-
-    def on_unmount(self) -> None:
-        self.db.close()
+SettingsOnlyApp = one_screen_app(_settingsscreen)
 
 
 @pytest.fixture

@@ -36,3 +36,27 @@ async def wait_for_form(pilot, timeout: float = 10.0) -> None:
         await pilot.pause(0.02)
         waited += 0.02
     await settle(pilot)
+
+
+def one_screen_app(screen_factory):
+    """An App holding just one section screen over a store: the shell's section bar then lists
+    every section, whichever section modules exist, so snapshots stay stable."""
+    from textual.app import App
+
+    from store import open_store
+
+    class OneScreenApp(App):
+        TITLE = "Hindsight Workbench"
+
+        def __init__(self, db_path) -> None:
+            super().__init__()
+            self.db_path = db_path
+            self.db = open_store(db_path)
+
+        def on_mount(self) -> None:
+            self.push_screen(screen_factory())
+
+        def on_unmount(self) -> None:
+            self.db.close()
+
+    return OneScreenApp

@@ -6,33 +6,23 @@ from __future__ import annotations
 import re
 
 import pytest
-from textual.app import App
 from textual.widgets import DataTable, Input, Static
 
 from store import open_store
+from tests.screens.screen_helpers import one_screen_app
 from tests.metrics_integration.conftest import make_store, prewarm_default_embeddings
 
 SIZE = (150, 50)
 CONDITION_ID = re.compile(r"\b(B1|B2|B3|C1|C2|C3|P1)\b")
 
 
-class MetricsOnlyApp(App):
-    """Just the Metrics screen over a store (the shell's section bar then lists every section, stably)."""
+def _metricsscreen():
+    from screens.metrics import MetricsScreen
 
-    TITLE = "Hindsight Workbench"
+    return MetricsScreen()
 
-    def __init__(self, db_path) -> None:
-        super().__init__()
-        self.db_path = db_path
-        self.db = open_store(db_path)
 
-    def on_mount(self) -> None:
-        from screens.metrics import MetricsScreen
-
-        self.push_screen(MetricsScreen())
-
-    def on_unmount(self) -> None:
-        self.db.close()
+MetricsOnlyApp = one_screen_app(_metricsscreen)
 
 
 def seeded_path(tmp_path, **overrides):

@@ -7,12 +7,12 @@ from __future__ import annotations
 import pytest
 from scoring_seed import rendered, seed_study
 from screen_helpers import type_text
-from textual.app import App
 from textual.widgets import Input
 
 from screens.app import make_app
 from store import blind as blind_rows
 from store import open_store
+from tests.screens.screen_helpers import one_screen_app
 from store import scores as score_rows
 
 SIZE = (120, 36)
@@ -376,24 +376,13 @@ def test_every_binding_has_an_id_and_a_description():
 
 # -- snapshots -----------------------------------------------------------------------------------
 
-class ScoringOnlyApp(App):
-    """Just the Scoring screen over a store: the section bar then lists every section, whichever
-    section modules exist yet, so the snapshots stay stable."""
+def _scoringscreen():
+    from screens.scoring import ScoringScreen
 
-    TITLE = "Hindsight Workbench"
+    return ScoringScreen()
 
-    def __init__(self, db_path) -> None:
-        super().__init__()
-        self.db_path = db_path
-        self.db = open_store(db_path)
 
-    def on_mount(self) -> None:
-        from screens.scoring import ScoringScreen
-
-        self.push_screen(ScoringScreen())
-
-    def on_unmount(self) -> None:
-        self.db.close()
+ScoringOnlyApp = one_screen_app(_scoringscreen)
 
 
 def _snap_app(tmp_path) -> ScoringOnlyApp:

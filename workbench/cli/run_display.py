@@ -12,7 +12,7 @@ import sys
 import time
 
 from workbench import run_view
-from workbench.events import CALL_RETRY, PROGRESS, RUN_FAILED, RUN_FINISHED, RUN_STARTED, Event
+from workbench.events import CALL_RETRY, PROGRESS, RUN_STARTED, Event
 
 RUN_CANCELLED = "run_cancelled"
 
