@@ -178,7 +178,8 @@ async def test_a_failed_run_is_retried_alone(app, loopback_server):
 
 
 async def test_quitting_while_a_study_runs_asks_then_cancels_its_runs(app, loopback_server):
-    loopback_server.responder = slow_reply(words=200, delay=0.05)
+    # A 40 s stream: the run must still be going at the second quit, however loaded the machine.
+    loopback_server.responder = slow_reply(words=400, delay=0.1)
     study_id = live_study(app, loopback_server, name="quit-study", conditions=("B1",))
     async with app.run_test(size=SIZE) as pilot:
         await open_runs(pilot, study_id)
