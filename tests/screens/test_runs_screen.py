@@ -50,7 +50,8 @@ async def open_runs(pilot, study_id: str) -> None:
 
 
 async def test_a_study_streams_into_the_live_transcript_and_the_grid_reaches_done(app, loopback_server):
-    loopback_server.responder = slow_reply()
+    # About 3 s per turn, so a loaded machine still catches a turn mid-stream.
+    loopback_server.responder = slow_reply(words=60, delay=0.05)
     study_id = live_study(app, loopback_server)
     async with app.run_test(size=SIZE) as pilot:
         await open_runs(pilot, study_id)
