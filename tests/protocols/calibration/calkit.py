@@ -1,0 +1,79 @@
+"""Shared by the calibration tests: a store, a calibration study definition, a gateway, scripted judges."""
+
+from __future__ import annotations
+
+import json
+import random
+import re
+
+from store import open_store
+from workbench.gateway import GatewayConfig, build_gateway
+from workbench.gateway.retry import RetryPolicy
+from workbench.protocols.calibration import PROTOCOL
+from workbench.protocols.calibration.section import DEFAULTS
+
+FAST_RETRY = RetryPolicy(max_attempts=3, base_delay=0.02, max_delay=0.1, max_total=10.0)
+JUDGES = ("claude", "gpt4o-mini", "llama")
+
+
+def make_db(tmp_path):
+    from workbench.cases.library import bootstrap
+
+    path = tmp_path / "store.db"
+    db = open_store(path)
+    bootstrap(db)
+    return db, path
+
+
+def definition(name: str = "cal-test", *, section: dict | None = None, judges=JUDGES, api_base: str = "",
+               models: dict | None = None) -> dict:
+    """A study definition as the shared parser would fill it, with the calibration section checked."""
+    problems: list[tuple[str, str]] = []
+    judge_rows = [{"name": j, "model": (models or {}).get(j, "mock" if not api_base else f"openai/{j}"),
+                   "api_base": api_base, "temperature": 0.0, "pipeline": "direct", "runs": 1} for j in judges]
+    d = {"name": name, "protocol": "calibration", "description": "", "cases": [], "conditions": list(judges),
+         "replicates": 1, "raters": [], "rubrics": ["calibration-content-quality"], "cost_ceiling": None,
+         "model": {"name": "mock", "api_base": "", "temperature": 0.0, "seed": 7, "max_tokens": 256,
+                   "timeout": 20.0},
+         "judges": judge_rows, "thresholds": {}, "blinding": {}}
+    d["calibration"] = PROTOCOL.check_section({"calibration": section or {}}, d,
+                                              lambda k, m: problems.append((k, m)))
+    assert not problems, problems
+    return d
+
+
+def save(db, d: dict) -> str:
+    from store import studies as study_rows
+
+    study_rows.save_study(db, study_id=d["name"], name=d["name"], protocol="calibration", definition=d,
+                          source_text=None, cost_ceiling=None)
+    return d["name"]
+
+
+def gateway(db, db_path, **config):
+    config.setdefault("retry", FAST_RETRY)
+    config.setdefault("stall_timeout", 5.0)
+    g = build_gateway(db, db_path, config=GatewayConfig(**config))
+    g._rng = random.Random(7)
+    return g
+
+
+def artifact_of(body: dict) -> str:
+    user = next(m["content"] for m in body["messages"] if m["role"] == "user")
+    m = re.search(r"<<<\n(.*?)\n>>>", user, re.DOTALL)
+    return m.group(1) if m else ""
+
+
+def judge_of(body: dict) -> str:
+    return body.get("model", "").split("/")[-1]
+
+
+def scripted_scores(score_of):
+    """A loopback responder: `score_of(judge, artifact)` → a score (float) or a raw reply (str)."""
+    def respond(body: dict) -> str:
+        value = score_of(judge_of(body), artifact_of(body))
+        return value if isinstance(value, str) else json.dumps({"score": value, "reason": "scripted"})
+    return respond
+
+
+__all__ = ["DEFAULTS"]

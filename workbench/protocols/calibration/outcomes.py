@@ -1,0 +1,98 @@
+"""Arm C's decision rule and the seed's four outcomes, stated for one result.
+
+Seed 004 names four outcomes. Their tests, as this project applies them (the
+words "judges agree" and "well calibrated" get numbers the seed leaves open;
+both are pre-registered in `[calibration]` and are the project's own):
+
+1. strong — p well calibrated (ECE at the pre-registered k ≤ `ece_threshold`)
+   and judges agree (α ≥ `strong_alpha`, 0.7 in the seed) and the proxy and
+   the judges agree (Spearman ρ between p and the judges' mean ≥ `proxy_judge_rho`);
+2. poorly calibrated — ECE > `ece_threshold` and judges agree (α ≥ `strong_alpha`);
+3. judges disagree — α < `alpha_threshold` (0.5 in the seed): escalate;
+4. proxy and judges disagree — well calibrated, judges agree, but ρ(p, judges)
+   < `proxy_judge_rho`.
+
+With `alpha_threshold` ≤ α < `strong_alpha` none of the four holds: the seed
+names no outcome for that band, and the report says so.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+TITLES = {
+    "strong": "p is well calibrated and the judges agree (α ≥ {strong}): the strong result",
+    "poorly_calibrated": "p is poorly calibrated but the judges agree",
+    "judges_disagree": "the judges disagree (α < {threshold}): the anchor is too noisy",
+    "proxy_judges_disagree": "p is well calibrated and the judges agree with each other, but the proxy and "
+                             "the judge ensemble disagree",
+}
+MEANING = {
+    "strong": "Adaptive study unblocked with confidence; p can be reported as a calibrated proxy and the judge "
+              "ensemble serves as the un-gameable anchor.",
+    "poorly_calibrated": "The framework still has a usable external anchor; report the calibration gap and "
+                         "re-tune k. The adaptive study is still unblocked.",
+    "judges_disagree": "The adaptive study cannot rely on one ensemble score: add a judge, switch to a stronger "
+                       "model, or fall back to a smaller human-rated subsample.",
+    "proxy_judges_disagree": "p and the external judges measure different things; interpret carefully — this "
+                             "is where the proxy-gaming threat model lives.",
+}
+ORDER = ("strong", "poorly_calibrated", "judges_disagree", "proxy_judges_disagree")
+
+
+@dataclass(frozen=True)
+class Inputs:
+    ece: float | None
+    alpha: float | None
+    rho: float | None           # Spearman between p and the judges' mean score
+    ece_threshold: float
+    alpha_threshold: float
+    strong_alpha: float
+    rho_threshold: float
+
+
+def decide(x: Inputs) -> dict:
+    """{"holds": id | None, "summary": str, "outcomes": [{id, title, meaning, holds, why}] with the holding one first}."""
+    calibrated = None if x.ece is None else x.ece <= x.ece_threshold
+    agree = None if x.alpha is None else x.alpha >= x.strong_alpha
+    noisy = None if x.alpha is None else x.alpha < x.alpha_threshold
+    proxy_ok = None if x.rho is None else x.rho >= x.rho_threshold
+    tests = {
+        "strong": _all(calibrated, agree, proxy_ok),
+        "poorly_calibrated": _all(None if calibrated is None else not calibrated, agree),
+        "judges_disagree": noisy,
+        "proxy_judges_disagree": _all(calibrated, agree, None if proxy_ok is None else not proxy_ok),
+    }
+    if noisy:  # the rule comes first: a noisy panel decides the outcome whatever the proxy does
+        tests = {k: (k == "judges_disagree") for k in tests}
+    facts = (f"ECE = {_fmt(x.ece)} (well calibrated if ≤ {x.ece_threshold:g}); α = {_fmt(x.alpha)} "
+             f"(escalate below {x.alpha_threshold:g}, strong at ≥ {x.strong_alpha:g}); "
+             f"ρ(p, judges) = {_fmt(x.rho)} (agree if ≥ {x.rho_threshold:g})")
+    holds = next((k for k in ORDER if tests[k]), None)
+    if holds is not None:
+        summary = f"Outcome: {_title(holds, x)}. {MEANING[holds]}"
+    elif x.alpha is not None and not noisy and not agree:
+        summary = (f"No pre-registered outcome holds: α = {x.alpha:.3f} lies between the escalation threshold "
+                   f"{x.alpha_threshold:g} and the strong-agreement threshold {x.strong_alpha:g}, a band seed 004 "
+                   "names no outcome for. The rule does not require escalation; report α beside every "
+                   "judge-anchored finding.")
+    else:
+        missing = [n for n, v in (("ECE", x.ece), ("α", x.alpha), ("ρ(p, judges)", x.rho)) if v is None]
+        summary = f"No outcome can be decided yet: {', '.join(missing) or 'a statistic'} is undefined."
+    rows = [{"id": k, "title": _title(k, x), "meaning": MEANING[k], "holds": tests[k]} for k in ORDER]
+    rows.sort(key=lambda r: r["id"] != holds)
+    return {"holds": holds, "summary": summary, "facts": facts, "outcomes": rows}
+
+
+def _all(*flags: bool | None) -> bool | None:
+    if any(f is False for f in flags):
+        return False
+    return None if any(f is None for f in flags) else True
+
+
+def _fmt(v: float | None) -> str:
+    return "undefined" if v is None else f"{v:.3f}"
+
+
+def _title(key: str, x: Inputs) -> str:
+    return TITLES[key].format(strong=f"{x.strong_alpha:g}", threshold=f"{x.alpha_threshold:g}")

@@ -1,0 +1,90 @@
+"""Arm B's run program: one judge scores one interaction's content artifact on [0, 1].
+
+The prompt is built from the artifact alone and checked for excluded
+observables before it is sent (`judge_prompt.check_prompt`); a refused prompt
+makes no call and is recorded as `prompt_refused`. A reply that is not one JSON
+object with a `score` in [0, 1] is told why and asked again, `judge_retries`
+times; if it still fails, the run's report holds a `judge_error` with every raw
+reply, and no score. Every call goes through the gateway via `ctx.turn`, so it
+is logged, replayed on resume and replayable with `--replay`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+from functools import lru_cache
+
+from workbench.judges.parse import InvalidReply, extract_json
+from workbench.protocols.calibration.judge_prompt import (PromptLeak, check_prompt, judge_messages,
+                                                          retry_message)
+from workbench.rubrics import Rubric
+from workbench.runs.context import RunContext, RunOutput
+
+
+class RubricChanged(Exception):
+    """The rubric file no longer has the hash the study froze."""
+
+
+@lru_cache(maxsize=8)
+def _rubric_by_hash(rubric_id: str, sha: str) -> Rubric:
+    from workbench.cases.library import shipped_rubrics
+
+    rubric = shipped_rubrics().get(rubric_id)
+    if rubric is None or rubric.hash != sha:
+        raise RubricChanged(f"rubric '{rubric_id}' is not the version the study pre-registered "
+                            f"(sha256 {sha[:12]}); restore it or create a new study")
+    return rubric
+
+
+def frozen_rubric(options: dict) -> Rubric:
+    return _rubric_by_hash(options["rubric"], options["rubric_sha256"])
+
+
+def parse_score(text: str) -> tuple[float, str]:
+    """(score, reason) from a reply; raises InvalidReply saying what is wrong."""
+    obj = extract_json(text)
+    score = obj.get("score")
+    if isinstance(score, bool) or not isinstance(score, (int, float)):
+        raise InvalidReply(f"'score' must be a number from 0 to 1, got {score!r}")
+    if not math.isfinite(score) or not 0.0 <= score <= 1.0:
+        raise InvalidReply(f"'score' must be between 0 and 1, got {score}")
+    reason = obj.get("reason", "")
+    return float(score), reason if isinstance(reason, str) else str(reason)
+
+
+async def judge_program(ctx: RunContext) -> RunOutput:
+    options = ctx.options
+    item = ctx.item
+    base = {"judge": ctx.condition, "model": ctx.settings.model, "item_id": ctx.case_id,
+            "run_id": item["run_id"], "interaction_id": item["interaction_id"],
+            "rubric": options["rubric"], "rubric_sha256": options["rubric_sha256"]}
+    messages = judge_messages(frozen_rubric(options), item["content"])
+    try:
+        check_prompt(messages, item.get("observables") or {}, options["excluded_fields"])
+    except PromptLeak as exc:
+        ctx.emit("prompt_refused", agent=ctx.condition, field=exc.field, reason=str(exc))
+        report = {**base, "score": None, "judge_error": False, "prompt_refused": True, "error": str(exc),
+                  "raw": [], "attempts": 0}
+        return RunOutput(f"prompt refused: {exc}", report)
+    base["prompt_sha256"] = hashlib.sha256(repr(messages).encode("utf-8")).hexdigest()
+    raws: list[str] = []
+    error = ""
+    for attempt in range(options["judge_retries"] + 1):
+        text = await ctx.turn(f"judge-{attempt}", ctx.condition, messages, phase="judge",
+                              label=f"{ctx.condition} scores {ctx.case_id}", role="judge")
+        raws.append(text)
+        try:
+            score, reason = parse_score(text)
+        except InvalidReply as exc:
+            error = str(exc)
+            messages = messages + [{"role": "assistant", "content": text}, retry_message(error)]
+            continue
+        ctx.emit("judge_score", agent=ctx.condition, score=score)
+        report = {**base, "score": score, "reason": reason, "judge_error": False, "prompt_refused": False,
+                  "raw": raws, "attempts": attempt + 1}
+        return RunOutput(f"{ctx.condition}: {score:.3f} — {reason}", report)
+    ctx.emit("judge_error", agent=ctx.condition, error=error)
+    report = {**base, "score": None, "judge_error": True, "prompt_refused": False, "error": error, "raw": raws,
+              "attempts": len(raws)}
+    return RunOutput(f"{ctx.condition}: judge_error — {error}", report)

@@ -1,0 +1,115 @@
+"""The calibration protocol (seed 004): imported interactions, proxy fidelity, a judge panel, agreement."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from workbench.protocols.base import MetricsDocument, ReportSection, RunPlan, StudyProtocol
+from workbench.protocols.calibration import section as sec
+
+
+class CalibrationProtocol(StudyProtocol):
+    name = "calibration"
+    title = "Calibration study: proxy fidelity and an external judge anchor"
+    seed = "004"
+    section = sec.SECTION
+    default_rubrics = (sec.DEFAULT_RUBRIC,)
+    panels = {"items": "screens.calibration.import_screen:CalibrationImportScreen",
+              "metrics": "screens.calibration.results_screen:CalibrationResultsScreen"}
+    commands = ("workbench.protocols.calibration.commands",)
+
+    def conditions(self) -> list[str]:
+        return []   # a run's condition is a judge's name from the study's [[judges]]
+
+    def check_section(self, data: dict, definition: dict, bad) -> dict:
+        report = getattr(bad, "bad", bad)   # a checker object or the bare reporter
+        return sec.check_section(data, definition, report)
+
+    def load_items(self, db, study_id: str, definition: dict, base_dir: str | None = None) -> int:
+        from workbench.protocols.calibration.generator import generate
+        from workbench.protocols.calibration.importer import (add_records, import_file, record_import)
+        from workbench.protocols.calibration.records import normalise
+
+        options = definition[self.section]
+        added = 0
+        if options["interactions"]:
+            path = Path(options["interactions"])
+            if not path.is_absolute() and base_dir:
+                path = Path(base_dir) / path
+            summary = import_file(db, study_id, path, check_frozen=False)
+            record_import(db, study_id, summary)
+            added += summary.added
+        gen = options.get("generator")
+        if gen is not None:
+            records = generate(p_grid=options["p_grid"], per_bin=gen["per_bin"], seed=gen["seed"],
+                               k_true=gen["k_true"], scenarios=gen["scenarios"], runs=gen["runs"])
+            summary = add_records(db, study_id, ((n, normalise(r)) for n, r in enumerate(records, start=1)),
+                                  source="generator")
+            summary.records = summary.added + summary.already_present
+            record_import(db, study_id, summary)
+            added += summary.added
+        return added
+
+    def frozen_artefacts(self, db, study_id: str, definition: dict) -> list[tuple[str, str, str]]:
+        from workbench.cases.library import shipped_rubrics
+
+        options = definition[self.section]
+        rubric = shipped_rubrics().get(options["rubric"])
+        out = [("schema", "calibration/joined.csv",
+                json.dumps({"version": options["schema_version"], "columns": options["joined_schema"]}))]
+        if rubric is not None:
+            out.append(("rubric", rubric.id, rubric.text))
+        return out
+
+    def planned_runs(self, db, study_id: str, definition: dict) -> list[RunPlan]:
+        from store.items import iter_items
+        from workbench.protocols.calibration.importer import KIND
+        from workbench.protocols.calibration.sampling import stratified_sample
+
+        o = definition[self.section]
+        accepted = [(r["id"], r["payload"]["scenario"], r["payload"]["v_hat"])
+                    for r in iter_items(db, study_id, kind=KIND) if r["payload"].get("accepted", True)]
+        sample = stratified_sample(accepted, size=o["sample_size"], seed=o["sample_seed"], k=o["k"],
+                                   n_bins=o["strata_bins"])
+        judges = [j["name"] for j in definition.get("judges") or []]
+        return [RunPlan(item, judge) for item in sample for judge in judges]
+
+    def expected_calls(self, definition: dict, plan: RunPlan) -> int:
+        return 1
+
+    def settings_for(self, definition: dict, plan: RunPlan):
+        return judge_settings(definition, plan.condition)
+
+    async def program(self, ctx):
+        from workbench.protocols.calibration.program import judge_program
+
+        return await judge_program(ctx)
+
+    def metrics(self, db, study_id: str) -> MetricsDocument:
+        from workbench.protocols.calibration.report import csv_rows
+        from workbench.protocols.calibration.results import study_results
+
+        doc = study_results(db, study_id)
+        cols, rows = csv_rows(doc)
+        return MetricsDocument(doc, cols, rows)
+
+    def report_sections(self, db, study_id: str) -> list[ReportSection]:
+        from workbench.protocols.calibration.report import sections
+        from workbench.protocols.calibration.results import study_results
+
+        return sections(study_results(db, study_id))
+
+
+def judge_settings(definition: dict, judge_name: str):
+    """A judge's model settings: its own model, api_base and temperature; the study's seed and timeout."""
+    from workbench.gateway.api import ModelSettings
+
+    judge = next((j for j in definition.get("judges") or [] if j["name"] == judge_name), None)
+    if judge is None:
+        raise KeyError(f"no judge '{judge_name}' in the study")
+    model = definition.get("model") or {}
+    return ModelSettings(model=judge["model"], api_base=judge.get("api_base") or None,
+                         temperature=judge.get("temperature", 0.0), seed=model.get("seed"),
+                         max_tokens=definition[sec.SECTION]["judge_max_tokens"],
+                         timeout=model.get("timeout", 120.0))

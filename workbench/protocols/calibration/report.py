@@ -1,0 +1,147 @@
+"""The calibration study's report sections (Markdown) and its long-format metrics CSV rows.
+
+The outcome comes first, as the seed's decision is what a reader needs; then
+the pre-registration, Arms A, B and C, the four outcomes each marked, and the
+choices the seed leaves open that this project made.
+"""
+
+from __future__ import annotations
+
+from workbench.protocols.base import ReportSection
+
+OWN_CHOICES = [
+    "p = sigmoid(k · v_hat) is recomputed from each imported v_hat at the pre-registered `k` (default 1).",
+    "Reliability bins are equal-width over [0, 1] (`n_bins`, default 10); ECE is count-weighted.",
+    "The k sweep's default grid is 0.25 to 4.0 in steps of 0.25.",
+    "'Well calibrated' means ECE ≤ `ece_threshold` (default 0.05) at the pre-registered k.",
+    "'Judges agree' in outcomes 2 and 4 means α ≥ `strong_alpha` (the seed's 0.7 from outcome 1); "
+    "between 0.5 and 0.7 no outcome holds.",
+    "'Proxy and judges disagree' means Spearman ρ between p and the judges' mean score < `proxy_judge_rho` "
+    "(default 0.3).",
+    "Arm B's sample gives each (scenario, p bin) stratum an equal share, water-filled past small strata; "
+    "p bins for the sample and for disagreement-by-bin are `strata_bins` (default 5) equal-width bins.",
+    "The judge rubric (rubrics/calibration-content-quality.toml) has five anchored levels placed at 0, 0.25, "
+    "0.5, 0.75 and 1; the judge may answer any value in [0, 1] as JSON {score, reason}.",
+    "An invalid reply is told why and asked again `judge_retries` times (default 1) before it counts as a "
+    "judge_error.",
+    "The prompt check looks for excluded values only when they are at least 3 characters long; names in any "
+    "spelling are always refused.",
+    "Arm A uses every imported interaction; Arm B samples accepted ones (`accepted`, default true).",
+]
+
+
+def _num(v, fmt: str = ".3f") -> str:
+    return "—" if v is None else format(v, fmt)
+
+
+def sections(doc: dict) -> list[ReportSection]:
+    out = [ReportSection("Outcome", _outcome(doc)), ReportSection("Pre-registration", _prereg(doc)),
+           ReportSection("Arm A — proxy fidelity", _arm_a(doc)), ReportSection("Arm B — judge anchor", _arm_b(doc)),
+           ReportSection("Arm C — inter-rater agreement", _arm_c(doc)),
+           ReportSection("The four outcomes", _four(doc)),
+           ReportSection("Choices the seed leaves open (the project's own)", "\n".join(f"- {c}" for c in OWN_CHOICES)),
+           ReportSection("The joined CSV", _joined(doc))]
+    return out
+
+
+def _outcome(doc: dict) -> str:
+    o = doc["outcome"]
+    return f"**{o['summary']}**\n\n{o['facts']}."
+
+
+def _prereg(doc: dict) -> str:
+    p = doc["preregistration"]
+    judges = ", ".join(f"{j['name']} ({j['model']})" for j in p["judges"])
+    lines = [f"- p grid: {p['p_grid']}, {p['per_bin']} per bin" + (" (below the seed's ≥ 500)" if p["per_bin"] < 500
+                                                                   else ""),
+             f"- k = {p['k']:g}; k sweep {p['k_sweep'][0]:g} … {p['k_sweep'][-1]:g} ({len(p['k_sweep'])} values)",
+             f"- Arm B sample: {p['sample_size']}" + (" (below the seed's ≥ 1000)" if p["sample_size"] < 1000 else "")
+             + f", seed {p['sample_seed']}, {p['strata_bins']} p bins",
+             f"- judges: {judges}",
+             f"- rubric: {p['rubric']} (sha256 {p['rubric_sha256'][:16]}…)",
+             f"- excluded fields: {', '.join(p['excluded_fields'])}",
+             f"- α thresholds: escalate below {p['alpha_threshold']:g}, strong at ≥ {p['strong_alpha']:g}",
+             f"- joined CSV schema v{p['schema_version']}: {', '.join(p['joined_schema'])}"]
+    return "\n".join(lines)
+
+
+def _arm_a(doc: dict) -> str:
+    a = doc["arm_a"]
+    cal = a["calibration"]
+    rows = ["| p bin | n | mean p | frequency +1 | gap |", "|---|---:|---:|---:|---:|"]
+    for b in cal["bins"]:
+        rows.append(f"| [{b['lower']:.1f}, {b['upper']:.1f}) | {b['count']} | {_num(b['mean_predicted'])} | "
+                    f"{_num(b['observed_frequency'])} | {_num(b['gap'])} |")
+    sweep = a["k_sweep"]
+    return (f"{a['n']} interactions at k = {a['k']:g}: ECE {_num(cal['ece']['value'])}, MCE {_num(cal['mce']['value'])}, "
+            f"Brier {_num(cal['brier']['value'])}.\n\n" + "\n".join(rows) +
+            f"\n\nk sweep: {sweep['note']} (ECE {_num(sweep['best_ece']['value'])}).")
+
+
+def _arm_b(doc: dict) -> str:
+    b = doc["arm_b"]
+    rows = ["| judge | model | scored | judge errors | prompts refused |", "|---|---|---:|---:|---:|"]
+    for name, j in b["per_judge"].items():
+        rows.append(f"| {name} | {j['model']} | {j['scored']} | {j['judge_errors']} | {j['prompt_refused']} |")
+    return (f"{b['sampled']} interactions sampled of {b['accepted_interactions']} accepted (pre-registered "
+            f"{b['sample_size_preregistered']}); runs {b['runs']}.\n\n" + "\n".join(rows))
+
+
+def _arm_c(doc: dict) -> str:
+    c = doc["arm_c"]
+    lines = [f"- Krippendorff's α (interval): {_num(c['alpha']['value'])}"
+             + (f" — {c['alpha']['undefined_reason']}" if c["alpha"]["value"] is None else ""),
+             f"- ICC(2,1): {_num(c['icc_2_1']['value'])}",
+             f"- ρ(p, judges' mean): {_num(c['proxy_vs_judges']['value'])}",
+             f"- decision rule: {c['decision']}"]
+    for pair, est in c["pairwise_spearman"].items():
+        lines.append(f"- Spearman {pair}: {_num(est['value'])}")
+    rows = ["| p bin | n | mean pairwise |Δ| | mean SD |", "|---|---:|---:|---:|"]
+    for b in c["disagreement_by_p_bin"]:
+        rows.append(f"| {b['bin']} | {b['count']} | {_num(b['mean_abs_pairwise_difference'])} | {_num(b['mean_sd'])} |")
+    return "\n".join(lines) + "\n\nDisagreement by p bin:\n\n" + "\n".join(rows)
+
+
+def _four(doc: dict) -> str:
+    marks = {True: "HOLDS", False: "does not hold", None: "undecided"}
+    return "\n".join(f"{n}. **{o['title']}** — {marks[o['holds']]}. {o['meaning']}"
+                     for n, o in enumerate(doc["outcome"]["outcomes"], start=1))
+
+
+def _joined(doc: dict) -> str:
+    return ("`workbench --batch calibration export STUDY --out DIR` writes `joined.csv` (one row per accepted "
+            "interaction, columns as pre-registered) and `joined.schema.json` beside it. A downstream study joins "
+            "on `run_id` (and `interaction_id`), e.g. with pandas:\n\n"
+            "```python\nimport pandas as pd\nanchor = pd.read_csv('joined.csv')\n"
+            "adaptive = pd.read_csv('adaptive_runs.csv')\n"
+            "merged = adaptive.merge(anchor, on=['run_id', 'interaction_id'], how='left')\n```")
+
+
+def csv_rows(doc: dict) -> tuple[list[str], list[dict]]:
+    """Long format: one row per statistic."""
+    cols = ["arm", "statistic", "group", "value", "n"]
+    rows = []
+    a = doc["arm_a"]
+    for stat in ("ece", "mce", "brier"):
+        rows.append({"arm": "A", "statistic": stat, "group": f"k={a['k']:g}",
+                     "value": a["calibration"][stat]["value"], "n": a["n"]})
+    for b in a["calibration"]["bins"]:
+        rows.append({"arm": "A", "statistic": "frequency_positive", "group": f"[{b['lower']:.1f},{b['upper']:.1f})",
+                     "value": b["observed_frequency"], "n": b["count"]})
+    for pt in a["k_sweep"]["points"]:
+        rows.append({"arm": "A", "statistic": "ece_k_sweep", "group": f"k={pt['k']:g}", "value": pt["ece"]["value"],
+                     "n": pt["ece"]["n"]})
+    for name, j in doc["arm_b"]["per_judge"].items():
+        rows.append({"arm": "B", "statistic": "judge_errors", "group": name, "value": j["judge_errors"],
+                     "n": j["finished"]})
+    c = doc["arm_c"]
+    rows.append({"arm": "C", "statistic": "krippendorff_alpha", "group": "panel", "value": c["alpha"]["value"],
+                 "n": c["n_items"]})
+    rows.append({"arm": "C", "statistic": "icc_2_1", "group": "panel", "value": c["icc_2_1"]["value"],
+                 "n": c["icc_2_1"]["n"]})
+    for pair, est in c["pairwise_spearman"].items():
+        rows.append({"arm": "C", "statistic": "spearman", "group": pair, "value": est["value"], "n": est["n"]})
+    for b in c["disagreement_by_p_bin"]:
+        rows.append({"arm": "C", "statistic": "mean_abs_pairwise_difference", "group": b["bin"],
+                     "value": b["mean_abs_pairwise_difference"], "n": b["count"]})
+    return cols, rows

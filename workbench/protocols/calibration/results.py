@@ -1,0 +1,185 @@
+"""The one core every view reads: Arm A, Arm B's scores, Arm C and the outcome, from the store.
+
+`study_results(db, study_id)` is what the metrics command, the report, the
+exports and the TUI panels all show, so their counts and numbers agree.
+"""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass, field
+
+import sqlite_utils
+
+from workbench.protocols.calibration.importer import KIND, import_history
+from workbench.protocols.calibration.outcomes import Inputs, decide
+from workbench.protocols.calibration.sampling import bin_label, p_bin, proxy_p
+
+
+@dataclass
+class Interaction:
+    id: str
+    run_id: str
+    interaction_id: str
+    scenario: str
+    v_hat: float
+    p: float
+    ground_truth: int
+    accepted: bool
+
+
+@dataclass
+class StudyData:
+    study_id: str
+    definition: dict
+    options: dict
+    judges: list[dict]
+    interactions: list[Interaction]
+    sampled: list[str]                                   # item ids with at least one judge run
+    scores: dict[str, dict[str, float]] = field(default_factory=dict)      # item → judge → score
+    failures: dict[str, dict[str, str]] = field(default_factory=dict)      # item → judge → judge_error | prompt_refused
+    judge_rows: list[dict] = field(default_factory=list)                   # one per finished judge run
+    run_status: dict[str, int] = field(default_factory=dict)
+
+
+def load(db: sqlite_utils.Database, study_id: str) -> StudyData:
+    from store import runs as run_rows
+    from store import studies as study_rows
+    from store.items import iter_items
+    from store.outputs import outputs_for_study
+
+    study = study_rows.get_study(db, study_id)
+    if study is None:
+        raise KeyError(f"no study '{study_id}' in the store")
+    definition = study["definition"]
+    options = definition["calibration"]
+    k = options["k"]
+    interactions = []
+    for row in iter_items(db, study_id, kind=KIND):
+        pl = row["payload"]
+        interactions.append(Interaction(row["id"], pl["run_id"], pl["interaction_id"], pl["scenario"],
+                                        pl["v_hat"], proxy_p(pl["v_hat"], k), pl["ground_truth"],
+                                        pl.get("accepted", True)))
+    runs = run_rows.list_runs(db, study_id)
+    data = StudyData(study_id, definition, options, definition.get("judges") or [], interactions,
+                     sorted({r["case_id"] for r in runs}), run_status=run_rows.status_counts(db, study_id))
+    for out in outputs_for_study(db, study_id):
+        rep = out["report"]
+        item, judge = out["case_id"], out["condition"]
+        if rep.get("score") is not None:
+            data.scores.setdefault(item, {})[judge] = rep["score"]
+        elif rep.get("prompt_refused"):
+            data.failures.setdefault(item, {})[judge] = "prompt_refused"
+        elif rep.get("judge_error"):
+            data.failures.setdefault(item, {})[judge] = "judge_error"
+        data.judge_rows.append({**rep, "judge_run": out["run_id"], "item_id": item, "judge": judge})
+    return data
+
+
+def arm_a(data: StudyData) -> dict:
+    """Proxy fidelity over every imported interaction at the pre-registered k, and the k sweep."""
+    from workbench.metrics.calibration import calibration, sigmoid_k_sweep
+
+    o = data.options
+    ps = [i.p for i in data.interactions]
+    ys = [i.ground_truth for i in data.interactions]
+    report = calibration(ps, ys, n_bins=o["n_bins"])
+    sweep = sigmoid_k_sweep([i.v_hat for i in data.interactions], ys, o["k_sweep"], n_bins=o["n_bins"])
+    ece = report.ece.value
+    return {"k": o["k"], "n": report.n, "calibration": report.to_dict(), "k_sweep": sweep.to_dict(),
+            "well_calibrated": None if ece is None else ece <= o["ece_threshold"],
+            "ece_threshold": o["ece_threshold"]}
+
+
+def score_matrix(data: StudyData) -> tuple[list[str], dict[str, list[float | None]]]:
+    """The sampled items and, per judge (definition order), its score or None for each."""
+    names = [j["name"] for j in data.judges]
+    items = data.sampled
+    return items, {n: [data.scores.get(i, {}).get(n) for i in items] for n in names}
+
+
+def disagreement_by_p_bin(data: StudyData, items: list[str], matrix: dict[str, list]) -> list[dict]:
+    """Per p bin (`strata_bins`), over sampled items with ≥ 2 judge scores: mean |pairwise difference| and SD."""
+    import statistics
+
+    n_bins = data.options["strata_bins"]
+    p_of = {i.id: i.p for i in data.interactions}
+    per_bin: dict[int, list[tuple[float, float]]] = {b: [] for b in range(n_bins)}
+    for col, item in enumerate(items):
+        vals = [matrix[j][col] for j in matrix if matrix[j][col] is not None]
+        if len(vals) < 2 or item not in p_of:
+            continue
+        pairs = [abs(a - b) for a, b in itertools.combinations(vals, 2)]
+        per_bin[p_bin(p_of[item], n_bins)].append((sum(pairs) / len(pairs), statistics.stdev(vals)))
+    out = []
+    for b in range(n_bins):
+        rows = per_bin[b]
+        out.append({"bin": bin_label(b, n_bins), "lower": b / n_bins, "upper": (b + 1) / n_bins, "count": len(rows),
+                    "mean_abs_pairwise_difference": sum(r[0] for r in rows) / len(rows) if rows else None,
+                    "mean_sd": sum(r[1] for r in rows) / len(rows) if rows else None})
+    return out
+
+
+def arm_c(data: StudyData) -> dict:
+    from workbench.metrics.calibration import judge_panel_agreement
+    from workbench.metrics.correlation import spearman_rho
+
+    o = data.options
+    items, matrix = score_matrix(data)
+    panel = judge_panel_agreement(matrix, alpha_threshold=o["alpha_threshold"], strong_threshold=o["strong_alpha"],
+                                  n_bins=o["strata_bins"]).to_dict()
+    panel["disagreement_by_judge_score_bin"] = panel.pop("disagreement_by_bin")
+    panel["disagreement_by_p_bin"] = disagreement_by_p_bin(data, items, matrix)
+    p_of = {i.id: i.p for i in data.interactions}
+    xs, ys = [], []
+    for col, item in enumerate(items):
+        vals = [matrix[j][col] for j in matrix if matrix[j][col] is not None]
+        if vals and item in p_of:
+            xs.append(p_of[item])
+            ys.append(sum(vals) / len(vals))
+    panel["proxy_vs_judges"] = spearman_rho(xs, ys).to_dict() if len(xs) >= 3 else {
+        "value": None, "n": len(xs), "undefined_reason": "fewer than 3 interactions with a judge score",
+        "method": "Spearman rho between p and the judges' mean score"}
+    return panel
+
+
+def arm_b(data: StudyData) -> dict:
+    per_judge = {}
+    for j in data.judges:
+        rows = [r for r in data.judge_rows if r["judge"] == j["name"]]
+        per_judge[j["name"]] = {"model": j["model"], "finished": len(rows),
+                                "scored": sum(1 for r in rows if r.get("score") is not None),
+                                "judge_errors": sum(1 for r in rows if r.get("judge_error")),
+                                "prompt_refused": sum(1 for r in rows if r.get("prompt_refused"))}
+    accepted = sum(1 for i in data.interactions if i.accepted)
+    return {"sample_size_preregistered": data.options["sample_size"], "sampled": len(data.sampled),
+            "accepted_interactions": accepted, "runs": data.run_status, "per_judge": per_judge,
+            "judge_errors": sum(v["judge_errors"] for v in per_judge.values()),
+            "prompt_refused": sum(v["prompt_refused"] for v in per_judge.values())}
+
+
+def study_results(db: sqlite_utils.Database, study_id: str, data: StudyData | None = None) -> dict:
+    """The whole metrics document: outcome first, then the items, Arms A, B and C, and the pre-registration."""
+    data = data or load(db, study_id)
+    o = data.options
+    a, b, c = arm_a(data), arm_b(data), arm_c(data)
+    outcome = decide(Inputs(ece=a["calibration"]["ece"]["value"], alpha=c["alpha"]["value"],
+                            rho=c["proxy_vs_judges"]["value"], ece_threshold=o["ece_threshold"],
+                            alpha_threshold=o["alpha_threshold"], strong_alpha=o["strong_alpha"],
+                            rho_threshold=o["proxy_judge_rho"]))
+    imports = import_history(db, study_id)
+    return {
+        "study_id": study_id, "protocol": "calibration", "outcome": outcome,
+        "items": {"interactions": len(data.interactions), "accepted": b["accepted_interactions"],
+                  "imports": [{k: v for k, v in imp.items() if k != "problems"} for imp in imports]},
+        "arm_a": a, "arm_b": b, "arm_c": c,
+        "preregistration": preregistration(data),
+    }
+
+
+def preregistration(data: StudyData) -> dict:
+    o = data.options
+    keys = ("p_grid", "per_bin", "k", "k_sweep", "n_bins", "sample_size", "sample_seed", "strata_bins",
+            "excluded_fields", "alpha_threshold", "strong_alpha", "ece_threshold", "proxy_judge_rho", "rubric",
+            "rubric_sha256", "joined_schema", "schema_version")
+    return {**{k: o[k] for k in keys}, "judges": [{"name": j["name"], "model": j["model"]} for j in data.judges]}
