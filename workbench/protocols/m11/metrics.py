@@ -1,0 +1,87 @@
+"""The one core every view reads: `study_metrics` (TUI dashboard, batch metrics, report, JSON export)."""
+
+from __future__ import annotations
+
+from workbench.protocols.m11 import tables
+from workbench.protocols.m11.scoring import CRITERIA
+
+FILTER_ARTIFACT = "m11_input_filter"   # study artifact: what the InputFilter loaded and excluded
+
+
+def options_of(db, study_id: str) -> tuple[dict, dict]:
+    from store.studies import get_study
+
+    study = get_study(db, study_id)
+    if study is None:
+        raise KeyError(f"no study '{study_id}' in the store")
+    return study["definition"], study["definition"].get("m11") or {}
+
+
+def trend(db, module: str) -> list[dict]:
+    """Pass rate and mean overall of every M11 study of this module, oldest first."""
+    from store.studies import list_studies
+    from workbench.protocols.m11.results import sample_results
+
+    out = []
+    for s in list_studies(db):
+        options = s["definition"].get("m11") or {}
+        if s["protocol"] != "m11" or options.get("module", "M11") != module:
+            continue
+        results = sample_results(db, s["id"])
+        dist = tables.band_distribution(results)
+        scored = [r["overall"] for r in results if r["overall"] is not None]
+        out.append({"study": s["id"], "created_at": s["created_at"], "samples": len(results), "scored": dist["n"],
+                    "pass_rate": dist["pass_rate"],
+                    "mean_overall": round(sum(scored) / len(scored), 2) if scored else None})
+    return out
+
+
+def study_metrics(db, study_id: str, *, with_trend: bool = True) -> dict:
+    from store.items import get_artifact
+    from workbench.protocols.m11.cost import actual, estimate
+    from workbench.protocols.m11.human import human_validation
+    from workbench.protocols.m11.results import sample_results
+
+    definition, options = options_of(db, study_id)
+    results = sample_results(db, study_id)
+    return {
+        "study": study_id, "protocol": "m11", "module": options.get("module", "M11"), "runs": options.get("runs", 3),
+        "conditions": definition.get("conditions") or ["likert", "binary"],
+        "input_filter": get_artifact(db, study_id, FILTER_ARTIFACT, "report"),
+        "samples": [public(r) for r in results],
+        "bands": tables.band_distribution(results),
+        "profile": tables.criterion_profile(results),
+        "histogram": tables.histogram(results),
+        "binary": tables.binary_agreement(results),
+        "validation": tables.validation_table(results),
+        "confidence": tables.confidence_table(results),
+        "retries": tables.retry_table(results),
+        "human": human_validation(db, study_id, results, options,
+                                  (definition.get("thresholds") or {}).get("human_r", 0.85)),
+        "cost": {"estimate": estimate(definition, [r["item"] for r in results]), "actual": actual(results)},
+        "trend": trend(db, options.get("module", "M11")) if with_trend else [],
+    }
+
+
+def public(result: dict) -> dict:
+    """A sample as the documents carry it: seed 003 §5's {overall, scores, summary} and what was derived."""
+    return {"id": result["id"], "title": result["title"], "overall": result["overall"], "scores": result["scores"],
+            "summary": result["summary"], "band": result["band"], "confidence": result["confidence"],
+            "spread": result["spread"], "run_overalls": result["run_overalls"], "ok_runs": result["ok_runs"],
+            "runs": result["runs"], "errors": result["errors"], "binary": result["binary"],
+            "binary_error": result["binary_error"], "validation": result["validation"],
+            "never_violations": result["never_violations"], "cost": result["cost"]}
+
+
+CSV_COLUMNS = ["item", "title", "overall", "band", "confidence", *CRITERIA, "ok_runs", "errors", "binary", "cost"]
+
+
+def csv_rows(document: dict) -> list[dict]:
+    rows = []
+    for s in document["samples"]:
+        scores = s["scores"] or {}
+        rows.append({"item": s["id"], "title": s["title"], "overall": s["overall"], "band": s["band"],
+                     "confidence": s["confidence"], **{c: scores.get(c) for c in CRITERIA},
+                     "ok_runs": s["ok_runs"], "errors": len(s["errors"]), "binary": s["binary"],
+                     "cost": s["cost"]["cost"]})
+    return rows

@@ -1,0 +1,94 @@
+"""Reading each stage's JSON reply; a reply that does not hold up raises InvalidReply with the reason
+(the retry is told it)."""
+
+from __future__ import annotations
+
+from workbench.judges.parse import InvalidReply, extract_json, parse_score
+from workbench.protocols.m11.scoring import CRITERIA, overall
+
+SEVERITIES = ("critical", "major", "minor")
+VERDICTS = ("valid", "partially valid", "invalid")
+MIN_WEAKNESSES = 3  # seed 003 §2: the Critic finds 3+ issues
+
+
+def critic(text: str) -> list[dict]:
+    obj = extract_json(text)
+    items = obj.get("weaknesses")
+    if not isinstance(items, list):
+        raise InvalidReply('"weaknesses" must be a list')
+    out = []
+    for i, w in enumerate(items, start=1):
+        if not isinstance(w, dict):
+            raise InvalidReply(f"weakness {i} must be an object")
+        category = str(w.get("category", "")).strip().lower()
+        severity = str(w.get("severity", "")).strip().lower()
+        issue = str(w.get("issue", "")).strip()
+        if category not in CRITERIA:
+            raise InvalidReply(f"weakness {i}: category must be one of {', '.join(CRITERIA)}")
+        if severity not in SEVERITIES:
+            raise InvalidReply(f"weakness {i}: severity must be one of {', '.join(SEVERITIES)}")
+        if not issue:
+            raise InvalidReply(f"weakness {i}: the issue is missing")
+        out.append({"id": str(w.get("id") or f"W{i}"), "category": category, "severity": severity,
+                    "issue": issue, "evidence": str(w.get("evidence", "")).strip()})
+    if len(out) < MIN_WEAKNESSES:
+        raise InvalidReply(f"found {len(out)} weakness(es); at least {MIN_WEAKNESSES} are required")
+    return out
+
+
+def defender(text: str, weaknesses: list[dict]) -> list[dict]:
+    obj = extract_json(text)
+    items = obj.get("rebuttals")
+    if not isinstance(items, list):
+        raise InvalidReply('"rebuttals" must be a list')
+    by_id = {}
+    for i, r in enumerate(items, start=1):
+        if not isinstance(r, dict):
+            raise InvalidReply(f"rebuttal {i} must be an object")
+        verdict = " ".join(str(r.get("verdict", "")).lower().replace("_", " ").replace("-", " ").split())
+        if verdict not in VERDICTS:
+            raise InvalidReply(f"rebuttal {i}: verdict must be one of {', '.join(VERDICTS)}")
+        by_id[str(r.get("id", ""))] = {"id": str(r.get("id", "")), "verdict": verdict,
+                                        "argument": str(r.get("argument", "")).strip()}
+    missing = [w["id"] for w in weaknesses if w["id"] not in by_id]
+    if missing:
+        raise InvalidReply(f"no rebuttal for {', '.join(missing)}")
+    return [by_id[w["id"]] for w in weaknesses]
+
+
+def judge(text: str) -> dict:
+    """{"scores": {criterion: int}, "evidence": {criterion: str}, "summary", "overall"}."""
+    obj = extract_json(text)
+    raw = obj.get("scores")
+    if not isinstance(raw, dict):
+        raise InvalidReply('"scores" must be an object of the five criteria')
+    scores, evidence = {}, {}
+    for c in CRITERIA:
+        entry = raw.get(c)
+        if not isinstance(entry, dict):
+            raise InvalidReply(f"criterion '{c}' is missing (an object with score and evidence)")
+        scores[c] = parse_score(entry.get("score"), 0, 5, c)
+        ev = entry.get("evidence") or entry.get("justification")
+        if not isinstance(ev, str) or not ev.strip():
+            raise InvalidReply(f"{c}: the evidence is missing")
+        evidence[c] = ev.strip()
+    summary = obj.get("summary")
+    if not isinstance(summary, str) or not summary.strip():
+        raise InvalidReply('"summary" is missing')
+    return {"scores": scores, "evidence": evidence, "summary": summary.strip(), "overall": overall(scores)}
+
+
+def metajudge(text: str) -> dict:
+    obj = extract_json(text)
+    flag = obj.get("sycophantic")
+    if not isinstance(flag, bool):
+        raise InvalidReply('"sycophantic" must be true or false')
+    return {"sycophantic": flag, "reason": str(obj.get("reason", "")).strip()}
+
+
+def binary(text: str) -> dict:
+    obj = extract_json(text)
+    verdict = str(obj.get("verdict", "")).strip().upper()
+    if verdict not in ("PASS", "FAIL"):
+        raise InvalidReply('"verdict" must be PASS or FAIL')
+    return {"verdict": verdict, "reason": str(obj.get("reason", "")).strip()}

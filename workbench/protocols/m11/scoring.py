@@ -1,0 +1,61 @@
+"""The M11 numbers every view shares: the five criteria, the overall score, the bands, confidence.
+
+Seed 003 §5-§7: five criteria scored 0-5, overall = their MEAN (Example A:
+5,4,5,4,4 -> 4.4; Example B: 1,2,3,3,1 -> 2.0), read in four bands.
+"""
+
+from __future__ import annotations
+
+from statistics import mean
+
+CRITERIA = ("accuracy", "relevance", "completeness", "clarity", "reasoning")
+
+# (band, lower bound, expected share from seed 003 §7 as (low %, high %)). The seed's ranges leave
+# gaps (4.4 to 4.5, ...); the project closes them downward: a band starts at its lower bound and
+# runs up to the next band's (see README, "Project choices").
+BANDS = (
+    ("Strong PASS", 4.5, (40, 50)),
+    ("PASS", 3.5, (25, 35)),
+    ("Borderline", 2.5, (10, 15)),
+    ("FAIL", 0.0, (5, 15)),
+)
+BAND_NAMES = tuple(b[0] for b in BANDS)
+PASSING = ("Strong PASS", "PASS")
+
+# Confidence from the spread (max - min) of the overall score across a sample's pipeline runs.
+# One criterion point moves the overall by 0.2; HIGH allows two such points of disagreement.
+HIGH_SPREAD = 0.4
+MEDIUM_SPREAD = 1.0
+CONFIDENCE_LEVELS = ("HIGH", "MEDIUM", "LOW")
+
+
+def overall(scores: dict[str, int | float]) -> float:
+    """The mean of the five criteria, rounded to two decimals (what is shown is what is banded)."""
+    missing = [c for c in CRITERIA if c not in scores]
+    if missing:
+        raise ValueError(f"scores lack {', '.join(missing)}")
+    return round(mean(float(scores[c]) for c in CRITERIA), 2)
+
+
+def band(value: float) -> str:
+    for name, lower, _ in BANDS:
+        if value >= lower - 1e-9:
+            return name
+    return BANDS[-1][0]
+
+
+def passes(value: float) -> bool:
+    return band(value) in PASSING
+
+
+def confidence(overalls: list[float]) -> str | None:
+    """HIGH / MEDIUM / LOW from the runs' spread; None for a single run (no spread to read)."""
+    if len(overalls) < 2:
+        return None
+    spread = max(overalls) - min(overalls)
+    same_band = len({band(v) for v in overalls}) == 1
+    if spread <= HIGH_SPREAD + 1e-9 and same_band:
+        return "HIGH"
+    if spread <= MEDIUM_SPREAD + 1e-9:
+        return "MEDIUM"
+    return "LOW"
