@@ -1,0 +1,263 @@
+"""The study's faultline metrics: one document per debate, CR per repeated debate, condition
+comparisons, and the headline verdict — one function the TUI, batch output and report all read.
+
+Embeddings come through the shared Embedder with the store's cache; the model
+is the study's `faultline.embedding_model` (the bundled MiniLM by default).
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+
+import sqlite_utils
+
+from workbench.protocols.faultline import measures
+from workbench.protocols.faultline.conditions import SELF_CONSISTENCY, SINGLE, condition
+
+CSV_COLUMNS = ["run_id", "item", "topic", "pair", "divergence", "condition", "replicate", "metric", "scope",
+               "value", "n", "threshold", "meets", "undefined_reason"]
+
+
+def _est(e) -> dict:
+    return e.to_dict()
+
+
+class Vectors:
+    """Embeds texts in one batch per call through the cached Embedder."""
+
+    def __init__(self, db: sqlite_utils.Database, model: str):
+        from store.embeddings import StoreEmbeddingCache
+        from workbench.metrics.embeddings import Embedder
+
+        self.embedder = Embedder(model, StoreEmbeddingCache(db))
+
+    def __call__(self, texts: list[str]):
+        return self.embedder.embed(texts) if texts else None
+
+
+def debate_metrics(report: dict, graphs: dict[str, dict], embed) -> dict:
+    """BA, ΔSD, spread per round, CG and ACC of one debate (`report`: a debate run's output report).
+    `graphs`: "persona:size" → graph; 0-node conditions are measured against the persona's smallest
+    built graph, if the study has one (project's choice: the control BA that graph conditions must beat)."""
+    personas = report["personas"]
+    by_id = {m["id"]: m for m in report["messages"]}
+    out: dict = {"BA": {}, "spread": [], "errors": len(report.get("errors", []))}
+    # BA per persona and pooled
+    grounded = total = 0
+    for pid in personas:
+        graph = _graph_for(graphs, pid, report["nodes"])
+        claims = [c for m in report["messages"] if m["persona"] == pid for c in (report["claims"].get(m["id"]) or [])]
+        nodes = [n["claim"] for n in graph["nodes"]] if graph else []
+        est = measures.belief_adherence(embed(claims), embed(nodes))
+        if graph is None:
+            est = measures.undefined("the study built no belief graph for this persona", method="BA")
+        out["BA"][pid] = _est(est)
+        if est.defined:
+            grounded += est.details["grounded"]
+            total += est.details["claims"]
+    out["BA_pooled"] = _est(measures.Estimate(grounded / total, n=total, method="BA pooled over personas")
+                            if total else measures.undefined("no persona's BA is defined", method="BA"))
+    # ΔSD over the contested claims
+    contested = [c["id"] for c in report.get("contested", [])] or report.get("contested_ids", [])
+    st = report["stances"]
+    out["dSD"] = _est(measures.delta_sd(st["opening"], st["closing"], contested))
+    # spread per round
+    rounds = sorted({m["round"] for m in report["messages"] if m["persona"] != "moderator"})
+    per_round = []
+    for r in rounds:
+        msgs = [m for m in report["messages"] if m["round"] == r and m["persona"] != "moderator"]
+        est = measures.spread(embed([m["text"] for m in msgs]), [m["persona"] for m in msgs])
+        per_round.append(est)
+        out["spread"].append({"round": r, **_est(est)})
+    out["spread_trend"] = _est(measures.spread_trend(per_round))
+    # CG
+    cards = report.get("cruxes", [])
+    card_vecs = embed([f"{c['question']} {c['diagnosis']}" for c in cards])
+    sources = []
+    for c in cards:
+        texts = [by_id[i]["text"] for i in c["messages"] if i in by_id]
+        sources.append(embed(texts))
+    cg = measures.crux_grounding(card_vecs if card_vecs is not None else [], sources)
+    if not cards:
+        cg = measures.undefined("the debate produced no crux cards" + (" (the crux step failed to parse)" if any(
+            e["step"] == "crux" for e in report.get("errors", [])) else ""), method="CG")
+    out["CG"] = _est(cg)
+    # ACC: the personas' majority closing stance on each verifiable claim
+    truths = {c["id"]: c["truth"] for c in report.get("verifiable", [])}
+    closing = [s for s in st["closing"].values() if s is not None]
+    verdicts = {c: measures.majority([s.get(c) for s in closing]) for c in truths}
+    extracted = {c for c in truths if any(s.get(c) is not None for s in closing)}
+    out["ACC"] = _est(measures.accuracy(verdicts, truths, extracted))
+    out["majority"] = verdicts
+    return out
+
+
+def baseline_metrics(report: dict, truths: dict[str, bool]) -> dict:
+    parsed = [s for s in report["stances"] if s is not None]
+    extracted = {c for c in truths if any(s.get(c) is not None for s in parsed)}
+    return {"ACC": _est(measures.accuracy(report["final"], truths, extracted)), "errors": len(report["errors"])}
+
+
+def _graph_for(graphs: dict, persona: str, nodes: int) -> dict | None:
+    if nodes:
+        g = graphs.get(f"{persona}:{nodes}")
+        return g if g and g.get("nodes") else g
+    sizes = sorted(int(k.split(":")[1]) for k, g in graphs.items() if k.startswith(f"{persona}:") and g.get("nodes"))
+    return graphs[f"{persona}:{sizes[0]}"] if sizes else None
+
+
+def _compare(x: list, y: list, label: str) -> dict:
+    from workbench.metrics.descriptive import mean_difference_ci
+    from workbench.metrics.effect_sizes import mann_whitney_u
+
+    return {"comparison": label, "mean_difference": _est(mean_difference_ci(x, y)),
+            "mann_whitney": _est(mann_whitney_u(x, y))}
+
+
+def verdict(diff: dict) -> tuple[str, str]:
+    """yes: the CI of mean ACC(debate) − ACC(self-consistency) lies above 0; no: it lies at or below 0;
+    undecided: it straddles 0, or cannot be computed (the reason is given)."""
+    if diff["value"] is None:
+        return "undecided", diff["undefined_reason"]
+    if diff["ci_low"] is None:
+        return "undecided", diff["ci_undefined_reason"] or "no confidence interval"
+    if diff["ci_low"] > 0:
+        return "yes", "the whole CI is above 0"
+    if diff["ci_high"] <= 0:
+        return "no", "the whole CI is at or below 0"
+    return "undecided", "the CI contains 0"
+
+
+def study_metrics(db: sqlite_utils.Database, study_id: str, definition: dict) -> dict:
+    from store.outputs import get_output
+    from store.runs import list_runs
+    from workbench.protocols.faultline.graphs import stored_graphs
+    from workbench.protocols.faultline.items import DEBATE, TOPIC
+    from store.items import list_items
+
+    section = definition["faultline"]
+    embed = Vectors(db, section["embedding_model"])
+    graphs = stored_graphs(db, study_id)
+    topics = {i["id"]: i["payload"]["topic"] for i in list_items(db, study_id, kind=TOPIC)}
+    debates = {i["id"]: i["payload"] for i in list_items(db, study_id, kind=DEBATE)}
+    docs, cr_groups = [], defaultdict(list)
+    runs = list_runs(db, study_id)
+    for run in runs:
+        if run["status"] != "done":
+            continue
+        output = get_output(db, run["id"])
+        if output is None:
+            continue
+        report = output["report"]
+        cond = condition(run["condition"])
+        base = {"run_id": run["id"], "item": run["case_id"], "condition": run["condition"],
+                "replicate": run["replicate"], "architecture": cond.architecture, "nodes": cond.nodes}
+        if cond.is_debate:
+            topic = debates[run["case_id"]]["topic"]
+            report = {**report, "contested": topic["contested"], "verifiable": topic["verifiable"]}
+            m = debate_metrics(report, graphs, embed)
+            base.update(topic=topic["id"], pair=report["pair"], divergence=report["divergence"])
+            for card in report.get("cruxes", []):
+                cr_groups[(run["case_id"], run["condition"])].append((run["id"], card["question"]))
+        else:
+            topic = topics[run["case_id"]]
+            m = baseline_metrics(report, {c["id"]: c["truth"] for c in topic["verifiable"]})
+            base.update(topic=topic["id"], pair=None, divergence=None)
+        docs.append({**base, "metrics": m})
+    cr = []
+    done_runs = defaultdict(int)
+    for r in runs:
+        if r["status"] == "done" and condition(r["condition"]).is_debate:
+            done_runs[(r["case_id"], r["condition"])] += 1
+    for (item, cond_id), n in sorted(done_runs.items()):
+        rows = cr_groups.get((item, cond_id), [])
+        vecs = embed([q for _, q in rows])
+        est = measures.crux_recurrence(vecs if vecs is not None else [], [r for r, _ in rows],
+                                       min_cluster_size=section["hdbscan_min_cluster_size"])
+        cr.append({"item": item, "condition": cond_id, "runs": n, **_est(est)})
+    return summarise(docs, cr, [c for c in definition["conditions"]])
+
+
+def _values(docs: list[dict], cond: str, metric: str) -> list[float]:
+    key = {"BA": "BA_pooled"}.get(metric, metric)
+    return [d["metrics"][key]["value"] for d in docs if d["condition"] == cond and key in d["metrics"]
+            and d["metrics"][key]["value"] is not None]
+
+
+def summarise(docs: list[dict], cr: list[dict], conditions: list[str]) -> dict:
+    from workbench.metrics.descriptive import mean_ci
+
+    per_condition = {}
+    for c in conditions:
+        metrics = ("BA", "dSD", "spread_trend", "CG", "ACC") if condition(c).is_debate else ("ACC",)
+        row = {}
+        for metric in metrics:
+            row[metric] = {**_est(mean_ci(_values(docs, c, metric))), "threshold": measures.THRESHOLDS.get(
+                metric, ("",))[0]}
+            row[metric]["meets"] = measures.meets(metric, row[metric]["value"])
+        if condition(c).is_debate:
+            row["CR"] = {**_est(mean_ci([g["value"] for g in cr if g["condition"] == c and g["value"] is not None])),
+                         "threshold": measures.THRESHOLDS["CR"][0]}
+            row["CR"]["meets"] = measures.meets("CR", row["CR"]["value"])
+        per_condition[c] = row
+    debate_conds = [c for c in conditions if condition(c).is_debate]
+    debate_acc = [v for c in debate_conds for v in _values(docs, c, "ACC")]
+    sc_acc = _values(docs, SELF_CONSISTENCY, "ACC")
+    headline = _compare(debate_acc, sc_acc, "ACC: all debate conditions − self-consistency")
+    answer, why = verdict(headline["mean_difference"])
+    if SELF_CONSISTENCY not in conditions:
+        answer, why = "undecided", "the study has no self-consistency condition"
+    comparisons = []
+    for c in debate_conds:
+        for base in (SELF_CONSISTENCY, SINGLE):
+            if base in conditions:
+                comparisons.append({"metric": "ACC", **_compare(_values(docs, c, "ACC"), _values(docs, base, "ACC"),
+                                                                f"ACC: {c} − {base}")})
+        if c != "plain" and "plain" in conditions:
+            for metric in ("BA", "dSD", "spread_trend", "CG"):
+                comparisons.append({"metric": metric, **_compare(_values(docs, c, metric),
+                                                                 _values(docs, "plain", metric),
+                                                                 f"{metric}: {c} − plain")})
+    by_divergence = {}
+    for level in ("low", "medium", "high"):
+        sub = [d for d in docs if d.get("divergence") == level]
+        if sub:
+            by_divergence[level] = {m: _est(mean_ci([d["metrics"][{"BA": "BA_pooled"}.get(m, m)]["value"] for d in sub
+                                                     if d["metrics"][{"BA": "BA_pooled"}.get(m, m)]["value"]
+                                                     is not None]))
+                                    for m in ("BA", "dSD", "spread_trend", "CG", "ACC")}
+    return {"headline": {"question": "debate beats self-consistency on ACC", "answer": answer, "why": why,
+                         **headline},
+            "conditions": per_condition, "comparisons": comparisons, "by_divergence": by_divergence,
+            "crux_recurrence": cr, "debates": docs,
+            "errors": {"runs_with_errors": sum(1 for d in docs if d["metrics"].get("errors")),
+                       "extraction_errors": sum(d["metrics"].get("errors", 0) for d in docs)}}
+
+
+def csv_rows(doc: dict) -> list[dict]:
+    """The long format: one row per run × metric × scope (persona, round)."""
+    rows = []
+
+    def add(d, metric, scope, est):
+        rows.append({"run_id": d.get("run_id", ""), "item": d.get("item", ""), "topic": d.get("topic", ""),
+                     "pair": d.get("pair") or "", "divergence": d.get("divergence") or "",
+                     "condition": d.get("condition", ""), "replicate": d.get("replicate", ""), "metric": metric,
+                     "scope": scope, "value": est["value"], "n": est["n"],
+                     "threshold": measures.THRESHOLDS.get(metric, ("",))[0],
+                     "meets": measures.meets(metric, est["value"]), "undefined_reason": est["undefined_reason"] or ""})
+
+    for d in doc["debates"]:
+        m = d["metrics"]
+        if "BA" in m:
+            for pid, est in m["BA"].items():
+                add(d, "BA", pid, est)
+            add(d, "BA", "pooled", m["BA_pooled"])
+            add(d, "dSD", "debate", m["dSD"])
+            for r in m["spread"]:
+                add(d, "spread", f"round {r['round']}", r)
+            add(d, "spread_trend", "debate", m["spread_trend"])
+            add(d, "CG", "debate", m["CG"])
+        add(d, "ACC", "debate" if "BA" in m else "baseline", m["ACC"])
+    for g in doc["crux_recurrence"]:
+        add({"item": g["item"], "condition": g["condition"]}, "CR", f"{g['runs']} runs", g)
+    return rows

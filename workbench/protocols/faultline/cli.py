@@ -1,0 +1,98 @@
+"""`workbench --batch faultline …`: the protocol's own batch commands.
+
+    faultline graphs STUDY                    build the belief graphs the study needs (before its freeze)
+    faultline graph STUDY PERSONA [--size N]  show one persona's belief graph
+    faultline debates STUDY --out DIR         one JSON document per debate, with its metrics
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+from workbench.cli.context import OK, CommandError, Context
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("faultline", help="faultline protocol: belief graphs and per-debate documents")
+    fsub = p.add_subparsers(dest="faultline_command", metavar="ACTION", required=True)
+    g = fsub.add_parser("graphs", help="build the belief graphs the study needs (before its freeze)")
+    g.add_argument("study", metavar="STUDY")
+    g.add_argument("--replay", action="store_true", help="serve every call from the log; fail on a miss")
+    g.set_defaults(handler=build)
+    s = fsub.add_parser("graph", help="show one persona's belief graph")
+    s.add_argument("study", metavar="STUDY")
+    s.add_argument("persona", metavar="PERSONA")
+    s.add_argument("--size", type=int, default=None, help="nodes (default: every size built)")
+    s.set_defaults(handler=show)
+    d = fsub.add_parser("debates", help="write one JSON document per debate, with its metrics")
+    d.add_argument("study", metavar="STUDY")
+    d.add_argument("--out", metavar="DIR", required=True)
+    d.set_defaults(handler=debates)
+
+
+def _definition(db, study_id: str) -> dict:
+    from workbench.studies import StudyNotFound, load_study
+
+    try:
+        study = load_study(db, study_id)
+    except StudyNotFound as exc:
+        raise CommandError(str(exc)) from None
+    if study["definition"].get("protocol") != "faultline":
+        raise CommandError(f"study '{study_id}' is not a faultline study")
+    return study["definition"]
+
+
+def build(args, ctx: Context) -> int:
+    import asyncio
+
+    from workbench.gateway import build_gateway
+    from workbench.gateway.api import GatewayError
+    from workbench.protocols.faultline.graphs import build_study_graphs
+
+    db = ctx.db()
+    definition = _definition(db, args.study)
+    gateway = build_gateway(db, ctx.db_path, replay_only=args.replay)
+    try:
+        result = asyncio.run(build_study_graphs(db, gateway, args.study, definition))
+    except GatewayError as exc:
+        raise CommandError(f"belief graphs not finished: {exc}; run the command again to resume") from None
+    ctx.emit(result, f"belief graphs of {args.study}: {result['built']} built ({result['failed']} failed to parse, "
+                     f"stored as failed), {result['already']} already there")
+    return OK
+
+
+def show(args, ctx: Context) -> int:
+    from workbench.protocols.faultline.graphs import format_graph, stored_graphs
+
+    db = ctx.db()
+    _definition(db, args.study)
+    graphs = {k: g for k, g in stored_graphs(db, args.study).items()
+              if k.split(":")[0] == args.persona and (args.size is None or int(k.split(":")[1]) == args.size)}
+    if not graphs:
+        raise CommandError(f"no belief graph of '{args.persona}'" + (f" at {args.size} nodes" if args.size else "")
+                           + f" in study '{args.study}'")
+
+    def human() -> str:
+        parts = []
+        for key, g in sorted(graphs.items()):
+            head = f"{key}: {len(g['nodes'])} nodes, {len(g['edges'])} edges, model {g['model']}"
+            parts.append(head + (f"\n  build failed: {g['error']}" if g["error"] else "") + "\n" + format_graph(g))
+        return "\n\n".join(parts)
+
+    ctx.emit(graphs, human)
+    return OK
+
+
+def debates(args, ctx: Context) -> int:
+    from workbench.protocols.faultline.analysis import study_metrics
+
+    db = ctx.db()
+    doc = study_metrics(db, args.study, _definition(db, args.study))
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    for d in doc["debates"]:
+        (out / f"{d['run_id']}.json").write_text(json.dumps(d, indent=2, ensure_ascii=False), encoding="utf-8")
+    ctx.emit({"written": len(doc["debates"]), "dir": str(out)}, f"{len(doc['debates'])} documents in {out}")
+    return OK

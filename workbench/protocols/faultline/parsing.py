@@ -1,0 +1,117 @@
+"""Checking the JSON a model returns for each structured step; a reply that fails raises InvalidReply
+with the reason (fed back once to the model, then counted as an error)."""
+
+from __future__ import annotations
+
+from workbench.judges.parse import InvalidReply
+
+
+def claims(obj: dict) -> list[str]:
+    items = obj.get("claims")
+    if not isinstance(items, list) or not all(isinstance(c, str) for c in items):
+        raise InvalidReply("`claims` must be a list of strings")
+    return [c.strip() for c in items if c.strip()]
+
+
+def stances(obj: dict, claim_ids: list[str]) -> dict[str, int | None]:
+    """claim id → stance −2…+2, or None where the statement takes none (never filled in)."""
+    raw = obj.get("stances")
+    if not isinstance(raw, dict):
+        raise InvalidReply("`stances` must be an object of claim id → -2..2 or null")
+    out: dict[str, int | None] = {}
+    for cid in claim_ids:
+        v = raw.get(cid)
+        if v is None:
+            out[cid] = None
+            continue
+        if isinstance(v, bool) or not isinstance(v, (int, float)) or v != int(v) or not -2 <= v <= 2:
+            raise InvalidReply(f"stance for '{cid}' must be a whole number from -2 to 2 or null, not {v!r}")
+        out[cid] = int(v)
+    if all(v is None for v in out.values()) and not any(cid in raw for cid in claim_ids):
+        raise InvalidReply(f"`stances` names none of the claims {', '.join(claim_ids)}")
+    return out
+
+
+def crux_cards(obj: dict) -> list[dict]:
+    cards = obj.get("cards")
+    if not isinstance(cards, list) or not cards:
+        raise InvalidReply("`cards` must be a non-empty list")
+    out = []
+    for i, c in enumerate(cards):
+        if not isinstance(c, dict):
+            raise InvalidReply(f"card {i + 1} must be an object")
+        q, d, m = c.get("question"), c.get("diagnosis"), c.get("messages")
+        if not isinstance(q, str) or not q.strip() or not isinstance(d, str) or not d.strip():
+            raise InvalidReply(f"card {i + 1} needs a non-empty question and diagnosis")
+        if not isinstance(m, list) or not all(isinstance(x, str) for x in m):
+            raise InvalidReply(f"card {i + 1}: `messages` must be a list of message ids")
+        out.append({"question": q.strip(), "diagnosis": d.strip(), "messages": m})
+    return out
+
+
+def qbaf(obj: dict, persona_ids: list[str]) -> tuple[list[dict], list[tuple[str, str, str]]]:
+    args, rels = obj.get("arguments"), obj.get("relations", [])
+    if not isinstance(args, list) or not args:
+        raise InvalidReply("`arguments` must be a non-empty list")
+    out, ids = [], set()
+    for i, a in enumerate(args):
+        if not isinstance(a, dict) or not isinstance(a.get("id"), str) or not isinstance(a.get("text"), str):
+            raise InvalidReply(f"argument {i + 1} needs a string id and text")
+        base = a.get("base")
+        if not isinstance(base, dict):
+            raise InvalidReply(f"argument {a['id']}: `base` must give a score per debater")
+        scores = {}
+        for p in persona_ids:
+            v = base.get(p)
+            if isinstance(v, bool) or not isinstance(v, (int, float)) or not 0 <= v <= 1:
+                raise InvalidReply(f"argument {a['id']}: base score for '{p}' must be a number in [0, 1]")
+            scores[p] = float(v)
+        ids.add(a["id"])
+        out.append({"id": a["id"], "text": a["text"], "message": a.get("message"), "base": scores})
+    if not isinstance(rels, list):
+        raise InvalidReply("`relations` must be a list")
+    relations = []
+    for r in rels:
+        if not isinstance(r, dict):
+            raise InvalidReply("each relation must be an object")
+        kind = {"attacks": "attack", "supports": "support"}.get(r.get("type"), r.get("type"))
+        if r.get("from") not in ids or r.get("to") not in ids or kind not in ("attack", "support"):
+            raise InvalidReply(f"relation {r!r} must join two listed arguments as attack or support")
+        relations.append((r["from"], r["to"], kind))
+    return out, relations
+
+
+def belief_graph(obj: dict, size: int) -> dict:
+    """Nodes (id, claim, credence) and edges (from, to, supports|attacks). Fewer than `size` nodes is
+    refused; nodes past `size` are dropped with their edges, and the drop is recorded."""
+    nodes, edges = obj.get("nodes"), obj.get("edges", [])
+    if not isinstance(nodes, list):
+        raise InvalidReply("`nodes` must be a list")
+    clean, seen = [], set()
+    for i, n in enumerate(nodes):
+        if not isinstance(n, dict) or not isinstance(n.get("id"), str) or not isinstance(n.get("claim"), str):
+            raise InvalidReply(f"node {i + 1} needs a string id and claim")
+        c = n.get("credence")
+        if isinstance(c, bool) or not isinstance(c, (int, float)) or not 0 <= c <= 1:
+            raise InvalidReply(f"node {n['id']}: credence must be a number in [0, 1]")
+        if n["id"] in seen:
+            raise InvalidReply(f"node id {n['id']} is used twice")
+        seen.add(n["id"])
+        clean.append({"id": n["id"], "claim": n["claim"].strip(), "credence": float(c)})
+    if len(clean) < size:
+        raise InvalidReply(f"the graph has {len(clean)} nodes; exactly {size} were asked for")
+    dropped = len(clean) - size
+    clean = clean[:size]
+    kept = {n["id"] for n in clean}
+    if not isinstance(edges, list):
+        raise InvalidReply("`edges` must be a list")
+    out_edges = []
+    for e in edges:
+        if not isinstance(e, dict):
+            raise InvalidReply("each edge must be an object")
+        kind = {"support": "supports", "attack": "attacks"}.get(e.get("type"), e.get("type"))
+        if kind not in ("supports", "attacks"):
+            raise InvalidReply(f"edge {e!r}: type must be supports or attacks")
+        if e.get("from") in kept and e.get("to") in kept:
+            out_edges.append({"from": e["from"], "to": e["to"], "type": kind})
+    return {"nodes": clean, "edges": out_edges, "dropped_nodes": dropped}

@@ -1,0 +1,130 @@
+"""FaultlineProtocol: seed 002 as a StudyProtocol — persona debates with belief graphs, crux cards,
+the single-agent and self-consistency baselines, and the six metrics."""
+
+from __future__ import annotations
+
+import json
+
+from workbench.protocols.base import Bad, MetricsDocument, ReportSection, RunPlan, StudyProtocol
+from workbench.protocols.faultline.conditions import CONDITIONS, DEFAULT, SC_SAMPLES, SELF_CONSISTENCY, condition
+
+
+class FaultlineProtocol(StudyProtocol):
+    name = "faultline"
+    title = "Faultline: persona debates with belief graphs"
+    seed = "002"
+    section = "faultline"
+    panels = {"run": "screens.faultline.debate:DebateScreen",
+              "metrics": "screens.faultline.metrics_panel:FaultlineMetricsScreen",
+              "items": "screens.faultline.graph_panel:BeliefGraphScreen",
+              "cruxes": "screens.faultline.crux_browser:CruxBrowserScreen"}
+    commands = ("workbench.protocols.faultline.cli",)
+
+    # --- the study file ---------------------------------------------------------------------------
+    def conditions(self) -> list[str]:
+        return list(CONDITIONS)
+
+    def default_conditions(self) -> list[str]:
+        return list(DEFAULT)
+
+    def check_section(self, data: dict, definition: dict, bad: Bad) -> dict:
+        from workbench.protocols.faultline.section import check_section
+
+        return check_section(data, definition, bad)
+
+    def check_library(self, db, definition: dict, bad: Bad) -> None:
+        from workbench.cases.problems import CaseError
+        from workbench.protocols.faultline.items import library_for
+
+        try:
+            library_for(definition["faultline"])
+        except CaseError as exc:
+            for p in exc.problems:
+                bad("faultline.library", str(p))
+
+    # --- items ------------------------------------------------------------------------------------
+    def load_items(self, db, study_id: str, definition: dict, base_dir: str | None = None) -> int:
+        from workbench.protocols.faultline.items import load_study_items
+
+        return load_study_items(db, study_id, definition["faultline"], base_dir)
+
+    def item_payload(self, db, study_id: str, item_id: str):
+        """A debate item carries its personas' built graphs (every size), so the program needs no store."""
+        from workbench.protocols.faultline.graphs import stored_graphs
+
+        payload = dict(super().item_payload(db, study_id, item_id))
+        if payload.get("kind") == "debate":
+            ids = {p["id"] for p in payload["pair"]["personas"]}
+            payload["graphs"] = {k: g for k, g in stored_graphs(db, study_id).items() if k.split(":")[0] in ids}
+        return payload
+
+    def frozen_artefacts(self, db, study_id: str, definition: dict) -> list[tuple[str, str, str]]:
+        """Every prompt template and every belief graph the study's conditions use. A study whose graphs
+        are not built yet cannot be frozen: build them first (`workbench --batch faultline graphs STUDY`)."""
+        from workbench.cases.problems import Problem
+        from workbench.protocols.faultline import prompts
+        from workbench.protocols.faultline.conditions import graph_sizes
+        from workbench.protocols.faultline.graphs import graph_key, missing_graphs, stored_graphs
+        from workbench.protocols.faultline.items import study_personas
+        from workbench.studies.definition import StudyError
+
+        sizes = graph_sizes(definition["conditions"])
+        personas = study_personas(db, study_id)
+        missing = missing_graphs(db, study_id, personas, sizes)
+        if missing:
+            names = ", ".join(f"{p['id']} ({s} nodes)" for p, s in missing)
+            raise StudyError([Problem(study_id, 1, "faultline.belief_graph",
+                                      f"belief graphs not built yet: {names}; build them before the freeze with "
+                                      f"`workbench --batch faultline graphs {study_id}`")])
+        out = [("prompt", f"faultline.{k}", v) for k, v in prompts.TEMPLATES.items()]
+        graphs = stored_graphs(db, study_id)
+        for p in personas:
+            for s in sizes:
+                key = graph_key(p["id"], s)
+                out.append(("belief_graph", key, json.dumps(graphs[key], sort_keys=True, ensure_ascii=False)))
+        return out
+
+    # --- runs -------------------------------------------------------------------------------------
+    def planned_runs(self, db, study_id: str, definition: dict) -> list[RunPlan]:
+        from store.items import list_items
+        from workbench.protocols.faultline.items import DEBATE, TOPIC
+
+        plans = []
+        for cid in definition["conditions"]:
+            kind = DEBATE if condition(cid).is_debate else TOPIC
+            for item in list_items(db, study_id, kind=kind):
+                for r in range(definition["replicates"]):
+                    plans.append(RunPlan(item["id"], cid, r, draw=r))
+        return plans
+
+    def expected_calls(self, definition: dict, plan: RunPlan) -> int:
+        cond = condition(plan.condition)
+        if not cond.is_debate:
+            samples = SC_SAMPLES if cond.id == SELF_CONSISTENCY else 1
+            return 2 * samples                      # answers + one stance extraction each
+        n = definition["faultline"]["rounds"]
+        speeches = 2 + 2 * n + 2                    # openings, rounds, closings
+        moderator = n if cond.architecture == "qbaf" else 0
+        return speeches + moderator + 1 + speeches + 4   # + crux cards + claims per speech + 4 stance sets
+
+    async def program(self, ctx):
+        if condition(ctx.condition).is_debate:
+            from workbench.protocols.faultline.debate import run_debate
+
+            return await run_debate(ctx)
+        from workbench.protocols.faultline.baselines import run_baseline
+
+        return await run_baseline(ctx)
+
+    # --- metrics and report -----------------------------------------------------------------------
+    def metrics(self, db, study_id: str) -> MetricsDocument:
+        from workbench.protocols.faultline.analysis import CSV_COLUMNS, csv_rows, study_metrics
+        from workbench.studies import load_study
+
+        doc = study_metrics(db, study_id, load_study(db, study_id)["definition"])
+        return MetricsDocument(document=doc, csv_columns=CSV_COLUMNS, csv_rows=csv_rows(doc))
+
+    def report_sections(self, db, study_id: str) -> list[ReportSection]:
+        from workbench.protocols.faultline.report import sections
+
+        return sections(self.metrics(db, study_id).document)
