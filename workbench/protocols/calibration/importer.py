@@ -15,7 +15,7 @@ from typing import Callable, Iterable
 
 import sqlite_utils
 
-from workbench.cases.problems import Problem
+from workbench.problems import Problem
 from workbench.protocols.calibration.records import (ReadResult, count_records, item_id, payload_hash,
                                                      read_records)
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from workbench.protocols.base import MetricsDocument, ReportSection, RunPlan, StudyProtocol
+from workbench.protocols.base import ItemLoad, MetricsDocument, ReportSection, RunPlan, StudyProtocol
 from workbench.protocols.calibration import section as sec
 
 
@@ -26,20 +26,32 @@ class CalibrationProtocol(StudyProtocol):
         report = getattr(bad, "bad", bad)   # a checker object or the bare reporter
         return sec.check_section(data, definition, report)
 
-    def load_items(self, db, study_id: str, definition: dict, base_dir: str | None = None) -> int:
+    def load_items(self, db, study_id: str, definition: dict, base_dir: str | None = None) -> ItemLoad:
+        """The section's `interactions` file and/or `[calibration.generator]` draws, into the study's items."""
         from workbench.protocols.calibration.generator import generate
-        from workbench.protocols.calibration.importer import (add_records, import_file, record_import)
+        from workbench.protocols.calibration.importer import (ImportRefused, add_records, import_file,
+                                                              record_import)
         from workbench.protocols.calibration.records import normalise
+        from workbench.studies.definition import StudyError
 
         options = definition[self.section]
-        added = 0
+        load = ItemLoad()
         if options["interactions"]:
             path = Path(options["interactions"])
             if not path.is_absolute() and base_dir:
                 path = Path(base_dir) / path
-            summary = import_file(db, study_id, path, check_frozen=False)
+            try:
+                summary = import_file(db, study_id, path, check_frozen=False)
+            except ImportRefused as exc:
+                from workbench.cases.problems import Problem
+
+                raise StudyError([Problem(str(path), 1, "calibration.interactions", str(exc))]) from None
+            if summary.records == 0 and summary.problems:
+                raise StudyError(summary.problems[:20])
             record_import(db, study_id, summary)
-            added += summary.added
+            load.added += summary.added
+            load.excluded += summary.bad + summary.conflicting
+            load.problems += [str(p) for p in summary.problems]
         gen = options.get("generator")
         if gen is not None:
             records = generate(p_grid=options["p_grid"], per_bin=gen["per_bin"], seed=gen["seed"],
@@ -48,8 +60,13 @@ class CalibrationProtocol(StudyProtocol):
                                   source="generator")
             summary.records = summary.added + summary.already_present
             record_import(db, study_id, summary)
-            added += summary.added
-        return added
+            load.added += summary.added
+        return load
+
+    def summary_line(self, definition: dict) -> str:
+        o = definition[self.section]
+        return (f"{len(definition.get('judges') or [])} judge(s), Arm B sample of {o['sample_size']}, "
+                f"k = {o['k']:g}")
 
     def frozen_artefacts(self, db, study_id: str, definition: dict) -> list[tuple[str, str, str]]:
         from workbench.cases.library import shipped_rubrics
@@ -86,15 +103,15 @@ class CalibrationProtocol(StudyProtocol):
 
         return await judge_program(ctx)
 
-    def metrics(self, db, study_id: str) -> MetricsDocument:
-        from workbench.protocols.calibration.report import csv_rows
+    def metrics(self, db, study_id: str, options: dict | None = None) -> MetricsDocument:
+        from workbench.protocols.calibration.report import csv_rows, text_summary
         from workbench.protocols.calibration.results import study_results
 
         doc = study_results(db, study_id)
         cols, rows = csv_rows(doc)
-        return MetricsDocument(doc, cols, rows)
+        return MetricsDocument(document=doc, text=text_summary(doc), csv_columns=cols, csv_rows=rows)
 
-    def report_sections(self, db, study_id: str) -> list[ReportSection]:
+    def report_sections(self, db, study_id: str, options: dict | None = None) -> list[ReportSection]:
         from workbench.protocols.calibration.report import sections
         from workbench.protocols.calibration.results import study_results
 

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterator
 
-from workbench.cases.problems import Problem
+from workbench.problems import Problem
 
 REQUIRED = ("run_id", "interaction_id", "scenario", "v_hat", "ground_truth")
 CONTENT_ALIASES = ("content", "text", "output")

@@ -145,3 +145,13 @@ def csv_rows(doc: dict) -> tuple[list[str], list[dict]]:
         rows.append({"arm": "C", "statistic": "mean_abs_pairwise_difference", "group": b["bin"],
                      "value": b["mean_abs_pairwise_difference"], "n": b["count"]})
     return cols, rows
+
+
+def text_summary(doc: dict) -> str:
+    """The batch `metrics` text: the report's sections without the fixed list of choices."""
+    parts = []
+    for s in sections(doc):
+        if s.title.startswith("Choices") or s.title == "The joined CSV":
+            continue
+        parts.append(f"{s.title}\n{'=' * len(s.title)}\n{s.body}")
+    return "\n\n".join(parts)
