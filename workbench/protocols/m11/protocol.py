@@ -57,7 +57,7 @@ class M11Protocol(StudyProtocol):
     # --- items -------------------------------------------------------------------------------------------
     def load_items(self, db, study_id: str, definition: dict, base_dir: str | None = None) -> ItemLoad:
         from store.items import add_items, put_artifact
-        from workbench.cases.problems import Problem
+        from workbench.problems import Problem
         from workbench.protocols.m11.metrics import FILTER_ARTIFACT
         from workbench.protocols.m11.records import ITEM_KIND, filter_file
         from workbench.studies.definition import StudyError

@@ -19,7 +19,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from workbench.cases.problems import Problem
+from workbench.problems import Problem
 
 REQUIRED = ("attribute_table", "validated_use", "hard_constraints")
 ITEM_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")

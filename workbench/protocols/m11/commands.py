@@ -1,0 +1,79 @@
+"""`workbench --batch m11 …`: the M11 protocol's own batch commands.
+
+    m11 estimate STUDY             the cost estimate before running (tokens x litellm's price map)
+    m11 export STUDY --out FILE    the per-study JSON results (every sample with its full debate)
+    m11 sample STUDY               the human-validation sample (20 items, stratified by band)
+
+`--limit N` and single-run mode are the study file's `[m11] limit` and `runs = 1`
+(a study is frozen, so they are part of its definition, not of a command).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("m11", help="M11 module evaluation: cost estimate, JSON export, human sample")
+    m11 = p.add_subparsers(dest="m11_command", metavar="ACTION", required=True)
+    e = m11.add_parser("estimate", help="estimated calls, tokens and cost of the study before running it")
+    e.add_argument("study", metavar="STUDY")
+    e.set_defaults(handler=handle_estimate)
+    x = m11.add_parser("export", help="write the study's results as one JSON file")
+    x.add_argument("study", metavar="STUDY")
+    x.add_argument("--out", metavar="FILE", required=True)
+    x.set_defaults(handler=handle_export)
+    s = m11.add_parser("sample", help="the items sampled for human validation (seeded, stratified by band)")
+    s.add_argument("study", metavar="STUDY")
+    s.set_defaults(handler=handle_sample)
+
+
+def _study(ctx, study_id: str) -> dict:
+    from store.studies import get_study
+    from workbench.cli.context import CommandError
+
+    study = get_study(ctx.db(), study_id)
+    if study is None:
+        raise CommandError(f"no study '{study_id}' in the store (create it with `workbench --batch study create FILE`)")
+    if study["protocol"] != "m11":
+        raise CommandError(f"study '{study_id}' is a {study['protocol']} study, not an M11 one")
+    return study
+
+
+def handle_estimate(args, ctx) -> int:
+    from store.items import list_items
+    from workbench.protocols.m11.cost import estimate
+
+    study = _study(ctx, args.study)
+    doc = estimate(study["definition"], [r["payload"] for r in list_items(ctx.db(), args.study)])
+    cost = f"${doc['cost']:.4f}" if doc["cost"] is not None else f"undefined ({doc['undefined_reason']})"
+    ctx.emit(doc, f"{doc['samples']} sample(s) x {doc['runs']} run(s): {doc['calls']} call(s), ~{doc['input_tokens']} "
+                  f"input and ~{doc['output_tokens']} output tokens on {doc['model']}: {cost}")
+    return 0
+
+
+def handle_export(args, ctx) -> int:
+    from workbench.cli.context import CommandError
+    from workbench.protocols.m11.export import export_document
+    from workbench.reports import write_atomically
+
+    _study(ctx, args.study)
+    doc = export_document(ctx.db(), args.study)
+    try:
+        path = write_atomically(json.dumps(doc, indent=2, ensure_ascii=False, default=str) + "\n", args.out)
+    except OSError as exc:
+        raise CommandError(f"cannot write {args.out}: {exc}") from None
+    ctx.emit({"ok": True, "study": args.study, "out": str(path), "samples": len(doc["samples"])},
+             f"wrote {len(doc['samples'])} sample(s) of {args.study} to {path}")
+    return 0
+
+
+def handle_sample(args, ctx) -> int:
+    from workbench.protocols.m11 import PROTOCOL
+
+    study = _study(ctx, args.study)
+    texts = PROTOCOL.blind_texts(ctx.db(), args.study, study["definition"])
+    ctx.emit({"study": args.study, "sample": [t["case_id"] for t in texts]},
+             "\n".join(t["case_id"] for t in texts) or "no scored sample yet: run the study first")
+    return 0
