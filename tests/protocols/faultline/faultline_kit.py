@@ -105,8 +105,10 @@ def scripted(body: dict) -> str:
         return "Nuclear power helps. The Chernobyl accident was in 1986. Reactors emit carbon dioxide."
     name = re.match(r"You are (.+?), taking part", sys_text)
     name = name.group(1) if name else "someone"
-    phase = ("opening" if "opening statement" in last else "closing" if "closing statement" in last else
-             re.search(r"Round (\d+) of", last).group(0) if re.search(r"Round (\d+) of", last) else "turn")
+    ask = last.rsplit("\n\n", 1)[-1]   # the instruction closes the message (the transcript comes before it)
+    rnd = re.match(r"Round (\d+) of", ask)
+    phase = ("opening" if "opening statement" in ask else "closing" if "closing statement" in ask else
+             f"round {rnd.group(1)}" if rnd else "turn")
     words = {"Technology optimist": "Reactors are clean and safe. Modern designs cut emissions fast",
              "Precautionary ethicist": "Waste lasts for millennia. Accidents harm people who never consented"}
     speech = f"{phase} statement: {words.get(name, 'I have a view')}."

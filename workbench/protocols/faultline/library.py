@@ -18,7 +18,7 @@ import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
-from workbench.cases.problems import CaseError, Problem
+from workbench.problems import CaseError, Problem
 from workbench.studies.definition import key_lines
 
 ID = re.compile(r"^[a-z0-9][a-z0-9-]{1,62}$")

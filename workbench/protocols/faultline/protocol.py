@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 
-from workbench.protocols.base import Bad, MetricsDocument, ReportSection, RunPlan, StudyProtocol
+from workbench.protocols.base import Bad, ItemLoad, MetricsDocument, ReportSection, RunPlan, StudyProtocol
 from workbench.protocols.faultline.conditions import CONDITIONS, DEFAULT, SC_SAMPLES, SELF_CONSISTENCY, condition
 
 
@@ -33,7 +33,7 @@ class FaultlineProtocol(StudyProtocol):
         return check_section(data, definition, bad)
 
     def check_library(self, db, definition: dict, bad: Bad) -> None:
-        from workbench.cases.problems import CaseError
+        from workbench.problems import CaseError
         from workbench.protocols.faultline.items import library_for
 
         try:
@@ -43,10 +43,15 @@ class FaultlineProtocol(StudyProtocol):
                 bad("faultline.library", str(p))
 
     # --- items ------------------------------------------------------------------------------------
-    def load_items(self, db, study_id: str, definition: dict, base_dir: str | None = None) -> int:
+    def load_items(self, db, study_id: str, definition: dict, base_dir: str | None = None) -> ItemLoad:
         from workbench.protocols.faultline.items import load_study_items
 
-        return load_study_items(db, study_id, definition["faultline"], base_dir)
+        return ItemLoad(added=load_study_items(db, study_id, definition["faultline"], base_dir))
+
+    def summary_line(self, definition: dict) -> str:
+        s = definition["faultline"]
+        return (f"{len(s['topics'])} topic(s) x {len(s['pairs'])} persona pair(s) x "
+                f"{len(definition['conditions'])} condition(s), {s['rounds']} round(s)")
 
     def item_payload(self, db, study_id: str, item_id: str):
         """A debate item carries its personas' built graphs (every size), so the program needs no store."""
@@ -61,7 +66,7 @@ class FaultlineProtocol(StudyProtocol):
     def frozen_artefacts(self, db, study_id: str, definition: dict) -> list[tuple[str, str, str]]:
         """Every prompt template and every belief graph the study's conditions use. A study whose graphs
         are not built yet cannot be frozen: build them first (`workbench --batch faultline graphs STUDY`)."""
-        from workbench.cases.problems import Problem
+        from workbench.problems import Problem
         from workbench.protocols.faultline import prompts
         from workbench.protocols.faultline.conditions import graph_sizes
         from workbench.protocols.faultline.graphs import graph_key, missing_graphs, stored_graphs
@@ -94,7 +99,7 @@ class FaultlineProtocol(StudyProtocol):
             kind = DEBATE if condition(cid).is_debate else TOPIC
             for item in list_items(db, study_id, kind=kind):
                 for r in range(definition["replicates"]):
-                    plans.append(RunPlan(item["id"], cid, r, draw=r))
+                    plans.append(RunPlan(item["id"], cid, r))
         return plans
 
     def expected_calls(self, definition: dict, plan: RunPlan) -> int:
@@ -117,14 +122,18 @@ class FaultlineProtocol(StudyProtocol):
         return await run_baseline(ctx)
 
     # --- metrics and report -----------------------------------------------------------------------
-    def metrics(self, db, study_id: str) -> MetricsDocument:
+    def metrics(self, db, study_id: str, options: dict | None = None) -> MetricsDocument:
         from workbench.protocols.faultline.analysis import CSV_COLUMNS, csv_rows, study_metrics
+        from workbench.protocols.faultline.report import text
         from workbench.studies import load_study
 
         doc = study_metrics(db, study_id, load_study(db, study_id)["definition"])
-        return MetricsDocument(document=doc, csv_columns=CSV_COLUMNS, csv_rows=csv_rows(doc))
+        return MetricsDocument(document=doc, text=text(doc), csv_columns=CSV_COLUMNS, csv_rows=csv_rows(doc),
+                               notes=[f"{doc['errors']['extraction_errors']} extraction error(s) in "
+                                      f"{doc['errors']['runs_with_errors']} run(s): values missing, not filled in"]
+                               if doc["errors"]["extraction_errors"] else [])
 
-    def report_sections(self, db, study_id: str) -> list[ReportSection]:
+    def report_sections(self, db, study_id: str, options: dict | None = None) -> list[ReportSection]:
         from workbench.protocols.faultline.report import sections
 
-        return sections(self.metrics(db, study_id).document)
+        return sections(self.metrics(db, study_id, options).document)

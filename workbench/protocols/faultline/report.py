@@ -68,3 +68,8 @@ def sections(doc: dict) -> list[ReportSection]:
         "card-source centroid for CG, HDBSCAN min_cluster_size, the sign-majority vote for ACC (ties are not "
         "correct), BA of 0-node conditions against the persona's smallest built graph, and the verdict rule.")))
     return out
+
+
+def text(doc: dict) -> str:
+    """The batch `metrics` text: the same sections, verdict first."""
+    return "\n\n".join(f"## {s.title}\n\n{s.body}" for s in sections(doc))

@@ -14,7 +14,7 @@
 
 from __future__ import annotations
 
-from workbench.cases.problems import CaseError
+from workbench.problems import CaseError
 from workbench.protocols.base import Bad
 
 KEYS = ("topics", "pairs", "rounds", "library", "embedding_model", "hdbscan_min_cluster_size", "extractor",
