@@ -43,7 +43,7 @@ class CalibrationProtocol(StudyProtocol):
             try:
                 summary = import_file(db, study_id, path, check_frozen=False)
             except ImportRefused as exc:
-                from workbench.cases.problems import Problem
+                from workbench.problems import Problem
 
                 raise StudyError([Problem(str(path), 1, "calibration.interactions", str(exc))]) from None
             if summary.records == 0 and summary.problems:
@@ -69,15 +69,14 @@ class CalibrationProtocol(StudyProtocol):
                 f"k = {o['k']:g}")
 
     def frozen_artefacts(self, db, study_id: str, definition: dict) -> list[tuple[str, str, str]]:
-        from workbench.cases.library import shipped_rubrics
-
+        """The joined CSV's schema (the rubric is frozen as a rubric: see `extra_rubrics`)."""
         options = definition[self.section]
-        rubric = shipped_rubrics().get(options["rubric"])
-        out = [("schema", "calibration/joined.csv",
-                json.dumps({"version": options["schema_version"], "columns": options["joined_schema"]}))]
-        if rubric is not None:
-            out.append(("rubric", rubric.id, rubric.text))
-        return out
+        return [("schema", "calibration/joined.csv",
+                 json.dumps({"version": options["schema_version"], "columns": options["joined_schema"]}))]
+
+    def extra_rubrics(self, db, definition: dict) -> list[str]:
+        rubric = definition[self.section]["rubric"]
+        return [] if rubric in definition.get("rubrics", []) else [rubric]
 
     def planned_runs(self, db, study_id: str, definition: dict) -> list[RunPlan]:
         from store.items import iter_items

@@ -1,0 +1,128 @@
+"""`workbench --batch calibration …`: import interactions, generate a planted file, export the study's files.
+
+    calibration import STUDY FILE          CSV or JSONL; each bad record printed as file:line: column: reason
+    calibration generate --out FILE        the documented generator (seed 004's latent-probability grid)
+    calibration export STUDY --out DIR     <DIR>/<ts>_calibration_fidelity/ and <DIR>/<ts>_calibration_judge/
+
+(Until the shared `calibration STUDY` command of the rater pilots gives up the name, these are
+registered as `calibration-study …`.)
+
+`import` exits 1 when any record was bad (the good ones are loaded all the same)
+or the import was refused (unknown or frozen study).
+"""
+
+from __future__ import annotations
+
+import argparse
+
+from workbench.cli.context import FAILED, OK, CommandError, Context
+
+
+NAME = "calibration"
+FALLBACK = "calibration-study"   # while the shared `calibration STUDY` (rater pilots) holds the name
+registered_as = NAME
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    global registered_as
+    registered_as = NAME if NAME not in sub.choices else FALLBACK
+    p = sub.add_parser(registered_as, help="calibration studies (seed 004): import, generate, export")
+    inner = p.add_subparsers(dest="calibration_command", metavar="ACTION", required=True)
+    imp = inner.add_parser("import", help="import interactions (CSV or JSONL) into a calibration study")
+    imp.add_argument("study", metavar="STUDY")
+    imp.add_argument("file", metavar="FILE")
+    imp.set_defaults(handler=handle_import)
+    gen = inner.add_parser("generate", help="write interactions drawn from a latent-probability grid")
+    gen.add_argument("--out", required=True, metavar="FILE", help=".jsonl or .csv")
+    gen.add_argument("--per-bin", type=int, default=500, metavar="N", help="interactions per grid value (500)")
+    gen.add_argument("--seed", type=int, default=2026)
+    gen.add_argument("--k-true", type=float, default=1.0, metavar="K", help="v_hat = logit(q) / K (1.0)")
+    gen.add_argument("--grid", default="0.05,0.2,0.4,0.6,0.8,0.95", help="comma-separated latent probabilities")
+    gen.set_defaults(handler=handle_generate)
+    exp = inner.add_parser("export", help="write the fidelity folder, judge_scores.csv and the joined CSV")
+    exp.add_argument("study", metavar="STUDY")
+    exp.add_argument("--out", required=True, metavar="DIR")
+    exp.set_defaults(handler=handle_export)
+
+
+def _calibration_study(db, study_id: str) -> dict:
+    from store import studies as study_rows
+
+    study = study_rows.get_study(db, study_id)
+    if study is None:
+        raise CommandError(f"no study '{study_id}' in the store (create it with `workbench --batch study create`)")
+    if study["protocol"] != "calibration":
+        raise CommandError(f"study '{study_id}' is a {study['protocol']} study, not a calibration study")
+    return study
+
+
+class _Progress:
+    """Batch progress: a line at every tenth of the file (stderr, so --json keeps stdout clean)."""
+
+    def __init__(self, ctx: Context):
+        self.ctx, self.shown = ctx, -1
+
+    def __call__(self, done: int, total: int) -> None:
+        step = int(10 * done / total) if total else 10
+        if step > self.shown:
+            self.shown = step
+            self.ctx.info(f"import: {done}/{total} records read")
+
+
+def handle_import(args, ctx: Context) -> int:
+    import time
+
+    from workbench.protocols.calibration.importer import ImportRefused, import_file, record_import
+
+    db = ctx.db()
+    _calibration_study(db, args.study)
+    started = time.monotonic()
+    try:
+        summary = import_file(db, args.study, args.file, progress=_Progress(ctx))
+    except ImportRefused as exc:
+        raise CommandError(str(exc)) from None
+    record_import(db, args.study, summary)
+    elapsed = time.monotonic() - started
+    doc = {"ok": summary.bad == 0 and summary.conflicting == 0, **summary.to_dict(), "elapsed": round(elapsed, 3)}
+
+    def human() -> str:
+        lines = [str(p) for p in summary.problems]
+        if summary.problems_total > len(summary.problems):
+            lines.append(f"… and {summary.problems_total - len(summary.problems)} more problem(s)")
+        lines.append(f"{args.file}: {summary.records} record(s) read, {summary.added} added, "
+                     f"{summary.already_present} already present, {summary.bad} bad, "
+                     f"{summary.conflicting} conflicting ({elapsed:.1f} s)")
+        return "\n".join(lines)
+
+    ctx.emit(doc, human)
+    return OK if doc["ok"] else FAILED
+
+
+def handle_generate(args, ctx: Context) -> int:
+    from workbench.protocols.calibration.generator import generate, write
+
+    try:
+        grid = [float(x) for x in args.grid.split(",") if x.strip()]
+    except ValueError:
+        raise CommandError(f"--grid {args.grid!r}: must be comma-separated numbers", code=2) from None
+    if not grid or any(not 0 < q < 1 for q in grid) or args.per_bin < 1 or args.k_true <= 0:
+        raise CommandError("--grid values must lie strictly between 0 and 1, --per-bin ≥ 1, --k-true > 0", code=2)
+    if not args.out.lower().endswith((".jsonl", ".csv")):
+        raise CommandError("--out must end in .jsonl or .csv", code=2)
+    n = write(args.out, generate(p_grid=grid, per_bin=args.per_bin, seed=args.seed, k_true=args.k_true))
+    ctx.emit({"ok": True, "file": args.out, "records": n}, f"{args.out}: {n} interactions written")
+    return OK
+
+
+def handle_export(args, ctx: Context) -> int:
+    from workbench.protocols.calibration.exports import export_all
+
+    db = ctx.db()
+    _calibration_study(db, args.study)
+    out = export_all(db, args.study, args.out)
+    doc = {"ok": True, "fidelity": out["fidelity"], "judge": out["judge"],
+           "outcome": out["document"]["outcome"]["holds"]}
+    ctx.emit(doc, lambda: (f"{out['fidelity']}\n{out['judge']}\n{out['document']['outcome']['summary']}"))
+    return OK
+
+
