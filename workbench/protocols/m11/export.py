@@ -9,12 +9,13 @@ from workbench.protocols.m11.metrics import public, study_metrics
 def export_document(db, study_id: str) -> dict:
     from workbench.protocols.m11.results import sample_results
 
-    doc = study_metrics(db, study_id)
-    debates = {r["id"]: [{k: rep.get(k) for k in ("run_index", "status", "overall", "scores", "summary", "band",
-                                                   "evidence", "debate", "retries", "failed_stage", "error")}
-                         for rep in r["run_reports"]] for r in sample_results(db, study_id)}
-    samples = [{**s, "item": r["item"], "pipeline_runs": debates[s["id"]]}
-               for s, r in zip(doc["samples"], (x for x in sample_results(db, study_id)))]
+    results = sample_results(db, study_id)
+    doc = study_metrics(db, study_id, results=results)
+    samples = [{**s, "item": r["item"], "binary_reason": (r["binary_report"] or {}).get("reason"),
+                "pipeline_runs": [{k: rep.get(k) for k in ("run_index", "status", "overall", "scores", "summary",
+                                                           "band", "evidence", "debate", "retries", "failed_stage",
+                                                           "error")} for rep in r["run_reports"]]}
+               for s, r in zip(doc["samples"], results)]
     return {"format": "m11-results/1", **{k: v for k, v in doc.items() if k != "samples"}, "samples": samples}
 
 

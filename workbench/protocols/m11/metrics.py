@@ -36,14 +36,14 @@ def trend(db, module: str) -> list[dict]:
     return out
 
 
-def study_metrics(db, study_id: str, *, with_trend: bool = True) -> dict:
+def study_metrics(db, study_id: str, *, with_trend: bool = True, results: list[dict] | None = None) -> dict:
     from store.items import get_artifact
     from workbench.protocols.m11.cost import actual, estimate
     from workbench.protocols.m11.human import human_validation
     from workbench.protocols.m11.results import sample_results
 
     definition, options = options_of(db, study_id)
-    results = sample_results(db, study_id)
+    results = sample_results(db, study_id) if results is None else results
     return {
         "study": study_id, "protocol": "m11", "module": options.get("module", "M11"), "runs": options.get("runs", 3),
         "conditions": definition.get("conditions") or ["likert", "binary"],
