@@ -87,7 +87,9 @@ def scripted(body: dict) -> str:
     if "Write crux cards" in last:
         return "Here are the cards:\n```json\n" + json.dumps({"cards": [
             {"question": "Is nuclear waste storage a solved problem?",
-             "diagnosis": "They weigh long-lived waste risk differently.", "messages": ["A-r1", "B-r1"]}]}) + "\n```"
+             "diagnosis": "They weigh long-lived waste risk differently.", "messages": ["A-r1", "B-r1"]},
+            {"question": "How fast must electricity emissions fall this decade?",
+             "diagnosis": "They disagree on the urgency of climate targets.", "messages": ["A-open"]}]}) + "\n```"
     if "List every claim" in last:
         text = last.split("Message:\n", 1)[1].split("\n\nReply with", 1)[0]
         return json.dumps({"claims": [s.strip() + "." for s in text.split(".") if s.strip()]})
@@ -112,6 +114,9 @@ def scripted(body: dict) -> str:
     words = {"Technology optimist": "Reactors are clean and safe. Modern designs cut emissions fast",
              "Precautionary ethicist": "Waste lasts for millennia. Accidents harm people who never consented"}
     speech = f"{phase} statement: {words.get(name, 'I have a view')}."
+    node = re.search(r"n1 \(credence [0-9.]+\): (.+)", sys_text)
+    if node:  # a persona with its graph in context repeats its first belief word for word (BA: grounded)
+        speech += " " + node.group(1)
     if "PUBLIC:" in sys_text:  # latent
         return f"PRIVATE: my belief n1 bears on this ({phase}).\nPUBLIC: {speech}"
     return speech

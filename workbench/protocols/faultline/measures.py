@@ -110,7 +110,9 @@ def crux_grounding(cards, sources: list) -> Estimate:
 def crux_recurrence(questions, runs: list[str], *, min_cluster_size: int = 2, min_runs: int = CR_MIN_RUNS
                     ) -> Estimate:
     """CR = clusters spanning ≥ min_runs runs / clusters, clustering the crux questions of the repeats of
-    one debate with scikit-learn's HDBSCAN (euclidean on unit vectors; noise points form no cluster)."""
+    one debate with scikit-learn's HDBSCAN (euclidean on unit vectors, library defaults otherwise; noise
+    points form no cluster). HDBSCAN by default never returns one cluster holding everything: a set whose
+    questions all agree is then reported as noise, and CR is undefined with that reason."""
     n_runs = len(set(runs))
     if n_runs < min_runs:
         return undefined(f"{n_runs} run(s) of this debate have crux cards; a stable cluster spans {min_runs}",
@@ -125,7 +127,8 @@ def crux_recurrence(questions, runs: list[str], *, min_cluster_size: int = 2, mi
         if label >= 0:
             clusters.setdefault(int(label), set()).add(run)
     if not clusters:
-        return undefined("HDBSCAN found no cluster: every crux question is noise", method="CR",
+        return undefined("HDBSCAN found no cluster: every crux question is noise (as it is, by HDBSCAN's design, "
+                         "when all the questions form one single group)", method="CR",
                          details={"questions": len(runs), "runs": n_runs})
     stable = sum(1 for members in clusters.values() if len(members) >= min_runs)
     return Estimate(stable / len(clusters), n=len(clusters), method="CR: HDBSCAN clusters spanning >= 3 runs",
