@@ -55,8 +55,10 @@ def debate_metrics(report: dict, graphs: dict[str, dict], embed) -> dict:
         if est.defined:
             grounded += est.details["grounded"]
             total += est.details["claims"]
+    reasons = sorted({b["undefined_reason"] for b in out["BA"].values() if b["undefined_reason"]})
     out["BA_pooled"] = _est(measures.Estimate(grounded / total, n=total, method="BA pooled over personas")
-                            if total else measures.undefined("no persona's BA is defined", method="BA"))
+                            if total else measures.undefined("no persona's BA is defined: " + "; ".join(reasons),
+                                                             method="BA"))
     # ΔSD over the contested claims
     contested = [c["id"] for c in report.get("contested", [])] or report.get("contested_ids", [])
     st = report["stances"]
@@ -178,10 +180,35 @@ def study_metrics(db: sqlite_utils.Database, study_id: str, definition: dict) ->
     return summarise(docs, cr, [c for c in definition["conditions"]])
 
 
+def _key(metric: str) -> str:
+    return {"BA": "BA_pooled"}.get(metric, metric)
+
+
 def _values(docs: list[dict], cond: str, metric: str) -> list[float]:
-    key = {"BA": "BA_pooled"}.get(metric, metric)
+    key = _key(metric)
     return [d["metrics"][key]["value"] for d in docs if d["condition"] == cond and key in d["metrics"]
             and d["metrics"][key]["value"] is not None]
+
+
+def _why_none(estimates: list[dict], what: str) -> str:
+    """Why a mean over debates has no value: no debates, or the per-debate reasons with their counts."""
+    if not estimates:
+        return f"no finished {what}"
+    reasons = defaultdict(int)
+    for e in estimates:
+        reasons[e["undefined_reason"]] += 1
+    return f"undefined in all {len(estimates)} {what}: " + "; ".join(f"{r} ({n})" for r, n in reasons.items())
+
+
+def _mean(docs: list[dict], cond: str | None, metric: str, what: str = "debates") -> dict:
+    from workbench.metrics.descriptive import mean_ci
+
+    ests = [d["metrics"][_key(metric)] for d in docs if (cond is None or d["condition"] == cond)
+            and _key(metric) in d["metrics"]]
+    out = _est(mean_ci([e["value"] for e in ests if e["value"] is not None]))
+    if out["value"] is None:
+        out["undefined_reason"] = _why_none(ests, what)
+    return out
 
 
 def summarise(docs: list[dict], cr: list[dict], conditions: list[str]) -> dict:
@@ -192,12 +219,15 @@ def summarise(docs: list[dict], cr: list[dict], conditions: list[str]) -> dict:
         metrics = ("BA", "dSD", "spread_trend", "CG", "ACC") if condition(c).is_debate else ("ACC",)
         row = {}
         for metric in metrics:
-            row[metric] = {**_est(mean_ci(_values(docs, c, metric))), "threshold": measures.THRESHOLDS.get(
-                metric, ("",))[0]}
+            row[metric] = {**_mean(docs, c, metric, "debates" if condition(c).is_debate else "runs"),
+                           "threshold": measures.THRESHOLDS.get(metric, ("",))[0]}
             row[metric]["meets"] = measures.meets(metric, row[metric]["value"])
         if condition(c).is_debate:
-            row["CR"] = {**_est(mean_ci([g["value"] for g in cr if g["condition"] == c and g["value"] is not None])),
+            groups = [g for g in cr if g["condition"] == c]
+            row["CR"] = {**_est(mean_ci([g["value"] for g in groups if g["value"] is not None])),
                          "threshold": measures.THRESHOLDS["CR"][0]}
+            if row["CR"]["value"] is None:
+                row["CR"]["undefined_reason"] = _why_none(groups, "repeated debates")
             row["CR"]["meets"] = measures.meets("CR", row["CR"]["value"])
         per_condition[c] = row
     debate_conds = [c for c in conditions if condition(c).is_debate]
@@ -205,6 +235,11 @@ def summarise(docs: list[dict], cr: list[dict], conditions: list[str]) -> dict:
     sc_acc = _values(docs, SELF_CONSISTENCY, "ACC")
     headline = _compare(debate_acc, sc_acc, "ACC: all debate conditions − self-consistency")
     answer, why = verdict(headline["mean_difference"])
+    if not debate_acc or not sc_acc:
+        why = "no defined ACC for " + " or ".join(w for w, v in (("a debate", debate_acc),
+                                                                    ("self-consistency", sc_acc)) if not v) + (
+            " (" + _why_none([d["metrics"]["ACC"] for d in docs if d["condition"] in debate_conds + [SELF_CONSISTENCY]],
+                             "runs") + ")")
     if SELF_CONSISTENCY not in conditions:
         answer, why = "undecided", "the study has no self-consistency condition"
     comparisons = []
@@ -222,10 +257,7 @@ def summarise(docs: list[dict], cr: list[dict], conditions: list[str]) -> dict:
     for level in ("low", "medium", "high"):
         sub = [d for d in docs if d.get("divergence") == level]
         if sub:
-            by_divergence[level] = {m: _est(mean_ci([d["metrics"][{"BA": "BA_pooled"}.get(m, m)]["value"] for d in sub
-                                                     if d["metrics"][{"BA": "BA_pooled"}.get(m, m)]["value"]
-                                                     is not None]))
-                                    for m in ("BA", "dSD", "spread_trend", "CG", "ACC")}
+            by_divergence[level] = {m: _mean(sub, None, m) for m in ("BA", "dSD", "spread_trend", "CG", "ACC")}
     return {"headline": {"question": "debate beats self-consistency on ACC", "answer": answer, "why": why,
                          **headline},
             "conditions": per_condition, "comparisons": comparisons, "by_divergence": by_divergence,

@@ -11,7 +11,8 @@ def fmt(est: dict | None, digits: int = 3) -> str:
     if not est:
         return "—"
     if est.get("value") is None:
-        return f"undefined ({est.get('undefined_reason')})"
+        reason = est.get("undefined_reason") or ""
+        return reason if reason.startswith("undefined") else f"undefined ({reason})"
     text = f"{est['value']:.{digits}f}"
     if est.get("ci_low") is not None:
         text += f" [{est['ci_low']:.{digits}f}, {est['ci_high']:.{digits}f}]"
@@ -20,8 +21,9 @@ def fmt(est: dict | None, digits: int = 3) -> str:
 
 def headline_line(doc: dict) -> str:
     h = doc["headline"]
-    return (f"Debate beats self-consistency on ACC: **{h['answer']}** — mean difference "
-            f"{fmt(h['mean_difference'])}; {h['why']}.")
+    diff = h["mean_difference"]
+    shown = fmt(diff) if diff["value"] is not None else "undefined"
+    return f"Debate beats self-consistency on ACC: **{h['answer']}** — mean difference {shown}; {h['why']}."
 
 
 def sections(doc: dict) -> list[ReportSection]:
