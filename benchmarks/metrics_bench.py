@@ -114,7 +114,7 @@ def main() -> None:
     from workbench.metrics.embeddings import DEFAULT_MODEL, Embedder
     from workbench.metrics.export import csv_text
     from workbench.metrics.render import analysis_tables
-    from workbench.reports import build_report
+    from workbench.protocols.hindsight.report import build_report
 
     class Timed(Embedder):
         encode_s = 0.0

@@ -101,8 +101,8 @@ async def screen_run(db_path: Path, url: str, open_transcript: bool) -> dict:
 async def batch_run(db_path: Path, url: str) -> float:
     from store import open_store
     from workbench.gateway import build_gateway
-    from workbench.library import bootstrap
-    from workbench.runner import run_study
+    from workbench.cases.library import bootstrap
+    from workbench.runs.runner import run_study
     from workbench.studies import create_study
 
     db = open_store(db_path)

@@ -12,7 +12,6 @@ from __future__ import annotations
 import importlib
 import importlib.util
 import inspect
-import sys
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -25,7 +24,6 @@ from textual.worker import Worker, WorkerState
 
 from screens.commands import CaseCommands, NavigationCommands
 from screens.sections import SECTIONS, Section
-from workbench.rater_lock import RaterLock
 
 
 @dataclass(frozen=True)
@@ -93,7 +91,7 @@ class WorkbenchApp(App[int]):
     def _bootstrap(self) -> list:
         """First launch of a store: load the shipped cases and rubrics. Returns problems, never raises on bad files."""
         from workbench.cases import CaseError
-        from workbench.library import bootstrap
+        from workbench.cases.library import bootstrap
 
         try:
             bootstrap(self.db)
@@ -204,30 +202,3 @@ class WorkbenchApp(App[int]):
 
     def on_unmount(self) -> None:
         self.db.close()
-
-
-def make_app(db_path: Path, rater: RaterLock | None = None) -> WorkbenchApp:
-    """The app on the store at `db_path`; with `rater`, locked to that rater's blind scoring of one study
-    (screens/rater_desk.py), after refusing a lock that cannot be honoured (RaterLockRefused)."""
-    if rater is not None:
-        from screens.rater_desk import RaterApp
-
-        return RaterApp(Path(db_path), rater)
-    return WorkbenchApp(Path(db_path))
-
-
-def run_app(db_path: Path, rater: RaterLock | None = None) -> int:
-    """Open the TUI on the store at `db_path` (locked to `rater` if given); returns the exit code."""
-    from store.db import StoreError
-    from workbench.rater_lock import RaterLockRefused
-
-    try:
-        app = make_app(db_path, rater)
-    except (StoreError, RaterLockRefused) as exc:
-        print(f"workbench: {exc}", file=sys.stderr)
-        return 1
-    app.run()
-    note = app.exit_note() if hasattr(app, "exit_note") else None
-    if note:  # rater mode: why the session could not open, or that it failed (details withheld)
-        print(f"workbench: {note}", file=sys.stderr)
-    return app.return_code or 0

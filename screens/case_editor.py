@@ -1,7 +1,7 @@
 """The case editor: every field of a case, live validation, save to file and store, no silent loss.
 
-Validation is the batch CLI's (`workbench.case_editing`), run a moment after
-the last keystroke. Saving goes through `workbench.library.save_case` in a
+Validation is the batch CLI's (`workbench.cases.editing`), run a moment after
+the last keystroke. Saving goes through `workbench.cases.library.save_case` in a
 thread worker; its outcome is handled in `on_worker_state_changed`. Leaving or
 quitting with unsaved changes asks: save, discard or cancel.
 """
@@ -24,7 +24,7 @@ from screens.widgets.case_form import TEXT_FIELDS, CaseDetails, IdentityFields, 
 from screens.widgets.mapping import MappingRow
 from screens.widgets.problems import ProblemList
 from screens.widgets.unsaved_guard import UnsavedGuard
-from workbench.case_editing import (
+from workbench.cases.editing import (
     changed_outside, default_case_path, editor_problems, has_errors, read_case_file, with_stored_probes,
 )
 from workbench.cases import CaseError, Problem
@@ -125,8 +125,8 @@ class CaseEditorScreen(UnsavedGuard, Screen[str | None]):
     @work(thread=True, exclusive=True, group="reference", exit_on_error=False)
     def _load_reference(self, db, original_path: Path | None) -> tuple[set[str], list[dict], Path, Case | None]:
         """Rubric ids, the stored cases, the cases dir, and what the case's file holds as the editor opens."""
-        from workbench.case_list import case_summaries
-        from workbench.library import known_rubric_ids
+        from workbench.cases.listing import case_summaries
+        from workbench.cases.library import known_rubric_ids
         from workbench.paths import shipped_cases_dir
 
         return (known_rubric_ids(db), case_summaries(db), self._cases_dir or shipped_cases_dir(),
@@ -304,8 +304,8 @@ class CaseEditorScreen(UnsavedGuard, Screen[str | None]):
     def _write(self, db, case: Case, path: Path, original_id: str | None, original_path: Path | None,
                opened_file: Case | None) -> tuple[Case, Path]:
         """Re-check against the store and the file as they are now, then write both (library.save_case)."""
-        from workbench.case_list import case_summaries
-        from workbench.library import known_rubric_ids, save_case
+        from workbench.cases.listing import case_summaries
+        from workbench.cases.library import known_rubric_ids, save_case
 
         case = with_stored_probes(db, case, original_id)
         problems = editor_problems(case, path, known_rubrics=known_rubric_ids(db), original_id=original_id,

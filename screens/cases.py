@@ -93,7 +93,7 @@ class CasesScreen(SectionScreen):
     @work(thread=True, exclusive=True, group="case-list", exit_on_error=False)
     def _load(self, db, filters: dict) -> tuple[list[dict], int]:
         from store.cases import case_count
-        from workbench.case_list import case_summaries
+        from workbench.cases.listing import case_summaries
 
         return case_summaries(db, **filters), case_count(db)
 
@@ -198,7 +198,7 @@ class CasesScreen(SectionScreen):
 
     def open_case(self, case_id: str) -> None:
         from screens.case_editor import CaseEditorScreen
-        from workbench.case_list import case_detail
+        from workbench.cases.listing import case_detail
         from workbench.cases import Case
 
         detail = case_detail(self.app.db, case_id)
@@ -228,7 +228,7 @@ class CasesScreen(SectionScreen):
         self._open_probe([case_id])
 
     def action_probe_ready(self) -> None:
-        from workbench.case_list import case_summaries
+        from workbench.cases.listing import case_summaries
 
         ready = [c["id"] for c in case_summaries(self.app.db, status="ready")]
         if not ready:

@@ -63,6 +63,6 @@ class CaseCommands(ListProvider):
 
 
 def _case_titles(db) -> list[tuple[str, str]]:
-    from workbench.case_list import case_summaries
+    from workbench.cases.listing import case_summaries
 
     return [(c["id"], c["title"]) for c in case_summaries(db)]

@@ -64,7 +64,7 @@ class ProbeScreen(ModalScreen[list]):
         yield Footer()
 
     def on_mount(self) -> None:
-        from workbench.model_settings import role_settings
+        from workbench.gateway.settings import role_settings
 
         settings = role_settings(self.app.db, "probe")
         if self.model and self.model != settings.model:
@@ -86,7 +86,7 @@ class ProbeScreen(ModalScreen[list]):
     @work(exclusive=True, group="probe", exit_on_error=False)
     async def run_probes(self) -> list:
         from workbench.gateway import build_gateway
-        from workbench.probes import ProbeError, run_probe
+        from workbench.cases.probes import ProbeError, run_probe
 
         gateway = build_gateway(self.app.db, self.app.db_path)
         for index, case_id in enumerate(self.case_ids, start=1):

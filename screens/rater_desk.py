@@ -8,7 +8,7 @@ bar or "go:"/"cases:" palette commands lead anywhere, and the one screen is
 locked study and rater, with the rater picker and "switch rater" turned off.
 The palette offers only the desk's own "score: …" commands, and help lists
 only the keys the rater can use. A lock that cannot be honoured (see
-`workbench.rater_lock`) is refused before anything is drawn; a session that
+`workbench.scoring.rater_lock`) is refused before anything is drawn; a session that
 fails to open (nothing assigned yet, say) ends the app with code 1 and why.
 An unexpected error ends it too, but its traceback is not printed: Textual
 shows local variables in it, and those can hold sealed rows.
@@ -26,7 +26,7 @@ from textual.widgets import Footer, Header, Static
 from screens.app import WorkbenchApp
 from screens.scoring import ScoringScreen
 from screens.scoring_parts import ScoringCommands
-from workbench.rater_lock import RaterLock, RaterLockRefused, check_rater_lock
+from workbench.scoring.rater_lock import RaterLock, RaterLockRefused, check_rater_lock
 
 MODE = "scoring"
 

@@ -2,7 +2,7 @@
 and resolution between them as they happen.
 
 `TranscriptView.show(run_id, model, title)` binds the view to a
-`workbench.run_view.TranscriptModel` (live from the running study, or rebuilt
+`workbench.runs.view.TranscriptModel` (live from the running study, or rebuilt
 from the store for a finished run); `sync()` renders only what changed since
 the last call: new entries are mounted, and a streaming turn gets its new
 tokens written to its Markdown stream (`Markdown.get_stream`), so a long
@@ -20,7 +20,7 @@ from textual.app import ComposeResult
 from textual.containers import Vertical, VerticalScroll
 from textual.widgets import Markdown, Static
 
-from workbench.run_view import NoteEntry, TranscriptModel, TurnEntry
+from workbench.runs.view import NoteEntry, TranscriptModel, TurnEntry
 
 
 class TurnPanel(Vertical):

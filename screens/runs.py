@@ -2,8 +2,8 @@
 chosen run streaming as it happens; run, pause, resume, cancel and retry.
 
 How the live view stays responsive: the study runs in one async worker on the
-app's loop (`workbench.runner.run_study`, the same core the batch `run` uses)
-with a `workbench.run_view.LiveStudy` as its event sink. The sink only records
+app's loop (`workbench.runs.runner.run_study`, the same core the batch `run` uses)
+with a `workbench.runs.view.LiveStudy` as its event sink. The sink only records
 (a token is a list append); nothing is posted per event. A timer refreshes the
 screen every REFRESH seconds from what the sink collected: changed grid cells,
 the progress line, and the new text of the chosen run's streaming turns. The
@@ -30,7 +30,7 @@ from screens.run_transcript import TranscriptView
 from screens.widgets.run_grid import RunGrid
 from screens.widgets.section import SectionScreen
 from screens.widgets.unsaved_guard import UnsavedGuard
-from workbench.run_view import LiveStudy, grid_states, progress_line, status_label, stored_totals_line
+from workbench.runs.view import LiveStudy, grid_states, progress_line, status_label, stored_totals_line
 
 class RunCommands(ListProvider):
     """`run: …` palette commands of the Runs section: run, pause, resume, cancel, retry, show a transcript."""
@@ -265,8 +265,8 @@ class RunsScreen(UnsavedGuard, SectionScreen):
     async def _run_study(self, study_id: str, only: list[str] | None):
         from workbench.gateway import build_gateway
         from workbench.gateway.transport import litellm_module
-        from workbench.run_control import RunControl
-        from workbench.runner import prepare_study, run_study
+        from workbench.runs.control import RunControl
+        from workbench.runs.runner import prepare_study, run_study
 
         db = self.app.db
         prepare_study(db, study_id)  # freezes, or refuses a changed frozen study (FrozenStudyChanged)
@@ -327,7 +327,7 @@ class RunsScreen(UnsavedGuard, SectionScreen):
 
     @staticmethod
     def _summary_line(s) -> str:
-        from workbench.run_view import cost_text, duration, tokens_text
+        from workbench.runs.view import cost_text, duration, tokens_text
 
         runs = ", ".join(f"{v} {k}" for k, v in s.runs.items() if v)
         line = (f"{runs} · {s.calls} calls ({s.network_calls} made, {s.replayed} replayed) · "
@@ -340,7 +340,7 @@ class RunsScreen(UnsavedGuard, SectionScreen):
         return line
 
     def _failed(self, error: BaseException | None) -> None:
-        from workbench.runner import RunnerError
+        from workbench.runs.runner import RunnerError
         from workbench.studies import FrozenStudyChanged, StudyError, StudyNotFound
 
         if isinstance(error, (FrozenStudyChanged, RunnerError, StudyNotFound)):
@@ -422,7 +422,7 @@ class RunsScreen(UnsavedGuard, SectionScreen):
 
     async def show_transcript(self, run_id: str) -> None:
         """Show a run's transcript: live from this session's sink, else rebuilt from the store."""
-        from workbench.run_view import stored_transcript
+        from workbench.runs.view import stored_transcript
 
         model = self.live.transcript(run_id) if self.live is not None else None
         if model is None:
@@ -430,7 +430,7 @@ class RunsScreen(UnsavedGuard, SectionScreen):
         await self.query_one(TranscriptView).show(run_id, model, self._transcript_title(run_id))
 
     def _transcript_title(self, run_id: str) -> str:
-        from workbench.architectures import architecture
+        from workbench.protocols.hindsight.architectures import architecture
 
         state = self.query_one(RunGrid).states.get(run_id)
         if state is None:

@@ -35,7 +35,7 @@ from screens.widgets.rubric_panel import RubricPanel
 from screens.widgets.section import SectionScreen
 from screens.widgets.unsaved_guard import UnsavedGuard
 from workbench.scoring import ScoringError
-from workbench.scoring_session import ActionResult, ScoringSession, cells_of, scorable_studies, value_of
+from workbench.scoring.session import ActionResult, ScoringSession, cells_of, scorable_studies, value_of
 
 PICK, DESK = "scoring-pick", "scoring-desk"
 

@@ -27,7 +27,7 @@ from textual.widgets.option_list import Option
 from screens.commands import ListProvider
 from screens.widgets.rubric_panel import procedure_lines
 from workbench.scoring.views import RubricView
-from workbench.scoring_session import StudyChoice, scorable_studies
+from workbench.scoring.session import StudyChoice, scorable_studies
 
 
 class IdentityPicker(Vertical):

@@ -19,7 +19,7 @@ from textual.worker import Worker, WorkerState
 
 from screens.widgets.section import SectionScreen
 from screens.widgets.unsaved_guard import UnsavedGuard
-from workbench.model_settings import (
+from workbench.gateway.settings import (
     GATEWAY_FIELD_HELP,
     GATEWAY_FIELDS,
     MODEL_FIELD_HELP,
@@ -167,7 +167,7 @@ class SettingsScreen(UnsavedGuard, SectionScreen):
     # -- actions ----------------------------------------------------------------------------------
 
     def action_save(self) -> bool:
-        from workbench.model_settings import save_settings
+        from workbench.gateway.settings import save_settings
 
         try:
             settings = self.form_settings()

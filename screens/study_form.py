@@ -1,7 +1,7 @@
 """Creating a study in the TUI: the form, its validation by the batch core, the freeze; or loading a file.
 
 Whatever the form holds is written as a study file's TOML
-(`workbench.study_draft.draft_text`) and stored by `create_study`, the same
+(`workbench.protocols.hindsight.draft.draft_text`) and stored by `create_study`, the same
 function `workbench --batch study create` calls, so the form refuses exactly
 what the batch command refuses (a draft case, an unknown rubric, a bad
 number) with the same messages. Freezing calls `freeze_study`, as
@@ -29,8 +29,8 @@ from textual.widgets.selection_list import Selection
 from screens.confirm import DISCARD, SAVE, unsaved_changes_dialog
 from screens.widgets.problems import ProblemList
 from screens.widgets.unsaved_guard import UnsavedGuard
-from workbench.cases.problems import Problem
-from workbench.study_draft import (
+from workbench.problems import Problem
+from workbench.protocols.hindsight.draft import (
     ARCH_FIELDS, JUDGE_KEYS, MODEL_KEYS, blank_values, draft_text, field_of, values_from_definition,
 )
 
@@ -110,8 +110,8 @@ class StudyFormScreen(UnsavedGuard, Screen[str | None]):
 
     def compose(self) -> ComposeResult:
         from store.cases import list_cases
-        from workbench.architectures import architecture, conditions
-        from workbench.library import known_rubric_ids
+        from workbench.protocols.hindsight.architectures import architecture, conditions
+        from workbench.cases.library import known_rubric_ids
 
         db = self.app.db
         cases = list_cases(db)
@@ -189,8 +189,8 @@ class StudyFormScreen(UnsavedGuard, Screen[str | None]):
             yield widget
 
     def on_mount(self) -> None:
-        from workbench.library import known_rubric_ids
-        from workbench.model_settings import role_settings
+        from workbench.cases.library import known_rubric_ids
+        from workbench.gateway.settings import role_settings
 
         table = self.query_one("#judges-table", DataTable)
         for key in JUDGE_KEYS:

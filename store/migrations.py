@@ -347,3 +347,41 @@ def blinding_packets_undo(db: sqlite_utils.Database) -> None:
         ALTER TABLE scores ADD COLUMN undoes INTEGER
     """):
         db.execute(statement)
+
+
+@migrations(name="0004_protocol_items_artifacts")
+def protocol_items_artifacts(db: sqlite_utils.Database) -> None:
+    # Protocols beyond hindsight run over items that are not cases (debate topics, module outputs,
+    # imported interactions): a run's, blind item's and topology row's case_id holds the item id,
+    # so it can no longer reference cases. The checks are deferred to the commit, by which time
+    # each rebuilt table has its old name back.
+    db.execute("PRAGMA defer_foreign_keys = ON")
+    for table in ("runs", "blind_items", "topology"):
+        db[table].transform(drop_foreign_keys=["case_id"])
+    for statement in _statements("""
+        CREATE INDEX IF NOT EXISTS idx_runs_study ON runs (study_id, status);
+        CREATE INDEX IF NOT EXISTS idx_blind_items_study ON blind_items (study_id);
+        CREATE TABLE items (
+            study_id TEXT NOT NULL REFERENCES studies (id),
+            id TEXT NOT NULL,                       -- unique within the study; runs.case_id names it
+            kind TEXT NOT NULL,                     -- the protocol's own: topic, module_output, interaction, ...
+            payload TEXT NOT NULL,                  -- JSON: the item as the protocol reads it
+            content_hash TEXT NOT NULL,
+            source TEXT,                            -- file:line it was loaded from
+            created_at TEXT NOT NULL,
+            PRIMARY KEY (study_id, id)
+        );
+        CREATE INDEX idx_items_kind ON items (study_id, kind);
+        CREATE TABLE artifacts (
+            id INTEGER PRIMARY KEY,
+            study_id TEXT NOT NULL REFERENCES studies (id),
+            run_id TEXT REFERENCES runs (id),       -- NULL: belongs to the study (a belief graph, a sample)
+            kind TEXT NOT NULL,                     -- the protocol's own: belief_graph, crux_card, extraction, ...
+            key TEXT NOT NULL,                      -- unique within (study, run, kind)
+            payload TEXT NOT NULL,                  -- JSON
+            created_at TEXT NOT NULL,
+            UNIQUE (study_id, run_id, kind, key)
+        );
+        CREATE INDEX idx_artifacts_study ON artifacts (study_id, kind)
+    """):
+        db.execute(statement)

@@ -42,6 +42,7 @@ def start_attempt(db: sqlite_utils.Database, run_id: str) -> int:
     with writer(db):
         db.execute("DELETE FROM events WHERE run_id = ?", [run_id])
         db.execute("DELETE FROM outputs WHERE run_id = ?", [run_id])
+        db.execute("DELETE FROM artifacts WHERE run_id = ?", [run_id])
         db.execute(
             "UPDATE runs SET status = 'running', attempts = attempts + 1, started_at = ?, finished_at = NULL, "
             "error = NULL, input_tokens = 0, output_tokens = 0, cost = 0.0, cost_unknown = 0 WHERE id = ?",

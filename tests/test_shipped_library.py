@@ -42,7 +42,8 @@ DRAFTS = {
     "standards-body-ai-policy": "policy",
     "municipal-open-data": "policy",
 }
-RUBRIC_IDS = {"anticipation", "epistemic-humility", "glenda-crock", "blast-radius", "m11-likert"}
+RUBRIC_IDS = {"anticipation", "epistemic-humility", "glenda-crock", "blast-radius", "m11-likert",
+              "calibration-content-quality"}
 
 
 def sha256(text: str) -> str:
@@ -193,6 +194,7 @@ def test_rubric_scales_and_composites_match_the_seeds(rubrics):
         "glenda-crock": (3, 0, 1, "sum", 3),
         "blast-radius": (3, 0, 2, "sum", 6),
         "m11-likert": (5, 0, 5, "none", None),
+        "calibration-content-quality": (1, 0, 4, "sum", 4),  # five levels on the judge's [0, 1] scale
     }
     for rubric_id, (n, lo, hi, composite, top) in expected.items():
         rubric = rubrics[rubric_id]
@@ -226,7 +228,7 @@ def test_rubric_guidance_carries_the_seed_nuances(rubrics):
 def test_shipped_library_imports_into_a_fresh_store():
     from store import cases as case_rows
     from store.db import open_memory_store
-    from workbench.library import import_cases, import_rubrics
+    from workbench.cases.library import import_cases, import_rubrics
 
     db = open_memory_store()
     assert import_rubrics(db, RUBRICS) == len(RUBRIC_IDS)

@@ -69,7 +69,7 @@ def test_workbench_starts_in_a_real_terminal_shows_help_and_quits(tmux, tmp_path
     status = tmp_path / "exit-status"
     env = {"PYTHONPATH": str(REPO), "WORKBENCH_CASES_DIR": str(cases), "WORKBENCH_RUBRICS_DIR": str(rubrics),
            "LITELLM_LOCAL_MODEL_COST_MAP": "True", "HF_HUB_OFFLINE": "1"}
-    workbench = [sys.executable, "-m", "workbench.cli.main", "--db", str(tmp_path / "store" / "workbench.db")]
+    workbench = [sys.executable, "-m", "screens.launch", "--db", str(tmp_path / "store" / "workbench.db")]
     # COLUMNS/LINES (set by pytest's terminal handling) would override the pane's real size.
     command = (f"cd {shlex.quote(str(tmp_path))} && env -u WORKBENCH_DB -u COLUMNS -u LINES "
                + " ".join(f"{k}={shlex.quote(v)}" for k, v in env.items()) + " "

@@ -12,7 +12,7 @@ import time
 from dataclasses import asdict, dataclass, field
 from typing import Any, Protocol
 
-# Kinds every consumer can rely on; protocol events may add their own kinds.
+# Every event kind is declared here. Kinds every consumer can rely on:
 TURN_STARTED = "turn_started"
 TOKEN = "token"
 TURN_FINISHED = "turn_finished"
@@ -21,7 +21,23 @@ CALL_RETRY = "call_retry"
 RUN_STARTED = "run_started"
 RUN_FINISHED = "run_finished"
 RUN_FAILED = "run_failed"
+RUN_CANCELLED = "run_cancelled"
 PROGRESS = "progress"
+
+# Protocol events (stored in the transcript, shown by the protocol's own views). Hindsight:
+PERSPECTIVE = "perspective"      # one voice's view (B3 sequential, C1 parallel, C2 members); DQ reads these
+MOTION = "motion"
+AMENDMENT = "amendment"
+VOTE = "vote"
+RESOLUTION = "resolution"
+SCENARIO = "scenario"
+TOPOLOGY = "topology"
+# Faultline: DEBATE_MESSAGE, CRUX_CARD, STANCE; M11: PIPELINE_STAGE. A protocol declares its kinds here,
+# so every consumer finds the whole vocabulary in one place.
+DEBATE_MESSAGE = "debate_message"
+CRUX_CARD = "crux_card"
+STANCE = "stance"
+PIPELINE_STAGE = "pipeline_stage"
 
 
 @dataclass(frozen=True)

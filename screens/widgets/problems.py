@@ -9,7 +9,7 @@ from textual.message import Message
 from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
-from workbench.cases.problems import Problem
+from workbench.problems import Problem
 
 
 class ProblemList(OptionList):

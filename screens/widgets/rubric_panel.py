@@ -18,7 +18,7 @@ from textual.widgets import Static
 
 from workbench.scoring import ItemView
 from workbench.scoring.views import RubricView
-from workbench.scoring_session import Cell, cells_of, value_of
+from workbench.scoring.session import Cell, cells_of, value_of
 
 UNSCORED = "·"
 NOTE_MARK = "✎"

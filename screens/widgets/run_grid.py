@@ -1,7 +1,7 @@
 """The study's runs as a grid: one row per condition (and replicate), one column per case.
 
 Each cell shows a run's status, tokens, cost and elapsed time
-(`workbench.run_view.cell_fields`). The cursor moves over cells; enter selects
+(`workbench.runs.view.cell_fields`). The cursor moves over cells; enter selects
 the run under it. Cells are updated one at a time (`update_run`), never by
 rebuilding the table, so a refresh during a run is cheap.
 """
@@ -16,7 +16,7 @@ from textual.message import Message
 from textual.widgets import DataTable
 from textual.widgets.data_table import CellDoesNotExist
 
-from workbench.run_view import cell_fields, grid_axes, row_label
+from workbench.runs.view import cell_fields, grid_axes, row_label
 
 STATUS_STYLE = {"pending": "dim", "running": "bold cyan", "done": "green", "failed": "bold red",
                 "cancelled": "yellow", "interrupted": "magenta"}
@@ -39,7 +39,7 @@ def cell_text(state: dict, started_at: float | None = None, now: float | None = 
 
 
 class RunGrid(DataTable):
-    """case × condition; `states` are `workbench.run_view` state dicts keyed by run id."""
+    """case × condition; `states` are `workbench.runs.view` state dicts keyed by run id."""
 
     BINDINGS = [
         Binding("enter", "select_cursor", "Transcript", id="runs.transcript",

@@ -6,7 +6,7 @@ from store.events import events_for_run
 from store.outputs import get_output
 from store.runs import list_runs
 from tests.runner.studykit import requests_with, role_of
-from workbench.architectures.roster import DEFAULT_ROSTER
+from workbench.protocols.hindsight.architectures.roster import DEFAULT_ROSTER
 
 MEMBERS = [m.name for m in DEFAULT_ROSTER if not m.chair]
 

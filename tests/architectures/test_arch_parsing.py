@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from workbench.architectures import conditions, prompt_templates
-from workbench.architectures.lines import numbered_sections, parse_amendments, parse_second, parse_vote
-from workbench.architectures.report import REPORT_INSTRUCTION, parse_report
+from workbench.protocols.hindsight.architectures import conditions, prompt_templates
+from workbench.protocols.hindsight.architectures.lines import numbered_sections, parse_amendments, parse_second, parse_vote
+from workbench.protocols.hindsight.architectures.report import REPORT_INSTRUCTION, parse_report
 
 
 def test_report_reads_the_last_report_with_markdown_headings():

@@ -7,8 +7,8 @@ import pytest
 from store.events import events_for_run
 from store.outputs import get_output
 from store.runs import list_runs
-from tests.runner.studykit import CASES, requests_with
-from workbench.architectures.report import REPORT_INSTRUCTION
+from tests.runner.studykit import CASES
+from workbench.protocols.hindsight.architectures.report import REPORT_INSTRUCTION
 
 SEED_PROMPTS = {
     "B1": "Given this situation, what should we do? Explain your reasoning.",

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from workbench.architectures.topology import classify, read_comparison, read_extraction
+from workbench.protocols.hindsight.architectures.topology import classify, read_comparison, read_extraction
 
 
 def ex(rec: str, *claims: str) -> dict:

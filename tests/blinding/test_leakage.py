@@ -19,7 +19,7 @@ from store import blind as blind_rows
 from tests.blinding.study_fixture import JUDGE_MODEL, STUDY_MODEL, make_study
 from tests.scoring.scoring_helpers import score_pilots
 from workbench import scoring
-from workbench.packets import build_packet, export_packet
+from workbench.scoring.packets import build_packet, export_packet
 
 CONDITION_ID = re.compile(r"\b(?:B1|B2|B3|C1|C2|C3|P1)\b")
 FORBIDDEN_WORDS = [

@@ -6,8 +6,8 @@ import pytest
 
 from store import rubrics as rubric_rows
 from tests.blinding.study_fixture import ANTICIPATION, HUMILITY, make_study
-from workbench.library import import_rubrics
-from workbench.rubric_freeze import FrozenRubricEdit, check_rubric_edit
+from workbench.cases.library import import_rubrics
+from workbench.rubrics.freeze import FrozenRubricEdit, check_rubric_edit
 
 
 def _rubric_dir(tmp_path, anticipation: str):

@@ -8,8 +8,10 @@ from store import blind as blind_rows
 from tests.blinding.study_fixture import make_study
 from tests.scoring.scoring_helpers import score_item, score_pilots
 from workbench import scoring
-from workbench.blinding.unblind import StillBlind, UnblindRefused, item_labels, scrub_logs, unblind, unblind_state
-from workbench.judges.results import judge_error_counts
+from workbench.blinding.unblind import StillBlind, item_labels, scrub_logs, unblind_state
+from workbench.scoring.unblind import UnblindRefused, unblind
+from workbench.metrics.agreement_report import judge_errors
+from workbench.metrics.study_data import load_study_data
 
 
 def _score_everything(db, sid, rater):
@@ -58,7 +60,7 @@ def test_the_key_stays_sealed_before_unblinding(db):
         item_labels(db, sid)
     with pytest.raises(StillBlind):
         scrub_logs(db, sid)
-    assert all(v["by_condition"] is None for v in judge_error_counts(db, sid).values())
+    assert all(r.condition is None for r in judge_errors(load_study_data(db, sid)))
     unblind(db, sid, by="x", force=True)
     assert any(log for log in scrub_logs(db, sid).values())
 

@@ -9,7 +9,7 @@ import pytest
 from store.calls import calls_for
 from workbench.gateway import CallRequest, ModelSettings, build_gateway
 from workbench.gateway.limits import ModelLimits
-from workbench.model_settings import (
+from workbench.gateway.settings import (
     GatewaySettings,
     SettingsError,
     form_values,

@@ -9,7 +9,7 @@ from textual.widgets import Button, DataTable, Input, Static
 
 from tests.screens.screen_helpers import one_screen_app
 from tests.support.loopback import Reply
-from workbench.model_settings import load_settings
+from workbench.gateway.settings import load_settings
 
 SIZE = (130, 42)
 KEY_VALUE = "sk-settings-screen-SECRET-0042"

@@ -11,7 +11,7 @@ from store.settings import set_setting
 from tests.blinding.study_fixture import make_study
 from tests.judges.scripted import naive_judge
 from workbench.cli.main import main
-from workbench.library import BOOTSTRAP_KEY
+from workbench.cases.library import BOOTSTRAP_KEY
 
 
 @pytest.fixture

@@ -8,10 +8,11 @@ import pytest
 
 from store import verdicts as verdict_rows
 from tests.blinding.study_fixture import make_study
-from tests.judges.scripted import naive_judge, system_text, user_text, verdict_json, criteria, split
+from tests.judges.scripted import naive_judge, user_text, verdict_json, criteria, split
 from tests.support.loopback import Reply
-from workbench.blinding.unblind import unblind
-from workbench.judges.results import current_verdicts, judge_error_counts
+from workbench.scoring.unblind import unblind
+from workbench.metrics.agreement_report import judge_errors
+from workbench.metrics.study_data import load_study_data
 from workbench.judges.run import JudgingError, judge_study
 
 CLEAN = ("RECOMMENDATION: Expand in stages with demand gates.\nREASONING: A demand-side contraction would "
@@ -26,6 +27,12 @@ def judge(name: str, url: str, **kw) -> dict:
             "pipeline": "direct", "runs": 1, **kw}
 
 
+
+def ok_verdicts(db, sid):
+    """The judges' current ok verdicts, as the metrics core reads them."""
+    return [v for v in load_study_data(db, sid).verdicts if v.status == "ok"]
+
+
 async def test_an_injected_instruction_stays_data_and_changes_nothing(store, loopback_server):
     db, gateway = store
     loopback_server.responder = naive_judge
@@ -34,7 +41,7 @@ async def test_an_injected_instruction_stays_data_and_changes_nothing(store, loo
     report = await judge_study(db, gateway, sid)
     assert report.ok and report.judges[0].ok == 6
     values = {}
-    for v in current_verdicts(db, sid):
+    for v in ok_verdicts(db, sid):
         values.setdefault(v.item_id, set()).add(v.value)
     assert len(values) == 3 and all(vals == {2} for vals in values.values()), values
     # the scripted judge would have obeyed had the line been outside the data block:
@@ -57,10 +64,12 @@ async def test_malformed_json_three_times_is_a_judge_error_counted_and_excluded(
     assert all(r["value"] is None for r in rows)  # never scored as zero
     assert all(r["raw"] == "Sure! {score: 3, this is not json" for r in rows)
     assert all(len(r["detail"]["raw_replies"]) == 3 for r in rows)
-    assert current_verdicts(db, sid) == []
-    assert judge_error_counts(db, sid) == {"j1": {"errors": 4, "by_condition": None}}
+    assert ok_verdicts(db, sid) == []
+    assert [(r.judge, r.condition, r.error_cells, r.error_items) for r in judge_errors(load_study_data(db, sid))] == [
+        ("j1", None, 4, 2)]
     unblind(db, sid, by="researcher", force=True)
-    assert judge_error_counts(db, sid)["j1"]["by_condition"] == {"B1": 2, "C2": 2}
+    by_condition = {r.condition: r.error_cells for r in judge_errors(load_study_data(db, sid)) if r.condition}
+    assert by_condition == {"B1": 2, "C2": 2}
 
 
 async def test_an_invalid_reply_is_retried_with_the_reason_then_accepted(store, loopback_server):
@@ -94,8 +103,8 @@ async def test_each_call_is_a_fresh_judge_context_that_sees_no_condition(store, 
             assert tell not in text
     roles = {r["role"] for r in db.query("SELECT role FROM calls WHERE study_id = ?", [sid])}
     assert roles == {"judge"}
-    assert {v.judge for v in current_verdicts(db, sid)} == {"j1", "j2"}
-    assert {v.model for v in current_verdicts(db, sid)} == {"openai/j1", "openai/j2"}
+    assert {v.evaluator for v in ok_verdicts(db, sid)} == {"j1", "j2"}
+    assert {v.model for v in ok_verdicts(db, sid)} == {"openai/j1", "openai/j2"}
 
 
 async def test_judging_resumes_without_asking_again(store, loopback_server):

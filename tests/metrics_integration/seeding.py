@@ -76,7 +76,7 @@ def _rubric_hashes(db) -> dict[str, str]:
 
 
 def seed_study(db, spec: Spec) -> Seeded:
-    from workbench.library import bootstrap
+    from workbench.cases.library import bootstrap
 
     bootstrap(db)  # the shipped rubrics and cases (glenda-crock, blast-radius)
     hashes = _rubric_hashes(db)

@@ -15,7 +15,7 @@ from workbench.metrics.analysis import analyze
 from workbench.metrics.export import CSV_COLUMNS, long_rows
 from workbench.metrics.render import FORCED_TAG, analysis_tables, tables_text
 from workbench.metrics.study_data import load_study_data
-from workbench.reports import build_report
+from workbench.protocols.hindsight.report import build_report
 
 CONDITION_ID = re.compile(r"\b(B1|B2|B3|C1|C2|C3|P1)\b")
 

@@ -12,7 +12,7 @@ from store import scores as score_rows
 from tests.blinding.study_fixture import make_study
 from tests.scoring.scoring_helpers import score_pilots
 from workbench import scoring
-from workbench.packets import PacketError, export_packet, import_packet
+from workbench.scoring.packets import PacketError, export_packet, import_packet
 
 
 @pytest.fixture

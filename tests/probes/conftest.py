@@ -70,7 +70,7 @@ def library(tmp_path, monkeypatch):
 @pytest.fixture
 def db(library):
     from store import open_store
-    from workbench.library import bootstrap
+    from workbench.cases.library import bootstrap
 
     database = open_store(library.db)
     bootstrap(database)

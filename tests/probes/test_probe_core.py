@@ -8,11 +8,11 @@ import pytest
 
 from store.probes import probes_for_case
 from tests.probes.conftest import CASES, scripted_model
-from workbench.case_list import case_summaries
+from workbench.cases.listing import case_summaries
 from workbench.cases.parse import parse_file
 from workbench.gateway import ModelSettings, build_gateway
-from workbench.library import validate
-from workbench.probes import PROBE_QUESTION, ProbeError, parse_verdict, run_probe
+from workbench.cases.library import validate
+from workbench.cases.probes import PROBE_QUESTION, ProbeError, parse_verdict, run_probe
 
 
 @pytest.fixture

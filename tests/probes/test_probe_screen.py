@@ -8,8 +8,8 @@ from textual.widgets import DataTable, Markdown, Static
 from store import open_store
 from tests.probes.conftest import scripted_model
 from workbench.gateway import ModelSettings
-from workbench.library import bootstrap
-from workbench.model_settings import load_settings, save_settings
+from workbench.cases.library import bootstrap
+from workbench.gateway.settings import load_settings, save_settings
 
 SIZE = (130, 40)
 ANSWER = "This looks like a **regional** lending decision; I cannot name the event."
@@ -37,7 +37,7 @@ def list_verdict(app, case_id: str) -> str:
 
 
 async def test_probe_from_the_cases_screen_streams_and_lists_the_verdict(library, loopback_server):
-    from screens.app import make_app
+    from screens.launch import make_app
 
     point_probe_role_at(library, loopback_server.url)
     loopback_server.responder = scripted_model({"ferry-timetable": "partial"}, answers={"ferry-timetable": ANSWER})
@@ -63,7 +63,7 @@ async def test_probe_from_the_cases_screen_streams_and_lists_the_verdict(library
 
 
 async def test_probe_all_ready_cases_flags_the_recognized_one(library, loopback_server):
-    from screens.app import make_app
+    from screens.launch import make_app
 
     point_probe_role_at(library, loopback_server.url)
     loopback_server.responder = scripted_model({"quarry-loan": "recognized", "ferry-timetable": "not_recognized"})
@@ -83,7 +83,7 @@ async def test_probe_all_ready_cases_flags_the_recognized_one(library, loopback_
 
 
 async def test_probe_with_the_mock_model_says_placeholder(library, loopback_server):
-    from screens.app import make_app
+    from screens.launch import make_app
     from screens.probe_dialog import ProbeScreen
 
     app = make_app(library.db)
@@ -98,7 +98,7 @@ async def test_probe_with_the_mock_model_says_placeholder(library, loopback_serv
 
 
 async def test_closing_mid_probe_stops_it_and_stores_nothing(library, loopback_server):
-    from screens.app import make_app
+    from screens.launch import make_app
     from store.probes import probes_for_case
 
     point_probe_role_at(library, loopback_server.url)

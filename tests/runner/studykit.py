@@ -87,7 +87,7 @@ def write_cases(directory: Path, ids=tuple(CASES), draft: bool = False) -> Path:
 
 def make_store(tmp_path: Path, *, draft: bool = False):
     """A file store with the shipped rubrics and the fixture cases imported. Returns (db, db_path, cases_dir)."""
-    from workbench.library import import_cases, import_rubrics
+    from workbench.cases.library import import_cases, import_rubrics
 
     cases_dir = write_cases(tmp_path / "cases", draft=draft)
     db_path = tmp_path / "store.db"

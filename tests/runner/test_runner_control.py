@@ -8,8 +8,8 @@ from store.events import events_for_run
 from store.runs import list_runs
 from tests.runner.studykit import create, gateway, study_text
 from workbench.events import Event
-from workbench.run_control import RunControl
-from workbench.runner import prepare_study, run_study
+from workbench.runs.control import RunControl
+from workbench.runs.runner import prepare_study, run_study
 
 
 class Watch:

@@ -10,7 +10,7 @@ from tests.runner.studykit import create, gateway, scripted, study_text
 from tests.support.loopback import Reply
 from workbench.events import ListSink
 from workbench.gateway import build_gateway
-from workbench.runner import RunnerError, run_study, study_lock
+from workbench.runs.runner import RunnerError, run_study, study_lock
 
 
 def _refuse_b2(body):

@@ -8,8 +8,8 @@ from store import scores as score_rows
 from tests.blinding.study_fixture import make_study
 from tests.scoring.scoring_helpers import score_item, score_pilots
 from workbench import scoring
-from workbench.blinding.unblind import unblind
-from workbench.judges.calibration import release_rater
+from workbench.scoring.unblind import unblind
+from workbench.pilots.calibration import release_rater
 
 
 @pytest.fixture

@@ -29,6 +29,6 @@ def library(tmp_path, monkeypatch):
 
 @pytest.fixture
 def app(library):
-    from screens.app import make_app
+    from screens.launch import make_app
 
     return make_app(library.db)

@@ -21,7 +21,7 @@ from store import open_store
 from store.runs import ensure_runs, finish_run, start_attempt
 from workbench.blinding import items as blind_items
 from workbench.blinding.items import prepare_study
-from workbench.library import bootstrap
+from workbench.cases.library import bootstrap
 from workbench.studies import create_study, freeze_study, load_study, planned_runs
 
 STUDY_MODEL = "openai/gpt-4o-mini"
@@ -84,7 +84,7 @@ def seed_study(db_path: Path, *, name: str = "glenda-scoring", conditions=("B1",
         freeze_study(db, sid)
         if not run:
             return {"study_id": sid, "run_ids": []}
-        plans = planned_runs(load_study(db, sid))
+        plans = planned_runs(db, load_study(db, sid))
         ensure_runs(db, sid, plans)
         for plan in plans:
             start_attempt(db, plan["id"])

@@ -24,7 +24,7 @@ class OneScreenApp(App):
 
     def __init__(self, db_path, screen_factory) -> None:
         super().__init__()
-        from workbench.library import bootstrap
+        from workbench.cases.library import bootstrap
 
         self.db_path = db_path
         self.db = open_store(db_path)
@@ -128,7 +128,7 @@ def seed_study(db, name: str = SEEDED) -> str:
 
     create_study(db, text=study_toml(name, cases=("coercion-drill", "guild-charter"),
                                      conditions=("B1", "C2", "P1")))
-    run_rows.ensure_runs(db, name, planned_runs(load_study(db, name)))
+    run_rows.ensure_runs(db, name, planned_runs(db, load_study(db, name)))
     for (case, cond, rep), (status, tin, tout, cost, elapsed, error) in SEEDED_RUNS.items():
         rid = run_id(name, case, cond, rep)
         run_rows.start_attempt(db, rid)

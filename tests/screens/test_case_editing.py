@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from workbench.case_editing import (
+from workbench.cases.editing import (
     case_problems, changed_outside, editor_problems, field_rank, has_errors, read_case_file, target_problems,
 )
 from workbench.cases import Case, Probe

@@ -7,7 +7,7 @@ from screen_helpers import settle, table_ids, type_text, wait_for_form
 from textual.widgets import Checkbox, Input, Select, TextArea
 
 from workbench.cases.parse import parse_file
-from workbench.library import load_case
+from workbench.cases.library import load_case
 
 SIZE = (130, 40)
 CHECK = 0.45  # a little more than the editor's validation delay
@@ -294,7 +294,7 @@ async def test_a_probe_recorded_while_editing_is_kept_when_saving(app, library):
     from dataclasses import replace
 
     from workbench.cases import Probe
-    from workbench.library import save_case
+    from workbench.cases.library import save_case
 
     path = library.cases / "harbor-dredging.md"
     async with app.run_test(size=SIZE) as pilot:

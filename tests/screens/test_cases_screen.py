@@ -113,7 +113,7 @@ async def test_search_matches_ids_titles_and_text(app):
 
 async def test_refresh_picks_up_cases_imported_meanwhile(app, library):
     from workbench.cases.model import Case
-    from workbench.library import save_case
+    from workbench.cases.library import save_case
 
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from screen_helpers import settle, wait_for_form
 
-from screens.app import make_app
+from screens.launch import make_app
 
 
 async def _listed(pilot) -> None:

@@ -93,7 +93,7 @@ async def test_panels_show_every_table(unblinded_path):
 
 
 async def test_report_and_panels_agree_number_for_number(unblinded_path):
-    from workbench.reports import build_report
+    from workbench.protocols.hindsight.report import build_report
 
     path, _ = unblinded_path
     report = build_report(analysis_of(path))
@@ -202,7 +202,7 @@ async def test_forced_unblinding_is_on_every_panel(tmp_path):
 
 
 async def test_reachable_from_the_app_shell(unblinded_path):
-    from screens.app import make_app
+    from screens.launch import make_app
     from screens.metrics import MetricsScreen
 
     path, _ = unblinded_path

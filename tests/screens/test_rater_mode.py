@@ -25,14 +25,16 @@ from test_scoring_blindness import CONDITIONS, OTHER_NOTE, leaks, whole_text
 from textual.command import CommandList, CommandPalette
 from textual.widgets import DataTable
 
-from screens.app import make_app, section_is_built
+from screens.app import section_is_built
+from screens.launch import make_app
 from screens.rater_desk import RaterApp, RaterScoringScreen
 from screens.sections import SECTIONS
 from store import blind as blind_rows
 from store import open_store
 from workbench import scoring
-from workbench.cli.main import build_parser, main
-from workbench.rater_lock import RaterLock
+from screens.launch import main
+from workbench.cli.main import build_parser
+from workbench.scoring.rater_lock import RaterLock
 
 SIZE = (120, 36)
 ME, OTHER = "rater-a", "rater-b"
@@ -282,7 +284,7 @@ def test_an_unknown_rater_or_study_exits_1_with_why(study, capsys, rater, study_
 
 
 def test_an_unblinded_study_is_refused(study, capsys):
-    from workbench.blinding.unblind import unblind
+    from workbench.scoring.unblind import unblind
 
     path, sid, _ = study
     db = open_store(path)

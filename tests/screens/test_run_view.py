@@ -6,7 +6,7 @@ from study_screen_helpers import C2_EVENTS, SEEDED, seed_study
 
 from store import open_store
 from workbench.events import Event
-from workbench.run_view import (
+from workbench.runs.view import (
     LiveStudy, NoteEntry, TranscriptModel, TurnEntry, cell_fields, cost_text, describe, grid_states,
     progress_line, stored_transcript,
 )
@@ -61,7 +61,7 @@ def test_protocol_events_read_as_the_committee_minutes():
 
 def test_a_stored_transcript_matches_the_live_one(tmp_path, library):
     db = open_store(tmp_path / "s.db")
-    from workbench.library import bootstrap
+    from workbench.cases.library import bootstrap
 
     bootstrap(db)
     seed_study(db)
@@ -81,7 +81,7 @@ def test_a_stored_transcript_matches_the_live_one(tmp_path, library):
 
 def test_grid_states_and_cells(tmp_path, library):
     db = open_store(tmp_path / "s.db")
-    from workbench.library import bootstrap
+    from workbench.cases.library import bootstrap
 
     bootstrap(db)
     seed_study(db)

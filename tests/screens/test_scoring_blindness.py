@@ -20,7 +20,7 @@ from rich.console import Console
 from scoring_seed import JUDGE_MODEL, STUDY_MODEL, rendered, seed_study
 from textual.widgets import Static
 
-from screens.app import make_app
+from screens.launch import make_app
 from store import blind as blind_rows
 from store import open_store
 from workbench import scoring

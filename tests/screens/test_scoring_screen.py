@@ -9,7 +9,7 @@ from scoring_seed import rendered, seed_study
 from screen_helpers import type_text
 from textual.widgets import Input
 
-from screens.app import make_app
+from screens.launch import make_app
 from store import blind as blind_rows
 from store import open_store
 from tests.screens.screen_helpers import one_screen_app
@@ -347,7 +347,7 @@ async def test_calibration_pilots_come_first_and_the_rest_open_once_they_go_the_
 
 
 async def test_an_unblinded_study_is_read_only(store):
-    from workbench.blinding.unblind import unblind
+    from workbench.scoring.unblind import unblind
 
     sid = seed_study(store)["study_id"]
     db = open_store(store)

@@ -85,7 +85,7 @@ def _fake_sections(monkeypatch) -> list[Section]:
 
 async def test_number_keys_switch_sections_and_each_keeps_its_screens(library, monkeypatch):
     _fake_sections(monkeypatch)
-    from screens.app import make_app
+    from screens.launch import make_app
 
     app = make_app(library.db)
     assert [s.id for s in app.sections] == ["cases", "alpha", "beta", "broken"]  # the unbuilt one is left out
@@ -174,14 +174,14 @@ async def test_palette_providers_list_go_and_cases_commands(app):
 
 
 async def test_first_launch_loads_the_shipped_library_once(app, library):
-    from workbench.case_list import case_summaries
+    from workbench.cases.listing import case_summaries
 
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         assert [c["id"] for c in case_summaries(app.db)] == FIXTURE_CASE_IDS
     # Deleting a shipped file later does not make the second launch drop the stored case.
     (library.cases / "harbor-dredging.md").unlink()
-    from screens.app import make_app
+    from screens.launch import make_app
 
     again = make_app(library.db)
     assert "harbor-dredging" in [c["id"] for c in case_summaries(again.db)]
@@ -189,7 +189,7 @@ async def test_first_launch_loads_the_shipped_library_once(app, library):
 
 
 async def test_an_invalid_shipped_case_is_reported_and_nothing_is_loaded(library):
-    from screens.app import make_app
+    from screens.launch import make_app
 
     (library.cases / "broken.md").write_text('+++\nid = "broken"\ntitle = "Broken"\ntype = "imaginary"\n+++\n')
     app = make_app(library.db)
@@ -202,7 +202,7 @@ async def test_an_invalid_shipped_case_is_reported_and_nothing_is_loaded(library
 
 
 def test_a_file_that_is_not_a_store_exits_1_with_a_message(tmp_path, capsys):
-    from screens.app import run_app
+    from screens.launch import run_app
 
     bad = tmp_path / "not-a-store.db"
     bad.write_bytes(b"this is not sqlite" * 100)
@@ -230,7 +230,7 @@ def test_start_up_imports_nothing_heavy(library):
 
     code = (
         "import asyncio, sys\n"
-        "from screens.app import make_app\n"
+        "from screens.launch import make_app\n"
         "async def main():\n"
         "    app = make_app(sys.argv[1])\n"
         "    async with app.run_test(size=(120, 30)) as pilot:\n"

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from tests.runner.studykit import study_text
-from workbench.architectures.roster import DEFAULT_ROSTER
+from workbench.protocols.hindsight.architectures.roster import DEFAULT_ROSTER
 from workbench.studies import StudyError, create_study, parse_study_text
 from workbench.studies.definition import default_blinding_seed
 
@@ -68,7 +68,7 @@ def test_every_problem_names_the_file_line_and_key():
     assert "s.toml:14: judges[1].pipeline: must be one of direct, adversarial" in found
     assert "s.toml:16: architectures.C2.debate_rounds: must be an integer from 0 to 6" in found
     assert any(p.startswith("s.toml:17: architectures.C2.roster[0].brief: is required") for p in found)
-    assert any(p.startswith("s.toml:15: architectures.C2.roster: needs at least two members") for p in found)
+    assert any(p.startswith("s.toml:17: architectures.C2.roster: needs at least two members") for p in found)
 
 
 def test_invalid_toml_names_its_line():

@@ -8,9 +8,9 @@ import pytest
 
 from store.studies import frozen_artefacts, get_study
 from tests.runner.studykit import create, study_text
-from workbench.architectures import prompts
-from workbench.library import import_cases
-from workbench.runner import prepare_study, run_study
+from workbench.protocols.hindsight.architectures import prompts
+from workbench.cases.library import import_cases
+from workbench.runs.runner import prepare_study, run_study
 from workbench.studies import FrozenStudyChanged, StudyError, create_study, freeze_study, verify_frozen
 from workbench.studies.freeze import freeze_hash
 

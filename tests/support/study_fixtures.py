@@ -26,7 +26,7 @@ def server(loopback_server):
 @pytest.fixture
 def run_conditions(store, server):
     """Create a study of the given conditions on the scripted server, run it; (summary, events, db)."""
-    from workbench.runner import run_study
+    from workbench.runs.runner import run_study
 
     db, db_path = store
 

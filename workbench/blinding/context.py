@@ -142,7 +142,7 @@ def _frozen_or_stored_case(db: sqlite_utils.Database, study_id: str, case_id: st
         case = _case_from_artefact(artefact["content"])
         if case is not None and case.id == case_id:
             return case
-    from workbench.library import load_case
+    from workbench.cases.library import load_case
 
     return load_case(db, case_id)
 

@@ -8,7 +8,7 @@ caller sees the first one's items). It:
 2. turns every finished run's final output that has no item yet into a blind
    item: the text goes through the scrubber (`scrub.py`), the item gets a
    random opaque id, and the key row (item -> run, scrub log) is sealed;
-3. on the first blinding, adds the two calibration pilots (`judges/calibration.py`)
+3. on the first blinding, adds the two calibration pilots (`pilots/calibration.py`)
    with their expected direction sealed in the key;
 4. registers the study's raters and appends the new items to each rater's
    queue (`assign.py`).
@@ -105,7 +105,7 @@ def _items_from_outputs(db: sqlite_utils.Database, study: StudyContext) -> tuple
 def _pilot_items(study: StudyContext) -> tuple[list[dict], list[dict]]:
     import json
 
-    from workbench.judges.calibration import pilot_texts
+    from workbench.pilots.calibration import pilot_texts
 
     case_id = next((c for c in study.definition.get("cases") or [] if c in study.cases), None)
     if case_id is None:

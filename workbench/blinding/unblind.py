@@ -1,11 +1,8 @@
-"""Unblinding: the explicit, recorded act that opens the sealed key.
+"""Reading the sealed key once a study is unblinded (the act itself is `workbench.scoring.unblind`).
 
-`unblind(db, study_id, by=..., force=False)` is refused while any rater has
-assigned items not fully scored; `force=True` unblinds anyway and the study
-is marked `unblind_forced`, which every result read through `item_labels`
-carries. After unblinding, scoring is closed. `item_labels` is how the
-metrics core learns which run and condition each blind item came from; it
-refuses while the study is still blind.
+`item_labels` is how the metrics core learns which run and condition each
+blind item came from; it refuses while the study is still blind. A study
+unblinded by force is marked `unblind_forced`, which every label carries.
 """
 
 from __future__ import annotations
@@ -20,14 +17,6 @@ from workbench.blinding.context import BlindingError, load_study
 
 class StillBlind(BlindingError):
     """The sealed key was asked for before the study was unblinded."""
-
-
-class UnblindRefused(BlindingError):
-    """Scoring is not complete and the unblinding was not forced."""
-
-    def __init__(self, message: str, remaining: dict[str, dict]):
-        super().__init__(message)
-        self.remaining = remaining
 
 
 @dataclass(frozen=True)
@@ -60,31 +49,6 @@ def unblind_state(db: sqlite_utils.Database, study_id: str) -> UnblindState:
     records = blind_rows.unblindings(db, study_id)
     by = records[-1]["by"] if records else None
     return UnblindState(bool(study.unblinded_at), study.unblinded_at, by, study.unblind_forced)
-
-
-def unblind(db: sqlite_utils.Database, study_id: str, *, by: str, force: bool = False,
-            reason: str | None = None) -> dict:
-    """Unblind the study. Returns the record; refuses (UnblindRefused) before scoring is complete."""
-    from workbench.scoring.results import scoring_completion
-
-    if not by or not by.strip():
-        raise BlindingError("unblinding needs the name of who does it")
-    state = unblind_state(db, study_id)
-    if state.unblinded:
-        return {**state.to_dict(), "study_id": study_id, "already": True}
-    completion = scoring_completion(db, study_id)
-    remaining = {r: c for r, c in completion.items() if c["done"] < c["total"]}
-    if not blind_rows.blind_items(db, study_id):
-        remaining = remaining or {"(no items)": {"done": 0, "total": 0}}
-    if remaining and not force:
-        detail = ", ".join(f"{r} {c['done']}/{c['total']}" for r, c in remaining.items())
-        raise UnblindRefused(f"study '{study_id}': scoring is not complete ({detail}); finish it, or unblind "
-                             "with --force (every result is then marked as force-unblinded)", remaining)
-    record = blind_rows.record_unblinding(db, study_id, by=by.strip(), forced=bool(remaining),
-                                          reason=reason)
-    record["already"] = False
-    record["remaining"] = remaining
-    return record
 
 
 def item_labels(db: sqlite_utils.Database, study_id: str) -> dict[str, ItemLabel]:

@@ -12,7 +12,7 @@ from workbench.cases.model import (
     Probe,
     Transposition,
 )
-from workbench.cases.problems import CaseError, Problem
+from workbench.problems import CaseError, Problem
 
 __all__ = [
     "CASE_TYPES",

@@ -12,12 +12,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from workbench.cases.model import CRITERIA, PRESERVES, SECTIONS, Case, Probe, Transposition
-from workbench.cases.problems import Problem
+from workbench.problems import Problem, key_lines, line_of
 
 FENCE = "+++"
 HEADING = re.compile(r"^##\s+(.+?)\s*$")
-TABLE = re.compile(r"^\s*\[\[?\s*([A-Za-z0-9_.]+)\s*\]\]?\s*(#.*)?$")
-KEY = re.compile(r"^\s*([A-Za-z0-9_]+)\s*=")
 TOML_LINE = re.compile(r"at line (\d+)")
 
 TOP_KEYS = {
@@ -42,12 +40,7 @@ class Parsed:
 
     def line_of(self, field_name: str) -> int:
         """The line of a field, or of its nearest enclosing table, or 1."""
-        name = field_name
-        while name:
-            if name in self.lines:
-                return self.lines[name]
-            name = name.rsplit(".", 1)[0] if "." in name else ""
-        return 1
+        return line_of(self.lines, field_name)
 
 
 def parse_file(path: str | Path) -> Parsed:
@@ -81,36 +74,10 @@ def parse_text(text: str, name: str = "<case>") -> Parsed:
         line = int(match.group(1)) + 1 if match else 2
         problem(line, "front matter", f"invalid TOML: {exc}")
         return parsed
-    parsed.lines = _locate_keys(lines[1:close], offset=2)
+    parsed.lines = key_lines(front_text, first_line=2)
     sections = _read_sections(lines, close + 1, parsed)
     parsed.case = _build_case(front, sections, parsed)
     return parsed
-
-
-def _locate_keys(front_lines: list[str], offset: int) -> dict[str, int]:
-    """Map dotted field names to 1-based file lines, e.g. 'criteria.causal_record' or 'probes[0].model'."""
-    where: dict[str, int] = {}
-    table = ""
-    counts: dict[str, int] = {}
-    for i, raw in enumerate(front_lines):
-        line_no = i + offset
-        m = TABLE.match(raw)
-        if m:
-            name = m.group(1)
-            if raw.strip().startswith("[["):
-                index = counts.get(name, 0)
-                counts[name] = index + 1
-                table = f"{name}[{index}]"
-                where.setdefault(name, line_no)
-            else:
-                table = name
-            where.setdefault(table, line_no)
-            continue
-        m = KEY.match(raw)
-        if m:
-            key = f"{table}.{m.group(1)}" if table else m.group(1)
-            where.setdefault(key, line_no)
-    return where
 
 
 def _read_sections(lines: list[str], start: int, parsed: Parsed) -> dict[str, str]:

@@ -10,7 +10,7 @@ from workbench.cases.model import (
     CASE_TYPES, COMPLEXITIES, CONCERN_DOMAINS, CRITERIA, DOMAINS, PRESERVES, STATUSES, STRATEGIES, Case,
 )
 from workbench.cases.parse import Parsed, parse_file, parse_text
-from workbench.cases.problems import Problem
+from workbench.problems import Problem
 
 CASE_ID = re.compile(r"^[a-z0-9][a-z0-9-]{1,62}$")
 # A year, year-month or full date, or a range of two of them ("2020..2022").

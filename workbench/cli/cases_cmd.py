@@ -32,7 +32,7 @@ def _paths(args) -> list[str] | None:
 
 
 def validate(args, ctx: Context) -> int:
-    from workbench.library import validate as validate_files
+    from workbench.cases.library import validate as validate_files
 
     cases, problems = validate_files(_paths(args))
     errors = [p for p in problems if p.severity == "error"]
@@ -50,7 +50,7 @@ def validate(args, ctx: Context) -> int:
 
 def import_(args, ctx: Context) -> int:
     from workbench.cases import CaseError
-    from workbench.library import import_cases
+    from workbench.cases.library import import_cases
 
     db = ctx.db()
     try:
@@ -66,7 +66,7 @@ def import_(args, ctx: Context) -> int:
 
 
 def list_(args, ctx: Context) -> int:
-    from workbench.case_list import case_summaries
+    from workbench.cases.listing import case_summaries
 
     rows = case_summaries(ctx.db(), status=args.status, type=args.type, domain=args.domain,
                           strategy=args.strategy)
@@ -75,7 +75,7 @@ def list_(args, ctx: Context) -> int:
 
 
 def show(args, ctx: Context) -> int:
-    from workbench.case_list import case_detail
+    from workbench.cases.listing import case_detail
 
     detail = case_detail(ctx.db(), args.case_id)
     if detail is None:

@@ -34,7 +34,7 @@ class Context:
         """The migrated store, opened on first use and bootstrapped with the shipped library."""
         if self._db is None:
             from store import open_store
-            from workbench.library import bootstrap
+            from workbench.cases.library import bootstrap
 
             self._db = open_store(self.db_path)
             bootstrap(self._db)

@@ -123,7 +123,8 @@ def _text(doc: dict) -> str:
 
 def calibration(args, ctx: Context) -> int:
     from workbench.blinding.context import BlindingError, load_study
-    from workbench.judges.calibration import release_rater, study_calibration
+    from workbench.pilots.calibration import release_rater
+    from workbench.scoring.calibration import study_calibration
 
     db = ctx.db()
     try:

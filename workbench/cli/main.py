@@ -11,8 +11,13 @@ from __future__ import annotations
 import argparse
 import importlib
 import sys
+from pathlib import Path
+from typing import TYPE_CHECKING, Callable
 
 from workbench.cli.context import FAILED, USAGE, CommandError, Context
+
+if TYPE_CHECKING:
+    from workbench.scoring.rater_lock import RaterLock
 
 COMMAND_MODULES = [
     "workbench.cli.cases_cmd",
@@ -48,18 +53,21 @@ def build_parser() -> argparse.ArgumentParser:
                         help="open the TUI locked to this rater's blind scoring of --study (not with --batch)")
     parser.add_argument("--study", dest="tui_study", metavar="STUDY", help="the study a --rater scores")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
-    for name in COMMAND_MODULES:
-        try:
-            module = importlib.import_module(name)
-        except ModuleNotFoundError as exc:
-            if exc.name == name:  # a command area not built yet
-                continue
-            raise
-        module.register(sub)
+    for name in [*COMMAND_MODULES, *protocol_command_modules()]:
+        importlib.import_module(name).register(sub)
     return parser
 
 
-def main(argv: list[str] | None = None) -> int:
+def protocol_command_modules() -> list[str]:
+    """The batch commands a protocol adds of its own (e.g. `calibration import`)."""
+    from workbench.protocols import registry
+
+    return [m for name in registry.names() for m in registry.get(name).commands]
+
+
+def main(argv: list[str] | None = None, *, open_tui: Callable[[Path, RaterLock | None], int] | None = None) -> int:
+    """Run a batch command; without --batch, open the TUI through `open_tui` (the `workbench` console
+    script, screens/launch.py, passes it: the core never imports the screens)."""
     parser = build_parser()
     args = parser.parse_args(argv)
     from workbench.paths import resolve_db_path
@@ -71,10 +79,11 @@ def main(argv: list[str] | None = None) -> int:
             parser.error("commands run headless: put --batch before the command")
         if locked and (args.tui_rater is None or args.tui_study is None):
             parser.error("rater mode needs both --rater NAME and --study STUDY")
-        from screens.app import run_app  # the TUI is only imported when asked for
-        from workbench.rater_lock import RaterLock
+        if open_tui is None:
+            parser.error("the terminal UI is opened by the `workbench` command; here, put --batch before a COMMAND")
+        from workbench.scoring.rater_lock import RaterLock
 
-        return run_app(db_path, RaterLock(args.tui_study, args.tui_rater) if locked else None) or 0
+        return open_tui(db_path, RaterLock(args.tui_study, args.tui_rater) if locked else None) or 0
     if locked:
         parser.error("--rater and --study open the TUI in rater mode; they do not go with --batch")
     if not args.command:
@@ -101,5 +110,5 @@ def main(argv: list[str] | None = None) -> int:
         ctx.close()
 
 
-if __name__ == "__main__":
+if __name__ == "__main__":  # batch commands only; the TUI is `python -m screens.launch`
     sys.exit(main())

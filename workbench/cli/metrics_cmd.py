@@ -84,14 +84,26 @@ def check_comparisons(db, study_id: str, comparisons) -> None:
             raise CommandError(f"--compare {comp.a}:{comp.b}:{comp.metric}: {exc}") from None
 
 
-def run_analysis(ctx: Context, args, db):
-    from workbench.metrics.analysis import analyze_study
-    from workbench.metrics.embeddings import DEFAULT_MODEL
-
+def analysis_options(args, db, *, csv: bool = False) -> dict:
+    """The command's analysis options as the protocol reads them (hindsight's comparisons, DQ, embeddings)."""
     check_comparisons(db, args.study, args.compare)
+    return {"csv": csv, "comparisons": args.compare, "include_dq": not args.no_dq,
+            "embedding_model": args.embedding_model}
+
+
+def study_protocol(header: dict):
+    from workbench.protocols.registry import UnknownProtocol, protocol_of
+
     try:
-        return analyze_study(db, args.study, comparisons=args.compare, include_dq=not args.no_dq,
-                             embedding_model=args.embedding_model or DEFAULT_MODEL)
+        return protocol_of(header["definition"])
+    except UnknownProtocol as exc:
+        raise CommandError(f"study '{header['id']}': {exc}") from None
+
+
+def protocol_metrics(args, db, header: dict, *, csv: bool = False):
+    protocol = study_protocol(header)
+    try:
+        return protocol.metrics(db, args.study, analysis_options(args, db, csv=csv))
     except KeyError as exc:
         raise CommandError(str(exc.args[0] if exc.args else exc)) from None
 
@@ -106,11 +118,14 @@ def concern_settings(args, header: dict, db):
     elif judges:
         model, api_base = judges[0].get("model") or "mock", args.api_base or judges[0].get("api_base")
     else:
-        from workbench.model_settings import role_settings
+        from workbench.gateway.settings import role_settings
 
         role = role_settings(db, "judge")
         model, api_base = role.model, args.api_base or role.api_base
     return ModelSettings(model=model, api_base=api_base or None, temperature=0.0, max_tokens=800)
+
+
+HINDSIGHT_ONLY = ("compare", "assess_concerns", "record_concerns")
 
 
 def handle(args, ctx: Context) -> int:
@@ -120,51 +135,57 @@ def handle(args, ctx: Context) -> int:
         raise CommandError("--rater goes with --record-concerns FILE", code=USAGE)
     db = ctx.db()
     header = require_study(db, args.study)
+    if study_protocol(header).name != "hindsight":
+        used = [f"--{o.replace('_', '-')}" for o in HINDSIGHT_ONLY if getattr(args, o)]
+        if used:
+            raise CommandError(f"{', '.join(used)}: options of hindsight studies; study '{args.study}' is "
+                               f"{header['definition'].get('protocol')}", code=USAGE)
     if args.record_concerns:
         return record_concerns(args, ctx, db)
     if args.assess_concerns:
         assess_concerns(args, ctx, db, header)
+    doc = protocol_metrics(args, db, header, csv=args.csv)
     if args.csv:
-        return write_csv(args, ctx, db)
-    analysis = run_analysis(ctx, args, db)
-    from workbench.metrics.render import analysis_tables, tables_text
-
-    def human() -> str:
-        head = f"Study {analysis.data.study_id} ({analysis.data.protocol}); {analysis.status_line()}\n"
-        return head + "\n" + tables_text(analysis_tables(analysis))
-
+        write_csv(args, ctx, doc)
+        return OK
     if args.out and not ctx.json:
         from pathlib import Path
 
-        Path(args.out).write_text(human(), encoding="utf-8")
+        Path(args.out).write_text(doc.text, encoding="utf-8")
         ctx.info(f"wrote the tables to {args.out}")
         return OK
-    ctx.emit(analysis.to_dict(), human)
+    ctx.emit(doc.document, doc.text)
+    for note in doc.notes:
+        ctx.info(note)
     return OK
 
 
-def write_csv(args, ctx: Context, db) -> int:
-    from workbench.metrics.export import write_csv as write
-    from workbench.metrics.study_data import load_study_data
+def write_csv(args, ctx: Context, doc) -> None:
+    """The protocol's long-format rows, to --out or stdout."""
+    import csv
 
-    data = load_study_data(db, args.study)
+    def write(fh) -> int:
+        writer = csv.DictWriter(fh, fieldnames=doc.csv_columns, lineterminator="\n")
+        writer.writeheader()
+        writer.writerows(doc.csv_rows)
+        return len(doc.csv_rows)
+
     if args.out:
         from pathlib import Path
 
         with Path(args.out).open("w", encoding="utf-8", newline="") as fh:
-            n = write(data, fh)
+            n = write(fh)
         ctx.info(f"wrote {n} row(s) to {args.out}")
     else:
         try:
-            write(data, sys.stdout)
+            write(sys.stdout)
             sys.stdout.flush()
         except BrokenPipeError:  # e.g. piped into `head`: the reader has what it wanted
             import os
 
             os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-    if data.blinded:
-        ctx.info("study is blinded: the condition and replicate columns are empty")
-    return OK
+    for note in doc.notes:
+        ctx.info(note)
 
 
 def record_concerns(args, ctx: Context, db) -> int:

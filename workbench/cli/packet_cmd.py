@@ -25,7 +25,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def export(args, ctx: Context) -> int:
-    from workbench.packets import PacketError, export_packet
+    from workbench.scoring.packets import PacketError, export_packet
 
     try:
         summary = export_packet(ctx.db(), args.study_id, args.rater, args.out)
@@ -39,7 +39,7 @@ def export(args, ctx: Context) -> int:
 
 
 def import_(args, ctx: Context) -> int:
-    from workbench.packets import PacketError, import_packet
+    from workbench.scoring.packets import PacketError, import_packet
 
     try:
         result = import_packet(ctx.db(), args.file)

@@ -39,8 +39,8 @@ class _ProgressSink:
 
 def probe(args, ctx: Context) -> int:
     from workbench.gateway import build_gateway
-    from workbench.model_settings import role_settings
-    from workbench.probes import ProbeError, run_probe
+    from workbench.gateway.settings import role_settings
+    from workbench.cases.probes import ProbeError, run_probe
 
     db = ctx.db()
     settings = role_settings(db, "probe")

@@ -11,7 +11,7 @@ from __future__ import annotations
 import argparse
 
 from workbench.cli.context import OK, CommandError, Context
-from workbench.cli.metrics_cmd import add_analysis_options, require_study, run_analysis
+from workbench.cli.metrics_cmd import add_analysis_options, analysis_options, require_study, study_protocol
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -23,17 +23,22 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def handle(args, ctx: Context) -> int:
-    from workbench.reports import write_report
+    from workbench.reports import write_atomically
 
     db = ctx.db()
-    require_study(db, args.study)
-    analysis = run_analysis(ctx, args, db)
+    header = require_study(db, args.study)
+    protocol = study_protocol(header)
     try:
-        path = write_report(analysis, args.out)
+        text = protocol.report(db, args.study, analysis_options(args, db))
+    except KeyError as exc:
+        raise CommandError(str(exc.args[0] if exc.args else exc)) from None
+    try:
+        path = write_atomically(text, args.out)
     except OSError as exc:
         raise CommandError(f"cannot write {args.out}: {exc}") from None
-    d = analysis.data
-    ctx.emit({"ok": True, "study": d.study_id, "out": str(path), "blinded": d.blinded,
-              "forced_unblinding": d.forced, "freeze_hash": d.freeze_hash},
-             f"wrote the report of {d.study_id} to {path}" + (" (blinded: conditions hidden)" if d.blinded else ""))
+    blinded = not header["unblinded_at"]
+    ctx.emit({"ok": True, "study": args.study, "protocol": protocol.name, "out": str(path),
+              "blinded": blinded, "forced_unblinding": header["unblind_forced"],
+              "freeze_hash": header["freeze_hash"]},
+             f"wrote the report of {args.study} to {path}" + (" (blinded: conditions hidden)" if blinded and protocol.name == "hindsight" else ""))
     return OK

@@ -30,7 +30,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 def run(args, ctx: Context) -> int:
     from store.runs import status_counts
     from workbench.gateway import build_gateway
-    from workbench.runner import RunnerError, run_study
+    from workbench.runs.runner import RunnerError, run_study
     from workbench.studies import FrozenStudyChanged, StudyError, StudyNotFound, load_study
 
     db = ctx.db()
@@ -53,7 +53,7 @@ def run(args, ctx: Context) -> int:
     display = make_display()
 
     async def main():
-        from workbench.run_control import RunControl
+        from workbench.runs.control import RunControl
 
         control = RunControl()
         loop = asyncio.get_running_loop()

@@ -11,10 +11,9 @@ from __future__ import annotations
 import sys
 import time
 
-from workbench import run_view
+from workbench.runs import view as run_view
 from workbench.events import CALL_RETRY, PROGRESS, RUN_STARTED, Event
 
-RUN_CANCELLED = "run_cancelled"
 
 
 def short(run_id: str | None) -> str:

@@ -39,10 +39,18 @@ def create(args, ctx: Context) -> int:
             ctx.info(str(p))
         raise CommandError(f"study not created: {len(exc.problems)} problem(s) in {args.path}",
                            details=[p.to_dict() for p in exc.problems]) from None
+    from workbench.protocols.registry import protocol_of
+
     d = result["definition"]
-    ctx.emit({"ok": True, "study_id": result["study_id"], "action": result["action"], "definition": d},
-             f"study {result['study_id']} {result['action']}: {len(d['cases'])} case(s) x "
-             f"{len(d['conditions'])} condition(s); run it with `workbench --batch run {result['study_id']}`")
+    items = result.get("items") or {}
+    for problem in items.get("problems", []):
+        ctx.info(problem)
+    loaded = (f"; items: {items['added']} added" + (f", {items['excluded']} excluded" if items["excluded"] else "")
+              if items.get("added") or items.get("excluded") else "")
+    ctx.emit({"ok": True, "study_id": result["study_id"], "action": result["action"], "definition": d,
+              "items": items},
+             f"study {result['study_id']} {result['action']}: {protocol_of(d).summary_line(d)}{loaded}; "
+             f"run it with `workbench --batch run {result['study_id']}`")
     return OK
 
 

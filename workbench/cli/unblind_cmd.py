@@ -21,7 +21,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def unblind(args, ctx: Context) -> int:
     from workbench.blinding.context import BlindingError
-    from workbench.blinding.unblind import UnblindRefused, unblind as do_unblind
+    from workbench.scoring.unblind import UnblindRefused, unblind as do_unblind
     from workbench.cli.judge_cmd import _who
 
     try:

@@ -33,7 +33,7 @@ def build_gateway(db: sqlite_utils.Database, db_path: Path | str | None, *, repl
     `config` defaults to the limits saved in the store's settings (workbench/model_settings.py).
     """
     if config is None:
-        from workbench.model_settings import load_settings
+        from workbench.gateway.settings import load_settings
 
         config = load_settings(db).gateway_config()
     return Gateway(db, default_log_dir(db, db_path), replay_only=replay_only, config=config)

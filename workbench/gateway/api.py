@@ -11,7 +11,7 @@ are never collapsed into one call.
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 MOCK_MODEL = "mock"
 
@@ -93,3 +93,10 @@ class ReplayMiss(GatewayError):
 
 class CostCeilingReached(GatewayError):
     """The study's cost ceiling is reached: no new calls are made."""
+
+
+class GatewayLike(Protocol):
+    """What run programs, judges and probes need of a gateway: one awaited call per turn.
+    `workbench.gateway.client.Gateway` is the real one; tests may pass any object with this method."""
+
+    async def call(self, request: CallRequest, sink: Any = None) -> CallResult: ...

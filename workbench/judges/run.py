@@ -34,7 +34,7 @@ from workbench.events import EventSink, NullSink
 from workbench.gateway.api import CostCeilingReached, GatewayError
 from workbench.judges import aggregate
 from workbench.judges.adversarial import adversarial_run
-from workbench.judges.calibration import judge_calibration
+from workbench.pilots.calibration import judge_calibration
 from workbench.judges.calls import JudgeItem, JudgeSpec
 from workbench.judges.direct import RunOutcome, direct_run
 from workbench.rubrics import Rubric

@@ -1,5 +1,49 @@
-"""Written reports of a study (markdown), built from the same analysis and tables as the CLI and screen."""
+"""Written reports of a study (Markdown): the shared heading, the section layout and the atomic write.
 
-from .hindsight_report import build_report, write_report
+Each protocol builds its own sections (`StudyProtocol.report_sections`) or its
+whole report (`StudyProtocol.report`, hindsight's Tables 1–4); this package
+only frames and writes them, so every protocol's report opens the same way.
+"""
 
-__all__ = ["build_report", "write_report"]
+from __future__ import annotations
+
+import os
+import tempfile
+from datetime import datetime, timezone
+from pathlib import Path
+
+
+def standard_report(db, study_id: str, protocol, sections, *, generated_at: str | None = None) -> str:
+    """The shared heading (study, protocol, seed, freeze, status, generated) and the sections in order."""
+    from store.metrics_data import study_header
+
+    header = study_header(db, study_id) or {"id": study_id, "definition": {}}
+    d = header["definition"]
+    generated_at = generated_at or datetime.now(timezone.utc).isoformat(timespec="seconds")
+    parts = [f"# Study report: {d.get('name') or study_id}", ""]
+    parts.append(f"- Study id: `{study_id}`; protocol: {protocol.name}"
+                 + (f" (seed {protocol.seed}: {protocol.title})" if protocol.seed else ""))
+    parts.append(f"- Frozen: {header.get('frozen_at') or 'not frozen'}; freeze hash: "
+                 f"`{header.get('freeze_hash') or '-'}`")
+    if d.get("description"):
+        parts.append(f"- Description: {d['description']}")
+    parts.append(f"- Generated: {generated_at}")
+    parts.append("")
+    for s in sections:
+        parts += [f"{'#' * s.level} {s.title}", "", s.body.rstrip(), ""]
+    return "\n".join(parts).rstrip() + "\n"
+
+
+def write_atomically(text: str, path: str | Path) -> Path:
+    """Write a report so that a half-written one never replaces a good one."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=".report-", suffix=path.suffix or ".md", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(text)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    return path

@@ -17,6 +17,7 @@ from store.db import writer
 from workbench.blinding.assign import partner_positions
 from workbench.blinding.context import BlindingError, StudyContext, load_study
 from workbench.rubrics import Rubric
+from workbench.pilots.calibration import rater_calibration
 from workbench.scoring.state import ITEM_NOTE, RaterState, replay, value_before
 from workbench.scoring.views import (
     ItemView,
@@ -93,9 +94,7 @@ class _Session:
         if pilots and not all(self.complete(q["item_id"]) for q in pilots):
             return "calibration", "score the two calibration items first; the rest follow"
         if pilots:
-            from workbench.judges.calibration import rater_calibration
-
-            check = rater_calibration(self.db, self.study, self.rater)
+            check = rater_calibration(self.db, self.study, self.rater, self.state)
             if not check.released:
                 return "held", check.message
         return "scoring", ""

@@ -7,17 +7,8 @@ from pathlib import Path
 import sqlite_utils
 
 from store import studies as study_rows
-from workbench.cases.problems import Problem
+from workbench.problems import Problem
 from workbench.studies.definition import StudyError, check_against_library, parse_study_text
-
-
-class StudyNotFound(KeyError):
-    def __init__(self, study_id: str):
-        super().__init__(study_id)
-        self.study_id = study_id
-
-    def __str__(self) -> str:
-        return f"no study '{self.study_id}' in the store (create it with `workbench --batch study create FILE`)"
 
 
 def read_study_file(path: str | Path) -> str:
@@ -70,11 +61,15 @@ def create_study(db: sqlite_utils.Database, path: str | Path | None = None, *, t
         return {"study_id": study_id, "action": "unchanged", "definition": definition}
     study_rows.save_study(db, study_id=study_id, name=study_id, protocol=definition["protocol"],
                           definition=definition, source_text=text, cost_ceiling=definition["cost_ceiling"])
-    return {"study_id": study_id, "action": "replaced" if existing else "created", "definition": definition}
+    loaded = load_items(db, study_id, definition, path)
+    return {"study_id": study_id, "action": "replaced" if existing else "created", "definition": definition,
+            "items": loaded}
 
 
-def load_study(db: sqlite_utils.Database, study_id: str) -> dict:
-    study = study_rows.get_study(db, study_id)
-    if study is None:
-        raise StudyNotFound(study_id)
-    return study
+def load_items(db: sqlite_utils.Database, study_id: str, definition: dict, path: str | Path | None) -> dict:
+    """The protocol's items into the store (hindsight's cases are in the library already)."""
+    from workbench.protocols.registry import protocol_of
+
+    base_dir = str(Path(path).resolve().parent) if path is not None else None
+    result = protocol_of(definition).load_items(db, study_id, definition, base_dir)
+    return {"added": result.added, "excluded": result.excluded, "problems": list(result.problems)}

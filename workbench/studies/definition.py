@@ -13,23 +13,22 @@ from __future__ import annotations
 import hashlib
 import re
 import tomllib
-from typing import Any, Callable
+from typing import Any
 
-from workbench.cases.problems import Problem
+from workbench.problems import Problem, key_lines, line_of
+from workbench.protocols import registry
 
-PROTOCOLS = ("hindsight",)
 STUDY_ID = re.compile(r"^[a-z0-9][a-z0-9-]{1,62}$")
-DEFAULT_RUBRICS = ["anticipation", "epistemic-humility"]
 JUDGE_PIPELINES = ("direct", "adversarial")
 
 MODEL_DEFAULTS = {"name": "mock", "api_base": "", "temperature": 0.7, "seed": None, "max_tokens": 1024,
                   "timeout": 120.0}
 JUDGE_DEFAULTS = {"model": "mock", "api_base": "", "temperature": 0.0, "pipeline": "direct", "runs": 1}
-THRESHOLD_DEFAULTS = {"kappa_anticipation": 0.70, "kappa_epistemic_humility": 0.65, "alpha_judges": 0.5}
 BLINDING_DEFAULTS = {"overlap": 1.0, "pilot_items": True}
 
-TOP_KEYS = ("name", "protocol", "description", "cases", "conditions", "replicates", "raters", "rubrics",
-            "cost_ceiling", "model", "judges", "thresholds", "blinding", "architectures", "metrics")
+# Keys every protocol's study file shares; a protocol adds its own (`StudyProtocol.top_keys`, `section`).
+COMMON_KEYS = ("name", "protocol", "description", "conditions", "replicates", "raters", "rubrics",
+               "cost_ceiling", "model", "judges", "thresholds", "blinding")
 
 
 class StudyError(Exception):
@@ -40,8 +39,9 @@ class StudyError(Exception):
         super().__init__("\n".join(str(p) for p in problems))
 
 
-class _Checker:
-    """Collects problems with the line of the key they concern."""
+class StudyChecker:
+    """Collects problems with the line of the key they concern. Calling it reports one:
+    `check("model.seed", "must be an integer")`; its typed getters read a value and report a wrong one."""
 
     def __init__(self, name: str, lines: dict[str, int]):
         self.name = name
@@ -49,16 +49,12 @@ class _Checker:
         self.problems: list[Problem] = []
 
     def line_of(self, key: str) -> int:
-        """The key's line, else its nearest enclosing table's (`a.b[2].c` → `a.b[2]` → `a.b` → `a`), else 1."""
-        while key:
-            if key in self.lines:
-                return self.lines[key]
-            parent = re.sub(r"(\[\d+\]|\.[^.\[\]]+)$", "", key)
-            key = "" if parent == key else parent
-        return 1
+        return line_of(self.lines, key)
 
     def bad(self, key: str, message: str) -> None:
         self.problems.append(Problem(self.name, self.line_of(key), key, message))
+
+    __call__ = bad
 
     # --- typed getters: return the value (or the default) and report a wrong one ---------------
     def string(self, table: dict, key: str, path: str, default: Any = ..., *, allow_empty: bool = True) -> Any:
@@ -134,34 +130,6 @@ def _type(value: Any) -> str:
             dict: "a table"}.get(type(value), type(value).__name__)
 
 
-_TABLE = re.compile(r"^\s*(\[\[?)\s*([A-Za-z0-9_.\-\"]+)\s*\]\]?\s*(#.*)?$")
-_KEY = re.compile(r"^\s*([A-Za-z0-9_\-]+)\s*=")
-
-
-def key_lines(text: str) -> dict[str, int]:
-    """Map dotted key paths (`model.temperature`, `judges[1].model`) to their line numbers."""
-    lines: dict[str, int] = {}
-    counters: dict[str, int] = {}
-    current = ""
-    for number, line in enumerate(text.splitlines(), start=1):
-        m = _TABLE.match(line)
-        if m:
-            name = m.group(2).replace('"', "")
-            if m.group(1) == "[[":
-                index = counters.get(name, 0)
-                counters[name] = index + 1
-                current = f"{name}[{index}]"
-            else:
-                current = name
-            lines.setdefault(current, number)
-            continue
-        m = _KEY.match(line)
-        if m:
-            path = f"{current}.{m.group(1)}" if current else m.group(1)
-            lines.setdefault(path, number)
-    return lines
-
-
 def default_blinding_seed(name: str) -> int:
     """A stable seed derived from the study's name, so re-reading one file gives one definition."""
     return int(hashlib.sha256(name.encode("utf-8")).hexdigest()[:8], 16)
@@ -175,55 +143,56 @@ def parse_study_text(text: str, name: str = "<study>") -> dict:
         match = re.search(r"line (\d+)", str(exc))
         raise StudyError([Problem(name, int(match.group(1)) if match else 1, "toml",
                                   f"invalid TOML: {exc}")]) from None
-    c = _Checker(name, key_lines(text))
-    c.unknown(data, TOP_KEYS, "")
+    c = StudyChecker(name, key_lines(text))
 
     study_name = c.string(data, "name", "name")
     if isinstance(study_name, str) and not STUDY_ID.match(study_name):
         c.bad("name", "must be 2-63 characters of lowercase letters, digits and '-' (it is the study id)")
-    protocol = c.string(data, "protocol", "protocol", "hindsight")
-    if isinstance(protocol, str) and protocol not in PROTOCOLS:
-        c.bad("protocol", f"'{protocol}' is not a protocol this version runs; use one of {', '.join(PROTOCOLS)}")
+    protocol_name = c.string(data, "protocol", "protocol", "hindsight")
+    try:
+        protocol = registry.get(protocol_name if isinstance(protocol_name, str) else "hindsight")
+    except registry.UnknownProtocol as exc:
+        c.bad("protocol", str(exc))
+        raise StudyError(c.problems) from None
+    owned = (*protocol.top_keys, *((protocol.section,) if protocol.section else ()))
+    c.unknown(data, (*COMMON_KEYS, *owned), "")
 
-    from workbench.architectures import conditions as known_conditions
-
-    known = known_conditions()
-    cases = c.strings(data, "cases", "cases")
-    if "cases" in data and not cases and isinstance(data["cases"], list):
-        c.bad("cases", "must name at least one case")
-    conditions = c.strings(data, "conditions", "conditions", list(known))
+    known = protocol.conditions()
+    conditions = c.strings(data, "conditions", "conditions", protocol.default_conditions())
     for cond in conditions:
-        if cond not in known:
-            c.bad("conditions", f"'{cond}' is not a known condition; use any of {', '.join(known)}")
+        if known and cond not in known:
+            c.bad("conditions", f"'{cond}' is not a known condition of protocol {protocol.name}; "
+                                f"use any of {', '.join(known)}")
     if "conditions" in data and not conditions and isinstance(data["conditions"], list):
         c.bad("conditions", "must name at least one condition")
 
     definition: dict[str, Any] = {
         "name": study_name,
-        "protocol": protocol,
+        "protocol": protocol.name,
         "description": c.string(data, "description", "description", ""),
-        "cases": cases,
         "conditions": conditions,
         "replicates": c.number(data, "replicates", "replicates", 1, lo=1, hi=50, integer=True),
         "raters": c.strings(data, "raters", "raters", []),
-        "rubrics": c.strings(data, "rubrics", "rubrics", DEFAULT_RUBRICS),
+        "rubrics": c.strings(data, "rubrics", "rubrics", list(protocol.default_rubrics)),
         "cost_ceiling": c.number(data, "cost_ceiling", "cost_ceiling", None, lo=0, lo_open=True),
         "model": _model(c, data),
         "judges": _judges(c, data),
-        "thresholds": _thresholds(c, data),
+        "thresholds": _thresholds(c, data, protocol.threshold_defaults),
         "blinding": _blinding(c, data, study_name if isinstance(study_name, str) else ""),
-        "architectures": _architectures(c, data, known),
     }
-    if "metrics" in data:  # [metrics] custom_concerns = [...]: extra DQ-3 concerns (workbench/metrics/dq_study.py)
-        metrics = c.table(data, "metrics", "metrics")
-        c.unknown(metrics, ("custom_concerns",), "metrics")
-        definition["metrics"] = {"custom_concerns": c.strings(metrics, "custom_concerns", "metrics.custom_concerns", [])}
+    if protocol.section:
+        if not isinstance(data.get(protocol.section, {}), dict):
+            c.bad(protocol.section, f"must be a table ([{protocol.section}])")
+        else:
+            definition[protocol.section] = protocol.check_section(data, definition, c)
+    else:  # a protocol whose keys sit at the top of the file (hindsight: cases, architectures, metrics)
+        definition.update(protocol.check_section(data, definition, c))
     if c.problems:
         raise StudyError(c.problems)
     return definition
 
 
-def _model(c: _Checker, data: dict) -> dict:
+def _model(c: StudyChecker, data: dict) -> dict:
     t = c.table(data, "model", "model")
     c.unknown(t, tuple(MODEL_DEFAULTS), "model")
     seed = t.get("seed")
@@ -241,7 +210,7 @@ def _model(c: _Checker, data: dict) -> dict:
     }
 
 
-def _judges(c: _Checker, data: dict) -> list[dict]:
+def _judges(c: StudyChecker, data: dict) -> list[dict]:
     raw = data.get("judges", [])
     if not isinstance(raw, list) or not all(isinstance(j, dict) for j in raw):
         c.bad("judges", "must be an array of tables ([[judges]])")
@@ -272,13 +241,14 @@ def _judges(c: _Checker, data: dict) -> list[dict]:
     return judges
 
 
-def _thresholds(c: _Checker, data: dict) -> dict:
+def _thresholds(c: StudyChecker, data: dict, defaults: dict[str, float]) -> dict:
+    """The protocol's pre-registered thresholds (each in [0, 1]), defaults filled."""
     t = c.table(data, "thresholds", "thresholds")
-    c.unknown(t, tuple(THRESHOLD_DEFAULTS), "thresholds")
-    return {k: c.number(t, k, f"thresholds.{k}", v, lo=0, hi=1) for k, v in THRESHOLD_DEFAULTS.items()}
+    c.unknown(t, tuple(defaults), "thresholds")
+    return {k: c.number(t, k, f"thresholds.{k}", v, lo=0, hi=1) for k, v in defaults.items()}
 
 
-def _blinding(c: _Checker, data: dict, study_name: str) -> dict:
+def _blinding(c: StudyChecker, data: dict, study_name: str) -> dict:
     t = c.table(data, "blinding", "blinding")
     c.unknown(t, ("overlap", "pilot_items", "seed"), "blinding")
     seed = t.get("seed", default_blinding_seed(study_name))
@@ -293,47 +263,15 @@ def _blinding(c: _Checker, data: dict, study_name: str) -> dict:
     }
 
 
-def _architectures(c: _Checker, data: dict, known: list[str]) -> dict:
-    """Per-condition options: each architecture module fills its defaults and checks its own keys."""
-    from workbench.architectures import architecture
-
-    t = c.table(data, "architectures", "architectures")
-    for key in t:
-        if key not in known:
-            c.bad(f"architectures.{key}", f"'{key}' is not a known condition; use any of {', '.join(known)}")
-    out = {}
-    for cond in known:
-        module = architecture(cond)
-        check: Callable | None = getattr(module, "check_options", None)
-        if check is None:
-            if cond in t:
-                c.bad(f"architectures.{cond}", f"{cond} takes no options")
-            continue
-        raw = t.get(cond, {})
-        if not isinstance(raw, dict):
-            c.bad(f"architectures.{cond}", "must be a table")
-            raw = {}
-        out[cond] = check(raw, f"architectures.{cond}", c.bad)
-    return out
-
-
 def check_against_library(definition: dict, db, name: str = "<study>", text: str = "") -> list[Problem]:
-    """Problems with what the definition names: missing or non-ready cases, unknown rubrics."""
-    from store import cases as case_rows
-    from workbench.library import known_rubric_ids
+    """Problems with what the definition names: unknown rubrics, and whatever its protocol checks
+    (hindsight: missing or non-ready cases)."""
+    from workbench.cases.library import known_rubric_ids
 
-    c = _Checker(name, key_lines(text) if text else {})
+    c = StudyChecker(name, key_lines(text) if text else {})
     rubric_ids = known_rubric_ids(db)
-    for case_id in definition["cases"]:
-        row = case_rows.get_case(db, case_id)
-        if row is None:
-            c.bad("cases", f"no case '{case_id}' in the store (import it with `workbench --batch cases import`)")
-        elif row["status"] != "ready":
-            c.bad("cases", f"case '{case_id}' is {row['status']}: only ready cases can enter a study "
-                           "(finish it and set status = \"ready\" in its file, then import it)")
-        elif row["rubric"] and row["rubric"] not in rubric_ids:
-            c.bad("cases", f"case '{case_id}' names rubric '{row['rubric']}', which is not in rubrics/")
     for rubric_id in definition["rubrics"]:
         if rubric_id not in rubric_ids:
             c.bad("rubrics", f"no rubric with id '{rubric_id}' in rubrics/ or the store")
+    registry.protocol_of(definition).check_library(db, definition, c)
     return c.problems

@@ -1,14 +1,15 @@
 """Freezing a study: hash what it will run on, and refuse to run once any of it changes.
 
-The freeze covers four kinds of artefact, each stored whole in
-`frozen_artefacts` with its own sha256:
+The freeze covers these artefacts, each stored whole in `frozen_artefacts`
+with its own sha256:
 
 - `definition`: the study definition with defaults filled (canonical JSON);
-- `case`: each case's scenario and outcome (canonical JSON of the two texts);
-- `rubric`: each rubric's file text (the study's rubrics and every case's
-  specialized rubric), hashed as the rubric library hashes it;
-- `prompt`: every prompt template, the final-report instruction and the
-  default roster's briefs (workbench.architectures.prompt_templates).
+- `rubric`: each rubric's file text (the study's rubrics and any its protocol
+  adds, e.g. a hindsight case's specialized rubric), hashed as the rubric
+  library hashes it;
+- whatever the study's protocol pins (`StudyProtocol.frozen_artefacts`):
+  hindsight's `case` (scenario and outcome) and `prompt` (every template),
+  another protocol's items, personas or schema.
 
 The freeze hash is the sha256 of the sorted `kind, ref, content hash` lines.
 `verify_frozen` recomputes every artefact from its current source (the store's
@@ -27,10 +28,9 @@ import sqlite_utils
 
 from store import cases as case_rows
 from store import studies as study_rows
-from workbench.cases.problems import Problem
+from workbench.problems import Problem
 from workbench.studies.definition import StudyError
 
-KINDS = ("definition", "case", "rubric", "prompt")
 # Keys that limit how a study runs without shaping any output: outside the freeze, changeable later.
 OPERATIONAL_KEYS = ("cost_ceiling",)
 
@@ -61,7 +61,7 @@ class Change:
 
     def __str__(self) -> str:
         noun = {"definition": "the study definition", "case": f"case '{self.ref}'",
-                "rubric": f"rubric '{self.ref}'", "prompt": f"prompt template '{self.ref}'"}[self.kind]
+                "rubric": f"rubric '{self.ref}'", "prompt": f"prompt template '{self.ref}'"}.get(self.kind, f"{self.kind} '{self.ref}'")
         return f"{noun} {self.what}"
 
 
@@ -96,18 +96,17 @@ def case_content(scenario: str, outcome: str) -> str:
 
 def current_artefacts(db: sqlite_utils.Database, study_id: str, definition: dict) -> list[Artefact]:
     """Every artefact as it is now; raises StudyError when a case or rubric is missing."""
+    from workbench.protocols.registry import protocol_of
+
+    protocol = protocol_of(definition)
     problems: list[Problem] = []
     out = [Artefact("definition", study_id, canonical(frozen_definition(definition)))]
-    rubric_ids = list(definition.get("rubrics", []))
-    for case_id in definition["cases"]:
-        row = case_rows.get_case(db, case_id)
-        if row is None:
-            problems.append(Problem(f"study {study_id}", 1, "cases", f"case '{case_id}' is no longer in the store"))
-            continue
-        doc = row["document"]
-        out.append(Artefact("case", case_id, case_content(doc.get("scenario", ""), doc.get("outcome", ""))))
-        if row["rubric"] and row["rubric"] not in rubric_ids:
-            rubric_ids.append(row["rubric"])
+    try:
+        own = protocol.frozen_artefacts(db, study_id, definition)
+    except KeyError as exc:
+        raise StudyError([Problem(f"study {study_id}", 1, protocol.name, str(exc.args[0] if exc.args else exc))]
+                         ) from None
+    rubric_ids = list(dict.fromkeys([*definition.get("rubrics", []), *protocol.extra_rubrics(db, definition)]))
     texts = current_rubric_texts(db)
     for rubric_id in rubric_ids:
         if rubric_id not in texts:
@@ -115,9 +114,7 @@ def current_artefacts(db: sqlite_utils.Database, study_id: str, definition: dict
                                                                       "or the store"))
             continue
         out.append(Artefact("rubric", rubric_id, texts[rubric_id]))
-    from workbench.architectures import prompt_templates
-
-    out += [Artefact("prompt", name, text) for name, text in sorted(prompt_templates().items())]
+    out += [Artefact(kind, ref, content) for kind, ref, content in own]
     if problems:
         raise StudyError(problems)
     return out
@@ -126,7 +123,7 @@ def current_artefacts(db: sqlite_utils.Database, study_id: str, definition: dict
 def current_rubric_texts(db: sqlite_utils.Database) -> dict[str, str]:
     """Each rubric id's current text: its file in rubrics/ if there is one, else its latest stored version."""
     from store.rubrics import rubric_versions
-    from workbench.library import shipped_rubrics
+    from workbench.cases.library import shipped_rubrics
 
     texts = {r["rubric_id"]: r["text"] for r in rubric_versions(db)}  # ordered by loaded_at: latest wins
     texts.update({rid: r.text for rid, r in shipped_rubrics().items()})
@@ -232,7 +229,7 @@ def _store_rubric_versions(db: sqlite_utils.Database, rubrics: list[Artefact]) -
 
 
 def _study(db: sqlite_utils.Database, study_id: str) -> dict:
-    from workbench.studies.create import StudyNotFound
+    from workbench.studies.lookup import StudyNotFound
 
     study = study_rows.get_study(db, study_id)
     if study is None:

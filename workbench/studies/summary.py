@@ -6,7 +6,7 @@ import sqlite_utils
 
 from store import runs as run_rows
 from store.topology import topology_for_study
-from workbench.studies.create import load_study
+from workbench.studies.lookup import load_study
 
 
 def study_summary(db: sqlite_utils.Database, study_id: str) -> dict:
@@ -22,7 +22,7 @@ def study_summary(db: sqlite_utils.Database, study_id: str) -> dict:
         "freeze_hash": study["freeze_hash"],
         "definition": study["definition"],
         "runs": run_rows.status_counts(db, study_id),
-        "planned_runs": len(planned_runs(study)),
+        "planned_runs": len(planned_runs(db, study)),
         "totals": run_rows.study_totals(db, study_id),
         "calls": spent(db, study_id=study_id),
         "topology": [{k: t[k] for k in ("case_id", "condition", "pattern", "switching_assumption",
@@ -30,13 +30,15 @@ def study_summary(db: sqlite_utils.Database, study_id: str) -> dict:
     }
 
 
-def planned_runs(study: dict) -> list[dict]:
-    """Every run the study will have: case x condition x replicate (P1: always 3), in grid order."""
-    from workbench.architectures import replicates_for
+def planned_runs(db: sqlite_utils.Database, study: dict) -> list[dict]:
+    """Every run the study will have, as its protocol plans them (hindsight: case x condition x
+    replicate, P1 always 3), in grid order."""
+    from workbench.protocols.registry import protocol_of
 
     d = study["definition"]
-    return [{"id": run_id(study["id"], case, cond, r), "case_id": case, "condition": cond, "replicate": r}
-            for case in d["cases"] for cond in d["conditions"] for r in replicates_for(cond, d["replicates"])]
+    return [{"id": run_id(study["id"], p.item_id, p.condition, p.replicate), "case_id": p.item_id,
+             "condition": p.condition, "replicate": p.replicate}
+            for p in protocol_of(d).planned_runs(db, study["id"], d)]
 
 
 def run_id(study_id: str, case_id: str, condition: str, replicate: int) -> str:

@@ -1,0 +1,49 @@
+"""The `workbench` command: the TUI, or `--batch` commands through workbench.cli (the top of the house).
+
+`make_app` is the one factory of the app, used here and by the snapshot tests.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from screens.app import WorkbenchApp
+from screens.rater_desk import RaterApp
+from workbench.scoring.rater_lock import RaterLock
+
+
+def make_app(db_path: Path, rater: RaterLock | None = None) -> WorkbenchApp:
+    """The app on the store at `db_path`; with `rater`, locked to that rater's blind scoring of one study
+    (screens/rater_desk.py), after refusing a lock that cannot be honoured (RaterLockRefused)."""
+    if rater is not None:
+        return RaterApp(Path(db_path), rater)
+    return WorkbenchApp(Path(db_path))
+
+
+def run_app(db_path: Path, rater: RaterLock | None = None) -> int:
+    """Open the TUI on the store at `db_path` (locked to `rater` if given); returns the exit code."""
+    from store.db import StoreError
+    from workbench.scoring.rater_lock import RaterLockRefused
+
+    try:
+        app = make_app(db_path, rater)
+    except (StoreError, RaterLockRefused) as exc:
+        print(f"workbench: {exc}", file=sys.stderr)
+        return 1
+    app.run()
+    note = app.exit_note() if hasattr(app, "exit_note") else None
+    if note:  # rater mode: why the session could not open, or that it failed (details withheld)
+        print(f"workbench: {note}", file=sys.stderr)
+    return app.return_code or 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    """The console script: batch commands run headless, anything else opens the TUI."""
+    from workbench.cli.main import main as cli_main
+
+    return cli_main(argv, open_tui=run_app)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,211 @@
+"""The protocol interface: what a protocol contributes on top of the shared machinery.
+
+A protocol (one per seed) is a package `workbench/protocols/<name>/` whose
+`__init__` defines `PROTOCOL`, an instance of a `StudyProtocol` subclass. The
+registry (`workbench.protocols.registry`) maps a study file's `protocol = "…"`
+to it. Everything below — gateway, call log, runner with resume and replay,
+freeze, blinding, rater desk, packets, judges, statistics, embeddings, store —
+is shared and never imports a protocol; protocols never import each other.
+
+What a protocol says, and who asks:
+
+| part | method | asked by |
+|---|---|---|
+| study-file section and its validation | `check_section`, `check_library` | studies.definition / create |
+| item source | `load_items` (into the study's `items` table), `items` | study create / freeze |
+| what the freeze pins | `frozen_artefacts` | studies.freeze |
+| run programs | `planned_runs`, `expected_calls`, `program` | runs.runner |
+| after a group of runs | `after_runs` (e.g. hindsight's P1 topology) | runs.runner |
+| evaluation | `rubrics`, `blind_texts` (what raters and judges read) | blinding, judges |
+| metrics and report | `metrics`, `metrics_csv`, `report_sections` | cli metrics/report, screens |
+| TUI panels | `panels` (dotted paths into `screens/`, imported by the app only) | screens |
+| batch commands of its own | `commands` (modules with `register(subparsers)`) | cli.main |
+
+Default implementations make the optional parts optional: a protocol with one
+item, one call and one metric overrides `program`, `planned_runs` and `metrics`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Callable
+
+if TYPE_CHECKING:  # typing only: the runner passes these in
+    import sqlite_utils
+
+    from workbench.runs.context import RunContext, RunOutput
+
+# A problem reporter: bad("dotted.key", "message") records `file:line: dotted.key: message`.
+Bad = Callable[[str, str], None]
+
+
+@dataclass(frozen=True)
+class RunPlan:
+    """One planned run: the protocol's item × condition × replicate."""
+
+    item_id: str
+    condition: str
+    replicate: int = 0
+
+
+@dataclass
+class ItemLoad:
+    """What `load_items` did: items added (new ids), records excluded by validation, and each
+    exclusion's reason as `file:line: field: reason` (printed by `study create`)."""
+
+    added: int = 0
+    excluded: int = 0
+    problems: list[str] = field(default_factory=list)
+
+
+@dataclass
+class ReportSection:
+    """A report section in Markdown; `level` 2 is a top-level section under the study heading."""
+
+    title: str
+    body: str
+    level: int = 2
+
+
+@dataclass
+class MetricsDocument:
+    """A protocol's metrics, in the three shapes `metrics STUDY` prints: one JSON-able document
+    (`--json`), the human text, and long-format rows (`--csv`). `notes` go to stderr."""
+
+    document: dict
+    text: str = ""
+    csv_columns: list[str] = field(default_factory=list)
+    csv_rows: list[dict] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+
+class StudyProtocol:
+    """Base class of a protocol; subclasses override what they contribute."""
+
+    name: str = ""                    # the study file's `protocol` value
+    title: str = ""
+    seed: str = ""                    # the specification document, e.g. "002"
+    section: str | None = None        # the study-file table this protocol owns, e.g. "faultline"
+    top_keys: tuple[str, ...] = ()    # study-file keys at the top level this protocol owns (hindsight: cases)
+    default_rubrics: tuple[str, ...] = ()
+    threshold_defaults: dict[str, float] = {}   # `[thresholds]` keys it pre-registers, each in [0, 1]
+    panels: dict[str, str] = {}       # "run" | "metrics" | "items" → "screens.<pkg>.<module>:<Class>"
+    commands: tuple[str, ...] = ()    # batch command modules with register(subparsers)
+
+    # --- the study file ---------------------------------------------------------------------------
+    def conditions(self) -> list[str]:
+        """Every condition this protocol knows, in its seed's order."""
+        return []
+
+    def default_conditions(self) -> list[str]:
+        return self.conditions()
+
+    def check_section(self, data: dict, definition: dict, bad: Bad) -> dict:
+        """Validate the protocol's own keys of the parsed study file (`data`, the whole file) and return
+        its part of the definition, every default filled: stored as `definition[self.section]`, or merged
+        into the definition when the protocol has no section (its keys are `top_keys`). `bad` is a
+        `workbench.studies.definition.StudyChecker`: call it to report, or use its typed getters."""
+        return {}
+
+    def check_library(self, db: "sqlite_utils.Database", definition: dict, bad: Bad) -> None:
+        """Problems with what the definition names in the store or on disk (missing files, bad items)."""
+
+    # --- items ----------------------------------------------------------------------------------------
+    def load_items(self, db: "sqlite_utils.Database", study_id: str, definition: dict,
+                   base_dir: str | None = None) -> ItemLoad:
+        """Bring the study's items into the store at `study create` (`base_dir`: the study file's folder,
+        for relative paths). Adding an id already there adds nothing, so re-creating is safe. A file that
+        cannot be used at all is a `StudyError`; single bad records are excluded and reported."""
+        return ItemLoad()
+
+    def summary_line(self, definition: dict) -> str:
+        """What `study create` says the study holds, e.g. "2 case(s) x 7 condition(s)"."""
+        return f"{len(definition.get('conditions', []))} condition(s)"
+
+    def item_payload(self, db: "sqlite_utils.Database", study_id: str, item_id: str) -> Any:
+        """What a run of this item is given as `ctx.item`."""
+        from store.items import get_item
+
+        row = get_item(db, study_id, item_id)
+        if row is None:
+            raise KeyError(f"no item '{item_id}' in study '{study_id}'")
+        return row["payload"]
+
+    def frozen_artefacts(self, db: "sqlite_utils.Database", study_id: str, definition: dict
+                         ) -> list[tuple[str, str, str]]:
+        """(kind, ref, content) triples the freeze pins beyond the definition: prompts, items, personas."""
+        return []
+
+    def extra_rubrics(self, db: "sqlite_utils.Database", definition: dict) -> list[str]:
+        """Rubric ids scored and frozen beyond the study's `rubrics` (hindsight: a case's own rubric)."""
+        return []
+
+    # --- runs -----------------------------------------------------------------------------------------
+    def planned_runs(self, db: "sqlite_utils.Database", study_id: str, definition: dict) -> list[RunPlan]:
+        raise NotImplementedError(f"protocol '{self.name}' plans no runs")
+
+    def expected_calls(self, definition: dict, plan: RunPlan) -> int:
+        """Calls one run makes when nothing fails: the progress total is known before the first call."""
+        return 1
+
+    def draw(self, plan: RunPlan) -> int:
+        """The replicate index the gateway sees for a run (its replay key; a condition may offset it)."""
+        return plan.replicate
+
+    def run_options(self, definition: dict) -> dict:
+        """What a run program gets as `ctx.options`: the protocol's section, defaults filled."""
+        return definition.get(self.section, {}) if self.section else {}
+
+    def settings_for(self, definition: dict, plan: RunPlan):
+        """The model settings a run uses (default: the study's [model])."""
+        from workbench.runs.settings import study_model_settings
+
+        return study_model_settings(definition)
+
+    async def program(self, ctx: "RunContext") -> "RunOutput":
+        """The run program for `ctx.condition` over `ctx.item`."""
+        raise NotImplementedError(f"protocol '{self.name}' has no run program")
+
+    def follow_ups(self, db: "sqlite_utils.Database", study_id: str, definition: dict,
+                   runs: list[dict]) -> list["FollowUp"]:
+        """Work that waits on a group of finished runs (hindsight: P1's topology once a case's three
+        replicates are done). Asked at the start and after every finished run, with all the study's
+        run rows; the runner starts each one that is ready and not done, once."""
+        return []
+
+    # --- evaluation -----------------------------------------------------------------------------------
+    def rubrics(self, definition: dict) -> list[str]:
+        return list(definition.get("rubrics") or self.default_rubrics)
+
+    # --- metrics and report ---------------------------------------------------------------------------
+    # `options` carries the batch command's analysis options (e.g. `csv`: only the rows are needed;
+    # hindsight's `comparisons`, `include_dq`, `embedding_model`); a protocol ignores what it has no use for.
+    def metrics(self, db: "sqlite_utils.Database", study_id: str, options: dict | None = None) -> MetricsDocument:
+        raise NotImplementedError(f"protocol '{self.name}' defines no metrics")
+
+    def report_sections(self, db: "sqlite_utils.Database", study_id: str,
+                        options: dict | None = None) -> list[ReportSection]:
+        return []
+
+    def report(self, db: "sqlite_utils.Database", study_id: str, options: dict | None = None) -> str:
+        """The whole Markdown report: by default the shared heading (study, protocol, freeze, status)
+        followed by `report_sections`."""
+        from workbench.reports import standard_report
+
+        return standard_report(db, study_id, self, self.report_sections(db, study_id, options))
+
+
+@dataclass
+class FollowUp:
+    """Work after a group of runs. `key` is unique in the study; `expected_calls` counts toward the
+    progress total from the start; `ready`: its runs are done; `done`: its result is stored already.
+    `work(ctx)` gets a RunContext for (item, condition) with no run id, makes its calls with
+    `ctx.turn` and stores its result itself."""
+
+    key: str
+    item_id: str
+    condition: str
+    expected_calls: int
+    ready: bool
+    done: bool
+    work: Callable[["RunContext"], Any]

@@ -1,0 +1,20 @@
+"""B2 chain-of-thought: one model, asked to reason step by step (seed 000 §V)."""
+
+from __future__ import annotations
+
+from workbench.protocols.hindsight.architectures.base import FinalOutput, RunContext, final_output, situation, user
+from workbench.protocols.hindsight.architectures.prompts import B2_PROMPT
+from workbench.protocols.hindsight.architectures.report import REPORT_INSTRUCTION
+
+CONDITION = "B2"
+TITLE = "Chain-of-thought"
+
+
+def expected_calls(options: dict) -> int:
+    return 1
+
+
+async def run(ctx: RunContext) -> FinalOutput:
+    prompt = B2_PROMPT.format(situation=situation(ctx), report=REPORT_INSTRUCTION)
+    text = await ctx.turn("answer", "model", [user(prompt)], phase="answer", label="Step-by-step answer")
+    return final_output(text)

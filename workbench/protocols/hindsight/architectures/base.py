@@ -1,0 +1,69 @@
+"""What an architecture program gets: the run's context and the one way to take an agent turn.
+
+An architecture module (b1.py, c2.py, ...) defines:
+
+    CONDITION = "B1"                      # the registry key
+    TITLE = "Single LLM"
+    async def run(ctx: RunContext) -> FinalOutput
+    def expected_calls(options: dict) -> int          # for progress and ETA
+    # optional:
+    def check_options(raw, path, bad) -> dict         # its [architectures.X] table, defaults filled
+    def replicates(study_replicates: int) -> list[int]
+    DRAW_OFFSET = 0                                   # see RunContext.draw
+
+`ctx.turn(...)` calls the gateway and emits turn_started, then (from the
+gateway) token events, then turn_finished with the full text, or turn_failed.
+`ctx.emit(kind, ...)` adds protocol events (perspective, motion, vote, ...).
+"""
+
+from __future__ import annotations
+
+from workbench.runs.context import (  # the shared run machinery every protocol's programs use
+    RunContext,
+    RunOutput,
+    TurnStats,
+    draw_settings,
+    parallel,
+    system,
+    user,
+)
+from workbench.runs.control import RunCancelled
+
+FinalOutput = RunOutput  # a hindsight condition's output: the text and its parsed report
+
+
+def check_int_options(raw: dict, path: str, bad, limits: dict[str, tuple[int, int, int]],
+                      known: tuple[str, ...] = ()) -> dict[str, int]:
+    """A condition's integer options from its `[architectures.X]` table: {key: (default, low, high)}.
+    Unknown keys (outside `limits` and `known`) and out-of-range values are reported through `bad`,
+    and a bad value falls back to its default so the rest can still be checked."""
+    allowed = (*known, *limits)
+    for key in raw:
+        if key not in allowed:
+            bad(f"{path}.{key}", f"unknown key; known keys here: {', '.join(allowed)}")
+    out = {}
+    for key, (default, lo, hi) in limits.items():
+        value = raw.get(key, default)
+        if isinstance(value, bool) or not isinstance(value, int) or not lo <= value <= hi:
+            bad(f"{path}.{key}", f"must be an integer from {lo} to {hi}")
+            value = default
+        out[key] = value
+    return out
+
+
+def situation(ctx: RunContext) -> str:
+    """The scenario as every condition shows it."""
+    from workbench.protocols.hindsight.architectures.prompts import SITUATION
+
+    return SITUATION.format(scenario=ctx.scenario.strip())
+
+
+def final_output(text: str) -> FinalOutput:
+    from workbench.protocols.hindsight.architectures.report import parse_report
+
+    return FinalOutput(text=text, report=parse_report(text))
+
+
+__all__ = ["FinalOutput", "RunCancelled", "RunContext", "TurnStats", "draw_settings", "final_output", "parallel",
+           "situation",
+           "system", "user"]

@@ -1,0 +1,59 @@
+"""C1 hub-and-spoke committee (seed 000 §V): a coordinator frames the question, N respondents
+answer in parallel, each seeing only the framing and the scenario, never each other; the
+coordinator synthesizes.
+
+Respondents' answers are `perspective` events with order 1 and parallel = true
+(seed 001 §2.2: parallel generation removes anchoring by construction).
+"""
+
+from __future__ import annotations
+
+from workbench.protocols.hindsight.architectures.base import (
+    FinalOutput, RunContext, check_int_options, final_output, parallel, situation, system, user,
+)
+from workbench.protocols.hindsight.architectures.prompts import (
+    C1_ANSWER,
+    C1_COORDINATOR_SYSTEM,
+    C1_FRAME,
+    C1_RESPOND,
+    C1_RESPONDENT_SYSTEM,
+    C1_SYNTHESIZE,
+)
+from workbench.protocols.hindsight.architectures.report import REPORT_INSTRUCTION
+
+CONDITION = "C1"
+TITLE = "Hub-and-spoke committee"
+DEFAULTS = {"respondents": 5}
+
+
+def check_options(raw: dict, path: str, bad) -> dict:
+    return check_int_options(raw, path, bad, {"respondents": (DEFAULTS["respondents"], 1, 20)})
+
+
+def expected_calls(options: dict) -> int:
+    return options.get("C1", DEFAULTS)["respondents"] + 2
+
+
+async def run(ctx: RunContext) -> FinalOutput:
+    n = ctx.options.get("C1", DEFAULTS)["respondents"]
+    sit = situation(ctx)
+    coordinator = system(C1_COORDINATOR_SYSTEM.format(n=n))
+    framing = await ctx.turn("frame", "coordinator", [coordinator, user(C1_FRAME.format(situation=sit))],
+                             phase="frame", label="Coordinator frames the question")
+
+    async def respond(i: int) -> str:
+        messages = [system(C1_RESPONDENT_SYSTEM.format(i=i, n=n)),
+                    user(C1_RESPOND.format(situation=sit, framing=framing))]
+        text = await ctx.turn(f"respondent-{i}", f"respondent-{i}", messages, phase="respond",
+                              label=f"Adviser {i} of {n}", sample=i)
+        ctx.emit("perspective", turn=f"respondent-{i}", agent=f"respondent-{i}", text=text, order=1,
+                 parallel=True, respondent=i)
+        return text
+
+    answers = await parallel(*(respond(i) for i in range(1, n + 1)))
+    block = "\n\n".join(C1_ANSWER.format(i=i, text=a.strip()) for i, a in enumerate(answers, start=1))
+    text = await ctx.turn("synthesis", "coordinator",
+                          [coordinator, user(C1_SYNTHESIZE.format(situation=sit, framing=framing, answers=block,
+                                                                  report=REPORT_INSTRUCTION))],
+                          phase="synthesis", label="Coordinator synthesizes")
+    return final_output(text)

@@ -1,0 +1,279 @@
+"""C2 peer-agent committee under Robert's Rules (seed 000 §V). C3 and P1 reuse `Committee`.
+
+The meeting, in order (each step is one or more turns through the gateway):
+
+1. The chair states the question.                                  event `question`
+2. Opening statements, in parallel: each member sees the scenario and the
+   question only, never another member's statement.                events `perspective` (parallel)
+3. The mover (default: the strategist) moves a main motion on a
+   `MOTION:` line.                                                  event `motion`
+4. Members are asked in roster order, starting after the mover, to second
+   it (`SECOND: yes|no`) until one does.                            events `second`
+5. Debate rounds (default 2): members speak in roster order and see the
+   minutes so far, every earlier statement included; a speaker may move
+   amendments on `AMENDMENT:` lines (up to `max_amendments` in all; later
+   ones are recorded as ruled out of order).                        events `amendment`
+6. Each amendment is put to a vote (members vote in parallel with a
+   `VOTE: aye|nay|abstain` line and a reason), then the chair restates the
+   motion as amended if any amendment was adopted.                  events `vote`, `amendment`, `motion`
+7. The vote on the main motion, in parallel.                        events `vote`
+8. The chair writes the resolution with the tally and any minority report;
+   this is the final step and carries the report instruction.       event `resolution`
+
+A vote reply without a readable VOTE line is counted as "unparsed", never as
+a vote. A question is carried when ayes outnumber nays (abstentions and
+unparsed replies do not count; a tie fails; the chair does not vote). If no
+member seconds the main motion, the chair rules it before the committee anyway
+and the minutes say so, so that every meeting reaches a resolution.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from workbench.protocols.hindsight.architectures.base import (
+    FinalOutput, RunContext, check_int_options, final_output, parallel, situation, system, user,
+)
+from workbench.protocols.hindsight.architectures.lines import first_tagged, parse_amendments, parse_second, parse_vote
+from workbench.protocols.hindsight.architectures.prompts import (
+    C2_CARRIED_NOTE,
+    C2_DEBATE,
+    C2_FAILED_NOTE,
+    C2_MOVE,
+    C2_OPENING,
+    C2_QUESTION,
+    C2_RESOLUTION,
+    C2_RESTATE,
+    C2_SECOND,
+    C2_SYSTEM,
+    C2_VOTE_AMENDMENT,
+    C2_VOTE_MOTION,
+)
+from workbench.protocols.hindsight.architectures.report import REPORT_INSTRUCTION
+from workbench.protocols.hindsight.architectures.roster import DEFAULT_MOVER, Member, check_roster, roster_from_options
+
+CONDITION = "C2"
+TITLE = "Peer-agent committee"
+DEFAULTS = {"debate_rounds": 2, "max_amendments": 3, "statement_words": 250}
+
+
+def check_options(raw: dict, path: str, bad) -> dict:
+    limits = {"debate_rounds": (0, 6), "max_amendments": (0, 10), "statement_words": (50, 2000)}
+    counts = check_int_options(raw, path, bad, {k: (DEFAULTS[k], *limits[k]) for k in DEFAULTS},
+                               known=("roster", "mover"))
+    roster = check_roster(raw.get("roster"), f"{path}.roster", bad)
+    out: dict = {"roster": roster, **counts}
+    members = [m["id"] for m in roster if not m["chair"]]
+    mover = raw.get("mover")
+    if mover is None:
+        mover = DEFAULT_MOVER if DEFAULT_MOVER in members else (members[0] if members else DEFAULT_MOVER)
+    elif mover not in members:
+        bad(f"{path}.mover", f"must be the id of a roster member other than the chair ({', '.join(members)})")
+    out["mover"] = mover
+    return out
+
+
+def committee_options(options: dict) -> dict:
+    """The C2 options of a study (C3's committee and P1 use the same ones)."""
+    return options.get("C2") or check_options({}, "architectures.C2", _raise)
+
+
+def _raise(key: str, message: str) -> None:
+    raise ValueError(f"{key}: {message}")
+
+
+def expected_calls(options: dict) -> int:
+    opts = committee_options(options)
+    members = len([m for m in opts["roster"] if not m["chair"]])
+    # question + openings + motion + one second + debate + main vote + resolution (amendments add more)
+    return 1 + members + 1 + 1 + opts["debate_rounds"] * members + members + 1
+
+
+async def run(ctx: RunContext) -> FinalOutput:
+    return await Committee(ctx).deliberate()
+
+
+@dataclass
+class Tally:
+    aye: int = 0
+    nay: int = 0
+    abstain: int = 0
+    unparsed: int = 0
+    votes: list[dict] = field(default_factory=list)  # {"member", "name", "vote", "reason"}
+
+    @property
+    def carried(self) -> bool:
+        return self.aye > self.nay
+
+    def counts(self) -> dict:
+        return {"aye": self.aye, "nay": self.nay, "abstain": self.abstain, "unparsed": self.unparsed}
+
+    def summary(self) -> str:
+        return (f"{self.aye} aye, {self.nay} nay, {self.abstain} abstain"
+                + (f", {self.unparsed} unparsed" if self.unparsed else ""))
+
+
+class Committee:
+    """One meeting of the committee over the case scenario (plus an optional briefing, e.g. C3's scenarios)."""
+
+    def __init__(self, ctx: RunContext, briefing: str = "") -> None:
+        self.ctx = ctx
+        self.opts = committee_options(ctx.options)
+        self.chair, self.members = roster_from_options(self.opts)
+        self.briefing = briefing
+        self.situation = situation(ctx)
+        self.minutes: list[str] = []
+        everyone = [self.chair, *self.members]
+        names = ", ".join(f"{m.name}{' (chair)' if m.chair else ''}" for m in everyone)
+        self._system = {
+            m.id: system(C2_SYSTEM.format(name=m.name, size=len(everyone), members=names, brief=m.brief,
+                                          words=self.opts["statement_words"]))
+            for m in everyone
+        }
+
+    # --- helpers ---------------------------------------------------------------------------------
+    def _ask(self, member: Member, prompt: str) -> list[dict[str, str]]:
+        return [self._system[member.id], user(prompt)]
+
+    def _fill(self, template: str, **kw) -> str:
+        return template.format(situation=self.situation, briefing=self.briefing,
+                               minutes="\n\n".join(self.minutes) or "(nothing yet)", **kw)
+
+    async def _vote(self, on: str, turn_prefix: str, template: str, **kw) -> Tally:
+        async def one(m: Member) -> dict:
+            turn = f"{turn_prefix}:{m.id}"
+            text = await self.ctx.turn(turn, m.id, self._ask(m, self._fill(template, **kw)), phase="vote",
+                                       label=f"{m.name} votes on the {on}")
+            vote, reason = parse_vote(text)
+            self.ctx.emit("vote", turn=turn, agent=m.id, on=on, vote=vote, reason=reason, name=m.name)
+            return {"member": m.id, "name": m.name, "vote": vote, "reason": reason}
+
+        tally = Tally()
+        for v in await parallel(*(one(m) for m in self.members)):
+            setattr(tally, v["vote"], getattr(tally, v["vote"]) + 1)
+            tally.votes.append(v)
+        return tally
+
+    # --- the meeting -------------------------------------------------------------------------------
+    async def deliberate(self) -> FinalOutput:
+        ctx, chair = self.ctx, self.chair
+        question = await ctx.turn("question", chair.id, self._ask(chair, self._fill(C2_QUESTION)),
+                                  phase="question", label=f"{chair.name} states the question")
+        ctx.emit("question", turn="question", agent=chair.id, text=question)
+        self.minutes.append(f"THE QUESTION, stated by the {chair.name}:\n{question.strip()}")
+
+        await self._openings(question)
+        motion, mover = await self._main_motion()
+        await self._second(motion, mover)
+        amendments = await self._debate(motion)
+        motion = await self._amend(motion, amendments)
+        tally = await self._vote("main motion", "vote-motion", C2_VOTE_MOTION, motion=motion)
+        self.minutes.append(f"VOTE ON THE MAIN MOTION: {'carried' if tally.carried else 'not carried'} "
+                            f"({tally.summary()}).")
+        return await self._resolution(motion, tally)
+
+    async def _openings(self, question: str) -> None:
+        async def opening(m: Member) -> str:
+            turn = f"opening:{m.id}"
+            text = await self.ctx.turn(turn, m.id, self._ask(m, self._fill(C2_OPENING, question=question)),
+                                       phase="opening", label=f"{m.name}: opening statement")
+            self.ctx.emit("perspective", turn=turn, agent=m.id, text=text, order=1, parallel=True, role=m.name)
+            return text
+
+        statements = await parallel(*(opening(m) for m in self.members))
+        self.minutes.append("OPENING STATEMENTS:\n\n" + "\n\n".join(
+            f"[{m.name}]\n{s.strip()}" for m, s in zip(self.members, statements)))
+
+    async def _main_motion(self) -> tuple[str, Member]:
+        mover = next(m for m in self.members if m.id == self.opts["mover"])
+        reply = await self.ctx.turn("motion", mover.id, self._ask(mover, self._fill(C2_MOVE, name=mover.name)),
+                                    phase="motion", label=f"{mover.name} moves the main motion")
+        motion = first_tagged(reply, "MOTION")
+        parsed = motion is not None
+        motion = motion if parsed else reply.strip()
+        self.ctx.emit("motion", turn="motion", agent=mover.id, text=motion, mover=mover.id, amended=False,
+                      parsed=parsed)
+        self.minutes.append(f"MAIN MOTION, moved by the {mover.name}:\n{reply.strip()}")
+        return motion, mover
+
+    async def _second(self, motion: str, mover: Member) -> None:
+        start = self.members.index(mover)
+        order = self.members[start + 1:] + self.members[:start]
+        for m in order:
+            turn = f"second:{m.id}"
+            reply = await self.ctx.turn(turn, m.id, self._ask(m, self._fill(C2_SECOND, mover=mover.name,
+                                                                                motion=motion)),
+                                        phase="second", label=f"{m.name}: second?")
+            seconded = parse_second(reply)
+            self.ctx.emit("second", turn=turn, agent=m.id, seconded=seconded, text=reply.strip(), name=m.name)
+            if seconded:
+                self.minutes.append(f"The motion was seconded by the {m.name}.")
+                return
+        self.ctx.emit("second", turn=None, agent=self.chair.id, seconded=False, ruling=True,
+                      text="No member seconded the motion; the chair rules it before the committee.")
+        self.minutes.append("No member seconded the motion; the chair ruled it before the committee so that "
+                            "the meeting can reach a decision.")
+
+    async def _debate(self, motion: str) -> list[dict]:
+        rounds, limit = self.opts["debate_rounds"], self.opts["max_amendments"]
+        amendments: list[dict] = []
+        for r in range(1, rounds + 1):
+            for m in self.members:
+                turn = f"debate-{r}:{m.id}"
+                reply = await self.ctx.turn(
+                    turn, m.id, self._ask(m, self._fill(C2_DEBATE, motion=motion, round=r, rounds=rounds)),
+                    phase="debate", label=f"{m.name}: debate, round {r}")
+                self.minutes.append(f"[{m.name}, debate round {r}]\n{reply.strip()}")
+                for text in parse_amendments(reply):
+                    if len(amendments) < limit:
+                        a = {"number": len(amendments) + 1, "text": text, "mover": m.id, "name": m.name,
+                             "round": r}
+                        amendments.append(a)
+                        self.ctx.emit("amendment", turn=turn, agent=m.id, status="moved", **a)
+                    else:
+                        self.ctx.emit("amendment", turn=turn, agent=m.id, status="ruled_out", text=text,
+                                      mover=m.id, name=m.name, round=r,
+                                      note=f"out of order: the limit of {limit} amendments is reached")
+        return amendments
+
+    async def _amend(self, motion: str, amendments: list[dict]) -> str:
+        adopted = []
+        for a in amendments:
+            tally = await self._vote(f"amendment {a['number']}", f"vote-amendment-{a['number']}",
+                                     C2_VOTE_AMENDMENT, motion=motion, number=a["number"], mover=a["name"],
+                                     amendment=a["text"])
+            status = "adopted" if tally.carried else "rejected"
+            self.ctx.emit("amendment", turn=None, agent=self.chair.id, number=a["number"], text=a["text"],
+                          mover=a["mover"], status=status, tally=tally.counts())
+            self.minutes.append(f"AMENDMENT {a['number']}, moved by the {a['name']}: {a['text']}\n"
+                                f"Vote: {status} ({tally.summary()}).")
+            if tally.carried:
+                adopted.append(a)
+        if not adopted:
+            return motion
+        listing = "\n".join(f"{a['number']}. {a['text']}" for a in adopted)
+        reply = await self.ctx.turn("restate", self.chair.id,
+                                    self._ask(self.chair, self._fill(C2_RESTATE, motion=motion, amendments=listing)),
+                                    phase="restate", label=f"{self.chair.name} restates the motion as amended")
+        restated = first_tagged(reply, "MOTION")
+        parsed = restated is not None
+        restated = restated if parsed else reply.strip()
+        self.ctx.emit("motion", turn="restate", agent=self.chair.id, text=restated, mover=self.opts["mover"],
+                      amended=True, parsed=parsed, amendments=[a["number"] for a in adopted])
+        self.minutes.append(f"THE MAIN MOTION AS AMENDED:\n{restated}")
+        return restated
+
+    async def _resolution(self, motion: str, tally: Tally) -> FinalOutput:
+        lines = "\n".join(f"- {v['name']}: {v['vote']}" + (f": {v['reason']}" if v["reason"] else "")
+                          for v in tally.votes)
+        result = f"{'carried' if tally.carried else 'not carried'} ({tally.summary()})"
+        prompt = self._fill(C2_RESOLUTION, motion=motion, tally=lines, result=result,
+                            outcome_note=C2_CARRIED_NOTE if tally.carried else C2_FAILED_NOTE,
+                            report=REPORT_INSTRUCTION)
+        text = await self.ctx.turn("resolution", self.chair.id, self._ask(self.chair, prompt),
+                                   phase="resolution", label=f"{self.chair.name} writes the resolution")
+        minority = [{"member": v["member"], "name": v["name"], "reason": v["reason"]}
+                    for v in tally.votes if v["vote"] == "nay"]
+        self.ctx.emit("resolution", turn="resolution", agent=self.chair.id, motion=motion, carried=tally.carried,
+                      tally=tally.counts(), minority=minority)
+        return final_output(text)

@@ -1,0 +1,45 @@
+"""C3 deliberated choice (seed 000 §V): a fan step generates divergent scenarios, tail risks
+included (`scenario` events), then the C2 committee deliberates over them toward a
+recommendation that holds across all of them.
+
+The fan is one turn that lays the scenarios out under SCENARIO n headings; a
+reply without them becomes one scenario holding the whole text, marked unparsed.
+The committee is C2's, with the study's [architectures.C2] roster and limits.
+"""
+
+from __future__ import annotations
+
+from workbench.protocols.hindsight.architectures import c2
+from workbench.protocols.hindsight.architectures.base import FinalOutput, RunContext, check_int_options, situation, user
+from workbench.protocols.hindsight.architectures.lines import numbered_sections
+from workbench.protocols.hindsight.architectures.prompts import C3_BRIEFING, C3_FAN
+
+CONDITION = "C3"
+TITLE = "Deliberated choice (scenarios, then committee)"
+DEFAULTS = {"scenarios": 4}
+
+
+def check_options(raw: dict, path: str, bad) -> dict:
+    return check_int_options(raw, path, bad, {"scenarios": (DEFAULTS["scenarios"], 2, 10)})
+
+
+def expected_calls(options: dict) -> int:
+    return 1 + c2.expected_calls(options)
+
+
+async def run(ctx: RunContext) -> FinalOutput:
+    n = ctx.options.get("C3", DEFAULTS)["scenarios"]
+    text = await ctx.turn("fan", "scenario-generator",
+                          [user(C3_FAN.format(situation=situation(ctx), n=n))],
+                          phase="fan", label=f"Fan: {n} divergent scenarios")
+    sections = numbered_sections(text, "SCENARIO", ("RECOMMENDATION",))
+    if sections:
+        for order, s in enumerate(sections, start=1):
+            ctx.emit("scenario", turn="fan", agent="scenario-generator", text=s.text, title=s.title, order=order)
+        listing = "\n\n".join(f"SCENARIO {i}: {s.title}\n{s.text}".strip()
+                              for i, s in enumerate(sections, start=1))
+    else:
+        ctx.emit("scenario", turn="fan", agent="scenario-generator", text=text, title="", order=1, unparsed=True,
+                 note="no SCENARIO headings found: the whole reply is one scenario")
+        listing = text.strip()
+    return await c2.Committee(ctx, briefing=C3_BRIEFING.format(scenarios=listing)).deliberate()

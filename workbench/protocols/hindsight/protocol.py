@@ -1,0 +1,141 @@
+"""The hindsight protocol (seed 000, with seed 001's decision quality) behind the protocol interface.
+
+Its items are library cases (a run is given the case's scenario text), its
+conditions are the architecture modules in `architectures/`, and P1's
+topology is a follow-up once a case's three replicates are done. Metrics and
+the report are the hindsight tables of `workbench.metrics` (Tables 1–4,
+agreement, DQ, calibration of judge scores, probes).
+"""
+
+from __future__ import annotations
+
+from workbench.protocols.base import FollowUp, RunPlan, StudyProtocol
+from workbench.protocols.hindsight import study_section
+from workbench.protocols.hindsight.architectures import (
+    architecture,
+    conditions,
+    draw_for,
+    prompt_templates,
+    replicates_for,
+)
+
+TOPOLOGY_CONDITION = "P1"
+
+
+class HindsightProtocol(StudyProtocol):
+    name = "hindsight"
+    title = "Hindsight: do deliberative architectures anticipate the risks history revealed?"
+    seed = "000"
+    top_keys = study_section.TOP_KEYS
+    default_rubrics = ("anticipation", "epistemic-humility")
+    threshold_defaults = {"kappa_anticipation": 0.70, "kappa_epistemic_humility": 0.65, "alpha_judges": 0.5}
+    panels = {"run": "screens.runs:RunsSection", "metrics": "screens.metrics:MetricsSection"}
+
+    # --- the study file ---------------------------------------------------------------------------
+    def conditions(self) -> list[str]:
+        return conditions()
+
+    def check_section(self, data: dict, definition: dict, bad) -> dict:
+        return study_section.check_section(data, definition, bad)
+
+    def check_library(self, db, definition: dict, bad) -> None:
+        study_section.check_cases(db, definition, bad)
+
+    def summary_line(self, definition: dict) -> str:
+        return f"{len(definition['cases'])} case(s) x {len(definition['conditions'])} condition(s)"
+
+    # --- items: library cases -----------------------------------------------------------------------
+    def item_payload(self, db, study_id: str, item_id: str) -> str:
+        from store.cases import get_case
+
+        row = get_case(db, item_id)
+        if row is None:
+            raise KeyError(f"case '{item_id}' is not in the store")
+        return row["document"]["scenario"]
+
+    def frozen_artefacts(self, db, study_id: str, definition: dict) -> list[tuple[str, str, str]]:
+        """Each case's scenario and outcome (the case-file drift check reads these) and every prompt."""
+        from store import cases as case_rows
+        from workbench.studies.freeze import case_content
+
+        out = []
+        for case_id in definition["cases"]:
+            row = case_rows.get_case(db, case_id)
+            if row is None:
+                raise KeyError(f"case '{case_id}' is no longer in the store")
+            doc = row["document"]
+            out.append(("case", case_id, case_content(doc.get("scenario", ""), doc.get("outcome", ""))))
+        out += [("prompt", name, text) for name, text in sorted(prompt_templates().items())]
+        return out
+
+    def extra_rubrics(self, db, definition: dict) -> list[str]:
+        """A case's own rubric (Glenda/Crock, Blast Radius) is scored and frozen with the study's."""
+        from store import cases as case_rows
+
+        out = []
+        for case_id in definition["cases"]:
+            row = case_rows.get_case(db, case_id)
+            if row is not None and row["rubric"]:
+                out.append(row["rubric"])
+        return out
+
+    # --- runs -----------------------------------------------------------------------------------------
+    def planned_runs(self, db, study_id: str, definition: dict) -> list[RunPlan]:
+        """case × condition × replicate (P1: always 3), in grid order."""
+        return [RunPlan(case, cond, r) for case in definition["cases"] for cond in definition["conditions"]
+                for r in replicates_for(cond, definition["replicates"])]
+
+    def expected_calls(self, definition: dict, plan: RunPlan) -> int:
+        return architecture(plan.condition).expected_calls(definition.get("architectures", {}))
+
+    def draw(self, plan: RunPlan) -> int:
+        return draw_for(plan.condition, plan.replicate)
+
+    def run_options(self, definition: dict) -> dict:
+        return definition.get("architectures", {})
+
+    async def program(self, ctx):
+        return await architecture(ctx.condition).run(ctx)
+
+    def follow_ups(self, db, study_id: str, definition: dict, runs: list[dict]) -> list[FollowUp]:
+        """P1's topology per case: ready when its three runs are done; done when stored."""
+        from store.topology import get_topology
+        from workbench.protocols.hindsight.architectures.topology import EXPECTED_CALLS
+
+        by_case: dict[str, list[dict]] = {}
+        for r in runs:
+            if r["condition"] == TOPOLOGY_CONDITION:
+                by_case.setdefault(r["case_id"], []).append(r)
+        out = []
+        for case_id, p1 in sorted(by_case.items()):
+            ready = len(p1) >= 3 and all(r["status"] == "done" for r in p1)
+            done = get_topology(db, study_id, case_id, TOPOLOGY_CONDITION) is not None
+            out.append(FollowUp(key=f"topology:{case_id}", item_id=case_id, condition=TOPOLOGY_CONDITION,
+                                expected_calls=EXPECTED_CALLS, ready=ready, done=done,
+                                work=_topology_work(db, study_id, case_id, p1)))
+        return out
+
+    # --- metrics and report ---------------------------------------------------------------------------
+    def metrics(self, db, study_id: str, options: dict | None = None):
+        from workbench.protocols.hindsight.results import metrics_document
+
+        return metrics_document(db, study_id, options or {})
+
+    def report(self, db, study_id: str, options: dict | None = None) -> str:
+        from workbench.protocols.hindsight.results import report_text
+
+        return report_text(db, study_id, options or {})
+
+
+def _topology_work(db, study_id: str, case_id: str, p1: list[dict]):
+    async def work(ctx) -> None:
+        from store.outputs import get_output
+        from store.topology import save_topology
+        from workbench.protocols.hindsight.architectures.topology import classify_case
+
+        runs = [{"run_id": r["id"], "replicate": r["replicate"], "text": get_output(db, r["id"])["text"]}
+                for r in sorted(p1, key=lambda r: r["replicate"])]
+        row = await classify_case(ctx, runs)
+        save_topology(db, study_id=study_id, case_id=case_id, condition=TOPOLOGY_CONDITION, **row)
+
+    return work

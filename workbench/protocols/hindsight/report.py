@@ -1,0 +1,101 @@
+"""The markdown report of a study (`workbench --batch report STUDY --out FILE.md`).
+
+Sections: status (blinded / unblinded / forced), the study's settings and
+freeze hash, Tables 1-4 (or the condition-free overall table while blinded),
+agreement (inter-rater vs the pre-registered targets, human vs judge, judge
+panel, judge errors, blindness audit), decision quality, calibration of judge
+scores when there are data for it, contamination probes, counts, and the
+definitions used. Every table is rendered by `workbench.metrics.render`, the
+same cells the CLI prints and the Metrics screen shows.
+"""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime, timezone
+from pathlib import Path
+
+from workbench.metrics.hindsight_tables import BLINDED_LABEL, FORCED_LABEL
+from workbench.metrics.render import analysis_tables, to_markdown
+
+DEFINITIONS = """\
+- **Unit of analysis (Tables 1, 3, 4)**: the (case, condition) pair, valued as the mean over that case's items
+  under the condition (one item per replicate) of the mean over human raters. A cell is the mean over cases with
+  a 95% bootstrap CI (SciPy BCa, 9999 resamples, seed 0; percentile when BCa is not finite); N counts cases.
+- **Composites**: Glenda/Crock = sum of 3 binary criteria (0-3); Blast Radius = sum of 3 criteria 0-2 (0-6);
+  a rater's composite needs every criterion.
+- **Effect sizes**: paired d_z over cases both conditions share (at least 2), else the independent d with
+  pooled SD; CI by noncentral-t inversion; |d| < 0.2 negligible, < 0.5 small, < 0.8 medium, else large.
+- **Inter-rater agreement**: Cohen's kappa (two raters; Light's mean pairwise kappa for more), unweighted and
+  quadratic-weighted, on the rubric's full scale; the pre-registered target is checked against the unweighted
+  kappa; Krippendorff's alpha (ordinal).
+- **Human vs judge**: the human mean rounded half up vs the judge's score (kappa), and Spearman rho on the
+  unrounded mean. judge_error verdicts are excluded, never scored as 0.
+- **Decision quality**: seed 001 DQ-1 (cosine similarity of MiniLM embeddings < 0.65, expected perspectives by
+  complexity low 3 / medium 5 / high 8), DQ-2 (1 - |r(order, similarity to first)|; parallel = 1.0), DQ-3
+  (concern coverage 1 / 0.5 / 0 by a model or a rater; an unassessed concern leaves DQ-3 undefined), weighted
+  0.35 / 0.30 / 0.35.
+- **Missing data**: undefined statistics are printed as "undefined" with the reason; nothing missing is counted
+  as zero.
+"""
+# Names conditions, so a blinded report leaves it out.
+P1_DEFINITION = ("- **P1**: three C2 runs per case; shown apart from the B1-C3 rows (mean of its replicates per "
+                 "case) and in Table 2.\n")
+
+
+def _settings_block(analysis) -> str:
+    s = analysis.settings
+    lines = ["| Setting | Value |", "|---|---|"]
+    for key in ("name", "protocol", "description", "cases", "conditions", "replicates", "model", "judges",
+                "raters", "rubrics", "rubric_versions", "thresholds", "blinding", "cost_ceiling", "custom_concerns",
+                "architectures"):
+        value = s.get(key)
+        if value in (None, "", [], {}):
+            continue
+        text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, sort_keys=True)
+        lines.append(f"| {key} | {text.replace('|', '/')} |")
+    return "\n".join(lines) + "\n"
+
+
+def build_report(analysis, *, generated_at: str | None = None) -> str:
+    d = analysis.data
+    generated_at = generated_at or datetime.now(timezone.utc).isoformat(timespec="seconds")
+    title = f"# Study report: {d.name}"
+    if d.blinded:
+        title += f" ({BLINDED_LABEL})"
+    elif d.forced:
+        title += " [FORCED UNBLINDING]"
+    parts = [title, ""]
+    parts.append(f"- Study id: `{d.study_id}`; protocol: {d.protocol}")
+    parts.append(f"- Frozen: {d.frozen_at or 'not frozen'}; freeze hash: `{d.freeze_hash or '-'}`")
+    parts.append(f"- Status: {analysis.status_line()}")
+    parts.append(f"- Generated: {generated_at}")
+    if d.forced:
+        parts.append(f"- **{FORCED_LABEL}.** Every table below is marked.")
+    parts += [f"- Note: {n}" for n in analysis.notes]
+    parts += ["", "## Settings", "", _settings_block(analysis)]
+    tables = {t.id: t for t in analysis_tables(analysis)}
+    sections = [
+        ("Results", ["overall", "table1", "table2", "table3", "table4"]),
+        ("Contamination probes", ["probes"]),  # beside the tables (seed 000 §XIII.3)
+        ("Agreement", ["agreement", "judges", "panel", "judge_errors", "audit"]),
+        ("Decision quality", ["dq", "dq_baseline"]),
+        ("Calibration of judge scores", ["calibration", "reliability"]),
+        ("Counts", ["counts"]),
+    ]
+    for heading, ids in sections:
+        present = [tables[i] for i in ids if i in tables]
+        if not present:
+            continue
+        parts += [f"## {heading}", ""]
+        for t in present:
+            parts += [to_markdown(t), ""]
+    parts += ["## Definitions", "", DEFINITIONS + ("" if d.blinded else P1_DEFINITION)]
+    return "\n".join(parts).rstrip() + "\n"
+
+
+def write_report(analysis, path: str | Path) -> Path:
+    """Write the report atomically (a half-written report never replaces a good one)."""
+    from workbench.reports import write_atomically
+
+    return write_atomically(build_report(analysis), path)

@@ -1,0 +1,36 @@
+"""Hindsight's metrics and report through the protocol interface: the analysis of `workbench.metrics`
+(Tables 1–4, agreement, DQ, calibration of judge scores, probes), in the shapes the batch command prints."""
+
+from __future__ import annotations
+
+from workbench.protocols.base import MetricsDocument
+
+
+def analysis_for(db, study_id: str, options: dict):
+    from workbench.metrics.analysis import analyze_study
+    from workbench.metrics.embeddings import DEFAULT_MODEL
+
+    return analyze_study(db, study_id, comparisons=options.get("comparisons") or [],
+                         include_dq=options.get("include_dq", True),
+                         embedding_model=options.get("embedding_model") or DEFAULT_MODEL)
+
+
+def metrics_document(db, study_id: str, options: dict) -> MetricsDocument:
+    if options.get("csv"):  # the long-format rows need the scores only, not the analysis
+        from workbench.metrics.export import CSV_COLUMNS, long_rows
+        from workbench.metrics.study_data import load_study_data
+
+        data = load_study_data(db, study_id)
+        notes = ["study is blinded: the condition and replicate columns are empty"] if data.blinded else []
+        return MetricsDocument({}, csv_columns=list(CSV_COLUMNS), csv_rows=long_rows(data), notes=notes)
+    from workbench.metrics.render import analysis_tables, tables_text
+
+    analysis = analysis_for(db, study_id, options)
+    head = f"Study {analysis.data.study_id} ({analysis.data.protocol}); {analysis.status_line()}\n"
+    return MetricsDocument(analysis.to_dict(), text=head + "\n" + tables_text(analysis_tables(analysis)))
+
+
+def report_text(db, study_id: str, options: dict) -> str:
+    from workbench.protocols.hindsight.report import build_report
+
+    return build_report(analysis_for(db, study_id, options))

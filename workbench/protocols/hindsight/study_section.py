@@ -1,0 +1,65 @@
+"""Hindsight's keys of a study file: `cases`, `[architectures.X]` options, `[metrics] custom_concerns`.
+
+They sit at the top level of the file (the format predates protocol sections,
+and every shipped hindsight study uses it).
+"""
+
+from __future__ import annotations
+
+from typing import Callable
+
+from workbench.protocols.hindsight.architectures import architecture, conditions
+
+TOP_KEYS = ("cases", "architectures", "metrics")
+
+
+def check_section(data: dict, definition: dict, c) -> dict:
+    """`c`: the study's StudyChecker. Returns the hindsight keys of the definition, defaults filled."""
+    cases = c.strings(data, "cases", "cases")
+    if "cases" in data and not cases and isinstance(data["cases"], list):
+        c.bad("cases", "must name at least one case")
+    out = {"cases": cases, "architectures": _architectures(c, data, conditions())}
+    if "metrics" in data:  # [metrics] custom_concerns = [...]: extra DQ-3 concerns (workbench/metrics/dq_study.py)
+        metrics = c.table(data, "metrics", "metrics")
+        c.unknown(metrics, ("custom_concerns",), "metrics")
+        out["metrics"] = {"custom_concerns": c.strings(metrics, "custom_concerns", "metrics.custom_concerns", [])}
+    return out
+
+
+def _architectures(c, data: dict, known: list[str]) -> dict:
+    """Per-condition options: each architecture module fills its defaults and checks its own keys."""
+    t = c.table(data, "architectures", "architectures")
+    for key in t:
+        if key not in known:
+            c.bad(f"architectures.{key}", f"'{key}' is not a known condition; use any of {', '.join(known)}")
+    out = {}
+    for cond in known:
+        module = architecture(cond)
+        check: Callable | None = getattr(module, "check_options", None)
+        if check is None:
+            if cond in t:
+                c.bad(f"architectures.{cond}", f"{cond} takes no options")
+            continue
+        raw = t.get(cond, {})
+        if not isinstance(raw, dict):
+            c.bad(f"architectures.{cond}", "must be a table")
+            raw = {}
+        out[cond] = check(raw, f"architectures.{cond}", c.bad)
+    return out
+
+
+def check_cases(db, definition: dict, c) -> None:
+    """Every case the study names is in the store, ready, and its own rubric exists."""
+    from store import cases as case_rows
+    from workbench.cases.library import known_rubric_ids
+
+    rubric_ids = known_rubric_ids(db)
+    for case_id in definition["cases"]:
+        row = case_rows.get_case(db, case_id)
+        if row is None:
+            c.bad("cases", f"no case '{case_id}' in the store (import it with `workbench --batch cases import`)")
+        elif row["status"] != "ready":
+            c.bad("cases", f"case '{case_id}' is {row['status']}: only ready cases can enter a study "
+                           "(finish it and set status = \"ready\" in its file, then import it)")
+        elif row["rubric"] and row["rubric"] not in rubric_ids:
+            c.bad("cases", f"case '{case_id}' names rubric '{row['rubric']}', which is not in rubrics/")

@@ -1,0 +1,363 @@
+"""Running a study of any protocol: every run of it, concurrently, resumably; the TUI and batch mode use this.
+
+    runs = prepare_study(db, study_id)              # freeze (or verify), create every run row up front
+    summary = await run_study(db, gateway, study_id, sink=my_sink, control=RunControl())
+
+What happens:
+
+- The study is frozen if it is not yet; a frozen one is verified first, and a
+  change to anything it covers stops the run (FrozenStudyChanged).
+- The study's protocol (workbench.protocols) plans its runs (item x condition x
+  replicate), says how many calls each makes, and gives the program each runs.
+- Every run exists as a row before any call, unique on (study, item,
+  condition, replicate), so nothing is duplicated.
+- Runs that are pending, interrupted ("running" left by a killed process) or
+  cancelled are started together as asyncio tasks; the gateway's concurrency
+  cap and rate limits are the only throttle. Done runs are skipped; failed runs
+  wait for an explicit retry (`only=[run_id]` or `retry_failed=True`).
+- A re-run starts its program from the top: every call already completed is
+  served by the gateway's replay from the store (no network), the turns that
+  were in flight are made again once, and the transcript is rewritten.
+- Follow-ups: work a protocol does once a group of runs is done (hindsight:
+  a case's P1 topology, once its three replicates are done).
+- A lock file beside the store keeps two processes from running one study.
+
+Events: `sink` receives everything the programs emit (turn_started, token,
+turn_finished, turn_failed, protocol events), run-level events (run_started,
+run_finished, run_failed, run_cancelled) and, after each change, a `progress`
+event whose payload is `StudyProgress.snapshot()` plus the changed `run`.
+The transcript sink stores all of them but tokens and progress.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import time
+import traceback
+from dataclasses import dataclass, field
+from typing import Iterator
+
+import sqlite_utils
+
+from store import runs as run_rows
+from workbench.events import (
+    PROGRESS,
+    RUN_CANCELLED,
+    RUN_FAILED,
+    RUN_FINISHED,
+    RUN_STARTED,
+    Event,
+    EventSink,
+    NullSink,
+)
+from workbench.gateway.api import CostCeilingReached, GatewayError, GatewayLike
+from workbench.protocols.base import FollowUp, RunPlan, StudyProtocol
+from workbench.protocols.registry import protocol_of
+from workbench.runs.context import RunContext, TurnStats, draw_settings
+from workbench.runs.control import RunCancelled, RunControl
+from workbench.runs.progress import StudyProgress
+from workbench.runs.transcript import TranscriptSink
+
+
+class RunnerError(Exception):
+    """A study cannot be run as asked (unknown run id, another process running it, ...)."""
+
+
+@dataclass
+class RunSummary:
+    study_id: str
+    runs: dict[str, int]                      # the study's runs by status, at the end
+    executed: int = 0                         # runs attempted in this invocation
+    calls: int = 0                            # turns completed in this invocation
+    network_calls: int = 0                    # of which made over the network
+    replayed: int = 0                         # of which served from the store
+    input_tokens: int = 0                     # tokens and cost of the network calls
+    output_tokens: int = 0
+    cost: float = 0.0
+    cost_unknown: bool = False
+    elapsed: float = 0.0
+    failed: list[dict] = field(default_factory=list)      # {"run_id", "error"} of runs failed now or before
+    cancelled: list[dict] = field(default_factory=list)
+    topology: list[dict] = field(default_factory=list)
+    topology_errors: list[dict] = field(default_factory=list)
+    stopped: str | None = None                # why the study stopped early (cancel, cost ceiling)
+
+    @property
+    def complete(self) -> bool:
+        return (self.runs.get("done", 0) == sum(self.runs.values()) and not self.topology_errors
+                and not self.stopped)
+
+    def to_dict(self) -> dict:
+        d = {k: getattr(self, k) for k in self.__dataclass_fields__}
+        d["complete"] = self.complete
+        return d
+
+
+def prepare_study(db: sqlite_utils.Database, study_id: str) -> list[dict]:
+    """Freeze the study (or verify its freeze) and create every planned run. Returns the run rows
+    in grid order (case, condition, replicate): a screen can draw its grid from them before running."""
+    from workbench.studies import freeze_study, load_study, planned_runs
+
+    study = load_study(db, study_id)
+    freeze_study(db, study_id)  # verifies instead when already frozen; raises FrozenStudyChanged
+    run_rows.ensure_runs(db, study_id, planned_runs(db, study))
+    return run_rows.list_runs(db, study_id)
+
+
+async def run_study(db: sqlite_utils.Database, gateway: GatewayLike, study_id: str, *, sink: EventSink | None = None,
+                    control: RunControl | None = None, only: list[str] | None = None,
+                    retry_failed: bool = False, lock: bool = True) -> RunSummary:
+    """Run (or resume) a study. `only`: just these runs (a failed one is retried)."""
+    runner = StudyRunner(db, gateway, study_id, sink=sink, control=control)
+    with (study_lock(db, study_id) if lock else contextlib.nullcontext()):
+        return await runner.run(only=only, retry_failed=retry_failed)
+
+
+@contextlib.contextmanager
+def study_lock(db: sqlite_utils.Database, study_id: str) -> Iterator[None]:
+    """An exclusive lock on `<store>.logs/<study>.run.lock`; released by the OS if the process dies."""
+    from store.db import store_path
+    from workbench.paths import logs_dir
+
+    path = store_path(db)
+    if path is None:  # an in-memory store: one process by definition
+        yield
+        return
+    import fcntl
+
+    lock_path = logs_dir(path) / f"{study_id}.run.lock"
+    lock_path.parent.mkdir(parents=True, exist_ok=True)
+    with open(lock_path, "a+") as fh:
+        try:
+            fcntl.flock(fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            fh.seek(0)
+            holder = fh.read().strip() or "another process"
+            raise RunnerError(f"study '{study_id}' is being run by {holder}; wait for it or stop it first") from None
+        fh.seek(0)
+        fh.truncate()
+        fh.write(f"process {os.getpid()}")
+        fh.flush()
+        try:
+            yield
+        finally:
+            fcntl.flock(fh, fcntl.LOCK_UN)
+
+
+class StudyRunner:
+    def __init__(self, db: sqlite_utils.Database, gateway: GatewayLike, study_id: str, *, sink: EventSink | None = None,
+                 control: RunControl | None = None) -> None:
+        from workbench.studies import load_study
+
+        self.db, self.gateway, self.study_id = db, gateway, study_id
+        self.study = load_study(db, study_id)
+        self.definition = self.study["definition"]
+        self.protocol: StudyProtocol = protocol_of(self.definition)
+        self.control = control or RunControl()
+        self.user_sink = sink or NullSink()
+        self.transcript = TranscriptSink(db)
+        self.stats = TurnStats()
+        self.progress: StudyProgress | None = None
+        self._tasks: dict[str, asyncio.Task] = {}
+        self._follow_up_tasks: dict[str, asyncio.Task] = {}
+        self._follow_up_errors: list[dict] = []
+        self._stopped: str | None = None
+        self._items: dict[str, object] = {}
+
+    # --- the event stream ---------------------------------------------------------------------
+    def emit(self, event: Event) -> None:
+        self.transcript.emit(event)
+        self.user_sink.emit(event)
+        if self.progress is not None:
+            changed = self.progress.update(event)
+            if changed is not None or event.kind == "turn_finished":
+                snap = self.progress.snapshot()
+                if changed is not None:
+                    snap["run"] = changed.to_dict()
+                self.user_sink.emit(Event(PROGRESS, payload=snap))
+
+    # --- planning ------------------------------------------------------------------------------
+    def _select(self, runs: list[dict], only: list[str] | None, retry_failed: bool) -> list[dict]:
+        by_id = {r["id"]: r for r in runs}
+        if only:
+            unknown = [r for r in only if r not in by_id]
+            if unknown:
+                raise RunnerError(f"no run {', '.join(unknown)} in study '{self.study_id}' "
+                                  f"(its runs look like {runs[0]['id'] if runs else '-'})")
+            done = [r for r in only if by_id[r]["status"] == "done"]
+            if done:
+                raise RunnerError(f"run {', '.join(done)} is done; only failed, cancelled, pending or "
+                                  "interrupted runs can be retried")
+            return [by_id[r] for r in only]
+        wanted = {"pending", "running", "cancelled"} | ({"failed"} if retry_failed else set())
+        return [r for r in runs if r["status"] in wanted]
+
+    @staticmethod
+    def _plan(run: dict) -> RunPlan:
+        return RunPlan(run["case_id"], run["condition"], run["replicate"])
+
+    def _expected(self, runs: list[dict]) -> dict[str, int]:
+        return {r["id"]: self.protocol.expected_calls(self.definition, self._plan(r)) for r in runs}
+
+    def _item(self, item_id: str):
+        """What a run of this item is given (cached: one item serves many runs)."""
+        if item_id not in self._items:
+            try:
+                self._items[item_id] = self.protocol.item_payload(self.db, self.study_id, item_id)
+            except KeyError as exc:
+                raise RunnerError(str(exc.args[0] if exc.args else exc)) from None
+        return self._items[item_id]
+
+    def _context(self, plan: RunPlan, run_id: str | None, on_result, *, draw: int | None = None) -> RunContext:
+        draw = self.protocol.draw(plan) if draw is None else draw
+        settings = draw_settings(self.protocol.settings_for(self.definition, plan), draw)
+        return RunContext(gateway=self.gateway, sink=self, settings=settings, item=self._item(plan.item_id),
+                          options=self.protocol.run_options(self.definition), study_id=self.study_id,
+                          run_id=run_id, case_id=plan.item_id, condition=plan.condition, replicate=plan.replicate,
+                          draw=draw, control=self.control, on_result=on_result, definition=self.definition)
+
+    # --- running -------------------------------------------------------------------------------
+    async def run(self, *, only: list[str] | None = None, retry_failed: bool = False) -> RunSummary:
+        started = time.monotonic()
+        runs = prepare_study(self.db, self.study_id)
+        selected = self._select(runs, only, retry_failed)
+        follow_ups = self.protocol.follow_ups(self.db, self.study_id, self.definition, runs)
+        self.progress = StudyProgress(runs, self._expected(runs),
+                                      extra_calls=sum(f.expected_calls for f in follow_ups))
+        self.progress.extra_done = sum(f.expected_calls for f in follow_ups if f.done)
+        self.control.on_change(self._on_control)
+        self.emit(Event(PROGRESS, payload=self.progress.snapshot()))
+
+        for r in selected:
+            if r["status"] in ("failed", "cancelled"):
+                run_rows.reset_run(self.db, r["id"])
+            self._tasks[r["id"]] = asyncio.create_task(self._execute(r), name=f"run {r['id']}")
+        self._start_follow_ups(runs)  # resumed studies: groups whose runs were all done before
+        try:
+            # Runs cancelled through the control end as cancelled tasks (some before they ever started):
+            # that is not an error of the study. Any other exception is a bug and is raised.
+            for result in await asyncio.gather(*self._tasks.values(), return_exceptions=True):
+                if isinstance(result, Exception):
+                    raise result
+            while any(not t.done() for t in self._follow_up_tasks.values()):
+                for result in await asyncio.gather(*self._follow_up_tasks.values(), return_exceptions=True):
+                    if isinstance(result, Exception):
+                        raise result
+        finally:
+            self.control.off_change(self._on_control)
+            for t in [*self._tasks.values(), *self._follow_up_tasks.values()]:
+                if not t.done():
+                    t.cancel()
+        return self._summary(len(selected), time.monotonic() - started)
+
+    def _on_control(self, action: str, run_id: str | None) -> None:
+        if self.progress is not None and action in ("paused", "resumed"):
+            self.progress.paused = action == "paused"
+            self.emit(Event(PROGRESS, payload=self.progress.snapshot()))
+        if action != "cancelled":
+            return
+        if run_id is None:
+            self._stopped = self._stopped or self.control.reason or "cancelled"
+            targets = list(self._tasks.values()) + list(self._follow_up_tasks.values())
+        else:
+            targets = [self._tasks[run_id]] if run_id in self._tasks else []
+        current = asyncio.current_task()
+        for t in targets:
+            if not t.done() and t is not current:  # the run that hit the cost ceiling is ending already
+                t.cancel()
+
+    async def _execute(self, run: dict) -> None:
+        run_id, condition, plan = run["id"], run["condition"], self._plan(run)
+        attempt = run_rows.start_attempt(self.db, run_id)
+        started = time.monotonic()
+        self.emit(Event(RUN_STARTED, run_id=run_id, payload={
+            "case_id": run["case_id"], "condition": condition, "replicate": run["replicate"], "attempt": attempt,
+            "draw": self.protocol.draw(plan), "calls_expected": self.progress.runs[run_id].calls_expected if self.progress else None}))
+
+        def on_result(turn: str, result) -> None:
+            self.stats.add(result)
+            run_rows.add_usage(self.db, run_id, result.input_tokens, result.output_tokens, result.cost)
+
+        try:
+            output = await self.protocol.program(self._context(plan, run_id, on_result))
+        except (RunCancelled, asyncio.CancelledError) as exc:
+            reason = self.control.reason or "cancelled"
+            run_rows.finish_run(self.db, run_id, "cancelled", error=f"cancelled: {reason}")
+            self.emit(Event(RUN_CANCELLED, run_id=run_id, payload={"error": f"cancelled: {reason}"}))
+            if isinstance(exc, asyncio.CancelledError) and not self.control.run_cancelled(run_id):
+                raise  # cancelled from outside (e.g. the process is shutting down)
+            return
+        except CostCeilingReached as exc:
+            run_rows.finish_run(self.db, run_id, "cancelled", error=str(exc))
+            self.emit(Event(RUN_CANCELLED, run_id=run_id, payload={"error": str(exc)}))
+            self.control.cancel(str(exc))
+            return
+        except GatewayError as exc:
+            self._fail(run_id, str(exc))
+            return
+        except Exception as exc:  # a bug must not take the other runs down; keep the traceback for the log
+            self._fail(run_id, f"internal error: {type(exc).__name__}: {exc}", traceback.format_exc())
+            return
+        run_rows.finish_run(self.db, run_id, "done", output={"text": output.text, "report": output.report})
+        self.emit(Event(RUN_FINISHED, run_id=run_id, payload={
+            "status": "done", "elapsed": round(time.monotonic() - started, 2),
+            "report_missing": output.report.get("missing", [])}))
+        self._start_follow_ups(run_rows.list_runs(self.db, self.study_id))
+
+    def _fail(self, run_id: str, error: str, trace: str | None = None) -> None:
+        run_rows.finish_run(self.db, run_id, "failed", error=error)
+        payload = {"error": error}
+        if trace:
+            payload["traceback"] = trace
+        self.emit(Event(RUN_FAILED, run_id=run_id, payload=payload))
+
+    # --- follow-ups (work that waits on a group of finished runs) -------------------------------
+    def _start_follow_ups(self, runs: list[dict]) -> None:
+        for f in self.protocol.follow_ups(self.db, self.study_id, self.definition, runs):
+            if f.ready and not f.done and f.key not in self._follow_up_tasks:
+                self._follow_up_tasks[f.key] = asyncio.create_task(self._follow_up(f), name=f"follow-up {f.key}")
+
+    async def _follow_up(self, f: FollowUp) -> None:
+        made = []
+
+        def on_result(turn, result):
+            made.append(turn)
+            self.stats.add(result)
+
+        ctx = self._context(RunPlan(f.item_id, f.condition), None, on_result, draw=0)  # the study's own draw
+        try:
+            await f.work(ctx)
+        except (GatewayError, RunCancelled) as exc:
+            self._follow_up_errors.append({"key": f.key, "case_id": f.item_id, "error": str(exc)})
+        except asyncio.CancelledError:
+            self._follow_up_errors.append({"key": f.key, "case_id": f.item_id, "error": "cancelled"})
+            if not self.control.cancelled:
+                raise
+        except Exception as exc:
+            self._follow_up_errors.append({"key": f.key, "case_id": f.item_id,
+                                           "error": f"internal error: {type(exc).__name__}: {exc}",
+                                           "traceback": traceback.format_exc()})
+        finally:  # calls it did not need (e.g. extraction errors skip a comparison) leave the progress total
+            if self.progress is not None:
+                self.progress.extra_expected -= f.expected_calls - len(made)
+                self.emit(Event(PROGRESS, payload=self.progress.snapshot()))
+
+    # --- the end -----------------------------------------------------------------------------------
+    def _summary(self, executed: int, elapsed: float) -> RunSummary:
+        from store.topology import topology_for_study
+
+        runs = run_rows.list_runs(self.db, self.study_id)
+        s = self.stats
+        return RunSummary(
+            study_id=self.study_id, runs=run_rows.status_counts(self.db, self.study_id), executed=executed,
+            calls=s.calls, network_calls=s.calls - s.replayed, replayed=s.replayed, input_tokens=s.input_tokens,
+            output_tokens=s.output_tokens, cost=round(s.cost, 6), cost_unknown=s.cost_unknown,
+            elapsed=round(elapsed, 2),
+            failed=[{"run_id": r["id"], "error": r["error"]} for r in runs if r["status"] == "failed"],
+            cancelled=[{"run_id": r["id"], "error": r["error"]} for r in runs if r["status"] == "cancelled"],
+            topology=[{k: t[k] for k in ("case_id", "condition", "pattern", "switching_assumption",
+                                         "convergent_recommendation")}
+                      for t in topology_for_study(self.db, self.study_id)],
+            topology_errors=self._follow_up_errors, stopped=self._stopped)

@@ -1,0 +1,48 @@
+"""Unblinding: the explicit, recorded act that opens the sealed key, once scoring is complete.
+
+`unblind(db, study_id, by=..., force=False)` is refused while any rater has
+assigned items not fully scored; `force=True` unblinds anyway and the study
+is marked `unblind_forced`, which every result read through
+`workbench.blinding.unblind.item_labels` carries. After unblinding, scoring
+is closed.
+"""
+
+from __future__ import annotations
+
+import sqlite_utils
+
+from store import blind as blind_rows
+from workbench.blinding.context import BlindingError
+from workbench.blinding.unblind import unblind_state
+from workbench.scoring.results import scoring_completion
+
+
+class UnblindRefused(BlindingError):
+    """Scoring is not complete and the unblinding was not forced."""
+
+    def __init__(self, message: str, remaining: dict[str, dict]):
+        super().__init__(message)
+        self.remaining = remaining
+
+
+def unblind(db: sqlite_utils.Database, study_id: str, *, by: str, force: bool = False,
+            reason: str | None = None) -> dict:
+    """Unblind the study. Returns the record; refuses (UnblindRefused) before scoring is complete."""
+    if not by or not by.strip():
+        raise BlindingError("unblinding needs the name of who does it")
+    state = unblind_state(db, study_id)
+    if state.unblinded:
+        return {**state.to_dict(), "study_id": study_id, "already": True}
+    completion = scoring_completion(db, study_id)
+    remaining = {r: c for r, c in completion.items() if c["done"] < c["total"]}
+    if not blind_rows.blind_items(db, study_id):
+        remaining = remaining or {"(no items)": {"done": 0, "total": 0}}
+    if remaining and not force:
+        detail = ", ".join(f"{r} {c['done']}/{c['total']}" for r, c in remaining.items())
+        raise UnblindRefused(f"study '{study_id}': scoring is not complete ({detail}); finish it, or unblind "
+                             "with --force (every result is then marked as force-unblinded)", remaining)
+    record = blind_rows.record_unblinding(db, study_id, by=by.strip(), forced=bool(remaining),
+                                          reason=reason)
+    record["already"] = False
+    record["remaining"] = remaining
+    return record
