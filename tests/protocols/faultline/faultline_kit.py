@@ -43,10 +43,10 @@ def make_study(tmp_path, **kw):
     return db, db_path, d["name"], d
 
 
-def gateway(db, db_path, **config):
+def gateway(db, db_path, *, replay_only: bool = False, **config):
     config.setdefault("retry", FAST_RETRY)
     config.setdefault("stall_timeout", 5.0)
-    g = build_gateway(db, db_path, config=GatewayConfig(**config))
+    g = build_gateway(db, db_path, replay_only=replay_only, config=GatewayConfig(**config))
     g._rng = random.Random(7)
     return g
 

@@ -169,15 +169,6 @@ async def test_killed_mid_round_resumes_without_repeating_a_call_and_replays_wit
     assert fl_server.count == expected        # the three made before the kill were replayed, not repeated
     bodies = [json.dumps(b["messages"], sort_keys=True) for b in fl_server.requests]
     assert len(bodies) == len(set(bodies))
-    replay = await PROTOCOL.program(ctx_for(db, _replay_gateway(db, db_path), sid, d, DEBATE, "qbaf"))
+    replay = await PROTOCOL.program(ctx_for(db, gateway(db, db_path, replay_only=True), sid, d, DEBATE, "qbaf"))
     assert fl_server.count == expected and replay.report == first.report
 
-
-def _replay_gateway(db, db_path):
-    import random
-
-    from workbench.gateway import GatewayConfig, build_gateway
-
-    g = build_gateway(db, db_path, replay_only=True, config=GatewayConfig())
-    g._rng = random.Random(7)
-    return g

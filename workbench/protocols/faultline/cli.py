@@ -93,6 +93,6 @@ def debates(args, ctx: Context) -> int:
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     for d in doc["debates"]:
-        (out / f"{d['run_id']}.json").write_text(json.dumps(d, indent=2, ensure_ascii=False), encoding="utf-8")
+        (out / (d["run_id"].replace("/", "__") + ".json")).write_text(json.dumps(d, indent=2, ensure_ascii=False), encoding="utf-8")
     ctx.emit({"written": len(doc["debates"]), "dir": str(out)}, f"{len(doc['debates'])} documents in {out}")
     return OK
