@@ -77,3 +77,25 @@ def scripted_scores(score_of):
 
 
 __all__ = ["DEFAULTS"]
+
+
+def scored_study(tmp_path, name: str = "cal-screens"):
+    """A study of 60 generated interactions, 6 of them scored by the three judges (one judge_error)."""
+    from store.outputs import write_output
+    from store.runs import ensure_runs
+
+    db, _ = make_db(tmp_path)
+    d = definition(name, section={"generator": {"per_bin": 10, "seed": 5}, "per_bin": 10})
+    sid = save(db, d)
+    PROTOCOL.load_items(db, sid, d)
+    items = ["baseline-01:i000000", "baseline-02:i000013", "baseline-03:i000026", "baseline-04:i000039",
+             "baseline-01:i000052", "baseline-02:i000005"]
+    scores = [[0.1, 0.2, 0.1], [0.3, 0.3, 0.5], [0.5, 0.4, 0.6], [0.6, 0.7, 0.6], [0.9, 0.8, 0.9], [None, 0.2, 0.3]]
+    ensure_runs(db, sid, [{"id": f"{i}/{j}", "case_id": i, "condition": j, "replicate": 0}
+                          for i in items for j in JUDGES])
+    for i, row in zip(items, scores):
+        for j, s in zip(JUDGES, row):
+            rep = {"judge": j, "model": "mock", "score": s, "judge_error": s is None, "run_id": i.split(":")[0],
+                   "interaction_id": i.split(":")[1]}
+            write_output(db, f"{i}/{j}", str(s), rep)
+    return db, sid

@@ -1,0 +1,148 @@
+"""A calibration study's results: the decision-rule outcome first, then Arm A's reliability diagram and
+k sweep, Arm C's agreement table and disagreement by p bin, and the four outcomes.
+
+Every number comes from `workbench.protocols.calibration.results.study_results`, the
+function the batch `metrics` command and the report print, so they agree.
+"""
+
+from __future__ import annotations
+
+from textual import work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import VerticalScroll
+from textual.screen import Screen
+from textual.widgets import DataTable, Footer, Static, TabbedContent, TabPane
+
+from screens.metrics_plots import MetricPlot
+
+
+def _num(v, fmt: str = ".3f") -> str:
+    return "—" if v is None else format(v, fmt)
+
+
+class CalibrationResultsScreen(Screen):
+    """Given (db, study_id). The outcome line stays on top at any size; the arms are tabs below it."""
+
+    BINDINGS = [Binding("escape", "app.pop_screen", "Back", id="calibration-results-back",
+                        tooltip="Leave the calibration results"),
+                Binding("r", "refresh_results", "Refresh", id="calibration-results-refresh",
+                        tooltip="Recompute the results from the store")]
+    DEFAULT_CSS = """
+    CalibrationResultsScreen { overflow: hidden; }
+    CalibrationResultsScreen #cal-outcome { height: auto; max-height: 5; padding: 0 1; background: $boost; }
+    CalibrationResultsScreen #cal-tabs { height: 1fr; }
+    CalibrationResultsScreen TabPane { height: 1fr; padding: 0; }
+    CalibrationResultsScreen MetricPlot { height: 14; min-height: 10; }
+    CalibrationResultsScreen #cal-ksweep { height: 10; }
+    CalibrationResultsScreen DataTable { height: auto; max-height: 16; }
+    """
+
+    def __init__(self, db, study_id: str) -> None:
+        super().__init__()
+        self.db, self.study_id = db, study_id
+        self.document: dict | None = None
+
+    def compose(self) -> ComposeResult:
+        yield Static("Computing the results …", id="cal-outcome")
+        with TabbedContent(id="cal-tabs"):
+            with TabPane("Fidelity (A)", id="cal-tab-fidelity"):
+                with VerticalScroll():
+                    yield Static("", id="cal-fidelity-line")
+                    yield MetricPlot(id="cal-reliability")
+                    yield MetricPlot(id="cal-ksweep")
+                    yield DataTable(id="cal-bins", zebra_stripes=True)
+            with TabPane("Judges (B, C)", id="cal-tab-judges"):
+                with VerticalScroll():
+                    yield DataTable(id="cal-agreement", zebra_stripes=True)
+                    yield DataTable(id="cal-judges", zebra_stripes=True)
+                    yield MetricPlot(id="cal-disagreement")
+            with TabPane("Outcomes", id="cal-tab-outcomes"):
+                with VerticalScroll():
+                    yield Static("", id="cal-outcomes")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.query_one("#cal-bins", DataTable).add_columns("p bin", "n", "mean p", "freq +1", "gap")
+        self.query_one("#cal-agreement", DataTable).add_columns("statistic", "value", "n")
+        self.query_one("#cal-judges", DataTable).add_columns("judge", "model", "scored", "errors", "refused")
+        self.compute()
+
+    def action_refresh_results(self) -> None:
+        self.compute()
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="calibration-results")
+    def compute(self) -> None:
+        from workbench.protocols.calibration.results import study_results
+
+        doc = study_results(self.db, self.study_id)
+        self.app.call_from_thread(self.show, doc)
+
+    def show(self, doc: dict) -> None:
+        self.document = doc
+        self.query_one("#cal-outcome", Static).update(doc["outcome"]["summary"])
+        self._fidelity(doc["arm_a"])
+        self._judges(doc)
+        marks = {True: "HOLDS", False: "does not hold", None: "undecided"}
+        self.query_one("#cal-outcomes", Static).update("\n\n".join(
+            f"{n}. [b]{o['title']}[/b] — {marks[o['holds']]}\n   {o['meaning']}"
+            for n, o in enumerate(doc["outcome"]["outcomes"], start=1)) + f"\n\n{doc['outcome']['facts']}")
+
+    def _fidelity(self, a: dict) -> None:
+        cal = a["calibration"]
+        sweep = a["k_sweep"]
+        self.query_one("#cal-fidelity-line", Static).update(
+            f"{a['n']} interactions, k = {a['k']:g}: ECE {_num(cal['ece']['value'])} · MCE {_num(cal['mce']['value'])}"
+            f" · Brier {_num(cal['brier']['value'])} · best k {_num(sweep['best_k'], 'g')}")
+        bins = [b for b in cal["bins"] if b["count"]]
+
+        def reliability(plt, width: int, height: int) -> None:
+            plt.plot([0, 1], [0, 1], label="ideal")
+            if bins:
+                plt.plot([b["mean_predicted"] for b in bins], [b["observed_frequency"] for b in bins],
+                         marker="dot", label="observed")
+            plt.xlim(0, 1)
+            plt.ylim(0, 1)
+            plt.xlabel("mean p")
+            plt.ylabel("freq +1")
+
+        pts = [p for p in sweep["points"] if p["ece"]["value"] is not None]
+
+        def k_sweep(plt, width: int, height: int) -> None:
+            if pts:
+                plt.plot([p["k"] for p in pts], [p["ece"]["value"] for p in pts], marker="dot")
+            plt.xlabel("k")
+            plt.ylabel("ECE")
+
+        self.query_one("#cal-reliability", MetricPlot).show("Reliability diagram", reliability)
+        self.query_one("#cal-ksweep", MetricPlot).show("ECE against k", k_sweep)
+        table = self.query_one("#cal-bins", DataTable)
+        table.clear()
+        for b in cal["bins"]:
+            table.add_row(f"[{b['lower']:.1f}, {b['upper']:.1f})", str(b["count"]), _num(b["mean_predicted"]),
+                          _num(b["observed_frequency"]), _num(b["gap"]))
+
+    def _judges(self, doc: dict) -> None:
+        c, b = doc["arm_c"], doc["arm_b"]
+        table = self.query_one("#cal-agreement", DataTable)
+        table.clear()
+        table.add_row("Krippendorff α (interval)", _num(c["alpha"]["value"]), str(c["n_items"]))
+        table.add_row("ICC(2,1)", _num(c["icc_2_1"]["value"]), str(c["icc_2_1"]["n"]))
+        table.add_row("ρ(p, judges' mean)", _num(c["proxy_vs_judges"]["value"]), str(c["proxy_vs_judges"]["n"]))
+        for pair, est in c["pairwise_spearman"].items():
+            table.add_row(f"Spearman {pair}", _num(est["value"]), str(est["n"]))
+        judges = self.query_one("#cal-judges", DataTable)
+        judges.clear()
+        for name, j in b["per_judge"].items():
+            judges.add_row(name, j["model"], str(j["scored"]), str(j["judge_errors"]), str(j["prompt_refused"]))
+        bins = c["disagreement_by_p_bin"]
+
+        def disagreement(plt, width: int, height: int) -> None:
+            filled = [x for x in bins if x["mean_abs_pairwise_difference"] is not None]
+            if filled:
+                plt.bar([str(i + 1) for i, x in enumerate(bins) if x["mean_abs_pairwise_difference"] is not None],
+                        [x["mean_abs_pairwise_difference"] for x in filled])
+            plt.xlabel("p bin: " + "  ".join(f"{i + 1} {x['bin']}" for i, x in enumerate(bins))[:max(10, width - 4)])
+            plt.ylabel("mean |Δ|")
+
+        self.query_one("#cal-disagreement", MetricPlot).show("Judge disagreement by p bin", disagreement)
