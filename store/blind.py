@@ -56,6 +56,12 @@ def final_outputs_to_blind(db: sqlite_utils.Database, study_id: str) -> list[dic
         "ORDER BY r.id", [study_id])]
 
 
+def blinded_run_ids(db: sqlite_utils.Database, study_id: str) -> set[str]:
+    """Runs that already have a blind item (sealed: the blinding itself reads it, nobody else)."""
+    return {r[0] for r in db.execute("SELECT run_id FROM blind_key WHERE study_id = ? AND run_id IS NOT NULL",
+                                     [study_id]).fetchall()}
+
+
 # --- blind items and the sealed key -------------------------------------------------------------
 
 def insert_items(db: sqlite_utils.Database, items: list[dict], keys: list[dict]) -> None:

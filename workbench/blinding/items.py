@@ -90,7 +90,7 @@ def _summary(db, study: StudyContext, created: int, pilots: int, statuses: dict)
 def _items_from_outputs(db: sqlite_utils.Database, study: StudyContext) -> tuple[list[dict], list[dict]]:
     items, keys = [], []
     models, roles = study.model_names(), study.role_names()
-    for out in blind_rows.final_outputs_to_blind(db, study.id):
+    for out in _texts_to_blind(db, study):
         case = study.cases.get(out["case_id"])
         result = scrub(out["text"] or "", ScrubContext(model_names=models, roles=roles,
                                                        scenario=case.scenario if case else ""))
@@ -100,6 +100,18 @@ def _items_from_outputs(db: sqlite_utils.Database, study: StudyContext) -> tuple
         keys.append({"item_id": item_id, "study_id": study.id, "run_id": out["run_id"],
                      "scrub_log": result.log})
     return items, keys
+
+
+def _texts_to_blind(db: sqlite_utils.Database, study: StudyContext) -> list[dict]:
+    """[{run_id, case_id, text}] not blinded yet: what the study's protocol gives raters to read
+    (M11: a sample of items), else every finished run's final output (hindsight)."""
+    from workbench.protocols.registry import protocol_of
+
+    texts = protocol_of(study.definition).blind_texts(db, study.id, study.definition)
+    if texts is None:
+        return blind_rows.final_outputs_to_blind(db, study.id)
+    done = blind_rows.blinded_run_ids(db, study.id)
+    return [t for t in texts if t["run_id"] not in done]
 
 
 def _pilot_items(study: StudyContext) -> tuple[list[dict], list[dict]]:

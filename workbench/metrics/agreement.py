@@ -98,7 +98,7 @@ def cohens_kappa(
     n = len(xs)
     details: dict[str, Any] = {"n_dropped": dropped}
     if n == 0:
-        return Estimate.undefined("no item was scored by both raters", method=name, details=details)
+        return Estimate.undefined("no complete pair: no item has a value from both raters (or both measures)", method=name, details=details)
     cats = _category_order(set(xs) | set(ys), categories)
     index = {c: i for i, c in enumerate(cats)}
     k = len(cats)
@@ -166,7 +166,7 @@ def percent_agreement(
     n = len(xs)
     details: dict[str, Any] = {"n_dropped": dropped, "tolerance": tolerance}
     if n == 0:
-        return Estimate.undefined("no item was scored by both raters", method="percent agreement",
+        return Estimate.undefined("no complete pair: no item has a value from both raters (or both measures)", method="percent agreement",
                                   details=details)
     if tolerance:
         agree = sum(abs(float(u) - float(v)) <= tolerance for u, v in zip(xs, ys))

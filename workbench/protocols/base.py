@@ -174,8 +174,11 @@ class StudyProtocol:
         return []
 
     # --- evaluation -----------------------------------------------------------------------------------
-    def rubrics(self, definition: dict) -> list[str]:
-        return list(definition.get("rubrics") or self.default_rubrics)
+    def blind_texts(self, db: "sqlite_utils.Database", study_id: str, definition: dict) -> list[dict] | None:
+        """What human raters (and the shared LLM judges) read: [{"run_id", "case_id", "text"}], each
+        scrubbed, given an opaque id and sealed by the shared blinding. None: every finished run's
+        final output (hindsight's conditions)."""
+        return None
 
     # --- metrics and report ---------------------------------------------------------------------------
     # `options` carries the batch command's analysis options (e.g. `csv`: only the rows are needed;

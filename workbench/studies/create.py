@@ -7,6 +7,7 @@ from pathlib import Path
 import sqlite_utils
 
 from store import studies as study_rows
+from store.db import writer
 from workbench.problems import Problem
 from workbench.studies.definition import StudyError, check_against_library, parse_study_text
 
@@ -59,9 +60,10 @@ def create_study(db: sqlite_utils.Database, path: str | Path | None = None, *, t
             "with a new name"))])
     if existing and existing["definition"] == definition and existing["source_text"] == text:
         return {"study_id": study_id, "action": "unchanged", "definition": definition}
-    study_rows.save_study(db, study_id=study_id, name=study_id, protocol=definition["protocol"],
-                          definition=definition, source_text=text, cost_ceiling=definition["cost_ceiling"])
-    loaded = load_items(db, study_id, definition, path)
+    with writer(db):  # a study whose items cannot be loaded is not stored (nor is any of its items)
+        study_rows.save_study(db, study_id=study_id, name=study_id, protocol=definition["protocol"],
+                              definition=definition, source_text=text, cost_ceiling=definition["cost_ceiling"])
+        loaded = load_items(db, study_id, definition, path)
     return {"study_id": study_id, "action": "replaced" if existing else "created", "definition": definition,
             "items": loaded}
 
