@@ -78,7 +78,8 @@ def decide(x: Inputs) -> dict:
                    "judge-anchored finding.")
     else:
         missing = [n for n, v in (("ECE", x.ece), ("α", x.alpha), ("ρ(p, judges)", x.rho)) if v is None]
-        summary = f"No outcome can be decided yet: {', '.join(missing) or 'a statistic'} is undefined."
+        summary = (f"No outcome can be decided yet: {' and '.join(missing) or 'a statistic'} "
+                   f"{'are' if len(missing) > 1 else 'is'} undefined.")
     rows = [{"id": k, "title": _title(k, x), "meaning": MEANING[k], "holds": tests[k]} for k in ORDER]
     rows.sort(key=lambda r: r["id"] != holds)
     return {"holds": holds, "summary": summary, "facts": facts, "outcomes": rows}

@@ -84,7 +84,8 @@ def _arm_b(doc: dict) -> str:
     for name, j in b["per_judge"].items():
         rows.append(f"| {name} | {j['model']} | {j['scored']} | {j['judge_errors']} | {j['prompt_refused']} |")
     return (f"{b['sampled']} interactions sampled of {b['accepted_interactions']} accepted (pre-registered "
-            f"{b['sample_size_preregistered']}); runs {b['runs']}.\n\n" + "\n".join(rows))
+            f"{b['sample_size_preregistered']}); runs: "
+            + ", ".join(f"{n} {k}" for k, n in b["runs"].items() if n) + ".\n\n" + "\n".join(rows))
 
 
 def _arm_c(doc: dict) -> str:
