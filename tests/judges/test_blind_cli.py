@@ -96,10 +96,10 @@ def test_unblind_refused_then_forced_and_marked(cli):
 def test_calibration_command_reports_and_releases(cli):
     path, run = cli
     sid = _study(path)
-    code, doc, _ = run("--json", "calibration", sid)
+    code, doc, _ = run("--json", "pilots", sid)
     assert code == 0 and [r["state"] for r in doc["raters"]] == ["none", "none"]  # nothing blinded yet
     run("packet", "export", sid, "--rater", "rater-a", "--out", str(path.parent / "p.json"))
-    code, doc, _ = run("--json", "calibration", sid, "--release", "rater-a", "--by", "lead")
+    code, doc, _ = run("--json", "pilots", sid, "--release", "rater-a", "--by", "lead")
     assert code == 0 and doc["raters"][0]["state"] == "pending"
-    code, _, err = run("calibration", sid, "--release", "mallory")
+    code, _, err = run("pilots", sid, "--release", "mallory")
     assert code == 1 and "not a rater" in err

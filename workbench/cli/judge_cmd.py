@@ -1,4 +1,4 @@
-"""`workbench --batch judge STUDY` (LLM judges, blindness audit) and `calibration STUDY`."""
+"""`workbench --batch judge STUDY` (LLM judges, blindness audit) and `pilots STUDY` (the calibration pilots)."""
 
 from __future__ import annotations
 
@@ -33,7 +33,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(handler=judge)
 
     c = sub.add_parser(
-        "calibration", help="show the calibration pilots' result per rater and judge; release a held rater",
+        "pilots", help="show the calibration pilots' result per rater and judge; release a held rater",
         description="Whether each rater's and judge's scores of the two calibration pilots went the expected "
                     "direction. A rater whose check failed is held; --release RATER lets them score the rest "
                     "(recorded with --by).")
@@ -41,7 +41,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     c.add_argument("--release", metavar="RATER", help="release this rater after a failed calibration")
     c.add_argument("--by", metavar="NAME", help="who releases (default: the login name)")
     c.add_argument("--reason", metavar="TEXT", help="why, for the record")
-    c.set_defaults(handler=calibration)
+    c.set_defaults(handler=pilots)
 
 
 def _who(value: str | None) -> str:
@@ -121,7 +121,7 @@ def _text(doc: dict) -> str:
     return "\n".join(lines)
 
 
-def calibration(args, ctx: Context) -> int:
+def pilots(args, ctx: Context) -> int:
     from workbench.blinding.context import BlindingError, load_study
     from workbench.pilots.calibration import release_rater
     from workbench.scoring.calibration import study_calibration

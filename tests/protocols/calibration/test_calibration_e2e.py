@@ -17,7 +17,7 @@ from store.outputs import outputs_for_study
 from store.runs import list_runs
 from tests.protocols.calibration.calkit import artifact_of, judge_of
 from tests.support.loopback import DUMMY_KEY, LoopbackServer
-from workbench.cli.main import build_parser, main
+from workbench.cli.main import main
 
 ROOT = Path(__file__).resolve().parents[3]
 OFFSET = {"claude": 0.0, "gpt4o-mini": 0.05, "llama": -0.05}
@@ -42,10 +42,7 @@ def study_file(tmp_path: Path, url: str, name: str = "cal-e2e", extra: str = "")
 
 
 def command() -> str:
-    build_parser()
-    from workbench.protocols.calibration import commands
-
-    return commands.registered_as
+    return "calibration"
 
 
 def test_create_run_metrics_export(tmp_path, capsys, monkeypatch):

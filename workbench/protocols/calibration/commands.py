@@ -4,9 +4,6 @@
     calibration generate --out FILE        the documented generator (seed 004's latent-probability grid)
     calibration export STUDY --out DIR     <DIR>/<ts>_calibration_fidelity/ and <DIR>/<ts>_calibration_judge/
 
-(Until the shared `calibration STUDY` command of the rater pilots gives up the name, these are
-registered as `calibration-study …`.)
-
 `import` exits 1 when any record was bad (the good ones are loaded all the same)
 or the import was refused (unknown or frozen study).
 """
@@ -19,14 +16,10 @@ from workbench.cli.context import FAILED, OK, CommandError, Context
 
 
 NAME = "calibration"
-FALLBACK = "calibration-study"   # while the shared `calibration STUDY` (rater pilots) holds the name
-registered_as = NAME
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    global registered_as
-    registered_as = NAME if NAME not in sub.choices else FALLBACK
-    p = sub.add_parser(registered_as, help="calibration studies (seed 004): import, generate, export")
+    p = sub.add_parser(NAME, help="calibration studies (seed 004): import, generate, export")
     inner = p.add_subparsers(dest="calibration_command", metavar="ACTION", required=True)
     imp = inner.add_parser("import", help="import interactions (CSV or JSONL) into a calibration study")
     imp.add_argument("study", metavar="STUDY")

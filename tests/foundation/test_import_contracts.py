@@ -1,0 +1,51 @@
+"""The house's boundaries (pyproject.toml's import-linter contracts) hold, and can fail.
+
+The contracts: screens → workbench → store; Textual only in screens/; shared
+machinery never imports a protocol package; protocols never import each
+other; no cycles between the packages of workbench/ or screens/.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def lint(cwd: Path) -> subprocess.CompletedProcess:
+    env = {**os.environ, "PYTHONPATH": str(cwd)}
+    return subprocess.run([sys.executable, "-c", "import sys; from importlinter.cli import lint_imports_command; "
+                           "sys.exit(lint_imports_command())", "--config", str(cwd / "pyproject.toml"),
+                           "--no-cache"], cwd=cwd, env=env, capture_output=True, text=True, timeout=300)
+
+
+def copy_tree(tmp_path: Path) -> Path:
+    for name in ("workbench", "screens", "store"):
+        shutil.copytree(ROOT / name, tmp_path / name, ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copy(ROOT / "pyproject.toml", tmp_path / "pyproject.toml")
+    return tmp_path
+
+
+def test_the_contracts_hold():
+    result = lint(ROOT)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "BROKEN" not in result.stdout and "KEPT" in result.stdout
+
+
+def test_a_planted_forbidden_import_breaks_them(tmp_path):
+    tree = copy_tree(tmp_path)
+    (tree / "workbench" / "runs" / "planted.py").write_text(
+        "import textual  # a widget in the core\n"
+        "from workbench.protocols.hindsight import PROTOCOL  # the runner reaching into a protocol\n")
+    (tree / "store" / "planted.py").write_text("from workbench.events import Event  # the store importing up\n")
+    result = lint(tree)
+    assert result.returncode != 0
+    out = result.stdout
+    assert "Textual only in screens/ BROKEN" in out
+    assert "Shared machinery never imports a protocol (it asks the registry) BROKEN" in out
+    assert "screens → workbench → store BROKEN" in out
+    assert "workbench.runs.planted -> workbench.protocols.hindsight" in out
