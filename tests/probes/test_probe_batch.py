@@ -30,7 +30,7 @@ def test_batch_probe_then_case_list_shows_the_verdict(library, loopback_server, 
 
     code, out, _ = run(capsys, "--batch", "--db", db, "--json", "cases", "list")
     listed = {c["id"]: c for c in json.loads(out)["cases"]}
-    assert listed["ferry-timetable"]["probe"] == "partial"
+    assert listed["ferry-timetable"]["probe"] == "partial ⚑"  # issue 13: partial is contaminated, as recognized is
 
     code, out, _ = run(capsys, "--batch", "--db", db, "probe", "quarry-loan",
                        "--model", "openai/probe-target", "--api-base", loopback_server.url)

@@ -53,12 +53,12 @@ async def test_probe_from_the_cases_screen_streams_and_lists_the_verdict(library
         answer = app.screen.query_one("#probe-answer", Markdown)
         assert answer.source == ANSWER  # streamed token by token into the Markdown widget
         verdict = str(app.screen.query_one("#probe-verdict", Static).render())
-        assert "verdict: partial" in verdict and "review the answer" in verdict
-        assert str(app.screen.query_one("#probe-cases", DataTable).get_row("ferry-timetable")[1]) == "partial"
+        assert "verdict: partial" in verdict and "predicts part of the outcome" in verdict  # issue 13
+        assert str(app.screen.query_one("#probe-cases", DataTable).get_row("ferry-timetable")[1]) == "partial ⚑"  # issue 13: partial is flagged
         await pilot.press("escape")
         await settle(pilot)
         assert type(app.screen).__name__ == "CasesScreen"
-        assert list_verdict(app, "ferry-timetable") == "partial"
+        assert list_verdict(app, "ferry-timetable") == "partial ⚑"
         assert list_verdict(app, "quarry-loan") == "not probed"
 
 

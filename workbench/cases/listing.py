@@ -6,6 +6,7 @@ import sqlite_utils
 
 from store import cases as case_rows
 from store.probes import probes_for_case
+from workbench.cases.model import CONTAMINATED_VERDICTS
 
 
 def _probe_records(db: sqlite_utils.Database, case_id: str, document: dict) -> list[dict]:
@@ -21,7 +22,7 @@ def probe_label(records: list[dict]) -> str:
     if not records:
         return "not probed"
     latest = records[0]
-    flag = " ⚑" if latest["verdict"] == "recognized" else ""
+    flag = " ⚑" if latest["verdict"] in CONTAMINATED_VERDICTS else ""
     return f"{latest['verdict']}{flag}"
 
 
@@ -47,7 +48,7 @@ def case_summaries(db: sqlite_utils.Database, *, status: str | None = None, type
         out.append({
             "id": row["id"], "title": row["title"], "type": row["type"], "domain": row["domain"],
             "status": row["status"], "strategies": ",".join(row["strategies"]) or "-",
-            "probe": probe_label(probes), "recognized": any(p["verdict"] == "recognized" for p in probes[:1]),
+            "probe": probe_label(probes), "recognized": any(p["verdict"] in CONTAMINATED_VERDICTS for p in probes[:1]),
             "source_path": row["source_path"],
         })
     return out
@@ -59,3 +60,12 @@ def case_detail(db: sqlite_utils.Database, case_id: str) -> dict | None:
         return None
     return {"case": row["document"], "source_path": row["source_path"],
             "probes": _probe_records(db, case_id, row["document"])}
+
+
+def case_count(db: sqlite_utils.Database) -> int:
+    return case_rows.case_count(db)
+
+
+def all_cases(db: sqlite_utils.Database) -> list[dict]:
+    """Every case row (document decoded), by id."""
+    return case_rows.list_cases(db)

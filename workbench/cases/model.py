@@ -23,6 +23,8 @@ CRITERIA = {
     "causal_record": "Causal record exists: enough documentation to reconstruct the chain from decision to outcome",
     "manageable_contamination": "Manageable contamination: passes the contamination probe, or can be transposed without losing structure",
 }
+# Seed 000 §III step 3: a probe that identifies the case or predicts (part of) the outcome.
+CONTAMINATED_VERDICTS = ("recognized", "partial")
 # Seed 000 §III Strategy B: the two verifiers confirm these three are preserved.
 PRESERVES = {
     "information_asymmetry": "the information asymmetry",
@@ -103,11 +105,12 @@ class Case:
         return max(self.probes, key=lambda p: p.date) if self.probes else None
 
     def contamination_flags(self) -> list[Probe]:
-        """Probes of the current scenario text that recognized the case: transpose or exclude."""
+        """Probes of the current scenario text that recognized the case or predicted part of its
+        outcome (seed 000 §III step 3: either makes it contaminated for that model): transpose or exclude."""
         return [
             p
             for p in self.probes
-            if p.verdict == "recognized" and (not p.scenario_hash or p.scenario_hash == self.scenario_hash)
+            if p.verdict in CONTAMINATED_VERDICTS and (not p.scenario_hash or p.scenario_hash == self.scenario_hash)
         ]
 
 

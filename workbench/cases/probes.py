@@ -27,6 +27,7 @@ import sqlite_utils
 from store import cases as case_rows
 from store.probes import add_probe
 from workbench.cases import Case, Probe
+from workbench.cases.model import CONTAMINATED_VERDICTS
 from workbench.events import TURN_FAILED, TURN_FINISHED, TURN_STARTED, Event, EventSink, NullSink
 from workbench.gateway import CallRequest, GatewayError, ModelSettings
 
@@ -93,7 +94,7 @@ class ProbeResult:
         if self.verdict == "recognized":
             return f"contaminated for {self.model}: {FLAG_ADVICE}"
         if self.verdict == "partial":
-            return "partly recognized: review the answer before using the case"
+            return f"predicts part of the outcome: contaminated for {self.model}, as recognized is: {FLAG_ADVICE}"
         if self.verdict == "error":
             return "the classifier reply did not parse; read the answer and classify it by hand"
         return "not recognized"
@@ -197,7 +198,7 @@ async def run_probe(db: sqlite_utils.Database, gateway, case_id: str, settings: 
     result = ProbeResult(
         case_id=case_id, model=settings.model, api_base=settings.api_base, asked_at=asked_at, prompt=prompt,
         answer=answer.text, verdict=verdict, classifier_raw=classifier_raw, classifier_model=classifier.model,
-        flagged=verdict == "recognized", scenario_hash=case.scenario_hash, call_ids=call_ids, reason=reason,
+        flagged=verdict in CONTAMINATED_VERDICTS, scenario_hash=case.scenario_hash, call_ids=call_ids, reason=reason,
         identified_event=event, placeholder=answer.placeholder)
     if answer.placeholder:
         # A dry run with the mock model says nothing about contamination: the case keeps its real record.

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
+from datetime import date
 from pathlib import Path
 
 from workbench.cases.model import (
@@ -47,8 +48,10 @@ def check(parsed: Parsed, known_rubrics: Iterable[str] | None = None) -> list[Pr
                               "B (structural transposition) or C (granularity below training data)")
     if len(set(case.strategies)) != len(case.strategies):
         bad("strategies", "lists a strategy twice")
-    if case.decision_date and not DECISION_DATE.match(case.decision_date):
-        bad("decision_date", "must be YYYY, YYYY-MM or YYYY-MM-DD, or a range such as 2020..2022")
+    if case.decision_date:
+        date_problem = decision_date_problem(case.decision_date, historical=case.type == "historical")
+        if date_problem:
+            bad("decision_date", date_problem)
     if known_rubrics is not None and case.rubric and case.rubric not in set(known_rubrics):
         bad("rubric", f"no rubric with id '{case.rubric}' in rubrics/")
     for i, probe in enumerate(case.probes):
@@ -65,6 +68,36 @@ def check(parsed: Parsed, known_rubrics: Iterable[str] | None = None) -> list[Pr
     if case.status == "ready":
         problems.extend(_ready_problems(case, parsed))
     return problems
+
+
+def _bounds(part: str) -> tuple[date, date]:
+    """The first and last calendar day a partial date covers; ValueError for a date that does not exist."""
+    bits = [int(b) for b in part.split("-")]
+    if len(bits) == 1:
+        return date(bits[0], 1, 1), date(bits[0], 12, 31)
+    if len(bits) == 2:
+        first = date(bits[0], bits[1], 1)
+        nxt = date(bits[0] + (bits[1] == 12), bits[1] % 12 + 1, 1)
+        return first, date.fromordinal(nxt.toordinal() - 1)
+    day = date(*bits)
+    return day, day
+
+
+def decision_date_problem(value: str, *, historical: bool, today: date | None = None) -> str:
+    """Why a decision date is unusable, or "" when it is fine: the shape, a real calendar date, a range
+    that runs forward, and (historical cases) a decision that has already happened."""
+    if not DECISION_DATE.match(value):
+        return "must be YYYY, YYYY-MM or YYYY-MM-DD, or a range such as 2020..2022"
+    parts = value.split("..")
+    try:
+        spans = [_bounds(p) for p in parts]
+    except ValueError:
+        return f"'{value}' is not a real calendar date (month 01-12, a day that month has)"
+    if len(spans) == 2 and spans[1][1] < spans[0][0]:
+        return f"the range '{value}' runs backwards; write the earlier date first"
+    if historical and spans[0][0] > (today or date.today()):
+        return f"'{value}' is in the future; a historical case's decision has already been made"
+    return ""
 
 
 def _one_of(bad, fld: str, value: str, allowed: tuple[str, ...]) -> None:
@@ -107,7 +140,8 @@ def _ready_problems(case: Case, parsed: Parsed) -> list[Problem]:
             if not tr.preserves.get(key):
                 bad(f"transposition.preserves.{key}", f"both verifiers must confirm the transposition preserves {what}")
     for probe in case.contamination_flags():
-        bad("probes", f"the probe on {probe.model} ({probe.date}) recognized this scenario: "
+        what = "recognized this scenario" if probe.verdict == "recognized" else "predicted part of its outcome"
+        bad("probes", f"the probe on {probe.model} ({probe.date}) {what} ({probe.verdict}): "
                       "transpose it (strategy B) or exclude it")
     return out
 
