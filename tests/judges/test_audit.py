@@ -61,3 +61,17 @@ async def test_invalid_replies_are_counted_apart_and_the_audit_resumes(store, lo
     assert loopback_server.count == 6 and again.invalid == 2
     assert audit_report(db, sid).model == "openai/auditor"
     assert len([i for i in blind_rows.blind_items(db, sid) if not i["pilot"]]) == 2
+
+
+async def test_the_audit_command_and_the_metrics_table_use_one_chance_rate(store, loopback_server):
+    """Issue 13: `judge --audit-only` said 1/6 and the metrics table 1/7 for the same study."""
+    from workbench.metrics.agreement_report import blindness_audit
+    from workbench.metrics.study_data import load_study_data
+
+    db, gateway = store
+    conds = ["B1", "B2", "B3", "C1", "C2", "C3", "P1"]
+    sid = make_study(db, conditions=conds, texts={c: NEUTRAL for c in conds})
+    loopback_server.responder = lambda body: json.dumps({"guess": "B1", "reason": "a guess"})
+    report = await audit_study(db, gateway, sid, ModelSettings(model="openai/auditor", api_base=loopback_server.url))
+    overall = [r for r in blindness_audit(load_study_data(db, sid)) if r.condition is None][0]
+    assert report.chance == round(overall.chance, 4) == round(1 / 6, 4)

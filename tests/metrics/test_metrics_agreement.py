@@ -202,3 +202,26 @@ def test_large_continuous_panel_stays_cheap():
     data = [(truth + rng.normal(0, 0.1, 1000)).tolist() for _ in range(3)]
     e = krippendorff_alpha(data, level="interval")
     assert 0.8 < e.value < 0.95 and e.n == 1000
+
+
+def test_kappa_over_a_single_item_is_undefined_not_zero():
+    """Issue 13: one item with two different scores gave p_o = p_e = 0, printed as kappa 0.000."""
+    from workbench.metrics.agreement import cohens_kappa
+
+    est = cohens_kappa([2], [3], categories=[0, 1, 2, 3])
+    assert est.value is None and "only 1 item" in est.undefined_reason
+    est = cohens_kappa([2, None], [3, 1])   # one pairable item after deletion
+    assert est.value is None and "only 1 item" in est.undefined_reason
+    # two items is the smallest defined case: [0,1] vs [0,1] agree perfectly -> kappa 1 (p_o 1, p_e 1/2)
+    assert cohens_kappa([0, 1], [0, 1]).value == 1.0
+
+
+def test_alpha_over_a_single_pairable_unit_is_undefined():
+    from workbench.metrics.agreement import krippendorff_alpha
+
+    est = krippendorff_alpha([[1, None, 2], [2, 3, None]], level="ordinal")
+    assert est.value is None and "only 1 unit" in est.undefined_reason
+    # two pairable units, hand-computed (nominal): values {1,1},{2,3}: o_11 = 2, o_23 = o_32 = 1, n = 4;
+    # D_o = 2/4, D_e = (n_1 n_2 + n_1 n_3 + n_2 n_3) * 2 / (4*3) = (2+2+1)*2/12 = 10/12 -> alpha = 1 - 0.5/(10/12) = 0.4
+    est = krippendorff_alpha([[1, 2], [1, 3]], level="nominal")
+    assert est.value == pytest.approx(0.4)

@@ -133,8 +133,9 @@ def test_blindness_audit_vs_chance(data):
     assert rows["C2"].n == 3 and rows["C2"].n_correct == 3 and rows["P1"].n == 9
     assert rows["B1"].n_correct == 1 and rows["B2"].n_correct == 0
     overall = rows[None]
-    assert overall.n == 27 and overall.n_correct == 13 and overall.chance == pytest.approx(1 / 7)
-    assert overall.p_value == pytest.approx(stats.binomtest(13, 27, 1 / 7, alternative="greater").pvalue)
+    # issue 13: one chance rate everywhere; P1 is three C2 runs, so the auditor names 6 setups, not 7
+    assert overall.n == 27 and overall.n_correct == 13 and overall.chance == pytest.approx(1 / 6)
+    assert overall.p_value == pytest.approx(stats.binomtest(13, 27, 1 / 6, alternative="greater").pvalue)
     lo, hi = overall.accuracy.ci_low, overall.accuracy.ci_high
     z = stats.norm.ppf(0.975)
     p, n = 13 / 27, 27

@@ -53,6 +53,18 @@ def fold(condition: str) -> str:
     return FOLD.get(condition, condition)
 
 
+def audit_setups(conditions) -> list[str]:
+    """The setups an auditor can name for these conditions: P1 folds into C2 (three C2 runs)."""
+    return sorted({fold(c) for c in conditions})
+
+
+def chance_rate(conditions) -> float | None:
+    """The one chance rate of the blindness audit, 1/k over the setups it can name (`judge --audit-only`,
+    the metrics table and the report all use this); None with no conditions."""
+    setups = audit_setups(conditions)
+    return 1.0 / len(setups) if setups else None
+
+
 @dataclass
 class AuditReport:
     study_id: str
@@ -102,7 +114,7 @@ async def audit_study(db: sqlite_utils.Database, gateway, study_id: str, setting
     prepare_study(db, study_id)
     study = load_study(db, study_id)
     truth = {item: fold(cond) for item, cond in audit_conditions(db, study_id).items()}
-    setups = sorted({fold(c) for c in study.definition.get("conditions") or []} | set(truth.values()))
+    setups = audit_setups([*(study.definition.get("conditions") or []), *truth.values()])
     done = {r["item_id"] for r in audit_rows.audit_rows(db, study_id, settings.model)}
     items = [i for i in blind_rows.blind_items(db, study_id) if not i["pilot"] and i["id"] not in done]
     limit = asyncio.Semaphore(max(1, concurrency))
@@ -141,7 +153,7 @@ def audit_report(db: sqlite_utils.Database, study_id: str, model: str | None = N
     rows = [r for r in rows if r["model"] == model]
     study = load_study(db, study_id)
     truth = {item: fold(cond) for item, cond in audit_conditions(db, study_id).items()}
-    setups = sorted({fold(c) for c in study.definition.get("conditions") or []} | set(truth.values()))
+    setups = audit_setups([*(study.definition.get("conditions") or []), *truth.values()])
     valid = [r for r in rows if r["guess"] is not None and r["correct"] is not None]
     n, correct = len(valid), sum(r["correct"] for r in valid)
     by_setup: dict[str, dict] = {}
@@ -150,7 +162,7 @@ def audit_report(db: sqlite_utils.Database, study_id: str, model: str | None = N
         entry = by_setup.setdefault(actual, {"n": 0, "correct": 0})
         entry["n"] += 1
         entry["correct"] += r["correct"]
-    chance = 1.0 / len(setups) if setups else 0.0
+    chance = chance_rate(setups) or 0.0
     counts = {}
     for cond in truth.values():
         counts[cond] = counts.get(cond, 0) + 1

@@ -87,7 +87,7 @@ def cohens_kappa(
     Missing data: pairwise deletion, only items both raters scored count;
     ``details["n_dropped"]`` counts the others.
 
-    Degenerate cases: no item scored by both -> undefined; chance agreement
+    Degenerate cases: no item scored by both, or only one -> undefined; chance agreement
     p_e = 1 (both raters used one and the same category throughout) ->
     undefined. Perfect agreement (or disagreement) has ASE 0, so the CI is left empty.
     """
@@ -99,6 +99,10 @@ def cohens_kappa(
     details: dict[str, Any] = {"n_dropped": dropped}
     if n == 0:
         return Estimate.undefined("no complete pair: no item has a value from both raters (or both measures)", method=name, details=details)
+    if n < 2:
+        # One item gives kappa = 0 whenever the two values differ (p_o = p_e = 0): a number with no meaning.
+        return Estimate.undefined("only 1 item has a value from both raters: kappa needs at least 2",
+                                  n=n, method=name, details=details)
     cats = _category_order(set(xs) | set(ys), categories)
     index = {c: i for i, c in enumerate(cats)}
     k = len(cats)
@@ -263,6 +267,10 @@ def krippendorff_alpha(
         return Estimate.undefined("fewer than 2 raters", method=name, details=details)
     per_unit = (~np.isnan(matrix)).sum(axis=0)
     pairable = int((per_unit >= 2).sum())
+    if pairable == 1:
+        # One pairable unit: alpha's expected disagreement comes from that unit alone (alpha = -1 or undefined).
+        return Estimate.undefined("only 1 unit was scored by at least two raters: alpha needs at least 2",
+                                  n=1, method=name, details=details)
     if pairable == 0:
         return Estimate.undefined("no unit was scored by at least two raters", method=name,
                                   details=details)

@@ -28,7 +28,8 @@ Definitions
   metric, never scored as zero.
 * **Blindness audit**: the share of audited items whose architecture the
   auditing model guessed right, with a Wilson 95% CI, against chance = 1 /
-  the number of the study's conditions, and a one-sided exact binomial test
+  the number of setups it can name (P1 folds into C2; `judges.audit.chance_rate`,
+  the same rate `judge --audit-only` prints), and a one-sided exact binomial test
   of "better than chance". Per condition only once unblinded.
 """
 
@@ -329,7 +330,9 @@ def _audit_row(condition: str | None, rows: list, chance: float | None) -> Audit
 
 def blindness_audit(data: StudyData) -> list[AuditRow]:
     audits = [a for a in data.audits if a.item_id in data.items and not data.items[a.item_id].pilot]
-    chance = 1.0 / len(data.conditions) if data.conditions else None
+    from workbench.judges.audit import chance_rate  # the one chance rate: P1 folds into C2
+
+    chance = chance_rate(data.conditions)
     rows = []
     if not data.blinded:
         by_cond: dict[str, list] = defaultdict(list)

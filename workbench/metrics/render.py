@@ -273,7 +273,7 @@ def audit_rendered(analysis) -> RenderedTable:
         out.refs[(i, 0)] = DrillRef("audit", (r.condition,))
         notes.add(f"audit {r.condition or 'all'}", r.accuracy)
     out.notes = ["Accuracy: share of audited items whose architecture the auditing model named; chance = 1 / the "
-                 "study's number of conditions; one-sided exact binomial test. Well above chance means the "
+                 "setups the auditor can name (the three-committee probe counts as the committee it repeats); one-sided exact binomial test. Well above chance means the "
                  "scrubber leaks condition tells."] + notes.lines
     return out
 
