@@ -78,10 +78,10 @@ class WorkbenchApp(App[int]):
 
     def __init__(self, db_path: Path) -> None:
         super().__init__()
-        from store.db import open_store
+        from workbench.paths import open_workbench_store
 
         self.db_path = Path(db_path)
-        self.db = open_store(self.db_path)
+        self.db = open_workbench_store(self.db_path)
         self.context = WorkbenchContext(self.db, self.db_path)
         self.sections: list[Section] = [s for s in SECTIONS if section_is_built(s)]
         self.startup_problems = self._bootstrap()

@@ -92,8 +92,7 @@ class CasesScreen(SectionScreen):
 
     @work(thread=True, exclusive=True, group="case-list", exit_on_error=False)
     def _load(self, db, filters: dict) -> tuple[list[dict], int]:
-        from store.cases import case_count
-        from workbench.cases.listing import case_summaries
+        from workbench.cases.listing import case_count, case_summaries
 
         return case_summaries(db, **filters), case_count(db)
 

@@ -23,7 +23,7 @@ def make_app(db_path: Path, rater: RaterLock | None = None) -> WorkbenchApp:
 
 def run_app(db_path: Path, rater: RaterLock | None = None) -> int:
     """Open the TUI on the store at `db_path` (locked to `rater` if given); returns the exit code."""
-    from store.db import StoreError
+    from workbench.paths import StoreError
     from workbench.scoring.rater_lock import RaterLockRefused
 
     try:

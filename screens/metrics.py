@@ -147,7 +147,7 @@ class MetricsScreen(SectionScreen):
 
     @work(thread=True, exclusive=True, group="metrics-studies", exit_on_error=False)
     def load_studies(self) -> list[dict]:
-        from store.metrics_data import study_list
+        from workbench.metrics.study_data import study_list
 
         return study_list(self.app.db)
 
@@ -181,11 +181,11 @@ class MetricsScreen(SectionScreen):
 
     @work(thread=True, exclusive=True, group="metrics", exit_on_error=False)
     def _compute(self, study_id: str, comparisons: list) -> MetricsResult:
-        from store import open_store
         from workbench.metrics.analysis import analyze_study
         from workbench.metrics.render import analysis_tables
+        from workbench.paths import open_workbench_store
 
-        db = open_store(self.app.db_path, migrate=False)  # this thread's own connection
+        db = open_workbench_store(self.app.db_path, migrate=False)  # this thread's own connection
         try:
             analysis = analyze_study(db, study_id, comparisons=comparisons)
         finally:

@@ -159,7 +159,7 @@ class RunsScreen(UnsavedGuard, SectionScreen):
             self.load_studies(select=study_id)
 
     def load_studies(self, select: str | None = None) -> None:
-        from store.studies import list_studies
+        from workbench.studies.lookup import list_studies
 
         ids = [s["id"] for s in list_studies(self.app.db)]
         chosen = select if select in ids else (self.study_id if self.study_id in ids else (ids[-1] if ids else None))
@@ -197,9 +197,9 @@ class RunsScreen(UnsavedGuard, SectionScreen):
         self._show_stored_progress(states)
 
     def _show_study_note(self) -> None:
-        from store.studies import get_study
+        from workbench.studies.lookup import find_study
 
-        study = get_study(self.app.db, self.study_id) if self.study_id else None
+        study = find_study(self.app.db, self.study_id) if self.study_id else None
         if study is None:
             return
         m = study["definition"]["model"]
@@ -263,8 +263,7 @@ class RunsScreen(UnsavedGuard, SectionScreen):
 
     @work(exclusive=True, exit_on_error=False, group=RUN_GROUP, description="run the study")
     async def _run_study(self, study_id: str, only: list[str] | None):
-        from workbench.gateway import build_gateway
-        from workbench.gateway.transport import litellm_module
+        from workbench.gateway import build_gateway, load_model_library
         from workbench.runs.control import RunControl
         from workbench.runs.runner import prepare_study, run_study
 
@@ -278,7 +277,7 @@ class RunsScreen(UnsavedGuard, SectionScreen):
         self.refresh_bindings()
         gateway = build_gateway(db, self.app.db_path)
         self.query_one("#progress-text", Static).update("starting…")
-        await asyncio.to_thread(litellm_module)  # the first import takes seconds: not on the screen's loop
+        await asyncio.to_thread(load_model_library)  # the first import takes seconds: not on the screen's loop
         self._timer.resume()
         try:
             return await run_study(db, gateway, study_id, sink=self.live, control=self.control, only=only)

@@ -43,7 +43,7 @@ class StudyCommands(ListProvider):
     """`studies: …` palette commands: new, load a file, and open / freeze / run each stored study."""
 
     async def startup(self) -> None:
-        from store.studies import list_studies
+        from workbench.studies.lookup import list_studies
 
         self.study_ids = [s["id"] for s in list_studies(self.app.db)]
 
@@ -103,8 +103,7 @@ class StudiesScreen(SectionScreen):
     # -- the list ---------------------------------------------------------------------------------
 
     def refresh_list(self, select: str | None = None) -> None:
-        from store.runs import status_counts
-        from store.studies import list_studies
+        from workbench.studies.lookup import list_studies, run_status_counts
 
         db = self.app.db
         table = self.query_one("#study-table", DataTable)
@@ -114,7 +113,7 @@ class StudiesScreen(SectionScreen):
         studies = list_studies(db)
         for s in studies:
             table.add_row(s["id"], Text(s["status"], style=STATUS_STYLE.get(s["status"], "")),
-                          runs_text(status_counts(db, s["id"])), key=s["id"])
+                          runs_text(run_status_counts(db, s["id"])), key=s["id"])
         if keep and any(s["id"] == keep for s in studies):
             table.move_cursor(row=table.get_row_index(keep))
         n = len(studies)
@@ -178,9 +177,9 @@ class StudiesScreen(SectionScreen):
 
     def open_study(self, study_id: str) -> None:
         from screens.study_form import StudyFormScreen
-        from store.studies import get_study
+        from workbench.studies.lookup import find_study
 
-        study = get_study(self.app.db, study_id)
+        study = find_study(self.app.db, study_id)
         if study is None:
             self.notify(f"No study '{study_id}' in the store", severity="error")
             return

@@ -109,12 +109,12 @@ class StudyFormScreen(UnsavedGuard, Screen[str | None]):
     # -- layout -----------------------------------------------------------------------------------
 
     def compose(self) -> ComposeResult:
-        from store.cases import list_cases
+        from workbench.cases.listing import all_cases
         from workbench.protocols.hindsight.architectures import architecture, conditions
         from workbench.cases.library import known_rubric_ids
 
         db = self.app.db
-        cases = list_cases(db)
+        cases = all_cases(db)
         ready = [c for c in cases if c["status"] == "ready"]
         self.drafts = [c["id"] for c in cases if c["status"] == "draft"]
         rubric_ids = sorted(known_rubric_ids(db))
@@ -325,7 +325,7 @@ class StudyFormScreen(UnsavedGuard, Screen[str | None]):
         return True
 
     def _stored(self, result: dict, source: str | None = None) -> None:
-        from store.studies import get_study
+        from workbench.studies.lookup import find_study
 
         self.study_id = result["study_id"]
         self.base = result["definition"]
@@ -336,7 +336,7 @@ class StudyFormScreen(UnsavedGuard, Screen[str | None]):
         where = f" from {source}" if source else ""
         self._status(f"study {self.study_id} {result['action']}{where}")
         self.notify(f"Study {self.study_id} {result['action']}{where}", title="Study")
-        row = get_study(self.app.db, self.study_id)
+        row = find_study(self.app.db, self.study_id)
         if row and row["frozen_at"]:
             self._show_freeze(row["freeze_hash"], row["frozen_at"])
         else:

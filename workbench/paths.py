@@ -5,6 +5,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from store.db import StoreError  # noqa: F401  (what opening a store raises; the TUI catches it from here)
+
 DB_ENV = "WORKBENCH_DB"
 CASES_ENV = "WORKBENCH_CASES_DIR"
 RUBRICS_ENV = "WORKBENCH_RUBRICS_DIR"
@@ -41,3 +43,19 @@ def shipped_rubrics_dir() -> Path:
 def logs_dir(db_path: Path) -> Path:
     """Call logs live beside the store: `<db stem>.logs/<study>.jsonl`."""
     return db_path.parent / f"{db_path.stem}.logs"
+
+
+def open_workbench_store(path: str | os.PathLike, *, migrate: bool = True):
+    """The store at `path`, migrated (the TUI's own connection; a worker thread opens its own)."""
+    from store.db import open_store
+
+    return open_store(Path(path), migrate=migrate)
+
+
+def thread_connection(db):
+    """A connection of its own to the same store, for a worker thread (the same one for an in-memory
+    store, which has no file to open again). The caller closes it when it is not `db`."""
+    from store.db import store_path
+
+    where = store_path(db)
+    return open_workbench_store(where, migrate=False) if where else db

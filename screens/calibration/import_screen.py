@@ -65,12 +65,10 @@ class CalibrationImportScreen(Screen):
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="calibration-import")
     def run_import(self, path: str) -> None:
-        from store import open_store
-        from store.db import store_path
+        from workbench.paths import thread_connection
         from workbench.protocols.calibration.importer import ImportRefused, import_file, record_import
 
-        where = store_path(self.db)
-        db = open_store(where) if where else self.db
+        db = thread_connection(self.db)
         try:
             summary = import_file(db, self.study_id, path, progress=self._progress_from_thread)
             record_import(db, self.study_id, summary)

@@ -26,6 +26,14 @@ from workbench.gateway.calllog import VerifyResult, verify_log
 from workbench.gateway.client import Gateway, GatewayConfig, call_key, default_log_dir
 
 
+def load_model_library() -> None:
+    """Import litellm now (offline: the bundled cost map). The first import takes seconds, so a screen
+    calls this in a thread before its first call instead of stalling its event loop."""
+    from workbench.gateway.transport import litellm_module
+
+    litellm_module()
+
+
 def build_gateway(db: sqlite_utils.Database, db_path: Path | str | None, *, replay_only: bool = False,
                   config: GatewayConfig | None = None) -> Gateway:
     """A gateway over `db` whose call logs live beside the store at `db_path` (`logs_dir`).

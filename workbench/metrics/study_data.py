@@ -308,3 +308,10 @@ def condition_sort_key(condition: str) -> tuple[int, str]:
 
 def sorted_conditions(conditions: Sequence[str]) -> list[str]:
     return sorted(set(conditions), key=condition_sort_key)
+
+
+def study_list(db) -> list[dict]:
+    """The studies the Metrics section offers: id, protocol and unblinding state."""
+    from store.metrics_data import study_list as rows
+
+    return rows(db)

@@ -21,3 +21,20 @@ def load_study(db: sqlite_utils.Database, study_id: str) -> dict:
     if study is None:
         raise StudyNotFound(study_id)
     return study
+
+
+def list_studies(db: sqlite_utils.Database) -> list[dict]:
+    """Every stored study (definition decoded), oldest first."""
+    return study_rows.list_studies(db)
+
+
+def find_study(db: sqlite_utils.Database, study_id: str) -> dict | None:
+    """The stored study, or None (where "no such study" is an answer, not an error)."""
+    return study_rows.get_study(db, study_id)
+
+
+def run_status_counts(db: sqlite_utils.Database, study_id: str) -> dict[str, int]:
+    """The study's runs by status (pending, running, done, failed, cancelled)."""
+    from store.runs import status_counts
+
+    return status_counts(db, study_id)
