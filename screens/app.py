@@ -23,6 +23,7 @@ from textual.screen import Screen
 from textual.worker import Worker, WorkerState
 
 from screens.commands import CaseCommands, NavigationCommands
+from screens.protocol_panels import PanelCommands
 from screens.sections import SECTIONS, Section
 
 
@@ -67,7 +68,7 @@ def _section_bindings() -> list[Binding]:
 class WorkbenchApp(App[int]):
     TITLE = "Hindsight Workbench"
     CSS_PATH = "styles/app.tcss"
-    COMMANDS = App.COMMANDS | {NavigationCommands, CaseCommands}
+    COMMANDS = App.COMMANDS | {NavigationCommands, CaseCommands, PanelCommands}
     BINDINGS = [
         Binding("ctrl+q", "quit", "Quit", id="app.quit", priority=True,
                 tooltip="Quit the workbench; asks first about any unsaved changes"),

@@ -22,6 +22,7 @@ from textual.widgets import DataTable, Input, Select, Static, TabbedContent, Tab
 from textual.worker import Worker, WorkerState
 
 from screens.metrics_drill import DrillDownScreen
+from screens.protocol_panels import open_panel, study_panels
 from screens.metrics_plots import (
     MetricPlot,
     agreement_painter,
@@ -80,6 +81,9 @@ class MetricsScreen(SectionScreen):
     SUB_TITLE = "Metrics"
     CSS_PATH = "styles/metrics.tcss"
     BINDINGS = [
+        Binding("o", "protocol_panel", "Open panel", id="metrics.protocol_panel",
+                tooltip="Open the study's protocol screen (a faultline debate, an M11 dashboard, a calibration "
+                        "result); hindsight studies have this section as theirs"),
         Binding("r", "recompute", "Recompute", id="metrics.recompute",
                 tooltip="Read the study again from the store and recompute every table"),
         Binding("s", "focus_study", "Study", id="metrics.study", tooltip="Choose another study"),
@@ -93,6 +97,15 @@ class MetricsScreen(SectionScreen):
                 tooltip="The previous tab"),
     ]
     TABS = ("tab-tables", "tab-agreement", "tab-dq", "tab-calibration", "tab-counts")
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "protocol_panel":
+            return True if self.study_id and study_panels(self.app.db, self.study_id).get("metrics") else None
+        return True
+
+    def action_protocol_panel(self) -> None:
+        if self.study_id:
+            open_panel(self.app, self.study_id, "metrics")
 
     def __init__(self, context=None) -> None:
         super().__init__()
@@ -175,6 +188,11 @@ class MetricsScreen(SectionScreen):
 
     def compute(self) -> None:
         if not self.study_id:
+            return
+        if study_panels(self.app.db, self.study_id).get("metrics"):  # another protocol's results screen
+            self._status(f"{self.study_id} is a study of another protocol: press o for its results screen "
+                         "(or `workbench --batch metrics " + self.study_id + "`)")
+            self.refresh_bindings()
             return
         self._status(f"Computing {self.study_id} ...")
         self._compute(self.study_id, list(self.comparisons))

@@ -26,6 +26,7 @@ from textual.widgets import ProgressBar, Select, Static
 from textual.worker import Worker, WorkerState
 
 from screens.commands import ListProvider
+from screens.protocol_panels import open_panel, study_panels
 from screens.run_transcript import TranscriptView
 from screens.widgets.run_grid import RunGrid
 from screens.widgets.section import SectionScreen
@@ -84,6 +85,9 @@ class RunsScreen(UnsavedGuard, SectionScreen):
                 tooltip="Cancel only the selected run; the rest of the study goes on"),
         Binding("t", "retry", "Retry run", id="runs.retry",
                 tooltip="Run the selected failed (or cancelled) run again, alone"),
+        Binding("o", "protocol_panel", "Open panel", id="runs.protocol_panel",
+                tooltip="Open the study's protocol screen (a faultline debate, an M11 dashboard, a calibration "
+                        "result); hindsight studies have this section as theirs"),
         Binding("r", "reload", "Reload", id="runs.reload", show=False,
                 tooltip="Reload the studies and the grid from the store"),
     ]
@@ -232,7 +236,13 @@ class RunsScreen(UnsavedGuard, SectionScreen):
             return True if running else None
         if action in ("run", "retry", "reload"):
             return None if running else True
+        if action == "protocol_panel":
+            return True if self.study_id and study_panels(self.app.db, self.study_id).get("run") else None
         return True
+
+    def action_protocol_panel(self) -> None:
+        if self.study_id:
+            open_panel(self.app, self.study_id, "run")
 
     def action_run(self) -> None:
         if self.study_id is None:

@@ -29,7 +29,7 @@ class HindsightProtocol(StudyProtocol):
     top_keys = study_section.TOP_KEYS
     default_rubrics = ("anticipation", "epistemic-humility")
     threshold_defaults = {"kappa_anticipation": 0.70, "kappa_epistemic_humility": 0.65, "alpha_judges": 0.5}
-    panels = {"run": "screens.runs:RunsSection", "metrics": "screens.metrics:MetricsSection"}
+    # its panels are the Runs and Metrics sections themselves
 
     # --- the study file ---------------------------------------------------------------------------
     def conditions(self) -> list[str]:
