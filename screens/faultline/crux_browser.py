@@ -11,6 +11,7 @@ from textual.widgets import Footer, OptionList, Static
 from textual.widgets.option_list import Option
 
 from screens.faultline import render
+from screens.faultline.transcript import DebateTranscript
 
 
 class CruxBrowserScreen(Screen):
@@ -75,8 +76,6 @@ class CruxBrowserScreen(Screen):
         self.action_jump()
 
     def action_jump(self) -> None:
-        from screens.faultline.debate import DebateScreen
-
         card = self.current()
         if card is not None:
-            self.app.push_screen(DebateScreen(self.db, self.study_id, self.run_id, focus=card["messages"]))
+            self.app.push_screen(DebateTranscript(self.db, self.study_id, self.run_id, focus=card["messages"]))

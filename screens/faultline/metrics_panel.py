@@ -84,7 +84,8 @@ class FaultlineMetricsScreen(Screen):
         table.clear()
         for cond, row in doc["conditions"].items():
             table.add_row(cond, *[self._cell(row.get(key)) for key, _ in METRICS], key=cond)
-        self.query_one("#fl-errors", Static).update(self._summary())
+        first = next(iter(doc["conditions"]), None)
+        self._explain(first)  # the same text the cursor's row-highlight gives, whichever arrives first
         plot = self.query_one(SpreadPlot)
         plot.series = spread_series(doc)
         plot.refresh()
@@ -96,9 +97,11 @@ class FaultlineMetricsScreen(Screen):
 
     def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
         """The highlighted condition's undefined metrics, each with its reason."""
-        if self.document is None or event.row_key is None:
-            return
-        row = self.document["conditions"].get(event.row_key.value, {})
+        if self.document is not None and event.row_key is not None:
+            self._explain(event.row_key.value)
+
+    def _explain(self, cond: str | None) -> None:
+        row = self.document["conditions"].get(cond, {}) if cond else {}
         why = [f"{label}: {render.escape(row[key]['undefined_reason'])}" for key, label in METRICS
                if key in row and row[key]["value"] is None]
         self.query_one("#fl-errors", Static).update("\n".join([self._summary(), *why]))

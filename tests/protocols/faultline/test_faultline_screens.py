@@ -64,6 +64,8 @@ async def test_debate_side_by_side_and_streaming_at_80x24(finished):
     app = host(DebateScreen(db, sid, run_id))
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.pause()
+        await app.workers.wait_for_complete()
+        await pilot.pause()
         screen = app.screen
         a, b = screen.query_one("#msg-A-r1"), screen.query_one("#msg-B-r1")
         assert a.parent is b.parent and a.region.x < b.region.x          # one round, two columns
@@ -73,6 +75,8 @@ async def test_debate_side_by_side_and_streaming_at_80x24(finished):
         # live: a turn starts and streams into its column
         screen.feed(Event("turn_started", run_id=run_id, turn="A-r9", agent="tech-optimist",
                           payload={"phase": "round"}))
+        await pilot.pause()
+        await app.workers.wait_for_complete()
         for piece in ("Streaming ", "words ", "arrive"):
             screen.feed(Event("token", run_id=run_id, turn="A-r9", agent="tech-optimist", payload={"text": piece}))
         await pilot.pause()
@@ -83,11 +87,14 @@ async def test_debate_side_by_side_and_streaming_at_80x24(finished):
         await pilot.pause()
         chart = str(app.screen.query_one("#fl-stance-chart").render())
         assert "Technology optimist" in chart and "+2" in chart and "+1" in chart
+        await pilot.press("escape", "c")
+        await pilot.pause()
+        assert "Is nuclear waste storage" in str(app.screen.query_one("#fl-crux-detail").render())
 
 
 async def test_crux_browser_shows_a_card_and_jumps_to_its_messages(finished):
     from screens.faultline.crux_browser import CruxBrowserScreen
-    from screens.faultline.debate import DebateScreen
+    from screens.faultline.transcript import DebateTranscript
 
     db, sid = finished
     app = host(CruxBrowserScreen(db, sid, run_of(db, sid, "qbaf")))
@@ -97,8 +104,10 @@ async def test_crux_browser_shows_a_card_and_jumps_to_its_messages(finished):
         assert "Is nuclear waste storage a solved problem?" in detail and "A-r1, B-r1" in detail
         await pilot.press("j")
         await pilot.pause()
+        await app.workers.wait_for_complete()
+        await pilot.pause()
         debate = app.screen
-        assert isinstance(debate, DebateScreen) and debate.focus_ids == ["A-r1", "B-r1"]
+        assert isinstance(debate, DebateTranscript) and debate.focus_ids == ["A-r1", "B-r1"]
         assert debate.query_one("#msg-A-r1").has_class("fl-cited")
         assert not debate.query_one("#msg-A-open").has_class("fl-cited")
         await pilot.press("escape")
