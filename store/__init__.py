@@ -4,6 +4,6 @@
 (`cases`, `rubrics`, `calls`, `runs`, ...) holds the reads and writes for one area.
 """
 
-from store.db import StoreError, open_memory_store, open_store, writer
+from store.db import DiskFull, StoreError, is_disk_full, open_memory_store, open_store, writer
 
-__all__ = ["StoreError", "open_memory_store", "open_store", "writer"]
+__all__ = ["DiskFull", "StoreError", "is_disk_full", "open_memory_store", "open_store", "writer"]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import errno
 import sqlite3
 from pathlib import Path
 from typing import Iterator
@@ -14,6 +15,47 @@ BUSY_TIMEOUT_MS = 30_000
 
 class StoreError(Exception):
     """A store problem worth showing to the user as it is."""
+
+
+class DiskFull(StoreError):
+    """Something could not be written because its filesystem (or the store's size limit) is full."""
+
+    def __init__(self, what: str, where: str | Path) -> None:
+        self.what, self.where = what, str(where)
+        super().__init__(f"no space left: could not write {what} to {where}; free space on that "
+                         "filesystem (nothing already stored was lost), then run the command again "
+                         "(a study run continues with --resume)")
+
+
+_FULL_ERRNOS = {errno.ENOSPC, errno.EDQUOT, errno.EFBIG}
+
+
+def is_disk_full(exc: BaseException | None) -> bool:
+    """True when `exc`, or anything it was raised from, is ENOSPC / EDQUOT / EFBIG or SQLITE_FULL."""
+    seen: set[int] = set()
+    while exc is not None and id(exc) not in seen:
+        seen.add(id(exc))
+        if isinstance(exc, DiskFull):
+            return True
+        if isinstance(exc, OSError) and exc.errno in _FULL_ERRNOS:
+            return True
+        if isinstance(exc, sqlite3.Error) and (getattr(exc, "sqlite_errorcode", None) == sqlite3.SQLITE_FULL
+                                                or "database or disk is full" in str(exc)):
+            return True
+        exc = exc.__cause__ or exc.__context__
+    return False
+
+
+def disk_full_error(exc: BaseException, what: str, where: str | Path) -> DiskFull:
+    """The DiskFull already in `exc`'s chain (it knows best what failed), else a new one."""
+    seen: set[int] = set()
+    cur: BaseException | None = exc
+    while cur is not None and id(cur) not in seen:
+        seen.add(id(cur))
+        if isinstance(cur, DiskFull):
+            return cur
+        cur = cur.__cause__ or cur.__context__
+    return DiskFull(what, where)
 
 
 def _configure(db: sqlite_utils.Database, *, wal: bool) -> None:
@@ -78,8 +120,15 @@ def writer(db: sqlite_utils.Database) -> Iterator[sqlite_utils.Database]:
     db.execute("BEGIN IMMEDIATE")
     try:
         yield db
+        db.execute("COMMIT")  # may fail too (a full disk): then nothing of it is kept
     except BaseException:
-        db.rollback()
+        _rollback(db)
         raise
-    else:
-        db.execute("COMMIT")
+
+
+def _rollback(db: sqlite_utils.Database) -> None:
+    """Undo the open transaction, if SQLite has not already (it may after SQLITE_FULL). A failing
+    rollback must not hide the error that caused it."""
+    if db.conn.in_transaction:
+        with contextlib.suppress(sqlite3.Error):
+            db.conn.rollback()

@@ -7,7 +7,7 @@ import sqlite_utils
 from store.cases import now
 from store.db import writer
 
-STATUSES = ("pending", "running", "done", "failed", "cancelled")
+STATUSES = ("pending", "running", "done", "failed", "cancelled", "interrupted")
 
 
 def ensure_runs(db: sqlite_utils.Database, study_id: str, plans: list[dict]) -> int:
@@ -62,7 +62,7 @@ def add_usage(db: sqlite_utils.Database, run_id: str, input_tokens: int | None, 
 
 def finish_run(db: sqlite_utils.Database, run_id: str, status: str, *, error: str | None = None,
                output: dict | None = None) -> None:
-    """Close an attempt as done | failed | cancelled; a done run's output is written in the same transaction."""
+    """Close an attempt as done | failed | cancelled | interrupted; a done run's output is written in the same transaction."""
     if status not in STATUSES:
         raise ValueError(f"unknown run status {status!r}")
     from store.outputs import write_output

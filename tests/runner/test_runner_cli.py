@@ -36,7 +36,8 @@ def test_the_mock_study_runs_glenda_crock_through_all_seven_conditions_offline(t
     code, summary = run_json(capsys, "--db", str(db_path), "run", "glenda-crock-mock")
     assert code == 0, summary
     assert summary["ok"] is True and summary["complete"] is True
-    assert summary["runs"] == {"pending": 0, "running": 0, "done": 9, "failed": 0, "cancelled": 0}
+    assert summary["runs"] == {"pending": 0, "running": 0, "done": 9, "failed": 0, "cancelled": 0,
+                              "interrupted": 0}
     assert summary["network_calls"] > 100 and summary["input_tokens"] > 0
 
     db = open_store(db_path)

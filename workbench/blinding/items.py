@@ -27,7 +27,7 @@ from workbench.blinding.assign import ItemRef, order_queue, rater_seed, share_ou
 from workbench.blinding.context import BlindingError, StudyContext, load_study
 from workbench.blinding.scrub import ScrubContext, scrub
 
-UNFINISHED = ("pending", "running")
+UNFINISHED = ("pending", "running", "interrupted")
 
 
 @dataclass

@@ -56,5 +56,11 @@ class Context:
 
     def close(self) -> None:
         if self._db is not None:
-            self._db.close()
-            self._db = None
+            db, self._db = self._db, None
+            try:
+                db.close()
+            except Exception as exc:  # a full disk may refuse the closing checkpoint; the commits stand
+                from store import is_disk_full
+
+                if not is_disk_full(exc):
+                    raise

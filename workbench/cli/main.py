@@ -100,14 +100,36 @@ def main(argv: list[str] | None = None, *, open_tui: Callable[[Path, RaterLock |
         print("workbench: interrupted", file=sys.stderr)
         return 130
     except Exception as exc:  # the store's or the core's own message, never a traceback wall
-        from store import StoreError
+        from store import StoreError, is_disk_full
 
+        if is_disk_full(exc):
+            return _disk_full(ctx, exc)
         if isinstance(exc, StoreError):
             print(f"workbench: {exc}", file=sys.stderr)
             return FAILED
         raise
     finally:
         ctx.close()
+
+
+def _disk_full(ctx: Context, exc: BaseException) -> int:
+    """ENOSPC / SQLITE_FULL anywhere below: one line saying what could not be written, where, and what to do."""
+    from store.db import disk_full_error
+
+    where = next((e.filename for e in _chain(exc) if isinstance(e, OSError) and e.filename), None)
+    error = disk_full_error(exc, "a file" if where else "the store", where or ctx.db_path)
+    if ctx.json:
+        ctx.emit({"ok": False, "error": str(error), "details": {"what": error.what, "where": error.where}})
+    print(f"workbench: {error}", file=sys.stderr)
+    return FAILED
+
+
+def _chain(exc: BaseException | None):
+    seen: set[int] = set()
+    while exc is not None and id(exc) not in seen:
+        seen.add(id(exc))
+        yield exc
+        exc = exc.__cause__ or exc.__context__
 
 
 if __name__ == "__main__":  # batch commands only; the TUI is `python -m screens.launch`

@@ -31,6 +31,12 @@ def export(args, ctx: Context) -> int:
         summary = export_packet(ctx.db(), args.study_id, args.rater, args.out)
     except PacketError as exc:
         raise CommandError(str(exc)) from None
+    except OSError as exc:
+        from store import DiskFull, is_disk_full
+
+        if is_disk_full(exc):
+            raise DiskFull("the packet", args.out) from exc
+        raise CommandError(f"cannot write {args.out}: {exc}") from None
     note = (" (calibration: only the two calibration items; import it, then export again for the rest)"
             if summary["phase"] == "calibration" else "")
     ctx.emit({"ok": True, **summary},

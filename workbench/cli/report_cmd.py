@@ -35,6 +35,10 @@ def handle(args, ctx: Context) -> int:
     try:
         path = write_atomically(text, args.out)
     except OSError as exc:
+        from store import DiskFull, is_disk_full
+
+        if is_disk_full(exc):  # the old report, if any, is untouched: the write was atomic
+            raise DiskFull("the report", args.out) from exc
         raise CommandError(f"cannot write {args.out}: {exc}") from None
     blinded = not header["unblinded_at"]
     ctx.emit({"ok": True, "study": args.study, "protocol": protocol.name, "out": str(path),

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import signal
+import sys
 
 from workbench.cli.context import FAILED, OK, CommandError, Context
 
@@ -50,20 +52,34 @@ def run(args, ctx: Context) -> int:
     from workbench.cli.run_display import make_display
 
     gateway = build_gateway(db, ctx.db_path, replay_only=args.replay)
-    display = make_display()
+    display = TerminalSafeSink(make_display())
+
+    received: list[int] = []
 
     async def main():
         from workbench.runs.control import RunControl
 
         control = RunControl()
         loop = asyncio.get_running_loop()
-        for sig, why in ((signal.SIGINT, "interrupted"), (signal.SIGTERM, "terminated")):
+
+        def on_signal(sig: int) -> None:
+            # SIGHUP (an SSH session dropping), SIGTERM and SIGINT end a run alike: in-flight attempts
+            # are recorded as cancelled, runs marked interrupted, and `--resume` picks them up.
+            received.append(sig)
+            control.cancel(f"interrupted by {signal.Signals(sig).name}", interrupted=True)
+
+        for sig in (signal.SIGHUP, signal.SIGINT, signal.SIGTERM):
             try:
-                loop.add_signal_handler(sig, control.cancel, why)
+                loop.add_signal_handler(sig, on_signal, sig)
             except (NotImplementedError, RuntimeError):  # not the main thread, or no signals here
                 pass
-        return await run_study(db, gateway, args.study_id, sink=display, control=control,
-                               only=args.retry or None, retry_failed=args.retry_failed)
+        try:
+            return await run_study(db, gateway, args.study_id, sink=display, control=control,
+                                   only=args.retry or None, retry_failed=args.retry_failed)
+        finally:
+            for sig in (signal.SIGHUP, signal.SIGINT, signal.SIGTERM):
+                with contextlib.suppress(NotImplementedError, RuntimeError):
+                    loop.remove_signal_handler(sig)
 
     try:
         summary = asyncio.run(main())
@@ -73,9 +89,44 @@ def run(args, ctx: Context) -> int:
         raise CommandError(f"study '{args.study_id}' cannot run: {exc}") from None
     finally:
         display.close()
+    if received:
+        return interrupted_exit(ctx, summary, received[0])
     doc = {"ok": summary.complete, **summary.to_dict()}
     ctx.emit(doc, lambda: summary_text(summary))
     return OK if summary.complete else FAILED
+
+
+class TerminalSafeSink:
+    """The progress display, made harmless once its terminal is gone (SIGHUP after an SSH drop makes
+    every write fail): the run itself must not fail because nobody is watching."""
+
+    def __init__(self, display) -> None:
+        self.display, self.broken = display, False
+
+    def emit(self, event) -> None:
+        if self.broken:
+            return
+        try:
+            self.display.emit(event)
+        except OSError:
+            self.broken = True
+
+    def close(self) -> None:
+        with contextlib.suppress(OSError):
+            self.display.close()
+
+
+def interrupted_exit(ctx: Context, summary, sig: int) -> int:
+    """One line on stderr (the terminal may be gone: a failed write is ignored) and the signal's exit code."""
+    name = signal.Signals(sig).name
+    if ctx.json:
+        with contextlib.suppress(OSError):
+            ctx.emit({"ok": False, "interrupted_by": name, **summary.to_dict()})
+    with contextlib.suppress(OSError):
+        print(f"workbench: {name}: {len(summary.interrupted)} runs of study '{summary.study_id}' interrupted, "
+              f"in-flight calls recorded as cancelled; continue with: workbench --batch run {summary.study_id} "
+              "--resume", file=sys.stderr, flush=True)
+    return 128 + sig
 
 
 def summary_text(s) -> str:
@@ -98,7 +149,7 @@ def summary_text(s) -> str:
                      f"--retry {f['run_id']})")
     if s.stopped:
         lines.append(f"stopped: {s.stopped}; continue with: workbench --batch run {s.study_id} --resume")
-    elif s.cancelled or s.runs.get("pending") or s.runs.get("running"):
+    elif s.cancelled or s.interrupted or s.runs.get("pending"):
         lines.append(f"not finished; continue with: workbench --batch run {s.study_id} --resume")
     lines.append("complete" if s.complete else "incomplete")
     return "\n".join(lines)

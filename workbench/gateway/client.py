@@ -33,6 +33,7 @@ from typing import Any
 import sqlite_utils
 
 from store import calls as call_rows
+from store.db import DiskFull, is_disk_full
 from workbench.events import CALL_RETRY, TOKEN, Event, EventSink, NullSink
 from workbench.gateway.api import (
     MOCK_MODEL,
@@ -226,11 +227,15 @@ class Gateway:
                 except AttemptFailed as exc:
                     failure = exc
                 except asyncio.CancelledError:
-                    # The caller gave up (a closed dialog, a killed run): the attempt is still on record.
+                    # The caller gave up (a closed dialog, a signal): the attempt is still on record,
+                    # unless the disk is full, which is likely why everything is being cancelled.
                     record = self._base_record(request, key, attempt=attempt, started=started_at)
                     record.update(status="error", error="cancelled by the caller", error_kind="cancelled",
                                   finished_at=_now(), latency_ms=round((time.perf_counter() - t0) * 1000.0, 3))
-                    self._record(record)
+                    try:
+                        self._record(record)
+                    except DiskFull:
+                        pass
                     raise
                 latency_ms = (time.perf_counter() - t0) * 1000.0
             record = self._base_record(request, key, attempt=attempt, started=started_at)
@@ -294,9 +299,18 @@ class Gateway:
         try:
             line, digest = log.append(record)
         except (OSError, ValueError) as exc:
+            if is_disk_full(exc):
+                raise DiskFull("the call log", log.path) from exc
             raise GatewayError(f"cannot append to the call log {log.path}: {exc}") from exc
         row = dict(record, request=record["messages"], log_line=line, log_hash=digest)
-        return call_rows.add_call(self.db, row)
+        try:
+            return call_rows.add_call(self.db, row)
+        except Exception as exc:
+            if is_disk_full(exc):
+                from store.db import store_path
+
+                raise DiskFull("a call record", store_path(self.db) or "the store") from exc
+            raise
 
 
 def default_log_dir(db: sqlite_utils.Database, db_path: Path | str | None) -> Path:

@@ -24,6 +24,7 @@ class RunControl:
         self._cancelled = asyncio.Event()
         self._cancelled_runs: set[str] = set()
         self.reason: str | None = None
+        self.interrupted = False
         self._listeners: list = []
 
     # --- state -------------------------------------------------------------------------------
@@ -47,9 +48,12 @@ class RunControl:
         self._running.set()
         self._notify("resumed")
 
-    def cancel(self, reason: str = "cancelled") -> None:
+    def cancel(self, reason: str = "cancelled", *, interrupted: bool = False) -> None:
+        """Stop the study. `interrupted`: not the user's choice (a signal, a full disk): its runs are
+        marked interrupted rather than cancelled."""
         if self.reason is None:
             self.reason = reason
+            self.interrupted = interrupted
         self._cancelled.set()
         self._running.set()  # wake paused turns so they see the cancellation
         self._notify("cancelled")

@@ -11,8 +11,8 @@ What happens:
   replicate), says how many calls each makes, and gives the program each runs.
 - Every run exists as a row before any call, unique on (study, item,
   condition, replicate), so nothing is duplicated.
-- Runs that are pending, interrupted ("running" left by a killed process) or
-  cancelled are started together as asyncio tasks; the gateway's concurrency
+- Runs that are pending, interrupted (marked so after a signal or a full disk,
+  or "running" left by a killed process) or cancelled are started together as asyncio tasks; the gateway's concurrency
   cap and rate limits are the only throttle. Done runs are skipped; failed runs
   wait for an explicit retry (`only=[run_id]` or `retry_failed=True`).
 - A re-run starts its program from the top: every call already completed is
@@ -21,6 +21,12 @@ What happens:
 - Follow-ups: work a protocol does once a group of runs is done (hindsight:
   a case's P1 topology, once its three replicates are done).
 - A lock file beside the store keeps two processes from running one study.
+- A signal (the caller cancels the control with `interrupted=True`) or a full
+  disk stops every run: in-flight attempts are recorded as cancelled by the
+  gateway, the runs are marked `interrupted` (best effort: when even that
+  cannot be written they stay `running`, which every reader treats as
+  interrupted), and a full disk is raised as `store.DiskFull` once all runs
+  have stopped.
 
 Events: `sink` receives everything the programs emit (turn_started, token,
 turn_finished, turn_failed, protocol events), run-level events (run_started,
@@ -42,6 +48,7 @@ from typing import Iterator
 import sqlite_utils
 
 from store import runs as run_rows
+from store.db import disk_full_error, is_disk_full, store_path
 from workbench.events import (
     PROGRESS,
     RUN_CANCELLED,
@@ -82,7 +89,8 @@ class RunSummary:
     cancelled: list[dict] = field(default_factory=list)
     topology: list[dict] = field(default_factory=list)
     topology_errors: list[dict] = field(default_factory=list)
-    stopped: str | None = None                # why the study stopped early (cancel, cost ceiling)
+    stopped: str | None = None                # why the study stopped early (cancel, cost ceiling, signal)
+    interrupted: list[dict] = field(default_factory=list)
 
     @property
     def complete(self) -> bool:
@@ -164,6 +172,7 @@ class StudyRunner:
         self._follow_up_tasks: dict[str, asyncio.Task] = {}
         self._follow_up_errors: list[dict] = []
         self._stopped: str | None = None
+        self._disk_full: BaseException | None = None
         self._items: dict[str, object] = {}
 
     # --- the event stream ---------------------------------------------------------------------
@@ -191,7 +200,7 @@ class StudyRunner:
                 raise RunnerError(f"run {', '.join(done)} is done; only failed, cancelled, pending or "
                                   "interrupted runs can be retried")
             return [by_id[r] for r in only]
-        wanted = {"pending", "running", "cancelled"} | ({"failed"} if retry_failed else set())
+        wanted = {"pending", "running", "interrupted", "cancelled"} | ({"failed"} if retry_failed else set())
         return [r for r in runs if r["status"] in wanted]
 
     @staticmethod
@@ -231,7 +240,7 @@ class StudyRunner:
         self.emit(Event(PROGRESS, payload=self.progress.snapshot()))
 
         for r in selected:
-            if r["status"] in ("failed", "cancelled"):
+            if r["status"] in ("failed", "cancelled", "interrupted"):
                 run_rows.reset_run(self.db, r["id"])
             self._tasks[r["id"]] = asyncio.create_task(self._execute(r), name=f"run {r['id']}")
         self._start_follow_ups(runs)  # resumed studies: groups whose runs were all done before
@@ -250,6 +259,8 @@ class StudyRunner:
             for t in [*self._tasks.values(), *self._follow_up_tasks.values()]:
                 if not t.done():
                     t.cancel()
+        if self._disk_full is not None:
+            raise self._disk_full
         return self._summary(len(selected), time.monotonic() - started)
 
     def _on_control(self, action: str, run_id: str | None) -> None:
@@ -269,6 +280,30 @@ class StudyRunner:
                 t.cancel()
 
     async def _execute(self, run: dict) -> None:
+        try:
+            await self._execute_run(run)
+        except Exception as exc:
+            if not is_disk_full(exc):
+                raise
+            self._on_disk_full(run["id"], exc)
+
+    def _on_disk_full(self, run_id: str, exc: BaseException) -> None:
+        """Stop the whole study: nothing more can be stored. Raised by `run` once every run has stopped."""
+        if self._disk_full is None:
+            self._disk_full = disk_full_error(exc, "the study's runs", store_path(self.db) or "the store")
+        self.control.cancel(f"no space left ({self._disk_full.what})", interrupted=True)
+        self._mark_interrupted(run_id, f"interrupted: {self.control.reason}")
+
+    def _mark_interrupted(self, run_id: str, error: str) -> None:
+        """Best effort: a full disk may refuse even this; a run left `running` reads as interrupted too."""
+        try:
+            run_rows.finish_run(self.db, run_id, "interrupted", error=error)
+            self.emit(Event(RUN_CANCELLED, run_id=run_id, payload={"error": error, "interrupted": True}))
+        except Exception as exc:
+            if not is_disk_full(exc):
+                raise
+
+    async def _execute_run(self, run: dict) -> None:
         run_id, condition, plan = run["id"], run["condition"], self._plan(run)
         attempt = run_rows.start_attempt(self.db, run_id)
         started = time.monotonic()
@@ -283,11 +318,15 @@ class StudyRunner:
         try:
             output = await self.protocol.program(self._context(plan, run_id, on_result))
         except (RunCancelled, asyncio.CancelledError) as exc:
+            from_outside = isinstance(exc, asyncio.CancelledError) and not self.control.run_cancelled(run_id)
             reason = self.control.reason or "cancelled"
-            run_rows.finish_run(self.db, run_id, "cancelled", error=f"cancelled: {reason}")
-            self.emit(Event(RUN_CANCELLED, run_id=run_id, payload={"error": f"cancelled: {reason}"}))
-            if isinstance(exc, asyncio.CancelledError) and not self.control.run_cancelled(run_id):
-                raise  # cancelled from outside (e.g. the process is shutting down)
+            if self.control.interrupted or from_outside:  # a signal, a full disk, the process shutting down
+                self._mark_interrupted(run_id, f"interrupted: {reason if not from_outside else 'shutting down'}")
+            else:
+                run_rows.finish_run(self.db, run_id, "cancelled", error=f"cancelled: {reason}")
+                self.emit(Event(RUN_CANCELLED, run_id=run_id, payload={"error": f"cancelled: {reason}"}))
+            if from_outside:
+                raise
             return
         except CostCeilingReached as exc:
             run_rows.finish_run(self.db, run_id, "cancelled", error=str(exc))
@@ -298,6 +337,8 @@ class StudyRunner:
             self._fail(run_id, str(exc))
             return
         except Exception as exc:  # a bug must not take the other runs down; keep the traceback for the log
+            if is_disk_full(exc):
+                raise
             self._fail(run_id, f"internal error: {type(exc).__name__}: {exc}", traceback.format_exc())
             return
         run_rows.finish_run(self.db, run_id, "done", output={"text": output.text, "report": output.report})
@@ -357,6 +398,8 @@ class StudyRunner:
             elapsed=round(elapsed, 2),
             failed=[{"run_id": r["id"], "error": r["error"]} for r in runs if r["status"] == "failed"],
             cancelled=[{"run_id": r["id"], "error": r["error"]} for r in runs if r["status"] == "cancelled"],
+            interrupted=[{"run_id": r["id"], "error": r["error"]} for r in runs
+                         if r["status"] in ("interrupted", "running")],
             topology=[{k: t[k] for k in ("case_id", "condition", "pattern", "switching_assumption",
                                          "convergent_recommendation")}
                       for t in topology_for_study(self.db, self.study_id)],
