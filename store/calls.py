@@ -77,3 +77,24 @@ def study_cost_ceiling(db: sqlite_utils.Database, study_id: str) -> float | None
     """The ceiling recorded on the study row, if the study exists and has one."""
     row = db.execute("SELECT cost_ceiling FROM studies WHERE id = ?", [study_id]).fetchone()
     return row[0] if row and row[0] is not None else None
+
+
+def log_record(db: sqlite_utils.Database, study_id: str | None) -> dict[int, str]:
+    """The store's own record of a study's call log: line number -> that line's hash, per call."""
+    return {line: digest for line, digest in db.execute(
+        "SELECT log_line, log_hash FROM calls WHERE study_id IS ? AND log_line IS NOT NULL", [study_id])}
+
+
+def record_log_head(db: sqlite_utils.Database, study_id: str | None, lines: int, head: str, by: str) -> None:
+    from store.cases import now
+
+    with writer(db):
+        db["call_log_heads"].insert({"study_id": study_id, "lines": lines, "head": head, "recorded_by": by,
+                                     "recorded_at": now()})
+
+
+def log_heads(db: sqlite_utils.Database, study_id: str | None) -> list[dict]:
+    """Every head recorded for the study's log, oldest first."""
+    return [dict(r) for r in db.query(
+        "SELECT lines, head, recorded_by, recorded_at FROM call_log_heads WHERE study_id IS ? ORDER BY id",
+        [study_id])]

@@ -385,3 +385,22 @@ def protocol_items_artifacts(db: sqlite_utils.Database) -> None:
         CREATE INDEX idx_artifacts_study ON artifacts (study_id, kind)
     """):
         db.execute(statement)
+
+
+@migrations(name="0005_call_log_heads")
+def call_log_heads(db: sqlite_utils.Database) -> None:
+    # The head of a study's hash-chained call log (its line count and last hash), kept when a run or
+    # a judging command ends and when a report is written: `log verify` refuses a log that is shorter
+    # than this record or whose line at that position hashes differently (a truncated or re-chained log).
+    for statement in _statements("""
+        CREATE TABLE call_log_heads (
+            id INTEGER PRIMARY KEY,
+            study_id TEXT,                          -- NULL: the log of calls outside any study
+            lines INTEGER NOT NULL,
+            head TEXT NOT NULL,                     -- the hash of line `lines`
+            recorded_by TEXT NOT NULL,              -- run | judge | report
+            recorded_at TEXT NOT NULL
+        );
+        CREATE INDEX idx_call_log_heads_study ON call_log_heads (study_id, id)
+    """):
+        db.execute(statement)

@@ -68,8 +68,9 @@ def test_log_verify_names_the_tampered_line(library, loopback_server, capsys):
         assert run(capsys, "--batch", "--db", db, "probe", case_id, "--model", "openai/probe-target",
                    "--api-base", loopback_server.url)[0] == 0
     code, out, _ = run(capsys, "--batch", "--db", db, "--json", "log", "verify", "_global")
-    assert code == 0 and json.loads(out) | {"path": None} == {
-        "ok": True, "study": "_global", "path": None, "lines": 4, "broken_line": None, "reason": None}
+    assert code == 0 and json.loads(out) | {"path": None, "head": None} == {
+        "ok": True, "study": "_global", "path": None, "lines": 4, "broken_line": None, "reason": None,
+        "recorded": 4, "head": None, "problems": [], "unrecorded": 0}
 
     path = library.db.parent / "workbench.logs" / "_global.jsonl"
     lines = path.read_text().splitlines()

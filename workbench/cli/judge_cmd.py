@@ -91,9 +91,23 @@ def judge(args, ctx: Context) -> int:
         raise CommandError(str(exc)) from None
     except GatewayError as exc:
         raise CommandError(f"judging stopped: {exc}") from None
+    finally:
+        _keep_log_head(db, args.study_id)
     doc["ok"] = ok
     ctx.emit(doc, lambda: _text(doc))
     return OK if ok else FAILED
+
+
+def _keep_log_head(db, study_id: str) -> None:
+    """The judges' calls are in the study's log: keep its head (best effort on a full disk)."""
+    from store import is_disk_full
+    from workbench.gateway.logcheck import record_head
+
+    try:
+        record_head(db, study_id, "judge")
+    except Exception as exc:
+        if not is_disk_full(exc):
+            raise
 
 
 def _text(doc: dict) -> str:

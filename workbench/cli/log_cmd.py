@@ -1,4 +1,4 @@
-"""`workbench --batch log verify STUDY`: re-walk a study's hash-chained call log."""
+"""`workbench --batch log verify STUDY`: is a study's hash-chained call log whole?"""
 
 from __future__ import annotations
 
@@ -10,23 +10,30 @@ from workbench.cli.context import FAILED, OK, CommandError, Context
 def register(sub: argparse._SubParsersAction) -> None:
     log = sub.add_parser("log", help="check the call logs")
     lsub = log.add_subparsers(dest="log_command", metavar="ACTION", required=True)
-    v = lsub.add_parser("verify", help="re-walk a study's call log; exit 1 naming the first broken line",
-                        description="Recompute every line's hash and link. Calls made outside any study "
-                                    "(probes, connection tests) are in the log named _global.")
+    v = lsub.add_parser("verify", help="check a study's call log against its chain and the store; exit 1 naming "
+                                       "the first broken line",
+                        description="Recompute every line's hash and link, then check the log against the "
+                                    "store's own record: every call's line and hash, and the heads kept when "
+                                    "runs, judging and reports ended. A truncated, emptied or re-chained log "
+                                    "is refused. Calls made outside any study (probes, connection tests) are "
+                                    "in the log named _global.")
     v.add_argument("study", metavar="STUDY")
     v.set_defaults(handler=verify)
 
 
 def verify(args, ctx: Context) -> int:
-    from workbench.gateway.calllog import log_name, verify_log
+    from store.calls import log_heads, log_record
+    from workbench.gateway.calllog import log_name
+    from workbench.gateway.logcheck import check_log
     from workbench.paths import logs_dir
 
-    path = logs_dir(ctx.db_path) / log_name(args.study)
-    if not path.is_file():
+    study_id = None if args.study == "_global" else args.study
+    path = logs_dir(ctx.db_path) / log_name(study_id)
+    db = ctx.db()
+    if not path.is_file() and not log_record(db, study_id) and not log_heads(db, study_id):
         raise CommandError(f"no call log for study '{args.study}' at {path}")
-    result = verify_log(path)
-    ctx.emit({"ok": result.ok, "study": args.study, "path": str(path), "lines": result.lines,
-              "broken_line": result.broken_line, "reason": result.reason}, result.message(path))
+    result = check_log(db, study_id, path)
+    ctx.emit({"study": args.study, **result.to_dict()}, result.message())
     if not result.ok and not ctx.json:
-        ctx.info(f"workbench: call log broken at line {result.broken_line}: {result.reason}")
+        ctx.info(f"workbench: call log refused: {result.problems[0]}")
     return OK if result.ok else FAILED

@@ -32,6 +32,7 @@ def handle(args, ctx: Context) -> int:
         text = protocol.report(db, args.study, analysis_options(args, db))
     except KeyError as exc:
         raise CommandError(str(exc.args[0] if exc.args else exc)) from None
+    text = text.rstrip("\n") + "\n\n" + call_log_section(db, args.study)
     try:
         path = write_atomically(text, args.out)
     except OSError as exc:
@@ -46,3 +47,17 @@ def handle(args, ctx: Context) -> int:
               "freeze_hash": header["freeze_hash"]},
              f"wrote the report of {args.study} to {path}" + (" (blinded: conditions hidden)" if blinded and protocol.name == "hindsight" else ""))
     return OK
+
+
+def call_log_section(db, study_id: str) -> str:
+    """The call log's head as the store recorded it, kept in the store too: a published report pins its
+    log, and `log verify` refuses a log that no longer holds this head."""
+    from workbench.gateway.calllog import log_name
+    from workbench.gateway.logcheck import record_head
+
+    lines, head = record_head(db, study_id, "report")
+    if not lines:
+        return "## Call log\n\nNo model call has been logged for this study.\n"
+    return (f"## Call log\n\nThe study's calls are in the hash-chained log `{log_name(study_id)}` beside the "
+            f"store: {lines} lines, head hash `{head}`. `workbench --batch log verify {study_id}` checks that "
+            "the log still holds every recorded call and this head.\n")

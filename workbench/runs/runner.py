@@ -259,9 +259,21 @@ class StudyRunner:
             for t in [*self._tasks.values(), *self._follow_up_tasks.values()]:
                 if not t.done():
                     t.cancel()
+            self._keep_log_head()
         if self._disk_full is not None:
             raise self._disk_full
         return self._summary(len(selected), time.monotonic() - started)
+
+    def _keep_log_head(self) -> None:
+        """The call log's head goes into the store as the run ends (`log verify` checks the log against it);
+        best effort on a full disk, where the calls' own rows still record every line's hash."""
+        from workbench.gateway.logcheck import record_head
+
+        try:
+            record_head(self.db, self.study_id, "run")
+        except Exception as exc:
+            if not is_disk_full(exc):
+                raise
 
     def _on_control(self, action: str, run_id: str | None) -> None:
         if self.progress is not None and action in ("paused", "resumed"):
@@ -380,9 +392,9 @@ class StudyRunner:
             self._follow_up_errors.append({"key": f.key, "case_id": f.item_id,
                                            "error": f"internal error: {type(exc).__name__}: {exc}",
                                            "traceback": traceback.format_exc()})
-        finally:  # calls it did not need (e.g. extraction errors skip a comparison) leave the progress total
+        finally:  # calls it did not need (e.g. extraction errors skip a comparison) count as settled
             if self.progress is not None:
-                self.progress.extra_expected -= f.expected_calls - len(made)
+                self.progress.follow_up_ended(f.expected_calls, len(made))
                 self.emit(Event(PROGRESS, payload=self.progress.snapshot()))
 
     # --- the end -----------------------------------------------------------------------------------
