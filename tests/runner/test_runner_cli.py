@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import shutil
 from pathlib import Path
 
@@ -33,9 +34,20 @@ def test_the_mock_study_runs_glenda_crock_through_all_seven_conditions_offline(t
 
     code, created = run_json(capsys, "--db", str(db_path), "study", "create", str(study_file))
     assert code == 0 and created["study_id"] == "glenda-crock-mock" and created["action"] == "created"
-    code, summary = run_json(capsys, "--db", str(db_path), "run", "glenda-crock-mock")
+    capsys.readouterr()
+    code = main(["--batch", "--json", "--db", str(db_path), "run", "glenda-crock-mock"])
+    captured = capsys.readouterr()
+    summary = json.loads(captured.out)
     assert code == 0, summary
     assert summary["ok"] is True and summary["complete"] is True
+    # issue 15: the progress total is known before the first call, never moves, and ends at 100%
+    lines = [line for line in captured.err.splitlines() if " progress " in line]
+    totals = {re.search(r"\((\d+)/(\d+) calls", line).group(2) for line in lines}
+    assert len(totals) == 1, lines
+    planned = int(totals.pop())
+    assert f"planned   9 runs, {planned} calls" in captured.err
+    assert re.search(rf"progress 100% \({planned}/{planned} calls(, {summary['calls']} made)?\)", lines[-1]), lines[-1]
+    assert not any(" progress 100%" in line for line in lines[:-1])  # 100% only once all is done
     assert summary["runs"] == {"pending": 0, "running": 0, "done": 9, "failed": 0, "cancelled": 0,
                               "interrupted": 0}
     assert summary["network_calls"] > 100 and summary["input_tokens"] > 0

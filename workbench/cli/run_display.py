@@ -33,9 +33,22 @@ def run_line(state: dict) -> str:
     return line
 
 
+def calls_text(p: dict) -> str:
+    """`150/150 calls` and, when a run made more or fewer than it declared, the real count too."""
+    made = p.get("calls_made")
+    extra = f", {made} made" if made is not None and made != p["calls_done"] else ""
+    return f"{p['calls_done']}/{p['calls_expected']} calls{extra}"
+
+
+def percent(p: dict) -> str:
+    """Whole percent, never rounded up to 100 before the work is all done."""
+    value = p["fraction"] * 100
+    return "100%" if p["calls_done"] >= p["calls_expected"] else f"{min(value, 99):.0f}%"
+
+
 def progress_line(p: dict) -> str:
     r = p["runs"]
-    return (f"progress {p['fraction'] * 100:.0f}% ({p['calls_done']}/{p['calls_expected']} calls), "
+    return (f"progress {percent(p)} ({calls_text(p)}), "
             f"runs: {r['done']} done, {r['running']} running, {r['pending']} pending, {r['failed']} failed"
             + (f", {r['cancelled']} cancelled" if r["cancelled"] else "")
             + f"; elapsed {duration(p['elapsed'])}, eta {duration(p['eta_seconds'])}")
@@ -46,6 +59,7 @@ class PlainDisplay:
 
     def __init__(self, stream=None) -> None:
         self.stream = stream or sys.stderr
+        self._last: tuple | None = None  # the last progress printed (calls done, total, paused)
 
     def _print(self, text: str) -> None:
         print(f"{time.strftime('%H:%M:%S')} {text}", file=self.stream, flush=True)
@@ -54,9 +68,19 @@ class PlainDisplay:
         if event.kind == RUN_STARTED:
             p = event.payload
             self._print(f"started   {short(event.run_id)} (attempt {p['attempt']})")
-        elif event.kind == PROGRESS and "run" in event.payload and event.payload["run"]["status"] != "running":
-            self._print(run_line(event.payload["run"]))
-            self._print(progress_line(event.payload))
+        elif event.kind == PROGRESS:
+            p = event.payload
+            run = p.get("run")
+            if run is not None and run["status"] == "running":
+                return
+            if run is not None:
+                self._print(run_line(run))
+            elif self._last is None:  # the first: what the whole study will take
+                self._print(f"planned   {p['total_runs']} runs, {p['calls_expected']} calls")
+            key = (p["calls_done"], p["calls_expected"], p["paused"])
+            if run is not None or key != self._last:  # a follow-up's end or a pause: one line, not repeats
+                self._print(progress_line(p))
+                self._last = key
         elif event.kind == CALL_RETRY:
             p = event.payload
             self._print(f"retry     {short(event.run_id)} {event.turn}: attempt {p.get('attempt')} failed "
@@ -86,10 +110,10 @@ class RichDisplay:
 
         self.console = Console(stderr=True)
         self.progress = Progress(TextColumn("[bold]{task.description}"), BarColumn(),
-                                 TextColumn("{task.percentage:>3.0f}%"), TextColumn("{task.fields[calls]}"),
+                                 TextColumn("{task.fields[percent]:>4}"), TextColumn("{task.fields[calls]}"),
                                  TimeElapsedColumn(), TextColumn("eta {task.fields[eta]}"),
                                  TextColumn("{task.fields[runs]}"), console=self.console, transient=False)
-        self.task = self.progress.add_task("study", total=1, calls="", eta="?", runs="")
+        self.task = self.progress.add_task("study", total=1, calls="", eta="?", runs="", percent="0%")
         self.progress.start()
 
     def emit(self, event: Event) -> None:
@@ -97,7 +121,7 @@ class RichDisplay:
             p = event.payload
             r = p["runs"]
             self.progress.update(self.task, total=max(p["calls_expected"], 1), completed=p["calls_done"],
-                                 calls=f"{p['calls_done']}/{p['calls_expected']} calls",
+                                 calls=calls_text(p), percent=percent(p),
                                  eta=duration(p["eta_seconds"]) + (" (paused)" if p["paused"] else ""),
                                  runs=f"{r['done']} done · {r['running']} running · {r['failed']} failed")
             run = p.get("run")

@@ -1,20 +1,29 @@
 """Whole-study progress for the live grid and the batch display: per-run state, totals, ETA.
 
 The runner feeds it every event; `snapshot()` is what a `progress` event
-carries. Progress is counted in model calls against each architecture's
-expected call count, so a 24-call committee weighs more than a one-call B1.
-The ETA divides the calls left by the rate of calls made over the network in
-this session (replayed calls are instant and would flatter it).
+carries. Progress is counted in model calls against each run's declared call
+count (`StudyProtocol.expected_calls`), so a 24-call committee weighs more than
+a one-call B1. The total (`calls_expected`) is fixed before the first call and
+never moves: a run counts at most its declared calls while it works (a
+committee's extra seconds or amendments do not grow the total) and exactly its
+declared calls once it has ended (done, failed or cancelled: nothing is left to
+do for it), so the bar ends at 100%. `calls_made` is the real number of calls.
+The ETA divides the work left by the measured throughput of recent network calls
+(replayed calls are instant and would flatter it).
 """
 
 from __future__ import annotations
 
 import time
+from collections import deque
 from dataclasses import asdict, dataclass
 
 from workbench.events import RUN_CANCELLED, RUN_FAILED, RUN_FINISHED, RUN_STARTED, TURN_FINISHED, Event
 
-
+# The ETA's throughput is measured over this many recent network calls: it follows a model that
+# slows down or speeds up instead of averaging over the whole session.
+RATE_WINDOW = 20
+ENDED = ("done", "failed", "cancelled", "interrupted")
 
 @dataclass
 class RunState:
@@ -33,6 +42,13 @@ class RunState:
     error: str | None = None
     _started: float | None = None
 
+    def settled(self) -> int:
+        """The run's share of the study's progress: its declared calls once it ended, else the calls made
+        so far, capped below its declared count (a run that makes more calls does not grow the total)."""
+        if self.status in ENDED:
+            return self.calls_expected
+        return min(self.calls_done, max(self.calls_expected - 1, 0))
+
     def to_dict(self) -> dict:
         d = asdict(self)
         d.pop("_started")
@@ -42,6 +58,8 @@ class RunState:
 
 
 class StudyProgress:
+    """Counts calls against a total fixed at the start: runs' declared calls plus follow-ups' (`extra_calls`)."""
+
     def __init__(self, runs: list[dict], expected: dict[str, int], extra_calls: int = 0) -> None:
         self.runs: dict[str, RunState] = {}
         for r in runs:
@@ -53,9 +71,11 @@ class StudyProgress:
                 state.calls_done = state.calls_expected
             self.runs[r["id"]] = state
         self.extra_expected = extra_calls  # calls outside runs (P1 topology)
-        self.extra_done = 0
+        self.extra_done = 0                # follow-up calls made, or settled when a follow-up ended
         self.started = time.monotonic()
         self.network_calls = 0
+        self.calls_made = 0                # every call this session, replayed or not
+        self._recent: deque[float] = deque(maxlen=RATE_WINDOW + 1)  # times of recent network calls
         self.paused = False
 
     def update(self, event: Event) -> RunState | None:
@@ -63,13 +83,14 @@ class StudyProgress:
         state = self.runs.get(event.run_id) if event.run_id else None
         if event.kind == TURN_FINISHED:
             p = event.payload
+            self.calls_made += 1
             if not p.get("replayed"):
                 self.network_calls += 1
+                self._recent.append(time.monotonic())
             if state is None:
-                self.extra_done += 1
+                self.extra_done = min(self.extra_done + 1, self.extra_expected)
                 return None
             state.calls_done += 1
-            state.calls_expected = max(state.calls_expected, state.calls_done)
             state.input_tokens += p.get("input_tokens") or 0
             state.output_tokens += p.get("output_tokens") or 0
             if p.get("cost") is None:
@@ -89,28 +110,42 @@ class StudyProgress:
             if state._started is not None:
                 state.elapsed = round(time.monotonic() - state._started, 1)
                 state._started = None
-            if state.status == "done":
-                state.calls_done = state.calls_expected = max(state.calls_done, 1)
         else:
             return None
         return state
+
+    def follow_up_ended(self, expected_calls: int, made: int) -> None:
+        """A follow-up ended (done, failed or cancelled): whatever it did not make is settled, so the
+        total stays what it was at the start and the bar still ends at 100%."""
+        self.extra_done = min(self.extra_done + max(expected_calls - made, 0), self.extra_expected)
+
+    def rate(self) -> float | None:
+        """Network calls per second, over the last RATE_WINDOW calls (the session's start for the first)."""
+        if not self._recent:
+            return None
+        if len(self._recent) == 1:
+            span, calls = self._recent[0] - self.started, 1
+        else:
+            span, calls = self._recent[-1] - self._recent[0], len(self._recent) - 1
+        return calls / span if span > 0 else None
 
     def snapshot(self) -> dict:
         counts: dict[str, int] = {s: 0 for s in ("pending", "running", "done", "failed", "cancelled")}
         for s in self.runs.values():
             counts[s.status] = counts.get(s.status, 0) + 1
-        expected = sum(s.calls_expected if s.status not in ("failed", "cancelled") else s.calls_done
-                       for s in self.runs.values()) + self.extra_expected
-        done = sum(s.calls_done for s in self.runs.values()) + self.extra_done
+        expected = sum(s.calls_expected for s in self.runs.values()) + self.extra_expected
+        done = sum(s.settled() for s in self.runs.values()) + self.extra_done
         elapsed = time.monotonic() - self.started
         remaining = max(expected - done, 0)
+        rate = self.rate()
         eta = None
         if remaining == 0:
             eta = 0.0
-        elif self.network_calls:
-            eta = round(remaining / (self.network_calls / elapsed), 1)
+        elif rate:
+            eta = round(remaining / rate, 1)
         return {
             "runs": counts, "total_runs": len(self.runs), "calls_done": done, "calls_expected": expected,
+            "calls_made": self.calls_made,
             "fraction": round(done / expected, 4) if expected else 1.0, "elapsed": round(elapsed, 1),
             "eta_seconds": eta, "paused": self.paused,
             "input_tokens": sum(s.input_tokens for s in self.runs.values()),

@@ -1,0 +1,94 @@
+"""Study progress (issue 15): a total fixed before the first call, a bar that ends at 100%, an ETA from
+measured throughput. Pure bookkeeping: events in, snapshots out."""
+
+from __future__ import annotations
+
+from workbench.cli.run_display import PlainDisplay, progress_line
+from workbench.events import PROGRESS, RUN_FAILED, RUN_FINISHED, RUN_STARTED, TURN_FINISHED, Event
+from workbench.runs import progress as progress_module
+from workbench.runs.progress import StudyProgress
+
+RUNS = [{"id": "s/c/B1/0", "case_id": "c", "condition": "B1", "replicate": 0, "status": "pending"},
+        {"id": "s/c/C2/0", "case_id": "c", "condition": "C2", "replicate": 0, "status": "pending"}]
+
+
+def turn(run_id, replayed=False):
+    return Event(TURN_FINISHED, run_id=run_id, payload={"replayed": replayed, "input_tokens": 1,
+                                                        "output_tokens": 1, "cost": 0.0})
+
+
+def test_a_run_making_more_calls_than_declared_does_not_grow_the_total():
+    p = StudyProgress(RUNS, {"s/c/B1/0": 2, "s/c/C2/0": 5}, extra_calls=3)
+    assert p.snapshot()["calls_expected"] == 10
+    p.update(Event(RUN_STARTED, run_id="s/c/C2/0"))
+    for _ in range(8):  # three seconds more than it declared
+        p.update(turn("s/c/C2/0"))
+        snap = p.snapshot()
+        assert snap["calls_expected"] == 10 and snap["calls_done"] <= 4  # capped below its share until it ends
+    p.update(Event(RUN_FINISHED, run_id="s/c/C2/0"))
+    snap = p.snapshot()
+    assert (snap["calls_done"], snap["calls_expected"], snap["calls_made"]) == (5, 10, 8)
+
+
+def test_failed_runs_and_short_follow_ups_settle_so_the_bar_ends_at_100():
+    p = StudyProgress(RUNS, {"s/c/B1/0": 2, "s/c/C2/0": 5}, extra_calls=3)
+    p.update(Event(RUN_STARTED, run_id="s/c/B1/0"))
+    p.update(turn("s/c/B1/0"))
+    p.update(Event(RUN_FAILED, run_id="s/c/B1/0", payload={"error": "HTTP 400"}))
+    p.update(Event(RUN_STARTED, run_id="s/c/C2/0"))
+    for _ in range(5):
+        p.update(turn("s/c/C2/0"))
+    p.update(Event(RUN_FINISHED, run_id="s/c/C2/0"))
+    for _ in range(2):  # the follow-up needed two of its three calls
+        p.update(turn(None))
+    assert p.snapshot()["calls_done"] == 9
+    p.follow_up_ended(3, 2)
+    snap = p.snapshot()
+    assert (snap["calls_done"], snap["calls_expected"], snap["fraction"], snap["eta_seconds"]) == (10, 10, 1.0, 0.0)
+    assert snap["calls_made"] == 8
+    assert progress_line(snap).startswith("progress 100% (10/10 calls, 8 made)")
+
+
+def test_the_eta_follows_the_recent_rate_not_the_session_average(monkeypatch):
+    clock = [1000.0]
+    monkeypatch.setattr(progress_module.time, "monotonic", lambda: clock[0])
+    runs = [{"id": f"s/c/B1/{i}", "case_id": "c", "condition": "B1", "replicate": i, "status": "pending"}
+            for i in range(100)]
+    p = StudyProgress(runs, {r["id"]: 1 for r in runs})
+    clock[0] += 100.0  # a slow start: nothing for 100 s
+    for r in runs[:40]:  # then one call a second
+        p.update(Event(RUN_STARTED, run_id=r["id"]))
+        p.update(turn(r["id"]))
+        p.update(Event(RUN_FINISHED, run_id=r["id"]))
+        clock[0] += 1.0
+    clock[0] -= 1.0
+    snap = p.snapshot()
+    assert snap["calls_done"] == 40
+    assert snap["eta_seconds"] == 60.0  # 60 calls left at 1/s (the session average would say ~208 s)
+    for r in runs[40:50]:  # replayed calls are instant and do not flatter the rate
+        p.update(Event(RUN_STARTED, run_id=r["id"]))
+        p.update(turn(r["id"], replayed=True))
+        p.update(Event(RUN_FINISHED, run_id=r["id"]))
+    assert p.snapshot()["eta_seconds"] == 50.0
+
+
+def test_plain_display_announces_the_plan_and_prints_the_final_100(capsys):
+    import io
+
+    out = io.StringIO()
+    display = PlainDisplay(out)
+    p = StudyProgress(RUNS[:1], {"s/c/B1/0": 1}, extra_calls=1)
+    display.emit(Event(PROGRESS, payload=p.snapshot()))
+    p.update(Event(RUN_STARTED, run_id="s/c/B1/0"))
+    p.update(turn("s/c/B1/0"))
+    p.update(Event(RUN_FINISHED, run_id="s/c/B1/0"))
+    display.emit(Event(PROGRESS, payload={**p.snapshot(), "run": p.runs["s/c/B1/0"].to_dict()}))
+    p.follow_up_ended(1, 0)  # a follow-up that made no call
+    display.emit(Event(PROGRESS, payload=p.snapshot()))
+    display.emit(Event(PROGRESS, payload=p.snapshot()))  # the same again: not repeated
+    lines = [line.split(" ", 1)[1] for line in out.getvalue().splitlines()]
+    assert lines[0] == "planned   1 runs, 2 calls"
+    assert lines[1].startswith("progress 0% (0/2 calls)")
+    assert lines[3].startswith("progress 50% (1/2 calls)")
+    assert lines[4].startswith("progress 100% (2/2 calls, 1 made)")
+    assert len(lines) == 5
