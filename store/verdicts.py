@@ -48,6 +48,17 @@ def judged_keys(db: sqlite_utils.Database, study_id: str, judge: str) -> dict[tu
     return out
 
 
+def judging_rounds(db: sqlite_utils.Database, study_id: str, judge: str) -> dict[tuple[str, str], int]:
+    """(item_id, rubric_hash) -> how many times one judge judged it (each judging writes one row per
+    criterion, so the most rows of any one criterion)."""
+    out: dict[tuple[str, str], int] = {}
+    for r in db.query("SELECT item_id, rubric_hash, count(*) AS n FROM verdicts WHERE study_id = ? AND judge = ? "
+                      "GROUP BY item_id, rubric_hash, criterion", [study_id, judge]):
+        key = (r["item_id"], r["rubric_hash"])
+        out[key] = max(out.get(key, 0), r["n"])
+    return out
+
+
 def append_audit(db: sqlite_utils.Database, row: dict) -> None:
     with writer(db):
         db["blindness_audits"].insert({"at": now(), **row})

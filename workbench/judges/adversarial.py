@@ -30,7 +30,7 @@ import re
 from dataclasses import dataclass, field
 
 from workbench.events import EventSink
-from workbench.judges.calls import JudgeItem, JudgeSpec, ask_json
+from workbench.judges.calls import RETRY_STRIDE, JudgeItem, JudgeSpec, ask_json
 from workbench.judges.direct import RunOutcome
 from workbench.judges.parse import InvalidReply, extract_json, parse_verdict
 from workbench.judges.prompt import DATA_RULE, block, evaluator_messages, neutralise, rubric_text
@@ -205,7 +205,7 @@ def _validate_meta(text: str) -> dict:
 
 
 async def adversarial_run(gateway, judge: JudgeSpec, study_id: str, item: JudgeItem, rubric: Rubric, *,
-                          run_index: int = 0, sink: EventSink | None = None) -> RunOutcome:
+                          run_index: int = 0, sink: EventSink | None = None, retry: int = 0) -> RunOutcome:
     """One run of the five-stage pipeline."""
     outcome = RunOutcome(ok=False)
     filtered = input_filter(item, rubric)
@@ -214,12 +214,13 @@ async def adversarial_run(gateway, judge: JudgeSpec, study_id: str, item: JudgeI
         outcome.reasons.append("input filter: " + "; ".join(filtered.problems))
         return outcome
     shown = neutralise(item.response)
+    offset = retry * RETRY_STRIDE  # a --retry-errors round: fresh draws
     common = dict(study_id=study_id, agent=judge.name, replicate=run_index,
                   metadata={"item": item.id, "rubric": rubric.id}, sink=sink)
 
     critic = await ask_json(gateway, lambda note: _critic_messages(item, rubric, filtered.flags, note),
                             _validate_critic, settings=judge.settings(TEMPERATURES["critic"]),
-                            turn=f"judge/{rubric.id}/critic", **common)
+                            turn=f"judge/{rubric.id}/critic", sample_base=offset, **common)
     outcome.absorb(critic)
     if not critic.ok:
         outcome.detail["failed_stage"] = "critic"
@@ -229,7 +230,7 @@ async def adversarial_run(gateway, judge: JudgeSpec, study_id: str, item: JudgeI
     defender = await ask_json(gateway, lambda note: _defender_messages(item, rubric, critic.parsed, filtered.flags,
                                                                        note),
                               _validate_defender, settings=judge.settings(TEMPERATURES["defender"]),
-                              turn=f"judge/{rubric.id}/defender", **common)
+                              turn=f"judge/{rubric.id}/defender", sample_base=offset, **common)
     outcome.absorb(defender)
     if not defender.ok:
         outcome.detail["failed_stage"] = "defender"
@@ -252,7 +253,7 @@ async def adversarial_run(gateway, judge: JudgeSpec, study_id: str, item: JudgeI
                 retry_note=note, extra_blocks=[("DEBATE", debate)], extra_instructions=extra.strip(),
                 system=JUDGE_SYSTEM),
             lambda text: parse_verdict(text, rubric, shown), settings=judge.settings(TEMPERATURES["judge"]),
-            turn=f"judge/{rubric.id}/judge", sample_base=round_ * 10, **common)
+            turn=f"judge/{rubric.id}/judge", sample_base=offset + round_ * 10, **common)
         outcome.absorb(verdict)
         if not verdict.ok:
             outcome.detail["failed_stage"] = "judge"
@@ -265,7 +266,7 @@ async def adversarial_run(gateway, judge: JudgeSpec, study_id: str, item: JudgeI
         outcome.ok = True
         meta = await ask_json(gateway, lambda note: _meta_messages(item, rubric, debate, verdict.parsed, note),
                               _validate_meta, settings=judge.settings(TEMPERATURES["metajudge"]),
-                              turn=f"judge/{rubric.id}/metajudge", sample_base=round_ * 10, **common)
+                              turn=f"judge/{rubric.id}/metajudge", sample_base=offset + round_ * 10, **common)
         outcome.absorb(meta)
         if not meta.ok:  # the check itself failed: keep the verdict, say so
             outcome.detail["metajudge"].append({"error": meta.reasons[-1] if meta.reasons else "no reply"})

@@ -10,6 +10,9 @@ from workbench.gateway.api import CallRequest, ModelSettings
 from workbench.judges.parse import InvalidReply
 
 MAX_ATTEMPTS = 3  # one call and two retries, then the reply is a judge_error
+# A --retry-errors round r draws samples from r * RETRY_STRIDE on: fresh calls, never a replay of the
+# invalid replies of an earlier round (the gateway's replay key includes the sample).
+RETRY_STRIDE = 1000
 
 
 @dataclass(frozen=True)

@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 
 from workbench.events import EventSink
-from workbench.judges.calls import Asked, JudgeItem, JudgeSpec, ask_json
+from workbench.judges.calls import RETRY_STRIDE, Asked, JudgeItem, JudgeSpec, ask_json
 from workbench.judges.parse import parse_verdict
 from workbench.judges.prompt import evaluator_messages, neutralise
 from workbench.rubrics import Rubric
@@ -38,7 +38,8 @@ class RunOutcome:
 
 
 async def direct_run(gateway, judge: JudgeSpec, study_id: str, item: JudgeItem, rubric: Rubric, *,
-                     run_index: int = 0, per_criterion: bool = False, sink: EventSink | None = None) -> RunOutcome:
+                     run_index: int = 0, per_criterion: bool = False, sink: EventSink | None = None,
+                     retry: int = 0) -> RunOutcome:
     shown = neutralise(item.response)  # quotes are checked against exactly what the judge saw
     parts = [rubric] if not per_criterion else [replace(rubric, criteria=[c]) for c in rubric.criteria]
     outcome = RunOutcome(ok=True)
@@ -50,7 +51,7 @@ async def direct_run(gateway, judge: JudgeSpec, study_id: str, item: JudgeItem, 
         asked = await ask_json(
             gateway, build, lambda text, part=part: parse_verdict(text, part, shown),
             settings=judge.settings(), study_id=study_id, turn=f"judge/{rubric.id}", agent=judge.name,
-            replicate=run_index, sample_base=k * 10, metadata={"item": item.id, "rubric": rubric.id}, sink=sink)
+            replicate=run_index, sample_base=retry * RETRY_STRIDE + k * 10, metadata={"item": item.id, "rubric": rubric.id}, sink=sink)
         outcome.absorb(asked)
         if not asked.ok:
             outcome.ok = False

@@ -14,7 +14,9 @@
 
 Resuming: an (item, rubric version) a judge already has rows for is skipped;
 `retry_errors=True` judges again the ones whose rows are all judge errors (the
-new rows then supersede them). A call that fails in the gateway (network,
+new rows then supersede them) with fresh calls: retry round r draws its samples
+from r * RETRY_STRIDE on, so the gateway never replays the invalid replies, and
+the rows record `retry: r`. Counts count (item, rubric) pairs, never rows. A call that fails in the gateway (network,
 HTTP errors after its retries) records nothing for that item, so the next
 run picks it up; the cost ceiling stops the whole command.
 """
@@ -52,7 +54,8 @@ class JudgeSummary:
     runs: int
     judged: int = 0          # (item, rubric) pairs judged in this command
     ok: int = 0
-    judge_errors: int = 0
+    judge_errors: int = 0    # (item, rubric) pairs whose judging in this command ended in a judge_error
+    retried: int = 0         # of the judged, pairs judged again by --retry-errors
     skipped: int = 0         # already judged before
     failed_calls: int = 0    # gateway failures: nothing recorded, picked up next time
     held: bool = False       # calibration went the wrong way; the rest was not judged
@@ -135,6 +138,7 @@ async def judge_study(db: sqlite_utils.Database, gateway, study_id: str, *, judg
 async def _judge_batch(db, gateway, study: StudyContext, spec: JudgeSpec, summary: JudgeSummary, items,
                        retry_errors: bool, per_criterion: bool, limit: asyncio.Semaphore, sink, say) -> None:
     done = verdict_rows.judged_keys(db, study.id, spec.name)
+    rounds = verdict_rows.judging_rounds(db, study.id, spec.name) if retry_errors else {}
     work = []
     for item, case_id, _pilot in items:
         for rubric in study.rubrics_for_case(case_id):
@@ -142,15 +146,15 @@ async def _judge_batch(db, gateway, study: StudyContext, spec: JudgeSpec, summar
             if statuses and not (retry_errors and statuses == {"judge_error"}):
                 summary.skipped += 1
                 continue
-            work.append((item, rubric))
+            work.append((item, rubric, rounds.get((item.id, rubric.hash), 0) if statuses else 0))
 
     finished = 0
 
-    async def one(item: JudgeItem, rubric: Rubric) -> None:
+    async def one(item: JudgeItem, rubric: Rubric, retry: int) -> None:
         nonlocal finished
         async with limit:
             try:
-                outcomes = await _runs(gateway, spec, study.id, item, rubric, per_criterion, sink)
+                outcomes = await _runs(gateway, spec, study.id, item, rubric, per_criterion, sink, retry)
             except CostCeilingReached:
                 raise
             except GatewayError as exc:
@@ -159,8 +163,12 @@ async def _judge_batch(db, gateway, study: StudyContext, spec: JudgeSpec, summar
                 say(f"{spec.name}: {rubric.id} on {item.id}: call failed ({exc}); it will be retried next time")
                 return
         rows = verdict_rows_for(study.id, spec, item, rubric, outcomes)
+        if retry:
+            for row in rows:
+                row["detail"]["retry"] = retry
         verdict_rows.append_verdicts(db, rows)
         summary.judged += 1
+        summary.retried += 1 if retry else 0
         if rows[0]["status"] == "ok":
             summary.ok += 1
         else:
@@ -168,7 +176,7 @@ async def _judge_batch(db, gateway, study: StudyContext, spec: JudgeSpec, summar
         finished += 1
         say(f"{spec.name}: {rubric.id} on {item.id}: {rows[0]['status']} ({finished}/{len(work)})")
 
-    tasks = [asyncio.ensure_future(one(item, rubric)) for item, rubric in work]
+    tasks = [asyncio.ensure_future(one(item, rubric, retry)) for item, rubric, retry in work]
     try:
         for task in asyncio.as_completed(tasks):
             await task
@@ -179,15 +187,15 @@ async def _judge_batch(db, gateway, study: StudyContext, spec: JudgeSpec, summar
 
 
 async def _runs(gateway, spec: JudgeSpec, study_id: str, item: JudgeItem, rubric: Rubric, per_criterion: bool,
-                sink) -> list[RunOutcome]:
+                sink, retry: int = 0) -> list[RunOutcome]:
     outcomes = []
     for run_index in range(spec.runs):
         if spec.pipeline == "adversarial":
             outcomes.append(await adversarial_run(gateway, spec, study_id, item, rubric, run_index=run_index,
-                                                  sink=sink))
+                                                  sink=sink, retry=retry))
         else:
             outcomes.append(await direct_run(gateway, spec, study_id, item, rubric, run_index=run_index,
-                                             per_criterion=per_criterion, sink=sink))
+                                             per_criterion=per_criterion, sink=sink, retry=retry))
     return outcomes
 
 
