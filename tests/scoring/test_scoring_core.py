@@ -155,3 +155,19 @@ def test_current_scores_for_metrics_leave_pilots_out(db, sid):
     assert {(v.item_id, v.rubric_id, v.criterion, v.value) for v in values} == {
         (item, "anticipation", "anticipation", 3), (item, "epistemic-humility", "calibration", 1)}
     assert len(scoring.current_scores(db, sid, include_pilots=True)) == 6
+
+
+def test_a_desk_reads_the_study_once_and_answers_a_score_from_memory(db, sid, monkeypatch):
+    """One sitting builds the study's context once; a score re-reads only the rater's own rows."""
+    from workbench.scoring import core
+
+    desk = scoring.RaterDesk(db, sid, "rater-a")
+    elsewhere = scoring.RaterDesk(db, sid, "rater-a")  # a packet import or another terminal
+    monkeypatch.setattr(core, "load_study", lambda *a, **k: pytest.fail("the study's context was rebuilt"))
+    item = desk.next_unscored()
+    receipt = desk.record_score(item, "anticipation", "anticipation", 2)
+    assert (receipt.value, receipt.item_complete, receipt.progress.done) == (2, False, 0)
+    assert desk.item_view(item).scores["anticipation"] == {"anticipation": 2}
+    elsewhere.record_score(item, "epistemic-humility", "calibration", 1)
+    receipt = desk.record_score(item, "anticipation", "anticipation", 3)  # sees the other write first
+    assert receipt.item_complete and receipt.progress.done == 1

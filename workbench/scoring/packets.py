@@ -57,7 +57,7 @@ import sqlite_utils
 from store import packets as packet_rows
 from store import scores as score_rows
 from store.db import writer
-from workbench.scoring.core import ScoringError, _Session, open_rater
+from workbench.scoring.core import ScoringError, RaterDesk, open_rater
 from workbench.scoring.state import ITEM_NOTE, replay
 
 FORMAT = "hindsight-workbench/rater-packet"
@@ -113,7 +113,7 @@ def build_packet(db: sqlite_utils.Database, study_id: str, rater: str) -> dict:
         progress = open_rater(db, study_id, rater)
     except ScoringError as exc:
         raise PacketError("invalid", str(exc)) from None
-    s = _Session(db, study_id, rater)
+    s = RaterDesk(db, study_id, rater)
     phase = progress.phase
     if phase == "closed":
         raise PacketError("closed", f"study '{study_id}' is unblinded: scoring is closed")
@@ -204,7 +204,7 @@ def import_packet(db: sqlite_utils.Database, packet: dict | str | Path) -> Impor
                                           f"{previous[-1]['imported_at']} with different answers; export a "
                                           "fresh packet to change scores")
         try:
-            s = _Session(db, study_id, rater)
+            s = RaterDesk(db, study_id, rater)
         except ScoringError as exc:
             raise PacketError("foreign", str(exc)) from None
         if s.study.unblinded_at:
@@ -228,7 +228,7 @@ def _check_shape(packet: dict) -> dict:
     return sealed
 
 
-def _changes(s: _Session, sealed: dict, answers: dict, base_id: int) -> tuple[list[dict], list[dict], int]:
+def _changes(s: RaterDesk, sealed: dict, answers: dict, base_id: int) -> tuple[list[dict], list[dict], int]:
     """Score and note rows the answers call for; refuses invalid answers and conflicts."""
     items = {i["item"]: i for i in sealed["items"]}
     now_state = s.state

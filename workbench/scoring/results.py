@@ -14,6 +14,7 @@ import sqlite_utils
 from store import blind as blind_rows
 from store import scores as score_rows
 from workbench.blinding.context import load_study
+from workbench.scoring.core import RaterDesk
 from workbench.scoring.state import current_by_rater
 
 
@@ -45,11 +46,9 @@ def current_scores(db: sqlite_utils.Database, study_id: str, *, include_pilots: 
 
 def scoring_completion(db: sqlite_utils.Database, study_id: str) -> dict[str, dict]:
     """rater -> {"done": items fully scored, "total": items assigned}."""
-    from workbench.scoring.core import _Session
-
     study = load_study(db, study_id)
     out = {}
     for rater in study.rater_names:
-        s = _Session(db, study_id, rater)
+        s = RaterDesk(db, study_id, rater)
         out[rater] = {"done": sum(1 for q in s.queue if s.complete(q["item_id"])), "total": len(s.queue)}
     return out

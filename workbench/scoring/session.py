@@ -26,7 +26,7 @@ import sqlite_utils
 
 from store import studies as study_rows
 from workbench import scoring
-from workbench.scoring import ItemView, Progress, QueueEntry, ScoreReceipt, ScoringError
+from workbench.scoring import ItemView, Progress, QueueEntry, RaterDesk, ScoreReceipt, ScoringError
 
 
 @dataclass(frozen=True)
@@ -123,6 +123,7 @@ class ScoringSession:
     response: int = 0                 # focused response of the pair
     cell: int = 0                     # focused criterion of that response
     progress: Progress | None = None
+    desk: RaterDesk | None = None     # the study's context, read once for the sitting
 
     # -- entry and reloading ------------------------------------------------------------------
 
@@ -130,22 +131,27 @@ class ScoringSession:
     def enter(cls, db: sqlite_utils.Database, study_id: str, rater: str) -> "ScoringSession":
         """Open the rater's session (blinding any new outputs) and land on their next unscored item."""
         scoring.open_rater(db, study_id, rater)
-        session = cls(db, study_id, rater)
-        session.reload()
+        session = cls(db, study_id, rater, desk=RaterDesk(db, study_id, rater))
+        session.reload(fresh=True)
         session.land()
         return session
 
-    def reload(self) -> None:
-        """Re-read the queue, the progress and the pair on screen from the store."""
-        self.units = group_pairs(scoring.queue(self.db, self.study_id, self.rater))
-        self.progress = scoring.progress(self.db, self.study_id, self.rater)
+    def reload(self, *, fresh: bool = False) -> None:
+        """The queue, the progress and the pair on screen; `fresh=False` when the desk has just been
+        refreshed by an action, else its queue and rows are re-read from the store first."""
+        if self.desk is None:
+            self.desk = RaterDesk(self.db, self.study_id, self.rater)
+        elif not fresh:
+            self.desk.refresh()
+        self.units = group_pairs(self.desk.queue_entries())
+        self.progress = self.desk.progress()
         if self.index is not None and not (0 <= self.index < len(self.units) and self.units[self.index].available):
             self.index = None
         self.views = self._read_views(self.index) if self.index is not None else []
         self._clamp()
 
     def _read_views(self, index: int) -> list[ItemView]:
-        return scoring.pair_view(self.db, self.study_id, self.rater, self.units[index].items[0])
+        return self.desk.pair_view(self.units[index].items[0])
 
     def land(self) -> None:
         """Show the pair holding the core's next unscored item, focused on its first open criterion.
@@ -153,7 +159,7 @@ class ScoringSession:
         With nothing left to score (all done, held for calibration, or closed) it shows
         the first available pair still open, else stays where it is, else the first pair.
         """
-        target = scoring.next_unscored(self.db, self.study_id, self.rater)
+        target = self.desk.next_unscored()
         if target is not None:
             self._show(self._unit_of(target), item=target)
             return
@@ -281,9 +287,8 @@ class ScoringSession:
         if not cell.min <= value <= cell.max:
             raise ScoringError(f"{cell.criterion_name} takes a score from {cell.min} to {cell.max}")
         before = self.phase
-        receipt = scoring.record_score(self.db, self.study_id, self.rater, view.item_id, cell.rubric_id,
-                                       cell.criterion_id, value)
-        self.reload()
+        receipt = self.desk.record_score(view.item_id, cell.rubric_id, cell.criterion_id, value)
+        self.reload(fresh=True)
         if self.index is None:  # the pair just closed (a pilot re-scored the wrong way): go where it may
             self.land()
         else:
@@ -309,18 +314,18 @@ class ScoringSession:
         cell, view = self.focused_cell, self.view
         if cell is None or view is None:
             raise ScoringError("there is nothing to write a note on here")
-        receipt = scoring.record_note(self.db, self.study_id, self.rater, view.item_id, text.strip(),
-                                      rubric_id=cell.rubric_id, criterion=cell.criterion_id)
-        self.reload()
+        receipt = self.desk.record_note(view.item_id, text.strip(), rubric_id=cell.rubric_id,
+                                        criterion=cell.criterion_id)
+        self.reload(fresh=True)
         return ActionResult(receipt, "note saved" if text.strip() else "note cleared")
 
     def undo(self) -> ActionResult:
         """Reverse the rater's latest score (wherever it is) and show it."""
         before = self.phase
-        receipt = scoring.undo_last(self.db, self.study_id, self.rater)
+        receipt = self.desk.undo_last()
         if receipt is None:
             return ActionResult(None, "nothing to undo")
-        self.reload()
+        self.reload(fresh=True)
         index = self._unit_of(receipt.item_id)
         if self.units[index].available:
             target = next((c for c in cells_of(self._read_views(index)[0])
@@ -339,10 +344,10 @@ class ScoringSession:
         last = None
         for view in self.views:
             if not view.complete:
-                last = scoring.skip_item(self.db, self.study_id, self.rater, view.item_id)
+                last = self.desk.skip_item(view.item_id)
         if last is None:
             return ActionResult(None, "this pair is already scored: n moves on")
-        self.reload()
+        self.reload(fresh=True)
         self.land()
         if self.index == here:
             return ActionResult(last, "skipped, but nothing else is open: this pair is still the next one")
