@@ -155,7 +155,25 @@ def test_spread_plot_snapshot(snap_compare, finished):
     async def computed(pilot):
         await pilot.app.workers.wait_for_complete()
         await pilot.pause()
-        pilot.app.screen.query_one("#fl-spread").scroll_visible(animate=False)
+        pilot.app.screen.query_one("#fl-metrics-table").focus()   # one focus state, whatever the timing
+        await pilot.pause()
         await pilot.pause()
 
     assert snap_compare(host(FaultlineMetricsScreen(db, sid)), terminal_size=(100, 40), run_before=computed)
+
+
+async def test_belief_graph_panel_marks_the_nodes_a_run_drew_on(finished):
+    from screens.faultline.graph_panel import BeliefGraphScreen
+
+    db, sid = finished
+    app = host(BeliefGraphScreen(db, sid, run_of(db, sid, "graph-20")))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        table = app.screen.query_one("#fl-graph-table")
+        assert app.screen.key == "precautionary-ethicist:20"
+        # the scripted persona repeats its belief n1 word for word in each of its three speeches
+        assert table.get_row("n1")[3] == "B-open, B-r1, B-close"
+        assert table.get_row("n2")[3] == ""
+        assert table.get_row("n1")[2] == "+n2"          # n1 supports n2
