@@ -287,10 +287,14 @@ class MetricsScreen(SectionScreen):
         except ValueError as exc:
             self.notify(str(exc), title="Compare", severity="error")
             return
-        if self.result is not None and self.result.analysis.blinded and comparisons:
-            self.notify("This study is blinded: comparisons need conditions, hidden until unblinding.",
-                        title="Compare", severity="warning")
-            return
+        if self.result is not None:
+            from workbench.metrics.hindsight_tables import check_comparisons
+
+            try:
+                check_comparisons(self.result.analysis.data, comparisons)
+            except ValueError as exc:
+                self.notify(str(exc), title="Compare", severity="warning")
+                return
         self.comparisons = comparisons
         self.compute()
 

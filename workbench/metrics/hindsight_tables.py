@@ -500,3 +500,22 @@ def overall_table(data: StudyData) -> OverallTable:
 
 def tables_to_dict(*tables: Any) -> list[Any]:
     return [to_jsonable(t) for t in tables]
+
+
+def check_comparisons(data: StudyData, comparisons) -> None:
+    """The one rule for a user's Table 4 comparisons (batch `--compare` and the Metrics screen): the study
+    must be unblinded, and each must name two of its conditions and one of its metrics. Raises ValueError."""
+    if not comparisons:
+        return
+    if data.blinded:
+        raise ValueError(f"study '{data.study_id}' is blinded: comparisons need conditions, which stay hidden "
+                         f"until unblinding (`workbench --batch unblind {data.study_id}`)")
+    for comp in comparisons:
+        for cond in (comp.a, comp.b):
+            if cond not in data.conditions:
+                raise ValueError(f"{comp.a}:{comp.b}:{comp.metric}: condition {cond} is not in study "
+                                 f"'{data.study_id}' (conditions: {', '.join(data.conditions)})")
+        try:
+            resolve_metric(data, comp.metric)
+        except ValueError as exc:
+            raise ValueError(f"{comp.a}:{comp.b}:{comp.metric}: {exc}") from None
