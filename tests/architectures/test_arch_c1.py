@@ -9,7 +9,7 @@ from tests.runner.studykit import requests_with
 
 async def test_c1_respondents_see_the_framing_but_never_each_other(run_conditions, server):
     summary, events, db = await run_conditions("C1")
-    assert server.count == 7  # frame + 5 respondents + synthesis
+    assert server.count == 8  # frame + 5 respondents + synthesis + the report-shape extraction (issue 13)
     frame = requests_with(server, "Frame the decision for the panel")
     respondents = requests_with(server, "You are adviser", where="system")
     synthesis = requests_with(server, "Synthesize the panel's answers")
@@ -41,6 +41,6 @@ async def test_c1_respondents_see_the_framing_but_never_each_other(run_condition
 
 async def test_c1_respondent_count_comes_from_the_study(run_conditions, server):
     summary, events, db = await run_conditions("C1", extra="[architectures.C1]\nrespondents = 3\n")
-    assert server.count == 5
+    assert server.count == 6  # + the report-shape extraction (issue 13)
     systems = sorted(b["messages"][0]["content"] for b in requests_with(server, "You are adviser", where="system"))
     assert [s[:25] for s in systems] == [f"You are adviser {i} of 3 on" for i in (1, 2, 3)]

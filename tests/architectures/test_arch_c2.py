@@ -14,8 +14,8 @@ MEMBERS = [m.name for m in DEFAULT_ROSTER if not m.chair]
 async def test_c2_meeting_calls_visibility_and_events(run_conditions, server):
     summary, events, db = await run_conditions("C2")
     # question 1 + openings 5 + motion 1 + second 1 + debate 2x5 + amendment vote 5 + restate 1
-    # + main vote 5 + resolution 1
-    assert server.count == 30
+    # + main vote 5 + resolution 1 + the report-shape extraction 1 (issue 13)
+    assert server.count == 31
     openings = requests_with(server, "Give your opening statement")
     assert sorted(role_of(b["messages"][0]["content"]) for b in openings) == sorted(MEMBERS)
     statements = {e.agent: e.payload["text"] for e in events if e.kind == "perspective"}
@@ -64,7 +64,9 @@ async def test_c2_meeting_calls_visibility_and_events(run_conditions, server):
     output = get_output(db, run["id"])
     assert output["text"].startswith("RESOLVED") and output["report"]["recommendation"]
     stored = [e["kind"] for e in events_for_run(db, run["id"])]
-    assert stored.count("vote") == 10 and stored[-2:] == ["resolution", "run_finished"]
+    assert stored.count("vote") == 10 and stored[-2:] == ["extraction", "run_finished"]
+    # the resolution, then the separate report-shape extraction turn (issue 13)
+    assert stored[-5:-2] == ["resolution", "turn_started", "turn_finished"]
 
 
 async def test_c2_custom_roster_and_rounds_from_the_study(run_conditions, server):
@@ -92,8 +94,9 @@ brief = "You know the law."
 '''
     summary, events, db = await run_conditions("C2", extra=extra)
     # question + 2 openings + motion + 1 second + 1 round x 2 + main vote 2 + resolution
-    assert server.count == 10
-    systems = {b["messages"][0]["content"].split(" on a committee")[0] for b in server.requests}
+    assert server.count == 11  # + the report-shape extraction (issue 13)
+    systems = {b["messages"][0]["content"].split(" on a committee")[0] for b in server.requests
+               if "the sentences of the response that state" not in b["messages"][-1]["content"]}
     assert systems == {"You are the Moderator", "You are the Engineer", "You are the Lawyer"}
     moved = [e for e in events if e.kind == "amendment"]
     assert [e.payload["status"] for e in moved] == []  # the engineer and lawyer move no amendment here
@@ -105,4 +108,4 @@ async def test_c2_amendments_beyond_the_limit_are_ruled_out(run_conditions, serv
     amendments = [e for e in events if e.kind == "amendment"]
     assert [e.payload["status"] for e in amendments] == ["ruled_out"]
     assert not requests_with(server, "puts amendment")
-    assert server.count == 24  # no amendment vote, no restatement
+    assert server.count == 25  # no amendment vote, no restatement; + the extraction (issue 13)

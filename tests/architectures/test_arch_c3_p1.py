@@ -11,13 +11,15 @@ from tests.runner.studykit import requests_with
 
 async def test_c3_fans_out_scenarios_then_the_committee_deliberates_over_them(run_conditions, server):
     summary, events, db = await run_conditions("C3")
-    assert server.count == 31  # the fan, then the full C2 meeting
+    assert server.count == 32  # the fan, then the full C2 meeting, then the report-shape extraction
     scenarios = [e for e in events if e.kind == "scenario"]
     assert [e.payload["order"] for e in scenarios] == [1, 2, 3, 4]
     assert [e.payload["title"] for e in scenarios] == ["Path 1", "Path 2", "Path 3", "Path 4"]
     fan = requests_with(server, "divergent scenarios")
     assert len(fan) == 1 and "tail risk" in fan[0]["messages"][-1]["content"]
-    committee = [b for b in server.requests if b is not fan[0]]
+    extraction = requests_with(server, "the sentences of the response that state")
+    assert len(extraction) == 1
+    committee = [b for b in server.requests if b is not fan[0] and b is not extraction[0]]
     for body in committee:  # every committee prompt carries every scenario
         text = body["messages"][-1]["content"]
         assert all(s.payload["text"] in text for s in scenarios)
@@ -37,13 +39,14 @@ async def test_p1_three_independent_committees_then_topology(run_conditions, ser
     summary, events, db = await run_conditions("P1")
     runs = list_runs(db, "arch-study")
     assert [(r["condition"], r["replicate"], r["status"]) for r in runs] == [("P1", i, "done") for i in range(3)]
-    assert server.count == 3 * 30 + 4  # three meetings, three extractions, one comparison
+    assert server.count == 3 * 31 + 4  # three meetings (each with its report extraction), three extractions, one comparison
     # each committee is its own draw: replicate 100..102 in the log and seed 7 + draw at the model
     for r in runs:
         calls = calls_for(db, run_id=r["id"])
         assert {c["replicate"] for c in calls} == {100 + r["replicate"]}
     seeds = sorted({b["seed"] for b in server.requests if "Group the runs" not in b["messages"][-1]["content"]
-                    and "Extract its primary" not in b["messages"][-1]["content"]})
+                    and "Extract its primary" not in b["messages"][-1]["content"]
+                    and "the sentences of the response that state" not in b["messages"][-1]["content"]})
     assert seeds == [107, 108, 109]
     outputs = {get_output(db, r["id"])["text"] for r in runs}
     assert len(outputs) == 3  # three different meetings, never collapsed into one

@@ -180,6 +180,12 @@ def scripted(body: dict) -> str:
         return "VOTE: aye\nIt keeps us out of the compliance trap."
     if "write the committee's resolution" in last:
         return f"RESOLVED that the organization resists ({tag}).\n\n{REPORT}"
+    if "the sentences of the response that state" in last:  # the report-shape extraction: copy, never add
+        from workbench.protocols.hindsight.architectures.report import parse_report
+
+        rep = parse_report(last.split("<<<RESPONSE\n", 1)[1].split("\nRESPONSE>>>", 1)[0])
+        return json.dumps({k: ([rep[k]] if rep[k] else []) if k != "risks" else rep[k]
+                           for k in ("recommendation", "reasoning", "risks", "confidence")})
     if "Extract its primary recommendation" in last:
         return json.dumps({"recommendation": "Resist the demands",
                            "claims": ["Conceding sets a precedent", "Disclosure removes leverage"]})

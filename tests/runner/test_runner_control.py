@@ -56,7 +56,7 @@ async def test_pause_holds_new_turns_and_resume_finishes(store, server):
     assert watch.kinds("progress")[-1].payload["paused"] is True
     control.resume()
     summary = await asyncio.wait_for(task, 60)
-    assert summary.complete and server.count == 7
+    assert summary.complete and server.count == 8  # + the report-shape extraction (issue 13)
 
 
 async def test_cancel_stops_the_study_and_a_resume_completes_it(store, server):
@@ -65,7 +65,8 @@ async def test_cancel_stops_the_study_and_a_resume_completes_it(store, server):
     study = create(db, study_text("cancelled", conditions=("B1", "C2"), api_base=server.url))
     control, watch = RunControl(), Watch()
     task = asyncio.create_task(run_study(db, gateway(db, db_path), study, sink=watch, control=control))
-    while len(watch.kinds("turn_finished")) < 4:
+    # B1 (its answer and its report extraction) done, and C2 a few turns in
+    while len(watch.kinds("turn_finished")) < 5 or not watch.kinds("run_finished"):
         await watch.next("turn_finished")
     control.cancel("stopped by the user")
     summary = await asyncio.wait_for(task, 30)
@@ -78,7 +79,7 @@ async def test_cancel_stops_the_study_and_a_resume_completes_it(store, server):
     summary = await run_study(db, gateway(db, db_path), study)
     assert summary.complete and [r["status"] for r in list_runs(db, study)] == ["done", "done"]
     assert summary.replayed >= 3  # the meeting's completed turns were not made again
-    assert server.count - count <= 30 - 3
+    assert server.count - count <= 31 - 3  # C2 is 30 calls + the extraction (issue 13)
 
 
 async def test_cancel_one_run_leaves_the_others_going(store, server):
@@ -103,13 +104,14 @@ async def test_the_event_stream_feeds_a_live_grid(store, server):
     await run_study(db, gateway(db, db_path), study, sink=watch)
     progress = watch.kinds("progress")
     first, last = progress[0].payload, progress[-1].payload
-    assert first["total_runs"] == 2 and first["calls_expected"] == 1 + 7 and first["calls_done"] == 0
+    # B1 2 and C1 8: each with its report-shape extraction (issue 13)
+    assert first["total_runs"] == 2 and first["calls_expected"] == 2 + 8 and first["calls_done"] == 0
     assert last["runs"]["done"] == 2 and last["fraction"] == 1.0 and last["eta_seconds"] == 0.0
     assert last["input_tokens"] > 0 and last["output_tokens"] > 0
     done_states = [p.payload["run"] for p in progress if p.payload.get("run", {}).get("status") == "done"]
     assert {s["condition"] for s in done_states} == {"B1", "C1"}
     c1 = next(s for s in done_states if s["condition"] == "C1")
-    assert c1["calls_done"] == 7 and c1["elapsed"] >= 0 and c1["input_tokens"] > 0
+    assert c1["calls_done"] == 8 and c1["elapsed"] >= 0 and c1["input_tokens"] > 0
     # tokens stream live for every turn, and are not stored
     tokens = watch.kinds("token")
     assert {e.turn for e in tokens} >= {"frame", "synthesis", "answer"}

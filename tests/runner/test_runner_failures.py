@@ -40,10 +40,10 @@ async def test_a_failed_run_is_marked_with_its_error_and_retried_alone(store, se
     again = await run_study(db, gateway(db, db_path), study)
     assert server.count == count and again.executed == 0 and get_run(db, b2)["status"] == "failed"
 
-    # retried alone, with the server fixed: only B2's one call is made
+    # retried alone, with the server fixed: only B2's calls are made (its answer and its extraction)
     server.responder = scripted
     retried = await run_study(db, gateway(db, db_path), study, only=[b2])
-    assert retried.executed == 1 and server.count == count + 1
+    assert retried.executed == 1 and server.count == count + 2
     assert get_run(db, b2)["status"] == "done" and get_run(db, b2)["error"] is None
     assert get_run(db, b2)["attempts"] == 2 and get_run(db, b1)["attempts"] == 1
     assert retried.complete and get_output(db, b2)["report"]["recommendation"]
@@ -71,7 +71,7 @@ async def test_replay_only_serves_an_interrupted_run_from_the_store_without_a_re
     db.execute("DELETE FROM outputs WHERE run_id = ?", [c1])
     db.conn.commit()
     summary = await run_study(db, build_gateway(db, db_path, replay_only=True), study)
-    assert server.count == count and summary.replayed == 7 and summary.network_calls == 0
+    assert server.count == count and summary.replayed == 8 and summary.network_calls == 0  # 7 + extraction
     assert get_output(db, c1)["text"] == before["text"] and get_run(db, c1)["status"] == "done"
 
 

@@ -85,13 +85,16 @@ async def test_a_study_streams_into_the_live_transcript_and_the_grid_reaches_don
         assert cell.startswith("✓ done") and "tok" in cell and "unknown" in cell  # loopback has no price
         titles = [p.border_title for p in view.turn_panels()]
         assert titles == ["coordinator · Coordinator frames the question", "respondent-1 · Adviser 1 of 2",
-                          "respondent-2 · Adviser 2 of 2", "coordinator · Coordinator synthesizes"]
+                          "respondent-2 · Adviser 2 of 2", "coordinator · Coordinator synthesizes",
+                          "extractor · Extraction: copy the report sentences"]  # issue 13: the report-shape step
         for p in view.turn_panels():  # every token arrived, in order, and nothing twice
             assert p.shown_text() == p.entry.text
             assert p.entry.status == "done" and "streaming" not in p.classes
         assert "2 done" in text_of(app, "#progress-text")
         assert all(r["status"] == "done" for r in run_rows.list_runs(app.db, study_id))
-        assert loopback_server.count == 5  # B1 one call, C1 frame + 2 respondents + synthesis
+        # B1 answer + extraction, C1 frame + 2 respondents + synthesis + extraction (issue 13); the two
+        # final texts are the same scripted words, so the second extraction is served from the call log
+        assert loopback_server.count == 6
 
 
 async def test_pause_holds_new_turns_resume_continues_and_cancel_stops(app, loopback_server):
@@ -141,8 +144,8 @@ async def test_pause_holds_new_turns_resume_continues_and_cancel_stops(app, loop
         await wait_until(pilot, lambda: not screen.running and statuses(app)["coercion-drill/C1/0"] == "done",
                          what="the continued run")
         summary = screen.summary
-        assert summary.calls == 4 and summary.replayed >= 1  # the framing at least was kept
-        assert loopback_server.count - made == summary.network_calls == 4 - summary.replayed
+        assert summary.calls == 5 and summary.replayed >= 1  # the framing at least was kept (+ extraction)
+        assert loopback_server.count - made == summary.network_calls == 5 - summary.replayed
 
 
 async def test_a_failed_run_is_retried_alone(app, loopback_server):

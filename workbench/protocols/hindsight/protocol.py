@@ -29,6 +29,7 @@ class HindsightProtocol(StudyProtocol):
     top_keys = study_section.TOP_KEYS
     default_rubrics = ("anticipation", "epistemic-humility")
     threshold_defaults = {"kappa_anticipation": 0.70, "kappa_epistemic_humility": 0.65, "alpha_judges": 0.5}
+    required_evaluators = ("raters", "judges")  # a study file that leaves them out is refused (issue 15)
     # its panels are the Runs and Metrics sections themselves
 
     # --- the study file ---------------------------------------------------------------------------
@@ -86,13 +87,17 @@ class HindsightProtocol(StudyProtocol):
                 for r in replicates_for(cond, definition["replicates"])]
 
     def expected_calls(self, definition: dict, plan: RunPlan) -> int:
-        return architecture(plan.condition).expected_calls(definition.get("architectures", {}))
+        return architecture(plan.condition).expected_calls(self.run_options(definition))
 
     def draw(self, plan: RunPlan) -> int:
         return draw_for(plan.condition, plan.replicate)
 
     def run_options(self, definition: dict) -> dict:
-        return definition.get("architectures", {})
+        """The [architectures.X] tables, and the report shape every final step follows (extraction.py)."""
+        from workbench.protocols.hindsight.architectures.extraction import LEGACY_SHAPE, OPTION
+
+        fidelity = definition.get("hindsight") or {}
+        return {**definition.get("architectures", {}), OPTION: fidelity.get("report_shape", LEGACY_SHAPE)}
 
     async def program(self, ctx):
         return await architecture(ctx.condition).run(ctx)

@@ -48,7 +48,7 @@ def _settings_block(analysis) -> str:
     lines = ["| Setting | Value |", "|---|---|"]
     for key in ("name", "protocol", "description", "cases", "conditions", "replicates", "model", "judges",
                 "raters", "rubrics", "rubric_versions", "thresholds", "blinding", "cost_ceiling", "custom_concerns",
-                "architectures"):
+                "architectures", "hindsight"):
         value = s.get(key)
         if value in (None, "", [], {}):
             continue
@@ -57,7 +57,8 @@ def _settings_block(analysis) -> str:
     return "\n".join(lines) + "\n"
 
 
-def build_report(analysis, *, generated_at: str | None = None) -> str:
+def build_report(analysis, *, generated_at: str | None = None, fidelity: str = "") -> str:
+    """`fidelity`: the "Fidelity to the seed" section (fidelity.py), printed after the settings."""
     d = analysis.data
     generated_at = generated_at or datetime.now(timezone.utc).isoformat(timespec="seconds")
     title = f"# Study report: {d.name}"
@@ -74,6 +75,8 @@ def build_report(analysis, *, generated_at: str | None = None) -> str:
         parts.append(f"- **{FORCED_LABEL}.** Every table below is marked.")
     parts += [f"- Note: {n}" for n in analysis.notes]
     parts += ["", "## Settings", "", _settings_block(analysis)]
+    if fidelity:
+        parts += ["## Fidelity to the seed", "", fidelity]
     tables = {t.id: t for t in analysis_tables(analysis)}
     sections = [
         ("Results", ["overall", "table1", "table2", "table3", "table4"]),

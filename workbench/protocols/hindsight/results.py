@@ -31,6 +31,8 @@ def metrics_document(db, study_id: str, options: dict) -> MetricsDocument:
 
 
 def report_text(db, study_id: str, options: dict) -> str:
+    from workbench.protocols.hindsight import fidelity
     from workbench.protocols.hindsight.report import build_report
 
-    return build_report(analysis_for(db, study_id, options))
+    analysis = analysis_for(db, study_id, options)
+    return build_report(analysis, fidelity=fidelity.section(db, study_id, dict(analysis.data.definition)))

@@ -1,4 +1,6 @@
-"""Hindsight's keys of a study file: `cases`, `[architectures.X]` options, `[metrics] custom_concerns`.
+"""Hindsight's keys of a study file: `cases`, `[architectures.X]` options, `[metrics] custom_concerns`,
+and `[hindsight]`: the study's fidelity settings (report shape, study kind, training cutoff,
+contamination overrides, adjudication margin).
 
 They sit at the top level of the file (the format predates protocol sections,
 and every shipped hindsight study uses it).
@@ -10,7 +12,7 @@ from typing import Callable
 
 from workbench.protocols.hindsight.architectures import architecture, conditions
 
-TOP_KEYS = ("cases", "architectures", "metrics")
+TOP_KEYS = ("cases", "architectures", "metrics", "hindsight")
 
 
 def check_section(data: dict, definition: dict, c) -> dict:
@@ -18,12 +20,30 @@ def check_section(data: dict, definition: dict, c) -> dict:
     cases = c.strings(data, "cases", "cases")
     if "cases" in data and not cases and isinstance(data["cases"], list):
         c.bad("cases", "must name at least one case")
-    out = {"cases": cases, "architectures": _architectures(c, data, conditions())}
+    out = {"cases": cases, "architectures": _architectures(c, data, conditions()), "hindsight": _fidelity(c, data)}
     if "metrics" in data:  # [metrics] custom_concerns = [...]: extra DQ-3 concerns (workbench/metrics/dq_study.py)
         metrics = c.table(data, "metrics", "metrics")
         c.unknown(metrics, ("custom_concerns",), "metrics")
         out["metrics"] = {"custom_concerns": c.strings(metrics, "custom_concerns", "metrics.custom_concerns", [])}
     return out
+
+
+def _fidelity(c, data: dict) -> dict:
+    """`[hindsight]`: every choice here is pre-registered (hashed with the definition) and printed in the report."""
+    from workbench.protocols.hindsight.architectures.extraction import DEFAULT_SHAPE, SHAPES
+
+    t = c.table(data, "hindsight", "hindsight") if "hindsight" in data else {}
+    c.unknown(t, FIDELITY_KEYS, "hindsight")
+    shape = c.string(t, "report_shape", "hindsight.report_shape", DEFAULT_SHAPE)
+    if shape not in SHAPES:
+        c.bad("hindsight.report_shape", f"must be one of {', '.join(SHAPES)} (\"extract\": the seed's prompts, "
+                                        "then a copying extraction; \"instruction\": the report layout is "
+                                        "appended to every condition, a deviation the report prints)")
+        shape = DEFAULT_SHAPE
+    return {"report_shape": shape}
+
+
+FIDELITY_KEYS = ("report_shape",)
 
 
 def _architectures(c, data: dict, known: list[str]) -> dict:

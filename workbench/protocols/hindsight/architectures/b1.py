@@ -2,19 +2,21 @@
 
 from __future__ import annotations
 
-from workbench.protocols.hindsight.architectures.base import FinalOutput, RunContext, final_output, situation, user
+from workbench.protocols.hindsight.architectures.base import (
+    FinalOutput, RunContext, final_output, report_request, situation, user,
+)
+from workbench.protocols.hindsight.architectures.extraction import extra_calls
 from workbench.protocols.hindsight.architectures.prompts import B1_PROMPT
-from workbench.protocols.hindsight.architectures.report import REPORT_INSTRUCTION
 
 CONDITION = "B1"
 TITLE = "Single LLM"
 
 
 def expected_calls(options: dict) -> int:
-    return 1
+    return 1 + extra_calls(options)
 
 
 async def run(ctx: RunContext) -> FinalOutput:
-    prompt = B1_PROMPT.format(situation=situation(ctx), report=REPORT_INSTRUCTION)
+    prompt = B1_PROMPT.format(situation=situation(ctx), report=report_request(ctx))
     text = await ctx.turn("answer", "model", [user(prompt)], phase="answer", label="Answer")
-    return final_output(text)
+    return await final_output(ctx, text)

@@ -2,19 +2,21 @@
 
 from __future__ import annotations
 
-from workbench.protocols.hindsight.architectures.base import FinalOutput, RunContext, final_output, situation, user
+from workbench.protocols.hindsight.architectures.base import (
+    FinalOutput, RunContext, final_output, report_request, situation, user,
+)
+from workbench.protocols.hindsight.architectures.extraction import extra_calls
 from workbench.protocols.hindsight.architectures.prompts import B2_PROMPT
-from workbench.protocols.hindsight.architectures.report import REPORT_INSTRUCTION
 
 CONDITION = "B2"
 TITLE = "Chain-of-thought"
 
 
 def expected_calls(options: dict) -> int:
-    return 1
+    return 1 + extra_calls(options)
 
 
 async def run(ctx: RunContext) -> FinalOutput:
-    prompt = B2_PROMPT.format(situation=situation(ctx), report=REPORT_INSTRUCTION)
+    prompt = B2_PROMPT.format(situation=situation(ctx), report=report_request(ctx))
     text = await ctx.turn("answer", "model", [user(prompt)], phase="answer", label="Step-by-step answer")
-    return final_output(text)
+    return await final_output(ctx, text)

@@ -2,17 +2,20 @@
 
 The perspectives are generated in sequence inside one reply, so each is a
 `perspective` event with its generation order and parallel = false (seed 001
-§2.2: sequential generation is the anchoring baseline). A reply without the
-asked-for PERSPECTIVE headings becomes one perspective holding the whole text,
-marked unparsed.
+§2.2: sequential generation is the anchoring baseline). The seed's prompt asks
+for no layout, so the perspectives are read from the model's own "Perspective n"
+headings (B3_LAYOUT asks for them only under `report_shape = "instruction"`); a
+reply without them becomes one perspective holding the whole text, marked unparsed.
 """
 
 from __future__ import annotations
 
-from workbench.protocols.hindsight.architectures.base import FinalOutput, RunContext, final_output, situation, user
+from workbench.protocols.hindsight.architectures.base import (
+    FinalOutput, RunContext, final_output, report_request, situation, user,
+)
+from workbench.protocols.hindsight.architectures.extraction import extra_calls
 from workbench.protocols.hindsight.architectures.lines import numbered_sections
-from workbench.protocols.hindsight.architectures.prompts import B3_PROMPT
-from workbench.protocols.hindsight.architectures.report import REPORT_INSTRUCTION
+from workbench.protocols.hindsight.architectures.prompts import B3_LAYOUT, B3_PROMPT
 
 CONDITION = "B3"
 TITLE = "Multi-perspective prompt"
@@ -20,11 +23,12 @@ STOP_WORDS = ("SYNTHESIS", "RECOMMENDATION")
 
 
 def expected_calls(options: dict) -> int:
-    return 1
+    return 1 + extra_calls(options)
 
 
 async def run(ctx: RunContext) -> FinalOutput:
-    prompt = B3_PROMPT.format(situation=situation(ctx), report=REPORT_INSTRUCTION)
+    extra = report_request(ctx)
+    prompt = B3_PROMPT.format(situation=situation(ctx), layout=B3_LAYOUT if extra else "", report=extra)
     text = await ctx.turn("answer", "model", [user(prompt)], phase="answer", label="Perspectives and synthesis")
     sections = numbered_sections(text, "PERSPECTIVE", STOP_WORDS)
     if sections:
@@ -34,4 +38,4 @@ async def run(ctx: RunContext) -> FinalOutput:
     else:
         ctx.emit("perspective", turn="answer", agent="model", text=text, title="", order=1, parallel=False,
                  unparsed=True, note="no PERSPECTIVE headings found: the whole reply is one perspective")
-    return final_output(text)
+    return await final_output(ctx, text)

@@ -58,12 +58,21 @@ def situation(ctx: RunContext) -> str:
     return SITUATION.format(scenario=ctx.scenario.strip())
 
 
-def final_output(text: str) -> FinalOutput:
-    from workbench.protocols.hindsight.architectures.report import parse_report
+def report_request(ctx: RunContext) -> str:
+    """What a condition's final step appends: nothing (the seed's prompts as they are), or the report
+    instruction when the study pre-registered `report_shape = "instruction"`."""
+    from workbench.protocols.hindsight.architectures.extraction import instruction
 
-    return FinalOutput(text=text, report=parse_report(text))
+    return instruction(ctx.options)
+
+
+async def final_output(ctx: RunContext, text: str) -> FinalOutput:
+    """The condition's output and its report in the common shape (extraction.py)."""
+    from workbench.protocols.hindsight.architectures.extraction import finish
+
+    return await finish(ctx, text)
 
 
 __all__ = ["FinalOutput", "RunCancelled", "RunContext", "TurnStats", "draw_settings", "final_output", "parallel",
-           "situation",
+           "report_request", "situation",
            "system", "user"]

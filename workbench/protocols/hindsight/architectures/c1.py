@@ -9,8 +9,9 @@ Respondents' answers are `perspective` events with order 1 and parallel = true
 from __future__ import annotations
 
 from workbench.protocols.hindsight.architectures.base import (
-    FinalOutput, RunContext, check_int_options, final_output, parallel, situation, system, user,
+    FinalOutput, RunContext, check_int_options, final_output, parallel, report_request, situation, system, user,
 )
+from workbench.protocols.hindsight.architectures.extraction import extra_calls
 from workbench.protocols.hindsight.architectures.prompts import (
     C1_ANSWER,
     C1_COORDINATOR_SYSTEM,
@@ -19,7 +20,6 @@ from workbench.protocols.hindsight.architectures.prompts import (
     C1_RESPONDENT_SYSTEM,
     C1_SYNTHESIZE,
 )
-from workbench.protocols.hindsight.architectures.report import REPORT_INSTRUCTION
 
 CONDITION = "C1"
 TITLE = "Hub-and-spoke committee"
@@ -31,7 +31,7 @@ def check_options(raw: dict, path: str, bad) -> dict:
 
 
 def expected_calls(options: dict) -> int:
-    return options.get("C1", DEFAULTS)["respondents"] + 2
+    return options.get("C1", DEFAULTS)["respondents"] + 2 + extra_calls(options)
 
 
 async def run(ctx: RunContext) -> FinalOutput:
@@ -54,6 +54,6 @@ async def run(ctx: RunContext) -> FinalOutput:
     block = "\n\n".join(C1_ANSWER.format(i=i, text=a.strip()) for i, a in enumerate(answers, start=1))
     text = await ctx.turn("synthesis", "coordinator",
                           [coordinator, user(C1_SYNTHESIZE.format(situation=sit, framing=framing, answers=block,
-                                                                  report=REPORT_INSTRUCTION))],
+                                                                  report=report_request(ctx)))],
                           phase="synthesis", label="Coordinator synthesizes")
-    return final_output(text)
+    return await final_output(ctx, text)

@@ -32,8 +32,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from workbench.protocols.hindsight.architectures.base import (
-    FinalOutput, RunContext, check_int_options, final_output, parallel, situation, system, user,
+    FinalOutput, RunContext, check_int_options, final_output, parallel, report_request, situation, system, user,
 )
+from workbench.protocols.hindsight.architectures.extraction import extra_calls
 from workbench.protocols.hindsight.architectures.lines import first_tagged, parse_amendments, parse_second, parse_vote
 from workbench.protocols.hindsight.architectures.prompts import (
     C2_CARRIED_NOTE,
@@ -49,7 +50,6 @@ from workbench.protocols.hindsight.architectures.prompts import (
     C2_VOTE_AMENDMENT,
     C2_VOTE_MOTION,
 )
-from workbench.protocols.hindsight.architectures.report import REPORT_INSTRUCTION
 from workbench.protocols.hindsight.architectures.roster import DEFAULT_MOVER, Member, check_roster, roster_from_options
 
 CONDITION = "C2"
@@ -86,7 +86,7 @@ def expected_calls(options: dict) -> int:
     opts = committee_options(options)
     members = len([m for m in opts["roster"] if not m["chair"]])
     # question + openings + motion + one second + debate + main vote + resolution (amendments add more)
-    return 1 + members + 1 + 1 + opts["debate_rounds"] * members + members + 1
+    return 1 + members + 1 + 1 + opts["debate_rounds"] * members + members + 1 + extra_calls(options)
 
 
 async def run(ctx: RunContext) -> FinalOutput:
@@ -269,11 +269,11 @@ class Committee:
         result = f"{'carried' if tally.carried else 'not carried'} ({tally.summary()})"
         prompt = self._fill(C2_RESOLUTION, motion=motion, tally=lines, result=result,
                             outcome_note=C2_CARRIED_NOTE if tally.carried else C2_FAILED_NOTE,
-                            report=REPORT_INSTRUCTION)
+                            report=report_request(self.ctx))
         text = await self.ctx.turn("resolution", self.chair.id, self._ask(self.chair, prompt),
                                    phase="resolution", label=f"{self.chair.name} writes the resolution")
         minority = [{"member": v["member"], "name": v["name"], "reason": v["reason"]}
                     for v in tally.votes if v["vote"] == "nay"]
         self.ctx.emit("resolution", turn="resolution", agent=self.chair.id, motion=motion, carried=tally.carried,
                       tally=tally.counts(), minority=minority)
-        return final_output(text)
+        return await final_output(self.ctx, text)

@@ -1,0 +1,111 @@
+"""The report-shape extraction: every condition's output gets the common shape without the tool
+altering the condition (seed 000 §V: each condition gets only the seed's prompts).
+
+After a condition's final step, one more model call through the gateway (so it
+is logged, replayed and resumed like any turn) is asked to *copy* the sentences
+that state the recommendation, reasoning, risks and confidence. Each copied
+sentence must then be found in the output itself (whitespace aside); one that is
+not — a summary, a rewording, an invented risk — makes the whole extraction
+refused: the report is left empty with the reason, never filled from the
+reply. Raters and judges read the condition's own text, never the extraction.
+
+Under `report_shape = "instruction"` (a pre-registered study option, the
+project's earlier behaviour) there is no extraction call: the final step asks
+for the four headings and `report.parse_report` reads them.
+"""
+
+from __future__ import annotations
+
+import re
+
+from workbench.protocols.hindsight.architectures.report import REPORT_INSTRUCTION, REPORT_KEYS, parse_report
+
+SHAPES = ("extract", "instruction")
+DEFAULT_SHAPE = "extract"
+# A definition frozen before the option existed ran with the instruction: keep it that way on resume.
+LEGACY_SHAPE = "instruction"
+OPTION = "report_shape"  # the key run_options carries it under
+
+
+def shape(options: dict) -> str:
+    return options.get(OPTION, LEGACY_SHAPE)
+
+
+def instruction(options: dict) -> str:
+    """What a final step appends: nothing by default; the report instruction under "instruction"."""
+    return f"\n\n{REPORT_INSTRUCTION}" if shape(options) == "instruction" else ""
+
+
+def extra_calls(options: dict) -> int:
+    return 1 if shape(options) == "extract" else 0
+
+
+def _norm(text: str) -> str:
+    return re.sub(r"\s+", " ", text or "").strip()
+
+
+def check_copied(source: str, extracted: dict) -> list[str]:
+    """The extracted sentences that are not in `source` (whitespace-insensitive): [] when all are copies."""
+    haystack = _norm(source)
+    return [s for key in REPORT_KEYS for s in extracted.get(key, []) if _norm(s) not in haystack]
+
+
+def read_reply(reply: str) -> tuple[dict | None, str]:
+    """({field: [sentences]}, "") or (None, why the reply is unusable)."""
+    from workbench.judges.parse import InvalidReply, extract_json
+
+    try:
+        data = extract_json(reply)
+    except InvalidReply:
+        return None, "the extraction reply is not a JSON object"
+    out: dict[str, list[str]] = {}
+    for key in REPORT_KEYS:
+        value = data.get(key, [])
+        if isinstance(value, str):
+            value = [value]
+        if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+            return None, f"'{key}' is not a list of sentences"
+        out[key] = [v.strip() for v in value if v.strip()]
+    unknown = sorted(set(data) - set(REPORT_KEYS))
+    if unknown:
+        return None, f"the reply has fields the extraction does not ask for: {', '.join(unknown)}"
+    return out, ""
+
+
+def shaped_report(source: str, reply: str) -> dict:
+    """The report from an extraction reply, or an empty one that says why it was refused."""
+    extracted, problem = read_reply(reply)
+    empty = {"recommendation": "", "reasoning": "", "risks": [], "confidence": "", "missing": list(REPORT_KEYS)}
+    if extracted is None:
+        return {**empty, "extraction": {"shape": "extract", "status": "unparsed", "reason": problem}}
+    added = check_copied(source, extracted)
+    if added:
+        return {**empty, "extraction": {
+            "shape": "extract", "status": "refused", "added": added,
+            "reason": f"{len(added)} extracted sentence(s) are not in the output: the extraction may only copy"}}
+    report = {"recommendation": " ".join(extracted["recommendation"]),
+              "reasoning": " ".join(extracted["reasoning"]),
+              "risks": list(extracted["risks"]),
+              "confidence": " ".join(extracted["confidence"]),
+              "missing": [k for k in REPORT_KEYS if not extracted[k]]}
+    n = sum(len(v) for v in extracted.values())
+    return {**report, "extraction": {"shape": "extract", "status": "ok", "sentences": n}}
+
+
+async def finish(ctx, text: str):
+    """The condition's FinalOutput: its own text, and the report in the common shape."""
+    from workbench.protocols.hindsight.architectures.prompts import EXTRACT, EXTRACT_SYSTEM
+    from workbench.runs.context import RunOutput as FinalOutput
+    from workbench.runs.context import system, user
+
+    from dataclasses import replace
+
+    if shape(ctx.options) == "instruction":
+        return FinalOutput(text=text, report={**parse_report(text), "extraction": {"shape": "instruction"}})
+    reply = await ctx.turn("extract", "extractor",
+                           [system(EXTRACT_SYSTEM), user(EXTRACT.format(output=text.strip()))],
+                           phase="extract", label="Extraction: copy the report sentences", role="extraction",
+                           settings=replace(ctx.settings, temperature=0.0))
+    report = shaped_report(text, reply)
+    ctx.emit("extraction", turn="extract", agent="extractor", **report["extraction"])
+    return FinalOutput(text=text, report=report)

@@ -1,0 +1,60 @@
+"""The report's "Fidelity to the seed" section: what the study did that the seed does not say.
+
+Printed in every hindsight report, blinded or not (nothing here names a
+condition): the report shape (the seed's prompts with a copying extraction, or
+the pre-registered instruction deviation) with how the extractions went, and
+the choices this project makes where seed 000 / 001 leave a gap.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+
+# Rules the seeds do not give; the project's own choices (issue 13, item 8). Condition-free wording.
+PROJECT_CHOICES = (
+    "Every condition is shown the scenario as `Situation:` followed by the case's scenario text.",
+    "The committee conditions' prompts (coordinator, respondents, roster, Robert's Rules steps, scenario fan) "
+    "are the project's own: the seed names the structures, not their prompts.",
+    "The report shape (recommendation, reasoning, risks, confidence) comes from a separate extraction call at "
+    "temperature 0 that may only copy sentences; one copied sentence not found in the output (whitespace aside) "
+    "refuses the whole extraction, and the run's report stays empty with the reason. Raters and judges read the "
+    "output itself, never the extraction.",
+    "Decision-quality DQ-2 with exactly two perspectives: the seed says \"use direct similarity comparison\" without "
+    "a formula; the project scores 1 - similarity(second, first), clipped to [0, 1].",
+    "Decision-quality DQ-2 anchoring flag: r > 0.3 (seed 001 §2.2 step 4) is flagged as anchoring; the seed's "
+    "\"significantly\" is read as the threshold alone, with no significance test.",
+    "Expected perspectives per complexity class take the upper bound of the seed's ranges (3 / 5 / 8).",
+    "The blindness audit's chance rate is 1/k over the setups an auditor can name; the three-committee probe "
+    "counts as the committee it repeats.",
+)
+
+
+def extraction_counts(db, study_id: str) -> Counter:
+    from store.outputs import outputs_for_study
+
+    return Counter((o["report"].get("extraction") or {}).get("status", "none")
+                   for o in outputs_for_study(db, study_id))
+
+
+def section(db, study_id: str, definition: dict) -> str:
+    from workbench.protocols.hindsight.architectures.extraction import LEGACY_SHAPE
+
+    shape = (definition.get("hindsight") or {}).get("report_shape", LEGACY_SHAPE)
+    lines = []
+    if shape == "extract":
+        counts = extraction_counts(db, study_id)
+        done = sum(counts.values())
+        lines.append("- **Report shape: the seed's prompts, then a copying extraction.** Every condition got "
+                     "exactly its prompts; the common report shape was copied out of each output by a separate, "
+                     "logged call, checked sentence by sentence against the output.")
+        if done:
+            lines.append(f"- Extractions: {counts.get('ok', 0)} of {done} accepted, {counts.get('refused', 0)} "
+                         f"refused (a sentence not in the output), {counts.get('unparsed', 0)} unparsed.")
+    else:
+        lines.append("- **Report shape: instruction (a pre-registered DEVIATION from the seed).** A report layout "
+                     "asking for RECOMMENDATION / REASONING / RISKS / CONFIDENCE was appended to every condition's "
+                     "final step, and the multi-perspective condition was asked for perspective headings; this "
+                     "changes the seed's single prompts (it asks the single-prompt condition to list risks).")
+    lines += ["", "The project's own choices where the seeds give no rule:", ""]
+    lines += [f"- {c}" for c in PROJECT_CHOICES]
+    return "\n".join(lines) + "\n"
