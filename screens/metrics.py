@@ -100,7 +100,7 @@ class MetricsScreen(SectionScreen):
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "protocol_panel":
-            return True if self.study_id and study_panels(self.app.db, self.study_id).get("metrics") else None
+            return bool(self.study_id and study_panels(self.app.db, self.study_id).get("metrics"))  # hidden if none
         return True
 
     def action_protocol_panel(self) -> None:

@@ -237,7 +237,7 @@ class RunsScreen(UnsavedGuard, SectionScreen):
         if action in ("run", "retry", "reload"):
             return None if running else True
         if action == "protocol_panel":
-            return True if self.study_id and study_panels(self.app.db, self.study_id).get("run") else None
+            return bool(self.study_id and study_panels(self.app.db, self.study_id).get("run"))  # hidden if none
         return True
 
     def action_protocol_panel(self) -> None:
@@ -275,19 +275,21 @@ class RunsScreen(UnsavedGuard, SectionScreen):
     async def _run_study(self, study_id: str, only: list[str] | None):
         from workbench.gateway import build_gateway, load_model_library
         from workbench.runs.control import RunControl
-        from workbench.runs.runner import prepare_study, run_study
+        from workbench.runs.runner import ready_study, run_study
 
         db = self.app.db
-        prepare_study(db, study_id)  # freezes, or refuses a changed frozen study (FrozenStudyChanged)
+        gateway = build_gateway(db, self.app.db_path)
+        await asyncio.to_thread(load_model_library)  # the first import takes seconds: not on the screen's loop
+        # the protocol's before-freeze work (faultline's belief graphs), then the freeze, or a refusal of a
+        # changed frozen study (FrozenStudyChanged)
+        await ready_study(db, gateway, study_id)
         states = grid_states(db, study_id)
         self.live, self.live_study = LiveStudy(states), study_id
         self.control = RunControl()
         self.query_one(RunGrid).set_runs(states)
         self._show_study_note()
         self.refresh_bindings()
-        gateway = build_gateway(db, self.app.db_path)
         self.query_one("#progress-text", Static).update("starting…")
-        await asyncio.to_thread(load_model_library)  # the first import takes seconds: not on the screen's loop
         self._timer.resume()
         try:
             return await run_study(db, gateway, study_id, sink=self.live, control=self.control, only=only)

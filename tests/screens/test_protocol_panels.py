@@ -74,4 +74,4 @@ async def test_a_hindsight_study_has_no_panel_key(tmp_path):
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.press("3")
         await pilot.pause()
-        assert app.screen.check_action("protocol_panel", ()) is None
+        assert app.screen.check_action("protocol_panel", ()) is False

@@ -13,6 +13,7 @@ What a protocol says, and who asks:
 |---|---|---|
 | study-file section and its validation | `check_section`, `check_library` | studies.definition / create |
 | item source | `load_items` (into the study's `items` table), `items` | study create / freeze |
+| work the freeze depends on | `prepare` (model calls before the freeze) | runs.runner |
 | what the freeze pins | `frozen_artefacts` | studies.freeze |
 | run programs | `planned_runs`, `expected_calls`, `program` | runs.runner |
 | after a group of runs | `after_runs` (e.g. hindsight's P1 topology) | runs.runner |
@@ -20,6 +21,7 @@ What a protocol says, and who asks:
 | metrics and report | `metrics`, `metrics_csv`, `report_sections` | cli metrics/report, screens |
 | TUI panels | `panels` (dotted paths into `screens/`, imported by the app only) | screens |
 | batch commands of its own | `commands` (modules with `register(subparsers)`) | cli.main |
+| the offline `sim` model | `simulator` (its `simulate.py`) | the gateway, via `simulated_reply` |
 
 Default implementations make the optional parts optional: a protocol with one
 item, one call and one metric overrides `program`, `planned_runs` and `metrics`.
@@ -131,6 +133,12 @@ class StudyProtocol:
             raise KeyError(f"no item '{item_id}' in study '{study_id}'")
         return row["payload"]
 
+    async def prepare(self, db: "sqlite_utils.Database", gateway, study_id: str, definition: dict, *,
+                      sink, control) -> None:
+        """Model calls the freeze depends on, made before it (faultline: each persona's belief graph).
+        Asked by the runner for a study not frozen yet; it must resume where it stopped (store each
+        result as it comes; the gateway replays calls already made)."""
+
     def frozen_artefacts(self, db: "sqlite_utils.Database", study_id: str, definition: dict
                          ) -> list[tuple[str, str, str]]:
         """(kind, ref, content) triples the freeze pins beyond the definition: prompts, items, personas."""
@@ -173,6 +181,18 @@ class StudyProtocol:
         run rows; the runner starts each one that is ready and not done, once."""
         return []
 
+    # --- the offline `sim` model ----------------------------------------------------------------------
+    simulator_module: str | None = None  # its simulate.py, whose SIMULATOR answers calls on `sim`
+
+    def simulator(self):
+        """What answers this protocol's calls on the `sim` model: an object with
+        `reply(request, params, db) -> str` (`SIMULATOR` of `simulator_module`), or None when it has none."""
+        if not self.simulator_module:
+            return None
+        import importlib
+
+        return importlib.import_module(self.simulator_module).SIMULATOR
+
     # --- evaluation -----------------------------------------------------------------------------------
     def blind_texts(self, db: "sqlite_utils.Database", study_id: str, definition: dict) -> list[dict] | None:
         """What human raters (and the shared LLM judges) read: [{"run_id", "case_id", "text"}], each
@@ -212,3 +232,10 @@ class FollowUp:
     ready: bool
     done: bool
     work: Callable[["RunContext"], Any]
+
+
+def simulated_reply(request, db) -> str:
+    """The `sim` model's reply to a call (the gateway's one entry into the simulator, workbench/simulation)."""
+    from workbench.simulation.engine import reply
+
+    return reply(request, db)

@@ -1,6 +1,7 @@
 """Running a study of any protocol: every run of it, concurrently, resumably; the TUI and batch mode use this.
 
     runs = prepare_study(db, study_id)              # freeze (or verify), create every run row up front
+    runs = await ready_study(db, gateway, study_id) # the same, after the protocol's before-freeze work
     summary = await run_study(db, gateway, study_id, sink=my_sink, control=RunControl())
 
 What happens:
@@ -101,6 +102,19 @@ class RunSummary:
         d = {k: getattr(self, k) for k in self.__dataclass_fields__}
         d["complete"] = self.complete
         return d
+
+
+async def ready_study(db: sqlite_utils.Database, gateway: GatewayLike, study_id: str, *,
+                      sink: EventSink | None = None, control: RunControl | None = None) -> list[dict]:
+    """A study not frozen yet first gets its protocol's before-freeze work (faultline's belief graphs:
+    model calls whose results the freeze pins), then `prepare_study`. Returns the run rows."""
+    from workbench.studies import load_study
+
+    study = load_study(db, study_id)
+    if not study["frozen_at"]:
+        await protocol_of(study["definition"]).prepare(db, gateway, study_id, study["definition"],
+                                                       sink=sink or NullSink(), control=control or RunControl())
+    return prepare_study(db, study_id)
 
 
 def prepare_study(db: sqlite_utils.Database, study_id: str) -> list[dict]:
@@ -230,7 +244,7 @@ class StudyRunner:
     # --- running -------------------------------------------------------------------------------
     async def run(self, *, only: list[str] | None = None, retry_failed: bool = False) -> RunSummary:
         started = time.monotonic()
-        runs = prepare_study(self.db, self.study_id)
+        runs = await ready_study(self.db, self.gateway, self.study_id, sink=self, control=self.control)
         selected = self._select(runs, only, retry_failed)
         follow_ups = self.protocol.follow_ups(self.db, self.study_id, self.definition, runs)
         self.progress = StudyProgress(runs, self._expected(runs),

@@ -50,13 +50,12 @@ def test_batch_create_graphs_run_metrics_report(tmp_path, fl_server, capsys):
     db_path = tmp_path / "store.db"
     path = write_study(tmp_path, fl_server)
     assert cli(db_path, "study", "create", str(path)) == 0
-    assert cli(db_path, "run", "fl-e2e") == 1          # graphs first: the freeze refuses without them
-    assert "faultline graphs fl-e2e" in capsys.readouterr().err
-    assert cli(db_path, "faultline", "graphs", "fl-e2e") == 0
+    assert cli(db_path, "run", "fl-e2e") == 0          # builds the belief graphs first, then freezes and runs
     assert cli(db_path, "faultline", "graph", "fl-e2e", "tech-optimist") == 0
     assert "tech-optimist:20: 20 nodes" in capsys.readouterr().out
-    assert cli(db_path, "run", "fl-e2e") == 0
     made = fl_server.count
+    assert cli(db_path, "--json", "faultline", "graphs", "fl-e2e") == 0  # nothing left to build
+    assert json.loads(capsys.readouterr().out)["built"] == 0 and fl_server.count == made
     capsys.readouterr()
     assert cli(db_path, "metrics", "fl-e2e", "--json") == 0
     doc = json.loads(capsys.readouterr().out)

@@ -48,6 +48,12 @@ class FaultlineProtocol(StudyProtocol):
 
         return ItemLoad(added=load_study_items(db, study_id, definition["faultline"], base_dir))
 
+    async def prepare(self, db, gateway, study_id: str, definition: dict, *, sink, control) -> None:
+        """Each persona's belief graphs, built before the freeze pins them (`faultline graphs` does the same)."""
+        from workbench.protocols.faultline.graphs import build_study_graphs
+
+        await build_study_graphs(db, gateway, study_id, definition, sink=sink, control=control)
+
     def summary_line(self, definition: dict) -> str:
         s = definition["faultline"]
         return (f"{len(s['topics'])} topic(s) x {len(s['pairs'])} persona pair(s) x "
