@@ -89,3 +89,30 @@ def test_two_processes_blinding_at_once_make_one_set_of_items(file_db):
     from store import open_store
 
     assert len(blind_rows.blind_items(open_store(path), sid)) == 9
+
+
+def test_an_output_scrubbed_to_nothing_is_held_back_from_raters_and_judges(db):
+    """Issue 13: a committee response that was all procedure emptied to nothing and still went to raters."""
+    from workbench.blinding.context import load_study
+    from workbench.blinding.items import held_back_outputs
+    from workbench.judges.run import judge_items
+
+    procedural = ("The committee followed Robert's Rules. The chair called the question. "
+                  "Four members voted in favour (4 in favour, 1 against).")
+    sid = make_study(db, conditions=["B1", "C2"],
+                     texts={"B1": "RECOMMENDATION: Stage it.\nRISKS:\n- Contraction.", "C2": procedural})
+    summary = prepare_study(db, sid)
+    assert summary.items_created == 1 and len(summary.held_back) == 1
+    assert summary.held_back[0]["case_id"] == "harbor-expansion"
+    assert summary.held_back[0]["reason"].startswith("the scrubber kept 5 of 20 words (less than a third)")
+    assert "C2" not in str(summary.to_dict()) and "run-" not in str(summary.to_dict())
+    texts = [i["text"] for i in blind_rows.blind_items(db, sid)]
+    assert not any("Robert" in t or t.strip() == "" for t in texts)
+    key = blind_rows.read_sealed_key(db, sid)
+    assert [k["condition"] for k in key if not k["pilot"]] == ["B1"]   # no item, no key row for the emptied one
+    queued = {a["item_id"] for a in blind_rows.assignments(db, sid)}
+    assert queued == {i["id"] for i in blind_rows.blind_items(db, sid)}
+    assert all(item.response.strip() for item, _, _ in judge_items(db, load_study(db, sid)))  # real items only
+    # it stays held back at every later blinding, and the researcher can list it
+    assert prepare_study(db, sid).held_back == summary.held_back
+    assert held_back_outputs(db, sid) == summary.held_back

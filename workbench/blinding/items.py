@@ -12,12 +12,18 @@ caller sees the first one's items). It:
    with their expected direction sealed in the key;
 4. registers the study's raters and appends the new items to each rater's
    queue (`assign.py`).
+
+An output the scrubber leaves (near) empty (`scrub.emptied_reason`) is held
+back: no blind item is made of it, so it reaches no rater, judge or auditor.
+It is reported in `BlindingSummary.held_back` with its case and the reason —
+never its run or condition — and checked again at every later blinding, so it
+stays out until the researcher deals with it (re-runs it, or fixes a rule).
 """
 
 from __future__ import annotations
 
 import secrets
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 
 import sqlite_utils
 
@@ -25,7 +31,7 @@ from store import blind as blind_rows
 from store.db import writer
 from workbench.blinding.assign import ItemRef, order_queue, rater_seed, share_out
 from workbench.blinding.context import BlindingError, StudyContext, load_study
-from workbench.blinding.scrub import ScrubContext, scrub
+from workbench.blinding.scrub import ScrubContext, emptied_reason, scrub
 
 UNFINISHED = ("pending", "running", "interrupted")
 
@@ -38,6 +44,8 @@ class BlindingSummary:
     items_total: int
     raters: list[str]
     runs_excluded: int  # failed or cancelled runs: no final output to score
+    # outputs scrubbed to (near) nothing: [{"case_id", "reason"}], never a run id or condition
+    held_back: list[dict] = field(default_factory=list)
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -58,11 +66,11 @@ def prepare_study(db: sqlite_utils.Database, study_id: str) -> BlindingSummary:
         unfinished = sum(statuses.get(s, 0) for s in UNFINISHED)
         existing = blind_rows.blind_items(db, study_id)
         if study.unblinded_at:
-            return _summary(db, study, 0, 0, statuses)
+            return _summary(db, study, 0, 0, statuses, [])
         if unfinished:
             raise BlindingError(f"study '{study_id}' has {unfinished} run(s) not finished; finish them "
                                 f"(`workbench --batch run {study_id} --resume`) before blind evaluation")
-        items, keys = _items_from_outputs(db, study)
+        items, keys, held_back = _items_from_outputs(db, study)
         pilots_created = 0
         if not existing and study.blinding.get("pilot_items", True) and (items or statuses.get("done")):
             pilot_items, pilot_keys = _pilot_items(study)
@@ -70,36 +78,44 @@ def prepare_study(db: sqlite_utils.Database, study_id: str) -> BlindingSummary:
             keys += pilot_keys
             pilots_created = len(pilot_items)
         if not existing and not items:
+            why = (f"; {len(held_back)} output(s) were held back, scrubbed to (near) nothing" if held_back else "")
             raise BlindingError(f"study '{study_id}' has no finished run with a final output to blind yet "
-                                f"(`workbench --batch run {study_id}`)")
+                                f"(`workbench --batch run {study_id}`){why}")
         if items:
             blind_rows.insert_items(db, items, keys)
         _assign(db, study, [ItemRef(i["id"], i["case_id"], bool(i["pilot"])) for i in items])
-        return _summary(db, study, len(items) - pilots_created, pilots_created, statuses)
+        return _summary(db, study, len(items) - pilots_created, pilots_created, statuses, held_back)
 
 
-def _summary(db, study: StudyContext, created: int, pilots: int, statuses: dict) -> BlindingSummary:
+def _summary(db, study: StudyContext, created: int, pilots: int, statuses: dict,
+             held_back: list[dict]) -> BlindingSummary:
     return BlindingSummary(
         study_id=study.id, items_created=created, pilots_created=pilots,
         items_total=len(blind_rows.blind_items(db, study.id)),
         raters=[r["name"] for r in blind_rows.raters(db, study.id)],
         runs_excluded=statuses.get("failed", 0) + statuses.get("cancelled", 0),
+        held_back=sorted(held_back, key=lambda h: (h["case_id"], h["reason"])),
     )
 
 
-def _items_from_outputs(db: sqlite_utils.Database, study: StudyContext) -> tuple[list[dict], list[dict]]:
-    items, keys = [], []
+def _items_from_outputs(db: sqlite_utils.Database, study: StudyContext
+                        ) -> tuple[list[dict], list[dict], list[dict]]:
+    items, keys, held_back = [], [], []
     models, roles = study.model_names(), study.role_names()
     for out in _texts_to_blind(db, study):
         case = study.cases.get(out["case_id"])
         result = scrub(out["text"] or "", ScrubContext(model_names=models, roles=roles,
                                                        scenario=case.scenario if case else ""))
+        reason = emptied_reason(out["text"] or "", result.text)
+        if reason is not None:
+            held_back.append({"case_id": out["case_id"], "reason": reason})
+            continue
         item_id = new_item_id()
         items.append({"id": item_id, "study_id": study.id, "case_id": out["case_id"], "text": result.text,
                       "pilot": 0})
         keys.append({"item_id": item_id, "study_id": study.id, "run_id": out["run_id"],
                      "scrub_log": result.log})
-    return items, keys
+    return items, keys, held_back
 
 
 def _texts_to_blind(db: sqlite_utils.Database, study: StudyContext) -> list[dict]:
@@ -158,3 +174,19 @@ def _assign(db: sqlite_utils.Database, study: StudyContext, new_items: list[Item
                  for row in order_queue(mine, seeds[name], start=next_position.get(name, 0))]
     if new_raters or rows:
         blind_rows.add_raters_and_assignments(db, study.id, new_raters, rows)
+
+
+def held_back_outputs(db: sqlite_utils.Database, study_id: str) -> list[dict]:
+    """The finished outputs that are held back from raters and judges, scrubbed to (near) nothing:
+    [{"case_id", "reason"}] (read-only; no run id or condition, so a blinded report can print it)."""
+    study = load_study(db, study_id)
+    models, roles = study.model_names(), study.role_names()
+    out = []
+    for t in _texts_to_blind(db, study):
+        case = study.cases.get(t["case_id"])
+        result = scrub(t["text"] or "", ScrubContext(model_names=models, roles=roles,
+                                                     scenario=case.scenario if case else ""))
+        reason = emptied_reason(t["text"] or "", result.text)
+        if reason is not None:
+            out.append({"case_id": t["case_id"], "reason": reason})
+    return sorted(out, key=lambda h: (h["case_id"], h["reason"]))

@@ -74,9 +74,16 @@ Scenario exemption. The word rules (provider names in 2; 5's vote words; 6-9;
 word (a case about a council committee, a case about OpenAI), that rule is
 skipped for items of that case and the exemption is logged. Tally counts, the
 respondent and agent labels, the study's own model strings and the mock banner
-are always removed. Afterwards the gaps a removal leaves are closed (doubled
-spaces, a space before punctuation, empty parentheses, a stray leading comma),
-and a replacement at the start of a sentence gets a capital.
+are always removed. The rules work line by line on each line's content, never
+on its structure (indentation, bullet, markdown heading, a report heading such
+as "REASONING:"), so a removal cannot delete a heading or join two lines.
+Afterwards the gaps a removal leaves in a line are closed (doubled spaces, a
+space before punctuation, empty parentheses, a stray leading comma), and a
+replacement at the start of a sentence gets a capital. Scrubbing is idempotent.
+
+An output scrubbed to (near) nothing (`emptied_reason`: no word left, or less
+than a third of its words) is held back by `items.py`: it never becomes a blind
+item, so no rater or judge reads it, and the researcher is told why.
 
 The scrubber errs towards blindness; the blindness audit (an LLM asked which
 architecture wrote each item, `judges/audit.py`) checks that it did enough.
@@ -280,22 +287,39 @@ def _exempt(rule: _Rule, scenario: str) -> str | None:
     return None
 
 
-def _tidy(text: str) -> str:
-    """Close the gaps a removal leaves; indentation and line structure are kept."""
-    text = re.sub(r"\(\s*\)", "", text)
-    text = re.sub(r"(?<=\S)[ \t]{2,}(?=\S)", " ", text)
-    text = re.sub(r"(?<=\S)[ \t]+([,.;:!?])", r"\1", text)
-    text = re.sub(r",[ \t]*,", ",", text)
-    text = re.sub(r"(?m)^[ \t]*[,.;:][ \t]*", "", text)
-    text = re.sub(r"\n{3,}", "\n\n", text)
-    return text.strip()
-
-
 _SENTENCE_START = re.compile(r"(?:\A|[.!?:]\s+|\n[ \t]*(?:[-*]\s+|\d+[.)]\s+)?|\*\*)\Z")
+
+# What a line's structure is made of, kept out of every rule's reach: indentation, quote marks, a
+# markdown heading, a bullet or number, emphasis, and a report heading ("REASONING:", "**Risks:**").
+REPORT_HEADINGS = ("RECOMMENDATION", "REASONING", "RISKS", "CONFIDENCE")
+_PREFIX = re.compile(
+    r"^[ \t>]*(?:#{1,6}[ \t]+)?(?:(?:[-*+•]|\d+[.)])[ \t]+)?(?:[*_]{1,3}[ \t]*)?"
+    r"(?:(?:" + "|".join(REPORT_HEADINGS) + r")[ \t*_]*:[ \t*_]*)?", re.IGNORECASE)
+_HEADING = re.compile(r"(?:" + "|".join(REPORT_HEADINGS) + r")[ \t*_]*:", re.IGNORECASE)
+
+
+def _split_line(line: str) -> tuple[str, str]:
+    m = _PREFIX.match(line)
+    return line[:m.end()], line[m.end():]
+
+
+def _tidy_line(content: str) -> str:
+    """Close the gaps a removal leaves inside one line's content."""
+    content = re.sub(r"\(\s*\)", "", content)
+    content = re.sub(r"(?<=\S)[ \t]{2,}(?=\S)", " ", content)
+    content = re.sub(r"(?<=\S)[ \t]+([,.;:!?])", r"\1", content)
+    content = re.sub(r",[ \t]*,", ",", content)
+    content = re.sub(r"^[ \t]*[,.;:][ \t]*", "", content)
+    return content.rstrip()
 
 
 def scrub(text: str, context: ScrubContext | None = None) -> ScrubResult:
-    """Remove condition tells from `text`; returns the scrubbed text and the log of what went."""
+    """Remove condition tells from `text`; returns the scrubbed text and the log of what went.
+
+    Structure is preserved: the rules run line by line on each line's content, never on its prefix
+    (indentation, bullet, markdown heading, report heading), so no removal can delete a heading or
+    join two lines; a bullet whose content is removed entirely goes with it, a heading stays. The
+    result is a fixed point: scrubbing it again changes nothing."""
     context = context or ScrubContext()
     counts: Counter = Counter()
     exemptions: dict[tuple[str, str], None] = {}
@@ -307,29 +331,66 @@ def scrub(text: str, context: ScrubContext | None = None) -> ScrubResult:
             for found in pattern.findall(text):
                 counts[("mock-banner", found.strip(), "")] += 1
             text = pattern.sub("", text)
-    rules = _model_rules(context.model_names) + _static_rules() + _role_rules(context.roles)
-    changed = False
-    for rule in rules:
+    active = []
+    for rule in _model_rules(context.model_names) + _static_rules() + _role_rules(context.roles):
         term = _exempt(rule, context.scenario)
-        if term is not None:
+        if term is None:
+            active.append(rule)
+        else:
             exemptions[(rule.name, term)] = None
-            continue
 
-        def sub(match: re.Match, rule: _Rule = rule) -> str:
-            found = match.group(0)
-            replacement = rule.replace(match) if callable(rule.replace) else rule.replace
-            if _SENTENCE_START.search(match.string[:match.start()]):
-                replacement = replacement[:1].upper() + replacement[1:]
-            counts[(rule.name, found.strip(), replacement)] += 1
-            return replacement
+    def sub(match: re.Match, rule: _Rule) -> str:
+        found = match.group(0)
+        replacement = rule.replace(match) if callable(rule.replace) else rule.replace
+        if _SENTENCE_START.search(match.string[:match.start()]):
+            replacement = replacement[:1].upper() + replacement[1:]
+        counts[(rule.name, found.strip(), replacement)] += 1
+        return replacement
 
-        new = rule.pattern.sub(sub, text)
-        changed = changed or new != text
-        text = new
+    changed = bool(banners)
+    lines = []
+    for line in text.split("\n"):
+        prefix, content = _split_line(line)
+        new = content
+        for rule in active:
+            new = rule.pattern.sub(lambda m, rule=rule: sub(m, rule), new)
+        if new != content:
+            changed = True
+            new = _tidy_line(new)
+            if not new.strip():
+                if not prefix.strip():
+                    new, prefix = "", ""
+                elif not _HEADING.search(prefix):
+                    continue  # a bullet or quote line whose whole content was a tell
+                else:
+                    prefix = prefix.rstrip()
+        lines.append(prefix + new)
+    text = "\n".join(lines)
     if changed:
-        text = _tidy(text)
+        text = re.sub(r"\n{3,}", "\n\n", text).strip()
     log = [{"rule": rule, "found": found, "replaced_with": repl, "count": n}
            for (rule, found, repl), n in counts.items()]
     log += [{"rule": rule, "exempt": term, "reason": "the scenario uses this word"}
             for rule, term in exemptions]
     return ScrubResult(text=text, log=log)
+
+
+def words(text: str) -> int:
+    return len(re.findall(r"[A-Za-z0-9][\w'’-]*", text or ""))
+
+
+# An item keeps too little to score when nothing is left, or less than this share of its words.
+MIN_KEPT_SHARE = 1 / 3
+
+
+def emptied_reason(original: str, scrubbed: str) -> str | None:
+    """Why a scrubbed text must be held back from raters and judges, or None when it can be scored."""
+    before, after = words(original), words(scrubbed)
+    if before == 0:  # the model's own empty answer: the judges' input filter reports it, not the scrubber
+        return None
+    if after == 0:
+        return f"the scrubber left no words (of {before})"
+    if after / before < MIN_KEPT_SHARE:
+        return (f"the scrubber kept {after} of {before} words (less than a third): what is left is too little "
+                "to score, and its emptiness would hint at the condition")
+    return None

@@ -36,6 +36,16 @@ def extraction_counts(db, study_id: str) -> Counter:
                    for o in outputs_for_study(db, study_id))
 
 
+def _held_back(db, study_id: str) -> list[dict]:
+    from workbench.blinding.context import BlindingError
+    from workbench.blinding.items import held_back_outputs
+
+    try:
+        return held_back_outputs(db, study_id)
+    except BlindingError:  # a study that cannot be blinded has nothing held back
+        return []
+
+
 def section(db, study_id: str, definition: dict) -> str:
     from workbench.protocols.hindsight.architectures.extraction import LEGACY_SHAPE
 
@@ -55,6 +65,11 @@ def section(db, study_id: str, definition: dict) -> str:
                      "asking for RECOMMENDATION / REASONING / RISKS / CONFIDENCE was appended to every condition's "
                      "final step, and the multi-perspective condition was asked for perspective headings; this "
                      "changes the seed's single prompts (it asks the single-prompt condition to list risks).")
+    held = _held_back(db, study_id)
+    if held:
+        lines.append(f"- **Held back from raters and judges: {len(held)} output(s)** the scrubber left (near) empty "
+                     "(re-run them or fix the rule that emptied them):")
+        lines += [f"  - case `{h['case_id']}`: {h['reason']}" for h in held]
     lines += ["", "The project's own choices where the seeds give no rule:", ""]
     lines += [f"- {c}" for c in PROJECT_CHOICES]
     return "\n".join(lines) + "\n"
