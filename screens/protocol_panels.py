@@ -37,16 +37,32 @@ def panel_screen(path: str, db, study_id: str) -> Screen:
     return getattr(importlib.import_module(module), name)(db, study_id)
 
 
-def open_panel(app, study_id: str, kind: str | None = None) -> bool:
-    """Push the study's `kind` panel (default: the first it has); False when its protocol has none."""
+def open_panel(app, study_id: str, kind: str | None = None) -> Screen | None:
+    """Push the study's `kind` panel (default: the first it has); None when its protocol has none."""
     panels = study_panels(app.db, study_id)
-    if not panels:
-        return False
-    path = panels.get(kind) if kind else next(iter(panels.values()))
+    path = panels.get(kind) if kind else next(iter(panels.values()), None)
     if path is None:
-        return False
-    app.push_screen(panel_screen(path, app.db, study_id))
-    return True
+        return None
+    screen = panel_screen(path, app.db, study_id)
+    app.push_screen(screen)
+    return screen
+
+
+class PanelFeed:
+    """An event sink that hands a running study's events to the open panels that take them live
+    (a screen with `feed(event)`, e.g. the faultline debate streaming its turns)."""
+
+    def __init__(self) -> None:
+        self.screens: list[Screen] = []
+
+    def add(self, screen: Screen | None) -> None:
+        if screen is not None and callable(getattr(screen, "feed", None)):
+            self.screens.append(screen)
+
+    def emit(self, event) -> None:
+        self.screens = [s for s in self.screens if s.is_attached]
+        for screen in self.screens:
+            screen.feed(event)
 
 
 class PanelCommands(ListProvider):

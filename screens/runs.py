@@ -26,7 +26,7 @@ from textual.widgets import ProgressBar, Select, Static
 from textual.worker import Worker, WorkerState
 
 from screens.commands import ListProvider
-from screens.protocol_panels import open_panel, study_panels
+from screens.protocol_panels import PanelFeed, open_panel, study_panels
 from screens.run_transcript import TranscriptView
 from screens.widgets.run_grid import RunGrid
 from screens.widgets.section import SectionScreen
@@ -104,6 +104,7 @@ class RunsScreen(UnsavedGuard, SectionScreen):
         self._worker: Worker | None = None
         self._timer = None
         self._last_tick = 0.0
+        self.panel_feed = PanelFeed()  # protocol panels watching the running study live
 
     def compose_section(self) -> ComposeResult:
         with Horizontal(id="runs-head"):
@@ -241,8 +242,10 @@ class RunsScreen(UnsavedGuard, SectionScreen):
         return True
 
     def action_protocol_panel(self) -> None:
-        if self.study_id:
-            open_panel(self.app, self.study_id, "run")
+        if self.study_id:  # a panel opened on the study being run gets its events live
+            screen = open_panel(self.app, self.study_id, "run")
+            if self.live_study == self.study_id:
+                self.panel_feed.add(screen)
 
     def action_run(self) -> None:
         if self.study_id is None:
@@ -275,6 +278,7 @@ class RunsScreen(UnsavedGuard, SectionScreen):
     async def _run_study(self, study_id: str, only: list[str] | None):
         from workbench.gateway import build_gateway, load_model_library
         from workbench.runs.control import RunControl
+        from workbench.events import FanoutSink
         from workbench.runs.runner import ready_study, run_study
 
         db = self.app.db
@@ -292,7 +296,8 @@ class RunsScreen(UnsavedGuard, SectionScreen):
         self.query_one("#progress-text", Static).update("starting…")
         self._timer.resume()
         try:
-            return await run_study(db, gateway, study_id, sink=self.live, control=self.control, only=only)
+            sink = FanoutSink(self.live, self.panel_feed)
+            return await run_study(db, gateway, study_id, sink=sink, control=self.control, only=only)
         finally:
             self._timer.pause()
 

@@ -75,3 +75,27 @@ async def test_a_hindsight_study_has_no_panel_key(tmp_path):
         await pilot.press("3")
         await pilot.pause()
         assert app.screen.check_action("protocol_panel", ()) is False
+
+
+def test_a_panel_opened_on_the_running_study_gets_its_events():
+    from screens.protocol_panels import PanelFeed
+    from workbench.events import Event
+
+    class Watching:
+        is_attached = True
+
+        def __init__(self):
+            self.seen = []
+
+        def feed(self, event):
+            self.seen.append(event.kind)
+
+    feed, watching, closed = PanelFeed(), Watching(), Watching()
+    feed.add(watching)
+    feed.add(closed)
+    feed.add(object())  # a panel without feed() is not fed
+    feed.emit(Event("token", run_id="r"))
+    closed.is_attached = False  # popped: no longer fed, and forgotten
+    feed.emit(Event("turn_finished", run_id="r"))
+    assert watching.seen == ["token", "turn_finished"] and closed.seen == ["token"]
+    assert feed.screens == [watching]

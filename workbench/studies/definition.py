@@ -28,7 +28,7 @@ BLINDING_DEFAULTS = {"overlap": 1.0, "pilot_items": True}
 
 # Keys every protocol's study file shares; a protocol adds its own (`StudyProtocol.top_keys`, `section`).
 COMMON_KEYS = ("name", "protocol", "description", "conditions", "replicates", "raters", "rubrics",
-               "cost_ceiling", "model", "judges", "thresholds", "blinding")
+               "cost_ceiling", "model", "judges", "thresholds", "blinding", "simulation")
 
 
 class StudyError(Exception):
@@ -180,6 +180,7 @@ def parse_study_text(text: str, name: str = "<study>") -> dict:
         "thresholds": _thresholds(c, data, protocol.threshold_defaults),
         "blinding": _blinding(c, data, study_name if isinstance(study_name, str) else ""),
     }
+    _simulation(c, data, definition)
     if protocol.section:
         if not isinstance(data.get(protocol.section, {}), dict):
             c.bad(protocol.section, f"must be a table ([{protocol.section}])")
@@ -190,6 +191,21 @@ def parse_study_text(text: str, name: str = "<study>") -> dict:
     if c.problems:
         raise StudyError(c.problems)
     return definition
+
+
+def _simulation(c: StudyChecker, data: dict, definition: dict) -> None:
+    """A study on the offline `sim` model gets its planted parameters (`[simulation]`, frozen with it);
+    `sim` never mixes with real models in one study."""
+    from workbench.simulation.label import is_simulated, mixing_problem
+    from workbench.simulation.params import check_simulation
+
+    problem = mixing_problem(definition)
+    if problem:
+        c.bad("model.name", problem)
+    if "simulation" in data and not is_simulated(definition):
+        c.bad("simulation", "planted parameters need the `sim` model: set [model] name = \"sim\"")
+    elif is_simulated(definition):
+        definition["simulation"] = check_simulation(c, data, definition)
 
 
 def _model(c: StudyChecker, data: dict) -> dict:
