@@ -14,6 +14,8 @@ from dataclasses import asdict, dataclass, field
 from typing import Any, Protocol
 
 MOCK_MODEL = "mock"
+SIM_MODEL = "sim"  # the seeded simulator (workbench/simulation): offline, labelled SIMULATED
+OFFLINE_MODELS = (MOCK_MODEL, SIM_MODEL)
 
 
 @dataclass(frozen=True)

@@ -37,6 +37,7 @@ from store.db import DiskFull, is_disk_full
 from workbench.events import CALL_RETRY, TOKEN, Event, EventSink, NullSink
 from workbench.gateway.api import (
     MOCK_MODEL,
+    SIM_MODEL,
     CallRequest,
     CallResult,
     CostCeilingReached,
@@ -45,7 +46,7 @@ from workbench.gateway.api import (
 )
 from workbench.gateway.calllog import CallLog, log_name
 from workbench.gateway.limits import ModelLimits, ModelRateLimiter, estimate_tokens
-from workbench.gateway.mock import mock_text
+from workbench.gateway.mock import mock_text, sim_text
 from workbench.gateway.retry import AttemptFailed, RetryPolicy
 from workbench.gateway.secrets import scrub, secret_values
 
@@ -205,6 +206,8 @@ class Gateway:
         limiter = self._limiter(settings.model)
         placeholder = settings.model == MOCK_MODEL
         text_for_mock = mock_text(request) if placeholder else None
+        if settings.model == SIM_MODEL:
+            text_for_mock = sim_text(request, self.db)
         stall = min(self.config.stall_timeout, settings.timeout)
         first_start = time.monotonic()
         attempt = 0

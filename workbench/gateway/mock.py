@@ -32,3 +32,11 @@ def mock_text(request: CallRequest) -> str:
         "Risks: [placeholder] no risks were identified.\n"
         "Confidence: [placeholder] none.\n"
     )
+
+
+def sim_text(request: CallRequest, db) -> str:
+    """The `sim` model's reply: the simulator of the call's protocol (workbench/simulation), reached
+    through the protocol interface so the gateway never imports a protocol."""
+    from workbench.protocols.base import simulated_reply
+
+    return simulated_reply(request, db)

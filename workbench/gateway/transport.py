@@ -11,7 +11,7 @@ import os
 from dataclasses import dataclass
 from typing import Any, Callable
 
-from workbench.gateway.api import MOCK_MODEL, ModelSettings
+from workbench.gateway.api import OFFLINE_MODELS, ModelSettings
 from workbench.gateway.retry import AttemptFailed, is_retryable_status, parse_retry_after
 from workbench.gateway.secrets import scrub
 
@@ -58,7 +58,7 @@ def litellm_kwargs(settings: ModelSettings, messages: list[dict], mock_text: str
     }
     if settings.seed is not None:
         kwargs["seed"] = settings.seed
-    if settings.model == MOCK_MODEL:
+    if settings.model in OFFLINE_MODELS:
         kwargs["model"] = _MOCK_LITELLM_MODEL
         kwargs["mock_response"] = _mock_stream_chunk(mock_text or "")
     else:
@@ -89,7 +89,7 @@ async def stream_attempt(settings: ModelSettings, messages: list[dict], *, on_to
     """Stream one completion. Raises AttemptFailed, classified, for anything short of a whole answer."""
     litellm = litellm_module()
     kwargs = litellm_kwargs(settings, messages, mock_text)
-    is_mock = settings.model == MOCK_MODEL
+    is_mock = settings.model in OFFLINE_MODELS
     parts: list[str] = []
     stream = None
     try:
@@ -179,8 +179,8 @@ def _message(exc: Exception) -> str:
 
 def cost_of(model: str, input_tokens: int | None, output_tokens: int | None) -> float | None:
     """USD from litellm's bundled cost map; None (unknown) when the model is not in it."""
-    if model == MOCK_MODEL:
-        return 0.0  # the mock costs nothing, truly
+    if model in OFFLINE_MODELS:
+        return 0.0  # the mock and the simulator cost nothing, truly
     if input_tokens is None and output_tokens is None:
         return None
     litellm = litellm_module()

@@ -89,7 +89,11 @@ class RunContext:
         request = CallRequest(messages=messages, settings=settings or self.settings, role=role,
                               study_id=self.study_id, run_id=self.run_id, turn=turn_id, agent=agent,
                               replicate=self.draw, sample=sample,
-                              metadata={"condition": self.condition, "phase": phase})
+                              metadata={"condition": self.condition, "phase": phase,
+                                        # what the offline `sim` model needs (workbench/simulation)
+                                        "protocol": self.definition.get("protocol"), "item": self.case_id,
+                                        "replicate": self.replicate,
+                                        "simulation": self.definition.get("simulation")})
         try:
             result = await self.gateway.call(request, self.sink)
         except GatewayError as exc:

@@ -29,6 +29,7 @@ class HindsightProtocol(StudyProtocol):
     top_keys = study_section.TOP_KEYS
     default_rubrics = ("anticipation", "epistemic-humility")
     threshold_defaults = {"kappa_anticipation": 0.70, "kappa_epistemic_humility": 0.65, "alpha_judges": 0.5}
+    simulator_module = "workbench.protocols.hindsight.simulate"  # the offline `sim` model (issue 16)
     required_evaluators = ("raters", "judges")  # a study file that leaves them out is refused (issue 15)
     # its panels are the Runs and Metrics sections themselves
 

@@ -1,0 +1,167 @@
+"""The hindsight protocol's simulator: what the offline `sim` model answers to each of its calls.
+
+Planted (from the study's `[simulation]` table, see workbench/simulation/params.py):
+- a run's latent quality = baseline + the condition's effect + a case part + a run part; each of the
+  case's outcome points is named as a risk with probability Φ(latent) (the planted Anticipation
+  effect), and each of three caveats is given with probability Φ(humility latent);
+- P1's three replicates of a case agree or diverge by a topology drawn per case (basin: one
+  recommendation and the same claims; ridge: the third run recommends otherwise; plateau: all differ).
+Every reply speaks the format its prompt asks for (committee moves with VOTE / SECOND / MOTION lines,
+numbered PERSPECTIVE and SCENARIO sections, the four report headings, the extraction's and the topology
+comparison's JSON), so the architectures' own parsers read it. Every reply starts with the SIMULATED banner.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+
+from workbench.simulation import draws
+from workbench.simulation.label import REPLY_BANNER
+from workbench.simulation.truth import CAVEATS, outcome_points, risk_line
+
+OPTIONS = (
+    "Go ahead with the proposal as it stands, with the safeguards listed below.",
+    "Go ahead in stages, with a review before each further commitment.",
+    "Hold off and pursue the alternative course that is on the table.",
+)
+CLAIMS = (
+    ("The expected gains outweigh the costs if the plan holds.", "Delay would cost more than acting now."),
+    ("Staging keeps the option to stop if early signs are bad.", "The largest uncertainty resolves within months."),
+    ("The downside of acting is larger than the upside.", "The alternative keeps more options open."),
+)
+FINAL_PHASES = ("answer", "synthesis", "resolution")
+_TOPOLOGY = ("basin", "ridge", "plateau")
+
+
+class HindsightSimulator:
+    def reply(self, request, params: dict, db) -> str:
+        meta = request.metadata or {}
+        prompt = "\n".join(str(m.get("content") or "") for m in request.messages)
+        phase = meta.get("phase") or ""
+        if phase == "extract":
+            return copy_report(prompt)
+        if phase == "topology":
+            return compare_runs(prompt) if "RUN A" in prompt else extract_claims(prompt)
+        run = Run(params, db, str(meta.get("item") or ""), str(meta.get("condition") or ""),
+                  int(meta.get("replicate") or 0))
+        key = (request.agent, request.turn, request.sample)
+        if phase == "vote":
+            aye = draws.rng(params["seed"], "vote", run.case, run.condition, run.replicate, key).random() < 0.8
+            return (f"{REPLY_BANNER}\nVOTE: {'aye' if aye else 'nay'}\n"
+                    f"REASON: {'It fits the risks already named.' if aye else 'It leaves a named risk open.'}")
+        if phase == "second":
+            return f"{REPLY_BANNER}\nSECOND: yes\nIt deserves a debate."
+        if phase in ("motion", "restate"):
+            return f"{REPLY_BANNER}\nMOTION: {run.option}\nIt answers the main risk directly."
+        if phase == "fan":
+            m = re.search(r"generate (\d+) divergent scenarios", prompt)
+            n = int(m.group(1)) if m else 3
+            return REPLY_BANNER + "\n" + "\n".join(
+                f"SCENARIO {i + 1}: Path {i + 1}\n{run.scenario_text(i)}" for i in range(n))
+        if phase in FINAL_PHASES:
+            body = run.report()
+            if run.condition == "B3":
+                body = run.perspectives() + "\nSYNTHESIS\n" + body
+            return f"{REPLY_BANNER}\n{body}"
+        return f"{REPLY_BANNER}\n{run.statement()}"
+
+
+class Run:
+    """One run's planted draws: which outcome points it foresees, its caveats, its recommendation."""
+
+    def __init__(self, params: dict, db, case: str, condition: str, replicate: int):
+        self.params, self.case, self.condition, self.replicate = params, case, condition, replicate
+        seed = params["seed"]
+        self.points = outcome_points(_outcome(db, case))
+        p = draws.probit(draws.latent(params, case, condition, replicate))
+        self.foreseen = [i for i in range(len(self.points))
+                         if draws.rng(seed, "point", case, condition, replicate, i).random() < p]
+        h = draws.probit(draws.latent(params, case, condition, replicate, kind="humility"))
+        self.caveats = [c for i, c in enumerate(CAVEATS)
+                        if draws.rng(seed, "caveat", case, condition, replicate, i).random() < h]
+        self.choice = self._choice()
+        self.option = OPTIONS[self.choice]
+
+    def _choice(self) -> int:
+        seed = self.params["seed"]
+        if self.condition != "P1":
+            return draws.rng(seed, "option", self.case, self.condition, self.replicate).randrange(len(OPTIONS))
+        weights = [self.params["topology"].get(t, 0.0) for t in _TOPOLOGY]
+        pattern = draws.rng(seed, "topology", self.case).choices(_TOPOLOGY, weights=weights)[0]
+        first = draws.rng(seed, "p1-option", self.case).randrange(len(OPTIONS))
+        if pattern == "basin" or (pattern == "ridge" and self.replicate < 2):
+            return first
+        return (first + 1 + (self.replicate if pattern == "plateau" else 0)) % len(OPTIONS)
+
+    def risks(self) -> list[str]:
+        lines = [risk_line(i, self.points[i]) for i in self.foreseen]
+        return lines or ["Costs may run above plan if the schedule slips."]
+
+    def report(self) -> str:
+        level = ("high", "medium", "low", "low")[len(self.caveats)]
+        confidence = " ".join([f"{level.capitalize()}."] + self.caveats)
+        return (f"RECOMMENDATION: {self.option}\nREASONING: {' '.join(CLAIMS[self.choice])}\n"
+                "RISKS:\n" + "\n".join(f"- {r}" for r in self.risks()) + f"\nCONFIDENCE: {confidence}")
+
+    def perspectives(self) -> str:
+        risks = self.risks()
+        return "\n".join(f"PERSPECTIVE {i + 1}: View {i + 1}\n{risks[i % len(risks)]}" for i in range(3))
+
+    def scenario_text(self, i: int) -> str:
+        risks = self.risks()
+        return f"In this path, {risks[i % len(risks)][0].lower()}{risks[i % len(risks)][1:]}"
+
+    def statement(self) -> str:
+        return f"I favour this course: {self.option}\n" + "\n".join(f"- {r}" for r in self.risks())
+
+
+def _outcome(db, case: str) -> str:
+    if db is None or not case:
+        return ""
+    from store.cases import get_case
+
+    row = get_case(db, case)
+    return (row or {}).get("document", {}).get("outcome", "") if row else ""
+
+
+def _json(data) -> str:
+    return f"{REPLY_BANNER}\n{json.dumps(data, ensure_ascii=False)}"
+
+
+def _block(prompt: str, name: str) -> str:
+    m = re.search(rf"<<<{name}\n(.*?)\n{name}>>>", prompt, re.DOTALL)
+    return m.group(1) if m else ""
+
+
+def copy_report(prompt: str) -> str:
+    """The extraction step: copy the report's sentences word for word (never add one)."""
+    from workbench.protocols.hindsight.architectures.report import parse_report
+
+    report = parse_report(_block(prompt, "RESPONSE"))
+    split = lambda text: [s for s in re.split(r"(?<=[.!?])\s+", text) if s.strip()]  # noqa: E731
+    return _json({"recommendation": split(report["recommendation"]), "reasoning": split(report["reasoning"]),
+                  "risks": list(report["risks"]), "confidence": split(report["confidence"])})
+
+
+def extract_claims(prompt: str) -> str:
+    """P1 step 1: the run's recommendation and its claims (the reasoning's sentences)."""
+    from workbench.protocols.hindsight.architectures.report import parse_report
+
+    report = parse_report(_block(prompt, "OUTPUT"))
+    claims = [s for s in re.split(r"(?<=[.!?])\s+", report["reasoning"]) if s.strip()][:3]
+    return _json({"recommendation": report["recommendation"], "claims": claims})
+
+
+def compare_runs(prompt: str) -> str:
+    """P1 step 2: runs with the same recommendation form a group; claims with the same text form a group."""
+    recs: dict[str, list[str]] = {}
+    claims: dict[str, list[str]] = {}
+    for label, rec in re.findall(r"^RUN ([A-C])\nRecommendation: (.*)$", prompt, re.MULTILINE):
+        recs.setdefault(rec.strip(), []).append(label)
+    for label, text in re.findall(r"^Claim ([A-C]\d): (.*)$", prompt, re.MULTILINE):
+        claims.setdefault(text.strip(), []).append(label)
+    return _json({"recommendation_groups": list(recs.values()), "claim_groups": list(claims.values())})
+
+
+SIMULATOR = HindsightSimulator()

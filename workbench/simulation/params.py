@@ -1,0 +1,90 @@
+"""The study file's `[simulation]` table: the planted parameters of a simulated study.
+
+```toml
+[simulation]
+seed = 11                  # every draw derives from it; another seed gives other data
+baseline = -0.3            # latent quality of a condition with no planted effect (probit scale)
+case_correlation = 0.5     # share of latent variance that belongs to the case (shared across conditions)
+judge_icc = 0.6            # planted reliability of each LLM judge's score
+judge_bias = 0.0           # points added to every judge score before rounding
+rater_icc = 0.7            # planted reliability of each simulated rater
+[simulation.effects]       # planted effect per condition, in SD units of the latent quality
+C2 = 1.0
+[simulation.humility]      # planted effect per condition on epistemic humility (same units)
+C2 = 0.5
+[simulation.rater_bias]    # points added to one rater's scores (a harsh or lenient rater)
+rater-b = -0.3
+[simulation.topology]      # how often P1's three runs form each pattern (weights)
+basin = 0.5
+ridge = 0.3
+plateau = 0.2
+```
+
+Every key is optional; `defaults()` holds the project's own choices (see the
+README of `workbench/simulation`). The table is part of the definition, so it
+is frozen and hashed with the study.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+DEFAULTS: dict[str, Any] = {
+    "seed": 0, "baseline": -0.3, "case_correlation": 0.5, "judge_icc": 0.6, "judge_bias": 0.0,
+    "rater_icc": 0.7, "effects": {}, "humility": {}, "rater_bias": {},
+    "topology": {"basin": 0.5, "ridge": 0.3, "plateau": 0.2},
+}
+TOPOLOGIES = ("basin", "ridge", "plateau")
+
+
+def defaults() -> dict[str, Any]:
+    return {k: (dict(v) if isinstance(v, dict) else v) for k, v in DEFAULTS.items()}
+
+
+def check_simulation(c, data: dict, definition: dict) -> dict:
+    """Validate `[simulation]` with the study checker `c` (file:line problems); defaults filled."""
+    t = c.table(data, "simulation", "simulation")
+    c.unknown(t, tuple(DEFAULTS), "simulation")
+    out = defaults()
+    seed = t.get("seed", 0)
+    if isinstance(seed, bool) or not isinstance(seed, int):
+        c.bad("simulation.seed", "must be an integer")
+    else:
+        out["seed"] = seed
+    out["baseline"] = c.number(t, "baseline", "simulation.baseline", DEFAULTS["baseline"], lo=-4, hi=4)
+    out["case_correlation"] = c.number(t, "case_correlation", "simulation.case_correlation",
+                                       DEFAULTS["case_correlation"], lo=0, hi=0.95)
+    for key in ("judge_icc", "rater_icc"):
+        out[key] = c.number(t, key, f"simulation.{key}", DEFAULTS[key], lo=0.05, hi=1)
+    out["judge_bias"] = c.number(t, "judge_bias", "simulation.judge_bias", 0.0, lo=-3, hi=3)
+    conditions = set(definition.get("conditions") or [])
+    for key in ("effects", "humility"):
+        table = c.table(t, key, f"simulation.{key}")
+        for cond, value in table.items():
+            if conditions and cond not in conditions:
+                c.bad(f"simulation.{key}.{cond}", f"'{cond}' is not a condition of this study "
+                                                  f"({', '.join(sorted(conditions))})")
+            out[key][cond] = c.number(table, cond, f"simulation.{key}.{cond}", 0.0, lo=-4, hi=4)
+    raters = set(definition.get("raters") or [])
+    bias = c.table(t, "rater_bias", "simulation.rater_bias")
+    for rater, value in bias.items():
+        if rater not in raters:
+            c.bad(f"simulation.rater_bias.{rater}", f"'{rater}' is not one of the study's raters")
+        out["rater_bias"][rater] = c.number(bias, rater, f"simulation.rater_bias.{rater}", 0.0, lo=-3, hi=3)
+    if "topology" in t:
+        topo = c.table(t, "topology", "simulation.topology")
+        c.unknown(topo, TOPOLOGIES, "simulation.topology")
+        weights = {k: c.number(topo, k, f"simulation.topology.{k}", 0.0, lo=0) for k in TOPOLOGIES}
+        if sum(weights.values()) <= 0:
+            c.bad("simulation.topology", "needs at least one positive weight (basin, ridge, plateau)")
+        else:
+            out["topology"] = weights
+    return out
+
+
+def params_of(definition: dict | None) -> dict[str, Any]:
+    """The study's planted parameters, defaults filled (a definition without the table gets defaults)."""
+    table = (definition or {}).get("simulation") or {}
+    out = defaults()
+    out.update({k: v for k, v in table.items() if k in DEFAULTS})
+    return out
