@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import sqlite_utils
-from textual import work
+from textual import events, work
 from textual.app import App
 from textual.binding import Binding
 from textual.screen import Screen
@@ -157,6 +157,14 @@ class WorkbenchApp(App[int]):
             getattr(base, handler)(case_id)
         else:
             getattr(base, handler)()
+
+    def on_key(self, event: events.Key) -> None:
+        """A key typed right after the one that opened a form was already on its way through the screen
+        below; it arrives here unhandled once the form is on top. A screen that takes such keys
+        (`take_early_key`, e.g. the study form's name field) gets it instead of it being dropped."""
+        take = getattr(self.screen, "take_early_key", None)
+        if take is not None and event.is_printable and event.character and take(event.character):
+            event.stop()
 
     # -- help -------------------------------------------------------------------------------------
 

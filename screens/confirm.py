@@ -93,3 +93,47 @@ def unsaved_changes_dialog(what: str) -> ChoiceDialog:
         cancel_id=CANCEL,
         default_id=CANCEL,
     )
+
+
+WITHOUT, ADD = "without", "add"
+
+
+def without_evaluators_dialog(kind: str) -> ChoiceDialog:
+    """Asked before storing a study with no raters (or judges): dismisses with "without" or "add"."""
+    what = {"raters": ("No raters", ("The study names no human raters, so nobody can score it blind. "
+                                     "Batch refuses such a file unless it says raters = [].")),
+            "judges": ("No judges", ("The study names no LLM judge, so no verdicts and no judge agreement. "
+                                     "Batch refuses such a file unless it says judges = []."))}[kind]
+    return ChoiceDialog(what[0], f"{what[1]}\n\nStore it without {kind} anyway?",
+                        [Choice(ADD, f"Add {kind}", "a", "primary"), Choice(WITHOUT, f"Store without {kind}", "w",
+                                                                            "warning")],
+                        cancel_id=ADD, default_id=ADD)
+
+
+FREEZE = "freeze"
+
+
+def freeze_summary(db, study_id: str) -> str:
+    """What freezing `study_id` will hash, by kind: `3 rubrics: anticipation, …` (raises StudyError)."""
+    from workbench.studies.freeze import current_artefacts
+    from workbench.studies.lookup import load_study
+
+    artefacts = current_artefacts(db, study_id, load_study(db, study_id)["definition"])
+    kinds: dict[str, list[str]] = {}
+    for a in artefacts:
+        kinds.setdefault(a.kind, []).append(a.ref)
+    lines = []
+    for kind, refs in kinds.items():
+        shown = ", ".join(refs[:4]) + (f", … ({len(refs) - 4} more)" if len(refs) > 4 else "")
+        lines.append(f"· {len(refs)} {kind}{'s' if len(refs) != 1 else ''}: {shown}")
+    return "\n".join(lines)
+
+
+def freeze_dialog(db, study_id: str) -> ChoiceDialog:
+    """Asks before freezing, showing what will be hashed: dismisses with "freeze" or "cancel"."""
+    return ChoiceDialog(
+        f"Freeze {study_id}?",
+        f"The freeze hashes:\n{freeze_summary(db, study_id)}\n\n"
+        "A frozen study cannot change: a changed definition needs a new study.",
+        [Choice(FREEZE, "Freeze", "f", "warning"), Choice(CANCEL, "Cancel", "c")],
+        cancel_id=CANCEL, default_id=CANCEL)

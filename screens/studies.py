@@ -11,7 +11,7 @@ from __future__ import annotations
 from functools import partial
 
 from rich.text import Text
-from textual import on
+from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
@@ -200,6 +200,27 @@ class StudiesScreen(SectionScreen):
         self.freeze(study_id)
 
     def freeze(self, study_id: str) -> None:
+        self._freeze_after_asking(study_id)
+
+    @work(exclusive=True, group="studies-freeze", exit_on_error=False)
+    async def _freeze_after_asking(self, study_id: str) -> None:
+        """A study not frozen yet: show what the freeze will hash and freeze only when the user says so."""
+        from screens.confirm import FREEZE, freeze_dialog
+        from workbench.studies import StudyError
+        from workbench.studies.lookup import find_study
+
+        row = find_study(self.app.db, study_id)
+        if row is not None and not row["frozen_at"]:
+            try:
+                dialog = freeze_dialog(self.app.db, study_id)
+            except StudyError as exc:
+                self.notify(f"{study_id} cannot be frozen: {exc}", title="Freeze", severity="error", timeout=15)
+                return
+            if await self.app.push_screen_wait(dialog) != FREEZE:
+                return
+        self.freeze_now(study_id)
+
+    def freeze_now(self, study_id: str) -> None:
         from workbench.studies import FrozenStudyChanged, StudyError, StudyNotFound, freeze_study
 
         try:

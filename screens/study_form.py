@@ -26,12 +26,16 @@ from textual.widget import Widget
 from textual.widgets import Button, DataTable, Footer, Header, Input, Label, Select, SelectionList, Static
 from textual.widgets.selection_list import Selection
 
-from screens.confirm import DISCARD, SAVE, unsaved_changes_dialog
+from screens.confirm import (
+    DISCARD, FREEZE, SAVE, WITHOUT, freeze_dialog, unsaved_changes_dialog, without_evaluators_dialog,
+)
+from screens.widgets.checklist import CheckList
 from screens.widgets.problems import ProblemList
 from screens.widgets.unsaved_guard import UnsavedGuard
 from workbench.problems import Problem
 from workbench.protocols.hindsight.draft import (
-    ARCH_FIELDS, JUDGE_KEYS, MODEL_KEYS, blank_values, draft_text, field_of, values_from_definition,
+    ARCH_FIELDS, JUDGE_KEYS, MODEL_KEYS, blank_values, draft_text, field_of, missing_evaluators,
+    values_from_definition,
 )
 
 MODEL_LABELS = {"name": "model", "api_base": "api base", "temperature": "temperature", "seed": "seed",
@@ -105,6 +109,7 @@ class StudyFormScreen(UnsavedGuard, Screen[str | None]):
         self.problems: list[Problem] = []
         self.judges: list[dict] = []
         self.baseline: dict | None = None
+        self.without: set[str] = set()  # "raters" / "judges": the user confirmed the study goes without
 
     # -- layout -----------------------------------------------------------------------------------
 
@@ -130,7 +135,7 @@ class StudyFormScreen(UnsavedGuard, Screen[str | None]):
                                                         allow_blank=False, id="f-protocol", compact=True,
                                                         tooltip="The protocol this version runs"))
                 yield Static("Cases (ready cases only)", classes="form-heading")
-                yield SelectionList[str](*(Selection(f"{c['id']}  {c['title']}", c["id"], id=f"case-{c['id']}")
+                yield CheckList(*(Selection(f"{c['id']}  {c['title']}", c["id"], id=f"case-{c['id']}")
                                            for c in ready), id="f-cases", classes="checklist")
                 note = ("no ready case in the store: finish one in Cases (1)" if not ready else "")
                 if self.drafts:
@@ -138,7 +143,7 @@ class StudyFormScreen(UnsavedGuard, Screen[str | None]):
                              "(finish them in Cases and set status ready)")
                 yield Static(note, id="draft-note", classes="field-note", markup=False)
                 yield Static("Conditions", classes="form-heading")
-                yield SelectionList[str](*(Selection(f"{c}  {architecture(c).TITLE}", c, id=f"cond-{c}")
+                yield CheckList(*(Selection(f"{c}  {architecture(c).TITLE}", c, id=f"cond-{c}")
                                            for c in conditions()), id="f-conditions", classes="checklist")
                 yield from self._row("Replicates", Input(id="f-replicates", compact=True,
                                                          tooltip="runs per case x condition (P1 is always 3)"))
@@ -165,9 +170,10 @@ class StudyFormScreen(UnsavedGuard, Screen[str | None]):
                     yield Button("Add judge", id="judge-add", compact=True, tooltip="Add this judge (ctrl+j)")
                 yield JudgeTable(id="judges-table", cursor_type="row")
                 yield Static("Raters and rubrics", classes="form-heading")
-                yield from self._row("Raters", Input(placeholder="rater-a, rater-b", id="f-raters", compact=True,
+                yield from self._row("Raters", Input(placeholder="none yet: type names, separated by commas",
+                                                     id="f-raters", compact=True,
                                                      tooltip="names of the human raters, separated by commas"))
-                yield SelectionList[str](*(Selection(r, r, id=f"rubric-{r}") for r in rubric_ids), id="f-rubrics",
+                yield CheckList(*(Selection(r, r, id=f"rubric-{r}") for r in rubric_ids), id="f-rubrics",
                                          classes="checklist")
                 yield Static("each case's own rubric is added to these", classes="field-note")
                 yield Static("Pre-registered thresholds", classes="form-heading")
@@ -197,6 +203,8 @@ class StudyFormScreen(UnsavedGuard, Screen[str | None]):
             table.add_column(key.replace("_", " "), key=key)
         if self.base is not None:
             values = values_from_definition(self.base)
+            # a stored study without raters or judges was a choice already made (and recorded)
+            self.without = {k for k in ("raters", "judges") if not self.base.get(k)}
             if self.copy_of:
                 values["name"] = ""
         else:
@@ -216,6 +224,32 @@ class StudyFormScreen(UnsavedGuard, Screen[str | None]):
             self.sub_title = "New study"
         if self.load_path:
             self.load_file(self.load_path)
+
+    def take_early_key(self, character: str) -> bool:
+        """A key typed while the form was opening (see WorkbenchApp.on_key) goes where typing starts, the
+        name field, unless the user has moved on to another field."""
+        name = self.query_one("#f-name", Input)
+        if self.focused not in (None, name):
+            return False
+        name.focus()
+        name.insert_text_at_cursor(character)
+        return True
+
+    @on(Input.Changed, "#f-name")
+    def _name_changed(self, event: Input.Changed) -> None:
+        """The name's problems as the user types, in the words batch uses (the core checks the draft)."""
+        from workbench.studies import StudyError, parse_study_text
+
+        if self.baseline is None:
+            return
+        try:
+            parse_study_text(self.study_text(), FORM_NAME)
+            found = []
+        except StudyError as exc:
+            found = [p for p in exc.problems if p.field == "name"]
+        others = [p for p in self.problems if p.field != "name"]
+        if found or any(p.field == "name" for p in self.problems):
+            self.show_problems(found + others)
 
     def _options(self, selector: str) -> list[str]:
         sl = self.query_one(selector, SelectionList)
@@ -268,13 +302,18 @@ class StudyFormScreen(UnsavedGuard, Screen[str | None]):
             "judges": [dict(j) for j in self.judges],
             "thresholds": {key: get(f"f-threshold-{key}") for key in THRESHOLD_LABELS},
             "arch": {f"{c}.{k}": get(f"f-arch-{c}-{k}") for c, k, _ in ARCH_FIELDS},
+            "without": sorted(self.without),
         }
 
     def study_text(self) -> str:
         return draft_text(self.form_values(), self.base)
 
     def has_unsaved_changes(self) -> bool:
-        return self.is_mounted and self.form_values() != self.baseline
+        if not self.is_mounted:
+            return False
+        now, before = self.form_values(), dict(self.baseline or {})
+        now.pop("without"), before.pop("without", None)  # a confirmation is not an edit
+        return now != before
 
     # -- judges -----------------------------------------------------------------------------------
 
@@ -311,12 +350,23 @@ class StudyFormScreen(UnsavedGuard, Screen[str | None]):
     # -- storing, freezing, loading ---------------------------------------------------------------
 
     def action_save(self) -> bool:
-        """Store the study through the batch core; True when it was stored (or unchanged)."""
+        """Store the study through the batch core; True when it was stored (or unchanged). When the only
+        problems left are missing raters or judges, a dialog asks whether to store it without them."""
+        return self.save_now(ask=True)
+
+    def save_now(self, *, ask: bool = False) -> bool:
+        """One try through the core. With `ask`, a draft refused only for missing evaluators starts the
+        dialog (in a worker) instead of listing the refusal; the dialog stores it if the user says so."""
         from workbench.studies import StudyError, create_study
 
         try:
             result = create_study(self.app.db, text=self.study_text(), name=FORM_NAME)
         except StudyError as exc:
+            missing = missing_evaluators(self.form_values())
+            if ask and missing and all(p.field in missing for p in exc.problems):
+                self.show_problems(exc.problems)
+                self._save_after_asking()
+                return False
             self.show_problems(exc.problems)
             self.notify(f"Not stored: {len(exc.problems)} problem(s), listed on the right", title="Study",
                         severity="error")
@@ -324,11 +374,40 @@ class StudyFormScreen(UnsavedGuard, Screen[str | None]):
         self._stored(result)
         return True
 
+    @work(exclusive=True, group="study-form-save", exit_on_error=False)
+    async def _save_after_asking(self) -> None:
+        if await self.confirm_evaluators():
+            self.save_now()
+
+    async def confirm_evaluators(self) -> bool:
+        """Ask about each missing kind of evaluator; True when the user chose to go without all of them."""
+        for kind in missing_evaluators(self.form_values()):
+            if await self.app.push_screen_wait(without_evaluators_dialog(kind)) != WITHOUT:
+                widget = self._field_widget(kind) if kind == "raters" else self.query_one("#judge-name", Input)
+                if widget is not None:
+                    widget.focus()
+                    self.query_one("#study-form", VerticalScroll).scroll_to_widget(widget)
+                self._status(f"not stored: add {kind}, or store again and choose to go without")
+                return False
+            self.without.add(kind)
+        return True
+
+    async def save_confirmed(self) -> bool:
+        """Store, asking about missing raters or judges first when that is all that is wrong (for workers:
+        freezing, leaving)."""
+        if self.save_now():
+            return True
+        missing = missing_evaluators(self.form_values())
+        if not missing or any(p.field not in missing for p in self.problems):
+            return False
+        return await self.confirm_evaluators() and self.save_now()
+
     def _stored(self, result: dict, source: str | None = None) -> None:
         from workbench.studies.lookup import find_study
 
         self.study_id = result["study_id"]
         self.base = result["definition"]
+        self.without = {k for k in ("raters", "judges") if not self.base.get(k)}  # stored: a choice made
         self.copy_of = None
         self.show_problems([])
         self.baseline = self.form_values()
@@ -343,10 +422,32 @@ class StudyFormScreen(UnsavedGuard, Screen[str | None]):
             self.query_one("#freeze-hash", Static).update("not frozen")
 
     def action_freeze(self) -> None:
+        self._freeze_after_asking()
+
+    @work(exclusive=True, group="study-form-freeze", exit_on_error=False)
+    async def _freeze_after_asking(self) -> None:
+        """Store if needed, show what the freeze will hash and freeze only when the user says so."""
+        from workbench.studies import StudyError
+        from workbench.studies.lookup import find_study
+
+        if (self.study_id is None or self.has_unsaved_changes()) and not await self.save_confirmed():
+            return
+        row = find_study(self.app.db, self.study_id)
+        if row is not None and not row["frozen_at"]:
+            try:
+                dialog = freeze_dialog(self.app.db, self.study_id)
+            except StudyError as exc:
+                self.show_problems(exc.problems)
+                self.notify(f"Cannot freeze {self.study_id}: {len(exc.problems)} problem(s)", severity="error")
+                return
+            if await self.app.push_screen_wait(dialog) != FREEZE:
+                self._status(f"study {self.study_id} not frozen")
+                return
+        self.freeze_now()
+
+    def freeze_now(self) -> None:
         from workbench.studies import FrozenStudyChanged, StudyError, freeze_study
 
-        if (self.study_id is None or self.has_unsaved_changes()) and not self.action_save():
-            return
         try:
             result = freeze_study(self.app.db, self.study_id)
         except FrozenStudyChanged as exc:
@@ -442,7 +543,7 @@ class StudyFormScreen(UnsavedGuard, Screen[str | None]):
         choice = await self.app.push_screen_wait(unsaved_changes_dialog(what))
         if choice == DISCARD:
             return True
-        return choice == SAVE and self.action_save()
+        return choice == SAVE and await self.save_confirmed()
 
     def action_leave(self) -> None:
         if self.has_unsaved_changes():

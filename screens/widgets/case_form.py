@@ -12,8 +12,9 @@ from __future__ import annotations
 
 from textual.app import ComposeResult
 from textual.containers import Grid, Horizontal, Vertical
-from textual.widgets import Button, Checkbox, Input, Label, Select, Static, TextArea
+from textual.widgets import Button, Input, Label, Select, Static, TextArea
 
+from screens.widgets.checklist import TickBox
 from screens.widgets.mapping import MappingRow
 from workbench.cases.model import (
     CASE_TYPES, COMPLEXITIES, CONCERN_DOMAINS, CRITERIA, DOMAINS, PRESERVES, SECTIONS, STATUSES, STRATEGIES, Case,
@@ -103,13 +104,13 @@ class CaseDetails(Vertical):
         yield Static("Contamination strategies (seed 000 §III)", classes="form-heading")
         with Horizontal(classes="checks"):
             for s in STRATEGIES:
-                yield Checkbox(STRATEGY_LABELS[s], s in case.strategies, id=f"f-strategy-{s}", compact=True)
+                yield TickBox(STRATEGY_LABELS[s], s in case.strategies, id=f"f-strategy-{s}", compact=True)
 
         yield Static("Selection criteria — a ready case satisfies all five (seed 000 §IV)", classes="form-heading")
         for key, label in CRITERIA.items():
             name, _, detail = label.partition(": ")
             with Horizontal(classes="check-row"):
-                yield Checkbox(name, bool(case.criteria.get(key)), id=f"f-criteria-{key}", classes="criterion",
+                yield TickBox(name, bool(case.criteria.get(key)), id=f"f-criteria-{key}", classes="criterion",
                                compact=True, tooltip=label)
                 yield Static(detail, classes="check-detail", markup=False)
 
@@ -130,7 +131,7 @@ class CaseDetails(Vertical):
         yield Button("+ mapping row", id="add-mapping", compact=True, tooltip="Add a from → to row (ctrl+t)")
         yield Label("Both verifiers confirm the transposition preserves:", classes="field-note")
         for key, what in PRESERVES.items():
-            yield Checkbox(what, bool(tr.preserves.get(key)), id=f"f-tr-preserves-{key}", classes="preserve",
+            yield TickBox(what, bool(tr.preserves.get(key)), id=f"f-tr-preserves-{key}", classes="preserve",
                            compact=True)
 
         yield Static("Contamination probe results", classes="form-heading")

@@ -28,6 +28,7 @@ class ProblemList(OptionList):
             mark, style = ("✗", "red") if p.severity == "error" else ("!", "yellow")
             text = Text.assemble((f"{mark} {p.field}", f"bold {style}"), ": ", p.message)
             self.add_option(Option(text, id=f"p{i}:{p.field}"))
+        self.highlighted = 0  # enter on a freshly focused list jumps to the first problem's field
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
         event.stop()

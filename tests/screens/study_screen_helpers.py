@@ -42,7 +42,7 @@ def study_toml(name: str, *, cases=("coercion-drill",), conditions=("B1",), mode
                extra: str = "", rubrics=("fixture-rubric",)) -> str:
     quoted = lambda xs: "[" + ", ".join(f'"{x}"' for x in xs) + "]"  # noqa: E731
     return (f'name = "{name}"\nprotocol = "hindsight"\ncases = {quoted(cases)}\n'
-            f"conditions = {quoted(conditions)}\nreplicates = 1\nraters = [\"rater-a\"]\n"
+            f"conditions = {quoted(conditions)}\nreplicates = 1\nraters = [\"rater-a\"]\njudges = []\n"
             f"rubrics = {quoted(rubrics)}\n\n[model]\nname = \"{model}\"\napi_base = \"{api_base}\"\n"
             f"temperature = 0.7\nseed = 7\nmax_tokens = 256\ntimeout = 20\n\n{extra}")
 

@@ -4,7 +4,7 @@ freezing with a visible hash, loading a study file; snapshots of the list and th
 from __future__ import annotations
 
 from screen_helpers import type_text
-from study_screen_helpers import FIXED_FROZEN, OneScreenApp, seed_study, study_toml
+from study_screen_helpers import FIXED_FROZEN, OneScreenApp, seed_study, study_toml, wait_until
 from textual.widgets import Input, SelectionList, Static
 
 from store.studies import get_study, list_studies
@@ -74,8 +74,18 @@ async def test_a_study_made_in_the_form_is_stored_by_the_batch_core_and_frozen(a
         study_file.write_text(form.study_text())
         assert create_study(app.db, study_file)["definition"] == d
 
+        await pilot.press("ctrl+f")  # issue 15: freezing asks first and shows what will be hashed
+        await wait_until(pilot, lambda: type(app.screen).__name__ == "ChoiceDialog", what="the freeze dialog")
+        message = str(app.screen.query_one(".dialog-message", Static).render())
+        assert "1 definition: form-study" in message and "1 case: coercion-drill" in message
+        assert "rubric" in message and "prompts:" in message
+        await pilot.press("c")  # cancel: nothing frozen
+        await wait_until(pilot, lambda: app.screen is form, what="the form")
+        assert not get_study(app.db, "form-study")["frozen_at"]
         await pilot.press("ctrl+f")
-        await pilot.pause()
+        await wait_until(pilot, lambda: type(app.screen).__name__ == "ChoiceDialog", what="the freeze dialog")
+        await pilot.press("f")
+        await wait_until(pilot, lambda: form.frozen_hash is not None, what="the freeze")
         frozen = get_study(app.db, "form-study")
         assert frozen["frozen_at"] and form.frozen_hash == frozen["freeze_hash"]
         assert frozen["freeze_hash"] in str(form.query_one("#freeze-hash", Static).render()).replace("\n", "")
@@ -205,7 +215,11 @@ async def test_the_palette_freezes_a_study(library):
         app.screen.query_one(Input).value = "studies: freeze palette-study"
         await pilot.pause(0.5)
         await pilot.press("enter")
-        await pilot.pause(0.3)
+        await wait_until(pilot, lambda: type(app.screen).__name__ == "ChoiceDialog", what="the freeze dialog")
+        assert not get_study(app.db, "palette-study")["frozen_at"]  # issue 15: asked first
+        await pilot.press("f")
+        await wait_until(pilot, lambda: get_study(app.db, "palette-study")["frozen_at"], what="the freeze")
+        await pilot.pause()
         assert get_study(app.db, "palette-study")["frozen_at"]
         assert str(app.screen.query_one("#study-table").get_row("palette-study")[1]) == "frozen"
 

@@ -22,7 +22,7 @@ def problems(text: str) -> list[str]:
 
 
 def test_a_minimal_file_gets_every_default():
-    d = parse_study_text('name = "tiny"\ncases = ["toll-bridge"]\n', "s.toml")
+    d = parse_study_text('name = "tiny"\ncases = ["toll-bridge"]\nraters = []\njudges = []\n', "s.toml")
     assert d["protocol"] == "hindsight"
     assert d["conditions"] == ["B1", "B2", "B3", "C1", "C2", "C3", "P1"]
     assert d["replicates"] == 1 and d["raters"] == [] and d["judges"] == []
@@ -37,6 +37,17 @@ def test_a_minimal_file_gets_every_default():
     assert [m["id"] for m in c2["roster"]] == [m.id for m in DEFAULT_ROSTER]
     assert c2["mover"] == "strategist" and c2["debate_rounds"] == 2 and c2["max_amendments"] == 3
     assert d["cost_ceiling"] is None
+
+
+def test_a_study_without_raters_or_judges_is_refused_unless_it_says_so():
+    """Issue 15: leaving raters and judges out is refused by name; an explicit empty list is a choice."""
+    text = 'name = "tiny"\ncases = ["toll-bridge"]\n'
+    found = problems(text)
+    assert any(p.startswith("s.toml:1: raters: no human raters") and "raters = []" in p for p in found)
+    assert any(p.startswith("s.toml:1: judges: no LLM judges") and "judges = []" in p for p in found)
+    assert problems(text + 'raters = ["ada"]\n') == [p for p in found if ": judges:" in p]
+    d = parse_study_text(text + 'raters = []\n[[judges]]\nname = "j"\n', "s.toml")
+    assert d["raters"] == [] and [j["name"] for j in d["judges"]] == ["j"]
 
 
 def test_every_problem_names_the_file_line_and_key():

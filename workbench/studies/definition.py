@@ -181,6 +181,10 @@ def parse_study_text(text: str, name: str = "<study>") -> dict:
         "blinding": _blinding(c, data, study_name if isinstance(study_name, str) else ""),
     }
     _simulation(c, data, definition)
+    for rater in definition["raters"]:  # a rater's name is shown to other people and printed: the study-id rule
+        if not STUDY_ID.match(rater):
+            c.bad("raters", f"'{rater}' must be 2-63 characters of lowercase letters, digits and '-'")
+    check_evaluators(c, data, definition, getattr(protocol, "required_evaluators", ()))
     if protocol.section:
         if not isinstance(data.get(protocol.section, {}), dict):
             c.bad(protocol.section, f"must be a table ([{protocol.section}])")
@@ -191,6 +195,23 @@ def parse_study_text(text: str, name: str = "<study>") -> dict:
     if c.problems:
         raise StudyError(c.problems)
     return definition
+
+
+# --- who scores: a study that cannot be scored is refused, not stored (issue 15) --------------------------
+EVALUATOR_HELP = {
+    "raters": ("no human raters: nobody could score it blind",
+               'name them (raters = ["rater-a", "rater-b"]), or write raters = [] to go without'),
+    "judges": ("no LLM judges", "add a [[judges]] table, or write judges = [] to go without"),
+}
+
+
+def check_evaluators(c: StudyChecker, data: dict, definition: dict, required: tuple[str, ...]) -> None:
+    """A protocol scored by raters and judges (`required_evaluators`) refuses a file that leaves them out;
+    an explicit empty list (`raters = []`) is the user's recorded choice and passes."""
+    for key in required:
+        if key not in data and not definition.get(key):
+            problem, fix = EVALUATOR_HELP[key]
+            c.bad(key, f"{problem}; {fix}")
 
 
 def _simulation(c: StudyChecker, data: dict, definition: dict) -> None:

@@ -93,7 +93,12 @@ def draft_document(values: dict, base: dict | None = None) -> dict:
     doc["conditions"] = list(values.get("conditions") or [])
     if values.get("replicates", "").strip():
         doc["replicates"] = _number(values["replicates"], "replicates")
-    doc["raters"] = [r.strip() for r in re.split(r"[,\s]+", values.get("raters") or "") if r.strip()]
+    # An empty list is written only when the user confirmed going without (values["without"]): left out,
+    # the core refuses the study by name, as it refuses such a file in batch (issue 15).
+    without = set(values.get("without") or ())
+    raters = [r.strip() for r in re.split(r"[,\s]+", values.get("raters") or "") if r.strip()]
+    if raters or "raters" in without:
+        doc["raters"] = raters
     doc["rubrics"] = list(values.get("rubrics") or [])
     if values.get("cost_ceiling", "").strip():
         doc["cost_ceiling"] = _number(values["cost_ceiling"], "cost_ceiling")
@@ -119,7 +124,8 @@ def draft_document(values: dict, base: dict | None = None) -> dict:
             elif raw or key == "api_base":
                 judge[key] = raw
         judges.append(judge)
-    doc["judges"] = judges
+    if judges or "judges" in without:
+        doc["judges"] = judges
 
     doc["thresholds"] = {k: _number(v, k) for k, v in (values.get("thresholds") or {}).items() if v.strip()}
 
@@ -142,6 +148,17 @@ def draft_text(values: dict, base: dict | None = None) -> str:
     """The study file the form stands for, ready for `create_study(db, text=...)`."""
     header = "# written by the Studies form of the workbench TUI\n"
     return header + tomli_w.dumps(draft_document(values, base))
+
+
+def missing_evaluators(values: dict) -> list[str]:
+    """"raters" and/or "judges" when the form has none and the user has not confirmed going without."""
+    without = set(values.get("without") or ())
+    out = []
+    if not any(re.split(r"[,\s]+", values.get("raters") or "")) and "raters" not in without:
+        out.append("raters")
+    if not values.get("judges") and "judges" not in without:
+        out.append("judges")
+    return out
 
 
 def field_of(key: str) -> str:
