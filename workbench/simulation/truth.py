@@ -37,6 +37,8 @@ def risk_line(index: int, sentence: str) -> str:
 # A text the simulator did not write (a calibration pilot, an imported response) is read by its words:
 # hedges for humility, and the outcome's own words for anticipation.
 HEDGES = ("uncertain", "would change", "assum", "may not", "keeps options open")
+# ...and the words of a risk analysed rather than waved away
+RISK_CUES = ("risk here", "materialis", "materializ", "early signal", "fallback", "if this risk")
 _WORD = re.compile(r"[a-z]{5,}")
 
 
@@ -47,9 +49,11 @@ def foreseen_share(response: str, outcome: str) -> float:
     hits = {int(m.group(1)) for m in _POINT.finditer(response or "") if 1 <= int(m.group(1)) <= len(points)}
     if hits:
         return len(hits) / len(points)
-    said = set(_WORD.findall((response or "").lower()))
+    lower = (response or "").lower()
+    said = set(_WORD.findall(lower))
     shares = [len(w & said) / len(w) for w in (set(_WORD.findall(p.lower())) for p in points) if w]
-    return min(1.0, 2 * sum(shares) / len(shares)) if shares else 0.0
+    lexical = min(1.0, 2 * sum(shares) / len(shares)) if shares else 0.0
+    return max(lexical, min(1.0, sum(c in lower for c in RISK_CUES) / 3))
 
 
 def caveat_share(response: str) -> float:

@@ -1,0 +1,84 @@
+"""Simulated human raters: each fills their whole assignment through the packet import path.
+
+A simulated rater exports their packet exactly as a person would be sent it
+(only what that rater may see), scores every item from the planted truth of the
+response plus their own bias (`[simulation.rater_bias]`) and noise (the planted
+`rater_icc`), and imports it back, signed and checked like any packet. The
+calibration pilots come first: when they pass, the next packet holds the rest.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+
+from workbench.simulation import draws
+from workbench.simulation.truth import perceived, true_score
+
+
+class NotSimulated(ValueError):
+    """Simulated raters only score a study on the `sim` model."""
+
+
+@dataclass
+class RaterFill:
+    rater: str
+    packets: int = 0
+    scores: int = 0
+    phases: list[str] = field(default_factory=list)
+    held: str | None = None  # why the rater stopped short (a failed calibration)
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+def answers_for(packet: dict, rater: str, params: dict) -> dict:
+    """The packet's answers, every criterion scored by the simulated rater (other answers kept)."""
+    sealed = packet["sealed"]
+    bias = (params.get("rater_bias") or {}).get(rater, 0.0)
+    answers = packet.get("answers") or {}
+    for item in sealed["items"]:
+        outcome = (sealed["cases"].get(item["case"]) or {}).get("outcome") or ""
+        entry = answers.setdefault(item["item"], {"label": item["label"], "scores": {}, "note": ""})
+        for rubric_id in item["rubrics"]:
+            rubric = sealed["rubrics"][rubric_id]
+            got = entry["scores"].setdefault(rubric_id, {})
+            for c in rubric["criteria"]:
+                if got.get(c["id"]) is not None:
+                    continue
+                true = true_score(item["response"], outcome, rubric_id, c["id"], c["min"], c["max"], c.get("name", ""))
+                z = draws.normal(params["seed"], "rater", rater, item["item"], rubric_id, c["id"])
+                got[c["id"]] = perceived(true, c["min"], c["max"], params["rater_icc"], bias, z)
+    return answers
+
+
+def fill_raters(db, study_id: str, raters: list[str] | None = None) -> list[RaterFill]:
+    from store.studies import get_study
+    from workbench.scoring.packets import build_packet, import_packet
+    from workbench.simulation.label import is_simulated
+    from workbench.simulation.params import params_of
+
+    study = get_study(db, study_id)
+    definition = (study or {}).get("definition") or {}
+    if not is_simulated(definition):
+        raise NotSimulated(f"study '{study_id}' is not on the `sim` model: only real people rate it")
+    params = params_of(definition)
+    out = []
+    for rater in raters or definition.get("raters") or []:
+        fill = RaterFill(rater)
+        for _ in range(4):  # pilots, then the rest; a fifth round would have nothing new
+            packet = build_packet(db, study_id, rater)
+            todo = [i for i in packet["sealed"]["items"]
+                    if any(v is None for r in (packet["answers"].get(i["item"], {}).get("scores") or {}).values()
+                           for v in r.values()) or not packet["answers"].get(i["item"], {}).get("scores")]
+            if not todo:
+                if packet["sealed"]["phase"] in ("calibration", "held"):
+                    fill.held = ("held at calibration: the pilots were scored against the expected direction; "
+                                 "release the rater (as for a person) or re-score")
+                break
+            packet["answers"] = answers_for(packet, rater, params)
+            result = import_packet(db, packet)
+            fill.packets += 1
+            fill.scores += result.scores_written
+            fill.phases.append(packet["sealed"]["phase"])
+        out.append(fill)
+    return out
