@@ -30,6 +30,8 @@ COMMAND_MODULES = [
     "workbench.cli.metrics_cmd",
     "workbench.cli.report_cmd",
     "workbench.cli.log_cmd",
+    "workbench.cli.simulate_cmd",
+    "workbench.cli.power_cmd",
 ]
 
 
