@@ -32,12 +32,22 @@ VOTE = "vote"
 RESOLUTION = "resolution"
 SCENARIO = "scenario"
 TOPOLOGY = "topology"
-# Faultline: DEBATE_MESSAGE, CRUX_CARD, STANCE; M11: PIPELINE_STAGE. A protocol declares its kinds here,
-# so every consumer finds the whole vocabulary in one place.
-DEBATE_MESSAGE = "debate_message"
+# Faultline:
+DEBATE_MESSAGE = "debate_message"    # a persona's opening, round or closing statement
+MODERATOR = "moderator"              # the moderator's line between rounds
+QBAF = "qbaf"                        # a round's argument framework, strengths and crux
 CRUX_CARD = "crux_card"
-STANCE = "stance"
-PIPELINE_STAGE = "pipeline_stage"
+STANCE = "stance"                    # a persona's extracted stance on a contested claim
+EXTRACTION_ERROR = "extraction_error"
+BASELINE_VOTE = "baseline_vote"      # self-consistency's samples and their majority
+# M11:
+M11_STAGE = "m11_stage"              # critic, defender, judge, metajudge or binary finished
+M11_RETRY = "m11_retry"
+M11_ERROR = "m11_error"
+# Calibration (Arm B):
+JUDGE_SCORE = "judge_score"
+JUDGE_ERROR = "judge_error"
+PROMPT_REFUSED = "prompt_refused"    # a prompt that would have shown an excluded field was not sent
 
 
 @dataclass(frozen=True)

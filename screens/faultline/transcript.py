@@ -15,6 +15,7 @@ from textual.screen import Screen
 from textual.widgets import Footer, Select, Static
 
 from screens.faultline import render
+from workbench.events import DEBATE_MESSAGE, TOKEN, TURN_FAILED, TURN_STARTED
 
 
 class DebateTranscript(Screen):
@@ -134,16 +135,16 @@ class DebateTranscript(Screen):
         """One event of the live stream (the runner's sink): tokens stream into the speaking column."""
         if event.run_id != self.run_id or not event.turn:
             return
-        if event.kind == "turn_started" and event.agent not in ("extractor", "moderator"):
+        if event.kind == TURN_STARTED and event.agent not in ("extractor", "moderator"):
             if event.payload.get("phase") in ("opening", "round", "closing"):
                 self.live[event.turn] = ""
-        elif event.kind == "token" and event.turn in self.live:
+        elif event.kind == TOKEN and event.turn in self.live:
             self.live[event.turn] += event.payload.get("text", "")
             found = self.query(f"#live-{event.turn}")
             if found:  # only the streaming cell changes, never the whole debate
                 found.first().update(self._live_text(event.turn))
                 return
-        elif event.kind in ("debate_message", "turn_failed"):
+        elif event.kind in (DEBATE_MESSAGE, TURN_FAILED):
             self.live.pop(event.turn, None)
             self.reload()
             return

@@ -15,6 +15,7 @@ import hashlib
 import math
 from functools import lru_cache
 
+from workbench.events import JUDGE_ERROR, JUDGE_SCORE, PROMPT_REFUSED
 from workbench.judges.parse import InvalidReply, extract_json
 from workbench.protocols.calibration.judge_prompt import (PromptLeak, check_prompt, judge_messages,
                                                           retry_message)
@@ -63,7 +64,7 @@ async def judge_program(ctx: RunContext) -> RunOutput:
     try:
         check_prompt(messages, item.get("observables") or {}, options["excluded_fields"])
     except PromptLeak as exc:
-        ctx.emit("prompt_refused", agent=ctx.condition, field=exc.field, reason=str(exc))
+        ctx.emit(PROMPT_REFUSED, agent=ctx.condition, field=exc.field, reason=str(exc))
         report = {**base, "score": None, "judge_error": False, "prompt_refused": True, "error": str(exc),
                   "raw": [], "attempts": 0}
         return RunOutput(f"prompt refused: {exc}", report)
@@ -80,11 +81,11 @@ async def judge_program(ctx: RunContext) -> RunOutput:
             error = str(exc)
             messages = messages + [{"role": "assistant", "content": text}, retry_message(error)]
             continue
-        ctx.emit("judge_score", agent=ctx.condition, score=score)
+        ctx.emit(JUDGE_SCORE, agent=ctx.condition, score=score)
         report = {**base, "score": score, "reason": reason, "judge_error": False, "prompt_refused": False,
                   "raw": raws, "attempts": attempt + 1}
         return RunOutput(f"{ctx.condition}: {score:.3f} — {reason}", report)
-    ctx.emit("judge_error", agent=ctx.condition, error=error)
+    ctx.emit(JUDGE_ERROR, agent=ctx.condition, error=error)
     report = {**base, "score": None, "judge_error": True, "prompt_refused": False, "error": error, "raw": raws,
               "attempts": len(raws)}
     return RunOutput(f"{ctx.condition}: judge_error — {error}", report)

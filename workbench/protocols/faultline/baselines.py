@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+from workbench.events import BASELINE_VOTE
 from workbench.protocols.faultline import prompts
 from workbench.protocols.faultline.conditions import SC_SAMPLES, SELF_CONSISTENCY, condition
 from workbench.protocols.faultline.debate import claims_block
@@ -29,7 +30,7 @@ async def run_baseline(ctx: RunContext) -> RunOutput:
     verifiable = [c["id"] for c in topic["verifiable"]]
     parsed = [s for s in per_sample if s is not None]
     final = {cid: (majority([s[cid] for s in parsed]) if parsed else None) for cid in verifiable}
-    ctx.emit("baseline_vote", agent="model", samples=per_sample, final=final)
+    ctx.emit(BASELINE_VOTE, agent="model", samples=per_sample, final=final)
     text = "\n\n---\n\n".join(answers)
     return RunOutput(text=text, report={"kind": "baseline", "topic": topic["id"], "architecture": cond.id,
                                         "answers": answers, "stances": per_sample, "final": final,

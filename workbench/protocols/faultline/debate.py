@@ -16,6 +16,7 @@ Message ids: `A-open`, `A-r1` … `A-rN`, `A-close` (B likewise); moderator line
 
 from __future__ import annotations
 
+from workbench.events import CRUX_CARD, DEBATE_MESSAGE, MODERATOR, QBAF
 from workbench.protocols.faultline import parsing, prompts, qbaf
 from workbench.protocols.faultline.conditions import condition
 from workbench.protocols.faultline.extraction import extract_debate
@@ -93,13 +94,13 @@ class Debate:
             self.latent_misses += not ok
             self.notes[persona["id"]].append(f"({msg_id}) {private}" if private else f"({msg_id}) -")
             message.update(text=public, private=private)
-        self.ctx.emit("debate_message", turn=msg_id, agent=persona["id"], **message)
+        self.ctx.emit(DEBATE_MESSAGE, turn=msg_id, agent=persona["id"], **message)
         return message
 
     def moderate(self, msg_id: str, rnd: int, text: str) -> None:
         line = {"id": msg_id, "persona": "moderator", "round": rnd, "phase": "moderator", "text": text}
         self.messages.append(line)
-        self.ctx.emit("moderator", turn=msg_id, agent="moderator", **line)
+        self.ctx.emit(MODERATOR, turn=msg_id, agent="moderator", **line)
 
     # --- QBAF crux -----------------------------------------------------------------------------------
     async def qbaf_crux(self, rnd: int) -> str | None:
@@ -124,7 +125,7 @@ class Debate:
                   "strengths": per_persona, "crux": found[0] if found else None,
                   "divergence": found[1] if found else None, "error": None}
         self.qbaf_rounds.append(record)
-        self.ctx.emit("qbaf", turn=f"qbaf-r{rnd}", agent="moderator", **record)
+        self.ctx.emit(QBAF, turn=f"qbaf-r{rnd}", agent="moderator", **record)
         if not found:
             return None
         arg = next(a for a in arguments if a["id"] == found[0])
@@ -177,7 +178,7 @@ class Debate:
         for i, card in enumerate(cards, start=1):
             card["id"] = f"card-{i}"
             card["unknown_messages"] = [m for m in card["messages"] if m not in known]
-            self.ctx.emit("crux_card", turn="crux-cards", agent="moderator", **card)
+            self.ctx.emit(CRUX_CARD, turn="crux-cards", agent="moderator", **card)
         return cards
 
     def readable(self, cards: list[dict]) -> str:

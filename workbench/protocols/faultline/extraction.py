@@ -7,6 +7,7 @@ that message's claims or that stance set stay missing, never made up.
 
 from __future__ import annotations
 
+from workbench.events import STANCE
 from workbench.gateway.api import ModelSettings
 from workbench.protocols.faultline import parsing, prompts
 from workbench.protocols.faultline.turns import json_turn
@@ -52,5 +53,5 @@ async def extract_debate(ctx: RunContext, topic: dict, personas: list[dict], mes
             if found is None:
                 errors.append({"step": "stances", "turn": f"stance:{p['id']}:{phase}", "error": error})
             else:
-                ctx.emit("stance", agent=p["id"], phase=phase, stances=found)
+                ctx.emit(STANCE, agent=p["id"], phase=phase, stances=found)
     return {"claims": claims, "stances": stances, "errors": errors}

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
+from workbench.events import EXTRACTION_ERROR
 from workbench.gateway.api import ModelSettings
 from workbench.judges.parse import InvalidReply, extract_json
 from workbench.protocols.faultline import prompts
@@ -29,7 +30,7 @@ async def json_turn(ctx: RunContext, turn_id: str, agent: str, prompt: str, chec
         except InvalidReply as exc:
             error = str(exc)
         messages = messages + [{"role": "assistant", "content": text}, user(prompts.RETRY.format(error=error))]
-    ctx.emit("extraction_error", turn=turn_id, agent=agent, step=phase, error=error)
+    ctx.emit(EXTRACTION_ERROR, turn=turn_id, agent=agent, step=phase, error=error)
     return None, error
 
 

@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import sqlite_utils
 
+from workbench.events import CRUX_CARD, DEBATE_MESSAGE, MODERATOR, QBAF, RUN_STARTED, TURN_STARTED
 from workbench.protocols.faultline.conditions import condition
 
-LIVE_KINDS = ["run_started", "debate_message", "moderator", "crux_card", "turn_started", "qbaf"]
+LIVE_KINDS = [RUN_STARTED, DEBATE_MESSAGE, MODERATOR, CRUX_CARD, TURN_STARTED, QBAF]
 
 
 def debate_runs(db: sqlite_utils.Database, study_id: str) -> list[dict]:
@@ -42,10 +43,10 @@ def debate_view(db: sqlite_utils.Database, study_id: str, run_id: str) -> dict:
                 "errors": r["errors"], "done": True}
     messages, cards = [], []
     for e in events_for_run(db, run_id):
-        if e["kind"] in ("debate_message", "moderator"):
+        if e["kind"] in (DEBATE_MESSAGE, MODERATOR):
             p = e["payload"]
             messages.append({k: p.get(k) for k in ("id", "persona", "round", "phase", "text")})
-        elif e["kind"] == "crux_card":
+        elif e["kind"] == CRUX_CARD:
             cards.append(e["payload"])
     return {**base, "messages": messages, "cruxes": cards, "stances": {"opening": {}, "closing": {}},
             "errors": [], "done": False}

@@ -17,6 +17,7 @@ import json
 from dataclasses import replace
 from typing import Callable
 
+from workbench.events import M11_ERROR, M11_RETRY, M11_STAGE
 from workbench.judges.parse import InvalidReply
 from workbench.protocols.m11 import replies
 from workbench.protocols.m11.prompts import BINARY_TEMPERATURE, TEMPERATURES, messages
@@ -27,7 +28,7 @@ PARSE_RETRIES = 1        # one more ask after an unusable reply
 SYCOPHANCY_RETRIES = 1   # seed 003 §2: the MetaJudge recommends a retry
 CALLS_PER_PIPELINE = 4   # critic, defender, judge, metajudge when nothing is retried
 
-STAGE_EVENT = "m11_stage"
+STAGE_EVENT = M11_STAGE
 
 
 class StageFailed(Exception):
@@ -51,7 +52,7 @@ async def ask(ctx: RunContext, stage: str, build: Callable[[str | None], list[di
             note = str(exc)
             if attempt < PARSE_RETRIES:
                 retries[stage] = retries.get(stage, 0) + 1
-                ctx.emit("m11_retry", turn=turn_id, agent=stage, reason=note)
+                ctx.emit(M11_RETRY, turn=turn_id, agent=stage, reason=note)
     raise StageFailed(stage, note or "no usable reply", raw)
 
 
@@ -95,7 +96,7 @@ async def likert_program(ctx: RunContext) -> RunOutput:
     except StageFailed as exc:
         report = {**base, "status": "error", "failed_stage": exc.stage, "error": exc.reason, "raw": exc.raw,
                   "retries": retries}
-        ctx.emit("m11_error", agent=exc.stage, stage=exc.stage, error=exc.reason)
+        ctx.emit(M11_ERROR, agent=exc.stage, stage=exc.stage, error=exc.reason)
         return RunOutput(text=f"counted error: {exc.stage} gave no usable reply ({exc.reason})", report=report)
     result = {"overall": judged["overall"], "scores": judged["scores"], "summary": judged["summary"]}
     report = {**base, "status": "ok", **result, "band": band(judged["overall"]), "evidence": judged["evidence"],
