@@ -136,6 +136,7 @@ def handle(args, ctx: Context) -> int:
     if args.assess_concerns:
         assess_concerns(args, ctx, db, header)
     doc = protocol_metrics(args, db, header, csv=args.csv)
+    doc = __import__("workbench.simulation.label", fromlist=["_"]).mark_document(doc, header["definition"])
     if args.csv:
         write_csv(args, ctx, doc)
         return OK

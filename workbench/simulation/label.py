@@ -13,7 +13,7 @@ LABEL = "SIMULATED"
 # Every simulated reply starts with this. The model string itself ("sim") is scrubbed from blind texts
 # as a model name, so the banner avoids it.
 REPLY_BANNER = "[SIMULATED TEXT: written by the offline simulator with planted effects, not by a language model]"
-BANNER = ("SIMULATED: every response, score and number in this study comes from the offline `sim` model "
+BANNER = ("Every response, score and number in this study comes from the offline `sim` model "
           "and simulated raters with planted effects; none of it is a model's answer or a person's judgement.")
 
 
@@ -36,3 +36,38 @@ def mixing_problem(definition: dict) -> str | None:
         return (f"a study on the `sim` model cannot also use {', '.join(real)}: simulated and real data never "
                 "share a study; make every model `sim`, or none")
     return None
+
+
+def title_mark(definition: dict | None, frozen: bool = True) -> str:
+    """What a simulated study's report title carries: the label, then the banner and the power the
+    study was designed with (printed as the title's continuation so every report opens with it)."""
+    if not is_simulated(definition):
+        return ""
+    lines = [f" ({LABEL})", "", f"> **{LABEL}.** {BANNER}"]
+    if frozen:
+        lines.append(f"> Designed power: {designed_power(definition)}")
+    return "\n".join(lines)
+
+
+def designed_power(definition: dict, sims: int = 1000) -> str:
+    """One line: the power of each pre-registered comparison at the study's design (workbench power)."""
+    from workbench.simulation.comparisons import preregistered
+    from workbench.simulation.power import study_power
+
+    comparisons = preregistered(definition)
+    if not comparisons:
+        return "no pre-registered comparison"
+    doc = study_power(definition, {}, sims, comparisons, grid=())
+    return "; ".join(f"{r['comparison']} d={r['d']:.2f}: " + ("-" if r["power"] is None else f"{r['power']:.2f}")
+                     for r in doc["comparisons"]) + f" ({doc['design']['cases']} case(s), {sims} simulations)"
+
+
+def mark_document(doc, definition: dict | None):
+    """A metrics document of a simulated study: the label on the JSON, the text and every CSV row."""
+    if not is_simulated(definition):
+        return doc
+    doc.document = {"simulated": True, **doc.document, "simulated_banner": f"{LABEL}: {BANNER}"}
+    doc.text = f"{LABEL}: {BANNER}\n\n{doc.text}"
+    doc.csv_columns = ["simulated", *[c for c in doc.csv_columns if c != "simulated"]]
+    doc.csv_rows = [{**row, "simulated": LABEL} for row in doc.csv_rows]
+    return doc

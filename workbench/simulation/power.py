@@ -127,7 +127,7 @@ CASE_GRID = (5, 10, 15, 20, 30, 40, 60, 80)
 
 
 def study_power(definition: dict, effects: dict[str, float], sims: int = DEFAULT_SIMS,
-                comparisons: list[str] | None = None) -> dict:
+                comparisons: list[str] | None = None, grid: tuple[int, ...] = CASE_GRID) -> dict:
     """Power of each comparison (A:B:metric) at the study's cases, replicates and raters, and a
     table of power against the number of cases. Effects: `--effect`, else the planted ones of
     [simulation] (effects[A] − effects[B]), else DEFAULT_D."""
@@ -153,10 +153,10 @@ def study_power(definition: dict, effects: dict[str, float], sims: int = DEFAULT
         seed = abs(hash_label(label)) % (2 ** 31)
         at_n = power(design, d, sims, seed) if design.cases >= 2 else None
         curve = {n: power(Design(n, design.replicates, design.raters, design.icc, design.case_correlation),
-                          d, sims, seed) for n in CASE_GRID}
+                          d, sims, seed) for n in grid}
         rows.append({"comparison": f"{a}:{b}:{metric}", "d": d, "source": source,
                      "implied_dz": design.implied_dz(d), "power": at_n, "power_by_cases": curve})
-    return {"design": asdict(design), "sims": sims, "comparisons": rows, "case_grid": list(CASE_GRID),
+    return {"design": asdict(design), "sims": sims, "comparisons": rows, "case_grid": list(grid),
             "method": "paired d_z over cases, detected when its 95% CI excludes 0 (two-sided paired t)"}
 
 

@@ -66,7 +66,9 @@ def build_report(analysis, *, generated_at: str | None = None, fidelity: str = "
         title += f" ({BLINDED_LABEL})"
     elif d.forced:
         title += " [FORCED UNBLINDING]"
-    parts = [title, ""]
+    from workbench.simulation.label import title_mark  # a study on `sim` says so before anything else
+
+    parts = [title + title_mark(d.definition, bool(d.frozen_at)), ""]
     parts.append(f"- Study id: `{d.study_id}`; protocol: {d.protocol}")
     parts.append(f"- Frozen: {d.frozen_at or 'not frozen'}; freeze hash: `{d.freeze_hash or '-'}`")
     parts.append(f"- Status: {analysis.status_line()}")
