@@ -19,6 +19,9 @@ PARTIAL_DATE = r"\d{4}(-\d{2}(-\d{2})?)?"
 DECISION_DATE = re.compile(rf"^{PARTIAL_DATE}(\.\.{PARTIAL_DATE})?$")
 PROBE_VERDICTS = ("recognized", "partial", "not_recognized")
 CASE_SUFFIX = ".md"
+# A case is prose read by models and people: a file larger than this is refused unread (a runaway paste,
+# a wrong file, or text meant to exhaust a context window or a terminal). Documented in the README.
+MAX_CASE_BYTES = 256 * 1024
 # Draft prose opens with one of these; a ready case must have replaced it.
 PLACEHOLDER_MARKERS = ("[DRAFT OUTLINE", "[TO RESEARCH")
 
@@ -68,6 +71,12 @@ def check(parsed: Parsed, known_rubrics: Iterable[str] | None = None) -> list[Pr
     if case.status == "ready":
         problems.extend(_ready_problems(case, parsed))
     return problems
+
+
+def date_span(value: str) -> tuple[date, date]:
+    """First and last day of a decision date or range ("2021", "2021-06", "2020..2022"); ValueError if unreal."""
+    spans = [_bounds(p) for p in value.split("..")]
+    return spans[0][0], spans[-1][1]
 
 
 def _bounds(part: str) -> tuple[date, date]:
@@ -146,8 +155,18 @@ def _ready_problems(case: Case, parsed: Parsed) -> list[Problem]:
     return out
 
 
+def size_problem(name: str, size: int) -> Problem | None:
+    if size <= MAX_CASE_BYTES:
+        return None
+    return Problem(name, 1, "file", f"is {size / 1024:.0f} KiB; a case file may hold at most "
+                                    f"{MAX_CASE_BYTES // 1024} KiB")
+
+
 def validate_text(text: str, name: str = "<case>", known_rubrics: Iterable[str] | None = None
                   ) -> tuple[Case | None, list[Problem]]:
+    too_big = size_problem(name, len(text.encode("utf-8")))
+    if too_big:
+        return None, [too_big]
     parsed = parse_text(text, name)
     return parsed.case, check(parsed, known_rubrics)
 
@@ -175,6 +194,10 @@ def validate_paths(paths: Iterable[str | Path], known_rubrics: Iterable[str] | N
     cases: list[tuple[Path, Case]] = []
     seen: dict[str, tuple[Path, int]] = {}
     for f in files:
+        too_big = size_problem(str(f), f.stat().st_size)
+        if too_big:
+            problems.append(too_big)
+            continue
         parsed = parse_file(f)
         file_problems = check(parsed, known)
         problems.extend(file_problems)

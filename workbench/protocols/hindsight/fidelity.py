@@ -36,6 +36,14 @@ def extraction_counts(db, study_id: str) -> Counter:
                    for o in outputs_for_study(db, study_id))
 
 
+def _corpus(db, definition: dict) -> list[str]:
+    from store import cases as case_rows
+    from workbench.protocols.hindsight.gates import corpus_problems
+
+    return corpus_problems([row["document"] for row in (case_rows.get_case(db, c)
+                                                         for c in definition.get("cases") or []) if row])
+
+
 def _held_back(db, study_id: str) -> list[dict]:
     from workbench.blinding.context import BlindingError
     from workbench.blinding.items import held_back_outputs
@@ -44,6 +52,8 @@ def _held_back(db, study_id: str) -> list[dict]:
         return held_back_outputs(db, study_id)
     except BlindingError:  # a study that cannot be blinded has nothing held back
         return []
+    except (KeyError, TypeError, ValueError) as exc:  # say so rather than lose the whole report
+        return [{"case_id": "?", "reason": f"the held-back check could not read the study: {exc}"}]
 
 
 def section(db, study_id: str, definition: dict) -> str:
@@ -65,6 +75,19 @@ def section(db, study_id: str, definition: dict) -> str:
                      "asking for RECOMMENDATION / REASONING / RISKS / CONFIDENCE was appended to every condition's "
                      "final step, and the multi-perspective condition was asked for perspective headings; this "
                      "changes the seed's single prompts (it asks the single-prompt condition to list risks).")
+    fidelity = definition.get("hindsight") or {}
+    kind = fidelity.get("study_kind", "pilot")
+    corpus = _corpus(db, definition)
+    lines.append(f"- Study kind: {kind}. Corpus rule (seed 000 §IV: N ≥ 6, ≥ 2 cases in each of 3 domains): "
+                 + ("met." if not corpus else "NOT met: " + "; ".join(corpus) + "."))
+    if fidelity.get("training_cutoff"):
+        lines.append(f"- Training cutoff relied on for strategy-A cases: {fidelity['training_cutoff']}.")
+    overrides = fidelity.get("overrides") or []
+    if overrides:
+        lines.append(f"- **Gate overrides ({len(overrides)})**, recorded in the frozen study file:")
+        lines += [f"  - case `{o['case']}`, gate {o['gate']}: {o['reason']}" for o in overrides]
+    else:
+        lines.append("- Gate overrides: none (every historical case passed the probe, cutoff and leak gates).")
     held = _held_back(db, study_id)
     if held:
         lines.append(f"- **Held back from raters and judges: {len(held)} output(s)** the scrubber left (near) empty "

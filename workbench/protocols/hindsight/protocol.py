@@ -47,6 +47,18 @@ class HindsightProtocol(StudyProtocol):
         return f"{len(definition['cases'])} case(s) x {len(definition['conditions'])} condition(s)"
 
     # --- items: library cases -----------------------------------------------------------------------
+    def load_items(self, db, study_id: str, definition: dict, base_dir: str | None = None):
+        """Hindsight's cases are in the library already; what `study create` adds here is the corpus
+        warning of a pilot study (a confirmatory one is refused in check_library)."""
+        from store import cases as case_rows
+        from workbench.protocols.base import ItemLoad
+        from workbench.protocols.hindsight.gates import corpus_problems
+
+        if (definition.get("hindsight") or {}).get("study_kind", "pilot") == "confirmatory":
+            return ItemLoad()
+        docs = [row["document"] for row in (case_rows.get_case(db, c) for c in definition["cases"]) if row]
+        return ItemLoad(problems=[f"cases: warning (pilot study): {why}" for why in corpus_problems(docs)])
+
     def item_payload(self, db, study_id: str, item_id: str) -> str:
         from store.cases import get_case
 

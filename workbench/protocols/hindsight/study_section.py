@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from typing import Callable
 
+from workbench.cases.validate import decision_date_problem
+from workbench.protocols.hindsight import gates
 from workbench.protocols.hindsight.architectures import architecture, conditions
 
 TOP_KEYS = ("cases", "architectures", "metrics", "hindsight")
@@ -40,10 +42,21 @@ def _fidelity(c, data: dict) -> dict:
                                         "then a copying extraction; \"instruction\": the report layout is "
                                         "appended to every condition, a deviation the report prints)")
         shape = DEFAULT_SHAPE
-    return {"report_shape": shape}
+    kind = c.string(t, "study_kind", "hindsight.study_kind", "pilot")
+    if kind not in gates.STUDY_KINDS:
+        c.bad("hindsight.study_kind", f"must be one of {', '.join(gates.STUDY_KINDS)} (a confirmatory study "
+                                      "must meet seed 000 §IV's corpus rule; a pilot study is warned)")
+        kind = "pilot"
+    cutoff = c.string(t, "training_cutoff", "hindsight.training_cutoff", "")
+    if cutoff and (".." in cutoff or decision_date_problem(cutoff, historical=False)):
+        c.bad("hindsight.training_cutoff", "must be a real date YYYY, YYYY-MM or YYYY-MM-DD (the architecture "
+                                           "model's training cutoff, for strategy-A cases)")
+        cutoff = ""
+    overrides = gates.check_overrides(c, t.get("overrides", []))
+    return {"report_shape": shape, "study_kind": kind, "training_cutoff": cutoff, "overrides": overrides}
 
 
-FIDELITY_KEYS = ("report_shape",)
+FIDELITY_KEYS = ("report_shape", "study_kind", "training_cutoff", "overrides")
 
 
 def _architectures(c, data: dict, known: list[str]) -> dict:
@@ -83,3 +96,4 @@ def check_cases(db, definition: dict, c) -> None:
                            "(finish it and set status = \"ready\" in its file, then import it)")
         elif row["rubric"] and row["rubric"] not in rubric_ids:
             c.bad("cases", f"case '{case_id}' names rubric '{row['rubric']}', which is not in rubrics/")
+    gates.check_study_cases(db, definition, c)
