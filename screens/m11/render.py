@@ -8,17 +8,11 @@ from __future__ import annotations
 
 from rich.text import Text
 
+from workbench.protocols.m11.report import num, pct
+
 SEVERITY_STYLE = {"critical": "bold red", "major": "yellow", "minor": "dim"}
 VERDICT_STYLE = {"valid": "green", "partially valid": "yellow", "invalid": "red"}
 BAND_STYLE = {"Strong PASS": "bold green", "PASS": "green", "Borderline": "yellow", "FAIL": "red"}
-
-
-def _num(v, digits: int = 2) -> str:
-    return "-" if v is None else f"{v:.{digits}f}"
-
-
-def _pct(v) -> str:
-    return "-" if v is None else f"{100 * v:.1f}%"
 
 
 def _est(e: dict) -> str:
@@ -41,15 +35,15 @@ def overview(doc: dict) -> Text:
     t.append(f"{len(doc['samples'])} samples · {doc['runs']} pipeline run(s) · {', '.join(doc['conditions'])}\n")
     t.append(f"InputFilter: {f.get('loaded', '-')} loaded, {f.get('excluded', '-')} excluded\n\n")
     t.append("Pass rate  ", style="bold")
-    t.append(f"{_pct(bands['pass_rate'])} of {bands['n']} scored ({bands['unscored']} unscored)\n")
+    t.append(f"{pct(bands['pass_rate'])} of {bands['n']} scored ({bands['unscored']} unscored)\n")
     t.append("Binary     ", style="bold")
-    t.append(f"pass rate {_pct(b['binary_pass_rate'])} · agreement {_est(b['agreement'])}\n")
+    t.append(f"pass rate {pct(b['binary_pass_rate'])} · agreement {_est(b['agreement'])}\n")
     t.append(f"           kappa {_est(b['kappa'])}\n\n")
     t.append("Band         samples  observed  expected\n", style="bold")
     for r in bands["rows"]:
         t.append(f"{r['band']:<12}", style=BAND_STYLE[r["band"]])
-        pct = "-" if r["percent"] is None else f"{r['percent']:.1f}%"
-        t.append(f" {r['count']:>7}  {pct:>8}  {r['expected_percent'][0]}-{r['expected_percent'][1]}%\n")
+        observed = "-" if r["percent"] is None else f"{r['percent']:.1f}%"
+        t.append(f" {r['count']:>7}  {observed:>8}  {r['expected_percent'][0]}-{r['expected_percent'][1]}%\n")
     h = doc["human"]
     verdict = {True: "met", False: "not met", None: "not decidable"}[h["passed"]]
     t.append(f"\nHuman r {_est(h['pearson'])} · target > {h['target_r']}: {verdict}\n")
@@ -65,14 +59,14 @@ def likert(doc: dict) -> Text:
     t = Text()
     t.append("Likert profile (mean per criterion, 0-5)\n", style="bold")
     for c, v in doc["profile"].items():
-        t.append(f"{c:<13}{bar(v, 5, 20)} {_num(v)}\n")
+        t.append(f"{c:<13}{bar(v, 5, 20)} {num(v)}\n")
     t.append("\nOverall score histogram\n", style="bold")
     top = max([h["count"] for h in doc["histogram"]] + [1])
     for h in doc["histogram"]:
         t.append(f"{h['lo']:.1f}-{h['hi']:.1f}  {bar(h['count'], top, 20)} {h['count']}\n")
     t.append(f"\nTrend: studies of module {doc['module']}\n", style="bold")
     for tr in doc["trend"]:
-        t.append(f"{tr['study'][:28]:<28} pass {_pct(tr['pass_rate']):>6} · mean {_num(tr['mean_overall'])}\n")
+        t.append(f"{tr['study'][:28]:<28} pass {pct(tr['pass_rate']):>6} · mean {num(tr['mean_overall'])}\n")
     return t
 
 
@@ -84,7 +78,7 @@ def confidence(doc: dict) -> Text:
         t.append(f"{level:<12}{bar(n, max(c['n'], 1), 20)} {n}\n")
     t.append(f"\nVariance by criterion (run to run, {c['samples_with_spread']} samples)\n", style="bold")
     for k, v in c["variance_by_criterion"].items():
-        t.append(f"{k:<13}{_num(v, 3)}\n")
+        t.append(f"{k:<13}{num(v, 3)}\n")
     t.append("\nRetries\n", style="bold")
     t.append(f"{r['runs_retried']} of {r['runs']} runs retried: "
              + (", ".join(f"{k} {v}" for k, v in sorted(r["retries"].items())) or "none") + "\n")
@@ -95,7 +89,7 @@ def confidence(doc: dict) -> Text:
 
 def sample_label(s: dict) -> Text:
     t = Text(f"{s['id'][:22]:<22} ")
-    t.append(f"{_num(s['overall'], 1):>3}", style=BAND_STYLE.get(s["band"] or "", "dim"))
+    t.append(f"{num(s['overall'], 1):>3}", style=BAND_STYLE.get(s["band"] or "", "dim"))
     return t
 
 
@@ -119,20 +113,20 @@ def sample_io(sample: dict) -> tuple[Text, Text, Text]:
 
 def debate(sample: dict) -> Text:
     t = Text()
-    t.append(f"{sample['id']}: overall {_num(sample['overall'])} ", style="bold")
+    t.append(f"{sample['id']}: overall {num(sample['overall'])} ", style="bold")
     t.append(sample["band"] or "unscored", style=BAND_STYLE.get(sample["band"] or "", "dim"))
     t.append(f" · confidence {sample['confidence'] or '-'} · binary {sample['binary'] or '-'}\n")
     for v in sample["never_violations"]:
         t.append(f"NEVER violation: {v['constraint']} ({v['category']})\n", style="red")
     for p in sample["validation"]:
         mark = {True: "✓", False: "✗", None: "?"}[p["ok"]]
-        t.append(f"{mark} {p['point']}: {p['rule']} (observed {_num(p['observed'])})\n")
+        t.append(f"{mark} {p['point']}: {p['rule']} (observed {num(p['observed'])})\n")
     for rep in sample["pipeline_runs"]:
         t.append(f"\nRun {rep['run_index'] + 1}", style="bold")
         if rep["status"] != "ok":
             t.append(f": counted error at {rep['failed_stage']} ({rep['error']})\n", style="red")
             continue
-        t.append(f": overall {_num(rep['overall'])} {rep['band']}\n")
+        t.append(f": overall {num(rep['overall'])} {rep['band']}\n")
         rebuttals = {r["id"]: r for r in rep["debate"]["rebuttals"]}
         for w in rep["debate"]["weaknesses"]:
             t.append(f"{w['id']} [{w['severity']}] ", style=SEVERITY_STYLE.get(w["severity"], ""))

@@ -8,11 +8,13 @@ from workbench.protocols.base import ReportSection
 from workbench.protocols.m11.scoring import CRITERIA
 
 
-def _num(v, digits: int = 2) -> str:
+def num(v, digits: int = 2) -> str:
+    """A number as the report and the dashboard print it ("-" when missing)."""
     return "-" if v is None else f"{v:.{digits}f}"
 
 
-def _pct(v) -> str:
+def pct(v) -> str:
+    """A share as a percentage with one decimal ("-" when missing)."""
     return "-" if v is None else f"{100 * v:.1f}%"
 
 
@@ -38,9 +40,9 @@ def overview(doc: dict) -> str:
              f"of {f.get('records', '-')} in {f.get('file', '-')}."]
     for p in (f.get("problems") or [])[:20]:
         lines.append(f"- excluded: {p['file']}:{p['line']}: {p['field']}: {p['message']}")
-    lines.append(f"Pass rate (Likert, Strong PASS or PASS): {_pct(bands['pass_rate'])} of {bands['n']} scored "
+    lines.append(f"Pass rate (Likert, Strong PASS or PASS): {pct(bands['pass_rate'])} of {bands['n']} scored "
                  f"sample(s); {bands['unscored']} without a score.")
-    lines.append(f"Binary judge: pass rate {_pct(b['binary_pass_rate'])}; agreement with the Likert bands "
+    lines.append(f"Binary judge: pass rate {pct(b['binary_pass_rate'])}; agreement with the Likert bands "
                  f"{_est(b['agreement'])}, Cohen's kappa {_est(b['kappa'])}; without Borderline "
                  f"{_est(b['agreement_without_borderline'])}.")
     return "\n".join(lines)
@@ -59,9 +61,9 @@ def bands_section(doc: dict) -> str:
 
 def profile_section(doc: dict) -> str:
     prof = doc["profile"]
-    rows = [[c, _num(prof[c]), "#" * int(round((prof[c] or 0) * 4))] for c in CRITERIA]
+    rows = [[c, num(prof[c]), "#" * int(round((prof[c] or 0) * 4))] for c in CRITERIA]
     hist = [[f"{h['lo']:.1f}-{h['hi']:.1f}", h["count"], "#" * h["count"]] for h in doc["histogram"]]
-    trend = [[t["study"], t["samples"], _pct(t["pass_rate"]), _num(t["mean_overall"])] for t in doc["trend"]]
+    trend = [[t["study"], t["samples"], pct(t["pass_rate"]), num(t["mean_overall"])] for t in doc["trend"]]
     return ("Mean per criterion (0-5):\n\n" + _table(["criterion", "mean", "profile"], rows) +
             "\n\nOverall score histogram:\n\n" + _table(["overall", "samples", ""], hist) +
             f"\n\nTrend over the studies of module {doc['module']}:\n\n" +
@@ -71,7 +73,7 @@ def profile_section(doc: dict) -> str:
 def samples_section(doc: dict) -> str:
     rows = []
     for s in doc["samples"]:
-        rows.append([s["id"], _num(s["overall"]), s["band"] or "-", s["confidence"] or "-",
+        rows.append([s["id"], num(s["overall"]), s["band"] or "-", s["confidence"] or "-",
                      s["binary"] or "-", len(s["errors"]), "; ".join(v["constraint"] for v in s["never_violations"])
                      or "-"])
     return _table(["sample", "overall", "band", "confidence", "binary", "errors", "NEVER violations"], rows)
@@ -82,7 +84,7 @@ def validation_section(doc: dict) -> str:
     lines = [f"Seed 003 §8 key validation points: {v['met']} of {v['checked']} checked point(s) met."]
     if v["missed"]:
         lines += ["", _table(["sample", "point", "rule", "observed"],
-                             [[m["item"], m["point"], m["rule"], _num(m["observed"])] for m in v["missed"]])]
+                             [[m["item"], m["point"], m["rule"], num(m["observed"])] for m in v["missed"]])]
     return "\n".join(lines)
 
 
@@ -100,12 +102,12 @@ def human_section(doc: dict) -> str:
 def confidence_section(doc: dict) -> str:
     c, r = doc["confidence"], doc["retries"]
     counts = ", ".join(f"{k} {v}" for k, v in c["counts"].items())
-    var = ", ".join(f"{k} {_num(v, 3)}" for k, v in c["variance_by_criterion"].items())
+    var = ", ".join(f"{k} {num(v, 3)}" for k, v in c["variance_by_criterion"].items())
     retries = ", ".join(f"{k} {v}" for k, v in sorted(r["retries"].items())) or "none"
     errors = ", ".join(f"{k} {v}" for k, v in sorted(r["counted_errors"].items())) or "none"
     return (f"Confidence (spread of the overall across runs; HIGH <= 0.4 within one band, MEDIUM <= 1.0, else "
             f"LOW): {counts}.\nRun-to-run variance by criterion (mean over {c['samples_with_spread']} sample(s)): "
-            f"{var}; overall {_num(c['variance_overall'], 3)}.\nRetries: {retries} ({r['runs_retried']} of "
+            f"{var}; overall {num(c['variance_overall'], 3)}.\nRetries: {retries} ({r['runs_retried']} of "
             f"{r['runs']} run(s) retried). Counted errors (excluded from scores): {errors}. Sycophancy flags "
             f"left unresolved: {r['sycophancy_unresolved']}.")
 
@@ -117,7 +119,7 @@ def cost_section(doc: dict) -> str:
     return (f"Estimate before the run ({e['model']}): {e['calls']} call(s), ~{e['input_tokens']} input and "
             f"~{e['output_tokens']} output tokens, {est}. Seed 003 §9 for reference: ~18000 tokens and ~$0.009 per "
             f"sample with three runs on GPT-4o-mini.\nActual: ${a['total']:.4f} in total, "
-            f"${_num(a['mean_per_sample'], 5)} per sample" + (f" ({a['note']})" if a["note"] else "") + ".")
+            f"${num(a['mean_per_sample'], 5)} per sample" + (f" ({a['note']})" if a["note"] else "") + ".")
 
 
 def sections(doc: dict) -> list[ReportSection]:
