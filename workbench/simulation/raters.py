@@ -62,6 +62,9 @@ def fill_raters(db, study_id: str, raters: list[str] | None = None) -> list[Rate
     if not is_simulated(definition):
         raise NotSimulated(f"study '{study_id}' is not on the `sim` model: only real people rate it")
     params = params_of(definition)
+    if study.get("unblinded_at"):  # a re-run after unblinding: the scores are in, scoring is closed
+        return [RaterFill(r, held="scoring is closed (the study is unblinded)")
+                for r in raters or definition.get("raters") or []]
     out = []
     for rater in raters or definition.get("raters") or []:
         fill = RaterFill(rater)
