@@ -14,6 +14,7 @@ from textual.worker import Worker, WorkerState
 
 from screens.widgets.section import SectionScreen
 from workbench.cases.model import CASE_TYPES, DOMAINS, STATUSES, STRATEGIES
+from workbench.safe_text import for_terminal
 
 PROBE_MODULE = "screens.probe_dialog"
 FILTERS = {"type": CASE_TYPES, "domain": DOMAINS, "status": STATUSES, "strategy": STRATEGIES}
@@ -112,7 +113,8 @@ class CasesScreen(SectionScreen):
         table.clear()
         for r in rows:
             flagged = r["recognized"]
-            title = r["title"] if len(r["title"]) <= TITLE_WIDTH else r["title"][: TITLE_WIDTH - 1] + "…"
+            title = for_terminal(r["title"])  # a case's own words: plain text, never markup
+            title = Text(title if len(title) <= TITLE_WIDTH else title[: TITLE_WIDTH - 1] + "…")
             table.add_row(
                 Text(r["id"], style="bold red" if flagged else ""),
                 title,

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -33,6 +34,7 @@ from screens.metrics_plots import (
 )
 from screens.widgets.section import SectionScreen
 from workbench.metrics.render import RenderedTable
+from workbench.safe_text import for_terminal
 
 # Which tab each rendered table goes to.
 TAB_OF = {
@@ -70,8 +72,8 @@ class MetricPanel(Vertical):
     def on_mount(self) -> None:
         dt = self.query_one(DataTable)
         dt.add_columns(*self.table.columns)
-        for row in self.table.rows:
-            dt.add_row(*row)
+        for row in self.table.rows:  # cells may quote items and replies: plain text, never markup
+            dt.add_row(*(Text(for_terminal(cell)) if isinstance(cell, str) else cell for cell in row))
 
 
 class MetricsScreen(SectionScreen):

@@ -22,6 +22,7 @@ from textual.widgets import DataTable, Footer, Markdown, Static
 from textual.worker import Worker, WorkerState
 
 from workbench.events import CALL_RETRY, TOKEN, TURN_STARTED, Event
+from workbench.safe_text import for_terminal
 
 VERDICT_STYLE = {"recognized": "bold red", "partial": "yellow", "not_recognized": "green", "error": "magenta"}
 
@@ -129,7 +130,7 @@ class ProbeScreen(ModalScreen[list]):
                 break
             event = getter.result()
             if event.kind == TOKEN and event.turn == "probe":
-                await stream.write(event.payload.get("text", ""))
+                await stream.write(for_terminal(event.payload.get("text", "")))
             elif event.kind == CALL_RETRY:
                 self._status(f"{index}/{len(self.case_ids)} {case_id}: attempt {event.payload['attempt']} failed "
                              f"({event.payload['error']}); retrying in {event.payload['wait']:.1f}s")

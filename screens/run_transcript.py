@@ -21,6 +21,7 @@ from textual.containers import Vertical, VerticalScroll
 from textual.widgets import Markdown, Static
 
 from workbench.runs.view import NoteEntry, TranscriptModel, TurnEntry
+from workbench.safe_text import for_terminal
 
 
 class TurnPanel(Vertical):
@@ -46,7 +47,7 @@ class TurnPanel(Vertical):
     def _settled(text: str) -> Static:
         """A finished turn's text: one widget (a Markdown widget is one per block, and a long
         transcript of them makes every layout pass of the screen slower)."""
-        return Static(RichMarkdown(text), classes="turn-text")
+        return Static(RichMarkdown(for_terminal(text)), classes="turn-text")
 
     def on_mount(self) -> None:
         if self.entry.status != "streaming":
@@ -65,7 +66,7 @@ class TurnPanel(Vertical):
             return
         self._started = True
         self._generation, self._pieces = self.entry.generation, len(self.entry.pieces)
-        markdown = Markdown("".join(self.entry.pieces[:self._pieces]), classes="turn-text")
+        markdown = Markdown(for_terminal("".join(self.entry.pieces[:self._pieces])), classes="turn-text")
         await self.mount(markdown)
         self._stream = Markdown.get_stream(markdown)
 
@@ -92,7 +93,7 @@ class TurnPanel(Vertical):
         upto = len(e.pieces)  # taken before awaiting: more tokens may arrive while the write yields
         if upto > self._pieces and self._stream is not None:
             fresh, self._pieces = "".join(e.pieces[self._pieces:upto]), upto
-            await self._stream.write(fresh)
+            await self._stream.write(for_terminal(fresh))
         if ended:
             await self._stop_stream()
             streamed = "".join(e.pieces)

@@ -15,6 +15,7 @@ from textual.containers import VerticalScroll
 from textual.widgets import Static
 
 from workbench.scoring import ItemView
+from workbench.safe_text import for_terminal
 
 
 class ResponsePanel(VerticalScroll, can_focus=False):
@@ -48,7 +49,7 @@ class ResponsePanel(VerticalScroll, can_focus=False):
         """Show `view`; a new item starts at the top, the same item keeps its scroll position."""
         if view.item_id != self.item_id:
             self.item_id = view.item_id
-            self.query_one(".response-text", Static).update(Text(view.response))
+            self.query_one(".response-text", Static).update(Text(for_terminal(view.response)))
             self.scroll_home(animate=False)
         self.border_title = view.label
         if view.complete:
@@ -97,10 +98,10 @@ class CasePanel(VerticalScroll, can_focus=False):
             return
         self.shown = shown
         self.border_title = view.case_title or "Case"
-        self.query_one("#case-scenario", Static).update(Text(view.scenario.strip()))
+        self.query_one("#case-scenario", Static).update(Text(for_terminal(view.scenario.strip())))
         has_outcome = view.outcome is not None
         self.query_one("#case-outcome-heading").display = has_outcome
         outcome = self.query_one("#case-outcome", Static)
         outcome.display = has_outcome
-        outcome.update(Text((view.outcome or "").strip()))
+        outcome.update(Text(for_terminal((view.outcome or "").strip())))
         self.scroll_home(animate=False)

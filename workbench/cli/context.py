@@ -41,18 +41,23 @@ class Context:
         return self._db
 
     def emit(self, document: Any, human: Callable[[], str] | str | None = None) -> None:
-        """Print the result: one JSON document with --json, else the human text."""
+        """Print the result: one JSON document with --json, else the human text. Either way, what a
+        case, a rater or a model wrote cannot drive the terminal (workbench.safe_text)."""
+        from workbench.safe_text import for_terminal, json_for_terminal
+
         if self.json:
-            json.dump(document, sys.stdout, indent=2, ensure_ascii=False, default=str)
+            sys.stdout.write(json_for_terminal(json.dumps(document, indent=2, ensure_ascii=False, default=str)))
             sys.stdout.write("\n")
         elif human is not None:
             text = human() if callable(human) else human
             if text:
-                print(text)
+                print(for_terminal(text))
 
     def info(self, message: str) -> None:
         """Progress and notes: stderr, so that --json keeps stdout to one document."""
-        print(message, file=sys.stderr, flush=True)
+        from workbench.safe_text import for_terminal
+
+        print(for_terminal(message), file=sys.stderr, flush=True)
 
     def close(self) -> None:
         if self._db is not None:

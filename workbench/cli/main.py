@@ -94,9 +94,11 @@ def main(argv: list[str] | None = None, *, open_tui: Callable[[Path, RaterLock |
     try:
         return int(args.handler(args, ctx) or 0)
     except CommandError as exc:
+        from workbench.safe_text import for_terminal
+
         if ctx.json:
             ctx.emit({"ok": False, "error": str(exc), "details": exc.details})
-        print(f"workbench: {exc}", file=sys.stderr)
+        print(f"workbench: {for_terminal(exc)}", file=sys.stderr)
         return exc.code
     except KeyboardInterrupt:
         print("workbench: interrupted", file=sys.stderr)
@@ -107,7 +109,9 @@ def main(argv: list[str] | None = None, *, open_tui: Callable[[Path, RaterLock |
         if is_disk_full(exc):
             return _disk_full(ctx, exc)
         if isinstance(exc, StoreError):
-            print(f"workbench: {exc}", file=sys.stderr)
+            from workbench.safe_text import for_terminal
+
+            print(f"workbench: {for_terminal(exc)}", file=sys.stderr)
             return FAILED
         raise
     finally:

@@ -13,6 +13,7 @@ import time
 
 from workbench.runs import view as run_view
 from workbench.events import CALL_RETRY, PROGRESS, RUN_STARTED, Event
+from workbench.safe_text import for_terminal
 
 
 
@@ -62,7 +63,7 @@ class PlainDisplay:
         self._last: tuple | None = None  # the last progress printed (calls done, total, paused)
 
     def _print(self, text: str) -> None:
-        print(f"{time.strftime('%H:%M:%S')} {text}", file=self.stream, flush=True)
+        print(f"{time.strftime('%H:%M:%S')} {for_terminal(text)}", file=self.stream, flush=True)
 
     def emit(self, event: Event) -> None:
         if event.kind == RUN_STARTED:
@@ -127,13 +128,18 @@ class RichDisplay:
             run = p.get("run")
             if run and run["status"] in ("done", "failed", "cancelled"):
                 style = {"done": "green", "failed": "red", "cancelled": "yellow"}[run["status"]]
-                self.progress.console.print(f"[{style}]{run_line(run)}[/]", highlight=False, markup=True)
+                self._say(run_line(run), style)
         elif event.kind == CALL_RETRY:
             p = event.payload
-            self.progress.console.print(f"[yellow]retry {short(event.run_id)} {event.turn}: {p.get('error')}[/]",
-                                        highlight=False)
+            self._say(f"retry {short(event.run_id)} {event.turn}: {p.get('error')}", "yellow")
         elif event.kind == "topology":
-            self.progress.console.print(topology_line(event.payload), highlight=False, markup=False)
+            self._say(topology_line(event.payload))
+
+    def _say(self, line: str, style: str = "") -> None:
+        """A line above the bar, as plain text: a model's or server's words are never markup."""
+        from rich.text import Text
+
+        self.progress.console.print(Text(for_terminal(line), style=style), highlight=False)
 
     def close(self) -> None:
         self.progress.stop()
