@@ -22,7 +22,7 @@ from textual.binding import Binding
 from textual.screen import Screen
 from textual.worker import Worker, WorkerState
 
-from screens.commands import CaseCommands, NavigationCommands
+from screens.commands import CaseCommands, NavigationCommands, SectionActions
 from screens.protocol_panels import PanelCommands
 from screens.sections import SECTIONS, Section
 
@@ -68,7 +68,7 @@ def _section_bindings() -> list[Binding]:
 class WorkbenchApp(App[int]):
     TITLE = "Hindsight Workbench"
     CSS_PATH = "styles/app.tcss"
-    COMMANDS = App.COMMANDS | {NavigationCommands, CaseCommands, PanelCommands}
+    COMMANDS = App.COMMANDS | {NavigationCommands, CaseCommands, PanelCommands, SectionActions}
     BINDINGS = [
         Binding("ctrl+q", "quit", "Quit", id="app.quit", priority=True,
                 tooltip="Quit the workbench; asks first about any unsaved changes"),

@@ -37,6 +37,7 @@ class CasesScreen(SectionScreen):
     """The list of cases. Enter opens the editor; n creates a case; p / P probe for contamination."""
 
     SECTION_ID = "cases"
+    PALETTE_SKIP = {"new_case", "probe_ready"}  # "cases: new case" and "cases: probe all ready cases" exist
     SUB_TITLE = "Cases"
     CSS_PATH = "styles/cases.tcss"
     AUTO_FOCUS = "#case-table"

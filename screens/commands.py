@@ -39,6 +39,34 @@ class NavigationCommands(ListProvider):
                 for s in getattr(app, "sections", [])]
 
 
+class SectionActions(ListProvider):
+    """`<section>: <what a key does>` for the shown section's own keys (Metrics' recompute, Settings' save,
+    test connection …), so every section's palette offers its actions. `PALETTE_SKIP` on a screen leaves
+    out actions its own provider offers already (Cases' new case, Runs' run and pause). Only the project's
+    bindings (they all have an id) are listed, not Textual's own (copy text)."""
+
+    def commands(self):
+        from screens.sections import palette_prefix
+
+        screen = self.screen
+        section_id = getattr(screen, "SECTION_ID", "")
+        if not section_id:
+            return []
+        prefix, skip = palette_prefix(section_id), getattr(screen, "PALETTE_SKIP", set())
+        out, seen = [], set()
+        for active in screen.active_bindings.values():
+            binding = active.binding
+            if (active.node is not screen or not active.enabled or binding.system or binding.id is None
+                    or binding.action.split("(", 1)[0] in skip
+                    or binding.action.startswith(("go_key", "app.")) or binding.action in seen):
+                continue
+            seen.add(binding.action)
+            key = self.app.get_key_display(binding)
+            out.append((f"{prefix} {binding.description.lower()}", f"{key} · {active.tooltip or binding.tooltip}",
+                        partial(screen.run_action, binding.action)))
+        return out
+
+
 class CaseCommands(ListProvider):
     """`cases: new`, `cases: open <id>` for every stored case, `cases: probe all ready cases`."""
 

@@ -42,7 +42,16 @@ def collect_key_help(screen) -> list[KeyHelp]:
     return out
 
 
-PALETTE_HINT = "ctrl+p opens the command palette: type 'go:', 'cases:' … to find a command. Escape closes this help."
+def palette_hint(sections) -> str:
+    """The palette's prefixes, from the same table the commands use (screens/sections.py)."""
+    from screens.sections import APP_PALETTE
+
+    prefixes = [*APP_PALETTE, *(s.palette for s in sections if s.palette)]
+    return (f"ctrl+p opens the command palette: type {', '.join(repr(p) for p in prefixes)} to find a command "
+            "(each section's prefix is in the table above). Escape closes this help.")
+
+
+PALETTE_HINT = palette_hint([])
 
 
 class HelpScreen(ModalScreen[None]):
@@ -57,7 +66,7 @@ class HelpScreen(ModalScreen[None]):
                  *, store_path: str = "", palette_hint: str | None = None) -> None:
         super().__init__()
         self.store_path = store_path
-        self.palette_hint = palette_hint or PALETTE_HINT
+        self.palette_hint = palette_hint or globals()["palette_hint"](sections)
         self.screen_title = screen_title
         self.keys = keys
         self.sections = sections
@@ -76,17 +85,37 @@ class HelpScreen(ModalScreen[None]):
                 yield Static(f"Store: {self.store_path}", id="help-store", markup=False)
 
     def on_mount(self) -> None:
+        self._fill(self.app.size.width)
+        self.query_one("#help-keys", DataTable).focus()
+
+    def on_resize(self, event) -> None:
+        self._fill(event.size.width)
+
+    def _fill(self, screen_width: int) -> None:
+        """Columns sized to the dialog, the last one wrapping (rows grow taller) so no text is cut."""
+        from rich.text import Text
+
+        inner = max(min(100, screen_width * 95 // 100) - 8, 40)  # border, padding, scrollbar, cell gaps
         keys = self.query_one("#help-keys", DataTable)
-        keys.add_columns("key", "does", "details")
-        for k in self.keys:
-            keys.add_row(k.key, k.description if k.enabled else f"{k.description} (not now)", k.tooltip)
+        keys.clear(columns=True)
+        key_w = max([len("key"), *(len(k.key) for k in self.keys)])
+        does = [k.description if k.enabled else f"{k.description} (not now)" for k in self.keys]
+        does_w = min(max([len("does"), *(len(d) for d in does)]), 24)
+        keys.add_column("key", width=key_w)
+        keys.add_column("does", width=does_w)
+        keys.add_column("details", width=max(inner - key_w - does_w - 4, 16))
+        for k, d in zip(self.keys, does):
+            keys.add_row(k.key, Text(d), Text(k.tooltip), height=None)
         if self.sections:
             sections = self.query_one("#help-sections", DataTable)
-            sections.add_columns("key", "section", "for")
+            sections.clear(columns=True)
+            sections.add_column("key", width=3)
+            sections.add_column("section", width=16)
+            sections.add_column("palette", width=10)
+            sections.add_column("for", width=max(inner - 3 - 16 - 10 - 6, 16))
             for s in self.sections:
                 marker = " ◂ here" if s.id == self.current_section else ""
-                sections.add_row(s.key, s.title + marker, s.description)
-        keys.focus()
+                sections.add_row(s.key, s.title + marker, s.palette, Text(s.description), height=None)
 
     def action_close(self) -> None:
         self.dismiss(None)

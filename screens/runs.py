@@ -34,26 +34,32 @@ from screens.widgets.unsaved_guard import UnsavedGuard
 from workbench.runs.view import LiveStudy, grid_states, progress_line, status_label, stored_totals_line
 
 class RunCommands(ListProvider):
-    """`run: …` palette commands of the Runs section: run, pause, resume, cancel, retry, show a transcript."""
+    """`runs: …` palette commands of the Runs section: run, pause, resume, cancel, retry, show a transcript."""
+
+    async def startup(self) -> None:
+        from workbench.studies.lookup import list_studies
+
+        self.study_ids = [s["id"] for s in list_studies(self.app.db)]
 
     def commands(self):
         screen = self.screen
         if not isinstance(screen, RunsScreen):
             return []
-        out = []
+        out = [(f"runs: show {study_id}", "its grid, progress and transcripts", partial(screen.select_study, study_id))
+               for study_id in getattr(self, "study_ids", []) if study_id != screen.study_id]
         for action, title, help_text in (
-                ("run", f"run: run study {screen.study_id}", "freeze it, then run its pending, interrupted "
+                ("run", f"runs: run study {screen.study_id}", "freeze it, then run its pending, interrupted "
                                                               "and cancelled runs"),
-                ("pause", "run: pause", "no new turn starts; turns in flight finish"),
-                ("resume", "run: resume", "continue the paused study"),
-                ("cancel", "run: cancel", "cancel the runs in progress (s continues them later)"),
-                ("retry", "run: retry the selected run", "run the selected failed or cancelled run again, alone")):
+                ("pause", "runs: pause", "no new turn starts; turns in flight finish"),
+                ("resume", "runs: resume", "continue the paused study"),
+                ("cancel", "runs: cancel", "cancel the runs in progress (s continues them later)"),
+                ("retry", "runs: retry the selected run", "run the selected failed or cancelled run again, alone")):
             if screen.study_id and screen.check_action(action, ()):
                 out.append((title, help_text, getattr(screen, f"action_{action}")))
         grid = screen.query_one(RunGrid)
         for run_id, state in grid.states.items():
             where = f"{state['case_id']} {state['condition']} r{state['replicate']}"
-            out.append((f"run: transcript of {where}", status_label(state),
+            out.append((f"runs: transcript of {where}", status_label(state),
                         partial(screen.choose_run, run_id)))
         return out
 
@@ -67,6 +73,7 @@ class RunsScreen(UnsavedGuard, SectionScreen):
     """Run a study and watch it: grid, progress, live transcript."""
 
     SECTION_ID = "runs"
+    PALETTE_SKIP = {"run", "pause", "resume", "cancel", "retry"}  # RunCommands offers them by study
     SUB_TITLE = "Runs"
     COMMANDS = {RunCommands}
     CSS_PATH = "styles/runs.tcss"

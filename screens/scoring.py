@@ -80,6 +80,9 @@ class ScoringScreen(UnsavedGuard, SectionScreen):
     """Pick who is scoring, then score pair by pair with the keyboard."""
 
     SECTION_ID = "scoring"
+    # ScoringCommands offers these by name; per-key scoring and scrolling are no palette material
+    PALETTE_SKIP = {"next_unscored", "toggle_single", "toggle_context", "rubric_guide", "switch_rater", "score",
+                    "cell", "response", "tab", "scroll_response", "scroll_context", "scroll_guide", "back"}
     SUB_TITLE = "Scoring"
     CSS_PATH = "styles/scoring.tcss"
     AUTO_FOCUS = None

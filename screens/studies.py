@@ -67,6 +67,7 @@ class StudiesScreen(SectionScreen):
     """The studies in the store; n creates one, o loads a study file, f freezes, r opens its runs."""
 
     SECTION_ID = "studies"
+    PALETTE_SKIP = {"new_study", "load_file", "freeze", "runs"}  # StudyCommands offers them by study
     SUB_TITLE = "Studies"
     COMMANDS = {StudyCommands}
     CSS_PATH = "styles/studies.tcss"

@@ -32,7 +32,7 @@ async def test_question_mark_opens_help_with_this_screens_keys_and_the_sections(
         assert {"Open", "New", "Probe", "Probe ready", "Search", "Refresh", "Quit", "Help"} <= set(keys)
         assert keys["New"][0] == "n" and "new case" in keys["New"][2]
         sections = _help_rows(app, "#help-sections")
-        assert ("1", "Cases ◂ here", SECTIONS[0].description) in sections
+        assert ("1", "Cases ◂ here", "cases:", SECTIONS[0].description) in sections
         assert str(app.db_path) in str(app.screen.query_one("#help-store", Static).render())
         await pilot.press("escape")
         await settle(pilot)
