@@ -39,7 +39,7 @@ from __future__ import annotations
 
 from collections import Counter, defaultdict
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -100,9 +100,16 @@ class DQRow:
     group: str                      # a condition, or "all"
     n_runs: int
     parts: dict[str, Estimate]
+    # seed 001 §5 step 8 asks for mean and SD per condition: the sample SD (n - 1) over runs with a value
+    sd: dict[str, float | None] = field(default_factory=dict)
+    # seed 001 §2.2 step 4: runs whose r(order, similarity to first) > 0.3, of the runs where r was computed
+    anchoring_flagged: int = 0
+    anchoring_tested: int = 0
 
     def to_dict(self) -> dict[str, Any]:
-        return {"group": self.group, "n_runs": self.n_runs, **{k: v.to_dict() for k, v in self.parts.items()}}
+        return {"group": self.group, "n_runs": self.n_runs, **{k: v.to_dict() for k, v in self.parts.items()},
+                "sd": dict(self.sd), "anchoring_flagged": self.anchoring_flagged,
+                "anchoring_tested": self.anchoring_tested}
 
 
 @dataclass(frozen=True)
@@ -221,10 +228,20 @@ def run_decision_quality(data: StudyData, embedder, *, threshold: float = INDEPE
     return out
 
 
+def _sd(values: list[float]) -> float | None:
+    if len(values) < 2:
+        return None  # one run has no spread
+    m = sum(values) / len(values)
+    return (sum((v - m) ** 2 for v in values) / (len(values) - 1)) ** 0.5
+
+
 def _summary_row(group: str, runs: Sequence[RunDQ]) -> DQRow:
-    parts = {}
+    parts, sds = {}, {}
+    tested = [r for r in runs if "anchoring_detected" in (r.dq2.details or {})]
+    flagged = sum(1 for r in tested if r.dq2.details["anchoring_detected"])
     for p in DQ_PARTS:
         values = [r.part(p).value for r in runs if r.part(p).defined]
+        sds[p] = _sd(values)
         if values:
             parts[p] = mean_ci(values)
             continue
@@ -232,7 +249,7 @@ def _summary_row(group: str, runs: Sequence[RunDQ]) -> DQRow:
         why = reasons.most_common(1)[0][0] if reasons else "no runs"
         parts[p] = Estimate.undefined(f"no run with a defined value; e.g. {why}" if len(reasons) > 1 else why,
                                       method="mean")
-    return DQRow(group, len(runs), parts)
+    return DQRow(group, len(runs), parts, sds, flagged, len(tested))
 
 
 def decision_quality_report(data: StudyData, embedder, *, threshold: float = INDEPENDENCE_THRESHOLD,

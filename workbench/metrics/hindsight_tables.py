@@ -266,6 +266,33 @@ def table3_metrics(data: StudyData) -> list[Metric]:
     return [resolve_metric(data, r) for r in ids + [o for o in others if data.rubric(o)]]
 
 
+# Seed 000 §VIII: the Glenda/Crock composite each architecture is predicted to score, stated in advance.
+GLENDA_CROCK_PREDICTIONS = {"B1": (0, 1), "B2": (1, 2), "B3": (1, 2), "C1": (1, 2), "C2": (2, 3), "C3": (2, 3)}
+
+
+def glenda_crock_predictions(table: ConditionTable | None) -> list[dict]:
+    """Each condition's pre-registered Glenda/Crock range beside its observed mean (Table 3's cell):
+    [{"condition", "predicted": (lo, hi), "observed": Estimate, "verdict"}]. The seed asks that results
+    contradicting a prediction be reported honestly: "within", "below", "above", or "undefined"."""
+    if table is None:
+        return []
+    metric = next((m for m in table.metrics if m.rubric_id == "glenda-crock" and m.criterion is None), None)
+    if metric is None:
+        return []
+    out = []
+    for row in table.rows:
+        rng = GLENDA_CROCK_PREDICTIONS.get(row.condition)
+        if rng is None:
+            continue
+        est = row.cells[metric.key].estimate
+        if not est.defined:
+            verdict = "undefined"
+        else:
+            verdict = "below" if est.value < rng[0] else "above" if est.value > rng[1] else "within"
+        out.append({"condition": row.condition, "predicted": rng, "observed": est, "verdict": verdict})
+    return out
+
+
 def table3(data: StudyData) -> ConditionTable:
     """Seed §XII Table 3: the specialized tests' composites (Glenda/Crock 0-3, Blast Radius 0-6)."""
     notes = ["Composite = sum of the rubric's criteria per rater and item (all criteria needed). "

@@ -177,10 +177,14 @@ def table4_rendered(analysis) -> RenderedTable:
     t = analysis.table4
     notes = _Notes()
     out = RenderedTable(t.id, _title(analysis, t.title),
-                        ["Comparison", "Metric", "Cohen's d", "95% CI", "Design", "Interpretation"], [])
+                        ["Comparison", "Metric", "Effect size (d or d_z)", "95% CI", "Design", "Interpretation"],
+                        [])
     for i, r in enumerate(t.rows):
         label = r.metric.label if r.metric else r.comparison.metric
-        out.rows.append([r.comparison.label + ("" if r.seed else " *"), label, fmt_est(r.estimate, ci=False),
+        value = fmt_est(r.estimate, ci=False)
+        if r.estimate.defined:  # say which statistic the cell holds: paired d_z and d are on different scales
+            value = f"{'d_z' if r.design.startswith('paired') else 'd'} = {value}"
+        out.rows.append([r.comparison.label + ("" if r.seed else " *"), label, value,
                          fmt_ci(r.estimate), r.design, r.interpretation])
         if r.estimate.defined:
             out.refs[(i, 0)] = DrillRef("effect", (r.comparison.a, r.comparison.b, r.comparison.metric))
@@ -295,6 +299,21 @@ def dq_rendered(analysis) -> RenderedTable:
     return out
 
 
+def dq_spread_rendered(analysis) -> RenderedTable:
+    """SD per condition of each DQ measure and seed 001's anchoring flag (r > 0.3), beside the means."""
+    out = RenderedTable("dq_spread", _title(analysis, "Decision quality: SD and anchoring flag"),
+                        ["Condition", "Runs", "SD DQ-1", "SD DQ-2", "SD DQ-3", "SD weighted", "Anchoring r > 0.3"],
+                        [])
+    for r in analysis.dq.rows:
+        flag = f"{r.anchoring_flagged} of {r.anchoring_tested}" if r.anchoring_tested else "not tested"
+        out.rows.append([r.group if r.group == "all" else _condition_label(r.group), str(r.n_runs),
+                         *(fmt_num(r.sd.get(p)) for p in ("dq1", "dq2", "dq3", "weighted")), flag])
+    out.notes = ["SD: sample SD (n - 1) over the runs with a value; one run has none. Anchoring: runs whose "
+                 "Pearson r(generation order, similarity to the first perspective) exceeds 0.3 (seed 001 §2.2), "
+                 "of the runs where r was computed (sequential runs with four or more perspectives)."]
+    return out
+
+
 def dq_baseline_rendered(analysis) -> RenderedTable:
     from .dq_study import DQ_LABELS
 
@@ -385,6 +404,7 @@ def analysis_tables(analysis) -> list[RenderedTable]:
     out.append(audit_rendered(analysis))
     if analysis.dq is not None:
         out.append(dq_rendered(analysis))
+        out.append(dq_spread_rendered(analysis))
         if analysis.dq.baseline:
             out.append(dq_baseline_rendered(analysis))
     if analysis.calibration:

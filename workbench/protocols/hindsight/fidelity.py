@@ -19,10 +19,19 @@ PROJECT_CHOICES = (
     "temperature 0 that may only copy sentences; one copied sentence not found in the output (whitespace aside) "
     "refuses the whole extraction, and the run's report stays empty with the reason. Raters and judges read the "
     "output itself, never the extraction.",
-    "Decision-quality DQ-2 with exactly two perspectives: the seed says \"use direct similarity comparison\" without "
-    "a formula; the project scores 1 - similarity(second, first), clipped to [0, 1].",
-    "Decision-quality DQ-2 anchoring flag: r > 0.3 (seed 001 §2.2 step 4) is flagged as anchoring; the seed's "
-    "\"significantly\" is read as the threshold alone, with no significance test.",
+    "Decision-quality DQ-2, two perspectives: the seed says \"use direct similarity comparison\" and gives no "
+    "formula; the project scores 1 - max(0, similarity of the second to the first).",
+    "Decision-quality DQ-2, three perspectives: the seed would correlate, but with the first perspective left "
+    "out as self-reference (the project's reading of the seed's parallel example) two points remain and r is "
+    "always +-1, so the project uses the two-perspective rule, 1 - mean(max(0, similarity to the first)).",
+    "Decision-quality DQ-2 worked example: the seed's r = 0.15 for similarities (0.72, 0.68, 0.75, 0.80) "
+    "cannot be reproduced (Pearson r over P2..P5 is 0.791); the formula is followed, not the example.",
+    "Decision-quality DQ-2 anchoring flag: r > 0.3 (seed 001 §2.2 step 4), reported per condition as runs "
+    "flagged of runs where r was computed; the seed's \"significantly\" is read as the threshold alone.",
+    "Table 4: the seed's column says Cohen's d; when at least two cases have both conditions the project uses "
+    "the paired d_z (a different scale), and each cell names which one it holds.",
+    "Glenda/Crock predictions: a condition's observed mean composite is \"within\" its predicted range when "
+    "lo <= mean <= hi.",
     "Expected perspectives per complexity class take the upper bound of the seed's ranges (3 / 5 / 8).",
     "The blindness audit's chance rate is 1/k over the setups an auditor can name; the three-committee probe "
     "counts as the committee it repeats.",

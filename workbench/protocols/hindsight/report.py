@@ -84,7 +84,7 @@ def build_report(analysis, *, generated_at: str | None = None, fidelity: str = "
         ("Results", ["overall", "table1", "table2", "table3", "table4"]),
         ("Contamination probes", ["probes"]),  # beside the tables (seed 000 §XIII.3)
         ("Agreement", ["agreement", "judges", "panel", "judge_errors", "audit"]),
-        ("Decision quality", ["dq", "dq_baseline"]),
+        ("Decision quality", ["dq", "dq_spread", "dq_baseline"]),
         ("Calibration of judge scores", ["calibration", "reliability"]),
         ("Counts", ["counts"]),
     ]
@@ -95,8 +95,30 @@ def build_report(analysis, *, generated_at: str | None = None, fidelity: str = "
         parts += [f"## {heading}", ""]
         for t in present:
             parts += [to_markdown(t), ""]
+    if not d.blinded:
+        parts += _predictions(analysis)
     parts += ["## Definitions", "", DEFINITIONS + ("" if d.blinded else P1_DEFINITION)]
     return "\n".join(parts).rstrip() + "\n"
+
+
+def _predictions(analysis) -> list[str]:
+    """Seed 000 §VIII's pre-registered Glenda/Crock ranges beside the observed Table 3 means."""
+    from workbench.metrics.hindsight_tables import glenda_crock_predictions
+    from workbench.metrics.render import fmt_est
+
+    rows = glenda_crock_predictions(analysis.table3)
+    if not rows:
+        return []
+    out = ["## Glenda/Crock: predicted (seed 000 §VIII) vs observed", "",
+           "| Condition | Predicted (0-3) | Observed mean [95% CI] | Observed vs prediction |", "|---|---|---|---|"]
+    for r in rows:
+        lo, hi = r["predicted"]
+        out.append(f"| {r['condition']} | {lo}-{hi} | {fmt_est(r['observed'])} | {r['verdict']} |")
+    contradicted = [r["condition"] for r in rows if r["verdict"] in ("below", "above")]
+    out += ["", "The predictions were stated in the seed before any run. "
+            + (f"Results contradict them for {', '.join(contradicted)}; reported as observed." if contradicted
+               else "No defined result falls outside its predicted range.") + "", ""]
+    return out
 
 
 def write_report(analysis, path: str | Path) -> Path:
