@@ -54,7 +54,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--rater", dest="tui_rater", metavar="NAME",
                         help="open the TUI locked to this rater's blind scoring of --study (not with --batch)")
     parser.add_argument("--study", dest="tui_study", metavar="STUDY", help="the study a --rater scores")
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser, prog="workbench --batch")
     for name in [*COMMAND_MODULES, *protocol_command_modules()]:
         importlib.import_module(name).register(sub)
     return parser

@@ -1,0 +1,46 @@
+"""Issue 15: every batch command's --help names how to call it (`workbench --batch …`) and says what it
+does; packet export documents --rater and --out and shows an example."""
+
+from __future__ import annotations
+
+import argparse
+
+import pytest
+
+from workbench.cli.main import build_parser
+
+
+def leaf_parsers(parser: argparse.ArgumentParser, path=()):
+    subs = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
+    if not subs:
+        yield path, parser
+        return
+    for name, child in subs[0].choices.items():
+        yield from leaf_parsers(child, (*path, name))
+
+
+COMMANDS = list(leaf_parsers(build_parser()))
+
+
+@pytest.mark.parametrize("path,parser", COMMANDS, ids=[" ".join(p) for p, _ in COMMANDS])
+def test_every_command_usage_says_workbench_batch(path, parser):
+    usage = parser.format_usage()
+    assert usage.startswith(f"usage: workbench --batch {' '.join(path)}"), usage
+
+
+def test_packet_export_documents_its_options_with_an_example():
+    parser = dict(COMMANDS)[("packet", "export")]
+    text = parser.format_help()
+    assert "--rater NAME" in text and "only their items" in text
+    assert "--out FILE" in text and "where to write the packet" in text
+    assert "workbench --batch packet export glenda-crock-mock --rater rater-a --out a.json" in text
+
+
+def test_the_readme_synopsis_lists_every_command():
+    from pathlib import Path
+
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
+    synopsis = readme.split("## Batch mode", 1)[1].split("```", 2)[1]
+    for path, _ in COMMANDS:
+        assert any(line.strip().startswith(path[0]) and all(p in line for p in path) for line in synopsis.splitlines()
+                   ), " ".join(path)
