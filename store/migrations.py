@@ -404,3 +404,62 @@ def call_log_heads(db: sqlite_utils.Database) -> None:
         CREATE INDEX idx_call_log_heads_study ON call_log_heads (study_id, id)
     """):
         db.execute(statement)
+
+
+@migrations(name="0006_hindsight_fidelity")
+def hindsight_fidelity(db: sqlite_utils.Database) -> None:
+    # Issue 13. Three append-only records, the latest row of a key being the current one:
+    # a person's review of an automatic topology coding (Basin / Ridge / Plateau) with the reason;
+    # an adjudicated value for an item whose raters disagreed by more than the pre-registered margin
+    # (a third rater's score, or the two raters' recorded consensus); and each round of the human
+    # pilot: the pilot kappa per metric against its target, and the rubric versions it was scored on.
+    for statement in _statements("""
+        CREATE TABLE topology_reviews (
+            id INTEGER PRIMARY KEY,
+            study_id TEXT NOT NULL REFERENCES studies (id),
+            case_id TEXT NOT NULL,
+            condition TEXT NOT NULL,
+            automatic_pattern TEXT,                 -- what the topology step said (NULL: none stored)
+            pattern TEXT NOT NULL,                  -- Basin | Ridge | Plateau, as the reviewer codes it
+            switching_assumption TEXT,
+            reviewer TEXT NOT NULL,
+            reason TEXT NOT NULL,
+            created_at TEXT NOT NULL
+        );
+        CREATE INDEX idx_topology_reviews ON topology_reviews (study_id, case_id, condition, id);
+        CREATE TABLE adjudications (
+            id INTEGER PRIMARY KEY,
+            study_id TEXT NOT NULL REFERENCES studies (id),
+            item_id TEXT NOT NULL,
+            rubric_id TEXT NOT NULL,
+            criterion TEXT NOT NULL,
+            value REAL NOT NULL,
+            method TEXT NOT NULL CHECK (method IN ('third_rater', 'consensus')),
+            adjudicator TEXT NOT NULL,              -- the third rater, or "rater-a + rater-b"
+            note TEXT,
+            created_at TEXT NOT NULL
+        );
+        CREATE INDEX idx_adjudications ON adjudications (study_id, item_id, rubric_id, criterion, id);
+        CREATE TABLE pilot_rounds (
+            id INTEGER PRIMARY KEY,
+            study_id TEXT NOT NULL REFERENCES studies (id),
+            round INTEGER NOT NULL,
+            rubric_hashes TEXT NOT NULL,            -- JSON {rubric_id: hash} the round was scored on
+            results TEXT NOT NULL,                  -- JSON [{metric, kappa, target, passed, reason}]
+            passed INTEGER NOT NULL,
+            note TEXT,                              -- the recorded refinement that opened the next round
+            created_at TEXT NOT NULL,
+            UNIQUE (study_id, round)
+        );
+        CREATE TABLE rubric_refinements (
+            id INTEGER PRIMARY KEY,
+            study_id TEXT NOT NULL REFERENCES studies (id),
+            rubric_id TEXT NOT NULL,
+            old_hash TEXT NOT NULL,
+            new_hash TEXT NOT NULL,
+            reason TEXT NOT NULL,
+            by TEXT NOT NULL,
+            created_at TEXT NOT NULL
+        )
+    """):
+        db.execute(statement)
