@@ -3,16 +3,13 @@
 from __future__ import annotations
 
 import json
-import random
 import re
 
 from store import open_store
-from workbench.gateway import GatewayConfig, build_gateway
-from workbench.gateway.retry import RetryPolicy
+from tests.support.gateways import test_gateway
 from workbench.protocols.calibration import PROTOCOL
 from workbench.protocols.calibration.section import DEFAULTS
 
-FAST_RETRY = RetryPolicy(max_attempts=3, base_delay=0.02, max_delay=0.1, max_total=10.0)
 JUDGES = ("claude", "gpt4o-mini", "llama")
 
 
@@ -50,12 +47,7 @@ def save(db, d: dict) -> str:
     return d["name"]
 
 
-def gateway(db, db_path, **config):
-    config.setdefault("retry", FAST_RETRY)
-    config.setdefault("stall_timeout", 5.0)
-    g = build_gateway(db, db_path, config=GatewayConfig(**config))
-    g._rng = random.Random(7)
-    return g
+gateway = test_gateway
 
 
 def artifact_of(body: dict) -> str:

@@ -4,14 +4,11 @@ a real gateway, and a scripted model that speaks every faultline format from the
 from __future__ import annotations
 
 import json
-import random
 import re
 
 from store import open_store
-from workbench.gateway import GatewayConfig, build_gateway
-from workbench.gateway.retry import RetryPolicy
+from tests.support.gateways import test_gateway
 
-FAST_RETRY = RetryPolicy(max_attempts=3, base_delay=0.02, max_delay=0.1, max_total=10.0)
 TOPIC, PAIR = "nuclear-power", "technologist-and-ethicist"   # persona ids: tech-optimist, precautionary-ethicist
 
 
@@ -43,12 +40,7 @@ def make_study(tmp_path, **kw):
     return db, db_path, d["name"], d
 
 
-def gateway(db, db_path, *, replay_only: bool = False, **config):
-    config.setdefault("retry", FAST_RETRY)
-    config.setdefault("stall_timeout", 5.0)
-    g = build_gateway(db, db_path, replay_only=replay_only, config=GatewayConfig(**config))
-    g._rng = random.Random(7)
-    return g
+gateway = test_gateway
 
 
 # --- the scripted model --------------------------------------------------------------------------

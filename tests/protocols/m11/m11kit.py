@@ -4,11 +4,11 @@ plays every pipeline stage from the request alone (the same request always gets 
 from __future__ import annotations
 
 import json
-import random
 import re
 
 from store import open_store
-from workbench.gateway import GatewayConfig, ModelSettings, build_gateway
+from tests.support.gateways import test_gateway
+from workbench.gateway import ModelSettings
 from workbench.gateway.retry import RetryPolicy
 
 FAST_RETRY = RetryPolicy(max_attempts=2, base_delay=0.01, max_delay=0.05, max_total=5.0)
@@ -105,10 +105,7 @@ def make_store(tmp_path):
 
 def gateway(db, db_path, *, replay_only: bool = False, **config):
     config.setdefault("retry", FAST_RETRY)
-    config.setdefault("stall_timeout", 5.0)
-    g = build_gateway(db, db_path, replay_only=replay_only, config=GatewayConfig(**config))
-    g._rng = random.Random(7)
-    return g
+    return test_gateway(db, db_path, replay_only=replay_only, **config)
 
 
 def settings(server) -> ModelSettings:
