@@ -3,6 +3,8 @@ freezing with a visible hash, loading a study file; snapshots of the list and th
 
 from __future__ import annotations
 
+import pytest
+
 from screen_helpers import type_text
 from study_screen_helpers import FIXED_FROZEN, OneScreenApp, seed_study, study_toml, wait_until
 from textual.widgets import Input, SelectionList, Static
@@ -224,7 +226,8 @@ async def test_the_palette_freezes_a_study(library):
         assert str(app.screen.query_one("#study-table").get_row("palette-study")[1]) == "frozen"
 
 
-def test_studies_screen_snapshot(snap_compare, library):
+@pytest.mark.parametrize("size", [SIZE, (80, 24)], ids=["current", "80x24"])
+def test_studies_screen_snapshot(snap_compare, library, size):
     from screens.studies import StudiesScreen
 
     app = OneScreenApp(library.db, StudiesScreen)
@@ -242,10 +245,11 @@ def test_studies_screen_snapshot(snap_compare, library):
         await pilot.press("down")
         await pilot.pause()
 
-    assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
+    assert snap_compare(app, terminal_size=size, run_before=run_before)
 
 
-def test_study_form_snapshot(snap_compare, library):
+@pytest.mark.parametrize("size", [SIZE, (80, 24)], ids=["current", "80x24"])
+def test_study_form_snapshot(snap_compare, library, size):
     from screens.study_form import StudyFormScreen
 
     app = OneScreenApp(library.db, StudyFormScreen)
@@ -257,4 +261,4 @@ def test_study_form_snapshot(snap_compare, library):
         await pilot.press("f2")  # focus off the name field: a blinking text cursor is not stable
         await pilot.pause()
 
-    assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
+    assert snap_compare(app, terminal_size=size, run_before=run_before)
