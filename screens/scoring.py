@@ -267,7 +267,7 @@ class ScoringScreen(UnsavedGuard, SectionScreen):
             self.query_one(RubricPanel).show(s.views, s.response, s.cell, shown)
 
     def _put(self, selector: str, content: str | Text) -> None:
-        """Update a line only when it changed: every redraw of an unchanged line costs a re-layout."""
+        """Redraw a line only when it changed: every redraw of an unchanged line costs a re-layout."""
         if self._lines.get(selector) != content:
             self._lines[selector] = content
             self.query_one(selector, Static).update(content)
