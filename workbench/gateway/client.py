@@ -216,8 +216,10 @@ class Gateway:
             sink.emit(Event(TOKEN, run_id=request.run_id, turn=request.turn, agent=request.agent,
                             payload={"text": piece, "attempt": attempt}))
 
-        from workbench.gateway.transport import cost_of, stream_attempt
+        from workbench.gateway.transport import cost_of, load_litellm, stream_attempt
 
+        await load_litellm()  # off the loop and before any attempt's clock: the first one's timeout holds
+        first_start = time.monotonic()
         while True:
             attempt += 1
             handle = await limiter.acquire(estimate_tokens(request.messages, settings.max_tokens)) if limiter else None
