@@ -12,10 +12,10 @@ import importlib
 
 from workbench.protocols.base import StudyProtocol
 
-# name → package; the order is the seeds' (000 … 004).
+# name → package; the order is the seeds' (000 … 004). Seed 001's decision quality is part of hindsight:
+# it is measured on the perspectives of any hindsight study's runs (B3, C1, C2).
 KNOWN: dict[str, str] = {
     "hindsight": "workbench.protocols.hindsight",
-    "decision-quality": "workbench.protocols.decision_quality",
     "faultline": "workbench.protocols.faultline",
     "m11": "workbench.protocols.m11",
     "calibration": "workbench.protocols.calibration",
