@@ -217,6 +217,14 @@ def topology_rows(db: sqlite_utils.Database, study_id: str) -> list[dict]:
         r = dict(r)
         r["detail"] = json.loads(r["detail"] or "{}")
         out.append(r)
+    # A person's latest review overrides the automatic coding (workbench/protocols/hindsight/topology_review.py).
+    from store.topology_reviews import current_reviews
+
+    for r in out:
+        review = current_reviews(db, study_id).get((r["case_id"], r["condition"]))
+        if review is not None:
+            r.update(pattern=review["pattern"], switching_assumption=review["switching_assumption"],
+                     automatic_pattern=r["pattern"], reviewed_by=review["reviewer"])
     return out
 
 

@@ -105,3 +105,36 @@ def section(db, study_id: str, definition: dict) -> str:
     lines += ["", "The project's own choices where the seeds give no rule:", ""]
     lines += [f"- {c}" for c in PROJECT_CHOICES]
     return "\n".join(lines) + "\n"
+
+
+def topology_section(db, study_id: str) -> str:
+    """Topology per case and condition, reviews applied and each review shown (unblinded studies only):
+    the architectures compared on Basin / Ridge / Plateau, as seed 000 §X asks."""
+    from workbench.protocols.hindsight.topology_review import reviewed_topology
+
+    rows = reviewed_topology(db, study_id)
+    if not rows:
+        return ""
+    conditions = sorted({r["condition"] for r in rows})
+    cases = sorted({r["case_id"] for r in rows})
+    cell = {(r["case_id"], r["condition"]): r for r in rows}
+    out = ["| Case | " + " | ".join(conditions) + " |", "|---|" + "---|" * len(conditions)]
+    for case in cases:
+        cells = []
+        for cond in conditions:
+            r = cell.get((case, cond))
+            cells.append("-" if r is None else r["pattern"] + (" (reviewed)" if r["review"] else ""))
+        out.append(f"| {case} | " + " | ".join(cells) + " |")
+    counts = {c: Counter(cell[(k, c)]["pattern"] for k in cases if (k, c) in cell) for c in conditions}
+    out += ["", "Per condition: " + "; ".join(
+        f"{c}: " + ", ".join(f"{p} {n}" for p, n in sorted(counts[c].items())) for c in conditions) + "."]
+    reviews = [r for r in rows if r["review"]]
+    if reviews:
+        out += ["", "Reviews of the automatic coding (the latest per case and condition counts):", ""]
+        for r in reviews:
+            v = r["review"]
+            out.append(f"- `{r['case_id']}` {r['condition']}: {v['automatic_pattern'] or 'no automatic coding'} -> "
+                       f"{v['pattern']}" + (f" (switching assumption: {v['switching_assumption']})"
+                                            if v["switching_assumption"] else "")
+                       + f", by {v['reviewer']} at {v['created_at']}: {v['reason']}")
+    return "\n".join(out) + "\n"

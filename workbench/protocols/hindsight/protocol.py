@@ -32,6 +32,7 @@ class HindsightProtocol(StudyProtocol):
     simulator_module = "workbench.protocols.hindsight.simulate"  # the offline `sim` model (issue 16)
     required_evaluators = ("raters", "judges")  # a study file that leaves them out is refused (issue 15)
     # its panels are the Runs and Metrics sections themselves
+    commands = ("workbench.protocols.hindsight.commands",)
 
     # --- the study file ---------------------------------------------------------------------------
     def conditions(self) -> list[str]:
@@ -116,21 +117,24 @@ class HindsightProtocol(StudyProtocol):
         return await architecture(ctx.condition).run(ctx)
 
     def follow_ups(self, db, study_id: str, definition: dict, runs: list[dict]) -> list[FollowUp]:
-        """P1's topology per case: ready when its three runs are done; done when stored."""
+        """Topology per case: P1's three committees, and (issue 13, so architectures can be compared on
+        it) any other condition run with three or more replicates, over its replicates 0, 1 and 2.
+        Ready when those three runs are done; done when stored."""
         from store.topology import get_topology
         from workbench.protocols.hindsight.architectures.topology import EXPECTED_CALLS
 
-        by_case: dict[str, list[dict]] = {}
+        groups: dict[tuple[str, str], list[dict]] = {}
         for r in runs:
-            if r["condition"] == TOPOLOGY_CONDITION:
-                by_case.setdefault(r["case_id"], []).append(r)
+            if r["condition"] == TOPOLOGY_CONDITION or (definition.get("replicates", 1) >= 3
+                                                        and r["replicate"] in (0, 1, 2)):
+                groups.setdefault((r["case_id"], r["condition"]), []).append(r)
         out = []
-        for case_id, p1 in sorted(by_case.items()):
-            ready = len(p1) >= 3 and all(r["status"] == "done" for r in p1)
-            done = get_topology(db, study_id, case_id, TOPOLOGY_CONDITION) is not None
-            out.append(FollowUp(key=f"topology:{case_id}", item_id=case_id, condition=TOPOLOGY_CONDITION,
-                                expected_calls=EXPECTED_CALLS, ready=ready, done=done,
-                                work=_topology_work(db, study_id, case_id, p1)))
+        for (case_id, cond), group in sorted(groups.items()):
+            ready = len(group) >= 3 and all(r["status"] == "done" for r in group)
+            done = get_topology(db, study_id, case_id, cond) is not None
+            key = f"topology:{case_id}" if cond == TOPOLOGY_CONDITION else f"topology:{case_id}:{cond}"
+            out.append(FollowUp(key=key, item_id=case_id, condition=cond, expected_calls=EXPECTED_CALLS,
+                                ready=ready, done=done, work=_topology_work(db, study_id, case_id, group, cond)))
         return out
 
     # --- metrics and report ---------------------------------------------------------------------------
@@ -145,15 +149,15 @@ class HindsightProtocol(StudyProtocol):
         return report_text(db, study_id, options or {})
 
 
-def _topology_work(db, study_id: str, case_id: str, p1: list[dict]):
+def _topology_work(db, study_id: str, case_id: str, group: list[dict], condition: str = TOPOLOGY_CONDITION):
     async def work(ctx) -> None:
         from store.outputs import get_output
         from store.topology import save_topology
         from workbench.protocols.hindsight.architectures.topology import classify_case
 
         runs = [{"run_id": r["id"], "replicate": r["replicate"], "text": get_output(db, r["id"])["text"]}
-                for r in sorted(p1, key=lambda r: r["replicate"])]
+                for r in sorted(group, key=lambda r: r["replicate"])[:3]]
         row = await classify_case(ctx, runs)
-        save_topology(db, study_id=study_id, case_id=case_id, condition=TOPOLOGY_CONDITION, **row)
+        save_topology(db, study_id=study_id, case_id=case_id, condition=condition, **row)
 
     return work

@@ -57,8 +57,9 @@ def _settings_block(analysis) -> str:
     return "\n".join(lines) + "\n"
 
 
-def build_report(analysis, *, generated_at: str | None = None, fidelity: str = "") -> str:
-    """`fidelity`: the "Fidelity to the seed" section (fidelity.py), printed after the settings."""
+def build_report(analysis, *, generated_at: str | None = None, fidelity: str = "", topology: str = "") -> str:
+    """`fidelity`: the "Fidelity to the seed" section (fidelity.py), printed after the settings;
+    `topology`: topology by case and condition with its reviews (unblinded studies only)."""
     d = analysis.data
     generated_at = generated_at or datetime.now(timezone.utc).isoformat(timespec="seconds")
     title = f"# Study report: {d.name}"
@@ -97,6 +98,8 @@ def build_report(analysis, *, generated_at: str | None = None, fidelity: str = "
             parts += [to_markdown(t), ""]
     if not d.blinded:
         parts += _predictions(analysis)
+        if topology:
+            parts += ["## Topology by case and condition", "", topology]
     parts += ["## Definitions", "", DEFINITIONS + ("" if d.blinded else P1_DEFINITION)]
     return "\n".join(parts).rstrip() + "\n"
 

@@ -35,4 +35,5 @@ def report_text(db, study_id: str, options: dict) -> str:
     from workbench.protocols.hindsight.report import build_report
 
     analysis = analysis_for(db, study_id, options)
-    return build_report(analysis, fidelity=fidelity.section(db, study_id, dict(analysis.data.definition)))
+    return build_report(analysis, fidelity=fidelity.section(db, study_id, dict(analysis.data.definition)),
+                        topology="" if analysis.data.blinded else fidelity.topology_section(db, study_id))

@@ -166,7 +166,8 @@ async def classify_case(ctx: RunContext, runs: list[dict]) -> dict:
     Returns the topology row's fields; raises GatewayError if a call fails.
     """
     ctx = replace(ctx, settings=replace(ctx.settings, temperature=0.0))
-    case = ctx.case_id
+    # P1 keeps its original turn ids; another condition's replicates get their own
+    case = ctx.case_id if ctx.condition in (None, "P1") else f"{ctx.case_id}:{ctx.condition}"
     labelled = dict(zip(LABELS, runs))
 
     async def extract(label: str, run: dict) -> dict:
@@ -207,6 +208,7 @@ async def classify_case(ctx: RunContext, runs: list[dict]) -> dict:
         row = {k: result[k] for k in ("pattern", "switching_assumption", "convergent_recommendation")}
         if result["divergent"]:
             detail["divergent_run_id"] = labelled[result["divergent"]]["run_id"]
-    ctx.emit("topology", turn=f"topology:{case}", agent="topology", case_id=case, condition="P1",
+    ctx.emit("topology", turn=f"topology:{case}", agent="topology", case_id=ctx.case_id,
+             condition=ctx.condition or "P1",
              **row, errors=errors, rule=detail.get("rule", ""))
     return {**row, "detail": detail}
