@@ -33,13 +33,15 @@ def definition_of(request, db) -> dict:
 def reply(request, db) -> str:
     definition = definition_of(request, db)
     params = params_of(definition)
-    if request.role == "judge":
-        return judge.reply(request, params)
     simulator = None
     if definition.get("protocol"):
         from workbench.protocols import registry
 
         simulator = registry.get(definition["protocol"]).simulator()
+    # judge calls go to the shared judge simulator, unless the protocol's own simulator answers that role
+    # (calibration: its runs are judges)
+    if request.role == "judge" and request.role not in getattr(simulator, "roles", ()):
+        return judge.reply(request, params)
     if simulator is None:
         return (f"{REPLY_BANNER}\nThis protocol has no simulator for role {request.role}; "
                 "this text stands for a reply and carries no content.")

@@ -18,7 +18,21 @@ rater-b = -0.3
 basin = 0.5
 ridge = 0.3
 plateau = 0.2
+# faultline (seed 002)
+[simulation.stance_shift]  # planted ΔSD per debate condition: change of the personas' stance SD per
+plain = -0.5               # contested claim from opening to closing (stance points; < 0: they converge)
+[simulation.adherence]     # per debate condition: share of a persona's claims that restate its belief graph
+graph-20 = 0.8
+[simulation.accuracy]      # per condition: probability a stance on a verifiable claim matches the truth
+self-consistency = 0.75
+# calibration (seed 004)
+[simulation.judge_offsets] # per judge: offset added to its [0, 1] score (a lenient or harsh judge)
+llama = 0.1
 ```
+
+m11 (seed 003) reads `baseline` as the mean latent quality of an item (Φ of it, times 5, is the
+item's true overall score) and `judge_icc` as the reliability of each pipeline run's and the binary
+judge's reading of it. calibration reads `judge_icc` as each judge's planted reliability on [0, 1].
 
 Every key is optional; `defaults()` holds the project's own choices (see the
 README of `workbench/simulation`). The table is part of the definition, so it
@@ -33,7 +47,11 @@ DEFAULTS: dict[str, Any] = {
     "seed": 0, "baseline": -0.3, "case_correlation": 0.5, "judge_icc": 0.6, "judge_bias": 0.0,
     "rater_icc": 0.7, "effects": {}, "humility": {}, "rater_bias": {},
     "topology": {"basin": 0.5, "ridge": 0.3, "plateau": 0.2},
+    "stance_shift": {}, "adherence": {}, "accuracy": {}, "judge_offsets": {},
 }
+# per-condition tables: key -> (lowest, highest value)
+CONDITION_TABLES = {"effects": (-4, 4), "humility": (-4, 4), "stance_shift": (-2, 2), "adherence": (0, 1),
+                    "accuracy": (0, 1)}
 TOPOLOGIES = ("basin", "ridge", "plateau")
 
 
@@ -58,13 +76,21 @@ def check_simulation(c, data: dict, definition: dict) -> dict:
         out[key] = c.number(t, key, f"simulation.{key}", DEFAULTS[key], lo=0.05, hi=1)
     out["judge_bias"] = c.number(t, "judge_bias", "simulation.judge_bias", 0.0, lo=-3, hi=3)
     conditions = set(definition.get("conditions") or [])
-    for key in ("effects", "humility"):
+    for key, (lo, hi) in CONDITION_TABLES.items():
         table = c.table(t, key, f"simulation.{key}")
         for cond, value in table.items():
             if conditions and cond not in conditions:
                 c.bad(f"simulation.{key}.{cond}", f"'{cond}' is not a condition of this study "
                                                   f"({', '.join(sorted(conditions))})")
-            out[key][cond] = c.number(table, cond, f"simulation.{key}.{cond}", 0.0, lo=-4, hi=4)
+            out[key][cond] = c.number(table, cond, f"simulation.{key}.{cond}", 0.0, lo=lo, hi=hi)
+    judges = {j.get("name") for j in definition.get("judges") or []}
+    offsets = c.table(t, "judge_offsets", "simulation.judge_offsets")
+    for judge, value in offsets.items():
+        if judge not in judges:
+            c.bad(f"simulation.judge_offsets.{judge}", f"'{judge}' is not one of the study's [[judges]]")
+        out["judge_offsets"][judge] = c.number(offsets, judge, f"simulation.judge_offsets.{judge}", 0.0,
+                                               lo=-0.5, hi=0.5)
+    _protocol_models(c, data, definition)
     raters = set(definition.get("raters") or [])
     bias = c.table(t, "rater_bias", "simulation.rater_bias")
     for rater, value in bias.items():
@@ -80,6 +106,20 @@ def check_simulation(c, data: dict, definition: dict) -> dict:
         else:
             out["topology"] = weights
     return out
+
+
+def _protocol_models(c, data: dict, definition: dict) -> None:
+    """A protocol's own model tables (faultline's [faultline.extractor], ...) are models too: on a study
+    on `sim` they must be `sim` as well, or simulated and real data would share the study."""
+    from workbench.simulation.label import SIM_MODEL
+
+    section = definition.get("protocol") or ""
+    table = data.get(section) if section else None
+    for key, sub in (table.items() if isinstance(table, dict) else ()):
+        name = sub.get("name") if isinstance(sub, dict) else None
+        if isinstance(name, str) and name and name != SIM_MODEL:
+            c.bad(f"{section}.{key}.name", f"a study on the `sim` model cannot also use {name}: simulated and "
+                                           "real data never share a study; make every model `sim`, or none")
 
 
 def params_of(definition: dict | None) -> dict[str, Any]:

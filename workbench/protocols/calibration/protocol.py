@@ -18,6 +18,7 @@ class CalibrationProtocol(StudyProtocol):
     panels = {"items": "screens.calibration.import_screen:CalibrationImportScreen",
               "metrics": "screens.calibration.results_screen:CalibrationResultsScreen"}
     commands = ("workbench.protocols.calibration.commands",)
+    simulator_module = "workbench.protocols.calibration.simulate"  # the offline `sim` model (issue 16)
 
     def conditions(self) -> list[str]:
         return []   # a run's condition is a judge's name from the study's [[judges]]

@@ -1,0 +1,45 @@
+"""Running a shipped `studies/<protocol>-sim.toml` offline through the batch commands, for the simulator tests."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import sqlite_utils
+
+from workbench.cli.main import main
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def sim_study(tmp_path: Path, name: str, replace: dict[str, str] | None = None, tag: str = "one") -> Path:
+    """The shipped study file, copied beside the repository's cases (its relative paths still hold)."""
+    text = (ROOT / "studies" / f"{name}.toml").read_text(encoding="utf-8")
+    for old, new in (replace or {}).items():
+        assert old in text, old
+        text = text.replace(old, new)
+    folder = tmp_path / tag / "studies"
+    folder.mkdir(parents=True)
+    (tmp_path / tag / "cases").symlink_to(ROOT / "cases")
+    path = folder / f"{name}.toml"
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def cli(db: Path, *argv: str) -> None:
+    code = main(["--batch", "--db", str(db), *argv])
+    assert code == 0, argv
+
+
+def metrics_json(db: Path, study: str, capsys) -> dict:
+    capsys.readouterr()
+    assert main(["--batch", "--db", str(db), "--json", "metrics", study]) == 0
+    return json.loads(capsys.readouterr().out)
+
+
+def outputs(db: Path) -> list[tuple]:
+    rows = sqlite_utils.Database(db).execute(
+        "select r.case_id, r.condition, r.replicate, o.text from outputs o join runs r on r.id = o.run_id "
+        "order by 1, 2, 3").fetchall()
+    return [tuple(r) for r in rows]
+
