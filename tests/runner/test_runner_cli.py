@@ -71,7 +71,7 @@ def test_the_mock_study_runs_glenda_crock_through_all_seven_conditions_offline(t
     capsys.readouterr()
     assert main(["--batch", "--db", str(db_path), "study", "show", "glenda-crock-mock"]) == 0
     text = capsys.readouterr().out
-    assert "freeze hash " + shown["freeze_hash"] in text and "done 9" in text
+    assert "freeze hash " + shown["freeze_hash"] in text and "9 done" in text
 
 
 def test_run_refuses_a_started_study_without_resume_and_retries_a_failed_run(

@@ -32,7 +32,7 @@ def handle(args, ctx: Context) -> int:
         text = protocol.report(db, args.study, analysis_options(args, db))
     except KeyError as exc:
         raise CommandError(str(exc.args[0] if exc.args else exc)) from None
-    text = text.rstrip("\n") + "\n\n" + call_log_section(db, args.study)
+    text = text.rstrip("\n") + "\n\n" + counts_section(db, args.study) + "\n" + call_log_section(db, args.study)
     try:
         path = write_atomically(text, args.out)
     except OSError as exc:
@@ -47,6 +47,14 @@ def handle(args, ctx: Context) -> int:
               "freeze_hash": header["freeze_hash"]},
              f"wrote the report of {args.study} to {path}" + (" (blinded: conditions hidden)" if blinded and protocol.name == "hindsight" else ""))
     return OK
+
+
+def counts_section(db, study_id: str) -> str:
+    """The study's counts as `run` and `study show` print them (one definition: workbench.studies.counts)."""
+    from workbench.studies.counts import study_counts
+
+    lines = study_counts(db, study_id).text().splitlines()
+    return "## Counts\n\n" + "".join(f"- {line}\n" for line in lines)
 
 
 def call_log_section(db, study_id: str) -> str:

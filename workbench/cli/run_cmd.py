@@ -91,8 +91,11 @@ def run(args, ctx: Context) -> int:
         display.close()
     if received:
         return interrupted_exit(ctx, summary, received[0])
-    doc = {"ok": summary.complete, **summary.to_dict()}
-    ctx.emit(doc, lambda: summary_text(summary))
+    from workbench.studies.counts import study_counts
+
+    counts = study_counts(db, args.study_id)  # the study's counts, as `study show` and the report give them
+    doc = {"ok": summary.complete, **summary.to_dict(), "counts": counts.to_dict()}
+    ctx.emit(doc, lambda: summary_text(summary, counts))
     return OK if summary.complete else FAILED
 
 
@@ -129,15 +132,16 @@ def interrupted_exit(ctx: Context, summary, sig: int) -> int:
     return 128 + sig
 
 
-def summary_text(s) -> str:
+def summary_text(s, counts) -> str:
     from workbench.cli.run_display import duration
 
     cost = f"${s.cost:.4f}" + (" (+ calls of unknown cost)" if s.cost_unknown else "")
     lines = [
-        f"study {s.study_id}: " + ", ".join(f"{v} {k}" for k, v in s.runs.items() if v)
-        + f" ({sum(s.runs.values())} runs)",
-        f"this run: {s.executed} runs attempted, {s.calls} calls ({s.network_calls} made, {s.replayed} replayed), "
-        f"{s.input_tokens} input + {s.output_tokens} output tokens, {cost}, {duration(s.elapsed)}",
+        f"study {s.study_id}: {counts.runs_text()}",
+        f"study counts: {counts.calls_text()}",
+        f"this command: {s.executed} runs attempted, {s.calls} turns completed ({s.network_calls} by a model, "
+        f"{s.replayed} replayed), {s.input_tokens} input + {s.output_tokens} output tokens, {cost}, "
+        f"{duration(s.elapsed)}",
     ]
     for t in s.topology:
         extra = f"; switching assumption: {t['switching_assumption']}" if t["switching_assumption"] else ""

@@ -10,9 +10,9 @@ from workbench.studies.lookup import load_study
 
 
 def study_summary(db: sqlite_utils.Database, study_id: str) -> dict:
-    study = load_study(db, study_id)
-    from store.calls import spent
+    from workbench.studies.counts import study_counts
 
+    study = load_study(db, study_id)
     return {
         "id": study["id"],
         "protocol": study["protocol"],
@@ -23,8 +23,7 @@ def study_summary(db: sqlite_utils.Database, study_id: str) -> dict:
         "definition": study["definition"],
         "runs": run_rows.status_counts(db, study_id),
         "planned_runs": len(planned_runs(db, study)),
-        "totals": run_rows.study_totals(db, study_id),
-        "calls": spent(db, study_id=study_id),
+        "counts": study_counts(db, study_id).to_dict(),  # the same counts as `run` and the report
         "topology": [{k: t[k] for k in ("case_id", "condition", "pattern", "switching_assumption",
                                          "convergent_recommendation")} for t in topology_for_study(db, study_id)],
     }
@@ -77,12 +76,11 @@ def summary_text(s: dict) -> str:
                      f"up to {c2['max_amendments']} amendments; {c2['statement_words']} words a statement")
     if "C3" in arch:
         lines.append(f"C3          {arch['C3']['scenarios']} scenarios, then the C2 committee")
-    r = s["runs"]
-    lines.append(f"runs        {s['planned_runs']} planned: " + ", ".join(f"{k} {v}" for k, v in r.items()))
-    t, c = s["totals"], s["calls"]
-    cost = f"${t['cost']:.4f}" + (" + unknown" if t["cost_unknown"] else "")
-    lines.append(f"totals      {t['input_tokens']} input + {t['output_tokens']} output tokens, {cost}; "
-                 f"{c['ok']} calls made, {c['replayed']} replayed, {c['attempts'] - c['ok']} failed attempts")
+    from workbench.studies.counts import StudyCounts
+
+    counts = StudyCounts(**s["counts"])
+    lines.append(f"runs        {s['planned_runs']} planned; {counts.runs_text()}")
+    lines.append(f"counts      {counts.calls_text()}")
     for topo in s["topology"]:
         extra = f" (switching assumption: {topo['switching_assumption']})" if topo["switching_assumption"] else ""
         lines.append(f"topology    {topo['case_id']} {topo['condition']}: {topo['pattern']}{extra}")

@@ -1,0 +1,67 @@
+"""A study's counts, defined once: `run`, `study show`, the Studies screen and the report all print these.
+
+Before, each place counted its own way (turns completed in one command, attempts in the calls table,
+tokens of the runs' latest attempts, judge_error cells or rows) and three views of one study disagreed.
+Every count here is over the whole study, read from the store:
+
+- runs: the study's runs by status.
+- calls made: attempts that reached a model (answered or failed), architecture and judge alike;
+  calls ok / calls failed split them; calls replayed were served from the store (no request).
+- tokens and cost: over the calls made (what the provider billed), unknown-price calls counted apart.
+- judged / judge errors: (judge, item, rubric version) pairs with a current verdict, and of those the
+  pairs whose current verdict is a judge_error; a retried error that fails again is still one.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+
+import sqlite_utils
+
+from store import calls as call_rows
+from store import runs as run_rows
+from store import verdicts as verdict_rows
+
+
+@dataclass(frozen=True)
+class StudyCounts:
+    runs: dict[str, int]
+    calls_made: int
+    calls_ok: int
+    calls_failed: int
+    calls_replayed: int
+    input_tokens: int
+    output_tokens: int
+    cost: float
+    cost_unknown_calls: int
+    judged: int
+    judge_errors: int
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+    def runs_text(self) -> str:
+        total = sum(self.runs.values())
+        return f"{total} runs: " + (", ".join(f"{v} {k}" for k, v in self.runs.items() if v) or "none")
+
+    def calls_text(self) -> str:
+        cost = f"${self.cost:.4f}" + (f" + {self.cost_unknown_calls} calls of unknown price"
+                                      if self.cost_unknown_calls else "")
+        return (f"{self.calls_made} calls made ({self.calls_ok} ok, {self.calls_failed} failed), "
+                f"{self.calls_replayed} replayed; {self.input_tokens} input + {self.output_tokens} output tokens, "
+                f"{cost}; {self.judged} judged, {self.judge_errors} judge errors")
+
+    def text(self) -> str:
+        """The two lines every place prints."""
+        return f"{self.runs_text()}\n{self.calls_text()}"
+
+
+def study_counts(db: sqlite_utils.Database, study_id: str) -> StudyCounts:
+    spent = call_rows.spent(db, study_id=study_id)
+    judged, errors = verdict_rows.current_verdict_pairs(db, study_id)
+    return StudyCounts(
+        runs={k: v for k, v in run_rows.status_counts(db, study_id).items()},
+        calls_made=spent["attempts"], calls_ok=spent["ok"], calls_failed=spent["attempts"] - spent["ok"],
+        calls_replayed=spent["replayed"], input_tokens=spent["input_tokens"], output_tokens=spent["output_tokens"],
+        cost=round(float(spent["cost"]), 6), cost_unknown_calls=spent["cost_unknown_calls"],
+        judged=judged, judge_errors=errors)
