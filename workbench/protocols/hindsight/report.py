@@ -57,7 +57,8 @@ def _settings_block(analysis) -> str:
     return "\n".join(lines) + "\n"
 
 
-def build_report(analysis, *, generated_at: str | None = None, fidelity: str = "", topology: str = "") -> str:
+def build_report(analysis, *, generated_at: str | None = None, fidelity: str = "", topology: str = "",
+                 adjudication: str = "") -> str:
     """`fidelity`: the "Fidelity to the seed" section (fidelity.py), printed after the settings;
     `topology`: topology by case and condition with its reviews (unblinded studies only)."""
     d = analysis.data
@@ -96,6 +97,8 @@ def build_report(analysis, *, generated_at: str | None = None, fidelity: str = "
         parts += [f"## {heading}", ""]
         for t in present:
             parts += [to_markdown(t), ""]
+        if heading == "Results" and adjudication:
+            parts += ["### Raw and adjudicated results", "", adjudication]
     if not d.blinded:
         parts += _predictions(analysis)
         if topology:

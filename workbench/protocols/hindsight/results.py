@@ -25,15 +25,23 @@ def metrics_document(db, study_id: str, options: dict) -> MetricsDocument:
         return MetricsDocument({}, csv_columns=list(CSV_COLUMNS), csv_rows=long_rows(data), notes=notes)
     from workbench.metrics.render import analysis_tables, tables_text
 
+    from workbench.protocols.hindsight import adjudicated
+
     analysis = analysis_for(db, study_id, options)
     head = f"Study {analysis.data.study_id} ({analysis.data.protocol}); {analysis.status_line()}\n"
-    return MetricsDocument(analysis.to_dict(), text=head + "\n" + tables_text(analysis_tables(analysis)))
+    side = adjudicated.side_by_side(db, study_id, analysis.data)
+    text = (head + "\n" + tables_text(analysis_tables(analysis))
+            + "\nRaw and adjudicated results\n" + adjudicated.markdown(side))
+    return MetricsDocument({**analysis.to_dict(), "adjudication": adjudicated.to_dict(side)}, text=text)
 
 
 def report_text(db, study_id: str, options: dict) -> str:
     from workbench.protocols.hindsight import fidelity
     from workbench.protocols.hindsight.report import build_report
 
+    from workbench.protocols.hindsight import adjudicated
+
     analysis = analysis_for(db, study_id, options)
     return build_report(analysis, fidelity=fidelity.section(db, study_id, dict(analysis.data.definition)),
-                        topology="" if analysis.data.blinded else fidelity.topology_section(db, study_id))
+                        topology="" if analysis.data.blinded else fidelity.topology_section(db, study_id),
+                        adjudication=adjudicated.markdown(adjudicated.side_by_side(db, study_id, analysis.data)))

@@ -53,10 +53,12 @@ def _fidelity(c, data: dict) -> dict:
                                            "model's training cutoff, for strategy-A cases)")
         cutoff = ""
     overrides = gates.check_overrides(c, t.get("overrides", []))
-    return {"report_shape": shape, "study_kind": kind, "training_cutoff": cutoff, "overrides": overrides}
+    margin = c.number(t, "adjudication_margin", "hindsight.adjudication_margin", 1.0, lo=0.0)
+    return {"report_shape": shape, "study_kind": kind, "training_cutoff": cutoff, "overrides": overrides,
+            "adjudication_margin": margin}
 
 
-FIDELITY_KEYS = ("report_shape", "study_kind", "training_cutoff", "overrides")
+FIDELITY_KEYS = ("report_shape", "study_kind", "training_cutoff", "overrides", "adjudication_margin")
 
 
 def _architectures(c, data: dict, known: list[str]) -> dict:
