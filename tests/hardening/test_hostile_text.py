@@ -100,3 +100,26 @@ def test_a_case_file_over_the_size_limit_is_refused_by_file_and_line(tmp_path):
     assert "guild-charter" not in {c.id for _, c in found} and len(found) == 3
     [problem] = [p for p in problems if p.severity == "error"]
     assert str(problem).startswith(f"{big}:1: file: is ") and f"at most {MAX_CASE_BYTES // 1024} KiB" in str(problem)
+
+
+def test_study_create_refuses_a_prompt_longer_than_the_models_context_window(tmp_path, cases_dir, capsys):
+    from tests.hardening.conftest import STUDY, study_toml
+
+    case = cases_dir / "glenda-crock.md"
+    text = case.read_text()
+    case.write_text(text.replace("## Scenario\n", "## Scenario\n\n" + "The board weighs the quarry loan. " * 1200
+                                 + "\n", 1))  # about 10,000 tokens, under the case size limit
+    db = tmp_path / "store.db"
+    study_file = tmp_path / "long.toml"
+    study_file.write_text(study_toml(("B1",)).replace('name = "mock"', 'name = "gpt-4"', 1))  # 8,192 tokens
+    code, _, err = batch(capsys, db, "study", "create", str(study_file))
+    assert code == 1, err
+    model_line = study_file.read_text().splitlines().index("[model]") + 1
+    assert f"{study_file}:{model_line}: model: item 'glenda-crock' needs about" in err, err
+    assert "8192-token context window of gpt-4" in err
+    code, _, err = batch(capsys, db, "study", "show", STUDY)
+    assert code == 1  # nothing of the refused study was stored
+
+    study_file.write_text(study_toml(("B1",)))  # the offline mock has no window to check
+    code, _, err = batch(capsys, db, "study", "create", str(study_file))
+    assert code == 0, err

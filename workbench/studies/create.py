@@ -64,6 +64,11 @@ def create_study(db: sqlite_utils.Database, path: str | Path | None = None, *, t
         study_rows.save_study(db, study_id=study_id, name=study_id, protocol=definition["protocol"],
                               definition=definition, source_text=text, cost_ceiling=definition["cost_ceiling"])
         loaded = load_items(db, study_id, definition, path)
+        from workbench.studies.context_check import context_problems
+
+        too_long = context_problems(db, study_id, definition, name, text)
+        if too_long:  # raised inside the transaction: nothing of the study is stored
+            raise StudyError(too_long)
     return {"study_id": study_id, "action": "replaced" if existing else "created", "definition": definition,
             "items": loaded}
 
