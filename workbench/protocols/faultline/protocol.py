@@ -19,6 +19,7 @@ class FaultlineProtocol(StudyProtocol):
               "items": "screens.faultline.graph_panel:BeliefGraphScreen",
               "cruxes": "screens.faultline.crux_browser:CruxBrowserScreen"}
     commands = ("workbench.protocols.faultline.cli",)
+    simulator_module = "workbench.protocols.faultline.simulate"  # the offline `sim` model (issue 16)
 
     # --- the study file ---------------------------------------------------------------------------
     def conditions(self) -> list[str]:

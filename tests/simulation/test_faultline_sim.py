@@ -1,0 +1,46 @@
+"""Seed 002 (faultline) on the offline `sim` model: studies/faultline-sim.toml end to end (issue 16)."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.simulation.helpers import cli, metrics_json, outputs, sim_study
+from workbench.protocols.faultline.simulate import closing_gap
+
+SMALL = {'conditions = ["plain", "graph-20", "qbaf-20", "latent-20", "single", "self-consistency"]':
+         'conditions = ["plain", "graph-20", "single", "self-consistency"]',
+         "qbaf-20 = -0.2\n": "", "latent-20 = 0.2\n": "", "qbaf-20 = 0.7\n": "", "latent-20 = 0.5\n": ""}
+
+
+def run(tmp_path, tag: str, replace: dict | None = None):
+    study = sim_study(tmp_path, "faultline-sim", {**SMALL, **(replace or {})}, tag)
+    db = tmp_path / f"{tag}.db"
+    cli(db, "study", "create", str(study))
+    cli(db, "run", "faultline-sim")
+    return db
+
+
+def test_faultline_sim_recovers_the_planted_stance_shift_and_adherence(tmp_path, capsys):
+    db = run(tmp_path, "one")
+    texts = outputs(db)
+    assert texts and all(t.startswith("#") or t.startswith("[SIMULATED TEXT") for *_, t in texts)
+    again = run(tmp_path, "two")
+    assert outputs(again) == texts                                    # same study file: byte-identical
+    other = run(tmp_path, "three", {"seed = 2": "seed = 3"})
+    assert outputs(other) != texts                                    # another seed, other debates
+
+    doc = metrics_json(db, "faultline-sim", capsys)
+    assert doc["simulated"] is True and doc["errors"]["extraction_errors"] == 0
+    plain, graph = doc["conditions"]["plain"], doc["conditions"]["graph-20"]
+    # ΔSD has the planted sign: plain debate converges (-0.6), belief graphs hold the personas apart (+0.3)
+    assert plain["dSD"]["value"] < -0.2 and graph["dSD"]["value"] > 0
+    # BA reads the planted adherence (0.8) against the control (plain: no graph in the prompt)
+    assert graph["BA"]["value"] == pytest.approx(0.8, abs=0.2) and plain["BA"]["value"] < 0.2
+    assert graph["CG"]["value"] is not None                          # crux cards cite real message ids
+    assert doc["conditions"]["self-consistency"]["ACC"]["value"] is not None
+
+
+def test_closing_gap_by_hand():
+    # opening +2 / -1: SD 1.5; a shift of -0.5 asks for a gap of 2, noise 0
+    assert closing_gap(2, -1, -0.5, 0.0) == 2
+    assert closing_gap(2, -2, 0.5, 0.0) == 4 and closing_gap(1, -1, -2.0, 0.0) == 0   # kept in 0..4
