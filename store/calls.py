@@ -98,3 +98,10 @@ def log_heads(db: sqlite_utils.Database, study_id: str | None) -> list[dict]:
     return [dict(r) for r in db.query(
         "SELECT lines, head, recorded_by, recorded_at FROM call_log_heads WHERE study_id IS ? ORDER BY id",
         [study_id])]
+
+
+def study_models(db: sqlite_utils.Database, study_id: str) -> set[str]:
+    """Every model the study's logged calls went to (the sim/real no-mixing check)."""
+    if "calls" not in db.table_names():
+        return set()
+    return {r[0] for r in db.execute("SELECT DISTINCT model FROM calls WHERE study_id = ?", [study_id]).fetchall()}

@@ -244,6 +244,9 @@ class StudyRunner:
     # --- running -------------------------------------------------------------------------------
     async def run(self, *, only: list[str] | None = None, retry_failed: bool = False) -> RunSummary:
         started = time.monotonic()
+        from workbench.simulation.refusal import refuse_mixing  # sim and real data never share a study (issue 16)
+
+        refuse_mixing(self.db, self.study_id, self.definition, RunnerError)
         runs = await ready_study(self.db, self.gateway, self.study_id, sink=self, control=self.control)
         selected = self._select(runs, only, retry_failed)
         follow_ups = self.protocol.follow_ups(self.db, self.study_id, self.definition, runs)

@@ -53,6 +53,7 @@ DEFAULTS: dict[str, Any] = {
 CONDITION_TABLES = {"effects": (-4, 4), "humility": (-4, 4), "stance_shift": (-2, 2), "adherence": (0, 1),
                     "accuracy": (0, 1)}
 TOPOLOGIES = ("basin", "ridge", "plateau")
+SIM_MODEL = "sim"  # the offline simulator's model string (label.py reads it from here)
 
 
 def defaults() -> dict[str, Any]:
@@ -111,8 +112,6 @@ def check_simulation(c, data: dict, definition: dict) -> dict:
 def _protocol_models(c, data: dict, definition: dict) -> None:
     """A protocol's own model tables (faultline's [faultline.extractor], ...) are models too: on a study
     on `sim` they must be `sim` as well, or simulated and real data would share the study."""
-    from workbench.simulation.label import SIM_MODEL
-
     section = definition.get("protocol") or ""
     table = data.get(section) if section else None
     for key, sub in (table.items() if isinstance(table, dict) else ()):

@@ -1,0 +1,69 @@
+"""The run-time half of sim/real no-mixing (issue 16): the runner refuses before its first call."""
+
+from __future__ import annotations
+
+import sqlite_utils
+
+from store.calls import add_call, study_models
+from workbench.cli.main import main
+from workbench.simulation.label import run_models, run_refusal
+
+STUDY = """\
+name = "{name}"
+protocol = "hindsight"
+cases = ["glenda-crock"]
+conditions = ["B1"]
+replicates = 1
+raters = []
+judges = []
+
+[model]
+name = "{model}"
+seed = 7
+"""
+
+
+def create(tmp_path, name: str, model: str):
+    db = tmp_path / "store.db"
+    path = tmp_path / f"{name}.toml"
+    path.write_text(STUDY.format(name=name, model=model), encoding="utf-8")
+    assert main(["--batch", "--db", str(db), "study", "create", str(path)]) == 0
+    return db
+
+
+def log_call(db, study: str, model: str) -> None:
+    add_call(sqlite_utils.Database(db), {"study_id": study, "call_key": "k", "attempt": 1, "replicate": 0, "sample": 0, "model": model, "request": [],
+                                         "settings": {}, "status": "ok", "started_at": "2026-01-01T00:00:00Z"})
+
+
+def test_a_sim_study_with_a_real_call_in_its_log_is_refused_before_any_call(tmp_path, capsys):
+    db = create(tmp_path, "dry", "sim")
+    log_call(db, "dry", "openai/gpt-4o-mini")
+    capsys.readouterr()
+    assert main(["--batch", "--db", str(db), "run", "dry"]) == 1
+    err = capsys.readouterr().err
+    assert "SIMULATED study" in err and "cannot run on openai/gpt-4o-mini" in err
+    assert study_models(sqlite_utils.Database(db), "dry") == {"openai/gpt-4o-mini"}   # nothing was added
+
+
+def test_sim_on_a_study_with_real_calls_is_refused(tmp_path, capsys):
+    db = create(tmp_path, "real", "mock")
+    log_call(db, "real", "sim")
+    capsys.readouterr()
+    assert main(["--batch", "--db", str(db), "run", "real"]) == 1
+    assert "the `sim` model cannot add simulated data" in capsys.readouterr().err
+
+
+def test_a_clean_sim_study_runs_and_another_model_for_it_is_refused(tmp_path):
+    db = create(tmp_path, "clean", "sim")
+    assert main(["--batch", "--db", str(db), "run", "clean"]) == 0
+    definition = {"name": "clean", "protocol": "hindsight", "model": {"name": "sim"}, "judges": []}
+    logged = study_models(sqlite_utils.Database(db), "clean")
+    assert logged == {"sim"} and run_refusal(definition, logged) is None
+    # what `run --model X` (or a settings override) would make it call
+    assert "cannot run on anthropic/claude" in run_refusal(definition, logged, using=["anthropic/claude"])
+    # a protocol's own model tables count as the study's models
+    faultline = {"name": "f", "protocol": "faultline", "model": {"name": "sim"},
+                 "faultline": {"extractor": {"name": "openai/gpt-4o"}, "rounds": 2}}
+    assert run_models(faultline) == ["sim", "openai/gpt-4o"]
+    assert "cannot run on openai/gpt-4o" in run_refusal(faultline, set())
