@@ -131,7 +131,7 @@ def test_study_file_metrics_table_feeds_custom_concerns():
     from workbench.metrics.study_data import StudyData
     from workbench.studies.definition import StudyError, parse_study_text
 
-    text = ('name = "dq-custom"\ncases = ["blast-radius"]\n\n[metrics]\n'
+    text = ('name = "dq-custom"\ncases = ["blast-radius"]\nraters = []\njudges = []\n\n[metrics]\n'
             'custom_concerns = ["Precedent", "Data residency"]\n')
     definition = parse_study_text(text, "s.toml")
     assert definition["metrics"] == {"custom_concerns": ["Precedent", "Data residency"]}
