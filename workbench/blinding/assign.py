@@ -81,7 +81,11 @@ def order_queue(items: list[ItemRef], seed: int, *, start: int = 0) -> list[dict
     rng.shuffle(groups)
     if pilots:
         rng.shuffle(pilots)
-        groups.insert(0, pilots)
+        # More than one pair of pilots (a study's pilot cases, issue 13): pairs within a case, all first.
+        pairs = [pilots] if len(pilots) <= 2 else [
+            grp[k:k + 2] for grp in ([p for p in pilots if p.case_id == c]
+                                     for c in dict.fromkeys(p.case_id for p in pilots)) for k in range(0, len(grp), 2)]
+        groups[0:0] = pairs
     rows = []
     position = start
     for group in groups:

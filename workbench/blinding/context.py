@@ -134,6 +134,14 @@ def load_study(db: sqlite_utils.Database, study_id: str) -> StudyContext:
             versions = rubric_rows.rubric_versions(db, rid)
             if versions:
                 ctx.rubrics[rid] = _parse_cached(versions[-1]["text"])
+    # A rubric refined after a pilot round below target (workbench/pilots/kappa.py) is scored in its new,
+    # recorded version from then on.
+    from store.pilots import refinements
+
+    for ref in refinements(db, study_id):
+        row = rubric_rows.get_rubric_version(db, ref["new_hash"])
+        if row is not None:
+            ctx.rubrics[ref["rubric_id"]] = _parse_cached(row["text"])
     return ctx
 
 

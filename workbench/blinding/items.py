@@ -102,6 +102,9 @@ def _items_from_outputs(db: sqlite_utils.Database, study: StudyContext
                         ) -> tuple[list[dict], list[dict], list[dict]]:
     items, keys, held_back = [], [], []
     models, roles = study.model_names(), study.role_names()
+    # A study's pilot cases (hindsight `[hindsight] pilot_cases`): their items are pilots every rater
+    # scores before the main set, and they never count in the study's metrics.
+    pilot_cases = set((study.definition.get("hindsight") or {}).get("pilot_cases") or [])
     for out in _texts_to_blind(db, study):
         case = study.cases.get(out["case_id"])
         result = scrub(out["text"] or "", ScrubContext(model_names=models, roles=roles,
@@ -112,7 +115,7 @@ def _items_from_outputs(db: sqlite_utils.Database, study: StudyContext
             continue
         item_id = new_item_id()
         items.append({"id": item_id, "study_id": study.id, "case_id": out["case_id"], "text": result.text,
-                      "pilot": 0})
+                      "pilot": int(out["case_id"] in pilot_cases)})
         keys.append({"item_id": item_id, "study_id": study.id, "run_id": out["run_id"],
                      "scrub_log": result.log})
     return items, keys, held_back

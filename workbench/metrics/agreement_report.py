@@ -328,10 +328,24 @@ def _audit_row(condition: str | None, rows: list, chance: float | None) -> Audit
                                               confidence=0.95), chance, p_value, models)
 
 
+# P1 is three C2 runs: an auditor cannot tell them apart, so it names C2 for both.
+AUDIT_FOLD = {"P1": "C2"}
+
+
+def audit_setups(conditions) -> list[str]:
+    """The setups an auditor can name for these conditions."""
+    return sorted({AUDIT_FOLD.get(c, c) for c in conditions})
+
+
+def chance_rate(conditions) -> float | None:
+    """The one chance rate of the blindness audit, 1/k over the setups an auditor can name: the metrics
+    table, the report and `judge --audit-only` all use it. None with no conditions."""
+    setups = audit_setups(conditions)
+    return 1.0 / len(setups) if setups else None
+
+
 def blindness_audit(data: StudyData) -> list[AuditRow]:
     audits = [a for a in data.audits if a.item_id in data.items and not data.items[a.item_id].pilot]
-    from workbench.judges.audit import chance_rate  # the one chance rate: P1 folds into C2
-
     chance = chance_rate(data.conditions)
     rows = []
     if not data.blinded:

@@ -170,16 +170,33 @@ def rater_calibration(db: sqlite_utils.Database, study, rater: str, state) -> Ca
     the rater's replayed scores (anything with `item_values(item_id)`, e.g. scoring's RaterState)."""
     expectations = blind_rows.read_pilot_expectations(db, study.id)  # sealed: read here, never shown
     if not expectations:
-        return check_direction(rater, [], {}, {})
-    values = {item: state.item_values(item) for item in expectations}
-    case_id = blind_rows.pilot_case(db, study.id)
-    check = check_direction(rater, study.rubrics_for_case(case_id), values, expectations)
-    if check.state == "failed":
-        release = blind_rows.calibration_release(db, study.id, rater)
-        if release:
-            check.released_by = release["by"]
-            check.message += f" (released by {release['by']})"
-    return check
+        check = check_direction(rater, [], {}, {})
+    else:
+        values = {item: state.item_values(item) for item in expectations}
+        case_id = _direction_case(db, study.id, expectations)
+        check = check_direction(rater, study.rubrics_for_case(case_id), values, expectations)
+        if check.state == "failed":
+            release = blind_rows.calibration_release(db, study.id, rater)
+            if release:
+                check.released_by = release["by"]
+                check.message += f" (released by {release['by']})"
+    if not check.released:
+        return check
+    # The study's human pilot (pilot cases, kappa per metric): a study-wide gate on the main set that no
+    # single rater's release opens.
+    from workbench.pilots.kappa import pilot_status
+
+    pilot = pilot_status(db, study)
+    if pilot.open:
+        return check
+    return CalibrationCheck(rater, "pending" if pilot.state == "pending" else "failed", check.rubrics,
+                            message=pilot.message)
+
+
+def _direction_case(db: sqlite_utils.Database, study_id: str, expectations: dict[str, dict]) -> str | None:
+    """The case the two direction pilots answer (sealed with them), else the first pilot item's case."""
+    cases = [e.get("case_id") for e in expectations.values() if e.get("case_id")]
+    return cases[0] if cases else blind_rows.pilot_case(db, study_id)
 
 
 def judge_calibration(db: sqlite_utils.Database, study, judge: str) -> CalibrationCheck:
@@ -195,7 +212,7 @@ def judge_calibration(db: sqlite_utils.Database, study, judge: str) -> Calibrati
     for (item, rubric_hash, criterion), row in latest.items():
         if row["status"] == "ok" and row["value"] is not None:
             values.setdefault(item, {})[(rubric_hash, criterion)] = row["value"]
-    case_id = blind_rows.pilot_case(db, study.id)
+    case_id = _direction_case(db, study.id, expectations)
     return check_direction(judge, study.rubrics_for_case(case_id), values, expectations)
 
 

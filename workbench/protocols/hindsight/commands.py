@@ -27,20 +27,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     commands_eval.register(hs)
 
 
-def study_or_fail(ctx, study_id: str) -> dict:
-    from store.studies import get_study
-    from workbench.cli.context import CommandError
-
-    study = get_study(ctx.db(), study_id)
-    if study is None:
-        raise CommandError(f"no study '{study_id}' in the store (create it with `workbench --batch study create FILE`)")
-    if study["protocol"] != "hindsight":
-        raise CommandError(f"study '{study_id}' is a {study['protocol']} study, not a hindsight one")
-    return study
-
-
 def handle_topology(args, ctx) -> int:
     from workbench.cli.context import CommandError
+    from workbench.protocols.hindsight.cli_study import study_or_fail
     from workbench.protocols.hindsight.topology_review import (
         TopologyReviewError,
         review_topology,

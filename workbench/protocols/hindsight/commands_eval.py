@@ -1,4 +1,9 @@
-"""`workbench --batch hindsight adjudicate …` (registered by commands.py).
+"""`workbench --batch hindsight adjudicate|pilot …` (registered by commands.py).
+
+    hindsight pilot STUDY                                the human pilot: kappa per metric vs its target
+    hindsight pilot STUDY --refine RUBRIC_FILE --reason TEXT --by NAME
+                                                         below target: a new rubric version, recorded; the
+                                                         raters re-score the pilot cases under it
 
     hindsight adjudicate STUDY                  the queue: items whose raters differ by more than the margin
     hindsight adjudicate STUDY --with-scores    the same with the raters' scores (for a consensus meeting)
@@ -25,11 +30,55 @@ def register(hs: argparse._SubParsersAction) -> None:
     a.add_argument("--by", default="", help="the third rater, or the raters of a consensus (\"a + b\")")
     a.add_argument("--note", default=None)
     a.set_defaults(handler=handle_adjudicate)
+    p = hs.add_parser("pilot", help="the human pilot on the study's pilot cases: kappa per metric against the "
+                                    "pre-registered targets; --refine records a new rubric version")
+    p.add_argument("study", metavar="STUDY")
+    p.add_argument("--refine", metavar="RUBRIC_FILE")
+    p.add_argument("--reason", default="")
+    p.add_argument("--by", default="")
+    p.set_defaults(handler=handle_pilot)
+
+
+def handle_pilot(args, ctx) -> int:
+    from pathlib import Path
+
+    from workbench.blinding.context import load_study
+    from workbench.cli.context import CommandError
+    from workbench.pilots.kappa import PilotError, pilot_status, refine_rubric
+    from workbench.protocols.hindsight.cli_study import study_or_fail
+
+    study_or_fail(ctx, args.study)
+    study = load_study(ctx.db(), args.study)
+    if args.refine:
+        try:
+            text = Path(args.refine).read_text(encoding="utf-8")
+        except OSError as exc:
+            raise CommandError(f"{args.refine}: cannot read: {exc}") from None
+        try:
+            done = refine_rubric(ctx.db(), study, text, reason=args.reason, by=args.by, source=args.refine)
+        except (PilotError, ValueError) as exc:
+            raise CommandError(str(exc)) from None
+        ctx.emit({"ok": True, **done}, f"rubric {done['rubric']} refined ({done['old_hash'][:12]} -> "
+                                       f"{done['new_hash'][:12]}); round {done['round_closed']} closed; the raters "
+                                       "re-score the pilot cases")
+        return 0
+    status = pilot_status(ctx.db(), study)
+
+    def text() -> str:
+        lines = [status.message]
+        for m in status.metrics:
+            k = "undefined" if m.kappa is None else f"{m.kappa:.3f}"
+            lines.append(f"  {m.rubric:<22} kappa {k} (target {m.target:.2f}, {m.n_items} items) "
+                         f"{'ok' if m.passed else 'BELOW TARGET'}{': ' + m.reason if m.reason else ''}")
+        return "\n".join(lines)
+
+    ctx.emit(status.to_dict(), text)
+    return 0
 
 
 def handle_adjudicate(args, ctx) -> int:
     from workbench.cli.context import CommandError
-    from workbench.protocols.hindsight.commands import study_or_fail
+    from workbench.protocols.hindsight.cli_study import study_or_fail
     from workbench.scoring.adjudication import AdjudicationError, adjudicate, queue
 
     study_or_fail(ctx, args.study)

@@ -54,11 +54,22 @@ def _fidelity(c, data: dict) -> dict:
         cutoff = ""
     overrides = gates.check_overrides(c, t.get("overrides", []))
     margin = c.number(t, "adjudication_margin", "hindsight.adjudication_margin", 1.0, lo=0.0)
+    pilot_cases = c.strings(t, "pilot_cases", "hindsight.pilot_cases", [])
+    cases = data.get("cases") if isinstance(data.get("cases"), list) else []
+    if pilot_cases:
+        if len(pilot_cases) != 2 or len(set(pilot_cases)) != 2:
+            c.bad("hindsight.pilot_cases", "name two different cases (seed 000 §VI: calibrate on 2 pilot cases)")
+        for case in pilot_cases:
+            if case not in cases:
+                c.bad("hindsight.pilot_cases", f"'{case}' is not one of the study's cases")
+        if len(set(cases) - set(pilot_cases)) < 1:
+            c.bad("hindsight.pilot_cases", "the study needs cases beyond its pilot cases for the main set")
     return {"report_shape": shape, "study_kind": kind, "training_cutoff": cutoff, "overrides": overrides,
-            "adjudication_margin": margin}
+            "adjudication_margin": margin, "pilot_cases": pilot_cases}
 
 
-FIDELITY_KEYS = ("report_shape", "study_kind", "training_cutoff", "overrides", "adjudication_margin")
+FIDELITY_KEYS = ("report_shape", "study_kind", "training_cutoff", "overrides", "adjudication_margin",
+                 "pilot_cases")
 
 
 def _architectures(c, data: dict, known: list[str]) -> dict:
