@@ -116,3 +116,20 @@ def test_a_study_without_pilot_cases_is_not_gated(db):
     assert pilot_status(db, load_study(db, sid)).state == "none"
     score_pilots(db, sid, "rater-a")
     assert scoring.progress(db, sid, "rater-a").phase == "scoring"
+
+
+def test_the_report_lists_the_pilot_rounds_and_refinements(db):
+    from workbench.protocols.hindsight.fidelity import section
+
+    sid = pilot_study(db)
+    scoring.open_rater(db, sid, "rater-a")
+    for rater, pattern in (("rater-a", A), ("rater-b", B)):
+        score_pilots(db, sid, rater)
+        score_case_pilots(db, sid, rater, pattern)
+    study = load_study(db, sid)
+    refine_rubric(db, study, study.rubrics["anticipation"].text + "\n# v2\n",
+                  reason="anchors rewritten with an example for each level", by="lead")
+    text = section(db, sid, study.definition)
+    assert "Human pilot on cases `pilot-ferry`, `pilot-grid`: 1 closed round(s)." in text
+    assert "round 1: anticipation -0.33 vs 0.70; epistemic-humility -0.33 vs 0.65 -> below target" in text
+    assert "by lead" in text and "anchors rewritten" in text

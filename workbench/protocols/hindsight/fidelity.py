@@ -45,6 +45,26 @@ def extraction_counts(db, study_id: str) -> Counter:
                    for o in outputs_for_study(db, study_id))
 
 
+def _pilot_lines(db, study_id: str, fidelity: dict) -> list[str]:
+    """The human pilot's rounds and the rubric refinements between them."""
+    from store.pilots import refinements, rounds
+
+    cases = fidelity.get("pilot_cases") or []
+    if not cases:
+        return ["- Human pilot: no pilot cases named (seed 000 §VI asks for two); only the two calibration "
+                "items checked each rater's direction."]
+    out = [f"- Human pilot on cases {', '.join(f'`{c}`' for c in cases)}: " + (
+        f"{len(rounds(db, study_id))} closed round(s)." if rounds(db, study_id) else "no closed round yet.")]
+    for r in rounds(db, study_id):
+        ks = "; ".join(f"{m['rubric']} " + ("undefined" if m["kappa"] is None else f"{m['kappa']:.2f}")
+                       + f" vs {m['target']:.2f}" for m in r["results"])
+        out.append(f"  - round {r['round']}: {ks} -> {'passed' if r['passed'] else 'below target'}")
+    for f in refinements(db, study_id):
+        out.append(f"  - rubric `{f['rubric_id']}` refined {f['old_hash'][:12]} -> {f['new_hash'][:12]} by "
+                   f"{f['by']} ({f['created_at']}): {f['reason']}")
+    return out
+
+
 def _corpus(db, definition: dict) -> list[str]:
     from store import cases as case_rows
     from workbench.protocols.hindsight.gates import corpus_problems
@@ -97,6 +117,7 @@ def section(db, study_id: str, definition: dict) -> str:
         lines += [f"  - case `{o['case']}`, gate {o['gate']}: {o['reason']}" for o in overrides]
     else:
         lines.append("- Gate overrides: none (every historical case passed the probe, cutoff and leak gates).")
+    lines += _pilot_lines(db, study_id, fidelity)
     held = _held_back(db, study_id)
     if held:
         lines.append(f"- **Held back from raters and judges: {len(held)} output(s)** the scrubber left (near) empty "
