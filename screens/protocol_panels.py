@@ -2,7 +2,7 @@
 
 Hindsight's panels are the Runs and Metrics sections themselves; another
 protocol names Textual screens (`"screens.<pkg>.<module>:<Class>"`, built as
-`Class(db, study_id)`). They open from the palette (`panels: …`) and with `p`
+`Class(db, study_id)`). They open from the palette (`panels: …`) and with `o`
 in the Runs and Metrics sections.
 """
 

@@ -91,6 +91,7 @@ class StudyProtocol:
     top_keys: tuple[str, ...] = ()    # study-file keys at the top level this protocol owns (hindsight: cases)
     default_rubrics: tuple[str, ...] = ()
     threshold_defaults: dict[str, float] = {}   # `[thresholds]` keys it pre-registers, each in [0, 1]
+    required_evaluators: tuple[str, ...] = ()   # "raters", "judges": a study file that leaves them out is refused
     panels: dict[str, str] = {}       # "run" | "metrics" | "items" → "screens.<pkg>.<module>:<Class>"
     commands: tuple[str, ...] = ()    # batch command modules with register(subparsers)
 

@@ -184,7 +184,7 @@ def parse_study_text(text: str, name: str = "<study>") -> dict:
     for rater in definition["raters"]:  # a rater's name is shown to other people and printed: the study-id rule
         if not STUDY_ID.match(rater):
             c.bad("raters", f"'{rater}' must be 2-63 characters of lowercase letters, digits and '-'")
-    check_evaluators(c, data, definition, getattr(protocol, "required_evaluators", ()))
+    check_evaluators(c, data, definition, protocol.required_evaluators)
     if protocol.section:
         if not isinstance(data.get(protocol.section, {}), dict):
             c.bad(protocol.section, f"must be a table ([{protocol.section}])")
