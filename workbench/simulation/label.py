@@ -70,10 +70,11 @@ def run_refusal(definition: dict, logged: set[str], using: list[str] | None = No
 
 
 def title_mark(definition: dict | None, frozen: bool = True) -> str:
-    """What a simulated study's report title carries: the label, then the banner and the power the
-    study was designed with (printed as the title's continuation so every report opens with it)."""
+    """What a report title carries: for a simulated study the label and the banner; for every frozen
+    study the power it was designed with (printed as the title's continuation so every report opens
+    with it; computed on the statistics core in well under a second, so it is always shown)."""
     if not is_simulated(definition):
-        return ""
+        return f"\n\n> Designed power: {designed_power(definition)}" if frozen and definition else ""
     lines = [f" ({LABEL})", "", f"> **{LABEL}.** {BANNER}"]
     if frozen:
         lines.append(f"> Designed power: {designed_power(definition)}")
@@ -89,8 +90,12 @@ def designed_power(definition: dict, sims: int = 1000) -> str:
     if not comparisons:
         return "no pre-registered comparison"
     doc = study_power(definition, {}, sims, comparisons, grid=())
-    return "; ".join(f"{r['comparison']} d={r['d']:.2f}: " + ("-" if r["power"] is None else f"{r['power']:.2f}")
-                     for r in doc["comparisons"]) + f" ({doc['design']['cases']} case(s), {sims} simulations)"
+    # numbered, not named: a report is read before unblinding too, and the names are conditions
+    # (`workbench --batch power STUDY` lists them in the same order)
+    return "; ".join(f"comparison {i} d={r['d']:.2f}: " + ("-" if r["power"] is None else f"{r['power']:.2f}")
+                     for i, r in enumerate(doc["comparisons"], start=1)) + (
+        f" ({doc['design']['cases']} case(s), {sims} simulations; the comparisons in the order of "
+        "`workbench --batch power STUDY`)")
 
 
 def mark_document(doc, definition: dict | None):
