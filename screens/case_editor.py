@@ -22,7 +22,7 @@ from textual.worker import Worker, WorkerCancelled, WorkerFailed, WorkerState
 from screens.confirm import DISCARD, SAVE, unsaved_changes_dialog
 from screens.widgets.case_form import TEXT_FIELDS, CaseDetails, IdentityFields, field_widget_id
 from screens.widgets.mapping import MappingRow
-from screens.widgets.problems import ProblemList
+from screens.widgets.problems import FormProblems, ProblemList
 from screens.widgets.unsaved_guard import UnsavedGuard
 from workbench.cases.editing import (
     changed_outside, default_case_path, editor_problems, has_errors, read_case_file, with_stored_probes,
@@ -53,7 +53,7 @@ def normalized(case: Case) -> Case:
     ))
 
 
-class CaseEditorScreen(UnsavedGuard, Screen[str | None]):
+class CaseEditorScreen(FormProblems, UnsavedGuard, Screen[str | None]):
     """Edits one case; dismisses with the case id (None when a new case was never saved)."""
 
     CSS_PATH = "styles/cases.tcss"
@@ -230,17 +230,9 @@ class CaseEditorScreen(UnsavedGuard, Screen[str | None]):
             self._check_timer = None
         case = normalized(self.form_case())
         path = self.target_path(case)
-        self.problems = editor_problems(case, path, known_rubrics=self.known_rubrics,
-                                        original_id=self.original_id, original_path=self.original_path,
-                                        stored=self.stored)
-        self.query_one(ProblemList).show(self.problems)
-        bad = {field_widget_id(p.field) for p in self.problems if p.severity == "error"}
-        for widget in self.query(".has-problem"):
-            if widget.id not in bad:
-                widget.remove_class("has-problem")
-        for widget_id in bad - {None}:
-            for widget in self.query(f"#{widget_id}"):
-                widget.add_class("has-problem")
+        self.show_problems(editor_problems(case, path, known_rubrics=self.known_rubrics,
+                                           original_id=self.original_id, original_path=self.original_path,
+                                           stored=self.stored))
         self.query_one("#path-target", Static).update(f"saves to {display_path(path)}")
         self._update_title()
         return self.problems
@@ -255,15 +247,12 @@ class CaseEditorScreen(UnsavedGuard, Screen[str | None]):
             bits.append(f"{errors} error{'s' if errors != 1 else ''}")
         self.sub_title = " · ".join(bits)
 
-    def on_problem_list_field_chosen(self, event: ProblemList.FieldChosen) -> None:
-        widget_id = field_widget_id(event.field)
-        if widget_id:
-            widget = self.query_one(f"#{widget_id}")
-            widget.focus()
-            self.query_one("#editor-form", VerticalScroll).scroll_to_widget(widget)
+    FORM_SCROLL = "#editor-form"
 
-    def action_focus_problems(self) -> None:
-        self.query_one(ProblemList).focus()
+    def problem_widget(self, field: str):
+        widget_id = field_widget_id(field)
+        found = self.query(f"#{widget_id}") if widget_id else None
+        return found.first() if found else None
 
     # -- the transposition mapping ----------------------------------------------------------------
 

@@ -30,7 +30,7 @@ from screens.confirm import (
     DISCARD, FREEZE, SAVE, WITHOUT, freeze_dialog, unsaved_changes_dialog, without_evaluators_dialog,
 )
 from screens.widgets.checklist import CheckList
-from screens.widgets.problems import ProblemList
+from screens.widgets.problems import FormProblems, ProblemList
 from screens.widgets.unsaved_guard import UnsavedGuard
 from workbench.problems import Problem
 from workbench.protocols.hindsight.draft import (
@@ -78,7 +78,7 @@ class StudyFileDialog(ModalScreen[str | None]):
         self.dismiss(None)
 
 
-class StudyFormScreen(UnsavedGuard, Screen[str | None]):
+class StudyFormScreen(FormProblems, UnsavedGuard, Screen[str | None]):
     """Define a study field by field; ctrl+s stores it, ctrl+f freezes it, ctrl+o loads a study file."""
 
     CSS_PATH = "styles/studies.tcss"
@@ -493,15 +493,10 @@ class StudyFormScreen(UnsavedGuard, Screen[str | None]):
 
     # -- problems ---------------------------------------------------------------------------------
 
-    def show_problems(self, problems: list[Problem]) -> None:
-        self.problems = problems
-        self.query_one(ProblemList).show(problems)
-        for widget in self.query(".has-problem"):
-            widget.remove_class("has-problem")
-        for p in problems:
-            widget = self._field_widget(field_of(p.field))
-            if widget is not None:
-                widget.add_class("has-problem")
+    FORM_SCROLL = "#study-form"
+
+    def problem_widget(self, field: str) -> Widget | None:
+        return self._field_widget(field_of(field))
 
     def _field_widget(self, field: str) -> Widget | None:
         ids = {"name": "f-name", "description": "f-description", "protocol": "f-protocol", "cases": "f-cases",
@@ -519,16 +514,6 @@ class StudyFormScreen(UnsavedGuard, Screen[str | None]):
             return None
         found = self.query(f"#{wid}")
         return found.first() if found else None
-
-    @on(ProblemList.FieldChosen)
-    def _problem_chosen(self, message: ProblemList.FieldChosen) -> None:
-        widget = self._field_widget(field_of(message.field))
-        if widget is not None:
-            widget.focus()
-            self.query_one("#study-form", VerticalScroll).scroll_to_widget(widget)
-
-    def action_focus_problems(self) -> None:
-        self.query_one(ProblemList).focus()
 
     def _status(self, message: str) -> None:
         self.query_one("#form-status", Static).update(message)
