@@ -23,7 +23,7 @@ def run(tmp_path, tag: str, replace: dict | None = None):
 def test_faultline_sim_recovers_the_planted_stance_shift_and_adherence(tmp_path, capsys):
     db = run(tmp_path, "one")
     texts = outputs(db)
-    assert texts and all(t.startswith("#") or t.startswith("[SIMULATED TEXT") for *_, t in texts)
+    assert texts and all(t.startswith(("#", "[SIMULATED TEXT")) for *_, t in texts)
     again = run(tmp_path, "two")
     assert outputs(again) == texts                                    # same study file: byte-identical
     other = run(tmp_path, "three", {"seed = 2": "seed = 3"})

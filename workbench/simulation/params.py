@@ -79,14 +79,14 @@ def check_simulation(c, data: dict, definition: dict) -> dict:
     conditions = set(definition.get("conditions") or [])
     for key, (lo, hi) in CONDITION_TABLES.items():
         table = c.table(t, key, f"simulation.{key}")
-        for cond, value in table.items():
+        for cond in table:
             if conditions and cond not in conditions:
                 c.bad(f"simulation.{key}.{cond}", f"'{cond}' is not a condition of this study "
                                                   f"({', '.join(sorted(conditions))})")
             out[key][cond] = c.number(table, cond, f"simulation.{key}.{cond}", 0.0, lo=lo, hi=hi)
     judges = {j.get("name") for j in definition.get("judges") or []}
     offsets = c.table(t, "judge_offsets", "simulation.judge_offsets")
-    for judge, value in offsets.items():
+    for judge in offsets:
         if judge not in judges:
             c.bad(f"simulation.judge_offsets.{judge}", f"'{judge}' is not one of the study's [[judges]]")
         out["judge_offsets"][judge] = c.number(offsets, judge, f"simulation.judge_offsets.{judge}", 0.0,
@@ -94,7 +94,7 @@ def check_simulation(c, data: dict, definition: dict) -> dict:
     _protocol_models(c, data, definition)
     raters = set(definition.get("raters") or [])
     bias = c.table(t, "rater_bias", "simulation.rater_bias")
-    for rater, value in bias.items():
+    for rater in bias:
         if rater not in raters:
             c.bad(f"simulation.rater_bias.{rater}", f"'{rater}' is not one of the study's raters")
         out["rater_bias"][rater] = c.number(bias, rater, f"simulation.rater_bias.{rater}", 0.0, lo=-3, hi=3)

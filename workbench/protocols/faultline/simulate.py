@@ -123,7 +123,7 @@ class World:
     def stance(self, persona: str, claim: str, phase: str) -> int:
         side = self.personas.index(persona) if persona in self.personas else 0
         sign = 1 if side == 0 else -1
-        strength = lambda who: 1 + draws.rng(self.seed, "open", self.item_id, who, claim).randrange(2)  # noqa: E731
+        strength = lambda who: 1 + draws.rng(self.seed, "open", self.item_id, who, claim).randrange(2)
         if phase != "closing":
             return sign * strength(persona)
         a, b = strength(self.personas[0]), -strength(self.personas[1]) if len(self.personas) > 1 else -1
