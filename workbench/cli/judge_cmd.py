@@ -115,7 +115,9 @@ def _text(doc: dict) -> str:
     for j in doc.get("judges", []):
         cal = j.get("calibration") or {}
         lines.append(f"{j['name']} ({j['model']}, {j['pipeline']}, {j['runs']} run(s)): {j['ok']} ok, "
-                     f"{j['judge_errors']} judge error(s), {j['skipped']} already judged, "
+                     f"{j['judge_errors']} judge error(s)"
+                     + (f" ({j['retried']} judged again by --retry-errors)" if j.get("retried") else "")
+                     + f", {j['skipped']} already judged, "
                      f"{j['failed_calls']} failed call(s); calibration {cal.get('state', '-')}"
                      + (" (held: rest not judged)" if j["held"] else ""))
         lines += [f"  {f}" for f in j.get("failures", [])[:10]]
