@@ -10,7 +10,6 @@ it is shown, which keeps start-up light.
 from __future__ import annotations
 
 import importlib
-import importlib.util
 import inspect
 from dataclasses import dataclass
 from pathlib import Path
@@ -33,15 +32,6 @@ class WorkbenchContext:
 
     db: sqlite_utils.Database
     db_path: Path
-
-
-def section_is_built(section: Section) -> bool:
-    """Whether the section's module exists, without importing it."""
-    module = section.target.split(":", 1)[0]
-    try:
-        return importlib.util.find_spec(module) is not None
-    except (ImportError, ValueError):
-        return False
 
 
 def load_section_class(section: Section) -> type[Screen]:
@@ -84,7 +74,7 @@ class WorkbenchApp(App[int]):
         self.db_path = Path(db_path)
         self.db = open_workbench_store(self.db_path)
         self.context = WorkbenchContext(self.db, self.db_path)
-        self.sections: list[Section] = [s for s in SECTIONS if section_is_built(s)]
+        self.sections: list[Section] = list(SECTIONS)
         self.startup_problems = self._bootstrap()
         # Screens with edits that must not be lost on quit, and the mode each lives in.
         self._guards: dict[Screen, str] = {}

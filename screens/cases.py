@@ -239,15 +239,9 @@ class CasesScreen(SectionScreen):
         self._open_probe(ready)
 
     def _open_probe(self, case_ids: list[str]) -> None:
-        try:
-            module = importlib.import_module(PROBE_MODULE)
-        except ModuleNotFoundError as exc:
-            if exc.name != PROBE_MODULE:
-                raise
-            self.notify("The contamination probe is not part of this build yet. "
-                        "Batch mode: workbench --batch probe CASE_ID", title="Probe", severity="warning")
-            return
-        self.app.push_screen(module.ProbeScreen(case_ids), callback=self._probe_closed)
+        from screens.probe_dialog import ProbeScreen  # the dialog's litellm-facing parts load on first use
+
+        self.app.push_screen(ProbeScreen(case_ids), callback=self._probe_closed)
 
     def _probe_closed(self, _result=None) -> None:
         self.refresh_list()

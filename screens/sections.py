@@ -1,4 +1,4 @@
-"""The app's sections, in navigation order. A section whose module is not built yet is left out.
+"""The app's sections, in navigation order.
 
 Each entry names the screen class as "module:Class"; the screen is constructed
 with the app's `WorkbenchContext` (see `screens/app.py`).

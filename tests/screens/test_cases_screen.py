@@ -154,14 +154,3 @@ async def test_p_probes_the_selected_case_and_shift_p_every_ready_case(app, monk
         await settle(pilot)
         assert calls[-1] == ["coercion-drill", "guild-charter"]
 
-
-async def test_probe_without_the_probe_dialog_says_so(app, monkeypatch):
-    monkeypatch.setitem(sys.modules, "screens.probe_dialog", None)  # as if the module did not exist
-    notes: list[str] = []
-    async with app.run_test(size=SIZE) as pilot:
-        monkeypatch.setattr(app.screen, "notify", lambda message, **kw: notes.append(message))
-        await settle(pilot)
-        await pilot.press("p")
-        await settle(pilot)
-        assert type(app.screen).__name__ == "CasesScreen"
-        assert notes and "not part of this build" in notes[0]
