@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from tests.protocols.faultline.faultline_kit import TOPIC, make_study
+from tests.protocols.faultline.faultline_kit import make_study
 from tests.protocols.faultline.test_faultline_programs import DEBATE, build_graphs, ctx_for
 from tests.protocols.faultline.faultline_kit import gateway
 from workbench.protocols.faultline import PROTOCOL
