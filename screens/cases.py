@@ -16,11 +16,14 @@ from screens.widgets.section import SectionScreen
 from workbench.cases.model import CASE_TYPES, DOMAINS, STATUSES, STRATEGIES
 from workbench.safe_text import for_terminal
 
-PROBE_MODULE = "screens.probe_dialog"
 FILTERS = {"type": CASE_TYPES, "domain": DOMAINS, "status": STATUSES, "strategy": STRATEGIES}
 COLUMNS = [("id", "id"), ("title", "title"), ("type", "type"), ("domain", "domain"), ("status", "status"),
            ("strategies", "strategies"), ("probe", "probe verdict")]
+NARROW_COLUMNS = [("id", "id"), ("title", "title"), ("status", "status"), ("probe", "probe verdict"),
+                  ("type", "type"), ("domain", "domain"), ("strategies", "strategies")]
 TITLE_WIDTH = 36
+NARROW_BELOW = 110  # columns: below this the verdicts come before type and domain (reached by ←/→)
+NARROW_TITLE_WIDTH = 22
 STATUS_STYLE = {"ready": "green", "draft": "yellow", "excluded": "dim"}
 SEARCH_DELAY = 0.2
 
@@ -66,12 +69,27 @@ class CasesScreen(SectionScreen):
         yield Static("", id="case-count")
 
     def on_mount(self) -> None:
-        table = self.query_one("#case-table", DataTable)
-        for key, label in COLUMNS:
-            table.add_column(label, key=key)
+        self.narrow: bool | None = None
+        self._set_columns(self.size.width < NARROW_BELOW)
         self._search_timer = None
         self._select_after_reload: str | None = None
         self.rows: list[dict] = []
+        self._total = 0
+
+    def _set_columns(self, narrow: bool) -> bool:
+        """Lay the columns out for the width; True when they changed (the rows must be shown again)."""
+        if narrow == self.narrow:
+            return False
+        self.narrow = narrow
+        table = self.query_one("#case-table", DataTable)
+        table.clear(columns=True)
+        for key, label in NARROW_COLUMNS if narrow else COLUMNS:
+            table.add_column(label, key=key)
+        return True
+
+    def on_resize(self) -> None:
+        if getattr(self, "narrow", None) is not None and self._set_columns(self.size.width < NARROW_BELOW) and self.rows:
+            self._show(self.rows, self._total)
 
     def on_screen_resume(self) -> None:
         self.refresh_list()
@@ -112,21 +130,21 @@ class CasesScreen(SectionScreen):
         keep = self._select_after_reload or self.selected_case_id()
         self._select_after_reload = None
         table.clear()
+        width = NARROW_TITLE_WIDTH if self.narrow else TITLE_WIDTH
         for r in rows:
             flagged = r["recognized"]
             title = for_terminal(r["title"])  # a case's own words: plain text, never markup
-            title = Text(title if len(title) <= TITLE_WIDTH else title[: TITLE_WIDTH - 1] + "…")
-            table.add_row(
-                Text(r["id"], style="bold red" if flagged else ""),
-                title,
-                r["type"],
-                r["domain"],
-                Text(r["status"], style=STATUS_STYLE.get(r["status"], "")),
-                r["strategies"],
-                Text(r["probe"], style="bold red" if flagged else ("dim" if r["probe"] == "not probed" else "")),
-                key=r["id"],
-            )
-        self.rows = rows
+            cells = {
+                "id": Text(r["id"], style="bold red" if flagged else ""),
+                "title": Text(title if len(title) <= width else title[: width - 1] + "…"),
+                "type": r["type"],
+                "domain": r["domain"],
+                "status": Text(r["status"], style=STATUS_STYLE.get(r["status"], "")),
+                "strategies": r["strategies"],
+                "probe": Text(r["probe"], style="bold red" if flagged else ("dim" if r["probe"] == "not probed" else "")),
+            }
+            table.add_row(*(cells[key] for key, _ in (NARROW_COLUMNS if self.narrow else COLUMNS)), key=r["id"])
+        self.rows, self._total = rows, total
         if keep and any(r["id"] == keep for r in rows):
             table.move_cursor(row=table.get_row_index(keep))
         self._update_count(len(rows), total)

@@ -324,7 +324,7 @@ class MetricsScreen(SectionScreen):
             if not quiet:
                 self.notify("No table here yet.", title="Items behind")
             return False
-        tables[0].focus()
+        tables[0].focus(scroll_visible=not quiet)  # on arrival the plots above the tables stay in view
         return True
 
     def action_tab(self, step: int) -> None:

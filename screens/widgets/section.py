@@ -11,7 +11,9 @@ from typing import ClassVar
 from textual.app import ComposeResult
 from textual.content import Content
 from textual.screen import Screen
-from textual.widgets import Footer, Header, Static
+from textual.widgets import Header, Static
+
+from screens.widgets.footer import KeyFooter
 
 
 class SectionBar(Static):
@@ -49,12 +51,14 @@ class SectionScreen(Screen):
     """A section of the app: subclasses set SECTION_ID and implement `compose_section()`."""
 
     SECTION_ID: ClassVar[str] = ""
+    # "-narrow" below 100 columns: each screen's .tcss lays itself out for 80x24 under it (issue 15)
+    HORIZONTAL_BREAKPOINTS: ClassVar[list[tuple[int, str]]] = [(0, "-narrow"), (100, "-wide")]
 
     def compose(self) -> ComposeResult:
         yield Header(show_clock=False)
         yield SectionBar(self.SECTION_ID, id="section-bar")
         yield from self.compose_section()
-        yield Footer()
+        yield KeyFooter()
 
     def compose_section(self) -> ComposeResult:
         yield from ()

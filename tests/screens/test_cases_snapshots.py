@@ -63,3 +63,8 @@ def test_unsaved_changes_prompt(snap_compare, library):
         await pilot.pause(0.2)
 
     assert snap_compare(make_app(library.db), terminal_size=(100, 30), run_before=leaving)
+
+
+def test_cases_list_at_80x24(snap_compare, library):
+    """Issue 15: at 80 columns the columns that matter stay readable and the footer keeps Quit and Help."""
+    assert snap_compare(make_app(library.db), terminal_size=(80, 24), run_before=_listed)

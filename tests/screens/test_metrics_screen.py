@@ -237,3 +237,9 @@ def test_snapshot_decision_quality_tab(snap_compare, unblinded_path):
 def test_snapshot_blinded(snap_compare, tmp_path):
     path, _ = seeded_path(tmp_path, unblinded=False)
     assert snap_compare(MetricsOnlyApp(path), terminal_size=SIZE, run_before=_snapshot_before())
+
+
+def test_snapshot_tables_at_80x24(snap_compare, unblinded_path):
+    """Issue 15: at 80x24 the plots keep their height (stacked under the tables), never empty boxes."""
+    path, _ = unblinded_path
+    assert snap_compare(MetricsOnlyApp(path), terminal_size=(80, 24), run_before=_snapshot_before())

@@ -287,8 +287,27 @@ async def test_grid_shows_every_state_with_tokens_cost_and_elapsed(library):
         assert line.startswith("10 runs: 4 done, 1 interrupted, 3 pending, 1 failed, 1 cancelled")
 
 
-@pytest.mark.parametrize("open_transcript", [False, True], ids=["grid", "transcript"])
-def test_runs_screen_snapshot(snap_compare, library, open_transcript):
+async def test_at_80_columns_the_grid_scrolls_to_the_case_column_the_cursor_is_on(library):
+    """Issue 15: a case column beyond the width is reached by moving right, not dropped."""
+    from screens.runs import RunsScreen
+
+    app = OneScreenApp(library.db, RunsScreen)
+    seed_study(app.db)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        g = grid(app)
+        g.focus()
+        assert g.virtual_size.width > g.size.width and g.scroll_x == 0  # the second case does not fit
+        await pilot.press("right")
+        await pilot.pause()
+        assert g.cursor_coordinate.column == 2  # label, coercion-drill, guild-charter
+        assert g.scroll_x > 0
+        assert g.scroll_x + g.scrollable_content_region.width >= g.virtual_size.width - 1  # its cells in view
+
+
+@pytest.mark.parametrize(("open_transcript", "size"), [(False, (130, 48)), (True, (130, 48)), (False, (80, 24))],
+                         ids=["grid", "transcript", "grid-80x24"])
+def test_runs_screen_snapshot(snap_compare, library, open_transcript, size):
     from screens.runs import RunsScreen
 
     app = OneScreenApp(library.db, RunsScreen)
@@ -304,4 +323,4 @@ def test_runs_screen_snapshot(snap_compare, library, open_transcript):
             app.screen.query_one("#transcript").scroll_home(animate=False)
         await pilot.pause()
 
-    assert snap_compare(app, terminal_size=(130, 48), run_before=run_before)
+    assert snap_compare(app, terminal_size=size, run_before=run_before)

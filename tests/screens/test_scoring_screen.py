@@ -106,6 +106,19 @@ async def test_a_study_that_cannot_be_scored_yet_says_why_in_the_picker(store):
         assert "Cannot open scoring for rater-a" in text and "no finished run" in text
 
 
+async def test_at_80x24_the_desk_line_keeps_pair_n_of_m_whole(store):
+    """Issue 15: the progress bar gives way under 100 columns; "pair N of M" is never cut."""
+    seed_study(store)
+    app = make_app(store)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await open_scoring(pilot)
+        where = app.screen.query_one("#desk-where")
+        text = str(where.render())
+        assert "pair 1 of 1" in text
+        assert where.size.width >= len(text)
+        assert app.screen.query_one("#desk-count").size.width >= len("0/2 scored")
+
+
 # -- scoring with the keyboard -------------------------------------------------------------------
 
 async def test_a_rater_scores_a_two_item_study_with_the_keyboard_only_and_undoes_a_score(store):
@@ -401,3 +414,8 @@ def test_snapshot_scoring_a_pair(snap_compare, tmp_path):
 
 def test_snapshot_the_note_dialog(snap_compare, tmp_path):
     assert snap_compare(_snap_app(tmp_path), press=["enter", "right", "j", *"quotes it"], terminal_size=SNAP_SIZE)
+
+
+def test_snapshot_scoring_a_pair_at_80x24(snap_compare, tmp_path):
+    """Issue 15: at 80x24 the desk keeps "pair N of M" and the scores whole."""
+    assert snap_compare(_snap_app(tmp_path), press=["enter", "2", "3", "1", "down"], terminal_size=(80, 24))

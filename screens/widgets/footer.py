@@ -1,0 +1,45 @@
+"""The footer every workbench screen uses: Quit and Help stay visible however narrow the terminal.
+
+Textual's Footer lists the focused widget's keys first and the app's last, so at 80 columns a
+screen with many keys scrolls Quit and Help out of sight (issue 15). Here the app's own keys and
+the palette key sit together at the right edge, and the screen's keys fill what is left.
+"""
+
+from __future__ import annotations
+
+from textual.containers import HorizontalGroup
+from textual.widgets import Footer
+
+APP_ACTIONS = frozenset({"quit", "help"})
+COMPACT_BELOW = 100  # columns: below this the keys lose their padding, so more of them fit
+
+
+class KeyFooter(Footer):
+    """A Footer whose Quit, Help and palette keys are pinned to the right edge."""
+
+    DEFAULT_CSS = """
+    KeyFooter #pinned-keys {
+        dock: right;
+        width: auto;
+        height: 1;
+        padding-left: 1;
+    }
+    KeyFooter #pinned-keys FooterKey.-command-palette {
+        dock: none;
+    }
+    """
+
+    def on_resize(self) -> None:
+        self.compact = self.size.width < COMPACT_BELOW
+
+    def compose(self):
+        if any(b.group for _, b, _, _ in self.screen.active_bindings.values()):
+            yield from super().compose()  # grouped keys are composed inside their group: leave them be
+            return
+        pinned, rest = [], []
+        for widget in super().compose():
+            is_app_key = getattr(widget, "action", None) in APP_ACTIONS or widget.has_class("-command-palette")
+            (pinned if is_app_key else rest).append(widget)
+        yield from rest
+        if pinned:
+            yield HorizontalGroup(*pinned, id="pinned-keys")
