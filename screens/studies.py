@@ -3,7 +3,10 @@
 Creating and loading go through the study form (screens/study_form.py), which
 stores studies with the batch core's `create_study`; freezing calls
 `freeze_study`, as `workbench --batch study freeze` does. The detail pane is
-`summary_text`, the text `study show` prints.
+`summary_text`, the text `study show` prints, under the SIMULATED banner for a
+study on `sim` (`workbench.simulation.label` decides, here as everywhere), and
+the power panel: `power_document`, the numbers `workbench --batch power STUDY`
+prints, computed in a thread worker so the list never waits for it.
 """
 
 from __future__ import annotations
@@ -16,11 +19,55 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.widgets import DataTable, Static
+from textual.worker import Worker, WorkerState
 
 from screens.commands import ListProvider
 from screens.widgets.section import SectionScreen
 
 STATUS_STYLE = {"draft": "yellow", "frozen": "green"}
+SIM_STYLE = "bold magenta"
+POWER_GROUP = "studies-power"
+
+
+def status_cell(status: str, simulated: bool) -> Text:
+    """`frozen`, or `frozen SIMULATED` for a study on `sim`: the label goes wherever the study is listed."""
+    from workbench.simulation.label import LABEL
+
+    cell = Text(status, style=STATUS_STYLE.get(status, ""))
+    if simulated:
+        cell.append(f" {LABEL}", style=SIM_STYLE)
+    return cell
+
+
+def detail_text(summary: str, simulated: bool) -> Text:
+    """The study's summary as plain text (its description is the user's words, never markup), under
+    the SIMULATED banner when it is on `sim`."""
+    from workbench.simulation.label import BANNER, LABEL
+
+    if not simulated:
+        return Text(summary)
+    return Text.assemble((LABEL, f"{SIM_STYLE} reverse"), f" {BANNER}\n\n", summary)
+
+
+def power_text(doc: dict) -> str:
+    """The power document in the detail pane's width: the same numbers `workbench --batch power STUDY`
+    prints (one core function computes both), the comparisons numbered so the curve table fits 80 columns."""
+    head = f"Power ({doc['sims']} simulations each; no model calls; as `workbench --batch power`)"
+    if not doc["comparisons"]:
+        return f"{head}\nno pre-registered comparison: name one with `power STUDY --effect A:B:METRIC=D`"
+    d = doc["design"]
+    design = (f"{d['cases']} case(s), {d['replicates']} replicate(s), {d['raters']} rater(s) at ICC "
+              f"{d['icc']:.2f}; detected: 95% CI of the paired d_z excludes 0")
+    lines = [head, design, "", f"{'#':>2} {'comparison':<26} {'d':>5} {'power':>6}"]
+    for i, row in enumerate(doc["comparisons"], start=1):
+        at_n = "-" if row["power"] is None else f"{row['power']:.2f}"
+        lines.append(f"{i:>2} {row['comparison']:<26} {row['d']:>5.2f} {at_n:>6}")
+    lines.append("d from " + ", ".join(dict.fromkeys(row["source"] for row in doc["comparisons"])))
+    grid = doc["case_grid"]
+    lines += ["", "power against the number of cases", f"{'#':>2} " + " ".join(f"{n:>4}" for n in grid)]
+    for i, row in enumerate(doc["comparisons"], start=1):
+        lines.append(f"{i:>2} " + " ".join(f"{row['power_by_cases'][n]:>4.2f}" for n in grid))
+    return "\n".join(lines)
 
 
 def runs_text(counts: dict[str, int]) -> str:
@@ -91,12 +138,14 @@ class StudiesScreen(SectionScreen):
                 yield Static("", id="studies-count")
             with VerticalScroll(id="study-detail"):
                 yield Static("", id="study-summary", markup=False)
+                yield Static("", id="study-power", markup=False)
 
     def on_mount(self) -> None:
         table = self.query_one("#study-table", DataTable)
         for key, label in (("id", "study"), ("status", "status"), ("runs", "runs")):
             table.add_column(label, key=key)
         self._select_after_reload: str | None = None
+        self._power_cache: dict[str, dict] = {}  # definition (JSON) -> power document
 
     def on_screen_resume(self) -> None:
         self.refresh_list()
@@ -111,9 +160,11 @@ class StudiesScreen(SectionScreen):
         keep = select or self._select_after_reload or self.selected_study_id()
         self._select_after_reload = None
         table.clear()
+        from workbench.simulation.label import is_simulated
+
         studies = list_studies(db)
         for s in studies:
-            table.add_row(s["id"], Text(s["status"], style=STATUS_STYLE.get(s["status"], "")),
+            table.add_row(s["id"], status_cell(s["status"], is_simulated(s["definition"])),
                           runs_text(run_status_counts(db, s["id"])), key=s["id"])
         if keep and any(s["id"] == keep for s in studies):
             table.move_cursor(row=table.get_row_index(keep))
@@ -137,16 +188,58 @@ class StudiesScreen(SectionScreen):
         self.show_detail(event.row_key.value if event.row_key else None)
 
     def show_detail(self, study_id: str | None) -> None:
+        from workbench.simulation.label import is_simulated
         from workbench.studies import StudyNotFound, study_summary, summary_text
 
         out = self.query_one("#study-summary", Static)
+        power = self.query_one("#study-power", Static)
         if study_id is None:
             out.update("")
+            power.update("")
             return
         try:
-            out.update(summary_text(study_summary(self.app.db, study_id)))
+            summary = study_summary(self.app.db, study_id)
         except StudyNotFound as exc:
             out.update(str(exc))
+            power.update("")
+            return
+        out.update(detail_text(summary_text(summary), is_simulated(summary["definition"])))
+        power.update("Power: computing ...")
+        self.compute_power(study_id)
+
+    # -- the power panel ----------------------------------------------------------------------------
+
+    @work(thread=True, exclusive=True, group=POWER_GROUP, exit_on_error=False)
+    def compute_power(self, study_id: str) -> tuple[str, dict]:
+        """The study's power document, off the event loop (a second or two on the statistics core), on a
+        store connection of this thread's own; the same definition is computed once."""
+        import json
+
+        from workbench.paths import thread_connection
+        from workbench.simulation.power import power_document
+        from workbench.studies.lookup import load_study
+
+        db = thread_connection(self.app.db)
+        try:
+            definition = load_study(db, study_id)["definition"]
+        finally:
+            if db is not self.app.db:
+                db.close()
+        key = json.dumps(definition, sort_keys=True, default=str)
+        if key not in self._power_cache:
+            self._power_cache[key] = power_document(definition)
+        return study_id, self._power_cache[key]
+
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        if event.worker.group != POWER_GROUP:
+            return
+        power = self.query_one("#study-power", Static)
+        if event.state == WorkerState.SUCCESS:
+            study_id, doc = event.worker.result
+            if study_id == self.selected_study_id():
+                power.update(power_text(doc))
+        elif event.state == WorkerState.ERROR:
+            power.update(f"Power could not be computed: {event.worker.error}")
 
     def action_refresh(self) -> None:
         self.refresh_list()
@@ -222,7 +315,12 @@ class StudiesScreen(SectionScreen):
         self.freeze_now(study_id)
 
     def freeze_now(self, study_id: str) -> None:
-        from workbench.studies import FrozenStudyChanged, StudyError, StudyNotFound, freeze_study
+        from workbench.studies import (
+            FrozenStudyChanged,
+            StudyError,
+            StudyNotFound,
+            freeze_study,
+        )
 
         try:
             result = freeze_study(self.app.db, study_id)

@@ -4,9 +4,14 @@ freezing with a visible hash, loading a study file; snapshots of the list and th
 from __future__ import annotations
 
 import pytest
-
 from screen_helpers import type_text
-from study_screen_helpers import FIXED_FROZEN, OneScreenApp, seed_study, study_toml, wait_until
+from study_screen_helpers import (
+    FIXED_FROZEN,
+    OneScreenApp,
+    seed_study,
+    study_toml,
+    wait_until,
+)
 from textual.widgets import Input, SelectionList, Static
 
 from store.studies import get_study, list_studies
@@ -243,6 +248,8 @@ def test_studies_screen_snapshot(snap_compare, library, size):
     async def run_before(pilot):
         await pilot.pause()
         await pilot.press("down")
+        power = pilot.app.screen.query_one("#study-power", Static)  # settled: the worker has answered
+        await wait_until(pilot, lambda: "computing" not in str(power.render()), what="the power panel")
         await pilot.pause()
 
     assert snap_compare(app, terminal_size=size, run_before=run_before)
@@ -259,6 +266,104 @@ def test_study_form_snapshot(snap_compare, library, size):
         pilot.app.screen.query_one("#f-name", Input).value = "Not A Slug"
         await pilot.press("ctrl+s")
         await pilot.press("f2")  # focus off the name field: a blinking text cursor is not stable
+        await pilot.pause()
+
+    assert snap_compare(app, terminal_size=size, run_before=run_before)
+
+
+# --- issue 16: a simulated study is labelled; the power panel shows `workbench --batch power`'s numbers ---
+
+
+PROBE_OVERRIDE = ('[[hindsight.overrides]]\ncase = "guild-charter"\ngate = "probe"\n'
+                  'reason = "a screen test: no model reads the scenario"\n')
+
+
+def sim_study(db, name: str = "sim-one") -> None:
+    create_study(db, text=study_toml(name, cases=("coercion-drill", "guild-charter"), conditions=("B1", "C2"),
+                                     model="sim", extra=PROBE_OVERRIDE))
+
+
+async def test_a_simulated_study_is_labelled_and_its_power_panel_matches_the_batch_command(library, capsys):
+    import json
+
+    from screens.studies import StudiesScreen
+    from workbench.cli.main import main
+
+    app = OneScreenApp(library.db, StudiesScreen)
+    create_study(app.db, text=study_toml("real-one"))
+    sim_study(app.db)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        screen = app.screen
+        table = screen.query_one("#study-table")
+        assert str(table.get_row("sim-one")[1]) == "draft SIMULATED"
+        assert str(table.get_row("real-one")[1]) == "draft"
+        # the real study first: no label, and no pre-registered comparison among B1 alone
+        power = screen.query_one("#study-power", Static)
+        await wait_until(pilot, lambda: "no pre-registered comparison" in str(power.render()), what="power")
+        assert "SIMULATED" not in str(screen.query_one("#study-summary", Static).render())
+
+        await pilot.press("down")
+        await wait_until(pilot, lambda: "power against the number of cases" in str(power.render()),
+                         what="the sim study's power")
+        assert str(screen.query_one("#study-summary", Static).render()).startswith("SIMULATED Every response")
+        shown = str(power.render())
+
+    assert main(["--batch", "--db", str(library.db), "--json", "power", "sim-one"]) == 0
+    batch = json.loads(capsys.readouterr().out)
+    assert [r["comparison"] for r in batch["comparisons"]] == ["C2:B1:anticipation", "C2:B1:epistemic-humility"]
+    for i, row in enumerate(batch["comparisons"], start=1):
+        # the row at the study's N (2 cases) and the curve, number for number
+        at_n = "-" if row["power"] is None else f"{row['power']:.2f}"
+        assert f"{i:>2} {row['comparison']:<26} {row['d']:>5.2f} {at_n:>6}" in shown
+        assert f"{i:>2} " + " ".join(f"{row['power_by_cases'][str(n)]:>4.2f}" for n in batch["case_grid"]) in shown
+    assert "2000 simulations" in shown and f"{batch['sims']} simulations" in shown
+
+
+async def test_the_power_panel_never_blocks_the_screen(library, monkeypatch):
+    """The power document is computed in a thread worker: while it is held back, the list still moves."""
+    import threading
+
+    import workbench.simulation.power as power_mod
+    from screens.studies import StudiesScreen
+
+    release = threading.Event()
+    real = power_mod.power_document
+
+    def slow(definition, *args, **kwargs):
+        assert threading.current_thread() is not threading.main_thread()
+        release.wait(30)
+        return real(definition, *args, **kwargs)
+
+    monkeypatch.setattr(power_mod, "power_document", slow)
+    app = OneScreenApp(library.db, StudiesScreen)
+    sim_study(app.db, "sim-a")
+    sim_study(app.db, "sim-b")
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        power = app.screen.query_one("#study-power", Static)
+        assert "computing" in str(power.render())
+        await pilot.press("down")  # the event loop answers while the worker waits
+        await pilot.pause()
+        assert app.screen.selected_study_id() == "sim-b"
+        assert "sim-b" in str(app.screen.query_one("#study-summary", Static).render())
+        release.set()
+        await wait_until(pilot, lambda: "power against" in str(power.render()), what="the power panel")
+
+
+@pytest.mark.parametrize("size", [SIZE, (80, 24)], ids=["current", "80x24"])
+def test_simulated_study_snapshot(snap_compare, library, size):
+    from screens.studies import StudiesScreen
+
+    app = OneScreenApp(library.db, StudiesScreen)
+    sim_study(app.db)
+    app.db["studies"].update("sim-one", {"created_at": FIXED_FROZEN})
+
+    async def run_before(pilot):
+        power = pilot.app.screen.query_one("#study-power", Static)
+        await wait_until(pilot, lambda: "power against" in str(power.render()), what="the power panel")
+        if size == (80, 24):  # the pane scrolls: show the panel
+            pilot.app.screen.query_one("#study-detail").scroll_end(animate=False)
         await pilot.pause()
 
     assert snap_compare(app, terminal_size=size, run_before=run_before)

@@ -57,19 +57,14 @@ def definition_of(ctx: Context, study: str) -> dict:
 
 
 def power(args, ctx: Context) -> int:
-    from workbench.simulation.comparisons import preregistered
-    from workbench.simulation.power import study_power
+    # power_document: the Studies screen's power panel calls it too
+    from workbench.simulation.power import power_document
 
     if args.sims < 100:
         raise CommandError("--sims must be at least 100", code=USAGE)
-    definition = definition_of(ctx, args.study_id)
-    effects = parse_effects(args.effect)
-    comparisons = preregistered(definition) + [k for k in effects if k.count(":") == 2]
-    comparisons = list(dict.fromkeys(comparisons))
-    if not comparisons:
+    doc = power_document(definition_of(ctx, args.study_id), parse_effects(args.effect), args.sims)
+    if not doc["comparisons"]:
         raise CommandError("the study pre-registers no comparison; name one with --effect A:B:METRIC=D")
-    doc = study_power(definition, effects, args.sims, comparisons)
-    doc["study"] = definition.get("name")
     ctx.emit(doc, render(doc))
     return OK
 

@@ -164,3 +164,17 @@ def hash_label(label: str) -> int:
     import hashlib
 
     return int(hashlib.sha256(label.encode()).hexdigest()[:8], 16)
+
+
+def power_document(definition: dict, effects: dict[str, float] | None = None, sims: int = DEFAULT_SIMS) -> dict:
+    """The power document of `workbench --batch power` and the Studies screen's panel: the study's
+    pre-registered comparisons (plus any `A:B:METRIC` named in `effects`), each at the study's N and
+    against the number of cases. No comparison at all: `comparisons` is empty."""
+    from workbench.simulation.comparisons import preregistered
+
+    effects = effects or {}
+    comparisons = list(dict.fromkeys(preregistered(definition) + [k for k in effects if k.count(":") == 2]))
+    doc = study_power(definition, effects, sims, comparisons) if comparisons else {
+        "design": None, "sims": sims, "comparisons": [], "case_grid": list(CASE_GRID)}
+    doc["study"] = definition.get("name")
+    return doc
