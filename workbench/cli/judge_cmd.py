@@ -67,6 +67,7 @@ def judge(args, ctx: Context) -> int:
     ok = True
     try:
         study = load_study(db, args.study_id)
+        _refuse_mixing(db, study, args)
         if not args.audit_only:
             report = asyncio.run(judge_study(db, gateway, args.study_id, judges=args.judge or None,
                                              retry_errors=args.retry_errors, force=args.force,
@@ -96,6 +97,17 @@ def judge(args, ctx: Context) -> int:
     doc["ok"] = ok
     ctx.emit(doc, lambda: _text(doc))
     return OK if ok else FAILED
+
+
+def _refuse_mixing(db, study, args) -> None:
+    """Sim and real data never share a study (issue 16): before any call, neither the judges nor an
+    --audit-model may bring the other kind of model into the study's log."""
+    from workbench.simulation.refusal import refuse_mixing
+
+    using = [j.get("model") or "" for j in study.judges]
+    if args.audit or args.audit_only:
+        using.append(args.audit_model or "")
+    refuse_mixing(db, args.study_id, study.definition, CommandError, using=[m for m in using if m])
 
 
 def _keep_log_head(db, study_id: str) -> None:

@@ -97,9 +97,10 @@ async def judge_study(db: sqlite_utils.Database, gateway, study_id: str, *, judg
                       retry_errors: bool = False, force: bool = False, per_criterion: bool = False,
                       concurrency: int = 4, sink: EventSink | None = None, progress=None) -> JudgingReport:
     """Run the study's judges. `progress(message)` is called as work finishes (batch prints it)."""
+    from workbench.simulation.refusal import refuse_mixing
+
     sink = sink or NullSink()
     say = progress or (lambda message: None)
-    prepare_study(db, study_id)
     study = load_study(db, study_id)
     seed = (study.definition.get("model") or {}).get("seed")
     specs = [JudgeSpec.from_definition(j, seed) for j in study.judges]
@@ -111,6 +112,10 @@ async def judge_study(db: sqlite_utils.Database, gateway, study_id: str, *, judg
         specs = [s for s in specs if s.name in judges]
     if not specs:
         raise JudgingError(f"study '{study_id}' names no [[judges]]")
+    # sim and real data never share a study (issue 16): refused before blinding or any call
+    refuse_mixing(db, study_id, study.definition, JudgingError, using=[s.model for s in specs])
+    prepare_study(db, study_id)
+    study = load_study(db, study_id)  # with the items blinding just added
     items = judge_items(db, study)
     report = JudgingReport(study_id, [JudgeSummary(s.name, s.model, s.pipeline, s.runs) for s in specs])
     limit = asyncio.Semaphore(max(1, concurrency))
