@@ -205,9 +205,14 @@ class MetricsScreen(SectionScreen):
         from workbench.metrics.render import analysis_tables
         from workbench.paths import open_workbench_store
 
+        from workbench.metrics.embeddings import progress_text
+
+        def tell(step: str, done: int, total: int) -> None:  # from this thread: the status line moves on
+            self.app.call_from_thread(self._status, f"Computing {study_id}: {progress_text(step, done, total)} ...")
+
         db = open_workbench_store(self.app.db_path, migrate=False)  # this thread's own connection
         try:
-            analysis = analyze_study(db, study_id, comparisons=comparisons)
+            analysis = analyze_study(db, study_id, comparisons=comparisons, progress=tell)
         finally:
             db.close()
         return MetricsResult(study_id, analysis, analysis_tables(analysis))

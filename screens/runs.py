@@ -207,6 +207,9 @@ class RunsScreen(UnsavedGuard, SectionScreen):
         grid.set_runs(states)
         self._show_study_note()
         self._show_stored_progress(states)
+        view = self.query_one(TranscriptView)
+        if view.run_id is not None and view.run_id not in grid.states:  # another study's run: not this one's
+            self.call_later(view.show, None, None, f"{study_id}: no run chosen")
 
     def _show_study_note(self) -> None:
         from workbench.studies.lookup import find_study

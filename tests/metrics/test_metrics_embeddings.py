@@ -89,3 +89,23 @@ def test_bundled_model_offline_and_cached():
     assert s[0, 1] > s[0, 2] + 0.2                       # paraphrases beat an unrelated text
     again = emb.embed(texts)
     assert emb.calls == 1 and np.allclose(again, v)
+
+
+def test_a_first_embedding_reports_its_steps_and_no_third_party_bar_is_drawn(capfd):
+    """Issue 15: loading the model and N of M texts are reported; transformers' "Loading weights" bar and
+    the hub's bars are silenced (switched on first, so this load would draw them if the silencing failed)."""
+    from huggingface_hub.utils import enable_progress_bars
+    from transformers.utils import logging as transformers_logging
+
+    from workbench.metrics.embeddings import EMBEDDING, LOADING, progress_text
+
+    enable_progress_bars()
+    transformers_logging.enable_progress_bar()
+    steps = []
+    emb = Embedder(DEFAULT_MODEL, batch_size=2, progress=lambda *step: steps.append(step))
+    emb.embed(["one risk", "another risk", "a third", "one risk"])  # three distinct texts, two batches
+    assert steps == [(LOADING, 0, 0), (EMBEDDING, 0, 3), (EMBEDDING, 2, 3), (EMBEDDING, 3, 3)]
+    assert progress_text(EMBEDDING, 2, 3) == "2 of 3 texts embedded"
+    assert progress_text(LOADING, 0, 0).startswith("loading the embedding model")
+    err = capfd.readouterr().err
+    assert "Loading weights" not in err and "it/s" not in err and "Batches" not in err

@@ -243,3 +243,34 @@ def test_snapshot_tables_at_80x24(snap_compare, unblinded_path):
     """Issue 15: at 80x24 the plots keep their height (stacked under the tables), never empty boxes."""
     path, _ = unblinded_path
     assert snap_compare(MetricsOnlyApp(path), terminal_size=(80, 24), run_before=_snapshot_before())
+
+
+async def test_a_first_computation_shows_its_embedding_steps(tmp_path, monkeypatch):
+    """Issue 15: no cached vectors, so the status line walks through loading the model and N of M texts
+    instead of sitting on "Computing ..." (the model itself is faked: its load is not what is tested)."""
+    import numpy as np
+
+    from workbench.metrics.embeddings import LOADING, Embedder
+
+    class FakeModel:
+        def encode(self, texts, **_):
+            return np.array([[1.0, float(len(t)), float(i + 1)] for i, t in enumerate(texts)])
+
+    def fake_load(self):
+        self._tell(LOADING, 0, 0)
+        return FakeModel()
+
+    monkeypatch.setattr(Embedder, "_load", fake_load)
+    db, path, _ = make_store(tmp_path)  # not prewarmed: every text needs embedding
+    db.close()
+    app = MetricsOnlyApp(path)
+    lines: list[str] = []
+    async with app.run_test(size=SIZE) as pilot:
+        screen = app.screen
+        original = screen._status
+        monkeypatch.setattr(screen, "_status", lambda text: (lines.append(text), original(text)))
+        await wait_shown(pilot)
+    steps = [line for line in lines if line.startswith("Computing seeded-study:")]
+    assert any("loading the embedding model" in line for line in steps)
+    embedded = [line for line in steps if "texts embedded" in line]
+    assert embedded and re.search(r"(\d+) of \1 texts embedded", embedded[-1])  # it ends at M of M

@@ -251,6 +251,28 @@ async def test_a_finished_transcript_is_loaded_from_the_store(tmp_path, library)
         assert view.turn_panels()[1].border_subtitle == "210 in + 13 out tok · perspective, parallel"
 
 
+async def test_switching_study_clears_the_other_studys_transcript(library):
+    """Issue 15: after choosing another study the transcript panel no longer shows the first one's run."""
+    from screens.runs import RunsScreen
+
+    app = OneScreenApp(library.db, RunsScreen)
+    seed_study(app.db)
+    seed_study(app.db, name="second-study")
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        app.screen.select_study(SEEDED)
+        await pilot.pause()
+        await pilot.press("down", "enter")
+        view = app.screen.query_one("#transcript")
+        await wait_until(pilot, lambda: view.run_id == run_id(SEEDED, "coercion-drill", "C2", 0), what="the run")
+        app.screen.query_one("#study-select").value = "second-study"
+        await wait_until(pilot, lambda: view.run_id is None, what="the cleared transcript")
+        assert app.screen.study_id == "second-study"
+        assert view.border_title.startswith("second-study") and not view.turn_panels()
+        assert [str(h.render()) for h in view.query(".transcript-hint")] == [
+            "Choose a run in the grid (enter) to see its transcript."]
+
+
 async def test_the_palette_opens_a_runs_transcript(library):
     from screens.runs import RunsScreen
 

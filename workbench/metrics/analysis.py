@@ -160,14 +160,17 @@ def analyze(data: StudyData, *, comparisons: Sequence[Comparison] = (), embedder
 
 def analyze_study(db, study_id: str, *, comparisons: Sequence[Comparison] = (),
                   embedding_model: str = DEFAULT_MODEL, include_dq: bool = True, embedder=None,
-                  concern_source: str = "auto") -> StudyAnalysis:
-    """Load a study from the store and analyse it; embeddings are cached in the store."""
+                  concern_source: str = "auto", progress=None) -> StudyAnalysis:
+    """Load a study from the store and analyse it; embeddings are cached in the store.
+
+    ``progress(step, done, total)`` hears the embedding steps (``embeddings.progress_text`` words them):
+    a first computation loads the model and embeds every text, which takes seconds, not milliseconds."""
     data = load_study_data(db, study_id)
     if embedder is None and include_dq:
         from store.embeddings import StoreEmbeddingCache
 
         from .embeddings import Embedder
 
-        embedder = Embedder(embedding_model, cache=StoreEmbeddingCache(db))
+        embedder = Embedder(embedding_model, cache=StoreEmbeddingCache(db), progress=progress)
     return analyze(data, comparisons=comparisons, embedder=embedder, include_dq=include_dq,
                    concern_source=concern_source)

