@@ -44,3 +44,30 @@ def test_the_readme_synopsis_lists_every_command():
     for path, _ in COMMANDS:
         assert any(line.strip().startswith(path[0]) and all(p in line for p in path) for line in synopsis.splitlines()
                    ), " ".join(path)
+
+
+SHARED = [(path, parser) for path, parser in COMMANDS
+          if parser.get_default("handler").__module__.startswith("workbench.cli.")]  # protocols document their own
+
+
+@pytest.mark.parametrize("path,parser", SHARED, ids=[" ".join(p) for p, _ in SHARED])
+def test_every_shared_command_has_a_description_and_examples_that_parse(path, parser):
+    """Issue 15: a description and one or two examples; each example is a command line the parser accepts."""
+    import shlex
+
+    assert parser.description and len(parser.description) > 30, " ".join(path)
+    text = parser.format_help()
+    head = "example:" if text.count("\n  workbench --batch ") == 1 else "examples:"
+    assert f"\n{head}\n" in text
+    lines = [line.strip() for line in text.split(f"\n{head}\n", 1)[1].splitlines() if line.strip()]
+    assert 1 <= len(lines) <= 2 and all(line.startswith("workbench --batch ") for line in lines)
+    for line in lines:
+        args = build_parser().parse_args(shlex.split(line)[2:])  # what follows `workbench --batch`
+        assert args.handler is parser.get_default("handler"), line
+        assert f" {' '.join(path)} " in f" {line} "
+
+
+def test_a_description_is_wrapped_and_the_examples_are_kept_line_for_line():
+    text = dict(COMMANDS)[("metrics",)].format_help()
+    assert max(len(line) for line in text.split("examples:")[0].splitlines()) <= 100
+    assert "\n  workbench --batch metrics glenda-crock-mock --csv --out scores.csv\n" in text + "\n"

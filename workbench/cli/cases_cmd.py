@@ -5,24 +5,36 @@ from __future__ import annotations
 import argparse
 
 from workbench.cli.context import FAILED, OK, CommandError, Context
+from workbench.cli.examples import examples
 
 
 def register(sub: argparse._SubParsersAction) -> None:
     cases = sub.add_parser("cases", help="validate, import, list and show case files")
     csub = cases.add_subparsers(dest="cases_command", metavar="ACTION", required=True)
-    v = csub.add_parser("validate", help="check case files without touching the store")
+    v = csub.add_parser("validate", help="check case files without touching the store",
+                        description="Parse and check case files and print every problem as file:line: reason. "
+                                    "Nothing is written to the store.",
+                        **examples("workbench --batch cases validate", "workbench --batch cases validate my-new-case.md"))
     v.add_argument("paths", nargs="*", metavar="PATH", help="case files or directories (default: the shipped cases/)")
     v.set_defaults(handler=validate)
-    i = csub.add_parser("import", help="validate, then store all of them or none")
+    i = csub.add_parser("import", help="validate, then store all of them or none",
+                        description="Validate the case files, then store every one of them or none: one bad "
+                                    "file stores nothing and is named with its line.",
+                        **examples("workbench --batch cases import", "workbench --batch --db my.db cases import cases/glenda-crock.md"))
     i.add_argument("paths", nargs="*", metavar="PATH", help="case files or directories (default: the shipped cases/)")
     i.set_defaults(handler=import_)
-    ls = csub.add_parser("list", help="the cases in the store")
+    ls = csub.add_parser("list", help="the cases in the store",
+                         description="The cases in the store, one a line, with their status and probe verdict. "
+                                     "Filters combine.",
+                         **examples("workbench --batch cases list --status ready", "workbench --batch --json cases list --strategy B"))
     ls.add_argument("--status", help="only cases with this status (draft, ready, excluded)")
     ls.add_argument("--type", help="only historical or constructed cases")
     ls.add_argument("--domain", help="only cases of this domain")
     ls.add_argument("--strategy", help="only cases using this contamination strategy (A, B, C)")
     ls.set_defaults(handler=list_)
-    sh = csub.add_parser("show", help="one case, whole")
+    sh = csub.add_parser("show", help="one case, whole",
+                         description="One case as stored: scenario, outcome record, checklist and probes.",
+                         **examples("workbench --batch cases show glenda-crock"))
     sh.add_argument("case_id", metavar="CASE_ID")
     sh.set_defaults(handler=show)
 

@@ -6,6 +6,7 @@ import argparse
 import asyncio
 
 from workbench.cli.context import FAILED, OK, CommandError, Context
+from workbench.cli.examples import examples
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -16,7 +17,8 @@ def register(sub: argparse._SubParsersAction) -> None:
                     "wrong way is held unless --force), then the rest. Items already judged are skipped, so "
                     "an interrupted command resumes. A reply that never validates is stored as a judge "
                     "error (counted, excluded from metrics). Exit 1 if a call failed, a judge was held or "
-                    "the cost ceiling stopped the command.")
+                    "the cost ceiling stopped the command.",
+        **examples("workbench --batch judge glenda-crock-mock", "workbench --batch judge glenda-crock-mock --retry-errors"))
     p.add_argument("study_id", metavar="STUDY")
     p.add_argument("--judge", action="append", default=[], metavar="NAME", help="only this judge (repeatable)")
     p.add_argument("--retry-errors", action="store_true",
@@ -36,7 +38,9 @@ def register(sub: argparse._SubParsersAction) -> None:
         "pilots", help="show the calibration pilots' result per rater and judge; release a held rater",
         description="Whether each rater's and judge's scores of the two calibration pilots went the expected "
                     "direction. A rater whose check failed is held; --release RATER lets them score the rest "
-                    "(recorded with --by).")
+                    "(recorded with --by).",
+        **examples("workbench --batch pilots glenda-crock-mock",
+                   "workbench --batch pilots glenda-crock-mock --release rater-a --reason \"re-read the anchors\""))
     c.add_argument("study_id", metavar="STUDY")
     c.add_argument("--release", metavar="RATER", help="release this rater after a failed calibration")
     c.add_argument("--by", metavar="NAME", help="who releases (default: the login name)")

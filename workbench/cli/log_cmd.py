@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 
 from workbench.cli.context import FAILED, OK, CommandError, Context
+from workbench.cli.examples import examples
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -16,7 +17,8 @@ def register(sub: argparse._SubParsersAction) -> None:
                                     "store's own record: every call's line and hash, and the heads kept when "
                                     "runs, judging and reports ended. A truncated, emptied or re-chained log "
                                     "is refused. Calls made outside any study (probes, connection tests) are "
-                                    "in the log named _global.")
+                                    "in the log named _global.",
+                        **examples("workbench --batch log verify glenda-crock-mock"))
     v.add_argument("study", metavar="STUDY")
     v.set_defaults(handler=verify)
 

@@ -15,6 +15,7 @@ import argparse
 import sys
 
 from workbench.cli.context import FAILED, OK, USAGE, CommandError, Context
+from workbench.cli.examples import examples
 
 
 def comparison_arg(text: str):
@@ -37,7 +38,12 @@ def add_analysis_options(p: argparse.ArgumentParser) -> None:
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("metrics", help="the study's tables, agreement and decision quality (text, JSON or CSV)")
+    p = sub.add_parser("metrics", help="the study's tables, agreement and decision quality (text, JSON or CSV)",
+                       description="Every table of STUDY from the one metric core the Metrics screen and the "
+                                   "report use: Tables 1-4 (overall means only while blinded), agreement and "
+                                   "decision quality.",
+                       **examples("workbench --batch metrics glenda-crock-mock",
+                                  "workbench --batch metrics glenda-crock-mock --csv --out scores.csv"))
     p.add_argument("study", metavar="STUDY")
     p.add_argument("--csv", action="store_true", help="the long-format CSV of every score and verdict")
     p.add_argument("--out", metavar="FILE", help="write the CSV (or the text) to FILE instead of stdout")

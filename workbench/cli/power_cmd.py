@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 
 from workbench.cli.context import OK, USAGE, CommandError, Context
+from workbench.cli.examples import examples
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -13,7 +14,8 @@ def register(sub: argparse._SubParsersAction) -> None:
                        description="Simulate STUDY's design (its cases, replicates, raters and planted rater "
                                    "reliability) many times on the statistics core and report, per pre-registered "
                                    "comparison, the probability that its 95%% CI excludes 0, and a table of power "
-                                   "against the number of cases. STUDY is a stored study or a study file.")
+                                   "against the number of cases. STUDY is a stored study or a study file.",
+                       **examples("workbench --batch power glenda-crock-sim", "workbench --batch power studies/glenda-crock-sim.toml --effect C2:B1:anticipation=0.5"))
     p.add_argument("study_id", metavar="STUDY")
     p.add_argument("--effect", action="append", default=[], metavar="A:B[:METRIC]=D",
                    help="the effect to detect, as Cohen's d in true-score SDs (repeatable)")

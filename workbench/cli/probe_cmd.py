@@ -7,6 +7,7 @@ import asyncio
 from dataclasses import replace
 
 from workbench.cli.context import FAILED, OK, CommandError, Context
+from workbench.cli.examples import examples
 from workbench.events import CALL_RETRY, TURN_STARTED, Event
 
 
@@ -14,7 +15,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("probe", help="ask a model whether it recognizes a case (seed 000 §III)",
                        description="Show the case's scenario to a fresh model instance, ask whether it recognizes "
                                    "the real event, classify the answer and record the verdict on the case. "
-                                   "Exit 1 if the probe fails or its answer could not be classified.")
+                                   "Exit 1 if the probe fails or its answer could not be classified.",
+                       **examples("workbench --batch probe glenda-crock --model gpt-4o-mini",
+                                  "workbench --batch probe glenda-crock --model ollama/llama3 --api-base http://localhost:11434"))
     p.add_argument("case_id", metavar="CASE_ID")
     p.add_argument("--model", help="litellm model string (default: the settings' probe model)")
     p.add_argument("--api-base", dest="api_base", metavar="URL", help="the model's server, e.g. a local one")

@@ -11,11 +11,16 @@ from __future__ import annotations
 import argparse
 
 from workbench.cli.context import OK, CommandError, Context
+from workbench.cli.examples import examples
 from workbench.cli.metrics_cmd import add_analysis_options, analysis_options, require_study, study_protocol
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("report", help="write the study's markdown report")
+    p = sub.add_parser("report", help="write the study's markdown report",
+                       description="Write STUDY's markdown report: settings, Tables 1-4 (headings only "
+                                   "while blinded), agreement, decision quality and every deviation; "
+                                   "written whole or not at all.",
+                       **examples("workbench --batch report glenda-crock-mock --out report.md"))
     p.add_argument("study", metavar="STUDY")
     p.add_argument("--out", metavar="FILE", required=True, help="the markdown file to write")
     add_analysis_options(p)

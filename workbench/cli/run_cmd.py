@@ -9,6 +9,7 @@ import signal
 import sys
 
 from workbench.cli.context import FAILED, OK, CommandError, Context
+from workbench.cli.examples import examples
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -17,7 +18,8 @@ def register(sub: argparse._SubParsersAction) -> None:
         description="Run every run of STUDY (case x condition x replicate; P1 = three C2 runs) concurrently "
                     "up to the gateway's limits, then classify P1 topology. A study that was interrupted "
                     "continues with --resume: completed calls are replayed from the store, not made again. "
-                    "Exit 1 if any run failed or the study did not complete.")
+                    "Exit 1 if any run failed or the study did not complete.",
+        **examples("workbench --batch run glenda-crock-mock", "workbench --batch run glenda-crock-mock --resume"))
     p.add_argument("study_id", metavar="STUDY")
     p.add_argument("--resume", action="store_true",
                    help="continue a study that was started (interrupted, cancelled or pending runs)")

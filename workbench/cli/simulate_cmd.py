@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 
 from workbench.cli.context import OK, USAGE, CommandError, Context
+from workbench.cli.examples import examples
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -15,13 +16,15 @@ def register(sub: argparse._SubParsersAction) -> None:
     r = what.add_parser("raters", help="every rater of a sim study scores their assignment (through packets)",
                         description="Each rater of STUDY (or each --rater) exports their packet, scores it from "
                                     "the planted truth with their planted bias and noise, and imports it: the "
-                                    "same path as a person's packet. Only for a study on `sim`.")
+                                    "same path as a person's packet. Only for a study on `sim`.",
+                        **examples("workbench --batch simulate raters glenda-crock-sim", "workbench --batch simulate raters glenda-crock-sim --rater rater-a"))
     r.add_argument("study_id", metavar="STUDY")
     r.add_argument("--rater", action="append", default=[], metavar="NAME", help="only this rater (repeatable)")
     r.set_defaults(handler=raters)
     v = what.add_parser("recovery", help="does the metric core recover a planted effect? (no model calls)",
                         description="Simulate a design many times and estimate each with the metric core's "
-                                    "paired d_z: coverage of the implied d_z by the 95%% CI, and detection rate.")
+                                    "paired d_z: coverage of the implied d_z by the 95%% CI, and detection rate.",
+                        **examples("workbench --batch simulate recovery", "workbench --batch simulate recovery --d 0.5 --cases 30 --sims 200"))
     v.add_argument("--d", type=float, default=1.0, help="planted effect, true-score SDs (default 1.0)")
     v.add_argument("--cases", type=int, default=20)
     v.add_argument("--replicates", type=int, default=1)

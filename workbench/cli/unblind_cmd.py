@@ -5,13 +5,16 @@ from __future__ import annotations
 import argparse
 
 from workbench.cli.context import OK, CommandError, Context
+from workbench.cli.examples import examples
 
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("unblind", help="open a study's sealed key (recorded; closes scoring)",
                        description="Unblind STUDY: record who and when, open the item -> condition key to the "
                                    "metrics, and close scoring. Refused while any rater has assigned items not "
-                                   "fully scored, unless --force; a forced unblinding is marked on every result.")
+                                   "fully scored, unless --force; a forced unblinding is marked on every result.",
+                       **examples("workbench --batch unblind glenda-crock-mock",
+                                  "workbench --batch unblind glenda-crock-mock --force --reason \"rater-b left the study\""))
     p.add_argument("study_id", metavar="STUDY")
     p.add_argument("--force", action="store_true", help="unblind although scoring is not complete")
     p.add_argument("--by", metavar="NAME", help="who unblinds (default: the login name)")
