@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import asyncio
 
 from workbench.cli.context import FAILED, OK, CommandError, Context
 from workbench.cli.examples import examples
@@ -61,6 +60,7 @@ def _who(value: str | None) -> str:
 
 def judge(args, ctx: Context) -> int:
     from workbench.blinding.context import BlindingError, load_study
+    from workbench.cli.signals import quiet_when_gone, run_interruptible
     from workbench.gateway import build_gateway
     from workbench.gateway.api import GatewayError, ModelSettings
     from workbench.judges.run import JudgingError, judge_study
@@ -69,14 +69,18 @@ def judge(args, ctx: Context) -> int:
     gateway = build_gateway(db, ctx.db_path, replay_only=args.replay)
     doc: dict = {"study": args.study_id}
     ok = True
+    say = quiet_when_gone(ctx.info)
+    # a signal cancels the calls in flight (recorded as cancelled); what was judged stays: a re-run resumes
+    again = f"workbench --batch judge {args.study_id} (the same options; what was judged is kept)"
     try:
         study = load_study(db, args.study_id)
         _refuse_mixing(db, study, args)
         if not args.audit_only:
-            report = asyncio.run(judge_study(db, gateway, args.study_id, judges=args.judge or None,
-                                             retry_errors=args.retry_errors, force=args.force,
-                                             per_criterion=args.per_criterion, concurrency=args.concurrency,
-                                             progress=ctx.info))
+            report = run_interruptible(
+                lambda: judge_study(db, gateway, args.study_id, judges=args.judge or None,
+                                    retry_errors=args.retry_errors, force=args.force,
+                                    per_criterion=args.per_criterion, concurrency=args.concurrency, progress=say),
+                what=f"judging of study '{args.study_id}'", resume=again)
             doc.update(report.to_dict())
             ok = report.ok
         if args.audit or args.audit_only:
@@ -88,8 +92,10 @@ def judge(args, ctx: Context) -> int:
                 raise CommandError("the blindness audit needs a model: pass --audit-model or name a judge")
             api_base = args.audit_api_base if args.audit_model else (args.audit_api_base or first.get("api_base"))
             settings = ModelSettings(model=model, api_base=api_base or None, temperature=0.0)
-            audit = asyncio.run(audit_study(db, gateway, args.study_id, settings, concurrency=args.concurrency,
-                                            progress=ctx.info))
+            audit = run_interruptible(
+                lambda: audit_study(db, gateway, args.study_id, settings, concurrency=args.concurrency,
+                                    progress=say),
+                what=f"the blindness audit of study '{args.study_id}'", resume=again)
             doc["audit"] = audit.to_dict()
             ok = ok and not audit.failed_calls
     except (BlindingError, JudgingError) as exc:

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Callable
 
 from workbench.cli.context import FAILED, USAGE, CommandError, Context
+from workbench.cli.signals import Interrupted
 
 if TYPE_CHECKING:
     from workbench.scoring.rater_lock import RaterLock
@@ -99,6 +100,14 @@ def main(argv: list[str] | None = None, *, open_tui: Callable[[Path, RaterLock |
         if ctx.json:
             ctx.emit({"ok": False, "error": str(exc), "details": exc.details})
         print(f"workbench: {for_terminal(exc)}", file=sys.stderr)
+        return exc.code
+    except Interrupted as exc:  # SIGHUP/SIGTERM/SIGINT during a calling command: one line, the signal's code
+        import contextlib
+
+        with contextlib.suppress(OSError):  # after SIGHUP the terminal may be gone
+            if ctx.json:
+                ctx.emit({"ok": False, "interrupted_by": exc.name, "error": str(exc)})
+            print(f"workbench: {exc}", file=sys.stderr, flush=True)
         return exc.code
     except KeyboardInterrupt:
         print("workbench: interrupted", file=sys.stderr)

@@ -202,16 +202,18 @@ def record_concerns(args, ctx: Context, db) -> int:
 
 
 def assess_concerns(args, ctx: Context, db, header: dict) -> None:
-    import asyncio
-
+    from workbench.cli.signals import quiet_when_gone, run_interruptible
     from workbench.gateway import GatewayError
     from workbench.metrics.concern_coverage import assess_study_concerns
 
     settings = concern_settings(args, header, db)
     ctx.info(f"assessing DQ-3 concern coverage with {settings.model} ...")
     try:
-        summary = asyncio.run(assess_study_concerns(db, ctx.db_path, args.study, settings, redo=args.redo_concerns,
-                                                    progress=ctx.info))
+        summary = run_interruptible(  # a signal: in-flight calls recorded as cancelled, assessed runs kept
+            lambda: assess_study_concerns(db, ctx.db_path, args.study, settings, redo=args.redo_concerns,
+                                          progress=quiet_when_gone(ctx.info)),
+            what=f"the concern assessment of study '{args.study}'",
+            resume=f"workbench --batch metrics {args.study} --assess-concerns")
     except GatewayError as exc:
         raise CommandError(f"concern assessment stopped: {exc}", code=FAILED) from None
     ctx.info(f"concerns: {summary.runs_assessed} run(s) assessed, {summary.runs_skipped} already done, "
