@@ -127,9 +127,9 @@ class CaseEditorScreen(FormProblems, UnsavedGuard, Screen[str | None]):
         """Rubric ids, the stored cases, the cases dir, and what the case's file holds as the editor opens."""
         from workbench.cases.listing import case_summaries
         from workbench.cases.library import known_rubric_ids
-        from workbench.paths import shipped_cases_dir
+        from workbench.paths import user_cases_dir
 
-        return (known_rubric_ids(db), case_summaries(db), self._cases_dir or shipped_cases_dir(),
+        return (known_rubric_ids(db), case_summaries(db), self._cases_dir or user_cases_dir(),
                 read_case_file(original_path))
 
     def _apply_reference(self, rubrics: set[str], stored: list[dict], cases_dir: Path, opened_file: Case | None
@@ -189,10 +189,10 @@ class CaseEditorScreen(FormProblems, UnsavedGuard, Screen[str | None]):
         )
 
     def _cases_directory(self) -> Path:
-        if self._cases_dir is None:
-            from workbench.paths import shipped_cases_dir
+        if self._cases_dir is None:  # a new case goes to the user's case library, not the installed package
+            from workbench.paths import user_cases_dir
 
-            self._cases_dir = shipped_cases_dir()
+            self._cases_dir = user_cases_dir()
         return self._cases_dir
 
     def target_path(self, case: Case) -> Path:
@@ -390,11 +390,12 @@ class CaseEditorScreen(FormProblems, UnsavedGuard, Screen[str | None]):
 
 
 def display_path(path: Path) -> str:
-    """A path as the user reads it: relative to the shipped cases dir or the working dir when inside them."""
-    from workbench.paths import shipped_cases_dir
+    """A path as the user reads it: relative to the case library, the shipped cases dir or the working dir
+    when inside one of them."""
+    from workbench.paths import shipped_cases_dir, user_cases_dir
 
     path = Path(path)
-    for base, prefix in ((shipped_cases_dir(), "cases/"), (Path.cwd(), "")):
+    for base, prefix in ((shipped_cases_dir(), "cases/"), (user_cases_dir(), "case library: "), (Path.cwd(), "")):
         try:
             return prefix + str(path.resolve().relative_to(base.resolve()))
         except ValueError:

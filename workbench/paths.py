@@ -10,6 +10,7 @@ from store.db import StoreError  # noqa: F401  (what opening a store raises; the
 DB_ENV = "WORKBENCH_DB"
 CASES_ENV = "WORKBENCH_CASES_DIR"
 RUBRICS_ENV = "WORKBENCH_RUBRICS_DIR"
+CASE_LIBRARY_ENV = "WORKBENCH_CASE_LIBRARY"
 
 # The project root of a source or editable install: cases/ and rubrics/ sit beside workbench/.
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
@@ -34,6 +35,25 @@ def resolve_db_path(cli_value: str | os.PathLike | None) -> Path:
 
 def shipped_cases_dir() -> Path:
     return Path(os.environ.get(CASES_ENV) or PROJECT_ROOT / "cases")
+
+
+def user_cases_dir() -> Path:
+    """The user's case library, where cases created in the TUI are saved (never the installed package's
+    cases/): `$WORKBENCH_CASE_LIBRARY` if set, else `cases/` under the platformdirs user data dir."""
+    env = os.environ.get(CASE_LIBRARY_ENV)
+    if env:
+        return Path(env).expanduser()
+    from platformdirs import user_data_dir
+
+    return Path(user_data_dir("hindsight-workbench", appauthor=False)) / "cases"
+
+
+def ordinary_file_mode() -> int:
+    """0666 less the umask: what open() would give a new file. tempfile.mkstemp makes 0600, right only for
+    files that hold sealed data."""
+    umask = os.umask(0)
+    os.umask(umask)
+    return 0o666 & ~umask
 
 
 def shipped_rubrics_dir() -> Path:

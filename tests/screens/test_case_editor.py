@@ -352,3 +352,48 @@ async def test_a_copy_in_another_file_needs_a_new_id(app, library):
         await pilot.press("ctrl+s")
         await settle(pilot)
         assert not (library.cases / "elsewhere.md").exists()
+
+
+async def test_a_new_case_goes_to_the_users_case_library_with_ordinary_permissions(library, tmp_path, monkeypatch):
+    """Issue 15: a case created in the TUI is saved in the case library ($WORKBENCH_CASE_LIBRARY, else the
+    platformdirs user data dir), not the installed package's cases/, and is readable like any file (not 0600)."""
+    import os
+
+    from screens.launch import make_app
+
+    own = tmp_path / "my-library"
+    monkeypatch.setenv("WORKBENCH_CASE_LIBRARY", str(own))
+    old = os.umask(0o022)  # a common umask; the caller's is restored below
+    try:
+        app = make_app(library.db)
+        async with app.run_test(size=SIZE) as pilot:
+            await settle(pilot)
+            await pilot.press("n")
+            await wait_for_form(pilot)
+            editor = app.screen
+            await replace_input(pilot, "f-id", "tidal-barrage", typed=True)
+            await replace_input(pilot, "f-title", "Estuary authority commissions a tidal barrage")
+            editor.query_one("#f-scenario", TextArea).text = "The authority must choose a contractor."
+            await pilot.pause(CHECK)
+            assert "saves to case library: tidal-barrage.md" in str(editor.query_one("#path-target").render())
+            await pilot.press("ctrl+s")
+            await settle(pilot)
+    finally:
+        os.umask(old)
+    saved = own / "tidal-barrage.md"
+    assert saved.exists() and not (library.cases / "tidal-barrage.md").exists()
+    assert parse_file(saved).case.title == "Estuary authority commissions a tidal barrage"
+    assert oct(saved.stat().st_mode & 0o777) == oct(0o644)
+
+
+def test_the_case_library_defaults_to_the_user_data_dir(monkeypatch):
+    from pathlib import Path
+
+    from platformdirs import user_data_dir
+
+    from workbench.paths import user_cases_dir
+
+    monkeypatch.delenv("WORKBENCH_CASE_LIBRARY", raising=False)
+    assert user_cases_dir() == Path(user_data_dir("hindsight-workbench", appauthor=False)) / "cases"
+    monkeypatch.setenv("WORKBENCH_CASE_LIBRARY", "~/cases-elsewhere")
+    assert user_cases_dir() == Path.home() / "cases-elsewhere"

@@ -10,6 +10,7 @@ import tomli_w
 
 from workbench.cases.model import SECTIONS, Case
 from workbench.cases.parse import FENCE
+from workbench.paths import ordinary_file_mode
 
 
 def case_to_text(case: Case) -> str:
@@ -53,6 +54,7 @@ def write_case(case: Case, path: str | Path) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
     try:
+        os.chmod(tmp, ordinary_file_mode())  # a case file is shared like any other (mkstemp makes 0600)
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
             fh.write(case_to_text(case))
         os.replace(tmp, path)

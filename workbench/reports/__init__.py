@@ -36,12 +36,17 @@ def standard_report(db, study_id: str, protocol, sections, *, generated_at: str 
     return "\n".join(parts).rstrip() + "\n"
 
 
-def write_atomically(text: str, path: str | Path) -> Path:
-    """Write a report so that a half-written one never replaces a good one."""
+def write_atomically(text: str, path: str | Path, *, sealed: bool = False) -> Path:
+    """Write a report so that a half-written one never replaces a good one; readable like any file the
+    user writes unless it holds sealed data (`sealed`: owner only)."""
+    from workbench.paths import ordinary_file_mode
+
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=".report-", suffix=path.suffix or ".md", dir=path.parent)
     try:
+        if not sealed:
+            os.chmod(tmp, ordinary_file_mode())
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
             fh.write(text)
         os.replace(tmp, path)

@@ -11,7 +11,7 @@ same cells the CLI prints and the Metrics screen shows.
 
 from __future__ import annotations
 
-import json
+import re
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -43,18 +43,73 @@ P1_DEFINITION = ("- **P1**: three C2 runs per case; shown apart from the B1-C3 r
                  "case) and in Table 2.\n")
 
 
+SETTING_LABELS = {  # key -> the label a reader of the appendix sees
+    "name": "Name", "protocol": "Protocol", "description": "Description", "cases": "Cases",
+    "conditions": "Conditions", "replicates": "Replicates", "model": "Architecture model", "judges": "LLM judge",
+    "raters": "Human raters", "rubrics": "Rubrics", "rubric_versions": "Rubric version", "thresholds": "Threshold",
+    "blinding": "Blinding", "cost_ceiling": "Cost ceiling", "custom_concerns": "Custom concerns (DQ-3)",
+    "architectures": "Architecture", "hindsight": "Hindsight option",
+}
+# Tables 1-4 compare conditions; while blinded each keeps its heading, its body waits (names no condition)
+HIDDEN_TABLES = (("table1", "Table 1 - Condition x metric scores"), ("table2", "Table 2 - Topology map"),
+                 ("table3", "Table 3 - Specialized test scores"), ("table4", "Table 4 - Effect sizes"))
+HIDDEN_NOTE = "_Hidden until unblinding: this table compares conditions._"
+
+
+def _plain(value) -> str:
+    """A setting's value in words: lists joined, tables as "key value" pairs, booleans as yes/no."""
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, dict):
+        return ", ".join(f"{k.replace('_', ' ')} {_plain(v)}" for k, v in sorted(value.items()))
+    if isinstance(value, (list, tuple)):
+        return ", ".join(_plain(v) for v in value) or "-"
+    return str(value)
+
+
+def _setting_rows(key: str, value) -> list[tuple[str, str]]:
+    """One row per setting; a table of named parts (thresholds, rubric versions, architectures, judges) gets
+    one row per part, so nothing reads as raw JSON."""
+    label = SETTING_LABELS.get(key, key)
+    if key == "model" and isinstance(value, dict):
+        rest = {k: v for k, v in value.items() if k != "name" and v not in (None, "")}
+        return [(label, f"{value.get('name', '-')}" + (f" ({_plain(rest)})" if rest else ""))]
+    if key == "rubric_versions" and isinstance(value, dict):
+        return [(f"{label}: {name}", f"`{digest}`") for name, digest in sorted(value.items())]
+    if key == "judges" and isinstance(value, list):
+        rows = []
+        for judge in value:
+            rest = {k: v for k, v in judge.items() if k not in ("name", "model")} if isinstance(judge, dict) else {}
+            name = judge.get("name", "-") if isinstance(judge, dict) else str(judge)
+            model = judge.get("model", "-") if isinstance(judge, dict) else ""
+            rows.append((f"{label}: {name}", f"{model}" + (f" ({_plain(rest)})" if rest else "")))
+        return rows
+    if isinstance(value, dict) and value and key != "blinding":
+        return [(f"{label}: {k}", _plain(v)) for k, v in sorted(value.items())]
+    return [(label, _plain(value))]
+
+
 def _settings_block(analysis) -> str:
     s = analysis.settings
     lines = ["| Setting | Value |", "|---|---|"]
-    for key in ("name", "protocol", "description", "cases", "conditions", "replicates", "model", "judges",
-                "raters", "rubrics", "rubric_versions", "thresholds", "blinding", "cost_ceiling", "custom_concerns",
-                "architectures", "hindsight"):
+    for key in SETTING_LABELS:
         value = s.get(key)
         if value in (None, "", [], {}):
             continue
-        text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, sort_keys=True)
-        lines.append(f"| {key} | {text.replace('|', '/')} |")
+        for label, text in _setting_rows(key, value):
+            lines.append(f"| {label} | {text.replace('|', '/')} |")
     return "\n".join(lines) + "\n"
+
+
+def _table_markdown(table) -> str:
+    """A table with its notes as one compact paragraph under it, as a paper's appendix prints them."""
+    from dataclasses import replace
+
+    body = to_markdown(replace(table, notes=[])).rstrip("\n")
+    if not table.notes:
+        return body + "\n"
+    notes = " ".join(n if n.rstrip().endswith((".", ")", ":")) else n + "." for n in table.notes)
+    return f"{body}\n\n*Note.* {notes}\n"
 
 
 def build_report(analysis, *, generated_at: str | None = None, fidelity: str = "", topology: str = "",
@@ -96,7 +151,9 @@ def build_report(analysis, *, generated_at: str | None = None, fidelity: str = "
             continue
         parts += [f"## {heading}", ""]
         for t in present:
-            parts += [to_markdown(t), ""]
+            parts += [_table_markdown(t)]
+        if heading == "Results" and d.blinded:
+            parts += [f"### {title}\n\n{HIDDEN_NOTE}\n" for table_id, title in HIDDEN_TABLES if table_id not in tables]
         if heading == "Results" and adjudication:
             parts += ["### Raw and adjudicated results", "", adjudication]
     if not d.blinded:
@@ -104,7 +161,7 @@ def build_report(analysis, *, generated_at: str | None = None, fidelity: str = "
         if topology:
             parts += ["## Topology by case and condition", "", topology]
     parts += ["## Definitions", "", DEFINITIONS + ("" if d.blinded else P1_DEFINITION)]
-    return "\n".join(parts).rstrip() + "\n"
+    return re.sub(r"\n{3,}", "\n\n", "\n".join(parts)).rstrip() + "\n"  # one blank line between blocks
 
 
 def _predictions(analysis) -> list[str]:
