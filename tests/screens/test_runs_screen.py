@@ -80,7 +80,11 @@ async def test_a_study_streams_into_the_live_transcript_and_the_grid_reaches_don
 
         await wait_until(pilot, lambda: not app.screen.running, what="the study's run to end")
         # the screen's last refresh after the run lands a moment later on a loaded machine
-        await wait_until(pilot, lambda: len(view.turn_panels()) == 5, what="the last turn's panel")
+        def settled() -> bool:  # every panel, the last one included, shows its whole text
+            panels = view.turn_panels()
+            return len(panels) == 5 and all(p.finished and p.shown_text() == p.entry.text for p in panels)
+
+        await wait_until(pilot, settled, what="every turn's panel to show its whole text")
         assert statuses(app) == {"coercion-drill/B1/0": "done", "coercion-drill/C1/0": "done"}
         cell = str(grid(app).get_cell("C1/0", "coercion-drill"))
         assert cell.startswith("✓ done") and "tok" in cell and "unknown" in cell  # loopback has no price
