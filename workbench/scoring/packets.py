@@ -108,7 +108,14 @@ def _signature(secret: bytes, packet: dict) -> str:
 # --- export -------------------------------------------------------------------------------------
 
 def build_packet(db: sqlite_utils.Database, study_id: str, rater: str) -> dict:
-    """The rater's packet as a dict (recorded as exported; not yet written anywhere)."""
+    """The rater's packet as a dict, recorded as exported (the simulated raters' path: no file)."""
+    packet, export = _packet(db, study_id, rater)
+    packet_rows.record_export(db, export)
+    return packet
+
+
+def _packet(db: sqlite_utils.Database, study_id: str, rater: str) -> tuple[dict, dict]:
+    """The rater's packet and its export row, nothing recorded yet."""
     try:
         progress = open_rater(db, study_id, rater)
     except ScoringError as exc:
@@ -141,23 +148,44 @@ def build_packet(db: sqlite_utils.Database, study_id: str, rater: str) -> dict:
     packet = {"format": FORMAT, "version": VERSION, "sealed": sealed}
     packet["signature"] = _signature(packet_rows.signing_secret(db), packet)
     packet["answers"] = answers
-    packet_rows.record_export(db, {
-        "packet_id": packet_id, "study_id": study_id, "rater": rater,
-        "base_score_id": score_rows.last_row_id(db, study_id, rater),
-        "digest": hashlib.sha256(canonical(sealed)).hexdigest(), "items": len(items)})
-    return packet
+    export = {"packet_id": packet_id, "study_id": study_id, "rater": rater,
+              "base_score_id": score_rows.last_row_id(db, study_id, rater),
+              "digest": hashlib.sha256(canonical(sealed)).hexdigest(), "items": len(items)}
+    return packet, export
 
 
 def export_packet(db: sqlite_utils.Database, study_id: str, rater: str, out: str | Path) -> dict:
-    """Write the rater's packet to `out` (atomically). Returns a summary without any item content."""
-    packet = build_packet(db, study_id, rater)
+    """Write the rater's packet to `out`, then record the export. Returns a summary without any item content.
+
+    The store records only a packet that exists on disk: the file is written whole (a temporary file
+    beside it, flushed, then renamed over `out`), and the export is recorded after. A failed write
+    leaves neither a temporary file nor an export row; a failed record removes the file just written
+    (a packet the store never recorded would be refused on import as foreign)."""
+    packet, export = _packet(db, study_id, rater)
     out = Path(out)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    tmp = out.with_name(out.name + ".tmp")
-    tmp.write_text(json.dumps(packet, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
-    os.replace(tmp, out)
+    _write_whole(json.dumps(packet, indent=2, ensure_ascii=False) + "\n", out)
+    try:
+        packet_rows.record_export(db, export)
+    except BaseException:
+        out.unlink(missing_ok=True)
+        raise
     return {"packet_id": packet["sealed"]["packet_id"], "rater": rater, "items": len(packet["sealed"]["items"]),
             "phase": packet["sealed"]["phase"], "file": str(out)}
+
+
+def _write_whole(text: str, out: Path) -> None:
+    """`out` holds all of `text` or is left as it was; no temporary file stays behind."""
+    out.parent.mkdir(parents=True, exist_ok=True)
+    tmp = out.with_name(out.name + ".tmp")  # beside it: the rename stays on one filesystem
+    try:
+        with open(tmp, "w", encoding="utf-8") as fh:
+            fh.write(text)
+            fh.flush()
+            os.fsync(fh.fileno())  # on disk before the rename makes it the packet
+        os.replace(tmp, out)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
 
 
 # --- import -------------------------------------------------------------------------------------
