@@ -18,8 +18,11 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen
-from textual.widgets import DataTable, Footer, Markdown, Static
+from textual.widgets import DataTable, Markdown, OptionList, Static
+from textual.widgets.option_list import Option
 from textual.worker import Worker, WorkerState
+
+from screens.widgets.footer import KeyFooter
 
 from workbench.events import CALL_RETRY, TOKEN, TURN_STARTED, Event
 from workbench.safe_text import for_terminal
@@ -52,6 +55,7 @@ class ProbeScreen(ModalScreen[list]):
         self.model = model
         self.results: list = []
         self.settings = None
+        self.choices: list = []  # real models from Settings, offered when the probe model is offline
         self._worker: Worker | None = None
 
     def compose(self) -> ComposeResult:
@@ -62,7 +66,8 @@ class ProbeScreen(ModalScreen[list]):
             with VerticalScroll(id="probe-answer-box"):
                 yield Markdown("", id="probe-answer")
             yield Static("", id="probe-verdict")
-        yield Footer()
+            yield OptionList(id="probe-models")  # shown only when the Settings' probe model is offline
+        yield KeyFooter()
 
     def on_mount(self) -> None:
         from workbench.gateway.settings import role_settings
@@ -71,15 +76,51 @@ class ProbeScreen(ModalScreen[list]):
         if self.model and self.model != settings.model:
             settings = replace(settings, model=self.model, api_base=None)
         self.settings = settings
-        n = len(self.case_ids)
-        self.query_one("#probe-title", Static).update(
-            Text.assemble(("Contamination probe", "bold"), f" · {n} case{'s' if n != 1 else ''} on ",
-                          (settings.model, "bold"), f"{' at ' + settings.api_base if settings.api_base else ''}"))
         table = self.query_one("#probe-cases", DataTable)
         table.add_column("case", key="case")
         table.add_column("verdict", key="verdict")
         for case_id in self.case_ids:
             table.add_row(case_id, Text("waiting", style="dim"), key=case_id)
+        self._show_title()
+        from workbench.cases.probe_models import is_offline
+
+        if self.model is None and is_offline(settings.model):
+            self._offer_models()  # issue 15: ask which model instead of placeholder calls
+        else:
+            self.query_one("#probe-models").display = False
+            self._worker = self.run_probes()
+
+    def _show_title(self) -> None:
+        n, settings = len(self.case_ids), self.settings
+        self.query_one("#probe-title", Static).update(
+            Text.assemble(("Contamination probe", "bold"), f" · {n} case{'s' if n != 1 else ''} on ",
+                          (settings.model, "bold"), f"{' at ' + settings.api_base if settings.api_base else ''}"))
+
+    # -- an offline probe model: which model, then? -------------------------------------------------
+
+    def _offer_models(self) -> None:
+        from workbench.cases.probe_models import offline_probe_message, probe_model_choices
+
+        self.choices = probe_model_choices(self.app.db)
+        self._show_verdict(Text(offline_probe_message(self.settings.model, self.choices), style="yellow"))
+        self._status("choose a model below (enter), or escape")
+        options = self.query_one("#probe-models", OptionList)
+        for i, c in enumerate(self.choices):
+            options.add_option(Option(Text.assemble("probe with ", (c.model, "bold"),
+                                                    f" at {c.api_base}" if c.api_base else ""), id=f"m{i}"))
+        options.add_option(Option(Text(f"run the placeholder probe on {self.settings.model} anyway "
+                                       "(nothing stored)", style="dim"), id="offline"))
+        options.highlighted = 0
+        options.focus()
+
+    def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
+        if event.option_list.id != "probe-models" or self._worker is not None:
+            return
+        if event.option.id != "offline":
+            self.settings = self.choices[int(event.option.id[1:])]
+        event.option_list.display = False
+        self._show_verdict(Text(""))
+        self._show_title()
         self._worker = self.run_probes()
 
     # -- the worker -------------------------------------------------------------------------------

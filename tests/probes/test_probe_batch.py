@@ -53,12 +53,33 @@ def test_batch_probe_failures_exit_1(library, loopback_server, capsys):
     assert code == 1 and json.loads(out)["probe"]["verdict"] == "error"
 
 
-def test_batch_probe_defaults_to_the_settings_probe_model(library, capsys, loopback_server):
-    code, out, _ = run(capsys, "--batch", "--db", str(library.db), "--json", "probe", "quarry-loan")
-    doc = json.loads(out)
-    assert doc["probe"]["model"] == "mock" and doc["probe"]["placeholder"] is True
-    assert code == 1  # the mock's placeholder cannot be classified: an error verdict, not a guess
+def test_batch_probe_on_the_offline_settings_model_explains_and_offers_the_configured_models(
+        library, capsys, loopback_server):
+    """Issue 15 (changes this test's expectation): the Settings' probe model is `mock`, so instead of a
+    placeholder probe that exits 1 with "not stored", the command says why it cannot classify and offers the
+    real models configured in Settings as commands to copy; nothing is called or stored."""
+    from store import open_store
+    from workbench.cases.library import bootstrap
+    from workbench.gateway import ModelSettings
+    from workbench.gateway.settings import load_settings, save_settings
+
+    code, _, err = run(capsys, "--batch", "--db", str(library.db), "probe", "quarry-loan")
+    assert code == 2 and "'mock', an offline model" in err and "cannot be classified" in err
+    assert "No real model is configured yet: set the probe model in Settings (6)" in err
+    db = open_store(library.db)
+    bootstrap(db)
+    settings = load_settings(db)
+    settings.roles["judge"] = ModelSettings(model="openai/judge-model", api_base=loopback_server.url)
+    save_settings(db, settings)
+    db.close()
+    code, _, err = run(capsys, "--batch", "--db", str(library.db), "probe", "quarry-loan")
+    assert code == 2
+    assert f"workbench --batch probe quarry-loan --model openai/judge-model --api-base {loopback_server.url}" in err
     assert loopback_server.count == 0
+    # naming the offline model is a dry run of the plumbing, as before: placeholder, an error verdict
+    code, out, _ = run(capsys, "--batch", "--db", str(library.db), "--json", "probe", "quarry-loan", "--model", "mock")
+    doc = json.loads(out)
+    assert doc["probe"]["model"] == "mock" and doc["probe"]["placeholder"] is True and code == 1
 
 
 def test_log_verify_names_the_tampered_line(library, loopback_server, capsys):

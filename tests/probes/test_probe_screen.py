@@ -115,3 +115,37 @@ async def test_closing_mid_probe_stops_it_and_stores_nothing(library, loopback_s
         assert type(app.screen).__name__ == "CasesScreen"
         assert probes_for_case(app.db, "quarry-loan") == []
         assert list_verdict(app, "quarry-loan") == "not probed"
+
+
+async def test_an_offline_probe_model_asks_which_configured_model_to_probe_with(library, loopback_server):
+    """Issue 15: the Settings' probe model is `mock`; the dialog explains it cannot classify and offers the
+    real models configured in Settings; choosing one probes with it."""
+    from textual.widgets import OptionList
+
+    from screens.launch import make_app
+    from screens.probe_dialog import ProbeScreen
+
+    db = open_store(library.db)
+    bootstrap(db)
+    settings = load_settings(db)
+    settings.roles["judge"] = ModelSettings(model="openai/probe-target", api_base=loopback_server.url, timeout=5.0)
+    save_settings(db, settings)
+    db.close()
+    loopback_server.responder = scripted_model({"quarry-loan": "not_recognized"})
+    app = make_app(library.db)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        app.push_screen(ProbeScreen(["quarry-loan"]))
+        await settle(pilot)
+        verdict = str(app.screen.query_one("#probe-verdict", Static).render())
+        assert "'mock', an offline model" in verdict and "cannot be classified" in verdict
+        options = app.screen.query_one("#probe-models", OptionList)
+        labels = [str(options.get_option_at_index(i).prompt) for i in range(options.option_count)]
+        assert labels == [f"probe with openai/probe-target at {loopback_server.url}",
+                          "run the placeholder probe on mock anyway (nothing stored)"]
+        assert loopback_server.count == 0 and app.focused is options
+        await pilot.press("enter")
+        await settle(pilot)
+        assert str(app.screen.query_one("#probe-cases", DataTable).get_row("quarry-loan")[1]) == "not_recognized"
+        assert "openai/probe-target" in str(app.screen.query_one("#probe-title", Static).render())
+        assert loopback_server.count == 2  # the probe and its classification

@@ -6,7 +6,7 @@ import argparse
 import asyncio
 from dataclasses import replace
 
-from workbench.cli.context import FAILED, OK, CommandError, Context
+from workbench.cli.context import FAILED, OK, USAGE, CommandError, Context
 from workbench.cli.examples import examples
 from workbench.events import CALL_RETRY, TURN_STARTED, Event
 
@@ -52,6 +52,13 @@ def probe(args, ctx: Context) -> int:
         settings = replace(settings, model=args.model, api_base=None)
     if args.api_base:
         settings = replace(settings, api_base=args.api_base)
+    if not args.model:  # issue 15: Settings' offline probe model cannot classify; offer the real ones
+        from workbench.cases.library import load_case
+        from workbench.cases.probe_models import is_offline, offline_probe_message, probe_model_choices
+
+        if is_offline(settings.model) and load_case(db, args.case_id) is not None:  # an unknown case: its error
+            raise CommandError(offline_probe_message(settings.model, probe_model_choices(db), command=(
+                f"workbench --batch probe {args.case_id}")), code=USAGE)
     gateway = build_gateway(db, ctx.db_path)
     try:
         result = asyncio.run(run_probe(db, gateway, args.case_id, settings, _ProgressSink(ctx),
