@@ -67,3 +67,17 @@ def test_a_clean_sim_study_runs_and_another_model_for_it_is_refused(tmp_path):
                  "faultline": {"extractor": {"name": "openai/gpt-4o"}, "rounds": 2}}
     assert run_models(faultline) == ["sim", "openai/gpt-4o"]
     assert "cannot run on openai/gpt-4o" in run_refusal(faultline, set())
+
+
+def test_study_show_says_simulated(tmp_path, capsys):
+    """`study show` carries the label on its first line, as the report and the screens do."""
+    from pathlib import Path
+
+    from workbench.cli.main import main
+
+    root = Path(__file__).resolve().parents[2]
+    db = str(tmp_path / "store.db")
+    assert main(["--batch", "--db", db, "study", "create", str(root / "studies" / "glenda-crock-sim.toml")]) == 0
+    capsys.readouterr()
+    assert main(["--batch", "--db", db, "study", "show", "glenda-crock-sim"]) == 0
+    assert "SIMULATED" in capsys.readouterr().out.splitlines()[0]

@@ -6,6 +6,7 @@ import sqlite_utils
 
 from store import runs as run_rows
 from store.topology import topology_for_study
+from workbench.simulation.label import LABEL, is_simulated
 from workbench.studies.lookup import load_study
 
 
@@ -48,7 +49,8 @@ def summary_text(s: dict) -> str:
     d = s["definition"]
     m = d["model"]
     lines = [
-        f"study {s['id']}  protocol {s['protocol']}  status {s['status']}",
+        f"study {s['id']}  protocol {s['protocol']}  status {s['status']}"
+        + (f"  {LABEL}" if is_simulated(d) else ""),
         f"created {s['created_at']}  frozen {s['frozen_at'] or '(not yet: the first run freezes it)'}",
         f"freeze hash {s['freeze_hash'] or '-'}",
     ]
