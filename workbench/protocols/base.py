@@ -113,6 +113,11 @@ class StudyProtocol:
     def check_library(self, db: "sqlite_utils.Database", definition: dict, bad: Bad) -> None:
         """Problems with what the definition names in the store or on disk (missing files, bad items)."""
 
+    def units(self, definition: dict) -> int | None:
+        """How many independent units (cases, debates, items) the study's comparisons pair over, as far
+        as the study file tells (the power analysis's N); None when only the loaded items can tell."""
+        return None
+
     # --- items ----------------------------------------------------------------------------------------
     def load_items(self, db: "sqlite_utils.Database", study_id: str, definition: dict,
                    base_dir: str | None = None) -> ItemLoad:

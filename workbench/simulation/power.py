@@ -133,8 +133,10 @@ def study_power(definition: dict, effects: dict[str, float], sims: int = DEFAULT
     [simulation] (effects[A] − effects[B]), else DEFAULT_D."""
     from workbench.simulation.params import params_of
 
+    from workbench.protocols.registry import protocol_of
+
     params = params_of(definition)
-    n_cases = len(definition.get("cases") or []) or int(definition.get("items") or 0) or 1
+    n_cases = protocol_of(definition).units(definition) or 1
     design = Design(cases=n_cases, replicates=int(definition.get("replicates") or 1),
                     raters=max(1, len(definition.get("raters") or [])), icc=params["rater_icc"],
                     case_correlation=params["case_correlation"])

@@ -55,6 +55,11 @@ class FaultlineProtocol(StudyProtocol):
 
         await build_study_graphs(db, gateway, study_id, definition, sink=sink, control=control)
 
+    def units(self, definition: dict) -> int:
+        """A debate is one topic x one persona pair."""
+        s = definition["faultline"]
+        return len(s["topics"]) * len(s["pairs"])
+
     def summary_line(self, definition: dict) -> str:
         s = definition["faultline"]
         return (f"{len(s['topics'])} topic(s) x {len(s['pairs'])} persona pair(s) x "

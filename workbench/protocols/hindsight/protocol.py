@@ -47,6 +47,9 @@ class HindsightProtocol(StudyProtocol):
     def summary_line(self, definition: dict) -> str:
         return f"{len(definition['cases'])} case(s) x {len(definition['conditions'])} condition(s)"
 
+    def units(self, definition: dict) -> int:
+        return len(definition["cases"])
+
     # --- items: library cases -----------------------------------------------------------------------
     def load_items(self, db, study_id: str, definition: dict, base_dir: str | None = None):
         """Hindsight's cases are in the library already; what `study create` adds here is the corpus

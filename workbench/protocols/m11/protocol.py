@@ -133,6 +133,10 @@ class M11Protocol(StudyProtocol):
             out.append({"case_id": item_id, "run_id": run_id, "text": rater_text(r["item"])})
         return out
 
+    def units(self, definition: dict) -> int | None:
+        """The items evaluated: the study's `limit` when it sets one (the file's count is known once loaded)."""
+        return (definition.get("m11") or {}).get("limit") or None
+
     # --- metrics and report ------------------------------------------------------------------------------
     def metrics(self, db, study_id: str, options: dict | None = None) -> MetricsDocument:
         from workbench.protocols.m11.metrics import CSV_COLUMNS, csv_rows, study_metrics
