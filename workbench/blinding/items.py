@@ -101,15 +101,10 @@ def _summary(db, study: StudyContext, created: int, pilots: int, statuses: dict,
 def _items_from_outputs(db: sqlite_utils.Database, study: StudyContext
                         ) -> tuple[list[dict], list[dict], list[dict]]:
     items, keys, held_back = [], [], []
-    models, roles = study.model_names(), study.role_names()
     # A study's pilot cases (hindsight `[hindsight] pilot_cases`): their items are pilots every rater
     # scores before the main set, and they never count in the study's metrics.
     pilot_cases = set((study.definition.get("hindsight") or {}).get("pilot_cases") or [])
-    for out in _texts_to_blind(db, study):
-        case = study.cases.get(out["case_id"])
-        result = scrub(out["text"] or "", ScrubContext(model_names=models, roles=roles,
-                                                       scenario=case.scenario if case else ""))
-        reason = emptied_reason(out["text"] or "", result.text)
+    for out, result, reason in _scrubbed(db, study):
         if reason is not None:
             held_back.append({"case_id": out["case_id"], "reason": reason})
             continue
@@ -182,14 +177,16 @@ def _assign(db: sqlite_utils.Database, study: StudyContext, new_items: list[Item
 def held_back_outputs(db: sqlite_utils.Database, study_id: str) -> list[dict]:
     """The finished outputs that are held back from raters and judges, scrubbed to (near) nothing:
     [{"case_id", "reason"}] (read-only; no run id or condition, so a blinded report can print it)."""
-    study = load_study(db, study_id)
+    held = [{"case_id": t["case_id"], "reason": reason}
+            for t, _result, reason in _scrubbed(db, load_study(db, study_id)) if reason is not None]
+    return sorted(held, key=lambda h: (h["case_id"], h["reason"]))
+
+
+def _scrubbed(db: sqlite_utils.Database, study: StudyContext):
+    """Each text to blind with its scrubbed result and, when it was scrubbed to (near) nothing, why."""
     models, roles = study.model_names(), study.role_names()
-    out = []
-    for t in _texts_to_blind(db, study):
-        case = study.cases.get(t["case_id"])
-        result = scrub(t["text"] or "", ScrubContext(model_names=models, roles=roles,
-                                                     scenario=case.scenario if case else ""))
-        reason = emptied_reason(t["text"] or "", result.text)
-        if reason is not None:
-            out.append({"case_id": t["case_id"], "reason": reason})
-    return sorted(out, key=lambda h: (h["case_id"], h["reason"]))
+    for out in _texts_to_blind(db, study):
+        case = study.cases.get(out["case_id"])
+        result = scrub(out["text"] or "", ScrubContext(model_names=models, roles=roles,
+                                                       scenario=case.scenario if case else ""))
+        yield out, result, emptied_reason(out["text"] or "", result.text)
