@@ -3,6 +3,7 @@ and the prompt that keeps unsaved changes from being dropped."""
 
 from __future__ import annotations
 
+import pytest
 from screen_helpers import settle, table_ids, type_text, wait_for_form
 from textual.widgets import Checkbox, Input, Select, TextArea
 
@@ -10,7 +11,16 @@ from workbench.cases.parse import parse_file
 from workbench.cases.library import load_case
 
 SIZE = (130, 40)
-CHECK = 0.45  # a little more than the editor's validation delay
+# The editor re-validates after CHECK_DELAY of quiet typing (0.3 s); here it waits 0.15 s, so each wait below
+# is a little more than that instead of 0.45 s x 14 (issue 15: a fast suite). The debounce itself still runs,
+# long enough not to re-validate between two typed keys (that would slow the typing down).
+TEST_CHECK_DELAY = 0.15
+CHECK = 0.25
+
+
+@pytest.fixture(autouse=True)
+def quick_validation(monkeypatch):
+    monkeypatch.setattr("screens.case_editor.CHECK_DELAY", TEST_CHECK_DELAY)
 
 
 def problem_lines(screen) -> list[str]:
