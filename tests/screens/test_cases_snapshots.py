@@ -37,6 +37,18 @@ def test_case_editor(snap_compare, library):
     assert snap_compare(make_app(library.db), terminal_size=(130, 44), run_before=editing)
 
 
+def test_case_editor_at_80x24(snap_compare, library):
+    """Issue 15: at 80 columns the problems panel takes at most 38% and the form keeps the rest."""
+    async def editing(pilot) -> None:
+        await _listed(pilot)
+        pilot.app.screen.open_case("guild-charter")
+        await wait_for_form(pilot)
+        pilot.app.focused.cursor_blink = False
+        await settle(pilot)
+
+    assert snap_compare(make_app(library.db), terminal_size=(80, 24), run_before=editing)
+
+
 def test_case_editor_scrolled_to_the_checklist_with_problems(snap_compare, library):
     async def editing(pilot) -> None:
         await _listed(pilot)
