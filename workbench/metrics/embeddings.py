@@ -34,11 +34,11 @@ def progress_text(step: str, done: int, total: int) -> str:
 def _silence_progress_bars() -> None:
     """No third-party progress bar in the workbench's output (issue 15): the hub's and transformers' tqdm
     bars ("Loading weights", downloads) draw on stderr, through a batch run's output and under the TUI."""
-    os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")  # read when huggingface_hub is imported
     from huggingface_hub.utils import disable_progress_bars
     from transformers.utils import logging as transformers_logging
 
-    disable_progress_bars()  # in case the hub was imported before this point
+    # calls, not the HF_HUB_DISABLE_PROGRESS_BARS variable: that one would also forbid switching them back on
+    disable_progress_bars()
     transformers_logging.disable_progress_bar()
 
 
