@@ -16,11 +16,12 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.message import Message
 from textual.screen import Screen
-from textual.widgets import Button, Checkbox, Footer, Header, Input, Select, Static, TextArea
+from textual.widgets import Button, Checkbox, Header, Input, Select, Static, TextArea
 from textual.worker import Worker, WorkerCancelled, WorkerFailed, WorkerState
 
 from screens.confirm import DISCARD, SAVE, unsaved_changes_dialog
 from screens.widgets.case_form import TEXT_FIELDS, CaseDetails, IdentityFields, field_widget_id
+from screens.widgets.footer import KeyFooter
 from screens.widgets.mapping import MappingRow
 from screens.widgets.problems import FormProblems, ProblemList
 from screens.widgets.unsaved_guard import UnsavedGuard
@@ -98,7 +99,7 @@ class CaseEditorScreen(FormProblems, UnsavedGuard, Screen[str | None]):
             with Vertical(id="editor-side"):
                 yield Static("Problems", classes="side-heading")
                 yield ProblemList(id="problems")
-        yield Footer()
+        yield KeyFooter()
 
     def _probe_text(self) -> str:
         if not self.probe_records:

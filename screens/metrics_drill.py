@@ -6,8 +6,9 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
 from textual.screen import ModalScreen
-from textual.widgets import DataTable, Footer, Static
+from textual.widgets import DataTable, Static
 
+from screens.widgets.footer import KeyFooter
 from workbench.metrics.render import RenderedTable
 
 
@@ -31,7 +32,7 @@ class DrillDownScreen(ModalScreen[None]):
                 yield Static(f"behind: {self.origin}", id="drill-origin", markup=False)
             yield DataTable(id="drill-table", cursor_type="row", zebra_stripes=True)
             yield Static("\n".join(f"* {n}" for n in self.table.notes), id="drill-notes", markup=False)
-        yield Footer()
+        yield KeyFooter()
 
     def on_mount(self) -> None:
         dt = self.query_one("#drill-table", DataTable)

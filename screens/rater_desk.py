@@ -21,11 +21,12 @@ from pathlib import Path
 
 from rich.console import Console
 from textual.app import ComposeResult
-from textual.widgets import Footer, Header, Static
+from textual.widgets import Header, Static
 
 from screens.app import WorkbenchApp
 from screens.scoring import ScoringScreen
 from screens.scoring_parts import ScoringCommands
+from screens.widgets.footer import KeyFooter
 from workbench.scoring.rater_lock import RaterLock, RaterLockRefused, check_rater_lock
 
 MODE = "scoring"
@@ -65,7 +66,7 @@ class RaterScoringScreen(ScoringScreen):
     def compose(self) -> ComposeResult:
         yield Header(show_clock=False)
         yield from self.compose_section()
-        yield Footer()
+        yield KeyFooter()
 
     def enter_without_session(self) -> None:
         """Instead of the picker: open the locked session, or end the app saying why it cannot be."""

@@ -23,13 +23,14 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen, Screen
 from textual.widget import Widget
-from textual.widgets import Button, DataTable, Footer, Header, Input, Label, Select, SelectionList, Static
+from textual.widgets import Button, DataTable, Header, Input, Label, Select, SelectionList, Static
 from textual.widgets.selection_list import Selection
 
 from screens.confirm import (
     DISCARD, FREEZE, SAVE, WITHOUT, freeze_dialog, unsaved_changes_dialog, without_evaluators_dialog,
 )
 from screens.widgets.checklist import CheckList
+from screens.widgets.footer import KeyFooter
 from screens.widgets.problems import FormProblems, ProblemList
 from screens.widgets.unsaved_guard import UnsavedGuard
 from workbench.problems import Problem
@@ -187,7 +188,7 @@ class StudyFormScreen(FormProblems, UnsavedGuard, Screen[str | None]):
                 yield Static("Freeze", classes="side-heading")
                 yield Static("not frozen", id="freeze-hash", markup=False)
                 yield Static("", id="form-status", markup=False)
-        yield Footer()
+        yield KeyFooter()
 
     def _row(self, label: str, widget: Widget):
         with Horizontal(classes="field-row"):
