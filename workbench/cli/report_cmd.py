@@ -34,7 +34,7 @@ def handle(args, ctx: Context) -> int:
     header = require_study(db, args.study)
     protocol = study_protocol(header)
     try:
-        text = protocol.report(db, args.study, analysis_options(args, db))
+        text = protocol.report(db, args.study, analysis_options(args, db, ctx))
     except KeyError as exc:
         raise CommandError(str(exc.args[0] if exc.args else exc)) from None
     text = text.rstrip("\n") + "\n\n" + counts_section(db, args.study) + "\n" + call_log_section(db, args.study)

@@ -12,7 +12,8 @@ def analysis_for(db, study_id: str, options: dict):
 
     return analyze_study(db, study_id, comparisons=options.get("comparisons") or [],
                          include_dq=options.get("include_dq", True),
-                         embedding_model=options.get("embedding_model") or DEFAULT_MODEL)
+                         embedding_model=options.get("embedding_model") or DEFAULT_MODEL,
+                         progress=options.get("progress"))
 
 
 def metrics_document(db, study_id: str, options: dict) -> MetricsDocument:
