@@ -77,7 +77,9 @@ def test_workbench_starts_in_a_real_terminal_shows_help_and_quits(tmux, tmp_path
                + f"; echo $? > {shlex.quote(str(status))}")
     tmux.start(command)
 
-    tmux.wait_for(lambda: "harbor-dredging" in tmux.screen() and "4 cases" in tmux.screen(), "the Cases list")
+    expected = ("harbor-dredging", "4 cases", "Hindsight Workbench", "1 Cases", "recognized ⚑")
+    # the list, the header and the section bar paint in separate frames: wait for all of them
+    tmux.wait_for(lambda: all(text in tmux.screen() for text in expected), "the Cases list and the section bar")
     screen = tmux.screen()
     assert "Hindsight Workbench" in screen and "1 Cases" in screen
     assert "recognized ⚑" in screen  # the flagged fixture case
