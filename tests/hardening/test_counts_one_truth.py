@@ -65,6 +65,8 @@ def test_run_study_show_the_studies_screen_and_the_report_agree(created, capsys,
     report = out.read_text()
     for line in counts.text().splitlines():
         assert f"- {line}" in report
+    headings = [line for line in report.splitlines() if line.startswith("## ")]
+    assert len(headings) == len(set(headings)), headings  # one section per heading
     code, text, _ = batch(capsys, created, "run", STUDY, "--resume")
     assert counts.calls_text() in text and counts.runs_text() in text
 

@@ -59,7 +59,7 @@ def counts_section(db, study_id: str) -> str:
     from workbench.studies.counts import study_counts
 
     lines = study_counts(db, study_id).text().splitlines()
-    return "## Counts\n\n" + "".join(f"- {line}\n" for line in lines)
+    return "## Runs and calls\n\n" + "".join(f"- {line}\n" for line in lines)
 
 
 def call_log_section(db, study_id: str) -> str:
