@@ -69,3 +69,16 @@ class Context:
 
                 if not is_disk_full(exc):
                     raise
+
+
+def protocol_study(db, study_id: str, protocol: str) -> dict:
+    """The stored study a protocol's own command names, or a clear error when there is none or it is a
+    study of another protocol (one rule for every protocol's batch commands)."""
+    from workbench.studies.lookup import find_study
+
+    study = find_study(db, study_id)
+    if study is None:
+        raise CommandError(f"no study '{study_id}' in the store (create it with `workbench --batch study create FILE`)")
+    if study["protocol"] != protocol:
+        raise CommandError(f"study '{study_id}' is a {study['protocol']} study, not a {protocol} one")
+    return study

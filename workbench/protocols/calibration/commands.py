@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import argparse
 
-from workbench.cli.context import FAILED, OK, CommandError, Context
+from workbench.cli.context import FAILED, OK, CommandError, Context, protocol_study
 
 
 NAME = "calibration"
@@ -38,17 +38,6 @@ def register(sub: argparse._SubParsersAction) -> None:
     exp.set_defaults(handler=handle_export)
 
 
-def _calibration_study(db, study_id: str) -> dict:
-    from store import studies as study_rows
-
-    study = study_rows.get_study(db, study_id)
-    if study is None:
-        raise CommandError(f"no study '{study_id}' in the store (create it with `workbench --batch study create`)")
-    if study["protocol"] != "calibration":
-        raise CommandError(f"study '{study_id}' is a {study['protocol']} study, not a calibration study")
-    return study
-
-
 class _Progress:
     """Batch progress: a line at every tenth of the file (stderr, so --json keeps stdout clean)."""
 
@@ -68,7 +57,7 @@ def handle_import(args, ctx: Context) -> int:
     from workbench.protocols.calibration.importer import ImportRefused, import_file, record_import
 
     db = ctx.db()
-    _calibration_study(db, args.study)
+    protocol_study(db, args.study, "calibration")
     started = time.monotonic()
     try:
         summary = import_file(db, args.study, args.file, progress=_Progress(ctx))
@@ -111,7 +100,7 @@ def handle_export(args, ctx: Context) -> int:
     from workbench.protocols.calibration.exports import export_all
 
     db = ctx.db()
-    _calibration_study(db, args.study)
+    protocol_study(db, args.study, "calibration")
     out = export_all(db, args.study, args.out)
     doc = {"ok": True, "fidelity": out["fidelity"], "judge": out["judge"],
            "outcome": out["document"]["outcome"]["holds"]}

@@ -11,7 +11,7 @@ import argparse
 import json
 from pathlib import Path
 
-from workbench.cli.context import OK, CommandError, Context
+from workbench.cli.context import OK, CommandError, Context, protocol_study
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -32,18 +32,6 @@ def register(sub: argparse._SubParsersAction) -> None:
     d.set_defaults(handler=debates)
 
 
-def _definition(db, study_id: str) -> dict:
-    from workbench.studies import StudyNotFound, load_study
-
-    try:
-        study = load_study(db, study_id)
-    except StudyNotFound as exc:
-        raise CommandError(str(exc)) from None
-    if study["definition"].get("protocol") != "faultline":
-        raise CommandError(f"study '{study_id}' is not a faultline study")
-    return study["definition"]
-
-
 def build(args, ctx: Context) -> int:
     import asyncio
 
@@ -52,7 +40,7 @@ def build(args, ctx: Context) -> int:
     from workbench.protocols.faultline.graphs import build_study_graphs
 
     db = ctx.db()
-    definition = _definition(db, args.study)
+    definition = protocol_study(db, args.study, "faultline")["definition"]
     gateway = build_gateway(db, ctx.db_path, replay_only=args.replay)
     try:
         result = asyncio.run(build_study_graphs(db, gateway, args.study, definition))
@@ -67,7 +55,7 @@ def show(args, ctx: Context) -> int:
     from workbench.protocols.faultline.graphs import format_graph, stored_graphs
 
     db = ctx.db()
-    _definition(db, args.study)
+    protocol_study(db, args.study, "faultline")["definition"]
     graphs = {k: g for k, g in stored_graphs(db, args.study).items()
               if k.split(":")[0] == args.persona and (args.size is None or int(k.split(":")[1]) == args.size)}
     if not graphs:
@@ -89,7 +77,7 @@ def debates(args, ctx: Context) -> int:
     from workbench.protocols.faultline.analysis import study_metrics
 
     db = ctx.db()
-    doc = study_metrics(db, args.study, _definition(db, args.study))
+    doc = study_metrics(db, args.study, protocol_study(db, args.study, "faultline")["definition"])
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     for d in doc["debates"]:

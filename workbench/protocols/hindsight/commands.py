@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import argparse
 
+from workbench.cli.context import protocol_study
+
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("hindsight", help="hindsight: topology review, adjudication, human pilot")
@@ -29,14 +31,13 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def handle_topology(args, ctx) -> int:
     from workbench.cli.context import CommandError
-    from workbench.protocols.hindsight.cli_study import study_or_fail
     from workbench.protocols.hindsight.topology_review import (
         TopologyReviewError,
         review_topology,
         reviewed_topology,
     )
 
-    study = study_or_fail(ctx, args.study)
+    study = protocol_study(ctx.db(), args.study, "hindsight")
     if args.review:
         if not args.pattern:
             raise CommandError("--review needs --pattern Basin|Ridge|Plateau")

@@ -15,6 +15,8 @@ from __future__ import annotations
 
 import argparse
 
+from workbench.cli.context import protocol_study
+
 
 def register(hs: argparse._SubParsersAction) -> None:
     a = hs.add_parser("adjudicate", help="the adjudication queue, or record a third rater's score or a "
@@ -45,9 +47,8 @@ def handle_pilot(args, ctx) -> int:
     from workbench.blinding.context import load_study
     from workbench.cli.context import CommandError
     from workbench.pilots.kappa import PilotError, pilot_status, refine_rubric
-    from workbench.protocols.hindsight.cli_study import study_or_fail
 
-    study_or_fail(ctx, args.study)
+    protocol_study(ctx.db(), args.study, "hindsight")
     study = load_study(ctx.db(), args.study)
     if args.refine:
         try:
@@ -78,10 +79,9 @@ def handle_pilot(args, ctx) -> int:
 
 def handle_adjudicate(args, ctx) -> int:
     from workbench.cli.context import CommandError
-    from workbench.protocols.hindsight.cli_study import study_or_fail
     from workbench.scoring.adjudication import AdjudicationError, adjudicate, queue
 
-    study_or_fail(ctx, args.study)
+    protocol_study(ctx.db(), args.study, "hindsight")
     if args.item:
         missing = [f"--{k}" for k in ("rubric", "criterion", "value", "method") if getattr(args, k) is None]
         if missing:

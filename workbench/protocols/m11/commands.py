@@ -13,6 +13,8 @@ from __future__ import annotations
 import argparse
 import json
 
+from workbench.cli.context import protocol_study
+
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("m11", help="M11 module evaluation: cost estimate, JSON export, human sample")
@@ -29,23 +31,11 @@ def register(sub: argparse._SubParsersAction) -> None:
     s.set_defaults(handler=handle_sample)
 
 
-def _study(ctx, study_id: str) -> dict:
-    from store.studies import get_study
-    from workbench.cli.context import CommandError
-
-    study = get_study(ctx.db(), study_id)
-    if study is None:
-        raise CommandError(f"no study '{study_id}' in the store (create it with `workbench --batch study create FILE`)")
-    if study["protocol"] != "m11":
-        raise CommandError(f"study '{study_id}' is a {study['protocol']} study, not an M11 one")
-    return study
-
-
 def handle_estimate(args, ctx) -> int:
     from store.items import list_items
     from workbench.protocols.m11.cost import estimate
 
-    study = _study(ctx, args.study)
+    study = protocol_study(ctx.db(), args.study, "m11")
     doc = estimate(study["definition"], [r["payload"] for r in list_items(ctx.db(), args.study)])
     cost = f"${doc['cost']:.4f}" if doc["cost"] is not None else f"undefined ({doc['undefined_reason']})"
     ctx.emit(doc, f"{doc['samples']} sample(s) x {doc['runs']} run(s): {doc['calls']} call(s), ~{doc['input_tokens']} "
@@ -58,7 +48,7 @@ def handle_export(args, ctx) -> int:
     from workbench.protocols.m11.export import export_document
     from workbench.reports import write_atomically
 
-    _study(ctx, args.study)
+    protocol_study(ctx.db(), args.study, "m11")
     doc = export_document(ctx.db(), args.study)
     try:
         path = write_atomically(json.dumps(doc, indent=2, ensure_ascii=False, default=str) + "\n", args.out)
@@ -72,7 +62,7 @@ def handle_export(args, ctx) -> int:
 def handle_sample(args, ctx) -> int:
     from workbench.protocols.m11 import PROTOCOL
 
-    study = _study(ctx, args.study)
+    study = protocol_study(ctx.db(), args.study, "m11")
     texts = PROTOCOL.blind_texts(ctx.db(), args.study, study["definition"])
     ctx.emit({"study": args.study, "sample": [t["case_id"] for t in texts]},
              "\n".join(t["case_id"] for t in texts) or "no scored sample yet: run the study first")
