@@ -30,6 +30,7 @@ COMMAND_MODULES = [
     "workbench.cli.unblind_cmd",
     "workbench.cli.metrics_cmd",
     "workbench.cli.report_cmd",
+    "workbench.cli.export_cmd",
     "workbench.cli.log_cmd",
     "workbench.cli.simulate_cmd",
     "workbench.cli.power_cmd",

@@ -206,6 +206,11 @@ class StudyProtocol:
         final output (hindsight's conditions)."""
         return None
 
+    def blinds_outputs(self, definition: dict) -> bool:
+        """Whether the study's outputs go to raters or judges as blind items, so that conditions, models and
+        raters stay sealed until an explicit unblinding. Default: the study names raters or judges."""
+        return bool(definition.get("raters") or definition.get("judges"))
+
     # --- metrics and report ---------------------------------------------------------------------------
     # `options` carries the batch command's analysis options (e.g. `csv`: only the rows are needed;
     # hindsight's `comparisons`, `include_dq`, `embedding_model`); a protocol ignores what it has no use for.

@@ -20,6 +20,10 @@ class CalibrationProtocol(StudyProtocol):
     commands = ("workbench.protocols.calibration.commands",)
     simulator_module = "workbench.protocols.calibration.simulate"  # the offline `sim` model (issue 16)
 
+    def blinds_outputs(self, definition: dict) -> bool:
+        """The judge panel scores interactions as the study's conditions; nothing is blinded for raters."""
+        return False
+
     def conditions(self) -> list[str]:
         return []   # a run's condition is a judge's name from the study's [[judges]]
 
