@@ -121,6 +121,8 @@ class WorkbenchApp(App[int]):
         if action == "go" and parameters:
             return self.section(str(parameters[0])) is not None
         if action == "go_key" and parameters:
+            if getattr(self.screen, "owns_digits", False):
+                return False  # the scoring desk's number keys are scores only
             return any(s.key == parameters[0] for s in self.sections)
         return True
 

@@ -35,7 +35,10 @@ class NavigationCommands(ListProvider):
 
     def commands(self):
         app = self.app
-        return [(f"go: {s.title}", f"{s.key} · {s.description}", partial(app.action_go, s.id))
+        # on the scoring desk the number keys are scores, so no section key is offered as a shortcut
+        keys = not getattr(self.screen, "owns_digits", False)
+        return [(f"go: {s.title}", f"{s.key} · {s.description}" if keys else s.description,
+                 partial(app.action_go, s.id))
                 for s in getattr(app, "sections", [])]
 
 

@@ -81,7 +81,7 @@ class RaterScoringScreen(ScoringScreen):
         return super().open_session(study_id, rater)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        if action in ("switch_rater", "back"):  # both lead to the picker, which lists every study and rater
+        if action in ("switch_rater", "back", "leave_desk"):  # all lead to the picker, which lists every study and rater
             return False
         return super().check_action(action, parameters)
 

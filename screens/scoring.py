@@ -53,7 +53,7 @@ KEY_HINT = ("↑↓ criterion · ←→ response · tab next cell · pgup/pgdn s
 DESK_ACTIONS = {"score", "cell", "response", "tab", "note", "undo", "skip", "next_pair", "previous_pair",
                 "next_unscored",
                 "toggle_single", "toggle_context", "rubric_guide", "scroll_response", "scroll_context",
-                "scroll_guide", "switch_rater"}
+                "scroll_guide", "switch_rater", "leave_desk"}
 
 
 class ScoringDesk(Vertical, can_focus=True):
@@ -82,7 +82,8 @@ class ScoringScreen(UnsavedGuard, SectionScreen):
     SECTION_ID = "scoring"
     # ScoringCommands offers these by name; per-key scoring and scrolling are no palette material
     PALETTE_SKIP = {"next_unscored", "toggle_single", "toggle_context", "rubric_guide", "switch_rater", "score",
-                    "cell", "response", "tab", "scroll_response", "scroll_context", "scroll_guide", "back"}
+                    "cell", "response", "tab", "scroll_response", "scroll_context", "scroll_guide", "back",
+                    "leave_desk"}
     SUB_TITLE = "Scoring"
     CSS_PATH = "styles/scoring.tcss"
     AUTO_FOCUS = None
@@ -132,6 +133,9 @@ class ScoringScreen(UnsavedGuard, SectionScreen):
                 show=False, tooltip="Scroll the focused criterion's anchors up"),
         Binding("i", "switch_rater", "Rater", id="scoring.switch_rater",
                 tooltip="Back to choosing the study and rater"),
+        Binding("escape", "leave_desk", "Leave desk", id="scoring.leave_desk",
+                tooltip="Leave the scoring desk for the study and rater list (a note being typed is saved "
+                        "first); every score is already saved"),
         Binding("escape", "back", "Back", id="scoring.back", show=False,
                 tooltip="From the rater list back to the study list"),
         *_score_bindings(range(1, 10)),  # last, so help lists the moving keys before nine "Score n" rows
@@ -196,14 +200,33 @@ class ScoringScreen(UnsavedGuard, SectionScreen):
         self.query_one(ContentSwitcher).current = DESK
         self.query_one(ScoringDesk).focus()
         self.sub_title = f"Scoring · {rater}"
+        self._desk_owns_keys(True)
         self.say("")
         self.refresh_desk()
         self.call_after_refresh(self.refresh_desk)  # again once laid out: the grid fits the width
         self.refresh_bindings()
         return True
 
+    @property
+    def owns_digits(self) -> bool:
+        """On the desk the number keys are scores only: the app's section keys and their palette hints
+        step aside (issue 24, item 5)."""
+        return self.session is not None
+
+    def _desk_owns_keys(self, on_desk: bool) -> None:
+        bar = self.query("#section-bar")
+        if bar:
+            bar.first().show_leave_hint(on_desk)
+        self.app.refresh_bindings()
+
+    async def action_leave_desk(self) -> None:
+        """Escape on the desk: save a note being typed (the unsaved-changes check), then the rater list."""
+        if await self.resolve_unsaved_changes():
+            self.action_switch_rater()
+
     def action_switch_rater(self) -> None:
         self.session = None
+        self._desk_owns_keys(False)
         self.sub_title = "Scoring"
         self.query_one(ContentSwitcher).current = PICK
         picker = self.query_one(IdentityPicker)

@@ -29,15 +29,28 @@ class SectionBar(Static):
     }
     """
 
+    LEAVE_HINT = ("[b]Scoring desk[/b] · number keys score · [@click=screen.leave_desk][b]Esc[/b] leave the desk[/] "
+                  "(a note being typed is saved first)")
+
     def __init__(self, current: str, **kwargs) -> None:
         super().__init__(**kwargs)
         self.current = current
+        self.leave_hint = False
 
     def on_mount(self) -> None:
         self.update(self.render_bar())
 
+    def show_leave_hint(self, on: bool) -> None:
+        """A screen that takes the number keys (the scoring desk) shows how to leave it instead of the
+        section keys, which do not work there."""
+        self.leave_hint = on
+        self.update(self.render_bar())
+
     def render_bar(self) -> Content:
         from screens.sections import SECTIONS
+
+        if self.leave_hint:
+            return Content.from_markup(self.LEAVE_HINT)
 
         sections = getattr(self.app, "sections", SECTIONS)
         parts = []
