@@ -70,10 +70,45 @@ class MetricPanel(Vertical):
             yield Static("\n".join(f"* {n}" for n in self.table.notes), classes="panel-notes", markup=False)
 
     def on_mount(self) -> None:
+        self._filled_for = 0
+        self._fill(self.app.size.width - PANEL_CHROME)  # a first guess; on_resize refits to the real width
+
+    def on_resize(self) -> None:
+        if self.size.width and self.size.width != self._filled_for:
+            self._fill(self.size.width)
+
+    def _fill(self, width: int) -> None:
+        """Fill the table so every column fits `width`: the first (label) column gives way and wraps,
+        the numbers, targets and verdicts to its right stay whole (issue 24: Target/Result were cut)."""
+        self._filled_for = width
         dt = self.query_one(DataTable)
-        dt.add_columns(*self.table.columns)
+        cursor = dt.cursor_coordinate
+        dt.clear(columns=True)
+        label_width = label_column_width(self.table, width)
+        for k, name in enumerate(self.table.columns):
+            dt.add_column(name, width=label_width if k == 0 else None)
         for row in self.table.rows:  # cells may quote items and replies: plain text, never markup
-            dt.add_row(*(Text(for_terminal(cell)) if isinstance(cell, str) else cell for cell in row))
+            dt.add_row(*(Text(for_terminal(cell)) if isinstance(cell, str) else cell for cell in row),
+                       height=None if label_width else 1)
+        if self.table.rows:
+            dt.cursor_coordinate = cursor
+
+
+PANEL_CHROME = 6  # the panel's margins and the scroll bar beside it
+CELL_PADDING = 2  # a DataTable cell's padding, left and right
+LABEL_MIN = 14
+
+
+def label_column_width(table: RenderedTable, width: int) -> int | None:
+    """The first column's width when the whole table would be wider than `width`, else None (natural)."""
+    def natural(k: int) -> int:
+        return max([len(table.columns[k]), *(len(str(r[k])) for r in table.rows if k < len(r))])
+
+    others = sum(natural(k) + CELL_PADDING for k in range(1, len(table.columns)))
+    label = natural(0) if table.columns else 0
+    if label + CELL_PADDING + others <= width:
+        return None
+    return max(LABEL_MIN, width - others - CELL_PADDING)
 
 
 class MetricsScreen(SectionScreen):
@@ -97,10 +132,19 @@ class MetricsScreen(SectionScreen):
                 tooltip="The next tab: tables and probes, agreement, decision quality, calibration, counts"),
         Binding("left_square_bracket", "tab(-1)", "Previous tab", id="metrics.prev_tab", show=False,
                 tooltip="The previous tab"),
+        Binding("w", "save", "Save", id="metrics.save",
+                tooltip="Save every table (Markdown and CSV) and every plot (as text) to a folder you choose"),
+        Binding("escape", "leave_input", "Leave input", id="metrics.leave_input", show=False,
+                tooltip="Leave the compare input (or the study list) for the tables"),
     ]
+    PALETTE_SKIP = {"leave_input"}
     TABS = ("tab-tables", "tab-agreement", "tab-dq", "tab-calibration", "tab-counts")
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "leave_input":
+            return self.focused is not None and self.focused.id in ("compare-input", "study-select")
+        if action == "save":
+            return self.result is not None
         if action == "protocol_panel":
             return bool(self.study_id and study_panels(self.app.db, self.study_id).get("metrics"))  # hidden if none
         return True
@@ -265,6 +309,7 @@ class MetricsScreen(SectionScreen):
                       heatmap_painter([]))
         self.shown = result.study_id
         self.shows += 1
+        self.refresh_bindings()  # "save" needs shown results
         if self.focused is None or self.focused.id == "study-select":
             self.focus_first_table(quiet=True)  # the keyboard path starts on the numbers: arrows, then enter
 
@@ -377,3 +422,32 @@ class MetricsScreen(SectionScreen):
 
     def action_focus_compare(self) -> None:
         self.query_one("#compare-input", Input).focus()
+
+    def action_leave_input(self) -> None:
+        if not self.focus_first_table(quiet=True):
+            self.query_one("#metrics-tabs", TabbedContent).focus()
+
+    def action_save(self) -> None:
+        from screens.ask_dialog import AskDialog
+
+        if self.result is None:
+            return
+        study_id = self.result.study_id
+        self.app.push_screen(AskDialog(
+            f"Save the metrics of {study_id}",
+            "The folder to write (replaced whole): tables.md, one CSV per table and each plot as text.",
+            value=f"{study_id}-metrics"), callback=self._save_to)
+
+    def _save_to(self, folder: str | None) -> None:
+        from workbench.exports.folder import ExportWriteError
+        from workbench.metrics.saving import save_metrics
+
+        if not folder or self.result is None:
+            return
+        plots = {plot.id.removeprefix("plot-"): plot.as_text() for plot in self.query(MetricPlot)}
+        try:
+            written = save_metrics(folder, self.result.study_id, self.result.tables, plots)
+        except ExportWriteError as exc:
+            self.notify(f"nothing saved: {exc}", title="Save", severity="error", timeout=10)
+            return
+        self.notify(f"saved {len(written)} files to {folder}", title="Save")

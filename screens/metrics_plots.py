@@ -31,6 +31,19 @@ class MetricPlot(PlotextPlot):
         self.title, self.painter = title, painter
         self.refresh()
 
+    def as_text(self, width: int = 100, height: int = 30) -> str:
+        """The plot drawn as plain text at `width` x `height` (what "save" writes beside the tables)."""
+        import plotext
+
+        plotext.clear_data()
+        plotext.clear_figure()
+        plotext.plotsize(width, height)
+        plotext.title(self.title)
+        (self.painter or _empty("no data yet"))(plotext, width, height)
+        text = plotext.uncolorize(plotext.build())
+        plotext.clear_figure()
+        return text + "\n"
+
     def render(self):
         plt = self.plt
         plt.clear_data()
