@@ -22,6 +22,7 @@ from textual.widgets import DataTable, Static
 from textual.worker import Worker, WorkerState
 
 from screens.commands import ListProvider
+from screens.study_actions import STUDY_WORK, StudyActions
 from screens.widgets.section import SectionScreen
 
 STATUS_STYLE = {"draft": "yellow", "frozen": "green"}
@@ -106,27 +107,41 @@ class StudyCommands(ListProvider):
                      partial(screen.open_study, study_id)),
                     (f"studies: freeze {study_id}", "hash its definition, cases, rubrics and prompts",
                      partial(screen.freeze, study_id)),
-                    (f"studies: run {study_id}", "in the Runs section", partial(screen.runs, study_id))]
+                    (f"studies: run {study_id}", "in the Runs section", partial(screen.runs, study_id)),
+                    (f"studies: unblind {study_id}", "open the sealed key (asks, names what it opens, records "
+                     "a reason)", partial(screen.unblind, study_id)),
+                    (f"studies: report {study_id}", "write the Markdown report to a file you name",
+                     partial(screen.report, study_id)),
+                    (f"studies: export {study_id}", "tidy tables, Inspect AI logs … to a folder you name",
+                     partial(screen.export, study_id))]
         return out
 
 
-class StudiesScreen(SectionScreen):
-    """The studies in the store; n creates one, o loads a study file, f freezes, r opens its runs."""
+class StudiesScreen(StudyActions, SectionScreen):
+    """The studies in the store; n creates one, o loads a study file, f freezes, r opens its runs,
+    u unblinds, p writes the report, x exports."""
 
     SECTION_ID = "studies"
-    PALETTE_SKIP = {"new_study", "load_file", "freeze", "runs"}  # StudyCommands offers them by study
+    # StudyCommands offers them by study
+    PALETTE_SKIP = {"new_study", "load_file", "freeze", "runs", "unblind", "report", "export"}
     SUB_TITLE = "Studies"
     COMMANDS = {StudyCommands}
     CSS_PATH = "styles/studies.tcss"
     AUTO_FOCUS = "#study-table"
     BINDINGS = [
         Binding("n", "new_study", "New", id="studies.new", tooltip="Define a new study in the form"),
-        Binding("o", "load_file", "Load file", id="studies.load",
+        Binding("o", "load_file", "Load", id="studies.load",
                 tooltip="Store a study from a TOML study file, as `workbench --batch study create FILE`"),
         Binding("f", "freeze", "Freeze", id="studies.freeze",
                 tooltip="Freeze the selected study: hash its definition, cases, rubrics and prompts "
                         "(a frozen study is checked instead)"),
         Binding("r", "runs", "Runs", id="studies.runs", tooltip="Open the selected study in the Runs section"),
+        Binding("u", "unblind", "Unblind", id="studies.unblind",
+                tooltip="Unblind the selected study: names what it opens, asks for a reason, records both"),
+        Binding("p", "report", "Report", id="studies.report",
+                tooltip="Write the selected study's Markdown report to a file you name"),
+        Binding("x", "export", "Export", id="studies.export",
+                tooltip="Export the selected study (tidy tables, Inspect AI logs …) to a folder you name"),
         Binding("g", "refresh", "Refresh", id="studies.refresh", show=False,
                 tooltip="Reload the studies from the store"),
     ]
@@ -231,6 +246,14 @@ class StudiesScreen(SectionScreen):
         return study_id, self._power_cache[key]
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        if event.worker.group == STUDY_WORK:  # a report or an export: say what was written, or why not
+            event.stop()  # said here, not again by the app
+            if event.state == WorkerState.SUCCESS:
+                self.notify(event.worker.result, title="Done", timeout=10)
+            elif event.state == WorkerState.ERROR:
+                self.notify(f"nothing written: {event.worker.error}", title="Failed", severity="error",
+                            timeout=15)
+            return
         if event.worker.group != POWER_GROUP:
             return
         power = self.query_one("#study-power", Static)
@@ -335,11 +358,23 @@ class StudiesScreen(SectionScreen):
         self.refresh_list(select=study_id)
 
     def action_runs(self) -> None:
+        self._on_selected(self.runs)
+
+    def action_unblind(self) -> None:
+        self._on_selected(self.unblind)
+
+    def action_report(self) -> None:
+        self._on_selected(self.report)
+
+    def action_export(self) -> None:
+        self._on_selected(self.export)
+
+    def _on_selected(self, act) -> None:
         study_id = self.selected_study_id()
         if study_id is None:
             self.notify("Choose a study first", severity="warning")
             return
-        self.runs(study_id)
+        act(study_id)
 
     def runs(self, study_id: str) -> None:
         """Show the study in the Runs section."""

@@ -44,66 +44,29 @@ def register(sub: argparse._SubParsersAction) -> None:
     t.set_defaults(handler=export_table)
 
 
-def _record(ctx: Context, study: str, *, blind: bool = False):
-    from workbench.exports.study_record import ExportRefused, load
+def _run(ctx: Context, write, **kwargs):
+    from workbench.exports.catalog import ExportFailed
 
     try:
-        return load(ctx.db(), study, blind=blind)
-    except (KeyError, ExportRefused) as exc:
-        raise CommandError(str(exc.args[0] if exc.args else exc)) from None
-
-
-def _write(out: str, fill):
-    from workbench.exports.folder import ExportWriteError, write_folder
-
-    try:
-        return write_folder(out, fill)
-    except ExportWriteError as exc:
-        raise CommandError(f"cannot write the export: {exc}") from None
+        return write(ctx.db(), **kwargs)
+    except ExportFailed as exc:
+        raise CommandError(str(exc)) from None
 
 
 def export_inspect(args, ctx: Context) -> int:
-    from workbench.exports.inspect_log import InspectMissing, export_inspect as write_logs, require_inspect
+    from workbench.exports.catalog import export_inspect as write
 
-    try:
-        require_inspect()
-    except InspectMissing as exc:
-        raise CommandError(str(exc)) from None
-    record = _record(ctx, args.study, blind=args.blind)
-    if args.blind and not record.blind_items:
-        raise CommandError(f"study '{args.study}' has no blind items to export (nothing was blinded yet)")
-    paths = _write(args.out, lambda tmp: write_logs(ctx.db(), record, tmp))
-    samples = len(record.blind_items) if args.blind else len(record.runs)
-    ctx.emit({"ok": True, "study": args.study, "protocol": record.protocol, "blind": args.blind,
-              "logs": [str(p) for p in paths], "samples": samples},
-             f"wrote {len(paths)} Inspect log(s) of {args.study} ({record.protocol}, {samples} samples"
-             f"{', blind items only' if args.blind else ''}) to {args.out}; open them with "
-             f"`inspect view --log-dir {args.out}`")
+    done = _run(ctx, write, study_id=args.study, out=args.out, blind=args.blind)
+    ctx.emit({"ok": True, "study": args.study, "blind": args.blind, "logs": [str(p) for p in done.paths],
+              **done.details},
+             done.summary)
     return OK
 
 
 def export_table(args, ctx: Context) -> int:
-    from workbench.exports.tables import study_tables, write_tables
+    from workbench.exports.catalog import export_table as write
 
-    record = _record(ctx, args.study)
-    db = ctx.db()
-    measures = _measures(db, record)
-    tables = study_tables(db, record, with_text=args.with_text, measures=measures)
-    paths = _write(args.out, lambda tmp: write_tables(tables, record, tmp))
-    ctx.emit({"ok": True, "study": args.study, "protocol": record.protocol, "files": [str(p) for p in paths],
-              "rows": {t.name: len(t.rows) for t in tables}},
-             f"wrote {len(tables)} tables of {args.study} ({record.protocol}) and datapackage.json to {args.out}: "
-             + ", ".join(f"{t.name} {len(t.rows)}" for t in tables))
+    done = _run(ctx, write, study_id=args.study, out=args.out, with_text=args.with_text)
+    ctx.emit({"ok": True, "study": args.study, "files": [str(p) for p in done.paths], **done.details},
+             done.summary)
     return OK
-
-
-def _measures(db, record):
-    """The protocol's `metrics --csv` rows (no decision-quality embeddings: the tables stay quick)."""
-    from workbench.protocols.registry import protocol_of
-
-    protocol = protocol_of(record.study["definition"])
-    try:
-        return protocol.metrics(db, record.study["id"], {"csv": True, "include_dq": False, "comparisons": [],
-                                                          "embedding_model": None, "progress": None})
-    except NotImplementedError:
-        return None

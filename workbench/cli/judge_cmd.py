@@ -47,17 +47,6 @@ def register(sub: argparse._SubParsersAction) -> None:
     c.set_defaults(handler=pilots)
 
 
-def _who(value: str | None) -> str:
-    if value:
-        return value
-    import getpass
-
-    try:
-        return getpass.getuser()
-    except Exception:  # no login name in this environment
-        return "unknown"
-
-
 def judge(args, ctx: Context) -> int:
     from workbench.blinding.context import BlindingError, load_study
     from workbench.cli.signals import quiet_when_gone, run_interruptible
@@ -162,6 +151,7 @@ def _text(doc: dict) -> str:
 def pilots(args, ctx: Context) -> int:
     from workbench.blinding.context import BlindingError, load_study
     from workbench.pilots.calibration import release_rater
+    from workbench.scoring.actor import acting_user
     from workbench.scoring.calibration import study_calibration
 
     db = ctx.db()
@@ -170,7 +160,7 @@ def pilots(args, ctx: Context) -> int:
         if args.release:
             if args.release not in study.rater_names:
                 raise CommandError(f"'{args.release}' is not a rater of study '{args.study_id}'")
-            release_rater(db, args.study_id, args.release, by=_who(args.by), reason=args.reason)
+            release_rater(db, args.study_id, args.release, by=acting_user(args.by), reason=args.reason)
         result = study_calibration(db, study)
     except BlindingError as exc:
         raise CommandError(str(exc)) from None

@@ -28,18 +28,15 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def handle(args, ctx: Context) -> int:
-    from workbench.reports import write_atomically
+    from workbench.reports.study_report import write_study_report
 
     db = ctx.db()
     header = require_study(db, args.study)
     protocol = study_protocol(header)
     try:
-        text = protocol.report(db, args.study, analysis_options(args, db, ctx))
+        path = write_study_report(db, args.study, protocol, analysis_options(args, db, ctx), args.out)
     except KeyError as exc:
         raise CommandError(str(exc.args[0] if exc.args else exc)) from None
-    text = text.rstrip("\n") + "\n\n" + counts_section(db, args.study) + "\n" + call_log_section(db, args.study)
-    try:
-        path = write_atomically(text, args.out)
     except OSError as exc:
         from store import DiskFull, is_disk_full
 
@@ -53,24 +50,3 @@ def handle(args, ctx: Context) -> int:
              f"wrote the report of {args.study} to {path}" + (" (blinded: conditions hidden)" if blinded and protocol.name == "hindsight" else ""))
     return OK
 
-
-def counts_section(db, study_id: str) -> str:
-    """The study's counts as `run` and `study show` print them (one definition: workbench.studies.counts)."""
-    from workbench.studies.counts import study_counts
-
-    lines = study_counts(db, study_id).text().splitlines()
-    return "## Runs and calls\n\n" + "".join(f"- {line}\n" for line in lines)
-
-
-def call_log_section(db, study_id: str) -> str:
-    """The call log's head as the store recorded it, kept in the store too: a published report pins its
-    log, and `log verify` refuses a log that no longer holds this head."""
-    from workbench.gateway.calllog import log_name
-    from workbench.gateway.logcheck import record_head
-
-    lines, head = record_head(db, study_id, "report")
-    if not lines:
-        return "## Call log\n\nNo model call has been logged for this study.\n"
-    return (f"## Call log\n\nThe study's calls are in the hash-chained log `{log_name(study_id)}` beside the "
-            f"store: {lines} lines, head hash `{head}`. `workbench --batch log verify {study_id}` checks that "
-            "the log still holds every recorded call and this head.\n")

@@ -25,10 +25,10 @@ def register(sub: argparse._SubParsersAction) -> None:
 def unblind(args, ctx: Context) -> int:
     from workbench.blinding.context import BlindingError
     from workbench.scoring.unblind import UnblindRefused, unblind as do_unblind
-    from workbench.cli.judge_cmd import _who
+    from workbench.scoring.actor import acting_user
 
     try:
-        record = do_unblind(ctx.db(), args.study_id, by=_who(args.by), force=args.force, reason=args.reason)
+        record = do_unblind(ctx.db(), args.study_id, by=acting_user(args.by), force=args.force, reason=args.reason)
     except UnblindRefused as exc:
         raise CommandError(str(exc), details={"remaining": exc.remaining}) from None
     except BlindingError as exc:

@@ -1,0 +1,149 @@
+"""The Studies screen's finishing actions: unblind, the report, the exports (issue 24, item 4).
+
+Each calls the core function its batch command calls (`workbench.scoring.unblind.unblind`,
+`workbench.reports.study_report.write_study_report`, the `workbench.exports.catalog` entries), never a
+copy of their rules. Writing a report or an export is long work: it runs in a thread worker on a store
+connection of its own (`workbench.paths.thread_connection`); its result or failure arrives in the
+screen's one `on_worker_state_changed` (group `STUDY_WORK`).
+"""
+
+from __future__ import annotations
+
+from textual import work
+
+from screens.ask_dialog import AskDialog
+from screens.confirm import CANCEL, Choice, ChoiceDialog
+
+STUDY_WORK = "studies-work"
+UNBLIND, FORCE = "unblind", "force"
+
+
+def unblind_dialog(study_id: str, completion: dict[str, dict]) -> ChoiceDialog:
+    """Names what unblinding opens, and who has not finished (then only a forced unblinding is possible)."""
+    remaining = {r: c for r, c in completion.items() if c["done"] < c["total"]}
+    progress = ", ".join(f"{r} {c['done']}/{c['total']}" for r, c in completion.items()) or "no rater"
+    message = (f"Unblinding opens the sealed key of {study_id}: which condition and model wrote each blind "
+               "item. Metrics, the report and the exports then show every score by condition, and scoring "
+               f"closes for every rater. It is recorded with your name, the time and your reason.\n\n"
+               f"Scored so far: {progress}.")
+    if remaining:
+        message += ("\n\nScoring is not complete: only a FORCED unblinding is possible, and every result is "
+                    "then marked as force-unblinded.")
+        choices = [Choice(FORCE, "Unblind anyway (forced)", "f", "error"), Choice(CANCEL, "Cancel", "c")]
+    else:
+        choices = [Choice(UNBLIND, "Unblind", "u", "warning"), Choice(CANCEL, "Cancel", "c")]
+    return ChoiceDialog(f"Unblind {study_id}?", message, choices, cancel_id=CANCEL, default_id=CANCEL)
+
+
+def export_dialog(study_id: str) -> ChoiceDialog:
+    """One button per entry of the core's export catalog (its position is its key)."""
+    from workbench.exports.catalog import EXPORTS
+
+    lines = [f"{k}. {e.title}: {e.description}" for k, e in enumerate(EXPORTS, start=1)]
+    choices = [Choice(e.id, e.title, str(k)) for k, e in enumerate(EXPORTS, start=1)]
+    return ChoiceDialog(f"Export {study_id}", "\n".join(lines), [*choices, Choice(CANCEL, "Cancel", "c")],
+                        cancel_id=CANCEL, default_id=CANCEL)
+
+
+class StudyActions:
+    """Mixed into StudiesScreen: `unblind`, `report`, `export` for one study, from keys and the palette."""
+
+    # -- unblinding -----------------------------------------------------------------------------
+
+    def unblind(self, study_id: str) -> None:
+        self._unblind_after_asking(study_id)
+
+    @work(exclusive=True, group="studies-unblind", exit_on_error=False)
+    async def _unblind_after_asking(self, study_id: str) -> None:
+        from workbench.blinding.context import BlindingError
+        from workbench.blinding.unblind import unblind_state
+        from workbench.scoring.actor import acting_user
+        from workbench.scoring.results import scoring_completion
+        from workbench.scoring.unblind import unblind
+
+        db = self.app.db
+        try:
+            if unblind_state(db, study_id).unblinded:
+                self.notify(f"{study_id} is already unblinded", title="Unblind")
+                return
+            dialog = unblind_dialog(study_id, scoring_completion(db, study_id))
+        except BlindingError as exc:
+            self.notify(f"{study_id} cannot be unblinded: {exc}", title="Unblind", severity="error", timeout=15)
+            return
+        answer = await self.app.push_screen_wait(dialog)
+        if answer not in (UNBLIND, FORCE):
+            return
+        reason = await self.app.push_screen_wait(AskDialog(
+            f"Why unblind {study_id}?", "The reason is recorded with the unblinding (who, when, why).",
+            placeholder="e.g. every rater has finished"))
+        if reason is None:
+            return
+        try:
+            record = unblind(db, study_id, by=acting_user(), force=answer == FORCE, reason=reason)
+        except BlindingError as exc:
+            self.notify(str(exc), title="Unblind", severity="error", timeout=15)
+            return
+        forced = " (FORCED: every result is marked)" if record["forced"] else ""
+        self.notify(f"{study_id} unblinded by {record['by']} at {record['at']}{forced}", title="Unblind")
+        self.refresh_list(select=study_id)
+
+    # -- the report -------------------------------------------------------------------------------
+
+    def report(self, study_id: str) -> None:
+        self.app.push_screen(AskDialog(
+            f"Report of {study_id}", "The Markdown file to write (replaced whole once it is complete); the same "
+            "report as `workbench --batch report`.", value=f"{study_id}-report.md"),
+            callback=lambda path: path and self._write_report(study_id, path))
+
+    @work(thread=True, group=STUDY_WORK, exit_on_error=False)
+    def _write_report(self, study_id: str, path: str) -> str:
+        from workbench.metrics.embeddings import progress_text
+        from workbench.paths import thread_connection
+        from workbench.protocols.registry import protocol_of
+        from workbench.reports.study_report import write_study_report
+        from workbench.studies.lookup import load_study
+
+        def tell(step: str, done: int, total: int) -> None:
+            self.app.call_from_thread(self.notify, progress_text(step, done, total), title="Report", timeout=3)
+
+        db = thread_connection(self.app.db)
+        try:
+            protocol = protocol_of(load_study(db, study_id)["definition"])
+            options = {"csv": False, "comparisons": [], "include_dq": True, "embedding_model": None,
+                       "progress": tell}
+            written = write_study_report(db, study_id, protocol, options, path)
+        finally:
+            if db is not self.app.db:
+                db.close()
+        return f"wrote the report of {study_id} to {written}"
+
+    # -- exports ----------------------------------------------------------------------------------
+
+    def export(self, study_id: str) -> None:
+        self._export_after_asking(study_id)
+
+    @work(exclusive=True, group="studies-export-ask", exit_on_error=False)
+    async def _export_after_asking(self, study_id: str) -> None:
+        from workbench.exports.catalog import export_by_id
+
+        export_id = await self.app.push_screen_wait(export_dialog(study_id))
+        if export_id == CANCEL:
+            return
+        entry = export_by_id(export_id)
+        folder = await self.app.push_screen_wait(AskDialog(
+            f"{entry.title} of {study_id}", f"The folder to write (replaced whole): {entry.description}.",
+            value=f"{study_id}-{entry.id}"))
+        if folder:
+            self._write_export(study_id, export_id, folder)
+
+    @work(thread=True, group=STUDY_WORK, exit_on_error=False)
+    def _write_export(self, study_id: str, export_id: str, folder: str) -> str:
+        from workbench.exports.catalog import export_by_id
+        from workbench.paths import thread_connection
+
+        db = thread_connection(self.app.db)
+        try:
+            return export_by_id(export_id).write(db, study_id, folder).summary
+        finally:
+            if db is not self.app.db:
+                db.close()

@@ -1,0 +1,107 @@
+"""The one list of a study's exports that the TUI offers (and the batch `export` commands run): each entry
+names what it writes and writes it into a folder, whole or not at all.
+
+An entry is `Export(id, title, description, write)` with `write(db, study_id, out) -> ExportDone`; add a
+new export here and both sides have it. Refusals (a blind study, a missing optional package, a folder that
+cannot be written) raise `ExportFailed` with a message that names the study or the path.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable
+
+
+class ExportFailed(Exception):
+    """The export was refused or could not be written; nothing was replaced."""
+
+
+@dataclass(frozen=True)
+class ExportDone:
+    paths: list[Path]
+    summary: str  # one line: what was written where
+    details: dict  # what the batch command's --json adds (protocol, samples, rows per table)
+
+
+@dataclass(frozen=True)
+class Export:
+    id: str
+    title: str
+    description: str
+    write: Callable[..., ExportDone]
+
+
+def _record(db, study_id: str, *, blind: bool = False):
+    from workbench.exports.study_record import ExportRefused, load
+
+    try:
+        return load(db, study_id, blind=blind)
+    except (KeyError, ExportRefused) as exc:
+        raise ExportFailed(str(exc.args[0] if exc.args else exc)) from None
+
+
+def _write(out, fill) -> list[Path]:
+    from workbench.exports.folder import ExportWriteError, write_folder
+
+    try:
+        return write_folder(out, fill)
+    except ExportWriteError as exc:
+        raise ExportFailed(f"cannot write the export: {exc}") from None
+
+
+def export_inspect(db, study_id: str, out, *, blind: bool = False) -> ExportDone:
+    """Inspect AI eval logs, one per condition (`blind`: the blind items only, allowed before unblinding)."""
+    from workbench.exports.inspect_log import InspectMissing, export_inspect as write_logs, require_inspect
+
+    try:
+        require_inspect()
+    except InspectMissing as exc:
+        raise ExportFailed(str(exc)) from None
+    record = _record(db, study_id, blind=blind)
+    if blind and not record.blind_items:
+        raise ExportFailed(f"study '{study_id}' has no blind items to export (nothing was blinded yet)")
+    paths = _write(out, lambda tmp: write_logs(db, record, tmp))
+    samples = len(record.blind_items) if blind else len(record.runs)
+    return ExportDone(paths, f"wrote {len(paths)} Inspect log(s) of {study_id} ({record.protocol}, {samples} "
+                             f"samples{', blind items only' if blind else ''}) to {out}; open them with "
+                             f"`inspect view --log-dir {out}`",
+                      {"protocol": record.protocol, "samples": samples})
+
+
+def export_table(db, study_id: str, out, *, with_text: bool = False) -> ExportDone:
+    """Tidy long-format CSV tables and their Frictionless datapackage.json."""
+    from workbench.exports.tables import study_tables, write_tables
+
+    record = _record(db, study_id)
+    tables = study_tables(db, record, with_text=with_text, measures=_measures(db, record))
+    paths = _write(out, lambda tmp: write_tables(tables, record, tmp))
+    return ExportDone(paths, f"wrote {len(tables)} tables of {study_id} ({record.protocol}) and datapackage.json "
+                             f"to {out}: " + ", ".join(f"{t.name} {len(t.rows)}" for t in tables),
+                      {"protocol": record.protocol, "rows": {t.name: len(t.rows) for t in tables}})
+
+
+def _measures(db, record):
+    """The protocol's `metrics --csv` rows (no decision-quality embeddings: the tables stay quick)."""
+    from workbench.protocols.registry import protocol_of
+
+    protocol = protocol_of(record.study["definition"])
+    try:
+        return protocol.metrics(db, record.study["id"], {"csv": True, "include_dq": False, "comparisons": [],
+                                                          "embedding_model": None, "progress": None})
+    except NotImplementedError:
+        return None
+
+
+EXPORTS = [
+    Export("table", "Tidy tables", "long-format CSV tables (runs, calls, outputs, scores, measures) and a "
+           "Frictionless datapackage.json; once unblinded", export_table),
+    Export("inspect", "Inspect AI logs", "Inspect AI eval logs, one per condition (needs inspect-ai); once "
+           "unblinded", export_inspect),
+    Export("inspect-blind", "Inspect AI logs, blind items", "the blind items only: opaque ids and the text "
+           "raters read", lambda db, study_id, out: export_inspect(db, study_id, out, blind=True)),
+]
+
+
+def export_by_id(export_id: str) -> Export:
+    return next(e for e in EXPORTS if e.id == export_id)

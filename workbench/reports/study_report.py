@@ -1,0 +1,41 @@
+"""A study's whole Markdown report as `workbench --batch report` writes it and the TUI saves it: the
+protocol's report, then the run and call counts and the call log's head (one function for both)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+
+def study_report_text(db, study_id: str, protocol, options: dict) -> str:
+    """The report's text; `options` are the protocol's analysis options (comparisons, DQ, progress)."""
+    text = protocol.report(db, study_id, options)
+    return text.rstrip("\n") + "\n\n" + counts_section(db, study_id) + "\n" + call_log_section(db, study_id)
+
+
+def write_study_report(db, study_id: str, protocol, options: dict, out: str | Path) -> Path:
+    """Write the report whole or not at all (the previous file, if any, stays until the new one is done)."""
+    from workbench.reports import write_atomically
+
+    return write_atomically(study_report_text(db, study_id, protocol, options), out)
+
+
+def counts_section(db, study_id: str) -> str:
+    """The study's counts as `run` and `study show` print them (one definition: workbench.studies.counts)."""
+    from workbench.studies.counts import study_counts
+
+    lines = study_counts(db, study_id).text().splitlines()
+    return "## Runs and calls\n\n" + "".join(f"- {line}\n" for line in lines)
+
+
+def call_log_section(db, study_id: str) -> str:
+    """The call log's head as the store recorded it, kept in the store too: a published report pins its
+    log, and `log verify` refuses a log that no longer holds this head."""
+    from workbench.gateway.calllog import log_name
+    from workbench.gateway.logcheck import record_head
+
+    lines, head = record_head(db, study_id, "report")
+    if not lines:
+        return "## Call log\n\nNo model call has been logged for this study.\n"
+    return (f"## Call log\n\nThe study's calls are in the hash-chained log `{log_name(study_id)}` beside the "
+            f"store: {lines} lines, head hash `{head}`. `workbench --batch log verify {study_id}` checks that "
+            "the log still holds every recorded call and this head.\n")
