@@ -463,3 +463,22 @@ def hindsight_fidelity(db: sqlite_utils.Database) -> None:
         )
     """):
         db.execute(statement)
+
+
+@migrations(name="0007_connection_changes")
+def connection_changes(db: sqlite_utils.Database) -> None:
+    # The gateway's adaptive connections: every change of an endpoint's limit, with the study whose call
+    # caused it (study show, the run display and the report name them).
+    for statement in _statements("""
+        CREATE TABLE connection_changes (
+            id INTEGER PRIMARY KEY,
+            study_id TEXT,                          -- NULL: a call outside any study
+            endpoint TEXT NOT NULL,                 -- the api_base, or the provider of a hosted model
+            old INTEGER NOT NULL,
+            new INTEGER NOT NULL,
+            reason TEXT NOT NULL,                   -- interrupted stream | 429 Too Many Requests | ... | calls succeeding
+            at TEXT NOT NULL
+        );
+        CREATE INDEX idx_connection_changes_study ON connection_changes (study_id, id)
+    """):
+        db.execute(statement)

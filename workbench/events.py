@@ -18,6 +18,9 @@ TOKEN = "token"
 TURN_FINISHED = "turn_finished"
 TURN_FAILED = "turn_failed"
 CALL_RETRY = "call_retry"
+CALL_WAITING = "call_waiting"        # a call waits for a connection to its endpoint (shown as "waiting")
+CALL_SENT = "call_sent"              # the request went out; tokens or the whole reply follow
+CONNECTIONS = "connections"          # the gateway changed an endpoint's connection limit (payload: the change)
 RUN_STARTED = "run_started"
 RUN_FINISHED = "run_finished"
 RUN_FAILED = "run_failed"
@@ -67,6 +70,13 @@ class EventSink(Protocol):
     def emit(self, event: Event) -> None: ...
 
 
+def watching(sink: object, run_id: str | None) -> bool:
+    """Does someone watch this run's tokens (so its calls are streamed)? A sink says so with a
+    `watching(run_id)` method; one without it watches nothing, and its calls are not streamed."""
+    ask = getattr(sink, "watching", None)
+    return bool(ask(run_id)) if callable(ask) else False
+
+
 class NullSink:
     def emit(self, event: Event) -> None:
         return None
@@ -94,3 +104,6 @@ class FanoutSink:
     def emit(self, event: Event) -> None:
         for sink in self.sinks:
             sink.emit(event)
+
+    def watching(self, run_id: str | None) -> bool:
+        return any(watching(sink, run_id) for sink in self.sinks)

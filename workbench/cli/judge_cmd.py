@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 
+from workbench.cli.connection_options import add_connection_options
 from workbench.cli.context import FAILED, OK, CommandError, Context
 from workbench.cli.examples import examples
 
@@ -26,6 +27,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--per-criterion", action="store_true", help="one call per criterion instead of per rubric")
     p.add_argument("--replay", action="store_true", help="no network: serve every call from the store")
     p.add_argument("--concurrency", type=int, default=4, metavar="N", help="items judged at once (default 4)")
+    add_connection_options(p)
     p.add_argument("--audit", action="store_true",
                    help="also run the blindness audit (an LLM guesses each item's architecture)")
     p.add_argument("--audit-only", action="store_true", help="run only the blindness audit")
@@ -55,7 +57,8 @@ def judge(args, ctx: Context) -> int:
     from workbench.judges.run import JudgingError, judge_study
 
     db = ctx.db()
-    gateway = build_gateway(db, ctx.db_path, replay_only=args.replay)
+    gateway = build_gateway(db, ctx.db_path, replay_only=args.replay, max_connections=args.max_connections,
+                            stream=args.stream)
     doc: dict = {"study": args.study_id}
     ok = True
     say = quiet_when_gone(ctx.info)

@@ -8,6 +8,7 @@ import contextlib
 import signal
 import sys
 
+from workbench.cli.connection_options import add_connection_options
 from workbench.cli.context import FAILED, OK, CommandError, Context
 from workbench.cli.examples import examples
 
@@ -28,6 +29,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--retry", action="append", default=[], metavar="RUN_ID",
                    help="re-run just this failed (or cancelled) run; may be repeated")
     p.add_argument("--retry-failed", action="store_true", help="with --resume, also re-run every failed run")
+    add_connection_options(p)
     p.set_defaults(handler=run)
 
 
@@ -53,7 +55,8 @@ def run(args, ctx: Context) -> int:
 
     from workbench.cli.run_display import make_display
 
-    gateway = build_gateway(db, ctx.db_path, replay_only=args.replay)
+    gateway = build_gateway(db, ctx.db_path, replay_only=args.replay, max_connections=args.max_connections,
+                            stream=args.stream)
     display = TerminalSafeSink(make_display())
 
     received: list[int] = []

@@ -35,15 +35,20 @@ def load_model_library() -> None:
 
 
 def build_gateway(db: sqlite_utils.Database, db_path: Path | str | None, *, replay_only: bool = False,
-                  config: GatewayConfig | None = None) -> Gateway:
+                  config: GatewayConfig | None = None, max_connections: int | None = None,
+                  stream: bool = False) -> Gateway:
     """A gateway over `db` whose call logs live beside the store at `db_path` (`logs_dir`).
 
-    `config` defaults to the limits saved in the store's settings (workbench/model_settings.py).
+    `config` defaults to the limits saved in the store's settings (workbench/gateway/settings.py);
+    `max_connections` and `stream` are a command's `--max-connections N` and `--stream`.
     """
     if config is None:
         from workbench.gateway.settings import load_settings
 
         config = load_settings(db).gateway_config()
+    if max_connections is not None:
+        config.max_connections = max_connections
+    config.stream = config.stream or stream
     return Gateway(db, default_log_dir(db, db_path), replay_only=replay_only, config=config)
 
 

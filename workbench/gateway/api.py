@@ -27,10 +27,22 @@ class ModelSettings:
     temperature: float = 0.7
     seed: int | None = None
     max_tokens: int = 1024
-    timeout: float = 120.0  # seconds: one attempt's deadline (first byte to last chunk)
-    # The NAME of an environment variable holding this model's key (e.g. for a local server);
-    # None lets litellm read the provider's usual variable. The value is never stored.
+    timeout: float = 120.0  # seconds: one attempt's whole deadline, from sending to the last token
+    # The NAME of an environment variable holding this model's key; None lets litellm read the
+    # provider's usual variable; "none" is a keyless server (a local one). The value is never stored.
     api_key_env: str | None = None
+    # Connections to this model's endpoint at most (None: the gateway's global ceiling). The gateway
+    # adapts below it on its own when the endpoint interrupts streams or refuses (see connections.py).
+    max_connections: int | None = None
+    # A streamed attempt's timers: the first token within `first_token_timeout` (None: `timeout`;
+    # waiting in the server's queue counts here, never as a stall), then no gap between tokens longer
+    # than `stall_timeout` (None: the gateway's setting).
+    first_token_timeout: float | None = None
+    stall_timeout: float | None = None
+    # How a step whose reply must be JSON sends its schema: "json_schema" (OpenAI's response_format),
+    # "json_object" ({"type": "json_object", "schema": ...}: llama.cpp and llama-cpp-python enforce it by
+    # grammar), "none" (the prompt and the parser alone); None decides per model (transport.structured_mode).
+    structured: str | None = None
 
     def sampling(self) -> dict[str, Any]:
         """The settings that shape the reply (part of the replay key and recorded with every call)."""
@@ -60,6 +72,11 @@ class CallRequest:
     # False: always make a fresh call and never serve this request from the log (e.g. the
     # Settings screen's connection test). The call is still logged.
     cache: bool = True
+    # The JSON schema the reply must follow, {"name": ..., "schema": {...}}, for steps that parse JSON.
+    # Sent as response_format where the model supports it; part of the replay key only when given.
+    response_schema: dict[str, Any] | None = None
+    # Stream the tokens (someone watches them)? None: when the sink says it watches this run.
+    stream: bool | None = None
 
 
 @dataclass
@@ -91,6 +108,18 @@ class GatewayError(Exception):
 
 class ReplayMiss(GatewayError):
     """`--replay` forbids the network and this call is not in the log."""
+
+
+STRUCTURED_MODES = ("json_schema", "json_object", "none")
+# A model table's keys about reaching the model (study files' [model], [[judges]], protocols' role tables).
+# All but `structured` only limit how calls are made, never what they answer: a frozen study may change them.
+CONNECTION_KEYS = ("api_key_env", "max_connections", "first_token_timeout", "stall_timeout", "structured")
+OPERATIONAL_CONNECTION_KEYS = ("api_key_env", "max_connections", "first_token_timeout", "stall_timeout")
+
+
+def connection_options(table: dict) -> dict[str, Any]:
+    """The connection keys a study's model table sets, as ModelSettings keywords."""
+    return {k: table[k] for k in CONNECTION_KEYS if table.get(k) is not None}
 
 
 class CostCeilingReached(GatewayError):

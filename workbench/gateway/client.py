@@ -34,7 +34,7 @@ import sqlite_utils
 
 from store import calls as call_rows
 from store.db import DiskFull, is_disk_full
-from workbench.events import CALL_RETRY, TOKEN, Event, EventSink, NullSink
+from workbench.events import CALL_RETRY, CALL_SENT, CALL_WAITING, CONNECTIONS, TOKEN, Event, EventSink, NullSink, watching
 from workbench.gateway.api import (
     MOCK_MODEL,
     SIM_MODEL,
@@ -45,6 +45,7 @@ from workbench.gateway.api import (
     ReplayMiss,
 )
 from workbench.gateway.calllog import CallLog, log_name
+from workbench.gateway.connections import ConnectionChange, EndpointLimiter, endpoint_of
 from workbench.gateway.limits import ModelLimits, ModelRateLimiter, estimate_tokens
 from workbench.gateway.mock import mock_text, sim_text
 from workbench.gateway.retry import AttemptFailed, RetryPolicy
@@ -61,17 +62,26 @@ class GatewayConfig:
     """Per-model requests and tokens per minute, keyed by litellm model string."""
     retry: RetryPolicy = field(default_factory=RetryPolicy)
     stall_timeout: float = 60.0
-    """Seconds without a stream chunk after which an attempt fails (capped by the call's timeout)."""
+    """Seconds without a token, once tokens flow, after which a streamed attempt fails (a model's own
+    `stall_timeout` wins). Waiting for the first token is `first_token_timeout`'s, never a stall."""
     cost_ceiling_default: float | None = None
     """USD per study when the study itself names no ceiling; None = no ceiling."""
     rate_window: float = 60.0
     """Seconds over which rpm / tpm are counted (a minute; tests shorten it)."""
+    max_connections: int | None = None
+    """Connections per endpoint for every model of this command (`--max-connections`), under `concurrency`;
+    a model's own `max_connections` may only lower it."""
+    stream: bool = False
+    """Stream every call (`--stream`), not only those of runs someone watches."""
 
 
 def call_key(request: CallRequest) -> str:
-    """sha256 over the replay key: model, messages, sampling settings, replicate, sample."""
+    """sha256 over the replay key: model, messages, sampling settings, replicate, sample, and the reply's
+    JSON schema when the call asks for one (a schema shapes the reply; keys without one are unchanged)."""
     doc = {"model": request.settings.model, "messages": request.messages,
            "sampling": request.settings.sampling(), "replicate": request.replicate, "sample": request.sample}
+    if request.response_schema is not None:
+        doc["schema"] = request.response_schema
     return hashlib.sha256(json.dumps(doc, sort_keys=True, separators=(",", ":"),
                                      ensure_ascii=False).encode()).hexdigest()
 
@@ -112,6 +122,9 @@ class Gateway:
         self._spent: dict[str | None, float] = {}
         # asyncio primitives belong to one event loop; a gateway may outlive one (tests, TUI + batch).
         self._per_loop: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+        self.connection_changes: list[ConnectionChange] = []
+        self._sink: EventSink | None = None      # where connection changes are shown (the latest caller's)
+        self._no_schema: set[str] = set()         # endpoints that refused a response_format: ask without
 
     # --- public --------------------------------------------------------------------------------
     def log_path(self, study_id: str | None) -> Path:
@@ -170,7 +183,8 @@ class Gateway:
         loop = asyncio.get_running_loop()
         state = self._per_loop.get(loop)
         if state is None:
-            state = {"sem": asyncio.Semaphore(max(1, int(self.config.concurrency))), "limiters": {}}
+            state = {"sem": asyncio.Semaphore(max(1, int(self.config.concurrency))), "limiters": {},
+                     "endpoints": {}}
             self._per_loop[loop] = state
         return state
 
@@ -182,6 +196,37 @@ class Gateway:
         if model not in limiters:
             limiters[model] = ModelRateLimiter(limits, window=self.config.rate_window)
         return limiters[model]
+
+    def _endpoint(self, settings, study_id: str | None) -> EndpointLimiter | None:
+        """The endpoint's adaptive limiter (None for the offline models, which have no server)."""
+        if settings.model in (MOCK_MODEL, SIM_MODEL):
+            return None
+        endpoints = self._loop_state()["endpoints"]
+        key = endpoint_of(settings.model, settings.api_base)
+        limiter = endpoints.get(key)
+        ceiling = min(int(x) for x in (settings.max_connections, self.config.max_connections,
+                                        self.config.concurrency) if x)
+        if limiter is None:
+            limiter = endpoints[key] = EndpointLimiter(key, ceiling)
+        elif settings.max_connections:
+            limiter.ceiling = min(limiter.ceiling, ceiling)
+            limiter.limit = min(limiter.limit, limiter.ceiling)
+        limiter._on_change = lambda change: self._connection_changed(change, study_id)
+        return limiter
+
+    def _connection_changed(self, change: ConnectionChange, study_id: str | None) -> None:
+        from store import connections as connection_rows
+
+        self.connection_changes.append(change)
+        try:
+            connection_rows.add_change(self.db, study_id=study_id, endpoint=change.endpoint, old=change.old,
+                                       new=change.new, reason=change.reason, at=change.at)
+        except Exception as exc:  # a change we cannot record must not fail the call that caused it
+            if is_disk_full(exc):
+                raise
+        if self._sink is not None:
+            self._sink.emit(Event(CONNECTIONS, payload={"endpoint": change.endpoint, "old": change.old,
+                                                        "new": change.new, "reason": change.reason}))
 
     def _check_ceiling(self, study_id: str | None) -> None:
         ceiling = self.cost_ceiling(study_id)
@@ -204,46 +249,79 @@ class Gateway:
         policy = self.config.retry
         state = self._loop_state()
         limiter = self._limiter(settings.model)
+        self._sink = sink
+        endpoint = self._endpoint(settings, request.study_id)
         placeholder = settings.model == MOCK_MODEL
         text_for_mock = mock_text(request) if placeholder else None
         if settings.model == SIM_MODEL:
             text_for_mock = sim_text(request, self.db)
-        stall = min(self.config.stall_timeout, settings.timeout)
-        first_start = time.monotonic()
+        stream = request.stream if request.stream is not None else \
+            (self.config.stream or watching(sink, request.run_id))
         attempt = 0
 
         def on_token(piece: str) -> None:
             sink.emit(Event(TOKEN, run_id=request.run_id, turn=request.turn, agent=request.agent,
                             payload={"text": piece, "attempt": attempt}))
 
-        from workbench.gateway.transport import cost_of, load_litellm, stream_attempt
+        def emit(kind: str, **payload) -> None:
+            sink.emit(Event(kind, run_id=request.run_id, turn=request.turn, agent=request.agent,
+                            payload={"attempt": attempt, **payload}))
+
+        from workbench.gateway.transport import (
+            Timers, complete_attempt, cost_of, load_litellm, response_format, stream_attempt, structured_mode,
+        )
 
         await load_litellm()  # off the loop and before any attempt's clock: the first one's timeout holds
+        timers = Timers.of(settings, self.config.stall_timeout)
         first_start = time.monotonic()
         while True:
             attempt += 1
+            mode = "none" if endpoint is not None and endpoint.endpoint in self._no_schema else \
+                structured_mode(settings, request.response_schema)
+            fmt = response_format(mode, request.response_schema)
             handle = await limiter.acquire(estimate_tokens(request.messages, settings.max_tokens)) if limiter else None
-            async with state["sem"]:
-                started_at, t0 = _now(), time.perf_counter()
-                try:
-                    outcome = await stream_attempt(settings, request.messages, on_token=on_token,
-                                                   stall_timeout=stall, mock_text=text_for_mock)
-                    failure = None
-                except AttemptFailed as exc:
-                    failure = exc
-                except asyncio.CancelledError:
-                    # The caller gave up (a closed dialog, a signal): the attempt is still on record,
-                    # unless the disk is full, which is likely why everything is being cancelled.
-                    record = self._base_record(request, key, attempt=attempt, started=started_at)
-                    record.update(status="error", error="cancelled by the caller", error_kind="cancelled",
-                                  finished_at=_now(), latency_ms=round((time.perf_counter() - t0) * 1000.0, 3))
+            if (endpoint is not None and not endpoint.has_room()) or state["sem"].locked():
+                emit(CALL_WAITING, endpoint=endpoint.endpoint if endpoint else None)
+            if endpoint is not None:
+                await endpoint.acquire()
+            outcome_ok: bool | None = None
+            failure: AttemptFailed | None = None
+            try:
+                async with state["sem"]:
+                    emit(CALL_SENT, stream=stream)
+                    started_at, t0 = _now(), time.perf_counter()
                     try:
-                        self._record(record)
-                    except DiskFull:
-                        pass
-                    raise
-                latency_ms = (time.perf_counter() - t0) * 1000.0
-            record = self._base_record(request, key, attempt=attempt, started=started_at)
+                        if stream:
+                            outcome = await stream_attempt(settings, request.messages, on_token=on_token,
+                                                           timers=timers, mock_text=text_for_mock,
+                                                           response_format=fmt)
+                        else:
+                            outcome = await complete_attempt(settings, request.messages, timers=timers,
+                                                             mock_text=text_for_mock, response_format=fmt)
+                            if outcome.text:
+                                on_token(outcome.text)
+                        outcome_ok = True
+                    except AttemptFailed as exc:
+                        failure = exc
+                        outcome_ok = False if exc.kind not in ("config", "auth", "client") else None
+                    except asyncio.CancelledError:
+                        # The caller gave up (a closed dialog, a signal): the attempt is still on record,
+                        # unless the disk is full, which is likely why everything is being cancelled.
+                        record = self._base_record(request, key, attempt=attempt, started=started_at,
+                                                   mode=mode, stream=stream)
+                        record.update(status="error", error="cancelled by the caller", error_kind="cancelled",
+                                      finished_at=_now(), latency_ms=round((time.perf_counter() - t0) * 1000.0, 3))
+                        try:
+                            self._record(record)
+                        except DiskFull:
+                            pass
+                        raise
+                    latency_ms = (time.perf_counter() - t0) * 1000.0
+            finally:
+                if endpoint is not None:
+                    await endpoint.release(ok=outcome_ok, failure_kind=failure.kind if failure else None,
+                                           status=failure.status if failure else None)
+            record = self._base_record(request, key, attempt=attempt, started=started_at, mode=mode, stream=stream)
             record.update(finished_at=_now(), latency_ms=round(latency_ms, 3))
             if failure is None:
                 if limiter:
@@ -264,6 +342,9 @@ class Gateway:
             self._record(record)
             elapsed = time.monotonic() - first_start
             wait = failure.retry_after if failure.retry_after is not None else policy.backoff(attempt, self._rng)
+            if failure.kind == "response_format" and endpoint is not None and mode != "none":
+                self._no_schema.add(endpoint.endpoint)  # this server refuses the schema: ask again without it
+                wait = 0.0
             give_up = None
             if not failure.retryable:
                 give_up = "not retryable"
@@ -284,12 +365,15 @@ class Gateway:
             await asyncio.sleep(wait)
 
     # --- records -------------------------------------------------------------------------------
-    def _base_record(self, request: CallRequest, key: str, *, attempt: int, started: str) -> dict[str, Any]:
+    def _base_record(self, request: CallRequest, key: str, *, attempt: int, started: str, mode: str = "none",
+                     stream: bool = False) -> dict[str, Any]:
+        # `settings` records what shaped the reply (the replay key's sampling) and how it was asked for.
+        settings = dict(request.settings.sampling(), structured=mode, stream=stream)
         return {
             "call_key": key, "study_id": request.study_id, "run_id": request.run_id, "turn": request.turn,
             "agent": request.agent, "role": request.role, "attempt": attempt, "model": request.settings.model,
             "api_base": request.settings.api_base, "messages": request.messages,
-            "settings": request.settings.sampling(), "replicate": request.replicate, "sample": request.sample,
+            "settings": settings, "replicate": request.replicate, "sample": request.sample,
             "started_at": started, "finished_at": None, "status": None, "response": None,
             "finish_reason": None, "error": None, "input_tokens": None, "output_tokens": None, "cost": None,
             "latency_ms": None,

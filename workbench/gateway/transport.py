@@ -1,4 +1,4 @@
-"""One attempt of one call through litellm's async streaming API.
+"""One attempt of one call through litellm: streamed where someone watches the tokens, else whole.
 
 litellm is imported lazily, with its cost map pinned to the bundled copy first
 (otherwise it fetches one over the network at import time).
@@ -52,11 +52,44 @@ class AttemptOutcome:
     output_tokens: int | None
 
 
-def litellm_kwargs(settings: ModelSettings, messages: list[dict], mock_text: str | None) -> dict[str, Any]:
+# A keyless local server still gets a key: the OpenAI client refuses to send a request without one.
+KEYLESS_PLACEHOLDER = "sk-no-key-needed"
+
+
+def structured_mode(settings: ModelSettings, schema: dict | None) -> str:
+    """How this call sends its JSON schema: the model's `structured` setting, else decided per model:
+    nothing for the offline models or when no schema is asked; "json_object" for an OpenAI-compatible
+    server on an `api_base` (llama.cpp, llama-cpp-python, vLLM and Ollama accept it; the first two enforce
+    the schema given with it by grammar); "json_schema" where litellm's model info says the model supports
+    response schemas; otherwise none (the project's choice: a prompt and the parser, no guessing)."""
+    if schema is None or settings.model in OFFLINE_MODELS:
+        return "none"
+    if settings.structured:
+        return settings.structured
+    if settings.api_base:
+        return "json_object"
+    try:
+        if litellm_module().supports_response_schema(model=settings.model):
+            return "json_schema"
+    except Exception:  # an unmapped model: litellm cannot say
+        pass
+    return "none"
+
+
+def response_format(mode: str, schema: dict | None) -> dict | None:
+    if schema is None or mode == "none":
+        return None
+    if mode == "json_schema":
+        return {"type": "json_schema", "json_schema": {"name": schema["name"], "schema": schema["schema"],
+                                                       "strict": False}}
+    return {"type": "json_object", "schema": schema["schema"]}
+
+
+def litellm_kwargs(settings: ModelSettings, messages: list[dict], mock_text: str | None, *, stream: bool = True,
+                   response_format: dict | None = None) -> dict[str, Any]:
     kwargs: dict[str, Any] = {
         "messages": messages,
-        "stream": True,
-        "stream_options": {"include_usage": True},
+        "stream": stream,
         "temperature": settings.temperature,
         "max_tokens": settings.max_tokens,
         "timeout": settings.timeout,
@@ -64,16 +97,22 @@ def litellm_kwargs(settings: ModelSettings, messages: list[dict], mock_text: str
         "num_retries": 0,
         "max_retries": 0,
     }
+    if stream:
+        kwargs["stream_options"] = {"include_usage": True}
     if settings.seed is not None:
         kwargs["seed"] = settings.seed
+    if response_format is not None:
+        kwargs["response_format"] = response_format
     if settings.model in OFFLINE_MODELS:
         kwargs["model"] = _MOCK_LITELLM_MODEL
-        kwargs["mock_response"] = _mock_stream_chunk(mock_text or "")
+        kwargs["mock_response"] = _mock_stream_chunk(mock_text or "") if stream else (mock_text or "")
     else:
         kwargs["model"] = settings.model
         if settings.api_base:
             kwargs["api_base"] = settings.api_base
-        if settings.api_key_env:
+        if settings.api_key_env == "none":
+            kwargs["api_key"] = KEYLESS_PLACEHOLDER
+        elif settings.api_key_env:
             value = os.environ.get(settings.api_key_env)
             if not value:
                 raise AttemptFailed(f"environment variable {settings.api_key_env} (the key for "
@@ -92,31 +131,91 @@ def _mock_stream_chunk(text: str):
         index=0, delta=Delta(role="assistant", content=text), finish_reason="stop")])
 
 
+@dataclass(frozen=True)
+class Timers:
+    """A call's three timers, each named in the message when it fires."""
+
+    total: float             # the whole attempt (`timeout`)
+    first_token: float       # sending to the first token (`first_token_timeout`); queueing counts here
+    stall: float             # between two tokens once they flow (`stall_timeout`)
+    first_token_key: str = "first_token_timeout"   # the setting that bounds the first token
+
+    @classmethod
+    def of(cls, settings: ModelSettings, default_stall: float) -> "Timers":
+        first = settings.first_token_timeout
+        stall = settings.stall_timeout if settings.stall_timeout is not None else default_stall
+        if first is None or first >= settings.timeout:  # unset or looser: the whole call's timeout bounds it
+            return cls(total=settings.timeout, first_token=settings.timeout, stall=stall, first_token_key="timeout")
+        return cls(total=settings.timeout, first_token=first, stall=stall)
+
+
+def _timed_out(which: str, seconds: float, partial: str, *, kind: str, first_token: bool = False) -> AttemptFailed:
+    words = {"timeout": (f"no first token within {seconds:g}s (timeout)" if first_token
+                         else f"no whole reply within {seconds:g}s (timeout)"),
+             "first_token_timeout": f"no first token within {seconds:g}s (first_token_timeout)",
+             "stall_timeout": f"the stream stalled for more than {seconds:g}s between tokens (stall_timeout)"}
+    return AttemptFailed(words[which], retryable=True, status=None, kind=kind, partial=partial)
+
+
+async def complete_attempt(settings: ModelSettings, messages: list[dict], *, timers: Timers,
+                           mock_text: str | None = None, response_format: dict | None = None) -> AttemptOutcome:
+    """One non-streamed completion: the whole reply at once, the provider's own finish reason and usage.
+    Batch work calls this: no one watches the tokens, and litellm's per-chunk wrapper costs CPU."""
+    litellm = litellm_module()
+    kwargs = litellm_kwargs(settings, messages, mock_text, stream=False, response_format=response_format)
+    try:
+        async with asyncio.timeout(timers.total):
+            response = await litellm.acompletion(**kwargs)
+    except (TimeoutError, asyncio.TimeoutError) as exc:
+        raise _timed_out("timeout", timers.total, "", kind="timeout") from exc
+    except asyncio.CancelledError:
+        raise
+    except AttemptFailed:
+        raise
+    except Exception as exc:
+        raise classify(exc) from exc
+    choice = (response.choices or [None])[0]
+    finish = getattr(choice, "finish_reason", None) if choice is not None else None
+    if choice is None or not finish:
+        raise AttemptFailed("the reply carried no choice or no finish reason (malformed or cut)",
+                            retryable=True, kind="incomplete_reply")
+    text = getattr(getattr(choice, "message", None), "content", None) or ""
+    usage = getattr(response, "usage", None)
+    return AttemptOutcome(text, finish, getattr(usage, "prompt_tokens", None),
+                          getattr(usage, "completion_tokens", None))
+
+
 async def stream_attempt(settings: ModelSettings, messages: list[dict], *, on_token: Callable[[str], None],
-                         stall_timeout: float, mock_text: str | None = None) -> AttemptOutcome:
+                         timers: Timers, mock_text: str | None = None, response_format: dict | None = None,
+                         on_first: Callable[[], None] | None = None) -> AttemptOutcome:
     """Stream one completion. Raises AttemptFailed, classified, for anything short of a whole answer."""
     litellm = litellm_module()
-    kwargs = litellm_kwargs(settings, messages, mock_text)
+    kwargs = litellm_kwargs(settings, messages, mock_text, stream=True, response_format=response_format)
     is_mock = settings.model in OFFLINE_MODELS
     parts: list[str] = []
     stream = None
+    waiting_for = "first_token_timeout"
+    whole = asyncio.timeout(timers.total)
+    # One deadline, moved as the stream goes: the first token's at first (queueing counts there), then
+    # the stall's after each token. Same task throughout (no wait_for): a cut stream keeps its chunks.
+    gap = asyncio.timeout(timers.first_token)
+    loop = asyncio.get_running_loop()
     try:
-        async with asyncio.timeout(settings.timeout):
+        async with whole, gap:
             stream = await litellm.acompletion(**kwargs)
             chunk_finish = None
             usage = None
-            iterator = stream.__aiter__()
-            while True:
-                try:
-                    chunk = await asyncio.wait_for(iterator.__anext__(), timeout=stall_timeout)
-                except StopAsyncIteration:
-                    break
+            async for chunk in stream:
                 if getattr(chunk, "usage", None) is not None:
                     usage = chunk.usage
                 for choice in chunk.choices or []:
                     delta = getattr(choice, "delta", None)
                     piece = getattr(delta, "content", None) if delta is not None else None
                     if piece:
+                        if waiting_for == "first_token_timeout" and on_first:
+                            on_first()
+                        waiting_for = "stall_timeout"
+                        gap.reschedule(loop.time() + timers.stall)
                         parts.append(piece)
                         on_token(piece)
                     if choice.finish_reason:
@@ -132,10 +231,13 @@ async def stream_attempt(settings: ModelSettings, messages: list[dict], *, on_to
     except AttemptFailed:
         raise
     except (TimeoutError, asyncio.TimeoutError) as exc:
-        kind = "stall" if parts else "timeout"
-        raise AttemptFailed(f"no reply within {settings.timeout:g}s" if not parts else
-                            f"the stream stalled for more than {stall_timeout:g}s",
-                            retryable=True, status=None, kind=kind, partial="".join(parts)) from exc
+        which = "timeout" if whole.expired() else waiting_for
+        if which == "first_token_timeout":
+            which = timers.first_token_key
+        seconds = {"timeout": timers.total, "first_token_timeout": timers.first_token,
+                   "stall_timeout": timers.stall}[which]
+        raise _timed_out(which, seconds, "".join(parts), kind="stall" if parts else "timeout",
+                         first_token=not parts) from exc
     except asyncio.CancelledError:
         raise
     except Exception as exc:  # litellm / openai / transport errors, classified below
@@ -163,6 +265,13 @@ def classify(exc: Exception, partial: str = "") -> AttemptFailed:
     # litellm.Timeout subclasses openai.APITimeoutError, not litellm.APIConnectionError: check it first.
     if isinstance(exc, (litellm.Timeout, openai.APITimeoutError, httpx.TimeoutException)):
         return AttemptFailed(message, retryable=True, status=408, kind="timeout", partial=partial)
+    if isinstance(exc, litellm.AuthenticationError) or "Missing credentials" in message or status == 401:
+        hint = ("set the key's environment variable (the model's `api_key_env`, else the provider's usual one, "
+                "e.g. OPENAI_API_KEY), or api_key_env = \"none\" for a keyless local server")
+        return AttemptFailed(f"{message} ({hint})", retryable=False, status=status or 401, kind="auth",
+                             partial=partial)
+    if _rejects_response_format(status, message):
+        return AttemptFailed(message, retryable=True, status=status, kind="response_format", partial=partial)
     if isinstance(exc, litellm.RateLimitError) or status == 429:
         return AttemptFailed(message, retryable=True, status=429, retry_after=retry_after, kind="rate_limit",
                              partial=partial)
@@ -178,6 +287,12 @@ def classify(exc: Exception, partial: str = "") -> AttemptFailed:
         return AttemptFailed(message, retryable=is_retryable_status(status), status=status,
                              retry_after=retry_after, kind="client" if status < 500 else "server", partial=partial)
     return AttemptFailed(message, retryable=False, kind="error", partial=partial)
+
+
+def _rejects_response_format(status: int | None, message: str) -> bool:
+    """A server that refuses the request because of its response_format (llama-cpp-python answers 500 with
+    a validation error naming it; others 400 or 422): the gateway asks again without the schema."""
+    return status in (400, 422, 500) and "response_format" in message
 
 
 def _message(exc: Exception) -> str:

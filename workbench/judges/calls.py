@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from workbench.events import EventSink
-from workbench.gateway.api import CallRequest, ModelSettings
+from workbench.gateway.api import CallRequest, ModelSettings, connection_options
 from workbench.judges.parse import InvalidReply
 
 MAX_ATTEMPTS = 3  # one call and two retries, then the reply is a judge_error
@@ -28,18 +28,21 @@ class JudgeSpec:
     max_tokens: int = 1024
     timeout: float = 120.0
     seed: int | None = None
+    connection: tuple = ()     # the judge table's connection keys (workbench.gateway.api.CONNECTION_KEYS)
 
     @classmethod
     def from_definition(cls, judge: dict, seed: int | None = None) -> "JudgeSpec":
         return cls(name=judge["name"], model=judge.get("model", "mock"), api_base=judge.get("api_base") or "",
                    temperature=float(judge.get("temperature", 0.0)), pipeline=judge.get("pipeline", "direct"),
                    runs=int(judge.get("runs", 1)), max_tokens=int(judge.get("max_tokens", 1024)),
-                   timeout=float(judge.get("timeout", 120.0)), seed=seed)
+                   timeout=float(judge.get("timeout", 120.0)), seed=seed,
+                   connection=tuple(sorted(connection_options(judge).items())))
 
     def settings(self, temperature: float | None = None) -> ModelSettings:
         return ModelSettings(model=self.model, api_base=self.api_base or None,
                              temperature=self.temperature if temperature is None else temperature,
-                             seed=self.seed, max_tokens=self.max_tokens, timeout=self.timeout)
+                             seed=self.seed, max_tokens=self.max_tokens, timeout=self.timeout,
+                             **dict(self.connection))
 
 
 @dataclass(frozen=True)

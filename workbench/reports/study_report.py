@@ -9,7 +9,8 @@ from pathlib import Path
 def study_report_text(db, study_id: str, protocol, options: dict) -> str:
     """The report's text; `options` are the protocol's analysis options (comparisons, DQ, progress)."""
     text = protocol.report(db, study_id, options)
-    return text.rstrip("\n") + "\n\n" + counts_section(db, study_id) + "\n" + call_log_section(db, study_id)
+    return (text.rstrip("\n") + "\n\n" + counts_section(db, study_id) + connections_section(db, study_id) + "\n"
+            + call_log_section(db, study_id))
 
 
 def write_study_report(db, study_id: str, protocol, options: dict, out: str | Path) -> Path:
@@ -25,6 +26,18 @@ def counts_section(db, study_id: str) -> str:
 
     lines = study_counts(db, study_id).text().splitlines()
     return "## Runs and calls\n\n" + "".join(f"- {line}\n" for line in lines)
+
+
+def connections_section(db, study_id: str) -> str:
+    """How the gateway adapted its connections to the study's endpoints, if it had to."""
+    from workbench.studies.summary import connection_lines
+
+    lines = connection_lines(db, study_id)
+    if not lines:
+        return ""
+    return ("\n## Connections\n\nThe gateway lowers an endpoint's connections when it interrupts streams or refuses "
+            "calls, and raises them again while calls succeed (slow start, additive increase, multiplicative "
+            "decrease; the project's rule):\n\n" + "".join(f"- {line}\n" for line in lines))
 
 
 def call_log_section(db, study_id: str) -> str:

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from workbench.gateway.api import ModelSettings
+from workbench.gateway.api import ModelSettings, connection_options
 
 
 def study_model_settings(definition: dict, table: str = "model") -> ModelSettings:
     """The settings of a `[model]`-shaped table of the definition (`model`, or e.g. `extractor`)."""
     m = definition[table]
     return ModelSettings(model=m["name"], api_base=m.get("api_base") or None, temperature=m["temperature"],
-                         seed=m.get("seed"), max_tokens=m["max_tokens"], timeout=m.get("timeout", 120.0))
+                         seed=m.get("seed"), max_tokens=m["max_tokens"], timeout=m.get("timeout", 120.0),
+                         **connection_options(m))

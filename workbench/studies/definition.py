@@ -15,6 +15,8 @@ import re
 import tomllib
 from typing import Any
 
+from workbench.gateway.api import CONNECTION_KEYS
+from workbench.studies.connection_keys import check_connection_keys
 from workbench.problems import Problem, key_lines, line_of
 from workbench.protocols import registry
 
@@ -231,7 +233,7 @@ def _simulation(c: StudyChecker, data: dict, definition: dict) -> None:
 
 def _model(c: StudyChecker, data: dict) -> dict:
     t = c.table(data, "model", "model")
-    c.unknown(t, tuple(MODEL_DEFAULTS), "model")
+    c.unknown(t, (*MODEL_DEFAULTS, *CONNECTION_KEYS), "model")
     seed = t.get("seed")
     if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int)):
         c.bad("model.seed", f"must be an integer, not {_type(seed)}")
@@ -244,6 +246,7 @@ def _model(c: StudyChecker, data: dict) -> dict:
         "max_tokens": c.number(t, "max_tokens", "model.max_tokens", MODEL_DEFAULTS["max_tokens"], lo=1,
                                hi=1_000_000, integer=True),
         "timeout": c.number(t, "timeout", "model.timeout", MODEL_DEFAULTS["timeout"], lo=0, lo_open=True),
+        **check_connection_keys(t, "model", c.bad),
     }
 
 
@@ -255,7 +258,7 @@ def _judges(c: StudyChecker, data: dict) -> list[dict]:
     judges, seen = [], set()
     for i, j in enumerate(raw):
         p = f"judges[{i}]"
-        c.unknown(j, ("name", *JUDGE_DEFAULTS), p)
+        c.unknown(j, ("name", *JUDGE_DEFAULTS, *CONNECTION_KEYS), p)
         name = c.string(j, "name", f"{p}.name", allow_empty=False)
         if name in seen:
             c.bad(f"{p}.name", f"judge name '{name}' is used twice")
@@ -274,6 +277,7 @@ def _judges(c: StudyChecker, data: dict) -> list[dict]:
                                     lo=0, hi=2),
             "pipeline": pipeline,
             "runs": runs,
+            **check_connection_keys(j, p, c.bad),
         })
     return judges
 

@@ -28,15 +28,25 @@ import sqlite_utils
 
 from store import cases as case_rows
 from store import studies as study_rows
+from workbench.gateway.api import OPERATIONAL_CONNECTION_KEYS
 from workbench.problems import Problem
 from workbench.studies.definition import StudyError
 
 # Keys that limit how a study runs without shaping any output: outside the freeze, changeable later.
+# The connection keys (a model's connections, timers and key name) may sit in any model table.
 OPERATIONAL_KEYS = ("cost_ceiling",)
 
 
 def frozen_definition(definition: dict) -> dict:
-    return {k: v for k, v in definition.items() if k not in OPERATIONAL_KEYS}
+    return _without_connection_keys({k: v for k, v in definition.items() if k not in OPERATIONAL_KEYS})
+
+
+def _without_connection_keys(value):
+    if isinstance(value, dict):
+        return {k: _without_connection_keys(v) for k, v in value.items() if k not in OPERATIONAL_CONNECTION_KEYS}
+    if isinstance(value, list):
+        return [_without_connection_keys(v) for v in value]
+    return value
 
 
 @dataclass(frozen=True)

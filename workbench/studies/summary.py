@@ -27,7 +27,16 @@ def study_summary(db: sqlite_utils.Database, study_id: str) -> dict:
         "counts": study_counts(db, study_id).to_dict(),  # the same counts as `run` and the report
         "topology": [{k: t[k] for k in ("case_id", "condition", "pattern", "switching_assumption",
                                          "convergent_recommendation")} for t in topology_for_study(db, study_id)],
+        "connections": connection_lines(db, study_id),
     }
+
+
+def connection_lines(db: sqlite_utils.Database, study_id: str) -> list[str]:
+    """How the gateway adapted the connections to this study's endpoints (study show, the report)."""
+    from store.connections import changes_for
+    from workbench.gateway.connections import summary_lines
+
+    return summary_lines(changes_for(db, study_id))
 
 
 def planned_runs(db: sqlite_utils.Database, study: dict) -> list[dict]:
@@ -86,4 +95,5 @@ def summary_text(s: dict) -> str:
     for topo in s["topology"]:
         extra = f" (switching assumption: {topo['switching_assumption']})" if topo["switching_assumption"] else ""
         lines.append(f"topology    {topo['case_id']} {topo['condition']}: {topo['pattern']}{extra}")
+    lines += [f"connections {line.removeprefix('connections ')}" for line in s.get("connections", [])]
     return "\n".join(lines)

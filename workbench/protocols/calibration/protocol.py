@@ -124,7 +124,7 @@ class CalibrationProtocol(StudyProtocol):
 
 def judge_settings(definition: dict, judge_name: str):
     """A judge's model settings: its own model, api_base and temperature; the study's seed and timeout."""
-    from workbench.gateway.api import ModelSettings
+    from workbench.gateway.api import ModelSettings, connection_options
 
     judge = next((j for j in definition.get("judges") or [] if j["name"] == judge_name), None)
     if judge is None:
@@ -133,4 +133,4 @@ def judge_settings(definition: dict, judge_name: str):
     return ModelSettings(model=judge["model"], api_base=judge.get("api_base") or None,
                          temperature=judge.get("temperature", 0.0), seed=model.get("seed"),
                          max_tokens=definition[sec.SECTION]["judge_max_tokens"],
-                         timeout=model.get("timeout", 120.0))
+                         timeout=model.get("timeout", 120.0), **connection_options(judge))

