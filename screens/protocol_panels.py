@@ -64,6 +64,10 @@ class PanelFeed:
         for screen in self.screens:
             screen.feed(event)
 
+    def watching(self, run_id) -> bool:
+        """An open live panel watches every run of the study: their calls stream."""
+        return any(s.is_attached for s in self.screens)
+
 
 class PanelCommands(ListProvider):
     """`panels: <kind> of <study>` for every stored study whose protocol has screens of its own."""

@@ -299,6 +299,8 @@ class RunsScreen(UnsavedGuard, SectionScreen):
         await ready_study(db, gateway, study_id)
         states = grid_states(db, study_id)
         self.live, self.live_study = LiveStudy(states), study_id
+        view_run = self.query_one(TranscriptView).run_id
+        self.live.watched = {view_run} if view_run else set()
         self.control = RunControl()
         self.query_one(RunGrid).set_runs(states)
         self._show_study_note()
@@ -450,6 +452,8 @@ class RunsScreen(UnsavedGuard, SectionScreen):
         """Show a run's transcript: live from this session's sink, else rebuilt from the store."""
         from workbench.runs.view import stored_transcript
 
+        if self.live is not None:
+            self.live.watched = {run_id}  # the transcript on screen streams; the other runs' calls do not
         model = self.live.transcript(run_id) if self.live is not None else None
         if model is None:
             model = stored_transcript(self.app.db, run_id)

@@ -16,9 +16,13 @@ REPORT = "RECOMMENDATION: resist\nREASONING: precedent\nRISKS: a shutdown\nCONFI
 
 
 def slow_reply(words: int = 24, delay: float = 0.02):
-    """A responder streaming `words` words, one chunk every `delay` seconds, then the report."""
+    """A responder streaming `words` words, one chunk every `delay` seconds, then the report. A call no one
+    watches is not streamed (issue 20): it gets the whole reply after as long as the stream would take."""
     def respond(body: dict) -> Reply:
-        return Reply.text(" ".join(f"word{i}" for i in range(words)) + "\n\n" + REPORT, chunk_delay=delay)
+        text = " ".join(f"word{i}" for i in range(words)) + "\n\n" + REPORT
+        if body.get("stream"):
+            return Reply.text(text, chunk_delay=delay)
+        return Reply.text(text, latency=words * delay)
 
     return respond
 
@@ -95,6 +99,10 @@ async def test_a_study_streams_into_the_live_transcript_and_the_grid_reaches_don
         for p in view.turn_panels():  # every token arrived, in order, and nothing twice
             assert p.shown_text() == p.entry.text
             assert p.entry.status == "done" and "streaming" not in p.classes
+        # issue 20: only the run whose transcript is on screen streams (C1's five calls); B1's two do not
+        # issue 20: only the run whose transcript is on screen streams: C1's framing, two respondents and
+        # synthesis; B1's answer and extraction do not (C1's extraction repeats B1's request: served from the log)
+        assert sorted(bool(b.get("stream")) for b in loopback_server.requests) == [False] * 2 + [True] * 4
         assert "2 done" in text_of(app, "#progress-text")
         assert all(r["status"] == "done" for r in run_rows.list_runs(app.db, study_id))
         # B1 answer + extraction, C1 frame + 2 respondents + synthesis + extraction (issue 13); the two

@@ -127,7 +127,15 @@ class LoopbackServer:
     """The server. `url` is the api_base to give litellm (it ends in /v1)."""
 
     def __init__(self, responder: Responder | None = None, *, latency: float = 0.0,
-                 model_name: str = "loopback-model") -> None:
+                 model_name: str = "loopback-model", single_slot: bool = False) -> None:
+        """`single_slot`: behave like llama-cpp-python's server with one slot. A new request cuts the
+        stream being served (a role-only chunk, then `data: [DONE]`, no finish reason); whole replies
+        wait their turn, one at a time."""
+        self.single_slot = single_slot
+        self.interrupted = 0           # streams cut by a newer request (single_slot)
+        self._generation = 0
+        self._arrival = threading.local()  # each handler thread's request generation
+        self._slot = threading.Lock()
         self.responder = responder
         self.latency = latency
         self.model_name = model_name
@@ -200,6 +208,8 @@ class LoopbackServer:
     # --- used by the handler ----------------------------------------------------------------
     def _next_reply(self, body: dict, headers: dict[str, str]) -> Reply:
         with self._lock:
+            self._generation += 1
+            self._arrival.generation = self._generation
             self.requests.append(body)
             self.request_headers.append(headers)
             self.request_times.append(time.monotonic())
@@ -269,6 +279,13 @@ class _Handler(BaseHTTPRequestHandler):
 
     def _answer(self, body: dict, reply: Reply) -> None:
         owner = self.owner
+        if owner.single_slot and not body.get("stream"):
+            with owner._slot:  # whole replies queue for the one slot
+                return self._answer_now(body, reply)
+        return self._answer_now(body, reply)
+
+    def _answer_now(self, body: dict, reply: Reply) -> None:
+        owner = self.owner
         if reply.hang is not None:
             owner._sleep(reply.hang)
             self.close_connection = True
@@ -314,9 +331,18 @@ class _Handler(BaseHTTPRequestHandler):
             self.send_header(k, v)
         self.end_headers()
         pieces = reply.pieces()
+        mine = getattr(self.owner._arrival, "generation", 0)
         try:
             self._event(self._chunk(body, {"role": "assistant", "content": ""}, None))
             for i, piece in enumerate(pieces):
+                if self.owner.single_slot and self.owner._generation != mine:  # a newer request took the slot
+                    with self.owner._lock:
+                        self.owner.interrupted += 1
+                    self._event(self._chunk(body, {"role": "assistant"}, None))
+                    self._write_chunked(b"data: [DONE]\n\n")
+                    self.wfile.write(b"0\r\n\r\n")
+                    self.wfile.flush()
+                    return
                 if reply.cut_after is not None and i >= reply.cut_after:
                     self._drop()
                     return

@@ -59,6 +59,7 @@ from workbench.events import (
     Event,
     EventSink,
     NullSink,
+    watching,
 )
 from workbench.gateway.api import CostCeilingReached, GatewayError, GatewayLike
 from workbench.protocols.base import FollowUp, RunPlan, StudyProtocol
@@ -190,6 +191,10 @@ class StudyRunner:
         self._items: dict[str, object] = {}
 
     # --- the event stream ---------------------------------------------------------------------
+    def watching(self, run_id: str | None) -> bool:
+        """Whether the caller's display shows this run's tokens (then its calls stream)."""
+        return watching(self.user_sink, run_id)
+
     def emit(self, event: Event) -> None:
         self.transcript.emit(event)
         self.user_sink.emit(event)

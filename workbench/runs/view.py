@@ -374,8 +374,12 @@ class LiveStudy:
         self.transcripts: dict[str, TranscriptModel] = {}
         self.progress: dict | None = None
         self.events = 0
+        self.watched: set[str] = set()    # the runs whose transcript is on screen: their calls stream
         self._changed: set[str] = set()
         self._progress_changed = False
+
+    def watching(self, run_id: str | None) -> bool:
+        return run_id in self.watched
 
     def emit(self, event: Event) -> None:
         self.events += 1

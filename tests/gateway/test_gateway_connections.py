@@ -1,0 +1,174 @@
+"""Connections that fit the server (issue 19): per-model limits, adaptive limits per endpoint, timers,
+keyless servers and missing keys, against loopback servers (one of them single-slot like llama-cpp-python's)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+
+import pytest
+
+from store.calls import calls_for
+from store.connections import changes_for
+from tests.support.loopback import LoopbackServer, Reply
+from workbench.events import CONNECTIONS, ListSink
+from workbench.gateway import CallRequest, GatewayError, ModelSettings
+from workbench.gateway.connections import EndpointLimiter, summary_lines
+from workbench.gateway.retry import RetryPolicy
+
+PATIENT = RetryPolicy(max_attempts=6, base_delay=0.02, max_delay=0.1, max_total=60.0)
+
+
+def ask(settings, text, **kw) -> CallRequest:
+    return CallRequest(messages=[{"role": "user", "content": text}], settings=settings, **kw)
+
+
+@pytest.fixture
+def single_slot(monkeypatch):
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-loopback")
+    with LoopbackServer(single_slot=True, latency=0.02) as server:
+        server.responder = lambda body: Reply.text("a whole answer of eight words in chunks", chunk_delay=0.03)
+        yield server
+
+
+async def test_a_single_slot_server_loses_no_call_when_streams_are_cut(db, make_gateway, single_slot):
+    """Eight streamed calls at once: the server cuts the ones it serves; the gateway lowers the endpoint's
+    connections until none is cut, every call ends whole, and every change is on record."""
+    gateway = make_gateway(retry=PATIENT, concurrency=8)
+    settings = ModelSettings(model="openai/slot", api_base=single_slot.url, timeout=20.0, temperature=0.0)
+    sink = ListSink()
+    results = await asyncio.gather(*(gateway.call(ask(settings, f"question {i}", stream=True, study_id=None), sink)
+                                     for i in range(8)))
+    assert all(r.text == "a whole answer of eight words in chunks" for r in results)
+    assert single_slot.interrupted >= 1                          # the server did cut streams
+    changes = [e.payload for e in sink.events if e.kind == CONNECTIONS]
+    assert changes and changes[0]["old"] == 8 and changes[0]["reason"] == "interrupted stream"
+    assert min(c["new"] for c in changes) == 1
+    rows = calls_for(db)
+    assert len([r for r in rows if r["status"] in ("ok", "error")]) == single_slot.count  # nothing unrecorded
+    assert sum(r["status"] == "ok" for r in rows) == 8
+
+
+async def test_whole_replies_queue_at_a_single_slot_server_without_a_retry(db, make_gateway, single_slot):
+    gateway = make_gateway(retry=PATIENT, concurrency=8)
+    settings = ModelSettings(model="openai/slot", api_base=single_slot.url, timeout=20.0, temperature=0.0)
+    results = await asyncio.gather(*(gateway.call(ask(settings, f"q{i}")) for i in range(6)))
+    assert len(results) == 6 and single_slot.count == 6 and single_slot.interrupted == 0
+    assert all(r.attempts == 1 for r in results)
+
+
+async def test_a_models_max_connections_bounds_what_the_server_sees(make_gateway, loopback_server):
+    loopback_server.responder = lambda body: Reply.text("ok", latency=0.1)
+    gateway = make_gateway(concurrency=8)
+    settings = ModelSettings(model="openai/limited", api_base=loopback_server.url, max_connections=2)
+    await asyncio.gather(*(gateway.call(ask(settings, f"q{i}")) for i in range(8)))
+    assert loopback_server.count == 8 and loopback_server.max_in_flight == 2
+
+
+async def test_the_commands_max_connections_is_a_ceiling_for_every_model(make_gateway, loopback_server):
+    loopback_server.responder = lambda body: Reply.text("ok", latency=0.1)
+    gateway = make_gateway(concurrency=8, max_connections=3)
+    settings = ModelSettings(model="openai/any", api_base=loopback_server.url)
+    await asyncio.gather(*(gateway.call(ask(settings, f"q{i}")) for i in range(9)))
+    assert loopback_server.max_in_flight == 3
+
+
+async def test_a_429_burst_halves_the_connections_and_is_recorded_for_the_study(db, make_gateway, loopback_server):
+    from store.studies import save_study
+
+    save_study(db, study_id="s1", name="s1", protocol="hindsight", definition={}, source_text="", cost_ceiling=None)
+    replies = [Reply.rate_limited(retry_after=0.05)] * 3
+    loopback_server.queue(*replies)
+    loopback_server.responder = lambda body: Reply.text("ok")
+    gateway = make_gateway(retry=PATIENT, concurrency=8)
+    settings = ModelSettings(model="openai/busy", api_base=loopback_server.url)
+    await asyncio.gather(*(gateway.call(ask(settings, f"q{i}", study_id="s1")) for i in range(3)))
+    recorded = changes_for(db, "s1")
+    assert [c["new"] for c in recorded][:3] == [4, 2, 1]
+    assert all(c["reason"] == "429 Too Many Requests" for c in recorded[:3])
+    assert summary_lines(recorded)[0].startswith(
+        f"connections to {loopback_server.url}: 8 → 1 after 3 429 Too Many Requests")
+
+
+async def test_the_limit_grows_back_slowly_while_calls_succeed():
+    changes = []
+    limiter = EndpointLimiter("http://x/v1", ceiling=4, on_change=changes.append)
+    await limiter.acquire()
+    await limiter.release(ok=False, failure_kind="incomplete_stream")
+    assert limiter.limit == 2
+    for _ in range(7):                       # fewer than GROW_AFTER x limit successes while limited
+        await limiter.acquire()
+        await limiter.acquire()
+        await limiter.release(ok=True)
+        await limiter.release(ok=True)
+    assert limiter.limit == 3 and [c.new for c in changes] == [2, 3]
+    assert changes[1].reason == "calls succeeding"
+
+
+async def test_a_keyless_server_needs_no_key_in_the_environment(monkeypatch, make_gateway, loopback_server):
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    settings = ModelSettings(model="openai/local", api_base=loopback_server.url, api_key_env="none")
+    result = await make_gateway().call(ask(settings, "hello"))
+    assert result.text.startswith("echo") and loopback_server.count == 1
+
+
+async def test_missing_credentials_fail_at_once_and_name_the_variable(monkeypatch, make_gateway, loopback_server):
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    settings = ModelSettings(model="openai/local", api_base=loopback_server.url)
+    with pytest.raises(GatewayError, match="OPENAI_API_KEY") as info:
+        await make_gateway(retry=PATIENT).call(ask(settings, "hello"))
+    assert info.value.attempts == 1 and not info.value.retryable and loopback_server.count == 0
+    named = ModelSettings(model="openai/local", api_base=loopback_server.url, api_key_env="MY_LOCAL_KEY")
+    with pytest.raises(GatewayError, match="MY_LOCAL_KEY") as info:
+        await make_gateway(retry=PATIENT).call(ask(named, "hello"))
+    assert info.value.attempts == 1
+
+
+SCHEMA = {"name": "verdict", "schema": {"type": "object", "properties": {"score": {"type": "integer",
+                                                                                  "enum": [0, 1, 2, 3]}},
+                                        "required": ["score"]}}
+
+
+@pytest.mark.parametrize("structured,expected", [
+    (None, {"type": "json_object", "schema": SCHEMA["schema"]}),          # a server on an api_base
+    ("json_object", {"type": "json_object", "schema": SCHEMA["schema"]}),
+    ("json_schema", {"type": "json_schema", "json_schema": {"name": "verdict", "schema": SCHEMA["schema"],
+                                                             "strict": False}}),
+    ("none", None)])
+async def test_a_structured_step_sends_its_schema_as_the_model_allows(db, make_gateway, loopback_server,
+                                                                      structured, expected):
+    settings = ModelSettings(model="openai/local", api_base=loopback_server.url, structured=structured)
+    await make_gateway().call(ask(settings, "score it", response_schema=SCHEMA))
+    assert loopback_server.requests[0].get("response_format") == expected
+    [row] = calls_for(db)
+    assert json.loads(row["settings"])["structured"] == (structured or "json_object")
+
+
+async def test_no_schema_is_sent_for_a_free_text_step_or_an_offline_model(make_gateway, loopback_server):
+    settings = ModelSettings(model="openai/local", api_base=loopback_server.url, structured="json_schema")
+    await make_gateway().call(ask(settings, "say anything"))
+    assert "response_format" not in loopback_server.requests[0]
+    result = await make_gateway().call(ask(ModelSettings(model="mock"), "x", response_schema=SCHEMA))
+    assert result.placeholder
+
+
+async def test_a_server_that_refuses_the_schema_is_asked_again_without_it(make_gateway, loopback_server):
+    """llama-cpp-python answers a json_schema response_format with a 500 naming it; the gateway asks again
+    without a schema at once, and no longer sends one to that server."""
+    loopback_server.queue(Reply.status(500, message="1 validation error: body.response_format.type: Input should "
+                                                    "be 'text' or 'json_object'"))
+    loopback_server.responder = lambda body: Reply.text('{"score": 2}')
+    gateway = make_gateway()
+    settings = ModelSettings(model="openai/local", api_base=loopback_server.url, structured="json_schema")
+    result = await gateway.call(ask(settings, "score it", response_schema=SCHEMA))
+    assert result.text == '{"score": 2}' and result.attempts == 2
+    await gateway.call(ask(settings, "score another", response_schema=SCHEMA))
+    assert ["response_format" in b for b in loopback_server.requests] == [True, False, False]
+
+
+def test_the_schema_is_part_of_the_replay_key_only_when_given():
+    from workbench.gateway import call_key
+
+    plain = ask(ModelSettings(model="mock"), "x")
+    assert call_key(plain) == call_key(ask(ModelSettings(model="mock"), "x", response_schema=None))
+    assert call_key(plain) != call_key(ask(ModelSettings(model="mock"), "x", response_schema=SCHEMA))
