@@ -1,8 +1,9 @@
 """The transcript sink: stores a run's events in the store as they happen.
 
 Tokens are for live viewers only: the finished text of every turn is in its
-`turn_finished` event. Study-level progress and events without a run (the P1
-topology step, whose result is in the topology table) are not stored either.
+`turn_finished` event. Nor are a call's waiting and sending (display states; the
+call itself is in the call log). Study-level progress and events without a run
+(the P1 topology step, whose result is in the topology table) are not stored either.
 """
 
 from __future__ import annotations
@@ -12,9 +13,9 @@ from datetime import datetime, timezone
 import sqlite_utils
 
 from store.events import append_event
-from workbench.events import PROGRESS, TOKEN, Event
+from workbench.events import CALL_SENT, CALL_WAITING, PROGRESS, TOKEN, Event
 
-NOT_STORED = frozenset({TOKEN, PROGRESS})
+NOT_STORED = frozenset({TOKEN, PROGRESS, CALL_WAITING, CALL_SENT})
 
 
 class TranscriptSink:
