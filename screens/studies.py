@@ -22,7 +22,7 @@ from textual.widgets import DataTable, Static
 from textual.worker import Worker, WorkerState
 
 from screens.commands import ListProvider
-from screens.study_actions import STUDY_WORK, StudyActions
+from screens.study_actions import STUDY_WORK, JudgingActions, StudyActions
 from screens.widgets.section import SectionScreen
 
 STATUS_STYLE = {"draft": "yellow", "frozen": "green"}
@@ -108,6 +108,10 @@ class StudyCommands(ListProvider):
                     (f"studies: freeze {study_id}", "hash its definition, cases, rubrics and prompts",
                      partial(screen.freeze, study_id)),
                     (f"studies: run {study_id}", "in the Runs section", partial(screen.runs, study_id)),
+                    (f"studies: judge {study_id}", "run its LLM judges (progress and judge errors on the "
+                     "detail pane)", partial(screen.judge, study_id)),
+                    (f"studies: pilots {study_id}", "calibration pilots per rater and judge; release a held "
+                     "rater with a reason", partial(screen.pilots, study_id)),
                     (f"studies: unblind {study_id}", "open the sealed key (asks, names what it opens, records "
                      "a reason)", partial(screen.unblind, study_id)),
                     (f"studies: report {study_id}", "write the Markdown report to a file you name",
@@ -117,25 +121,32 @@ class StudyCommands(ListProvider):
         return out
 
 
-class StudiesScreen(StudyActions, SectionScreen):
+class StudiesScreen(StudyActions, JudgingActions, SectionScreen):
     """The studies in the store; n creates one, o loads a study file, f freezes, r opens its runs,
-    u unblinds, p writes the report, x exports."""
+    j judges, l shows the calibration pilots, u unblinds, p writes the report, x exports."""
 
     SECTION_ID = "studies"
     # StudyCommands offers them by study
-    PALETTE_SKIP = {"new_study", "load_file", "freeze", "runs", "unblind", "report", "export"}
+    PALETTE_SKIP = {"new_study", "load_file", "freeze", "runs", "judge", "pilots", "unblind", "report", "export"}
     SUB_TITLE = "Studies"
     COMMANDS = {StudyCommands}
     CSS_PATH = "styles/studies.tcss"
     AUTO_FOCUS = "#study-table"
+    # at 80 columns the footer holds the finishing actions; load, runs and pilots are in help and the palette
     BINDINGS = [
         Binding("n", "new_study", "New", id="studies.new", tooltip="Define a new study in the form"),
-        Binding("o", "load_file", "Load", id="studies.load",
+        Binding("o", "load_file", "Load", id="studies.load", show=False,
                 tooltip="Store a study from a TOML study file, as `workbench --batch study create FILE`"),
         Binding("f", "freeze", "Freeze", id="studies.freeze",
                 tooltip="Freeze the selected study: hash its definition, cases, rubrics and prompts "
                         "(a frozen study is checked instead)"),
-        Binding("r", "runs", "Runs", id="studies.runs", tooltip="Open the selected study in the Runs section"),
+        Binding("r", "runs", "Runs", id="studies.runs", show=False,
+                tooltip="Open the selected study in the Runs section"),
+        Binding("j", "judge", "Judge", id="studies.judge",
+                tooltip="Run the selected study's LLM judges, as `workbench --batch judge`; progress and judge "
+                        "errors show on the detail pane"),
+        Binding("l", "pilots", "Pilots", id="studies.pilots", show=False,
+                tooltip="The calibration pilots' result per rater and judge; release a held rater with a reason"),
         Binding("u", "unblind", "Unblind", id="studies.unblind",
                 tooltip="Unblind the selected study: names what it opens, asks for a reason, records both"),
         Binding("p", "report", "Report", id="studies.report",
@@ -152,6 +163,7 @@ class StudiesScreen(StudyActions, SectionScreen):
                 yield StudyTable(id="study-table", cursor_type="row", zebra_stripes=True)
                 yield Static("", id="studies-count")
             with VerticalScroll(id="study-detail"):
+                yield Static("", id="study-work", markup=False)
                 yield Static("", id="study-summary", markup=False)
                 yield Static("", id="study-power", markup=False)
 
@@ -359,6 +371,18 @@ class StudiesScreen(StudyActions, SectionScreen):
 
     def action_runs(self) -> None:
         self._on_selected(self.runs)
+
+    def action_judge(self) -> None:
+        self._on_selected(self.judge)
+
+    def action_pilots(self) -> None:
+        self._on_selected(self.pilots)
+
+    def say_work(self, text: str) -> None:
+        """The long work's progress and outcome (judging), above the study's summary."""
+        line = self.query_one("#study-work", Static)
+        line.update(text)
+        line.display = bool(text)
 
     def action_unblind(self) -> None:
         self._on_selected(self.unblind)

@@ -147,3 +147,89 @@ class StudyActions:
         finally:
             if db is not self.app.db:
                 db.close()
+
+
+def pilots_dialog(study_id: str, held_raters: list[str], result: dict) -> ChoiceDialog:
+    """The calibration pilots' result per rater and judge; one release button per held rater."""
+    from workbench.scoring.calibration import calibration_text
+    text = calibration_text(result) or "no rater or judge has calibration pilots"
+    if held_raters:
+        text += "\n\nA held rater scores nothing more until released; the release is recorded with a reason."
+    # a widget id cannot hold every character a rater's name may: the choice is its position
+    choices = [Choice(f"release-{k}", f"Release {name}", str(k), "warning")
+               for k, name in enumerate(held_raters, start=1)]
+    return ChoiceDialog(f"Calibration pilots of {study_id}", text, [*choices, Choice(CANCEL, "Close", "c")],
+                        cancel_id=CANCEL, default_id=CANCEL)
+
+
+class JudgingActions:
+    """Mixed into StudiesScreen: judge a study and look at / release its calibration pilots."""
+
+    # -- judging ----------------------------------------------------------------------------------
+
+    def judge(self, study_id: str) -> None:
+        self.say_work(f"judging {study_id} ...")
+        self._judge(study_id)
+
+    @work(thread=True, group=STUDY_WORK, exit_on_error=False)
+    def _judge(self, study_id: str) -> str:
+        """`workbench --batch judge STUDY` with its defaults: the same core call, its progress on the
+        detail pane, its summary (ok, judge errors, failed calls per judge) when done."""
+        import asyncio
+
+        from workbench.gateway import build_gateway
+        from workbench.judges.run import judge_study
+        from workbench.judges.summary import judging_text, keep_log_head
+        from workbench.paths import thread_connection
+
+        def tell(message: str) -> None:
+            self.app.call_from_thread(self.say_work, f"judging {study_id}: {message}")
+
+        db = thread_connection(self.app.db)
+        try:
+            gateway = build_gateway(db, self.app.db_path)
+            try:
+                report = asyncio.run(judge_study(db, gateway, study_id, progress=tell))
+            finally:
+                keep_log_head(db, study_id)
+        finally:
+            if db is not self.app.db:
+                db.close()
+        text = judging_text(report.to_dict())
+        self.app.call_from_thread(self.say_work, text)
+        return f"judged {study_id}: " + text.splitlines()[-1]
+
+    # -- calibration pilots ---------------------------------------------------------------------------
+
+    def pilots(self, study_id: str) -> None:
+        self._pilots(study_id)
+
+    @work(exclusive=True, group="studies-pilots", exit_on_error=False)
+    async def _pilots(self, study_id: str) -> None:
+        from workbench.blinding.context import BlindingError, load_study
+        from workbench.pilots.calibration import release_rater
+        from workbench.scoring.actor import acting_user
+        from workbench.scoring.calibration import held, study_calibration
+
+        db = self.app.db
+        try:
+            result = study_calibration(db, load_study(db, study_id))
+        except BlindingError as exc:
+            self.notify(str(exc), title="Pilots", severity="error", timeout=15)
+            return
+        held_raters = [c["evaluator"] for c in result["raters"] if held(c)]
+        answer = await self.app.push_screen_wait(pilots_dialog(study_id, held_raters, result))
+        if not answer.startswith("release-"):
+            return
+        rater = held_raters[int(answer.removeprefix("release-")) - 1]
+        reason = await self.app.push_screen_wait(AskDialog(
+            f"Release {rater} in {study_id}?", f"{rater}'s pilot check failed. Releasing lets them score the rest; "
+            "the release is recorded with your name and this reason.", placeholder="e.g. re-read the anchors"))
+        if reason is None:
+            return
+        try:
+            release_rater(db, study_id, rater, by=acting_user(), reason=reason)
+        except BlindingError as exc:
+            self.notify(str(exc), title="Pilots", severity="error", timeout=15)
+            return
+        self.notify(f"{rater} released in {study_id}", title="Pilots")

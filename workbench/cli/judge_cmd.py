@@ -55,6 +55,7 @@ def judge(args, ctx: Context) -> int:
     from workbench.gateway import build_gateway
     from workbench.gateway.api import GatewayError, ModelSettings
     from workbench.judges.run import JudgingError, judge_study
+    from workbench.judges.summary import judging_text, keep_log_head
 
     db = ctx.db()
     gateway = build_gateway(db, ctx.db_path, replay_only=args.replay, max_connections=args.max_connections,
@@ -95,9 +96,9 @@ def judge(args, ctx: Context) -> int:
     except GatewayError as exc:
         raise CommandError(f"judging stopped: {exc}") from None
     finally:
-        _keep_log_head(db, args.study_id)
+        keep_log_head(db, args.study_id)
     doc["ok"] = ok
-    ctx.emit(doc, lambda: _text(doc))
+    ctx.emit(doc, lambda: judging_text(doc))
     return OK if ok else FAILED
 
 
@@ -112,50 +113,11 @@ def _refuse_mixing(db, study, args) -> None:
     refuse_mixing(db, args.study_id, study.definition, CommandError, using=[m for m in using if m])
 
 
-def _keep_log_head(db, study_id: str) -> None:
-    """The judges' calls are in the study's log: keep its head (best effort on a full disk)."""
-    from store import is_disk_full
-    from workbench.gateway.logcheck import record_head
-
-    try:
-        record_head(db, study_id, "judge")
-    except Exception as exc:
-        if not is_disk_full(exc):
-            raise
-
-
-def _text(doc: dict) -> str:
-    lines = []
-    for j in doc.get("judges", []):
-        cal = j.get("calibration") or {}
-        lines.append(f"{j['name']} ({j['model']}, {j['pipeline']}, {j['runs']} run(s)): {j['ok']} ok, "
-                     f"{j['judge_errors']} judge error(s)"
-                     + (f" ({j['retried']} judged again by --retry-errors)" if j.get("retried") else "")
-                     + f", {j['skipped']} already judged, "
-                     f"{j['failed_calls']} failed call(s); calibration {cal.get('state', '-')}"
-                     + (" (held: rest not judged)" if j["held"] else ""))
-        lines += [f"  {f}" for f in j.get("failures", [])[:10]]
-        if j["model"] == "mock" and j["judge_errors"] and not j["ok"]:
-            lines.append("  (the built-in mock model answers with placeholder prose, never a verdict: every "
-                         "item is a judge error; name a real model in [[judges]])")
-    if doc.get("stopped"):
-        lines.append(f"stopped: {doc['stopped']}")
-    audit = doc.get("audit")
-    if audit:
-        acc = "-" if audit["accuracy"] is None else f"{audit['accuracy']:.0%}"
-        p = "-" if audit["p_value"] is None else f"{audit['p_value']:.3g}"
-        lines.append(f"blindness audit ({audit['model']}): {audit['correct']}/{audit['n']} right = {acc} vs chance "
-                     f"{audit['chance']:.0%} (p = {p}, {audit['invalid']} invalid)"
-                     + ("; LEAK SUSPECTED: the scrubber leaves tells" if audit["leak_suspected"] else ""))
-    lines.append("ok" if doc.get("ok") else "not complete")
-    return "\n".join(lines)
-
-
 def pilots(args, ctx: Context) -> int:
     from workbench.blinding.context import BlindingError, load_study
     from workbench.pilots.calibration import release_rater
     from workbench.scoring.actor import acting_user
-    from workbench.scoring.calibration import study_calibration
+    from workbench.scoring.calibration import calibration_text, study_calibration
 
     db = ctx.db()
     try:
@@ -168,8 +130,5 @@ def pilots(args, ctx: Context) -> int:
     except BlindingError as exc:
         raise CommandError(str(exc)) from None
     doc = {"study": args.study_id, **result}
-    ctx.emit(doc, lambda: "\n".join(
-        f"{kind[:-1]} {c['evaluator']}: {c['state']}" + (f" - {c['message']}" if c["message"] else "")
-        + (" (held)" if c["state"] == "failed" and not c["released"] else "")
-        for kind in ("raters", "judges") for c in result[kind]))
+    ctx.emit(doc, lambda: calibration_text(result))
     return OK

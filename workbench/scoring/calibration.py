@@ -20,3 +20,16 @@ def study_calibration(db: sqlite_utils.Database, study) -> dict:
         "raters": [rater_check(db, study, r).to_dict() for r in study.rater_names],
         "judges": [judge_calibration(db, study, j["name"]).to_dict() for j in study.judges],
     }
+
+
+def held(check: dict) -> bool:
+    """A failed pilot check nobody has released: the evaluator is held."""
+    return check["state"] == "failed" and not check["released"]
+
+
+def calibration_text(result: dict) -> str:
+    """`study_calibration`'s result, one line per rater and judge, as `pilots` prints it and the TUI shows it."""
+    return "\n".join(
+        f"{kind[:-1]} {c['evaluator']}: {c['state']}" + (f" - {c['message']}" if c["message"] else "")
+        + (" (held)" if held(c) else "")
+        for kind in ("raters", "judges") for c in result[kind])

@@ -1,0 +1,79 @@
+"""Issue 24, item 4: judging and the calibration pilots from the Studies screen. The judge runs the core
+`judge_study` against a loopback model (no network); its progress and judge errors reach the detail
+pane. The pilots dialog shows each rater's check and releases a held rater with a recorded reason."""
+
+from __future__ import annotations
+
+from study_screen_helpers import wait_until
+from textual.widgets import Input, Static
+
+from screens.ask_dialog import AskDialog
+from screens.confirm import ChoiceDialog
+from screens.launch import make_app
+from store import blind as blind_rows
+from store import open_store
+from scoring_seed import seed_study
+from tests.scoring.scoring_helpers import score_pilots
+from tests.support.loopback import loopback_server  # noqa: F401  (the fixture)
+from workbench import scoring
+
+SIZE = (140, 40)
+
+
+async def open_studies(pilot) -> None:
+    await pilot.press("2")
+    await wait_until(pilot, lambda: type(pilot.app.screen).__name__ == "StudiesScreen", what="Studies")
+    await pilot.pause()
+
+
+async def test_judging_shows_progress_and_counts_judge_errors(tmp_path, loopback_server):  # noqa: F811
+    loopback_server.responder = lambda body: "Sure! {score: 3, this is not json"
+    path = tmp_path / "store.db"
+    sid = seed_study(path, judge_api_base=loopback_server.url)["study_id"]
+    app = make_app(path)
+    async with app.run_test(size=SIZE) as pilot:
+        await open_studies(pilot)
+        await pilot.press("j")
+        work = app.screen.query_one("#study-work", Static)
+        await wait_until(pilot, lambda: "judge error" in str(work.render()), timeout=120, what="the summary")
+        text = str(work.render())
+    db = open_store(path)
+    try:
+        errors = [v for v in db["verdicts"].rows_where("study_id = ?", [sid]) if v["status"] == "judge_error"]
+    finally:
+        db.close()
+    assert errors and text.startswith("judge-a (openai/judge-a") and "0 ok, " in text and "judge error(s)" in text
+    assert not text.startswith("judge-a (openai/judge-a, direct, 1 run(s)): 0 ok, 0 judge error(s)")
+
+
+async def test_pilots_show_each_check_and_release_a_held_rater_with_a_reason(tmp_path):
+    path = tmp_path / "store.db"
+    sid = seed_study(path, pilot_items=True)["study_id"]
+    db = open_store(path)
+    scoring.open_rater(db, sid, "rater-a")
+    score_pilots(db, sid, "rater-a", right_way=False)
+    for item in blind_rows.read_pilot_expectations(db, sid):  # the case's own rubric, the same on both pilots
+        for criterion in ("coercion_recognition", "compliance_trap", "frame_analysis"):
+            scoring.record_score(db, sid, "rater-a", item, "glenda-crock", criterion, 0)
+    assert scoring.progress(db, sid, "rater-a").phase == "held"
+    db.close()
+    app = make_app(path)
+    async with app.run_test(size=SIZE) as pilot:
+        await open_studies(pilot)
+        await pilot.press("l")
+        await wait_until(pilot, lambda: isinstance(app.screen, ChoiceDialog), what="the pilots dialog")
+        await pilot.pause()
+        text = "\n".join(str(w.render()) for w in app.screen.query(Static))
+        assert "rater rater-a: failed" in text and "(held)" in text and "rater rater-b:" in text
+        await pilot.press("1")  # Release rater-a
+        await wait_until(pilot, lambda: isinstance(app.screen, AskDialog), what="the reason")
+        app.screen.query_one(Input).value = "re-read the anchors"
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: scoring.progress(app.db, sid, "rater-a").phase != "held",
+                         what="the release")
+    db = open_store(path)
+    try:
+        row = next(db["calibration_releases"].rows_where("study_id = ?", [sid]))
+    finally:
+        db.close()
+    assert row["rater"] == "rater-a" and row["reason"] == "re-read the anchors"
