@@ -39,8 +39,9 @@ def find_ok_call(db: sqlite_utils.Database, call_key: str, study_id: str | None)
 
 
 def spent(db: sqlite_utils.Database, *, study_id: str | None = None, run_id: str | None = None) -> dict:
-    """Totals of the calls that reached a model (status ok or error; replays cost nothing)."""
-    where, params = ["status != 'replayed'"], []
+    """Totals of the calls that reached a model (status ok or error; replays cost nothing; attempts cancelled
+    by the caller, which may not have reached it, are counted apart)."""
+    where, params = ["status IN ('ok', 'error')"], []
     if study_id is not None:
         where.append("study_id = ?")
         params.append(study_id)
@@ -53,11 +54,11 @@ def spent(db: sqlite_utils.Database, *, study_id: str | None = None, run_id: str
         f"FROM calls WHERE {' AND '.join(where)}",
         params,
     ).fetchone()
-    replayed = db.execute(
-        "SELECT count(*) FROM calls WHERE status = 'replayed'"
-        + "".join(f" AND {w}" for w in where[1:]), params).fetchone()[0]
+    replayed, cancelled = (db.execute(
+        f"SELECT count(*) FROM calls WHERE status = '{status}'" + "".join(f" AND {w}" for w in where[1:]),
+        params).fetchone()[0] for status in ("replayed", "cancelled"))
     return {"attempts": row[0], "ok": row[1] or 0, "input_tokens": row[2], "output_tokens": row[3],
-            "cost": row[4], "cost_unknown_calls": row[5] or 0, "replayed": replayed}
+            "cost": row[4], "cost_unknown_calls": row[5] or 0, "replayed": replayed, "cancelled": cancelled}
 
 
 def calls_for(db: sqlite_utils.Database, *, study_id: str | None = None, run_id: str | None = None,
@@ -83,6 +84,25 @@ def log_record(db: sqlite_utils.Database, study_id: str | None) -> dict[int, str
     """The store's own record of a study's call log: line number -> that line's hash, per call."""
     return {line: digest for line, digest in db.execute(
         "SELECT log_line, log_hash FROM calls WHERE study_id IS ? AND log_line IS NOT NULL", [study_id])}
+
+
+def record_log_repair(db: sqlite_utils.Database, study_id: str | None, line: int, removed: int) -> None:
+    from store.cases import now
+
+    with writer(db):
+        db["call_log_repairs"].insert({"study_id": study_id, "line": line, "bytes": removed, "at": now()})
+
+
+def log_repairs(db: sqlite_utils.Database, study_id: str | None) -> list[dict]:
+    return [dict(r) for r in db.query(
+        "SELECT line, bytes, at FROM call_log_repairs WHERE study_id IS ? ORDER BY id", [study_id])]
+
+
+def log_rows(db: sqlite_utils.Database, study_id: str | None) -> dict[int, dict]:
+    """line number -> the store's copy of what the call log holds there (to compare the two sides)."""
+    return {r["log_line"]: dict(r) for r in db.query(
+        "SELECT id, log_line, call_key, status, response FROM calls WHERE study_id IS ? AND log_line IS NOT NULL",
+        [study_id])}
 
 
 def record_log_head(db: sqlite_utils.Database, study_id: str | None, lines: int, head: str, by: str) -> None:

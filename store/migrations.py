@@ -482,3 +482,19 @@ def connection_changes(db: sqlite_utils.Database) -> None:
         CREATE INDEX idx_connection_changes_study ON connection_changes (study_id, id)
     """):
         db.execute(statement)
+
+
+@migrations(name="0008_call_log_repairs")
+def call_log_repairs(db: sqlite_utils.Database) -> None:
+    # A torn last line of a call log (a full disk, a crash mid-write) that the store never recorded is cut
+    # away before the next call; each cut is kept here and named by `log verify`.
+    for statement in _statements("""
+        CREATE TABLE call_log_repairs (
+            id INTEGER PRIMARY KEY,
+            study_id TEXT,                          -- NULL: the log of calls outside any study
+            line INTEGER NOT NULL,                  -- the torn line's number
+            bytes INTEGER NOT NULL,                 -- how many bytes were removed
+            at TEXT NOT NULL
+        )
+    """):
+        db.execute(statement)

@@ -93,4 +93,4 @@ async def test_a_cancelled_call_is_on_record(db, make_gateway, remote, loopback_
     with pytest.raises(asyncio.CancelledError):
         await task
     [row] = calls_for(db)
-    assert row["status"] == "error" and row["error"] == "cancelled by the caller"
+    assert row["status"] == "cancelled" and row["error"] == "cancelled by the caller"

@@ -64,7 +64,7 @@ def test_a_signal_ends_judge_cleanly_and_a_rerun_judges_the_rest(sig, tmp_path, 
 
         db = open_store(path)
         cancelled = list(db["calls"].rows_where(
-            "role = 'judge' AND status = 'error' AND error = 'cancelled by the caller'"))
+            "role = 'judge' AND status = 'cancelled' AND error = 'cancelled by the caller'"))
         before = judged_pairs(db)
         db.close()
         assert cancelled, "the in-flight judge call was not recorded"

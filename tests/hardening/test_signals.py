@@ -52,7 +52,7 @@ def test_a_signal_interrupts_the_runs_records_in_flight_calls_and_resume_finishe
 
         store = open_store(db)
         statuses = {r["status"] for r in list_runs(store, "sig-study")}
-        cancelled = list(store["calls"].rows_where("status = 'error' AND error = 'cancelled by the caller'"))
+        cancelled = list(store["calls"].rows_where("status = 'cancelled' AND error = 'cancelled by the caller'"))
         store.close()
         assert "interrupted" in statuses and statuses <= {"interrupted", "done"}, statuses
         assert cancelled, "the in-flight attempt was not recorded"

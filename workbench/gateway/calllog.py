@@ -36,12 +36,55 @@ def log_name(study_id: str | None) -> str:
     return re.sub(r"[^A-Za-z0-9._-]", "_", study_id) + ".jsonl"
 
 
+class TornTail(Exception):
+    """The log ends in a partial line (a full disk or a crash mid-write): `line` is its number, `keep` the
+    length of the file up to the last whole line, `size` the file's length when it was read."""
+
+    def __init__(self, path: Path, line: int, keep: int, size: int) -> None:
+        super().__init__(f"{path}: line {line} is torn ({size - keep} bytes without an end)")
+        self.path, self.line, self.keep, self.size = path, line, keep, size
+
+    @property
+    def bytes(self) -> int:
+        return self.size - self.keep
+
+
 class CallLog:
-    """Appends to one log file. Safe across processes (an exclusive flock around each append)."""
+    """Appends to one log file. Safe across processes (an exclusive flock around each append).
+
+    A torn last line is never appended after: `append` raises TornTail, and the gateway decides (cut the
+    line away if the store never recorded it, stop if it did) before any request is made."""
 
     def __init__(self, path: Path) -> None:
         self.path = Path(path)
         self._tail: tuple[int, int, str] | None = None  # (file size, last seq, last hash) we wrote
+
+    def check_tail(self) -> None:
+        """Raise TornTail if the log ends in a partial line."""
+        if not self.path.is_file():
+            return
+        with open(self.path, "rb") as fh:
+            fcntl.flock(fh.fileno(), fcntl.LOCK_SH)
+            try:
+                size = fh.seek(0, os.SEEK_END)
+                if self._tail and self._tail[0] == size:
+                    return
+                _last_link(fh, size, self.path)
+            finally:
+                fcntl.flock(fh.fileno(), fcntl.LOCK_UN)
+
+    def cut_tail(self, torn: TornTail) -> None:
+        """Remove a torn last line (the caller checked that the store never recorded it)."""
+        with open(self.path, "r+b") as fh:
+            fcntl.flock(fh.fileno(), fcntl.LOCK_EX)
+            try:
+                if fh.seek(0, os.SEEK_END) != torn.size:  # another process changed it since: look again
+                    raise TornTail(self.path, torn.line, torn.keep, torn.size)
+                fh.truncate(torn.keep)
+                os.fsync(fh.fileno())
+                self._tail = None
+            finally:
+                fcntl.flock(fh.fileno(), fcntl.LOCK_UN)
 
     def append(self, record: dict[str, Any]) -> tuple[int, str]:
         """Append one record; returns (line number, hash)."""
@@ -53,7 +96,7 @@ class CallLog:
                 if self._tail and self._tail[0] == size:
                     seq, prev = self._tail[1], self._tail[2]
                 else:  # first append, or another process appended since: read the last line
-                    seq, prev = _last_link(fh, size)
+                    seq, prev = _last_link(fh, size, self.path)
                 entry = dict(record, seq=seq + 1, prev_hash=prev)
                 entry["hash"] = line_hash(entry)
                 data = canonical(entry) + b"\n"
@@ -67,23 +110,53 @@ class CallLog:
                 fcntl.flock(fh.fileno(), fcntl.LOCK_UN)
 
 
-def _last_link(fh, size: int) -> tuple[int, str]:
-    """(seq, hash) of the file's last line, reading backwards from the end."""
+def _last_link(fh, size: int, path: Path) -> tuple[int, str]:
+    """(seq, hash) of the file's last line, reading backwards from the end. Raises TornTail when the file
+    does not end in a whole line (no final newline, or a last line that is not a JSON record)."""
     if size == 0:
         return 0, GENESIS
     block, pos, buf = 65536, size, b""
+    fh.seek(size - 1)
+    if fh.read(1) != b"\n":
+        keep = _start_of_last_line(fh, size)
+        seq = _link_before(fh, keep, path)[0]
+        raise TornTail(path, seq + 1, keep, size)
     while pos > 0:
         step = min(block, pos)
         pos -= step
         fh.seek(pos)
         buf = fh.read(step) + buf
-        stripped = buf.rstrip(b"\n")
+        stripped = buf[:-1]
         nl = stripped.rfind(b"\n")
         if nl >= 0 or pos == 0:
-            last = stripped[nl + 1:]
-            entry = json.loads(last)
-            return int(entry["seq"]), entry["hash"]
+            try:
+                entry = json.loads(stripped[nl + 1:])
+                return int(entry["seq"]), entry["hash"]
+            except (ValueError, KeyError, TypeError):
+                keep = pos + nl + 1 if nl >= 0 else 0
+                raise TornTail(path, _link_before(fh, keep, path)[0] + 1, keep, size) from None
     return 0, GENESIS
+
+
+def _start_of_last_line(fh, size: int) -> int:
+    """The offset just after the last newline before `size` (0 when there is none)."""
+    pos = size
+    while pos > 0:
+        step = min(65536, pos)
+        pos -= step
+        fh.seek(pos)
+        chunk = fh.read(step)
+        nl = chunk.rfind(b"\n", 0, size - pos)
+        if nl >= 0:
+            return pos + nl + 1
+    return 0
+
+
+def _link_before(fh, end: int, path: Path) -> tuple[int, str]:
+    """(seq, hash) of the last whole line ending at `end`."""
+    if end == 0:
+        return 0, GENESIS
+    return _last_link(fh, end, path)
 
 
 @dataclass

@@ -22,6 +22,7 @@ import asyncio
 import hashlib
 import json
 import random
+import shutil
 import tempfile
 import time
 import weakref
@@ -44,7 +45,7 @@ from workbench.gateway.api import (
     GatewayError,
     ReplayMiss,
 )
-from workbench.gateway.calllog import CallLog, log_name
+from workbench.gateway.calllog import CallLog, TornTail, log_name
 from workbench.gateway.connections import ConnectionChange, EndpointLimiter, endpoint_of
 from workbench.gateway.limits import ModelLimits, ModelRateLimiter, estimate_tokens
 from workbench.gateway.mock import mock_text, sim_text
@@ -125,6 +126,7 @@ class Gateway:
         self.connection_changes: list[ConnectionChange] = []
         self._sink: EventSink | None = None      # where connection changes are shown (the latest caller's)
         self._no_schema: set[str] = set()         # endpoints that refused a response_format: ask without
+        self._reserved = 0                        # bytes kept free for the records of calls in flight
 
     # --- public --------------------------------------------------------------------------------
     def log_path(self, study_id: str | None) -> Path:
@@ -286,8 +288,10 @@ class Gateway:
                 await endpoint.acquire()
             outcome_ok: bool | None = None
             failure: AttemptFailed | None = None
+            reserved = 0
             try:
                 async with state["sem"]:
+                    reserved = self._ensure_recordable(request)  # never pay for a reply that cannot be written
                     emit(CALL_SENT, stream=stream)
                     started_at, t0 = _now(), time.perf_counter()
                     try:
@@ -309,37 +313,45 @@ class Gateway:
                         # unless the disk is full, which is likely why everything is being cancelled.
                         record = self._base_record(request, key, attempt=attempt, started=started_at,
                                                    mode=mode, stream=stream)
-                        record.update(status="error", error="cancelled by the caller", error_kind="cancelled",
+                        # Its own status: the request may or may not have reached the server, so it is not
+                        # counted among the calls made (and the counts say how many were cancelled).
+                        record.update(status="cancelled", error="cancelled by the caller", error_kind="cancelled",
                                       finished_at=_now(), latency_ms=round((time.perf_counter() - t0) * 1000.0, 3))
                         try:
                             self._record(record)
                         except DiskFull:
                             pass
+                        finally:
+                            self._reserved -= reserved
                         raise
                     latency_ms = (time.perf_counter() - t0) * 1000.0
             finally:
                 if endpoint is not None:
                     await endpoint.release(ok=outcome_ok, failure_kind=failure.kind if failure else None,
                                            status=failure.status if failure else None)
-            record = self._base_record(request, key, attempt=attempt, started=started_at, mode=mode, stream=stream)
-            record.update(finished_at=_now(), latency_ms=round(latency_ms, 3))
-            if failure is None:
-                if limiter:
-                    limiter.settle(handle, (outcome.input_tokens or 0) + (outcome.output_tokens or 0))
-                cost = cost_of(settings.model, outcome.input_tokens, outcome.output_tokens)
-                record.update(status="ok", response=outcome.text, finish_reason=outcome.finish_reason,
-                              input_tokens=outcome.input_tokens, output_tokens=outcome.output_tokens, cost=cost)
-                call_id = self._record(record)
-                if cost:
-                    self._spent[request.study_id] = self._study_spent(request.study_id) + cost
-                return CallResult(text=outcome.text, finish_reason=outcome.finish_reason, model=settings.model,
-                                  input_tokens=outcome.input_tokens, output_tokens=outcome.output_tokens,
-                                  cost=cost, latency_ms=latency_ms, call_id=call_id, attempts=attempt,
-                                  placeholder=placeholder, call_key=key)
+            try:
+                record = self._base_record(request, key, attempt=attempt, started=started_at, mode=mode,
+                                           stream=stream)
+                record.update(finished_at=_now(), latency_ms=round(latency_ms, 3))
+                if failure is None:
+                    if limiter:
+                        limiter.settle(handle, (outcome.input_tokens or 0) + (outcome.output_tokens or 0))
+                    cost = cost_of(settings.model, outcome.input_tokens, outcome.output_tokens)
+                    record.update(status="ok", response=outcome.text, finish_reason=outcome.finish_reason,
+                                  input_tokens=outcome.input_tokens, output_tokens=outcome.output_tokens, cost=cost)
+                    call_id = self._record(record)
+                    if cost:
+                        self._spent[request.study_id] = self._study_spent(request.study_id) + cost
+                    return CallResult(text=outcome.text, finish_reason=outcome.finish_reason, model=settings.model,
+                                      input_tokens=outcome.input_tokens, output_tokens=outcome.output_tokens,
+                                      cost=cost, latency_ms=latency_ms, call_id=call_id, attempts=attempt,
+                                      placeholder=placeholder, call_key=key)
 
-            record.update(status="error", error=str(failure), error_kind=failure.kind, http_status=failure.status,
-                          partial_response=failure.partial or None)
-            self._record(record)
+                record.update(status="error", error=str(failure), error_kind=failure.kind,
+                              http_status=failure.status, partial_response=failure.partial or None)
+                self._record(record)
+            finally:
+                self._reserved -= reserved  # the record is written (or the call failed): room freed
             elapsed = time.monotonic() - first_start
             wait = failure.retry_after if failure.retry_after is not None else policy.backoff(attempt, self._rng)
             if failure.kind == "response_format" and endpoint is not None and mode != "none":
@@ -379,14 +391,59 @@ class Gateway:
             "latency_ms": None,
         }
 
+    def _log(self, study_id: str | None) -> CallLog:
+        log = self._logs.get(study_id or "")
+        if log is None:
+            log = self._logs[study_id or ""] = CallLog(self.log_path(study_id))
+        return log
+
+    def _ensure_recordable(self, request: CallRequest) -> int:
+        """Before a request goes out: the log ends in a whole line (a torn line the store never recorded is
+        cut away, and the cut recorded; one it did record stops everything), and both the log's and the
+        store's disks have room for this call's record besides the records of the calls in flight. Returns
+        the bytes reserved for this call (released once its record is written)."""
+        log = self._log(request.study_id)
+        try:
+            log.check_tail()
+        except TornTail as torn:
+            self._repair(log, request.study_id, torn)
+        need = 2 * (len(json.dumps(request.messages, ensure_ascii=False)) + 8 * int(request.settings.max_tokens or 0)) \
+            + 65536
+        from store.db import store_path
+
+        for what, where in (("the call log", log.path.parent), ("a call record", store_path(self.db))):
+            if where is None:
+                continue
+            folder = Path(where) if Path(where).is_dir() else Path(where).parent
+            try:
+                free = shutil.disk_usage(folder).free
+            except OSError:
+                continue
+            if free - self._reserved < need:
+                raise DiskFull(what, where)
+        self._reserved += need
+        return need
+
+    def _repair(self, log: CallLog, study_id: str | None, torn: TornTail) -> None:
+        """Cut a torn last line the store never recorded, and record the cut; refuse one it did record."""
+        if torn.line in call_rows.log_record(self.db, study_id):
+            raise GatewayError(
+                f"the call log {log.path} is corrupted: its line {torn.line}, which the store recorded, is cut "
+                f"short; nothing is removed and no call is made (see `workbench --batch log verify "
+                f"{study_id or '_global'}`)", retryable=False, attempts=0)
+        log.cut_tail(torn)
+        call_rows.record_log_repair(self.db, study_id, torn.line, torn.bytes)
+
     def _record(self, record: dict[str, Any]) -> int:
         """Append to the study's JSONL log, then the same record to the store. Returns the call id."""
         record = _scrub_record(record)
-        log = self._logs.get(record["study_id"] or "")
-        if log is None:
-            log = self._logs[record["study_id"] or ""] = CallLog(self.log_path(record["study_id"]))
+        log = self._log(record["study_id"])
         try:
-            line, digest = log.append(record)
+            try:
+                line, digest = log.append(record)
+            except TornTail as torn:  # torn since the last look (a replayed call makes none first)
+                self._repair(log, record["study_id"], torn)
+                line, digest = log.append(record)
         except (OSError, ValueError) as exc:
             if is_disk_full(exc):
                 raise DiskFull("the call log", log.path) from exc

@@ -35,30 +35,37 @@ class LogCheck:
     reason: str | None = None       # why, for that line (or the log as a whole)
     problems: list[str] = field(default_factory=list)
     unrecorded: int = 0             # lines past the store's last record
+    repairs: list[str] = field(default_factory=list)   # torn tails cut away before a call, as recorded
 
     def message(self) -> str:
+        repaired = "".join(f"; {r}" for r in self.repairs)
         if self.ok:
             extra = (f"; {self.unrecorded} line(s) past the store's record (a call interrupted between log and "
                      "store)" if self.unrecorded else "")
             return (f"{self.path}: {self.lines} lines, chain intact, all {self.recorded} calls the store "
-                    f"recorded are in it; head {self.head}{extra}")
-        return f"{self.path}: " + "; ".join(self.problems)
+                    f"recorded are in it and match it line by line; head {self.head}{extra}{repaired}")
+        return f"{self.path}: " + "; ".join(self.problems) + repaired
 
     def to_dict(self) -> dict:
         return asdict(self)
 
 
-def log_hashes(path: Path) -> list[str]:
-    """Each line's stated hash, in order ('' for a line that does not parse)."""
-    out = []
+def log_entries(path: Path) -> list[dict | None]:
+    """Each line as a record, in order (None for a line that does not parse)."""
+    out: list[dict | None] = []
     with open(path, "rb") as fh:
         for raw in fh:
             try:
                 entry = json.loads(raw)
-                out.append(str(entry.get("hash", "")) if isinstance(entry, dict) else "")
+                out.append(entry if isinstance(entry, dict) else None)
             except ValueError:
-                out.append("")
+                out.append(None)
     return out
+
+
+def log_hashes(path: Path) -> list[str]:
+    """Each line's stated hash, in order ('' for a line that does not parse)."""
+    return [str(e.get("hash", "")) if e else "" for e in log_entries(path)]
 
 
 def check_log(db: sqlite_utils.Database, study_id: str | None, path: str | Path) -> LogCheck:
@@ -66,9 +73,12 @@ def check_log(db: sqlite_utils.Database, study_id: str | None, path: str | Path)
     path = Path(path)
     record = call_rows.log_record(db, study_id)
     heads = call_rows.log_heads(db, study_id)
-    hashes = log_hashes(path) if path.is_file() else []
+    entries = log_entries(path) if path.is_file() else []
+    hashes = [str(e.get("hash", "")) if e else "" for e in entries]
     check = LogCheck(ok=True, path=str(path), lines=len(hashes), recorded=len(record),
                      head=hashes[-1] if hashes else GENESIS)
+    check.repairs = [f"tail repaired at line {r['line']}: {r['bytes']} bytes of an unrecorded line removed "
+                     f"({r['at']})" for r in call_rows.log_repairs(db, study_id)]
 
     def problem(line: int | None, reason: str) -> None:
         check.problems.append(f"line {line}: {reason}" if line else reason)
@@ -92,6 +102,21 @@ def check_log(db: sqlite_utils.Database, study_id: str | None, path: str | Path)
     if forged:
         problem(forged[0], f"{len(forged)} line(s) differ from the store's record of the call made there "
                            f"(first: line {forged[0]}): rewritten, with the chain recomputed")
+    # Both directions, line by line: the store's copy of each call against the log's line, and each log line
+    # (up to the store's last record) against a call the store holds.
+    rows = call_rows.log_rows(db, study_id)
+    for line in sorted(rows):
+        if line > len(entries):
+            continue
+        entry, row = entries[line - 1] or {}, rows[line]
+        differs = [k for k in ("call_key", "status", "response") if (entry.get(k) or None) != (row[k] or None)]
+        if differs:
+            problem(line, f"the store's call {row['id']} differs from its log line in {', '.join(differs)} "
+                          "(the store was edited, or the log)")
+            break
+    orphan = next((n for n in range(1, min(last_recorded, len(entries)) + 1) if n not in rows), None)
+    if orphan is not None:
+        problem(orphan, "this log line is not in the store (a call the store lost, or a line added to the log)")
     for h in heads:
         if h["lines"] > len(hashes):
             problem(None, f"the log is shorter ({len(hashes)} lines) than the head kept by the {h['recorded_by']} "

@@ -127,13 +127,18 @@ def draw_settings(settings: ModelSettings, draw: int) -> ModelSettings:
 
 async def parallel(*coros):
     """asyncio.gather for parallel turns; on the first failure the sibling turns are cancelled
-    (and awaited) before the error propagates, so no orphan call keeps running."""
+    (and awaited) before the error propagates, so no orphan call keeps running. A full disk is the
+    exception: the siblings' calls are already paid for and have room kept for their records, so they
+    finish and are recorded first."""
+    from store.db import is_disk_full
+
     tasks = [asyncio.ensure_future(c) for c in coros]
     try:
         return await asyncio.gather(*tasks)
-    except BaseException:
-        for t in tasks:
-            t.cancel()
+    except BaseException as exc:
+        if not is_disk_full(exc):
+            for t in tasks:
+                t.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
         raise
 

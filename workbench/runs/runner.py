@@ -189,6 +189,7 @@ class StudyRunner:
         self._stopped: str | None = None
         self._disk_full: BaseException | None = None
         self._items: dict[str, object] = {}
+        self._draining = False
 
     # --- the event stream ---------------------------------------------------------------------
     def watching(self, run_id: str | None) -> bool:
@@ -305,6 +306,8 @@ class StudyRunner:
             return
         if run_id is None:
             self._stopped = self._stopped or self.control.reason or "cancelled"
+            if self._draining:  # a full disk: each run stops at its next turn, its call in flight recorded
+                return
             targets = list(self._tasks.values()) + list(self._follow_up_tasks.values())
         else:
             targets = [self._tasks[run_id]] if run_id in self._tasks else []
@@ -325,6 +328,9 @@ class StudyRunner:
         """Stop the whole study: nothing more can be stored. Raised by `run` once every run has stopped."""
         if self._disk_full is None:
             self._disk_full = disk_full_error(exc, "the study's runs", store_path(self.db) or "the store")
+        # No new turn starts, but the calls already sent finish and are recorded (the gateway kept room for
+        # their records): a paid reply is never thrown away.
+        self._draining = True
         self.control.cancel(f"no space left ({self._disk_full.what})", interrupted=True)
         self._mark_interrupted(run_id, f"interrupted: {self.control.reason}")
 

@@ -36,6 +36,8 @@ class StudyCounts:
     cost_unknown_calls: int
     judged: int
     judge_errors: int
+    calls_cancelled: int = 0   # attempts the caller cancelled in flight (not counted as made: they may not
+                               # have reached the model)
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -47,7 +49,8 @@ class StudyCounts:
     def calls_text(self) -> str:
         cost = f"${self.cost:.4f}" + (f" + {self.cost_unknown_calls} calls of unknown price"
                                       if self.cost_unknown_calls else "")
-        return (f"{self.calls_made} calls made ({self.calls_ok} ok, {self.calls_failed} failed), "
+        cancelled = f", {self.calls_cancelled} cancelled in flight" if self.calls_cancelled else ""
+        return (f"{self.calls_made} calls made ({self.calls_ok} ok, {self.calls_failed} failed{cancelled}), "
                 f"{self.calls_replayed} replayed; {self.input_tokens} input + {self.output_tokens} output tokens, "
                 f"{cost}; {self.judged} judged, {self.judge_errors} judge errors")
 
@@ -64,4 +67,4 @@ def study_counts(db: sqlite_utils.Database, study_id: str) -> StudyCounts:
         calls_made=spent["attempts"], calls_ok=spent["ok"], calls_failed=spent["attempts"] - spent["ok"],
         calls_replayed=spent["replayed"], input_tokens=spent["input_tokens"], output_tokens=spent["output_tokens"],
         cost=round(float(spent["cost"]), 6), cost_unknown_calls=spent["cost_unknown_calls"],
-        judged=judged, judge_errors=errors)
+        judged=judged, judge_errors=errors, calls_cancelled=spent["cancelled"])
