@@ -14,10 +14,12 @@ def register(sub: argparse._SubParsersAction) -> None:
     v = lsub.add_parser("verify", help="check a study's call log against its chain and the store; exit 1 naming "
                                        "the first broken line",
                         description="Recompute every line's hash and link, then check the log against the "
-                                    "store's own record: every call's line and hash, and the heads kept when "
-                                    "runs, judging and reports ended. A truncated, emptied or re-chained log "
-                                    "is refused. Calls made outside any study (probes, connection tests) are "
-                                    "in the log named _global.",
+                                    "store in both directions: every call's line and hash, each store call's "
+                                    "key, status and response against its line, each log line against a "
+                                    "call in the store, and the heads kept when runs, judging and reports "
+                                    "ended. A truncated, emptied, re-chained or one-sidedly edited log is "
+                                    "refused; torn tails cut away before a call are named. Calls made outside "
+                                    "any study (probes, connection tests) are in the log named _global.",
                         **examples("workbench --batch log verify glenda-crock-mock"))
     v.add_argument("study", metavar="STUDY")
     v.set_defaults(handler=verify)
