@@ -22,7 +22,7 @@ from textual.widgets import DataTable, Static
 from textual.worker import Worker, WorkerState
 
 from screens.commands import ListProvider
-from screens.study_actions import STUDY_WORK, JudgingActions, StudyActions
+from screens.study_actions import STUDY_WORK, JudgingActions, PacketActions, StudyActions
 from screens.widgets.section import SectionScreen
 
 STATUS_STYLE = {"draft": "yellow", "frozen": "green"}
@@ -100,6 +100,8 @@ class StudyCommands(ListProvider):
         if not isinstance(screen, StudiesScreen):
             return []
         out = [("studies: new study", "define a study in the form", screen.action_new_study),
+               ("studies: import a scoring packet", "record a rater's filled-in packet, as `packet import FILE`",
+                screen.action_packet_import),
                ("studies: load a study file", "store a TOML study file, as `study create FILE`",
                 screen.action_load_file)]
         for study_id in getattr(self, "study_ids", []):
@@ -112,6 +114,8 @@ class StudyCommands(ListProvider):
                      "detail pane)", partial(screen.judge, study_id)),
                     (f"studies: pilots {study_id}", "calibration pilots per rater and judge; release a held "
                      "rater with a reason", partial(screen.pilots, study_id)),
+                    (f"studies: packet {study_id}", "a rater's offline scoring packet, to a file you name",
+                     partial(screen.packet_export, study_id)),
                     (f"studies: unblind {study_id}", "open the sealed key (asks, names what it opens, records "
                      "a reason)", partial(screen.unblind, study_id)),
                     (f"studies: report {study_id}", "write the Markdown report to a file you name",
@@ -121,13 +125,14 @@ class StudyCommands(ListProvider):
         return out
 
 
-class StudiesScreen(StudyActions, JudgingActions, SectionScreen):
+class StudiesScreen(StudyActions, JudgingActions, PacketActions, SectionScreen):
     """The studies in the store; n creates one, o loads a study file, f freezes, r opens its runs,
     j judges, l shows the calibration pilots, u unblinds, p writes the report, x exports."""
 
     SECTION_ID = "studies"
     # StudyCommands offers them by study
-    PALETTE_SKIP = {"new_study", "load_file", "freeze", "runs", "judge", "pilots", "unblind", "report", "export"}
+    PALETTE_SKIP = {"new_study", "load_file", "freeze", "runs", "judge", "pilots", "unblind", "report", "export",
+                    "packet_export", "packet_import"}
     SUB_TITLE = "Studies"
     COMMANDS = {StudyCommands}
     CSS_PATH = "styles/studies.tcss"
@@ -153,6 +158,10 @@ class StudiesScreen(StudyActions, JudgingActions, SectionScreen):
                 tooltip="Write the selected study's Markdown report to a file you name"),
         Binding("x", "export", "Export", id="studies.export",
                 tooltip="Export the selected study (tidy tables, Inspect AI logs …) to a folder you name"),
+        Binding("k", "packet_export", "Packet", id="studies.packet", show=False,
+                tooltip="Write a rater's offline scoring packet of the selected study to a file you name"),
+        Binding("i", "packet_import", "Import packet", id="studies.packet_import", show=False,
+                tooltip="Record a rater's filled-in scoring packet (an edited or foreign one is refused)"),
         Binding("g", "refresh", "Refresh", id="studies.refresh", show=False,
                 tooltip="Reload the studies from the store"),
     ]
@@ -383,6 +392,9 @@ class StudiesScreen(StudyActions, JudgingActions, SectionScreen):
         line = self.query_one("#study-work", Static)
         line.update(text)
         line.display = bool(text)
+
+    def action_packet_export(self) -> None:
+        self._on_selected(self.packet_export)
 
     def action_unblind(self) -> None:
         self._on_selected(self.unblind)

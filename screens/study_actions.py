@@ -233,3 +233,60 @@ class JudgingActions:
             self.notify(str(exc), title="Pilots", severity="error", timeout=15)
             return
         self.notify(f"{rater} released in {study_id}", title="Pilots")
+
+
+class PacketActions:
+    """Mixed into StudiesScreen: a rater's offline scoring packet out, a filled-in packet back in."""
+
+    def packet_export(self, study_id: str) -> None:
+        self._packet_export(study_id)
+
+    @work(exclusive=True, group="studies-packet", exit_on_error=False)
+    async def _packet_export(self, study_id: str) -> None:
+        from workbench.blinding.context import BlindingError, load_study
+        from workbench.scoring.packets import PacketError, export_packet, export_text
+
+        try:
+            raters = load_study(self.app.db, study_id).rater_names
+        except BlindingError as exc:
+            self.notify(str(exc), title="Packet", severity="error", timeout=15)
+            return
+        choices = [Choice(f"rater-{k}", name, str(k)) for k, name in enumerate(raters, start=1)]
+        answer = await self.app.push_screen_wait(ChoiceDialog(
+            f"Scoring packet of {study_id}", "Whose packet? It holds that rater's blind items, the rubrics and "
+            "their scores so far, signed so an edit is found on import.",
+            [*choices, Choice(CANCEL, "Cancel", "c")], cancel_id=CANCEL, default_id=CANCEL))
+        if not answer.startswith("rater-"):
+            return
+        rater = raters[int(answer.removeprefix("rater-")) - 1]
+        path = await self.app.push_screen_wait(AskDialog(
+            f"Packet for {rater}", "The file to write:", value=f"{study_id}-{rater}.json"))
+        if not path:
+            return
+        try:
+            summary = export_packet(self.app.db, study_id, rater, path)
+        except PacketError as exc:
+            self.notify(str(exc), title="Packet", severity="error", timeout=15)
+            return
+        except OSError as exc:
+            self.notify(f"cannot write {path}: {exc}", title="Packet", severity="error", timeout=15)
+            return
+        self.notify(export_text(summary), title="Packet", timeout=10)
+
+    def action_packet_import(self) -> None:
+        self.app.push_screen(AskDialog("Import a scoring packet", "The filled-in packet file to record:",
+                                       placeholder="rater-a.json"), callback=self._packet_chosen)
+
+    def _packet_chosen(self, path: str | None) -> None:
+        from workbench.scoring.packets import PacketError, import_packet, import_text
+
+        if not path:
+            return
+        try:
+            result = import_packet(self.app.db, path)
+        except PacketError as exc:
+            problems = "".join(f"\n  {line}" for line in exc.details[:5])
+            self.notify(f"packet refused ({exc}){problems}", title="Packet", severity="error", timeout=20)
+            return
+        self.notify(import_text(result), title="Packet", timeout=10)
+        self.refresh_list()

@@ -37,7 +37,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def export(args, ctx: Context) -> int:
-    from workbench.scoring.packets import PacketError, export_packet
+    from workbench.scoring.packets import PacketError, export_packet, export_text
 
     try:
         summary = export_packet(ctx.db(), args.study_id, args.rater, args.out)
@@ -49,15 +49,12 @@ def export(args, ctx: Context) -> int:
         if is_disk_full(exc):
             raise DiskFull("the packet", args.out) from exc
         raise CommandError(f"cannot write {args.out}: {exc}") from None
-    note = (" (calibration: only the two calibration items; import it, then export again for the rest)"
-            if summary["phase"] == "calibration" else "")
-    ctx.emit({"ok": True, **summary},
-             f"wrote {summary['items']} item(s) for {summary['rater']} to {summary['file']}{note}")
+    ctx.emit({"ok": True, **summary}, export_text(summary))
     return OK
 
 
 def import_(args, ctx: Context) -> int:
-    from workbench.scoring.packets import PacketError, import_packet
+    from workbench.scoring.packets import PacketError, import_packet, import_text
 
     try:
         result = import_packet(ctx.db(), args.file)
@@ -66,10 +63,5 @@ def import_(args, ctx: Context) -> int:
             ctx.info(f"  {line}")
         raise CommandError(f"packet refused ({exc})", details={"reason": exc.reason,
                                                                 "problems": exc.details}) from None
-    if result.already_imported:
-        text = f"packet {result.packet_id} was already imported with these answers: nothing to do"
-    else:
-        text = (f"imported {result.scores_written} score(s) and {result.notes_written} note(s) for "
-                f"{result.rater} ({result.unchanged} unchanged)")
-    ctx.emit({"ok": True, **result.to_dict()}, text)
+    ctx.emit({"ok": True, **result.to_dict()}, import_text(result))
     return OK

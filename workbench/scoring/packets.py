@@ -340,3 +340,18 @@ def _changes(s: RaterDesk, sealed: dict, answers: dict, base_id: int) -> tuple[l
 
 def _show(value) -> str:
     return "unscored" if value is None else str(int(value))
+
+
+def export_text(summary: dict) -> str:
+    """What `packet export` says about a written packet (the batch command and the TUI print this)."""
+    note = (" (calibration: only the two calibration items; import it, then export again for the rest)"
+            if summary["phase"] == "calibration" else "")
+    return f"wrote {summary['items']} item(s) for {summary['rater']} to {summary['file']}{note}"
+
+
+def import_text(result) -> str:
+    """What `packet import` says about an imported packet."""
+    if result.already_imported:
+        return f"packet {result.packet_id} was already imported with these answers: nothing to do"
+    return (f"imported {result.scores_written} score(s) and {result.notes_written} note(s) for "
+            f"{result.rater} ({result.unchanged} unchanged)")
