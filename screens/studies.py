@@ -116,6 +116,8 @@ class StudyCommands(ListProvider):
                      "rater with a reason", partial(screen.pilots, study_id)),
                     (f"studies: packet {study_id}", "a rater's offline scoring packet, to a file you name",
                      partial(screen.packet_export, study_id)),
+                    (f"studies: adjudicate {study_id}", "hindsight: the disagreements beyond the margin; record "
+                     "a third rater's score or a consensus", partial(screen.adjudicate, study_id)),
                     (f"studies: unblind {study_id}", "open the sealed key (asks, names what it opens, records "
                      "a reason)", partial(screen.unblind, study_id)),
                     (f"studies: report {study_id}", "write the Markdown report to a file you name",
@@ -132,7 +134,7 @@ class StudiesScreen(StudyActions, JudgingActions, PacketActions, SectionScreen):
     SECTION_ID = "studies"
     # StudyCommands offers them by study
     PALETTE_SKIP = {"new_study", "load_file", "freeze", "runs", "judge", "pilots", "unblind", "report", "export",
-                    "packet_export", "packet_import"}
+                    "packet_export", "packet_import", "adjudicate"}
     SUB_TITLE = "Studies"
     COMMANDS = {StudyCommands}
     CSS_PATH = "styles/studies.tcss"
@@ -162,6 +164,9 @@ class StudiesScreen(StudyActions, JudgingActions, PacketActions, SectionScreen):
                 tooltip="Write a rater's offline scoring packet of the selected study to a file you name"),
         Binding("i", "packet_import", "Import packet", id="studies.packet_import", show=False,
                 tooltip="Record a rater's filled-in scoring packet (an edited or foreign one is refused)"),
+        Binding("a", "adjudicate", "Adjudicate", id="studies.adjudicate", show=False,
+                tooltip="Hindsight: the adjudication queue of the selected study; record a third rater's score "
+                        "or a consensus"),
         Binding("g", "refresh", "Refresh", id="studies.refresh", show=False,
                 tooltip="Reload the studies from the store"),
     ]
@@ -395,6 +400,25 @@ class StudiesScreen(StudyActions, JudgingActions, PacketActions, SectionScreen):
 
     def action_packet_export(self) -> None:
         self._on_selected(self.packet_export)
+
+    def action_adjudicate(self) -> None:
+        self._on_selected(self.adjudicate)
+
+    def adjudicate(self, study_id: str) -> None:
+        """Hindsight's adjudication queue (another protocol has none: said, not opened)."""
+        from screens.adjudication import AdjudicationScreen
+        from workbench.protocols.registry import UnknownProtocol, protocol_of
+        from workbench.studies.lookup import load_study
+
+        try:
+            protocol = protocol_of(load_study(self.app.db, study_id)["definition"]).name
+        except UnknownProtocol as exc:
+            protocol = str(exc)
+        if protocol != "hindsight":
+            self.notify(f"{study_id}: adjudication belongs to hindsight studies ({protocol})", title="Adjudication",
+                        severity="warning")
+            return
+        self.app.push_screen(AdjudicationScreen(study_id))
 
     def action_unblind(self) -> None:
         self._on_selected(self.unblind)
