@@ -77,18 +77,19 @@ class Asked:
 async def ask_json(gateway, build: Callable[[str | None], list[dict]], validate: Callable[[str], Any], *,
                    settings: ModelSettings, study_id: str, turn: str, agent: str, replicate: int = 0,
                    sample_base: int = 0, metadata: dict | None = None, sink: EventSink | None = None,
-                   role: str = "judge", attempts: int = MAX_ATTEMPTS) -> Asked:
+                   role: str = "judge", attempts: int = MAX_ATTEMPTS, schema: dict | None = None) -> Asked:
     """Ask until `validate` accepts the reply, at most `attempts` times; each call a fresh context.
 
     Each attempt is a distinct draw (`sample`), so the gateway's replay never
-    hands back the invalid reply again. A GatewayError propagates.
+    hands back the invalid reply again. `schema`: the reply's JSON schema, sent where the model decodes
+    by schema (workbench/gateway/transport.py decides). A GatewayError propagates.
     """
     asked = Asked()
     note = None
     for attempt in range(attempts):
         request = CallRequest(messages=build(note), settings=settings, role=role, study_id=study_id, turn=turn,
                               agent=agent, replicate=replicate, sample=sample_base + attempt,
-                              metadata=dict(metadata or {}))
+                              metadata=dict(metadata or {}), response_schema=schema)
         result = await gateway.call(request, sink)
         asked.raws.append(result.text)
         asked.placeholder = asked.placeholder or result.placeholder

@@ -15,6 +15,7 @@ from workbench.events import EventSink
 from workbench.judges.calls import RETRY_STRIDE, Asked, JudgeItem, JudgeSpec, ask_json
 from workbench.judges.parse import parse_verdict
 from workbench.judges.prompt import evaluator_messages, neutralise
+from workbench.judges.schema import verdict_schema
 from workbench.rubrics import Rubric
 
 
@@ -51,7 +52,8 @@ async def direct_run(gateway, judge: JudgeSpec, study_id: str, item: JudgeItem, 
         asked = await ask_json(
             gateway, build, lambda text, part=part: parse_verdict(text, part, shown),
             settings=judge.settings(), study_id=study_id, turn=f"judge/{rubric.id}", agent=judge.name,
-            replicate=run_index, sample_base=retry * RETRY_STRIDE + k * 10, metadata={"item": item.id, "rubric": rubric.id}, sink=sink)
+            replicate=run_index, sample_base=retry * RETRY_STRIDE + k * 10, metadata={"item": item.id, "rubric": rubric.id},
+            sink=sink, schema=verdict_schema(part, shown))
         outcome.absorb(asked)
         if not asked.ok:
             outcome.ok = False
