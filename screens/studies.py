@@ -118,6 +118,8 @@ class StudyCommands(ListProvider):
                      partial(screen.packet_export, study_id)),
                     (f"studies: adjudicate {study_id}", "hindsight: the disagreements beyond the margin; record "
                      "a third rater's score or a consensus", partial(screen.adjudicate, study_id)),
+                    (f"studies: topology review {study_id}", "hindsight, unblinded: code each case and "
+                     "condition Basin / Ridge / Plateau with a reason", partial(screen.topology, study_id)),
                     (f"studies: unblind {study_id}", "open the sealed key (asks, names what it opens, records "
                      "a reason)", partial(screen.unblind, study_id)),
                     (f"studies: report {study_id}", "write the Markdown report to a file you name",
@@ -134,7 +136,7 @@ class StudiesScreen(StudyActions, JudgingActions, PacketActions, SectionScreen):
     SECTION_ID = "studies"
     # StudyCommands offers them by study
     PALETTE_SKIP = {"new_study", "load_file", "freeze", "runs", "judge", "pilots", "unblind", "report", "export",
-                    "packet_export", "packet_import", "adjudicate"}
+                    "packet_export", "packet_import", "adjudicate", "topology"}
     SUB_TITLE = "Studies"
     COMMANDS = {StudyCommands}
     CSS_PATH = "styles/studies.tcss"
@@ -167,6 +169,8 @@ class StudiesScreen(StudyActions, JudgingActions, PacketActions, SectionScreen):
         Binding("a", "adjudicate", "Adjudicate", id="studies.adjudicate", show=False,
                 tooltip="Hindsight: the adjudication queue of the selected study; record a third rater's score "
                         "or a consensus"),
+        Binding("t", "topology", "Topology", id="studies.topology", show=False,
+                tooltip="Hindsight, once unblinded: review the selected study's Basin / Ridge / Plateau codings"),
         Binding("g", "refresh", "Refresh", id="studies.refresh", show=False,
                 tooltip="Reload the studies from the store"),
     ]
@@ -407,6 +411,27 @@ class StudiesScreen(StudyActions, JudgingActions, PacketActions, SectionScreen):
     def adjudicate(self, study_id: str) -> None:
         """Hindsight's adjudication queue (another protocol has none: said, not opened)."""
         from screens.adjudication import AdjudicationScreen
+
+        if self._is_hindsight(study_id, "adjudication"):
+            self.app.push_screen(AdjudicationScreen(study_id))
+
+    def action_topology(self) -> None:
+        self._on_selected(self.topology)
+
+    def topology(self, study_id: str) -> None:
+        """Hindsight's topology review, once the study is unblinded (the codings name conditions)."""
+        from screens.topology_review import TopologyReviewScreen
+        from workbench.blinding.unblind import unblind_state
+
+        if not self._is_hindsight(study_id, "topology review"):
+            return
+        if not unblind_state(self.app.db, study_id).unblinded:
+            self.notify(f"{study_id} is blinded: topology names conditions, so it is reviewed after unblinding "
+                        "(u)", title="Topology", severity="warning")
+            return
+        self.app.push_screen(TopologyReviewScreen(study_id))
+
+    def _is_hindsight(self, study_id: str, what: str) -> bool:
         from workbench.protocols.registry import UnknownProtocol, protocol_of
         from workbench.studies.lookup import load_study
 
@@ -415,10 +440,9 @@ class StudiesScreen(StudyActions, JudgingActions, PacketActions, SectionScreen):
         except UnknownProtocol as exc:
             protocol = str(exc)
         if protocol != "hindsight":
-            self.notify(f"{study_id}: adjudication belongs to hindsight studies ({protocol})", title="Adjudication",
+            self.notify(f"{study_id}: {what} belongs to hindsight studies ({protocol})", title=what.capitalize(),
                         severity="warning")
-            return
-        self.app.push_screen(AdjudicationScreen(study_id))
+        return protocol == "hindsight"
 
     def action_unblind(self) -> None:
         self._on_selected(self.unblind)

@@ -81,3 +81,17 @@ def reviewed_topology(db, study_id: str) -> list[dict]:
                         "switching_assumption": r["switching_assumption"], "convergent_recommendation": None,
                         "automatic_pattern": None, "review": r})
     return sorted(out, key=lambda t: (t["case_id"], t["condition"]))
+
+
+def review_rows(db, study_id: str) -> list[dict]:
+    """What a reviewer can code: every coding of `reviewed_topology`, then each case and condition that
+    has runs but no coding yet (pattern None), in case and condition order."""
+    rows = reviewed_topology(db, study_id)
+    coded = {(r["case_id"], r["condition"]) for r in rows}
+    for run in _runs(db, study_id):
+        key = (run["case_id"], run["condition"])
+        if key not in coded:
+            coded.add(key)
+            rows.append({"case_id": key[0], "condition": key[1], "pattern": None, "switching_assumption": None,
+                         "convergent_recommendation": None, "automatic_pattern": None, "review": None})
+    return sorted(rows, key=lambda t: (t["case_id"], t["condition"]))
