@@ -80,15 +80,16 @@ class RunContext:
 
     async def turn(self, turn_id: str, agent: str, messages: list[dict[str, str]], *, phase: str,
                    label: str, sample: int = 0, role: str = "architecture",
-                   settings: ModelSettings | None = None) -> str:
+                   settings: ModelSettings | None = None, schema: dict | None = None) -> str:
         """One agent turn: one gateway call. Returns the full text; raises GatewayError or RunCancelled.
-        `settings`: another role's model for this turn (an extractor, a judge), else the run's."""
+        `settings`: another role's model for this turn (an extractor, a judge), else the run's. `schema`:
+        the reply's JSON schema for a step that parses JSON (sent where the model decodes by schema)."""
         await self.control.checkpoint(self.run_id)
         started = time.monotonic()
         self.emit(TURN_STARTED, turn=turn_id, agent=agent, phase=phase, label=label)
         request = CallRequest(messages=messages, settings=settings or self.settings, role=role,
                               study_id=self.study_id, run_id=self.run_id, turn=turn_id, agent=agent,
-                              replicate=self.draw, sample=sample,
+                              replicate=self.draw, sample=sample, response_schema=schema,
                               metadata={"condition": self.condition, "phase": phase,
                                         # what the offline `sim` model needs (workbench/simulation)
                                         "protocol": self.definition.get("protocol"), "item": self.case_id,

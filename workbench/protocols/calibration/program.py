@@ -42,6 +42,13 @@ def frozen_rubric(options: dict) -> Rubric:
     return _rubric_by_hash(options["rubric"], options["rubric_sha256"])
 
 
+# The judge's reply as a JSON schema (sent where the model decodes by schema; the parser stays the check).
+SCORE_SCHEMA = {"name": "calibration_score", "schema": {
+    "type": "object", "properties": {"score": {"type": "number", "minimum": 0, "maximum": 1},
+                                     "reason": {"type": "string", "maxLength": 400}},
+    "required": ["score", "reason"]}}
+
+
 def parse_score(text: str) -> tuple[float, str]:
     """(score, reason) from a reply; raises InvalidReply saying what is wrong."""
     obj = extract_json(text)
@@ -73,7 +80,7 @@ async def judge_program(ctx: RunContext) -> RunOutput:
     error = ""
     for attempt in range(options["judge_retries"] + 1):
         text = await ctx.turn(f"judge-{attempt}", ctx.condition, messages, phase="judge",
-                              label=f"{ctx.condition} scores {ctx.case_id}", role="judge")
+                              label=f"{ctx.condition} scores {ctx.case_id}", role="judge", schema=SCORE_SCHEMA)
         raws.append(text)
         try:
             score, reason = parse_score(text)

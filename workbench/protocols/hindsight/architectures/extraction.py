@@ -50,6 +50,26 @@ def check_copied(source: str, extracted: dict) -> list[str]:
     return [s for key in REPORT_KEYS for s in extracted.get(key, []) if _norm(s) not in haystack]
 
 
+def extraction_schema(source: str) -> dict:
+    """The reply's JSON schema: each field a list of sentences chosen from the output itself, so a model that
+    decodes by schema can only copy (the check below still refuses anything that is not a copy)."""
+    from workbench.judges.schema import passages
+
+    found = passages(source)
+    sentence = {"type": "string", "enum": found} if found else {"type": "string"}
+    return {"name": "report_shape", "schema": {
+        "type": "object", "properties": {k: {"type": "array", "items": sentence, "maxItems": 8} for k in REPORT_KEYS},
+        "required": list(REPORT_KEYS)}}
+
+
+def extraction_settings(settings, source: str):
+    """The extraction's own settings: temperature 0 and room to copy the whole output into JSON (about three
+    characters a token, plus the JSON around it), never less than the condition's own max_tokens."""
+    from dataclasses import replace
+
+    return replace(settings, temperature=0.0, max_tokens=max(int(settings.max_tokens), len(source) // 3 + 256))
+
+
 def read_reply(reply: str) -> tuple[dict | None, str]:
     """({field: [sentences]}, "") or (None, why the reply is unusable)."""
     from workbench.judges.parse import InvalidReply, extract_json
@@ -98,14 +118,12 @@ async def finish(ctx, text: str):
     from workbench.runs.context import RunOutput as FinalOutput
     from workbench.runs.context import system, user
 
-    from dataclasses import replace
-
     if shape(ctx.options) == "instruction":
         return FinalOutput(text=text, report={**parse_report(text), "extraction": {"shape": "instruction"}})
     reply = await ctx.turn("extract", "extractor",
                            [system(EXTRACT_SYSTEM), user(EXTRACT.format(output=text.strip()))],
                            phase="extract", label="Extraction: copy the report sentences", role="extraction",
-                           settings=replace(ctx.settings, temperature=0.0))
+                           settings=extraction_settings(ctx.settings, text), schema=extraction_schema(text))
     report = shaped_report(text, reply)
     ctx.emit("extraction", turn="extract", agent="extractor", **report["extraction"])
     return FinalOutput(text=text, report=report)
