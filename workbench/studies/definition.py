@@ -258,7 +258,7 @@ def _judges(c: StudyChecker, data: dict) -> list[dict]:
     judges, seen = [], set()
     for i, j in enumerate(raw):
         p = f"judges[{i}]"
-        c.unknown(j, ("name", *JUDGE_DEFAULTS, "max_tokens", *CONNECTION_KEYS), p)
+        c.unknown(j, ("name", *JUDGE_DEFAULTS, "max_tokens", "timeout", *CONNECTION_KEYS), p)
         name = c.string(j, "name", f"{p}.name", allow_empty=False)
         if name in seen:
             c.bad(f"{p}.name", f"judge name '{name}' is used twice")
@@ -280,6 +280,8 @@ def _judges(c: StudyChecker, data: dict) -> list[dict]:
             # kept only when given, so that a file without it keeps the definition (and freeze) it had
             **({"max_tokens": c.number(j, "max_tokens", f"{p}.max_tokens", 1024, lo=1, hi=1_000_000, integer=True)}
                if "max_tokens" in j else {}),
+            **({"timeout": c.number(j, "timeout", f"{p}.timeout", 120.0, lo=0, lo_open=True)}
+               if "timeout" in j else {}),
             **check_connection_keys(j, p, c.bad),
         })
     return judges
