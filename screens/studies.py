@@ -25,7 +25,7 @@ from screens.commands import ListProvider
 from screens.study_actions import STUDY_WORK, JudgingActions, PacketActions, StudyActions
 from screens.widgets.section import SectionScreen
 
-STATUS_STYLE = {"draft": "yellow", "frozen": "green"}
+STATUS_STYLE = {"draft": "yellow", "frozen": "green", "unblinded": "cyan"}  # the core names the status
 SIM_STYLE = "bold magenta"
 POWER_GROUP = "studies-power"
 
