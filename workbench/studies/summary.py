@@ -55,8 +55,11 @@ def run_id(study_id: str, case_id: str, condition: str, replicate: int) -> str:
 
 
 def summary_text(s: dict) -> str:
+    """`study show` in words, for every protocol: the shared keys, then what the protocol says it holds."""
+    from workbench.protocols.registry import protocol_of
+
     d = s["definition"]
-    m = d["model"]
+    m = d.get("model") or {}
     lines = [
         f"study {s['id']}  protocol {s['protocol']}  status {s['status']}"
         + (f"  {LABEL}" if is_simulated(d) else ""),
@@ -65,17 +68,24 @@ def summary_text(s: dict) -> str:
     ]
     if d.get("description"):
         lines.append(d["description"])
+    if not d.get("cases"):  # a protocol without cases says what it holds instead
+        lines.append(f"holds       {protocol_of(d).summary_line(d)}")
+    if d.get("cases"):
+        lines.append(f"cases       {', '.join(d['cases'])}")
+    if d.get("conditions"):
+        lines.append(f"conditions  {', '.join(d['conditions'])}  replicates {d.get('replicates', 1)}"
+                     + (" (P1: 3)" if d.get("cases") else ""))
+    if m:
+        lines.append(f"model       {m.get('name')}" + (f" @ {m['api_base']}" if m.get("api_base") else "")
+                     + f"  temperature {m.get('temperature')}  seed {m.get('seed')}  max_tokens {m.get('max_tokens')}"
+                     f"  timeout {m.get('timeout')}s")
     lines += [
-        f"cases       {', '.join(d['cases'])}",
-        f"conditions  {', '.join(d['conditions'])}  replicates {d['replicates']} (P1: 3)",
-        f"model       {m['name']}" + (f" @ {m['api_base']}" if m["api_base"] else "")
-        + f"  temperature {m['temperature']}  seed {m['seed']}  max_tokens {m['max_tokens']}  timeout {m['timeout']}s",
-        f"judges      " + (", ".join(f"{j['name']} ({j['model']}, {j['pipeline']}, runs {j['runs']})"
-                                     for j in d["judges"]) or "-"),
-        f"raters      {', '.join(d['raters']) or '-'}",
-        f"rubrics     {', '.join(d['rubrics'])}",
-        "thresholds  " + ", ".join(f"{k} {v}" for k, v in d["thresholds"].items()),
-        f"cost ceiling {'$%.2f' % d['cost_ceiling'] if d['cost_ceiling'] is not None else '-'}",
+        "judges      " + (", ".join(f"{j['name']} ({j['model']}, {j.get('pipeline', 'direct')}, runs {j.get('runs', 1)})"
+                                     for j in d.get("judges") or []) or "-"),
+        f"raters      {', '.join(d.get('raters') or []) or '-'}",
+        f"rubrics     {', '.join(d.get('rubrics') or []) or '-'}",
+        "thresholds  " + (", ".join(f"{k} {v}" for k, v in (d.get("thresholds") or {}).items()) or "-"),
+        f"cost ceiling {'$%.2f' % d['cost_ceiling'] if d.get('cost_ceiling') is not None else '-'}",
     ]
     arch = d.get("architectures", {})
     if "C1" in arch:
