@@ -13,30 +13,16 @@ from __future__ import annotations
 import sqlite_utils
 import pytest
 
+from tests.realmodel.kit import CHAINS_BY_STUDY, INTERRUPTED, sent_calls
+
 pytestmark = pytest.mark.realmodel
 
-# The commands each protocol's example study lists in its opening comment, between create and report.
-CHAINS = {
-    "hindsight-local": [["run", "{s}"], ["judge", "{s}"]],
-    "faultline-local": [["faultline", "graphs", "{s}"], ["run", "{s}"]],
-    "m11-local": [["run", "{s}"]],
-    "calibration-local": [["run", "{s}"]],
-}
-INTERRUPTED = ("without a finish reason", "interrupted", "connection", "stalled", "no first token")
 
-
-def sent_calls(db_path) -> int:
-    """Attempts the store recorded as sent to the server: answers and errors, not replays or shares."""
-    db = sqlite_utils.Database(db_path)
-    return sum(1 for row in db["calls"].rows_where("status in ('ok', 'error')")
-               if row.get("error_kind") != "cancelled" or row.get("sent"))
-
-
-@pytest.mark.parametrize("study", list(CHAINS))
+@pytest.mark.parametrize("study", list(CHAINS_BY_STUDY))
 def test_protocol_end_to_end_on_the_real_model(workbench, server, study):
     before = server.requests()
     workbench.run("study", "create", str(workbench.study_file(study)))
-    for step in CHAINS[study]:
+    for step in CHAINS_BY_STUDY[study]:
         workbench.run(*[part.format(s=study) for part in step], ok=(0, 1))
     metrics = workbench.json("metrics", study)
     report = workbench.root / f"{study}.md"
