@@ -21,7 +21,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from tests.realmodel.kit import CHAINS_BY_STUDY, Workbench, sent_calls  # noqa: E402
+from tests.realmodel.kit import CHAINS_BY_STUDY, Workbench, sent_calls, structured_failures  # noqa: E402
 from tests.realmodel.server import start_server  # noqa: E402
 
 
@@ -40,14 +40,14 @@ def one(server, study: str, mode: str) -> dict:
         wb.run("study", "create", str(file))
         for step in CHAINS_BY_STUDY[study]:
             wb.run(*[part.format(s=study) for part in step], ok=(0, 1))
-        metrics = wb.json("metrics", study)
+        wb.json("metrics", study)
         wall = time.perf_counter() - t0
         show = wb.json("study", "show", study)
         counts = show["counts"]
         return {"study": study, "mode": mode, "requests": server.requests() - before, "sent": sent_calls(wb.db),
                 "wall": wall, "output_tokens": counts.get("output_tokens") or 0,
                 "runs": show["runs"], "judged": counts.get("judged", 0), "judge_errors": counts.get("judge_errors", 0),
-                "structured": metrics.get("structured_steps") or {}}
+                "structured": structured_failures(wb.db, study)}
 
 
 def main() -> None:
@@ -66,14 +66,14 @@ def main() -> None:
         rate = r["output_tokens"] / r["wall"] if r["wall"] else 0.0
         runs = ", ".join(f"{k} {v}" for k, v in r["runs"].items() if v)
         print(f"{r['study']:<20} {r['mode']:<6} {r['requests']:>8} {r['sent']:>5} {r['wall']:>7.1f} {rate:>6.1f}  {runs}")
-    print("\nstructured steps: parsed / repaired / unparsed (schema on | off)")
+    print("\nstructured steps: unparsed / replies (schema on | off)")
     for study in studies:
         on = next(r for r in rows if r["study"] == study and r["mode"] == "on")
         off = next(r for r in rows if r["study"] == study and r["mode"] == "off")
         for step in sorted(set(on["structured"]) | set(off["structured"])):
-            fmt = lambda t: f"{t.get('parsed', 0)}/{t.get('repaired', 0)}/{t.get('unparsed', 0)}"  # noqa: E731
-            print(f"  {study:<20} {step:<28} {fmt(on['structured'].get(step, {})):>10} | "
-                  f"{fmt(off['structured'].get(step, {})):>10}")
+            fmt = lambda t: f"{t[0]}/{t[1]}" if t else "-"  # noqa: E731
+            print(f"  {study:<20} {step:<28} {fmt(on['structured'].get(step)):>10} | "
+                  f"{fmt(off['structured'].get(step)):>10}")
         if on["judged"] or off["judged"]:
             print(f"  {study:<20} {'judge errors':<28} {on['judge_errors']}/{on['judged']:>7} | "
                   f"{off['judge_errors']}/{off['judged']}")

@@ -27,11 +27,30 @@ CHAINS_BY_STUDY = {
 INTERRUPTED = ("without a finish reason", "interrupted", "connection", "stalled", "no first token")
 
 
-def sent_calls(db_path) -> int:
-    """Attempts the store recorded as sent to the server: answers and errors, not replays or shares."""
+def structured_failures(db_path, study: str) -> dict[str, tuple[int, int]]:
+    """step -> (replies that did not parse, replies) for the structured steps that send a schema: the
+    hindsight report-shape extraction and the calibration judges (the judges of hindsight are in the
+    study's counts)."""
+    import json
+
     db = sqlite_utils.Database(db_path)
-    return sum(1 for row in db["calls"].rows_where("status in ('ok', 'error')")
-               if row.get("error_kind") != "cancelled" or row.get("sent"))
+    reports = [json.loads(r["report"] or "{}") for r in db.query(
+        "SELECT o.report FROM outputs o JOIN runs r ON r.id = o.run_id WHERE r.study_id = ?", [study])]
+    out: dict[str, tuple[int, int]] = {}
+    extractions = [r["extraction"] for r in reports if isinstance(r.get("extraction"), dict)
+                   and r["extraction"].get("shape") == "extract"]
+    if extractions:
+        out["extraction"] = (sum(e.get("status") == "unparsed" for e in extractions), len(extractions))
+    judged = [r for r in reports if "judge_error" in r and not r.get("prompt_refused")]
+    if judged:
+        out["calibration judge"] = (sum(bool(r["judge_error"]) for r in judged), len(judged))
+    return out
+
+
+def sent_calls(db_path) -> int:
+    """Attempts the store recorded as sent to the server: answers and errors (not replays, nor attempts
+    cancelled in flight, which the suite never makes)."""
+    return sqlite_utils.Database(db_path)["calls"].count_where("status in ('ok', 'error')")
 
 
 class Workbench:

@@ -19,7 +19,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 GGUF_NAME = "SmolLM2-135M-Instruct.Q4_1.gguf"
-REQUEST_LINE = re.compile(r'"POST /v1/chat/completions HTTP/1\.1" \d+')
+# One line per generation the server ran (llama.cpp's timings), whether or not the client waited for it, and one
+# access-log line per reply; a refused request (4xx/5xx) runs no generation.
+GENERATION = re.compile(r"prompt eval time")
+REFUSED = re.compile(r'"POST /v1/chat/completions HTTP/1\.1" [45]\d\d')
 
 
 def gguf_path() -> Path:
@@ -52,8 +55,10 @@ class LocalServer:
         return f"http://127.0.0.1:{self.port}/v1"
 
     def requests(self) -> int:
-        """Chat completion requests the server has answered so far (one access-log line each)."""
-        return len(REQUEST_LINE.findall(self.log_path.read_text(errors="replace")))
+        """Chat completion requests the server has received so far: the generations it ran (a client that gave
+        up on one still had it run: a paid call) plus the requests it refused."""
+        text = self.log_path.read_text(errors="replace")
+        return len(GENERATION.findall(text)) + len(REFUSED.findall(text))
 
     def stop(self) -> None:
         self.process.terminate()
