@@ -34,6 +34,7 @@ COMMAND_MODULES = [
     "workbench.cli.log_cmd",
     "workbench.cli.simulate_cmd",
     "workbench.cli.power_cmd",
+    "workbench.cli.settings_cmd",
 ]
 
 
