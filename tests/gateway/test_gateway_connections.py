@@ -172,3 +172,15 @@ def test_the_schema_is_part_of_the_replay_key_only_when_given():
     plain = ask(ModelSettings(model="mock"), "x")
     assert call_key(plain) == call_key(ask(ModelSettings(model="mock"), "x", response_schema=None))
     assert call_key(plain) != call_key(ask(ModelSettings(model="mock"), "x", response_schema=SCHEMA))
+
+
+def test_the_batch_display_says_when_the_connections_change():
+    import io
+
+    from workbench.cli.run_display import PlainDisplay
+    from workbench.events import CONNECTIONS, Event
+
+    out = io.StringIO()
+    PlainDisplay(out).emit(Event(CONNECTIONS, payload={"endpoint": "http://127.0.0.1:8011/v1", "old": 8, "new": 4,
+                                                       "reason": "interrupted stream"}))
+    assert "connections http://127.0.0.1:8011/v1: 8 → 4 (interrupted stream)" in out.getvalue()

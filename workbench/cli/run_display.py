@@ -12,7 +12,7 @@ import sys
 import time
 
 from workbench.runs import view as run_view
-from workbench.events import CALL_RETRY, PROGRESS, RUN_STARTED, Event
+from workbench.events import CALL_RETRY, CONNECTIONS, PROGRESS, RUN_STARTED, Event
 from workbench.safe_text import for_terminal
 
 
@@ -88,9 +88,16 @@ class PlainDisplay:
                         f"({p.get('error')}); retrying in {p.get('wait', 0):.1f}s")
         elif event.kind == "topology":
             self._print(topology_line(event.payload))
+        elif event.kind == CONNECTIONS:
+            self._print(connections_line(event.payload))
 
     def close(self) -> None:
         return None
+
+
+def connections_line(p: dict) -> str:
+    """The gateway changed an endpoint's connections (workbench/gateway/connections.py)."""
+    return f"connections {p['endpoint']}: {p['old']} → {p['new']} ({p['reason']})"
 
 
 def topology_line(p: dict) -> str:
@@ -134,6 +141,8 @@ class RichDisplay:
             self._say(f"retry {short(event.run_id)} {event.turn}: {p.get('error')}", "yellow")
         elif event.kind == "topology":
             self._say(topology_line(event.payload))
+        elif event.kind == CONNECTIONS:
+            self._say(connections_line(event.payload), "yellow")
 
     def _say(self, line: str, style: str = "") -> None:
         """A line above the bar, as plain text: a model's or server's words are never markup."""
