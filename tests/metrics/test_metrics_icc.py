@@ -83,3 +83,16 @@ def test_perfect_consistency_gives_the_value_but_no_f_interval():
     assert res["ICC(1,1)"].has_ci
     identical = icc([[1, 1], [2, 2], [3, 3]])
     assert all(e.value == 1.0 and not e.has_ci for e in identical.values())
+
+
+def test_degenerate_ratings_get_a_value_and_an_interval_undefined_with_its_reason():
+    """Seen with three small-model judges on six items (the real-model suite): the Satterthwaite df made
+    ICC(2,1)'s bounds cross, and the whole calibration metrics command failed."""
+    from workbench.metrics.icc import icc
+
+    ratings = [[0.0, 0.75, 0.5], [0.75, 0.5, 0.0], [0.5, 1.0, 0.5], [0.75, 0.25, 0.5], [0.5, 0.0, 0.5],
+               [0.75, 0.5, 0.5]]
+    out = icc(ratings)
+    crossed = [e for e in out.values() if e.ci_undefined_reason and "cross" in e.ci_undefined_reason]
+    assert crossed and all(e.value is not None and e.ci_low is None for e in crossed)
+    assert all(e.ci_low is None or e.ci_low <= e.ci_high for e in out.values())

@@ -106,6 +106,12 @@ def icc(ratings: Sequence[Sequence[Any]], *, confidence: float = 0.95) -> dict[s
                                  ci_undefined_reason="F ratio is infinite or 0 (a mean square is "
                                                      "0): no F-based interval")
             return
+        if lo > hi:  # the Satterthwaite df of degenerate ratings (real small-model judges) can cross the bounds
+            out[form] = Estimate(value, n=n, method=form, details=details,
+                                 ci_undefined_reason=f"the F-based interval's bounds cross ({lo:.3g} > {hi:.3g}): "
+                                                     "the ratings are too degenerate for it (few targets, raters "
+                                                     "with little variance)")
+            return
         out[form] = Estimate(value, lo, hi, n=n, method=f"{form}; {how}", confidence=confidence,
                              details=details)
 
