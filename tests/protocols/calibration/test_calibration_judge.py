@@ -117,3 +117,11 @@ def test_parse_score_rules():
     for bad in ('{"score": true}', '{"score": "0.5"}', '{"score": -0.1}', "0.5", '{"reason": "x"}'):
         with pytest.raises(InvalidReply):
             parse_score(bad)
+
+
+def test_the_judges_reply_schema_bounds_the_score_to_the_seeds_scale():
+    from workbench.protocols.calibration.program import SCORE_SCHEMA, parse_score
+
+    steps = SCORE_SCHEMA["schema"]["properties"]["score"]["enum"]
+    assert steps[0] == 0.0 and steps[-1] == 1.0 and len(steps) == 101 and 1.2 not in steps
+    assert all(parse_score(f'{{"score": {v}, "reason": "r"}}')[0] == v for v in steps)

@@ -43,9 +43,12 @@ def frozen_rubric(options: dict) -> Rubric:
 
 
 # The judge's reply as a JSON schema (sent where the model decodes by schema; the parser stays the check).
+# Grammar-based decoders (llama.cpp) do not enforce a number's minimum and maximum, and a small model wrote
+# 1.2; so the schema lists the scores 0.00 ... 1.00: the project's choice, a step of 0.01 on the seed's 0-1 scale.
+SCORE_STEPS = [round(i / 100, 2) for i in range(101)]
 SCORE_SCHEMA = {"name": "calibration_score", "schema": {
-    "type": "object", "properties": {"score": {"type": "number", "minimum": 0, "maximum": 1},
-                                     "reason": {"type": "string", "maxLength": 400}},
+    "type": "object", "properties": {"score": {"type": "number", "enum": SCORE_STEPS},
+                                     "reason": {"type": "string", "maxLength": 300}},
     "required": ["score", "reason"]}}
 
 
