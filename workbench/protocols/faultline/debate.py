@@ -17,7 +17,7 @@ Message ids: `A-open`, `A-r1` … `A-rN`, `A-close` (B likewise); moderator line
 from __future__ import annotations
 
 from workbench.events import CRUX_CARD, DEBATE_MESSAGE, MODERATOR, QBAF
-from workbench.protocols.faultline import parsing, prompts, qbaf
+from workbench.protocols.faultline import parsing, prompts, qbaf, schemas
 from workbench.protocols.faultline.conditions import condition
 from workbench.protocols.faultline.extraction import extract_debate
 from workbench.protocols.faultline.graphs import format_graph
@@ -110,7 +110,8 @@ class Debate:
         parsed, error = await json_turn(self.ctx, f"qbaf-r{rnd}", "moderator", prompt,
                                         lambda o: parsing.qbaf(o, self.ids), phase="qbaf",
                                         label=f"moderator: argument map after round {rnd}", role="moderator",
-                                        settings=self.ctx.settings)
+                                        settings=self.ctx.settings,
+                                        schema=schemas.qbaf_schema(self.ids, [m["id"] for m in self.messages]))
         if parsed is None:
             self.errors.append({"step": "qbaf", "turn": f"qbaf-r{rnd}", "error": error})
             self.qbaf_rounds.append({"round": rnd, "error": error})
@@ -170,7 +171,8 @@ class Debate:
                                            transcript=public_transcript(self.messages, self.names))
         cards, error = await json_turn(self.ctx, "crux-cards", "moderator", prompt, parsing.crux_cards,
                                        phase="crux", label="moderator: crux cards", role="moderator",
-                                       settings=self.ctx.settings)
+                                       settings=self.ctx.settings,
+                                       schema=schemas.crux_cards_schema([m["id"] for m in self.messages]))
         if cards is None:
             self.errors.append({"step": "crux", "turn": "crux-cards", "error": error})
             return []

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import sqlite_utils
 
-from workbench.protocols.faultline import parsing, prompts
+from workbench.protocols.faultline import parsing, prompts, schemas
 from workbench.protocols.faultline.turns import json_turn, model_settings
 from workbench.runs.context import RunContext
 
@@ -38,7 +38,7 @@ async def build_graph(ctx: RunContext, persona: dict, size: int, table: dict) ->
     graph, error = await json_turn(ctx, f"graph:{persona['id']}:{size}", persona["id"], prompt,
                                    lambda obj: parsing.belief_graph(obj, size), phase="belief_graph",
                                    label=f"belief graph of {persona['name']} ({size} nodes)", role="belief_graph",
-                                   settings=model_settings(table))
+                                   settings=model_settings(table), schema=schemas.belief_graph_schema(size))
     out = {"persona": persona["id"], "size": size, "model": table["name"], "error": error}
     out.update(graph or {"nodes": [], "edges": [], "dropped_nodes": 0})
     return out

@@ -68,7 +68,8 @@ def sections(doc: dict) -> list[ReportSection]:
         "Choices seed 002 does not make are the project's own and are listed in "
         "workbench/protocols/faultline/README.md: the prompts, the latent reading, population SD for ΔSD, "
         "card-source centroid for CG, HDBSCAN min_cluster_size, the sign-majority vote for ACC (ties are not "
-        "correct), BA of 0-node conditions against the persona's smallest built graph, and the verdict rule.")))
+        "correct), BA of 0-node conditions against the persona's smallest built graph, the verdict rule, and the reply "
+        "schemas' constraints.")))
     return out
 
 

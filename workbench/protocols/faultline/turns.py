@@ -17,14 +17,15 @@ from workbench.runs.context import RunContext, user
 
 async def json_turn(ctx: RunContext, turn_id: str, agent: str, prompt: str, check: Callable[[dict], Any], *,
                     phase: str, label: str, role: str, settings: ModelSettings | None = None,
-                    sample: int = 0) -> tuple[Any, str | None]:
-    """(value, None) on success; (None, reason) after a failed retry."""
+                    sample: int = 0, schema: dict | None = None) -> tuple[Any, str | None]:
+    """(value, None) on success; (None, reason) after a failed retry. `schema`: the reply's JSON schema
+    (`schemas.py`), sent with both attempts where the model decodes by schema."""
     messages = [user(prompt)]
     error = ""
     for attempt in range(2):
         tid = turn_id if attempt == 0 else f"{turn_id}:retry"
         text = await ctx.turn(tid, agent, messages, phase=phase, label=label, role=role, settings=settings,
-                              sample=sample)
+                              sample=sample, schema=schema)
         try:
             return check(extract_json(text)), None
         except InvalidReply as exc:
