@@ -10,7 +10,7 @@ def study_report_text(db, study_id: str, protocol, options: dict) -> str:
     """The report's text; `options` are the protocol's analysis options (comparisons, DQ, progress)."""
     text = protocol.report(db, study_id, options)
     return (text.rstrip("\n") + "\n\n" + counts_section(db, study_id) + connections_section(db, study_id) + "\n"
-            + call_log_section(db, study_id))
+            + structured_section(db, study_id) + "\n" + call_log_section(db, study_id))
 
 
 def write_study_report(db, study_id: str, protocol, options: dict, out: str | Path) -> Path:
@@ -38,6 +38,13 @@ def connections_section(db, study_id: str) -> str:
     return ("\n## Connections\n\nThe gateway lowers an endpoint's connections when it interrupts streams or refuses "
             "calls, and raises them again while calls succeed (slow start, additive increase, multiplicative "
             "decrease; the project's rule):\n\n" + "".join(f"- {line}\n" for line in lines))
+
+
+def structured_section(db, study_id: str) -> str:
+    """Parse counts per structured step (one definition with `metrics`: workbench.structured.counts)."""
+    from workbench.structured.counts import parse_counts, section
+
+    return section(parse_counts(db, study_id))
 
 
 def call_log_section(db, study_id: str) -> str:

@@ -19,6 +19,7 @@ from typing import Any, Callable
 from workbench.events import TURN_FAILED, TURN_FINISHED, TURN_STARTED, Event, EventSink
 from workbench.gateway.api import CallRequest, CallResult, GatewayError, GatewayLike, ModelSettings
 from workbench.runs.control import RunControl
+from workbench.structured.reading import Reading, read
 
 
 @dataclass
@@ -69,6 +70,8 @@ class RunContext:
     control: RunControl = field(default_factory=RunControl)
     on_result: Callable[[str, CallResult], None] | None = None   # after each finished turn
     definition: dict = field(default_factory=dict)                # the study's whole definition
+    # How each structured reply was read, (turn, step, reading): the runner keeps it in the store
+    on_reply: Callable[[str, str, Reading], None] | None = None
 
     @property
     def scenario(self) -> str:
@@ -112,6 +115,15 @@ class RunContext:
         if self.on_result is not None:
             self.on_result(turn_id, result)
         return result.text
+
+
+    def read_reply(self, turn_id: str, step: str, parse: Callable[[str], Any], text: str) -> Reading:
+        """Read a structured step's reply with its parser (InvalidReply: unusable), and have it counted as
+        parsed, repaired or unparsed under `step` (workbench/structured)."""
+        reading = read(parse, text)
+        if self.on_reply is not None:
+            self.on_reply(turn_id, step, reading)
+        return reading
 
 
 def draw_settings(settings: ModelSettings, draw: int) -> ModelSettings:

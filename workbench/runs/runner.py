@@ -240,12 +240,16 @@ class StudyRunner:
         return self._items[item_id]
 
     def _context(self, plan: RunPlan, run_id: str | None, on_result, *, draw: int | None = None) -> RunContext:
+        from workbench.structured.counts import recorder
+
         draw = self.protocol.draw(plan) if draw is None else draw
+        replies = run_id or f"follow-up:{plan.item_id}:{plan.condition}"
         settings = draw_settings(self.protocol.settings_for(self.definition, plan), draw)
         return RunContext(gateway=self.gateway, sink=self, settings=settings, item=self._item(plan.item_id),
                           options=self.protocol.run_options(self.definition), study_id=self.study_id,
                           run_id=run_id, case_id=plan.item_id, condition=plan.condition, replicate=plan.replicate,
-                          draw=draw, control=self.control, on_result=on_result, definition=self.definition)
+                          draw=draw, control=self.control, on_result=on_result, definition=self.definition,
+                          on_reply=recorder(self.db, self.study_id, replies))
 
     # --- running -------------------------------------------------------------------------------
     async def run(self, *, only: list[str] | None = None, retry_failed: bool = False) -> RunSummary:

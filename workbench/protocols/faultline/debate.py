@@ -108,7 +108,7 @@ class Debate:
         prompt = prompts.QBAF.format(first=first["name"], second=second["name"], first_id=first["id"],
                                      second_id=second["id"], transcript=public_transcript(self.messages, self.names))
         parsed, error = await json_turn(self.ctx, f"qbaf-r{rnd}", "moderator", prompt,
-                                        lambda o: parsing.qbaf(o, self.ids), phase="qbaf",
+                                        lambda o: parsing.qbaf(o, self.ids), step="QBAF map", phase="qbaf",
                                         label=f"moderator: argument map after round {rnd}", role="moderator",
                                         settings=self.ctx.settings,
                                         schema=schemas.qbaf_schema(self.ids, [m["id"] for m in self.messages]))
@@ -170,7 +170,7 @@ class Debate:
                                            question=self.topic["question"],
                                            transcript=public_transcript(self.messages, self.names))
         cards, error = await json_turn(self.ctx, "crux-cards", "moderator", prompt, parsing.crux_cards,
-                                       phase="crux", label="moderator: crux cards", role="moderator",
+                                       step="crux cards", phase="crux", label="moderator: crux cards", role="moderator",
                                        settings=self.ctx.settings,
                                        schema=schemas.crux_cards_schema([m["id"] for m in self.messages]))
         if cards is None:

@@ -10,26 +10,27 @@ from typing import Any, Callable
 
 from workbench.events import EXTRACTION_ERROR
 from workbench.gateway.api import ModelSettings
-from workbench.judges.parse import InvalidReply, extract_json
+from workbench.judges.parse import extract_json
 from workbench.protocols.faultline import prompts
 from workbench.runs.context import RunContext, user
 
 
 async def json_turn(ctx: RunContext, turn_id: str, agent: str, prompt: str, check: Callable[[dict], Any], *,
-                    phase: str, label: str, role: str, settings: ModelSettings | None = None,
+                    step: str, phase: str, label: str, role: str, settings: ModelSettings | None = None,
                     sample: int = 0, schema: dict | None = None) -> tuple[Any, str | None]:
     """(value, None) on success; (None, reason) after a failed retry. `schema`: the reply's JSON schema
-    (`schemas.py`), sent with both attempts where the model decodes by schema."""
+    (`schemas.py`), sent with both attempts where the model decodes by schema; `step`: the name each reply
+    is counted under (parsed, repaired or unparsed)."""
     messages = [user(prompt)]
     error = ""
     for attempt in range(2):
         tid = turn_id if attempt == 0 else f"{turn_id}:retry"
         text = await ctx.turn(tid, agent, messages, phase=phase, label=label, role=role, settings=settings,
                               sample=sample, schema=schema)
-        try:
-            return check(extract_json(text)), None
-        except InvalidReply as exc:
-            error = str(exc)
+        reading = ctx.read_reply(tid, step, lambda reply: check(extract_json(reply)), text)
+        if reading.ok:
+            return reading.value, None
+        error = reading.detail
         messages = messages + [{"role": "assistant", "content": text}, user(prompts.RETRY.format(error=error))]
     ctx.emit(EXTRACTION_ERROR, turn=turn_id, agent=agent, step=phase, error=error)
     return None, error

@@ -18,7 +18,6 @@ from dataclasses import replace
 from typing import Callable
 
 from workbench.events import M11_ERROR, M11_RETRY, M11_STAGE
-from workbench.judges.parse import InvalidReply
 from workbench.protocols.m11 import replies, schemas
 from workbench.protocols.m11.prompts import BINARY_TEMPERATURE, TEMPERATURES, messages
 from workbench.protocols.m11.scoring import band
@@ -48,13 +47,13 @@ async def ask(ctx: RunContext, stage: str, build: Callable[[str | None], list[di
         text = await ctx.turn(turn_id, stage, build(note), phase=stage, label=label, settings=settings,
                               schema=schema)
         raw.append(text)
-        try:
-            return parse(text)
-        except InvalidReply as exc:
-            note = str(exc)
-            if attempt < PARSE_RETRIES:
-                retries[stage] = retries.get(stage, 0) + 1
-                ctx.emit(M11_RETRY, turn=turn_id, agent=stage, reason=note)
+        reading = ctx.read_reply(turn_id, f"m11 {stage}", parse, text)
+        if reading.ok:
+            return reading.value
+        note = reading.detail
+        if attempt < PARSE_RETRIES:
+            retries[stage] = retries.get(stage, 0) + 1
+            ctx.emit(M11_RETRY, turn=turn_id, agent=stage, reason=note)
     raise StageFailed(stage, note or "no usable reply", raw)
 
 
