@@ -31,12 +31,15 @@ async def _run_everything(tmp_path, server, structured: str | None):
     await build_study_graphs(db, gateway(db, db_path), sid, d)
     await PROTOCOL.program(ctx_for(db, gateway(db, db_path), sid, d, DEBATE, "qbaf-20"))
     await PROTOCOL.program(ctx_for(db, gateway(db, db_path), sid, d, TOPIC, "single"))
-    return server.requests
+    return server.requests, db, sid
 
 
 async def test_every_structured_step_sends_its_schema(tmp_path, fl_server):
     jsonschema = pytest.importorskip("jsonschema")
-    requests = await _run_everything(tmp_path, fl_server, None)
+    requests, db, sid = await _run_everything(tmp_path, fl_server, None)
+    from workbench.structured.counts import parse_counts   # the graph build records how each reply was read
+
+    assert [(c["step"], c["parsed"], c["replies"]) for c in parse_counts(db, sid)] == [("belief graph", 2, 2)]
     by_step: dict[str, list[dict]] = {}
     for body in requests:
         by_step.setdefault(step_of(body) or "speech", []).append(body)
@@ -58,7 +61,7 @@ async def test_every_structured_step_sends_its_schema(tmp_path, fl_server):
 
 
 async def test_structured_none_sends_no_schema(tmp_path, fl_server):
-    requests = await _run_everything(tmp_path, fl_server, "none")
+    requests, _, _ = await _run_everything(tmp_path, fl_server, "none")
     assert {step_of(b) for b in requests} >= set(SCHEMA_NAMES.values())
     assert all("response_format" not in body for body in requests)
 
