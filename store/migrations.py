@@ -517,3 +517,10 @@ def structured_replies(db: sqlite_utils.Database) -> None:
         CREATE INDEX idx_structured_replies_step ON structured_replies (study_id, step)
     """):
         db.execute(statement)
+
+
+@migrations(name="0012_probe_classification")
+def probe_classification(db: sqlite_utils.Database) -> None:
+    # A probe keeps the classifier's side next to the probed model's answer: which model classified, its own
+    # verdict, the event it says was identified, and whether that event only restated the case (issue 25).
+    db.execute("ALTER TABLE probes ADD COLUMN classification TEXT")  # JSON; NULL on earlier probes

@@ -8,6 +8,7 @@ from typing import Any, Callable
 from workbench.events import EventSink
 from workbench.gateway.api import CallRequest, ModelSettings, connection_options
 from workbench.structured.reading import Reading, read
+from workbench.gateway.seeds import draw_settings
 
 MAX_ATTEMPTS = 3  # one call and two retries, then the reply is a judge_error
 # A --retry-errors round r draws samples from r * RETRY_STRIDE on: fresh calls, never a replay of the
@@ -89,6 +90,7 @@ async def ask_json(gateway, build: Callable[[str | None], list[dict]], validate:
     """
     asked = Asked()
     note = None
+    settings = draw_settings(settings, replicate)  # a judge's runs are independent draws: their own seeds
     for attempt in range(attempts):
         request = CallRequest(messages=build(note), settings=settings, role=role, study_id=study_id, turn=turn,
                               agent=agent, replicate=replicate, sample=sample_base + attempt,

@@ -13,11 +13,12 @@ from __future__ import annotations
 
 import asyncio
 import time
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from workbench.events import TURN_FAILED, TURN_FINISHED, TURN_STARTED, Event, EventSink
 from workbench.gateway.api import CallRequest, CallResult, GatewayError, GatewayLike, ModelSettings
+from workbench.gateway.seeds import draw_settings  # noqa: F401  (re-exported: the runner's draws)
 from workbench.runs.control import RunControl
 from workbench.structured.reading import Reading, read
 
@@ -124,18 +125,6 @@ class RunContext:
         if self.on_reply is not None:
             self.on_reply(turn_id, step, reading)
         return reading
-
-
-def draw_settings(settings: ModelSettings, draw: int) -> ModelSettings:
-    """The settings for one draw: with a fixed seed, draw k uses seed + k.
-
-    Replicates are independent draws; a provider that honours seeds would
-    otherwise answer identical prompts identically and repeated runs could only
-    ever agree. Draw 0 keeps the study's seed exactly.
-    """
-    if settings.seed is None or draw == 0:
-        return settings
-    return replace(settings, seed=settings.seed + draw)
 
 
 async def parallel(*coros):

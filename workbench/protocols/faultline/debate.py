@@ -21,7 +21,8 @@ from workbench.protocols.faultline import parsing, prompts, qbaf, schemas
 from workbench.protocols.faultline.conditions import condition
 from workbench.protocols.faultline.extraction import extract_debate
 from workbench.protocols.faultline.graphs import format_graph
-from workbench.protocols.faultline.turns import json_turn, model_settings
+from workbench.protocols.faultline.treatment import CRUX_CARDS_MAX_TOKENS, QBAF_MAX_TOKENS
+from workbench.protocols.faultline.turns import json_turn, model_settings, structured_settings
 from workbench.runs.context import RunContext, RunOutput, parallel, system, user
 
 SIDES = ("A", "B")
@@ -110,7 +111,7 @@ class Debate:
         parsed, error = await json_turn(self.ctx, f"qbaf-r{rnd}", "moderator", prompt,
                                         lambda o: parsing.qbaf(o, self.ids), step="QBAF map", phase="qbaf",
                                         label=f"moderator: argument map after round {rnd}", role="moderator",
-                                        settings=self.ctx.settings,
+                                        settings=structured_settings(self.ctx.settings, QBAF_MAX_TOKENS),
                                         schema=schemas.qbaf_schema(self.ids, [m["id"] for m in self.messages]))
         if parsed is None:
             self.errors.append({"step": "qbaf", "turn": f"qbaf-r{rnd}", "error": error})
@@ -171,7 +172,7 @@ class Debate:
                                            transcript=public_transcript(self.messages, self.names))
         cards, error = await json_turn(self.ctx, "crux-cards", "moderator", prompt, parsing.crux_cards,
                                        step="crux cards", phase="crux", label="moderator: crux cards", role="moderator",
-                                       settings=self.ctx.settings,
+                                       settings=structured_settings(self.ctx.settings, CRUX_CARDS_MAX_TOKENS),
                                        schema=schemas.crux_cards_schema([m["id"] for m in self.messages]))
         if cards is None:
             self.errors.append({"step": "crux", "turn": "crux-cards", "error": error})

@@ -41,3 +41,11 @@ def model_settings(table: dict) -> ModelSettings:
     from workbench.runs.settings import study_model_settings
 
     return study_model_settings({"model": table})
+
+
+def structured_settings(settings: ModelSettings, max_tokens: int) -> ModelSettings:
+    """A structured step's settings: the debate's model with room for what the step writes (never less
+    than the study gives a turn)."""
+    from dataclasses import replace
+
+    return replace(settings, max_tokens=max(settings.max_tokens, max_tokens))
