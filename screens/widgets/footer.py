@@ -18,13 +18,13 @@ class KeyFooter(Footer):
     """A Footer whose Quit, Help and palette keys are pinned to the right edge."""
 
     DEFAULT_CSS = """
-    KeyFooter #pinned-keys {
+    KeyFooter .pinned-keys {
         dock: right;
         width: auto;
         height: 1;
         padding-left: 1;
     }
-    KeyFooter #pinned-keys FooterKey.-command-palette {
+    KeyFooter .pinned-keys FooterKey.-command-palette {
         dock: none;
     }
     """
@@ -42,4 +42,6 @@ class KeyFooter(Footer):
             (pinned if is_app_key else rest).append(widget)
         yield from rest
         if pinned:
-            yield HorizontalGroup(*pinned, id="pinned-keys")
+            # a class, not an id: a recompose racing the previous one (bindings changing fast on a loaded
+            # machine) may mount the new group before the old one is gone, and ids must be unique
+            yield HorizontalGroup(*pinned, classes="pinned-keys")
