@@ -77,3 +77,6 @@ def echo_protocol():
     registry.register(EchoProtocol())
     yield EchoProtocol
     registry.unregister(NAME)
+
+
+PROTOCOL = EchoProtocol()  # what an entry point names: `echo-toy = "tests.support.toy_protocol:PROTOCOL"`
