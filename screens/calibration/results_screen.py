@@ -30,6 +30,7 @@ class CalibrationResultsScreen(Screen):
                         tooltip="Recompute the results from the store")]
     DEFAULT_CSS = """
     CalibrationResultsScreen { overflow: hidden; }
+    CalibrationResultsScreen #cal-title { height: 1; padding: 0 1; background: $boost; text-style: bold; }
     CalibrationResultsScreen #cal-outcome { height: auto; max-height: 5; padding: 0 1; background: $boost; }
     CalibrationResultsScreen #cal-tabs { height: 1fr; }
     CalibrationResultsScreen TabPane { height: 1fr; padding: 0; }
@@ -44,6 +45,7 @@ class CalibrationResultsScreen(Screen):
         self.document: dict | None = None
 
     def compose(self) -> ComposeResult:
+        yield Static(f"Calibration · {self.study_id}", id="cal-title", markup=False)
         yield Static("Computing the results …", id="cal-outcome")
         with TabbedContent(id="cal-tabs"):
             with TabPane("Fidelity (A)", id="cal-tab-fidelity"):

@@ -36,8 +36,8 @@ class CruxBrowserScreen(Screen):
 
     def compose(self) -> ComposeResult:
         cards = self.view["cruxes"] if self.view else []
-        title = (f"[b]Crux cards[/b] · {render.escape(self.view['topic']['title'])} · {self.view['run']['condition']}"
-                 if self.view else "[b]Crux cards[/b]")
+        title = f"[b]Crux cards[/b] · {render.escape(self.study_id)}" + (
+            f" · {render.escape(self.view['topic']['title'])} · {self.view['run']['condition']}" if self.view else "")
         yield Static(title + f" · {len(cards)} card(s)", id="fl-crux-title")
         yield OptionList(*[Option(f"{c['id']}: {c['question']}", id=c["id"]) for c in cards], id="fl-crux-list")
         with VerticalScroll():

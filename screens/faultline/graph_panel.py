@@ -15,6 +15,7 @@ from screens.faultline import render
 
 class BeliefGraphScreen(Screen):
     DEFAULT_CSS = """
+    BeliefGraphScreen #fl-graph-title { height: 1; padding: 0 1; background: $boost; text-style: bold; }
     BeliefGraphScreen #fl-graph-note { height: auto; padding: 0 1; }
     BeliefGraphScreen #fl-graph-table { height: 1fr; }
     """
@@ -30,6 +31,7 @@ class BeliefGraphScreen(Screen):
         self.drawn: dict[str, list[str]] = {}
 
     def compose(self) -> ComposeResult:
+        yield Static(f"Belief graphs · {self.study_id}", id="fl-graph-title", markup=False)
         yield Select([(k, k) for k in sorted(self.graphs)], value=self.key if self.key else Select.BLANK,
                      allow_blank=not self.graphs, id="fl-graph-pick", prompt="Choose a belief graph")
         yield Static("", id="fl-graph-note")

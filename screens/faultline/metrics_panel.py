@@ -38,6 +38,7 @@ class SpreadPlot(PlotextPlot):
 
 class FaultlineMetricsScreen(Screen):
     DEFAULT_CSS = """
+    FaultlineMetricsScreen #fl-metrics-title { height: 1; padding: 0 1; background: $boost; text-style: bold; }
     FaultlineMetricsScreen #fl-verdict { height: auto; padding: 0 1; border: round $accent; }
     FaultlineMetricsScreen #fl-metrics-table { height: auto; max-height: 12; }
     FaultlineMetricsScreen #fl-errors { height: auto; padding: 0 1; }
@@ -55,6 +56,7 @@ class FaultlineMetricsScreen(Screen):
 
     def compose(self) -> ComposeResult:
         with VerticalScroll():
+            yield Static(f"Faultline · {self.study_id}", id="fl-metrics-title", markup=False)
             yield Static("Computing the metrics (embeddings load once)…", id="fl-verdict")
             yield DataTable(id="fl-metrics-table", cursor_type="row", zebra_stripes=True)
             yield Static("", id="fl-errors")

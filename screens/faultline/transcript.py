@@ -71,7 +71,8 @@ class DebateTranscript(Screen):
         from workbench.protocols.faultline.views import debate_view
 
         if self.run_id is None:
-            self.query_one("#fl-debate-title", Static).update("No debate runs in this study yet.")
+            self.query_one("#fl-debate-title", Static).update(
+                f"No debate runs in {render.escape(self.study_id)} yet.")
             return
         self.view = debate_view(self.db, self.study_id, self.run_id)
         self.redraw()
@@ -91,7 +92,8 @@ class DebateTranscript(Screen):
         a, b = v["personas"]
         status = "finished" if v["done"] else "in progress"
         self.query_one("#fl-debate-title", Static).update(
-            f"[b]{render.escape(v['topic']['title'])}[/b] · {v['run']['condition']} · {status}\n"
+            f"{render.escape(self.study_id)} · [b]{render.escape(v['topic']['title'])}[/b] · "
+            f"{v['run']['condition']} · {status}\n"
             f"{render.escape(v['topic']['question'])}\n"
             f"[b]A[/b] {render.escape(a['name'])}  vs  [b]B[/b] {render.escape(b['name'])} · divergence {v['divergence']}")
         box = self.query_one("#fl-debate", VerticalScroll)

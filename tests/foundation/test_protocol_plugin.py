@@ -1,4 +1,4 @@
-"""A protocol is a plug-in: a toy fourth protocol, defined only here, runs through the shared machinery.
+"""A protocol is a plug-in: a toy protocol, defined only in the tests (tests/support/toy_protocol.py), runs through the shared machinery.
 
 One item, one call, one metric: study create (its own section, validated with
 file:line problems, and its item loaded), freeze (its item pinned), run
@@ -8,79 +8,15 @@ without a new request, metrics and report — touching no shared code.
 
 from __future__ import annotations
 
-import hashlib
 import json
 
 import pytest
 
 from store import open_store
 from store.calls import spent
-from store.items import add_items
 from store.runs import list_runs, start_attempt
+from tests.support.toy_protocol import STUDY, echo_protocol  # noqa: F401  (the fixture)
 from workbench.cli.main import main
-from workbench.protocols import registry
-from workbench.protocols.base import ItemLoad, MetricsDocument, ReportSection, RunPlan, StudyProtocol
-from workbench.runs.context import RunOutput, user
-
-
-class EchoProtocol(StudyProtocol):
-    name = "echo-toy"
-    title = "Echo: one question, one answer, its length"
-    section = "echo"
-
-    def conditions(self):
-        return ["ask"]
-
-    def check_section(self, data, definition, bad):
-        table = data.get("echo", {})
-        question = table.get("question")
-        if not isinstance(question, str) or not question.strip():
-            bad("echo.question", "is required: the one question to ask")
-        return {"question": question or ""}
-
-    def load_items(self, db, study_id, definition, base_dir=None):
-        question = definition["echo"]["question"]
-        item = {"id": "q1", "payload": {"question": question},
-                "content_hash": hashlib.sha256(question.encode()).hexdigest(), "source": "study file"}
-        return ItemLoad(added=add_items(db, study_id, [item], kind="question"))
-
-    def frozen_artefacts(self, db, study_id, definition):
-        return [("item", "q1", definition["echo"]["question"])]
-
-    def planned_runs(self, db, study_id, definition):
-        return [RunPlan("q1", "ask", 0)]
-
-    async def program(self, ctx):
-        text = await ctx.turn("ask", "asker", [user(ctx.item["question"])], phase="ask", label="Ask")
-        return RunOutput(text=text, report={"length": len(text)})
-
-    def metrics(self, db, study_id, options=None):
-        from store.outputs import outputs_for_study
-
-        lengths = [o["report"]["length"] for o in outputs_for_study(db, study_id)]
-        doc = {"answers": len(lengths), "mean_length": sum(lengths) / len(lengths) if lengths else None}
-        return MetricsDocument(doc, text=f"answers {doc['answers']}, mean length {doc['mean_length']}",
-                               csv_columns=["answers"], csv_rows=[{"answers": len(lengths)}])
-
-    def report_sections(self, db, study_id, options=None):
-        doc = self.metrics(db, study_id).document
-        return [ReportSection("Answers", f"{doc['answers']} answer(s); mean length {doc['mean_length']}.")]
-
-
-STUDY = """\
-name = "echo-study"
-protocol = "echo-toy"
-
-[echo]
-question = "What is the capital of the toy country?"
-"""
-
-
-@pytest.fixture
-def echo():
-    registry.register(EchoProtocol())
-    yield
-    registry.unregister("echo-toy")
 
 
 def batch(capsys, *argv) -> tuple[int, dict]:
@@ -89,7 +25,7 @@ def batch(capsys, *argv) -> tuple[int, dict]:
     return code, json.loads(capsys.readouterr().out or "{}")
 
 
-def test_a_toy_protocol_runs_create_freeze_run_resume_metrics_report(echo, tmp_path, capsys):
+def test_a_toy_protocol_runs_create_freeze_run_resume_metrics_report(echo_protocol, tmp_path, capsys):
     db_path = str(tmp_path / "store.db")
     study = tmp_path / "echo.toml"
     study.write_text(STUDY, encoding="utf-8")
@@ -118,7 +54,7 @@ def test_a_toy_protocol_runs_create_freeze_run_resume_metrics_report(echo, tmp_p
     assert code == 0 and "protocol: echo-toy" in report and "## Answers" in report and "1 answer(s)" in report
 
 
-def test_the_toy_protocols_section_is_validated_with_file_and_line(echo, tmp_path, capsys):
+def test_the_toy_protocols_section_is_validated_with_file_and_line(echo_protocol, tmp_path, capsys):
     study = tmp_path / "echo.toml"
     text = STUDY.replace('question = "What is the capital of the toy country?"', 'question = ""')
     study.write_text(text.replace('protocol = "echo-toy"\n', 'protocol = "echo-toy"\nconditions = ["tell"]\n'),

@@ -40,11 +40,23 @@ class Context:
             bootstrap(self._db)
         return self._db
 
-    def emit(self, document: Any, human: Callable[[], str] | str | None = None) -> None:
+    def emit(self, document: Any, human: Callable[[], str] | str | None = None, *,
+             study: str | None = None, protocol: str | None = None) -> None:
         """Print the result: one JSON document with --json, else the human text. Either way, what a
-        case, a rater or a model wrote cannot drive the terminal (workbench.safe_text)."""
+        case, a rater or a model wrote cannot drive the terminal (workbench.safe_text).
+
+        `study`: the study the result is about. Whatever the protocol, the result then names the study
+        and its protocol (the protocol contract, tests/contract): the JSON document's `study` and
+        `protocol`, the text's first line `study ID  protocol NAME` unless it starts so already."""
         from workbench.safe_text import for_terminal, json_for_terminal
 
+        if study is not None:
+            protocol = protocol or self._protocol_of(study)
+            if isinstance(document, dict):
+                document = {"study": study, **document}
+                document.setdefault("protocol", protocol)
+            if not self.json and human is not None:
+                human = named_text(study, protocol, human() if callable(human) else human)
         if self.json:
             sys.stdout.write(json_for_terminal(json.dumps(document, indent=2, ensure_ascii=False, default=str)))
             sys.stdout.write("\n")
@@ -52,6 +64,12 @@ class Context:
             text = human() if callable(human) else human
             if text:
                 print(for_terminal(text))
+
+    def _protocol_of(self, study_id: str) -> str | None:
+        from workbench.studies.lookup import find_study
+
+        row = find_study(self.db(), study_id)
+        return (row["definition"].get("protocol") or "hindsight") if row else None
 
     def info(self, message: str) -> None:
         """Progress and notes: stderr, so that --json keeps stdout to one document."""
@@ -69,6 +87,14 @@ class Context:
 
                 if not is_disk_full(exc):
                     raise
+
+
+def named_text(study: str, protocol: str | None, text: str) -> str:
+    """The text, headed by `study ID  protocol NAME` unless its first line names both already."""
+    first = text.split("\n", 1)[0]
+    if first.startswith(f"study {study}") and (protocol is None or f"protocol {protocol}" in first):
+        return text
+    return f"study {study}  protocol {protocol or '?'}\n{text}"
 
 
 def protocol_study(db, study_id: str, protocol: str) -> dict:

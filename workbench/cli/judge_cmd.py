@@ -98,7 +98,7 @@ def judge(args, ctx: Context) -> int:
     finally:
         keep_log_head(db, args.study_id)
     doc["ok"] = ok
-    ctx.emit(doc, lambda: judging_text(doc))
+    ctx.emit(doc, lambda: judging_text(doc), study=args.study_id)
     return OK if ok else FAILED
 
 
@@ -130,5 +130,5 @@ def pilots(args, ctx: Context) -> int:
     except BlindingError as exc:
         raise CommandError(str(exc)) from None
     doc = {"study": args.study_id, **result}
-    ctx.emit(doc, lambda: calibration_text(result))
+    ctx.emit(doc, lambda: calibration_text(result), study=args.study_id)
     return OK

@@ -37,7 +37,7 @@ def verify(args, ctx: Context) -> int:
     if not path.is_file() and not log_record(db, study_id) and not log_heads(db, study_id):
         raise CommandError(f"no call log for study '{args.study}' at {path}")
     result = check_log(db, study_id, path)
-    ctx.emit({"study": args.study, **result.to_dict()}, result.message())
+    ctx.emit(result.to_dict(), result.message(), study=args.study)
     if not result.ok and not ctx.json:
         ctx.info(f"workbench: call log refused: {result.problems[0]}")
     return OK if result.ok else FAILED

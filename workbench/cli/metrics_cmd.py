@@ -157,7 +157,7 @@ def handle(args, ctx: Context) -> int:
         Path(args.out).write_text(doc.text, encoding="utf-8")
         ctx.info(f"wrote the tables to {args.out}")
         return OK
-    ctx.emit(doc.document, doc.text)
+    ctx.emit(doc.document, doc.text, study=args.study)
     for note in doc.notes:
         ctx.info(note)
     return OK
@@ -177,10 +177,14 @@ def write_csv(args, ctx: Context, doc) -> None:
     """The protocol's long-format rows, to --out or stdout."""
     import csv
 
+    # every row names its study, whatever the protocol's own columns, so that files of several studies join
+    columns = doc.csv_columns if "study" in doc.csv_columns else ["study", *doc.csv_columns]
+    rows = [{"study": args.study, **row} for row in doc.csv_rows]
+
     def write(fh) -> int:
-        writer = csv.DictWriter(fh, fieldnames=doc.csv_columns, lineterminator="\n")
+        writer = csv.DictWriter(fh, fieldnames=columns, lineterminator="\n")
         writer.writeheader()
-        writer.writerows(doc.csv_rows)
+        writer.writerows(rows)
         return len(doc.csv_rows)
 
     if args.out:

@@ -64,10 +64,14 @@ def power(args, ctx: Context) -> int:
 
     if args.sims < 100:
         raise CommandError("--sims must be at least 100", code=USAGE)
-    doc = power_document(definition_of(ctx, args.study_id), parse_effects(args.effect), args.sims)
-    if not doc["comparisons"]:
-        raise CommandError("the study pre-registers no comparison; name one with --effect A:B:METRIC=D")
-    ctx.emit(doc, render(doc))
+    definition = definition_of(ctx, args.study_id)
+    doc = power_document(definition, parse_effects(args.effect), args.sims)
+    # A design without a comparison between conditions (calibration's judge panel) is a valid study with
+    # nothing to power: said, not failed.
+    text = render(doc) if doc["comparisons"] else (
+        f"power of {doc['study']}: the study pre-registers no comparison between conditions; "
+        "name one with --effect A:B:METRIC=D")
+    ctx.emit(doc, text, study=doc["study"] or args.study_id, protocol=definition.get("protocol") or "hindsight")
     return OK
 
 

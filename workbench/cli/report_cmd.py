@@ -47,6 +47,7 @@ def handle(args, ctx: Context) -> int:
     ctx.emit({"ok": True, "study": args.study, "protocol": protocol.name, "out": str(path),
               "blinded": blinded, "forced_unblinding": header["unblind_forced"],
               "freeze_hash": header["freeze_hash"]},
-             f"wrote the report of {args.study} to {path}" + (" (blinded: conditions hidden)" if blinded and protocol.name == "hindsight" else ""))
+             f"wrote the report of {args.study} (protocol {protocol.name}) to {path}"
+             + (" (blinded: conditions hidden)" if blinded and protocol.name == "hindsight" else ""))
     return OK
 

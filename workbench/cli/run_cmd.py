@@ -104,7 +104,7 @@ def run(args, ctx: Context) -> int:
 
     counts = study_counts(db, args.study_id)  # the study's counts, as `study show` and the report give them
     doc = {"ok": summary.complete, **summary.to_dict(), "counts": counts.to_dict()}
-    ctx.emit(doc, lambda: summary_text(summary, counts))
+    ctx.emit(doc, lambda: summary_text(summary, counts), study=args.study_id)
     return OK if summary.complete else FAILED
 
 

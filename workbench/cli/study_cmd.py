@@ -58,7 +58,7 @@ def create(args, ctx: Context) -> int:
     ctx.emit({"ok": True, "study_id": result["study_id"], "action": result["action"], "definition": d,
               "items": items},
              f"study {result['study_id']} {result['action']}: {protocol_of(d).summary_line(d)}{loaded}; "
-             f"run it with `workbench --batch run {result['study_id']}`")
+             f"run it with `workbench --batch run {result['study_id']}`", study=result["study_id"], protocol=d.get("protocol"))
     return OK
 
 
@@ -69,7 +69,7 @@ def show(args, ctx: Context) -> int:
         summary = study_summary(ctx.db(), args.study_id)
     except StudyNotFound as exc:
         raise CommandError(str(exc)) from None
-    ctx.emit(summary, lambda: summary_text(summary))
+    ctx.emit(summary, lambda: summary_text(summary), study=args.study_id)
     return OK
 
 
@@ -85,7 +85,7 @@ def freeze(args, ctx: Context) -> int:
     verb = "was already frozen and is unchanged" if result["already_frozen"] else "frozen"
     ctx.emit({"ok": True, **result},
              f"study {args.study_id} {verb}: hash {result['freeze_hash']} at {result['frozen_at']} "
-             f"({result['artefacts']} artefacts)")
+             f"({result['artefacts']} artefacts)", study=args.study_id)
     return OK
 
 

@@ -39,5 +39,5 @@ def unblind(args, ctx: Context) -> int:
     else:
         text = f"study {args.study_id} unblinded by {record['by']} at {record['at']}" + (
             " (FORCED: scoring was not complete; every result is marked)" if record["forced"] else "")
-    ctx.emit({"ok": True, "study": args.study_id, **record}, text)
+    ctx.emit({"ok": True, **record}, text, study=args.study_id)
     return OK

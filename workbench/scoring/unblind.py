@@ -17,6 +17,16 @@ from workbench.blinding.unblind import unblind_state
 from workbench.scoring.results import scoring_completion
 
 
+def blinds_outputs(db: sqlite_utils.Database, study_id: str) -> bool:
+    """Whether the study's protocol seals its outputs at all (a faultline debate has no blind items:
+    unblinding it opens nothing and waits on no one)."""
+    from store.studies import get_study
+    from workbench.protocols.registry import protocol_of
+
+    study = get_study(db, study_id)
+    return study is None or protocol_of(study["definition"]).blinds_outputs(study["definition"])
+
+
 class UnblindRefused(BlindingError):
     """Scoring is not complete and the unblinding was not forced."""
 
@@ -35,7 +45,7 @@ def unblind(db: sqlite_utils.Database, study_id: str, *, by: str, force: bool = 
         return {**state.to_dict(), "study_id": study_id, "already": True}
     completion = scoring_completion(db, study_id)
     remaining = {r: c for r, c in completion.items() if c["done"] < c["total"]}
-    if not blind_rows.blind_items(db, study_id):
+    if not blind_rows.blind_items(db, study_id) and blinds_outputs(db, study_id):
         remaining = remaining or {"(no items)": {"done": 0, "total": 0}}
     if remaining and not force:
         detail = ", ".join(f"{r} {c['done']}/{c['total']}" for r, c in remaining.items())

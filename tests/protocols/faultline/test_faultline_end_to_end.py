@@ -64,7 +64,7 @@ def test_batch_create_graphs_run_metrics_report(tmp_path, fl_server, capsys):
     assert doc["conditions"]["self-consistency"]["ACC"]["value"] == 0.5
     assert cli(db_path, "metrics", "fl-e2e", "--csv") == 0
     csv_text = capsys.readouterr().out
-    assert csv_text.startswith("run_id,item,topic,pair,divergence,condition,replicate,metric,scope,value")
+    assert csv_text.startswith("study,run_id,item,topic,pair,divergence,condition,replicate,metric,scope,value")
     out = tmp_path / "report.md"
     assert cli(db_path, "report", "fl-e2e", "--out", str(out)) == 0
     report = out.read_text()
