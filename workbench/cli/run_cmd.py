@@ -140,7 +140,9 @@ def interrupted_exit(ctx: Context, summary, sig: int) -> int:
 def summary_text(s, counts) -> str:
     from workbench.cli.run_display import duration
 
-    cost = f"${s.cost:.4f}" + (" (+ calls of unknown cost)" if s.cost_unknown else "")
+    from workbench.runs.costs import cost_text
+
+    cost = cost_text(s.cost, s.cost_unknown)
     lines = [
         f"study {s.study_id}: {counts.runs_text()}",
         f"study counts: {counts.calls_text()}",

@@ -26,7 +26,7 @@ def duration(seconds: float | None) -> str:
 
 
 def run_line(state: dict) -> str:
-    cost = f"${state['cost']:.4f}" + ("+?" if state["cost_unknown"] else "")
+    cost = run_view.cost_text(state["cost"], state["cost_unknown"])
     line = (f"{state['status']:<9} {short(state['run_id'])}  {state['calls_done']} calls  "
             f"{state['input_tokens'] + state['output_tokens']} tokens  {cost}  {duration(state['elapsed'])}")
     if state.get("error"):

@@ -22,6 +22,7 @@ from datetime import datetime
 
 import sqlite_utils
 
+from workbench.runs.costs import cost_text  # noqa: F401  (the one cost format; screens import it from here)
 from workbench.events import (
     CALL_RETRY, PROGRESS, RUN_CANCELLED, RUN_FAILED, RUN_FINISHED, RUN_STARTED, TOKEN, TURN_FAILED, TURN_FINISHED,
     TURN_STARTED,
@@ -107,12 +108,6 @@ def tokens_text(n: int) -> str:
     return f"{n / 1000:.1f}k tok" if n >= 10_000 else f"{n:,} tok"
 
 
-def cost_text(cost: float | None, unknown: bool) -> str:
-    """A cost that includes calls of unknown price is shown as a lower bound, or as unknown outright."""
-    cost = cost or 0.0
-    if unknown:
-        return f"≥${cost:.4f}" if cost > 0 else "unknown"
-    return f"${cost:.4f}"
 
 
 def cell_fields(state: dict, now: float | None = None, started_at: float | None = None) -> dict[str, str]:
