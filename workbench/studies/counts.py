@@ -23,7 +23,7 @@ import sqlite_utils
 from store import calls as call_rows
 from store import runs as run_rows
 from store import verdicts as verdict_rows
-from workbench.runs.costs import cost_text
+from workbench.studies.costs import cost_text
 
 
 @dataclass(frozen=True)
@@ -50,6 +50,10 @@ class StudyCounts:
     def to_dict(self) -> dict:
         return {**asdict(self), "outputs_truncated": self.outputs_truncated}
 
+    @classmethod
+    def from_dict(cls, d: dict) -> "StudyCounts":
+        return cls(**{k: v for k, v in d.items() if k in cls.__dataclass_fields__})
+
     def runs_text(self) -> str:
         total = sum(self.runs.values())
         return f"{total} runs: " + (", ".join(f"{v} {status_text(k)}" for k, v in self.runs.items() if v)
@@ -60,7 +64,7 @@ class StudyCounts:
         if not self.outputs_truncated:
             return None
         return "outputs cut at max_tokens: " + ", ".join(
-            f"{c} {v['truncated']}/{v['outputs']}" for c, v in (self.truncated or {}).items() if v["truncated"])
+            f"{c} {v['truncated']}/{v['outputs']}" for c, v in (self.truncated or {}).items())
 
     def calls_text(self) -> str:
         cost = cost_text(self.cost, self.cost_unknown_calls, priced=self.calls_made - self.cost_unknown_calls)

@@ -29,6 +29,8 @@ async def json_turn(ctx: RunContext, turn_id: str, agent: str, prompt: str, chec
             return check(extract_json(text)), None
         except InvalidReply as exc:
             error = str(exc)
+        if attempt == 0:
+            ctx.reject(tid, error)  # the retry below is titled as one, with the reason
         messages = messages + [{"role": "assistant", "content": text}, user(prompts.RETRY.format(error=error))]
     ctx.emit(EXTRACTION_ERROR, turn=turn_id, agent=agent, step=phase, error=error)
     return None, error

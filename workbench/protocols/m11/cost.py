@@ -84,7 +84,7 @@ def actual(results: list[dict]) -> dict:
            for r in results]
     total = sum(p["cost"] for p in per)
     unknown = any(p["cost_unknown"] for p in per)
-    from workbench.runs.costs import cost_text
+    from workbench.studies.costs import cost_text
 
     return {"per_sample": per, "total": round(total, 6), "cost_unknown": unknown,
             "mean_per_sample": round(total / len(per), 6) if per else None,

@@ -122,7 +122,7 @@ def cost_section(doc: dict) -> str:
 
 
 def _actual(a: dict) -> str:
-    from workbench.runs.costs import cost_text
+    from workbench.studies.costs import cost_text
 
     if a["cost_unknown"] and not a["total"]:
         return "unknown (no call had a known price)"
