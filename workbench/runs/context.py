@@ -120,9 +120,11 @@ class RunContext:
         if not truncation.is_cut(result.finish_reason):
             return text
         used = settings or self.settings
-        if role == "architecture" and settings is None and self.on_truncation == "fail":
+        # The study's choice covers the turns of the condition's own model (role "architecture"); another role's
+        # step (an extractor, a judge, a classifier) keeps its reply, marked, and its parser says what failed.
+        if role == "architecture" and self.on_truncation == "fail":
             raise truncation.TruncatedReply(truncation.cut_message(turn_id, agent, used.max_tokens))
-        if role == "architecture" and settings is None and self.on_truncation == "continue":
+        if role == "architecture" and self.on_truncation == "continue":
             parts = [text]
             for k in range(1, truncation.MAX_CONTINUATIONS + 1):
                 more = [*messages, {"role": "assistant", "content": "".join(parts)},

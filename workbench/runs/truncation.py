@@ -20,6 +20,16 @@ CONTINUE_PROMPT = ("Your previous reply was cut off by the length limit. Continu
                    "without repeating anything and without any preamble.")
 
 
+def room_to_copy(settings, source: str, *, overhead: int = 256):
+    """Settings for a step that copies text into its reply (a report's sentences, quotes from a transcript):
+    room for the whole source (about three characters a token) plus the JSON around it, never less than the
+    settings' own max_tokens. Without it such a step inherits a debate turn's 256 tokens and is cut mid-copy,
+    and its parser can only say "not a JSON object"."""
+    from dataclasses import replace
+
+    return replace(settings, max_tokens=max(int(settings.max_tokens), len(source) // 3 + overhead))
+
+
 class TruncatedReply(GatewayError):
     """A reply cut at max_tokens under on_truncation = "fail": the run fails with this message."""
 

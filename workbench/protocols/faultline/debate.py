@@ -23,6 +23,7 @@ from workbench.protocols.faultline.extraction import extract_debate
 from workbench.protocols.faultline.graphs import format_graph
 from workbench.protocols.faultline.turns import json_turn, model_settings
 from workbench.runs.context import RunContext, RunOutput, parallel, system, user
+from workbench.runs.truncation import room_to_copy
 
 SIDES = ("A", "B")
 
@@ -105,12 +106,13 @@ class Debate:
     # --- QBAF crux -----------------------------------------------------------------------------------
     async def qbaf_crux(self, rnd: int) -> str | None:
         first, second = self.personas
+        transcript = public_transcript(self.messages, self.names)
         prompt = prompts.QBAF.format(first=first["name"], second=second["name"], first_id=first["id"],
-                                     second_id=second["id"], transcript=public_transcript(self.messages, self.names))
+                                     second_id=second["id"], transcript=transcript)
         parsed, error = await json_turn(self.ctx, f"qbaf-r{rnd}", "moderator", prompt,
                                         lambda o: parsing.qbaf(o, self.ids), phase="qbaf",
                                         label=f"moderator: argument map after round {rnd}", role="moderator",
-                                        settings=self.ctx.settings)
+                                        settings=room_to_copy(self.ctx.settings, transcript))  # it quotes the debate
         if parsed is None:
             self.errors.append({"step": "qbaf", "turn": f"qbaf-r{rnd}", "error": error})
             self.qbaf_rounds.append({"round": rnd, "error": error})
@@ -165,12 +167,12 @@ class Debate:
 
     async def crux_cards(self) -> list[dict]:
         first, second = self.personas
+        transcript = public_transcript(self.messages, self.names)
         prompt = prompts.CRUX_CARDS.format(first=first["name"], second=second["name"],
-                                           question=self.topic["question"],
-                                           transcript=public_transcript(self.messages, self.names))
+                                           question=self.topic["question"], transcript=transcript)
         cards, error = await json_turn(self.ctx, "crux-cards", "moderator", prompt, parsing.crux_cards,
                                        phase="crux", label="moderator: crux cards", role="moderator",
-                                       settings=self.ctx.settings)
+                                       settings=room_to_copy(self.ctx.settings, transcript))  # cards quote the debate
         if cards is None:
             self.errors.append({"step": "crux", "turn": "crux-cards", "error": error})
             return []

@@ -67,7 +67,9 @@ def extraction_settings(settings, source: str):
     characters a token, plus the JSON around it), never less than the condition's own max_tokens."""
     from dataclasses import replace
 
-    return replace(settings, temperature=0.0, max_tokens=max(int(settings.max_tokens), len(source) // 3 + 256))
+    from workbench.runs.truncation import room_to_copy
+
+    return replace(room_to_copy(settings, source), temperature=0.0)
 
 
 def read_reply(reply: str) -> tuple[dict | None, str]:
