@@ -159,3 +159,20 @@ def test_on_truncation_is_frozen_with_the_study():
 
     text = 'name = "x1"\ncases = ["toll-bridge"]\nraters = []\njudges = []\n\n[model]\non_truncation = "continue"\n'
     assert frozen_definition(parse_study_text(text, "s.toml"))["model"]["on_truncation"] == "continue"
+
+
+async def test_a_cut_extraction_says_it_was_cut(store, server):
+    """The report-shape extraction's reply cut mid-JSON: the reason names the cut, not only the JSON."""
+    db, db_path = store
+
+    def cut_extraction(body):
+        if "the sentences of the response that state" in body["messages"][-1]["content"]:
+            return Reply.text('{"recommendation": ["Resist the demands', finish_reason="length")
+        return scripted(body)
+
+    server.responder = cut_extraction
+    study = create(db, _text("cut-extract", server, None))
+    await run_study(db, gateway(db, db_path), study)
+    report = get_output(db, "cut-extract/toll-bridge/B1/0")["report"]
+    assert report["extraction"]["status"] == "unparsed"
+    assert report["extraction"]["reason"].endswith("(the reply was cut off at max_tokens)")

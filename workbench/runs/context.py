@@ -83,6 +83,11 @@ class RunContext:
     cut_texts: list[str] = field(default_factory=list)   # replies that stayed cut at max_tokens, joined parts
     _rejections: dict[str, tuple[int, str]] = field(default_factory=dict)  # agent -> (retry number, reason)
     _agent_of: dict[str, str] = field(default_factory=dict)                # turn id -> its agent
+    _cut_turns: set[str] = field(default_factory=set)                      # turns whose reply stayed cut
+
+    def was_cut(self, turn_id: str) -> bool:
+        """Whether this turn's reply was cut at max_tokens (and stayed so): a parser's error can say why."""
+        return turn_id in self._cut_turns
 
     @property
     def on_truncation(self) -> str:
@@ -137,6 +142,7 @@ class RunContext:
                     return "".join(parts)
             text = "".join(parts)
         self.cut_texts.append(text)
+        self._cut_turns.add(turn_id)
         return text
 
     async def _call(self, turn_id: str, agent: str, messages: list[dict[str, str]], *, phase: str, label: str,

@@ -127,5 +127,7 @@ async def finish(ctx, text: str):
                            phase="extract", label="Extraction: copy the report sentences", role="extraction",
                            settings=extraction_settings(ctx.settings, text), schema=extraction_schema(text))
     report = shaped_report(text, reply)
+    if report["extraction"]["status"] == "unparsed" and ctx.was_cut("extract"):  # say why the JSON broke off
+        report["extraction"]["reason"] += " (the reply was cut off at max_tokens)"
     ctx.emit("extraction", turn="extract", agent="extractor", **report["extraction"])
     return FinalOutput(text=text, report=report)
