@@ -72,6 +72,12 @@ async def test_keep_marks_the_turn_the_run_the_output_and_the_counts(store, serv
     assert counts.truncated == {"B1": {"outputs": 1, "truncated": 1}} and counts.outputs_truncated == 1
     assert "outputs cut at max_tokens: B1 1/1" in counts.text()
     assert counts.to_dict()["outputs_truncated"] == 1
+    # the same line in `study show` and the report (one definition)
+    from workbench.reports.study_report import counts_section
+    from workbench.studies.summary import study_summary, summary_text
+
+    assert "- outputs cut at max_tokens: B1 1/1" in counts_section(db, study)
+    assert "truncated   outputs cut at max_tokens: B1 1/1" in summary_text(study_summary(db, study))
     assert server.count == 2  # the answer and the report-shape extraction: keep asks nothing more
 
 
