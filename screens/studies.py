@@ -24,6 +24,7 @@ from textual.worker import Worker, WorkerState
 from screens.commands import ListProvider
 from screens.study_actions import STUDY_WORK, JudgingActions, PacketActions, StudyActions
 from screens.widgets.section import SectionScreen
+from workbench.studies.counts import status_text
 
 STATUS_STYLE = {"draft": "yellow", "frozen": "green", "unblinded": "cyan"}  # the core names the status
 SIM_STYLE = "bold magenta"
@@ -76,7 +77,8 @@ def runs_text(counts: dict[str, int]) -> str:
     total = sum(counts.values())
     if not total:
         return "not run"
-    extra = [f"{counts[k]} {k}" for k in ("running", "failed", "cancelled") if counts.get(k)]
+    extra = [f"{counts[k]} {status_text(k)}" for k in ("done_with_errors", "running", "failed", "cancelled")
+             if counts.get(k)]
     return ", ".join([f"{counts.get('done', 0)}/{total} done", *extra])
 
 

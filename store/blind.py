@@ -51,7 +51,7 @@ def final_outputs_to_blind(db: sqlite_utils.Database, study_id: str) -> list[dic
     """Finished runs with a final output that has no blind item yet: [{run_id, case_id, text}]."""
     return [dict(r) for r in db.query(
         "SELECT r.id AS run_id, r.case_id, o.text FROM runs r JOIN outputs o ON o.run_id = r.id "
-        "WHERE r.study_id = ? AND r.status = 'done' "
+        "WHERE r.study_id = ? AND r.status IN ('done', 'done_with_errors') "
         "AND NOT EXISTS (SELECT 1 FROM blind_key k WHERE k.run_id = r.id) "
         "ORDER BY r.id", [study_id])]
 

@@ -204,7 +204,7 @@ def final_outputs(db: sqlite_utils.Database, study_id: str) -> dict[str, str]:
     """run_id -> final output text, for the study's finished runs."""
     return {r["run_id"]: r["text"] for r in db.query(
         "SELECT o.run_id, o.text FROM outputs o JOIN runs r ON r.id = o.run_id "
-        "WHERE r.study_id = ? AND r.status = 'done' ORDER BY o.run_id", [study_id])}
+        "WHERE r.study_id = ? AND r.status IN ('done', 'done_with_errors') ORDER BY o.run_id", [study_id])}
 
 
 def topology_rows(db: sqlite_utils.Database, study_id: str) -> list[dict]:

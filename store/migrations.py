@@ -519,6 +519,18 @@ def structured_replies(db: sqlite_utils.Database) -> None:
         db.execute(statement)
 
 
+@migrations(name="0011_truncated_outputs")
+def truncated_outputs(db: sqlite_utils.Database) -> None:
+    # A reply cut at max_tokens (finish_reason "length") is a state of its own: the run keeps how many of its
+    # turns stayed cut (after any continuation), its output whether the text readers get ends in a cut. A run
+    # whose program ended in a counted error gets status 'done_with_errors' (runs.status is free text).
+    for statement in _statements("""
+        ALTER TABLE runs ADD COLUMN truncated_turns INTEGER NOT NULL DEFAULT 0;
+        ALTER TABLE outputs ADD COLUMN truncated INTEGER NOT NULL DEFAULT 0
+    """):
+        db.execute(statement)
+
+
 @migrations(name="0012_probe_classification")
 def probe_classification(db: sqlite_utils.Database) -> None:
     # A probe keeps the classifier's side next to the probed model's answer: which model classified, its own

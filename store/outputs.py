@@ -10,11 +10,12 @@ from store.cases import now
 from store.db import writer
 
 
-def write_output(db: sqlite_utils.Database, run_id: str, text: str, report: dict) -> None:
+def write_output(db: sqlite_utils.Database, run_id: str, text: str, report: dict, *, truncated: bool = False) -> None:
+    """`truncated`: the text ends where the model was cut off at max_tokens."""
     with writer(db):
         db["outputs"].upsert({"run_id": run_id, "text": text,
                               "report": json.dumps(report, ensure_ascii=False),
-                              "created_at": now()}, pk="run_id")
+                              "truncated": int(truncated), "created_at": now()}, pk="run_id")
 
 
 def get_output(db: sqlite_utils.Database, run_id: str) -> dict | None:
@@ -25,10 +26,10 @@ def get_output(db: sqlite_utils.Database, run_id: str) -> dict | None:
 def outputs_for_study(db: sqlite_utils.Database, study_id: str) -> list[dict]:
     """Every final output of a study with its run's case, condition and replicate."""
     rows = db.execute(
-        "SELECT o.run_id, o.text, o.report, o.created_at, r.case_id, r.condition, r.replicate "
+        "SELECT o.run_id, o.text, o.report, o.created_at, r.case_id, r.condition, r.replicate, o.truncated "
         "FROM outputs o JOIN runs r ON r.id = o.run_id WHERE r.study_id = ? "
         "ORDER BY r.case_id, r.condition, r.replicate", [study_id]).fetchall()
-    cols = ["run_id", "text", "report", "created_at", "case_id", "condition", "replicate"]
+    cols = ["run_id", "text", "report", "created_at", "case_id", "condition", "replicate", "truncated"]
     return [_decode(dict(zip(cols, r))) for r in rows]
 
 

@@ -7,7 +7,10 @@ import sqlite_utils
 from store.cases import now
 from store.db import writer
 
-STATUSES = ("pending", "running", "done", "failed", "cancelled", "interrupted")
+STATUSES = ("pending", "running", "done", "done_with_errors", "failed", "cancelled", "interrupted")
+# A run whose program ended: its output stands. `done_with_errors`: the program ended in a counted error (an
+# M11 stage that never parsed, a calibration judge_error), kept in the output and never re-run.
+FINISHED = ("done", "done_with_errors")
 
 
 def ensure_runs(db: sqlite_utils.Database, study_id: str, plans: list[dict]) -> int:
@@ -45,7 +48,8 @@ def start_attempt(db: sqlite_utils.Database, run_id: str) -> int:
         db.execute("DELETE FROM artifacts WHERE run_id = ?", [run_id])
         db.execute(
             "UPDATE runs SET status = 'running', attempts = attempts + 1, started_at = ?, finished_at = NULL, "
-            "error = NULL, input_tokens = 0, output_tokens = 0, cost = 0.0, cost_unknown = 0 WHERE id = ?",
+            "error = NULL, input_tokens = 0, output_tokens = 0, cost = 0.0, cost_unknown = 0, truncated_turns = 0 "
+            "WHERE id = ?",
             [now(), run_id])
         return db.execute("SELECT attempts FROM runs WHERE id = ?", [run_id]).fetchone()[0]
 
@@ -61,23 +65,25 @@ def add_usage(db: sqlite_utils.Database, run_id: str, input_tokens: int | None, 
 
 
 def finish_run(db: sqlite_utils.Database, run_id: str, status: str, *, error: str | None = None,
-               output: dict | None = None) -> None:
-    """Close an attempt as done | failed | cancelled | interrupted; a done run's output is written in the same transaction."""
+               output: dict | None = None, truncated_turns: int = 0) -> None:
+    """Close an attempt as done | done_with_errors | failed | cancelled | interrupted; a finished run's output
+    (text, report and whether its text ends in a cut at max_tokens) is written in the same transaction."""
     if status not in STATUSES:
         raise ValueError(f"unknown run status {status!r}")
     from store.outputs import write_output
 
     with writer(db):
         if output is not None:
-            write_output(db, run_id, output["text"], output["report"])
-        db.execute("UPDATE runs SET status = ?, error = ?, finished_at = ? WHERE id = ?",
-                   [status, error, now(), run_id])
+            write_output(db, run_id, output["text"], output["report"], truncated=bool(output.get("truncated")))
+        db.execute("UPDATE runs SET status = ?, error = ?, finished_at = ?, truncated_turns = ? WHERE id = ?",
+                   [status, error, now(), truncated_turns, run_id])
 
 
 def reset_run(db: sqlite_utils.Database, run_id: str) -> None:
     """Make a failed or cancelled run pending again (a retry); its old error is kept until it restarts."""
     with writer(db):
-        db.execute("UPDATE runs SET status = 'pending' WHERE id = ? AND status != 'done'", [run_id])
+        db.execute("UPDATE runs SET status = 'pending' WHERE id = ? AND status NOT IN ('done', 'done_with_errors')",
+                   [run_id])
 
 
 def status_counts(db: sqlite_utils.Database, study_id: str) -> dict[str, int]:
@@ -96,3 +102,21 @@ def study_totals(db: sqlite_utils.Database, study_id: str) -> dict:
         [study_id]).fetchone()
     return {"runs": row[0], "input_tokens": row[1], "output_tokens": row[2], "cost": row[3],
             "cost_unknown": bool(row[4])}
+
+
+def truncated_counts(db: sqlite_utils.Database, study_id: str) -> dict[str, dict[str, int]]:
+    """Per condition: finished outputs, and how many of them end in a cut at max_tokens."""
+    out: dict[str, dict[str, int]] = {}
+    for condition, outputs, cut in db.execute(
+            "SELECT r.condition, count(*), coalesce(sum(o.truncated), 0) FROM runs r JOIN outputs o ON o.run_id = r.id "
+            "WHERE r.study_id = ? AND r.status IN ('done', 'done_with_errors') GROUP BY r.condition ORDER BY r.condition",
+            [study_id]).fetchall():
+        out[condition] = {"outputs": outputs, "truncated": cut}
+    return out
+
+
+def truncated_run_ids(db: sqlite_utils.Database, study_id: str) -> set[str]:
+    """Runs whose final output ends in a cut at max_tokens."""
+    return {r[0] for r in db.execute(
+        "SELECT o.run_id FROM outputs o JOIN runs r ON r.id = o.run_id WHERE r.study_id = ? AND o.truncated = 1",
+        [study_id]).fetchall()}

@@ -18,6 +18,7 @@ TOKEN = "token"
 TURN_FINISHED = "turn_finished"
 TURN_FAILED = "turn_failed"
 CALL_RETRY = "call_retry"
+TURN_REJECTED = "turn_rejected"      # a program rejected a turn's reply and asks again (payload: reason, retry)
 CALL_WAITING = "call_waiting"        # a call waits for a connection to its endpoint (shown as "waiting")
 CALL_SENT = "call_sent"              # the request went out; tokens or the whole reply follow
 CONNECTIONS = "connections"          # the gateway changed an endpoint's connection limit (payload: the change)

@@ -9,6 +9,7 @@ from __future__ import annotations
 from rich.text import Text
 
 from workbench.protocols.m11.report import num, pct
+from workbench.runs.view import cost_text
 
 SEVERITY_STYLE = {"critical": "bold red", "major": "yellow", "minor": "dim"}
 VERDICT_STYLE = {"valid": "green", "partially valid": "yellow", "invalid": "red"}
@@ -51,7 +52,7 @@ def overview(doc: dict) -> Text:
     t.append(f"Key validation points met: {v['met']} of {v['checked']}\n")
     e, a = doc["cost"]["estimate"], doc["cost"]["actual"]
     est = "undefined" if e["cost"] is None else f"${e['cost']:.4f}"
-    t.append(f"Cost: estimate {est} ({e['calls']} calls) · actual ${a['total']:.4f}")
+    t.append(f"Cost: estimate {est} ({e['calls']} calls) · actual {a.get('text') or cost_text(a['total'], a['cost_unknown'])}")
     return t
 
 

@@ -18,8 +18,8 @@ from textual.widgets.data_table import CellDoesNotExist
 
 from workbench.runs.view import cell_fields, grid_axes, row_label
 
-STATUS_STYLE = {"pending": "dim", "running": "bold cyan", "done": "green", "failed": "bold red",
-                "cancelled": "yellow", "interrupted": "magenta"}
+STATUS_STYLE = {"pending": "dim", "running": "bold cyan", "done": "green", "done with errors": "bold yellow",
+                "failed": "bold red", "cancelled": "yellow", "interrupted": "magenta"}
 CELL_WIDTH = 44
 LABEL_KEY = "condition"
 
@@ -30,6 +30,10 @@ def cell_text(state: dict, started_at: float | None = None, now: float | None = 
     text = Text.assemble((f"{f['glyph']} {f['status']}", style))
     if f["calls"]:
         text.append(f" {f['calls']}", style="dim")
+    if f["waiting"]:
+        text.append(f" {f['waiting']}", style="yellow")
+    if f["cut"]:
+        text.append(f" {f['cut']}", style="bold yellow")
     if f["status"] != "pending":
         text.append(f"  {f['tokens']}  ")
         text.append(f["cost"], style="italic" if "unknown" in f["cost"] or "≥" in f["cost"] else "")

@@ -46,7 +46,7 @@ def test_run_study_show_the_studies_screen_and_the_report_agree(created, capsys,
     code, shown = _json(capsys, created, "study", "show", STUDY)
     assert code == 0, shown
     assert again["counts"] == shown["counts"]
-    counts = StudyCounts(**shown["counts"])
+    counts = StudyCounts.from_dict(shown["counts"])
 
     hand = _by_hand(created)
     assert (counts.calls_made, counts.input_tokens, counts.output_tokens, counts.calls_replayed) == (

@@ -48,7 +48,7 @@ def test_the_mock_study_runs_glenda_crock_through_all_seven_conditions_offline(t
     assert f"planned   9 runs, {planned} calls" in captured.err
     assert re.search(rf"progress 100% \({planned}/{planned} calls(, {summary['calls']} made)?\)", lines[-1]), lines[-1]
     assert not any(" progress 100%" in line for line in lines[:-1])  # 100% only once all is done
-    assert summary["runs"] == {"pending": 0, "running": 0, "done": 9, "failed": 0, "cancelled": 0,
+    assert summary["runs"] == {"pending": 0, "running": 0, "done": 9, "done_with_errors": 0, "failed": 0, "cancelled": 0,
                               "interrupted": 0}
     assert summary["network_calls"] > 100 and summary["input_tokens"] > 0
 

@@ -92,7 +92,10 @@ def test_grid_states_and_cells(tmp_path, library):
     done = cell_fields(states["coercion-drill/P1/0"])
     assert (done["tokens"], done["cost"], done["elapsed"]) == ("17.7k tok", "$0.0231", "1m35s")
     assert cell_fields(states["guild-charter/P1/2"]) == {
-        "glyph": "·", "status": "pending", "calls": "", "tokens": "0 tok", "cost": "$0.0000", "elapsed": ""}
+        "glyph": "·", "status": "pending", "calls": "", "tokens": "0 tok", "cost": "$0.0000", "elapsed": "",
+        "cut": "", "waiting": ""}
+    cut = cell_fields({**states["coercion-drill/P1/0"], "truncated": True})
+    assert cut["cut"] == "✂ cut" and cut["status"] == "done"
     assert cost_text(0.0, True) == "unknown" and cost_text(0.5, True) == "≥$0.5000"
     running = dict(states["coercion-drill/B1/0"], status="running", calls_done=2, calls_expected=7)
     ticking = cell_fields(running, now=1000.0, started_at=925.0)

@@ -359,3 +359,29 @@ def test_runs_screen_snapshot(snap_compare, library, open_transcript, size):
         await pilot.pause()
 
     assert snap_compare(app, terminal_size=size, run_before=run_before)
+
+
+async def test_a_cut_output_is_marked_in_the_grid_and_its_transcript_at_80x24(app, loopback_server):
+    """Issue 25: a reply cut at max_tokens shows in the grid cell (✂ cut) and in its turn's footer."""
+    from tests.support import real_replies
+
+    def cut_answer(body):
+        if "Given this situation" in body["messages"][-1]["content"]:
+            return real_replies.reply("b1-answer-cut-at-256")
+        return Reply.text(REPORT)
+
+    loopback_server.responder = cut_answer
+    study_id = live_study(app, loopback_server, name="cut-study", conditions=("B1",))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await open_runs(pilot, study_id)
+        await pilot.press("s")
+        await wait_until(pilot, lambda: statuses(app).get("coercion-drill/B1/0") == "done", what="B1 done")
+        await wait_until(pilot, lambda: grid(app).states[run_id(study_id, "coercion-drill", "B1", 0)].get("truncated"),
+                         what="the cut mark")
+        row_key, col_key = grid(app)._where[run_id(study_id, "coercion-drill", "B1", 0)]
+        assert "✂ cut" in str(grid(app).get_cell(row_key, col_key))
+        await pilot.press("enter")
+        await pilot.pause()
+        view = app.screen.query_one("#transcript")
+        await wait_until(pilot, lambda: any("cut off at max_tokens (256)" in p.entry.footer()
+                                            for p in view.turn_panels()), what="the cut turn's footer")

@@ -28,7 +28,7 @@ def test_a_minimal_file_gets_every_default():
     assert d["replicates"] == 1 and d["raters"] == [] and d["judges"] == []
     assert d["rubrics"] == ["anticipation", "epistemic-humility"]
     assert d["model"] == {"name": "mock", "api_base": "", "temperature": 0.7, "seed": None, "max_tokens": 1024,
-                          "timeout": 120.0}
+                          "timeout": 120.0, "on_truncation": "keep"}
     assert d["thresholds"] == {"kappa_anticipation": 0.70, "kappa_epistemic_humility": 0.65, "alpha_judges": 0.5}
     assert d["blinding"] == {"overlap": 1.0, "pilot_items": True, "seed": default_blinding_seed("tiny")}
     assert d["architectures"]["C1"] == {"respondents": 5}

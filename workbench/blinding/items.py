@@ -29,8 +29,10 @@ import sqlite_utils
 
 from store import blind as blind_rows
 from store.db import writer
+from store.runs import truncated_run_ids
 from workbench.blinding.assign import ItemRef, order_queue, rater_seed, share_out
 from workbench.blinding.context import BlindingError, StudyContext, load_study
+from workbench.blinding.cut_off import with_mark
 from workbench.blinding.scrub import ScrubContext, emptied_reason, scrub
 
 UNFINISHED = ("pending", "running", "interrupted")
@@ -104,12 +106,16 @@ def _items_from_outputs(db: sqlite_utils.Database, study: StudyContext
     # A study's pilot cases (hindsight `[hindsight] pilot_cases`): their items are pilots every rater
     # scores before the main set, and they never count in the study's metrics.
     pilot_cases = set((study.definition.get("hindsight") or {}).get("pilot_cases") or [])
+    cut = truncated_run_ids(db, study.id)
     for out, result, reason in _scrubbed(db, study):
         if reason is not None:
             held_back.append({"case_id": out["case_id"], "reason": reason})
             continue
         item_id = new_item_id()
-        items.append({"id": item_id, "study_id": study.id, "case_id": out["case_id"], "text": result.text,
+        # A response cut at max_tokens shows it, as the response itself would: the same mark for every
+        # condition, after scrubbing, so it tells the rater nothing but where the text stops.
+        text = with_mark(result.text) if out.get("run_id") in cut else result.text
+        items.append({"id": item_id, "study_id": study.id, "case_id": out["case_id"], "text": text,
                       "pilot": int(out["case_id"] in pilot_cases)})
         keys.append({"item_id": item_id, "study_id": study.id, "run_id": out["run_id"],
                      "scrub_log": result.log})

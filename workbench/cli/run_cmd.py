@@ -47,14 +47,15 @@ def run(args, ctx: Context) -> int:
         load_study(db, args.study_id)
     except StudyNotFound as exc:
         raise CommandError(str(exc)) from None
+    if args.retry_failed and not args.resume:  # before "already run": that message would not name --resume
+        raise CommandError(f"--retry-failed needs --resume: workbench --batch run {args.study_id} --resume "
+                           "--retry-failed", code=2)
     counts = status_counts(db, args.study_id)
     started = {k: v for k, v in counts.items() if k != "pending" and v}
     if started and not (args.resume or args.retry):
         described = ", ".join(f"{v} {'interrupted' if k == 'running' else k}" for k, v in started.items())
         raise CommandError(f"study '{args.study_id}' was already run ({described}); pass --resume to continue "
                            "it, or --retry RUN_ID to re-run one failed run")
-    if args.retry_failed and not args.resume:
-        raise CommandError("--retry-failed goes with --resume", code=2)
 
     from workbench.cli.run_display import make_display
 
@@ -144,7 +145,9 @@ def interrupted_exit(ctx: Context, summary, sig: int) -> int:
 def summary_text(s, counts) -> str:
     from workbench.cli.run_display import duration
 
-    cost = f"${s.cost:.4f}" + (" (+ calls of unknown cost)" if s.cost_unknown else "")
+    from workbench.studies.costs import cost_text
+
+    cost = cost_text(s.cost, s.cost_unknown)
     lines = [
         f"study {s.study_id}: {counts.runs_text()}",
         f"study counts: {counts.calls_text()}",

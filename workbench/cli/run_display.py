@@ -12,7 +12,7 @@ import sys
 import time
 
 from workbench.runs import view as run_view
-from workbench.events import CALL_RETRY, CONNECTIONS, PROGRESS, RUN_STARTED, Event
+from workbench.events import CALL_RETRY, CALL_WAITING, CONNECTIONS, PROGRESS, RUN_STARTED, Event
 from workbench.safe_text import for_terminal
 
 
@@ -26,9 +26,11 @@ def duration(seconds: float | None) -> str:
 
 
 def run_line(state: dict) -> str:
-    cost = f"${state['cost']:.4f}" + ("+?" if state["cost_unknown"] else "")
-    line = (f"{state['status']:<9} {short(state['run_id'])}  {state['calls_done']} calls  "
+    cost = run_view.cost_text(state["cost"], state["cost_unknown"])
+    line = (f"{run_view.status_label(state):<9} {short(state['run_id'])}  {state['calls_done']} calls  "
             f"{state['input_tokens'] + state['output_tokens']} tokens  {cost}  {duration(state['elapsed'])}")
+    if state.get("truncated"):
+        line += "  output cut off at max_tokens"
     if state.get("error"):
         line += f"  {state['error']}"
     return line
@@ -51,7 +53,9 @@ def progress_line(p: dict) -> str:
     r = p["runs"]
     return (f"progress {percent(p)} ({calls_text(p)}), "
             f"runs: {r['done']} done, {r['running']} running, {r['pending']} pending, {r['failed']} failed"
+            + (f", {r['done_with_errors']} done with errors" if r.get("done_with_errors") else "")
             + (f", {r['cancelled']} cancelled" if r["cancelled"] else "")
+            + (f", {p['calls_waiting']} calls waiting" if p.get("calls_waiting") else "")
             + f"; elapsed {duration(p['elapsed'])}, eta {duration(p['eta_seconds'])}")
 
 
@@ -82,6 +86,9 @@ class PlainDisplay:
             if run is not None or key != self._last:  # a follow-up's end or a pause: one line, not repeats
                 self._print(progress_line(p))
                 self._last = key
+        elif event.kind == CALL_WAITING:  # queued for a connection: waiting, not streaming
+            where = f" to {event.payload['endpoint']}" if event.payload.get("endpoint") else ""
+            self._print(f"waiting   {short(event.run_id)} {event.turn}: for a connection{where}")
         elif event.kind == CALL_RETRY:
             p = event.payload
             self._print(f"retry     {short(event.run_id)} {event.turn}: attempt {p.get('attempt')} failed "
@@ -131,10 +138,13 @@ class RichDisplay:
             self.progress.update(self.task, total=max(p["calls_expected"], 1), completed=p["calls_done"],
                                  calls=calls_text(p), percent=percent(p),
                                  eta=duration(p["eta_seconds"]) + (" (paused)" if p["paused"] else ""),
-                                 runs=f"{r['done']} done · {r['running']} running · {r['failed']} failed")
+                                 runs=f"{r['done']} done · {r['running']} running · {r['failed']} failed"
+                                      + (f" · {r['done_with_errors']} with errors" if r.get("done_with_errors") else "")
+                                      + (f" · {p['calls_waiting']} waiting" if p.get("calls_waiting") else ""))
             run = p.get("run")
-            if run and run["status"] in ("done", "failed", "cancelled"):
-                style = {"done": "green", "failed": "red", "cancelled": "yellow"}[run["status"]]
+            if run and run["status"] in ("done", "done_with_errors", "failed", "cancelled"):
+                style = {"done": "green", "done_with_errors": "yellow", "failed": "red",
+                         "cancelled": "yellow"}[run["status"]]
                 self._say(run_line(run), style)
         elif event.kind == CALL_RETRY:
             p = event.payload

@@ -27,7 +27,7 @@ from typing import Any
 
 from workbench.exports.study_record import StudyRecord, criterion_names
 
-RUN_STATUSES = ["pending", "running", "done", "failed", "cancelled", "interrupted"]
+RUN_STATUSES = ["pending", "running", "done", "done_with_errors", "failed", "cancelled", "interrupted"]
 CALL_STATUSES = ["ok", "error", "replayed"]
 
 

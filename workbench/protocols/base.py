@@ -212,6 +212,12 @@ class StudyProtocol:
         final output (hindsight's conditions)."""
         return None
 
+    def counted_error(self, output) -> str | None:
+        """The error a finished run's program counted (its output stands, the run is `done_with_errors`), or
+        None. The one way the runner learns it: `output.counted_error` when the program set it; a protocol
+        whose programs keep the error in their report reads it from there."""
+        return getattr(output, "counted_error", None)
+
     def blinds_outputs(self, definition: dict) -> bool:
         """Whether the study's outputs go to raters or judges as blind items, so that conditions, models and
         raters stay sealed until an explicit unblinding. Default: the study names raters or judges."""

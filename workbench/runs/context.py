@@ -7,6 +7,11 @@ gateway) token events, then turn_finished with the full text, or turn_failed;
 `ctx.emit(kind, ...)` adds protocol events. Turns go through the shared
 gateway, so they are logged, replayed on resume and counted the same way for
 every protocol.
+
+A reply cut at max_tokens is handled here, once for every protocol, as the
+study's `[model] on_truncation` says (workbench/runs/truncation.py). A program
+that rejects a reply and asks again calls `ctx.reject(turn, reason)` first: the
+next turn of that agent is then titled as a retry, with the reason.
 """
 
 from __future__ import annotations
@@ -16,19 +21,25 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from workbench.events import TURN_FAILED, TURN_FINISHED, TURN_STARTED, Event, EventSink
+from workbench.events import TURN_FAILED, TURN_FINISHED, TURN_REJECTED, TURN_STARTED, Event, EventSink
 from workbench.gateway.api import CallRequest, CallResult, GatewayError, GatewayLike, ModelSettings
 from workbench.gateway.seeds import draw_settings  # noqa: F401  (re-exported: the runner's draws)
+from workbench.runs import truncation
 from workbench.runs.control import RunControl
 from workbench.structured.reading import Reading, read
 
 
 @dataclass
 class RunOutput:
-    """A run's final output: the text a reader sees and the protocol's structured result (JSON)."""
+    """A run's final output: the text a reader sees and the protocol's structured result (JSON).
+    `truncated`: whether the text ends in a reply cut at max_tokens (None: the runner works it out from the
+    run's cut turns). `counted_error`: the program ended in an error it counts (the run is
+    `done_with_errors`); protocols may instead say so through `StudyProtocol.counted_error`."""
 
     text: str
     report: dict
+    truncated: bool | None = None
+    counted_error: str | None = None
 
 
 @dataclass
@@ -73,6 +84,25 @@ class RunContext:
     definition: dict = field(default_factory=dict)                # the study's whole definition
     # How each structured reply was read, (turn, step, reading): the runner keeps it in the store
     on_reply: Callable[[str, str, Reading], None] | None = None
+    cut_texts: list[str] = field(default_factory=list)   # replies that stayed cut at max_tokens, joined parts
+    _rejections: dict[str, tuple[int, str]] = field(default_factory=dict)  # agent -> (retry number, reason)
+    _agent_of: dict[str, str] = field(default_factory=dict)                # turn id -> its agent
+    _cut_turns: set[str] = field(default_factory=set)                      # turns whose reply stayed cut
+
+    def was_cut(self, turn_id: str) -> bool:
+        """Whether this turn's reply was cut at max_tokens (and stayed so): a parser's error can say why."""
+        return turn_id in self._cut_turns
+
+    @property
+    def on_truncation(self) -> str:
+        return (self.definition.get("model") or {}).get("on_truncation") or "keep"
+
+    def reject(self, turn_id: str, reason: str) -> None:
+        """A reply of this turn was rejected and will be asked for again: the agent's next turn is its retry."""
+        agent = self._agent_of.get(turn_id, "")
+        number = self._rejections.get(agent, (0, ""))[0] + 1
+        self._rejections[agent] = (number, reason)
+        self.emit(TURN_REJECTED, turn=turn_id, agent=agent or None, reason=reason, retry=number)
 
     @property
     def scenario(self) -> str:
@@ -85,12 +115,48 @@ class RunContext:
     async def turn(self, turn_id: str, agent: str, messages: list[dict[str, str]], *, phase: str,
                    label: str, sample: int = 0, role: str = "architecture",
                    settings: ModelSettings | None = None, schema: dict | None = None) -> str:
-        """One agent turn: one gateway call. Returns the full text; raises GatewayError or RunCancelled.
+        """One agent turn: one gateway call (and its continuations under on_truncation = "continue"). Returns
+        the full text; raises GatewayError (TruncatedReply under on_truncation = "fail") or RunCancelled.
         `settings`: another role's model for this turn (an extractor, a judge), else the run's. `schema`:
         the reply's JSON schema for a step that parses JSON (sent where the model decodes by schema)."""
+        self._agent_of[turn_id] = agent
+        retry = self._rejections.pop(agent, None)
+        if retry is not None:  # the transcript titles it as the retry it is, with the rejection's reason
+            label = f"{label} · retry {retry[0]}" if label else f"retry {retry[0]}"
+        text, result = await self._call(turn_id, agent, messages, phase=phase, label=label, sample=sample,
+                                        role=role, settings=settings, schema=schema,
+                                        retry_reason=retry[1] if retry else None)
+        if not truncation.is_cut(result.finish_reason):
+            return text
+        used = settings or self.settings
+        # The study's choice covers the turns of the condition's own model (role "architecture"); another role's
+        # step (an extractor, a judge, a classifier) keeps its reply, marked, and its parser says what failed.
+        if role == "architecture" and self.on_truncation == "fail":
+            raise truncation.TruncatedReply(truncation.cut_message(turn_id, agent, used.max_tokens))
+        if role == "architecture" and self.on_truncation == "continue":
+            parts = [text]
+            for k in range(1, truncation.MAX_CONTINUATIONS + 1):
+                more = [*messages, {"role": "assistant", "content": "".join(parts)},
+                        user(truncation.CONTINUE_PROMPT)]
+                part, result = await self._call(f"{turn_id}.continue{k}", agent, more, phase=phase,
+                                                label=f"{label} · continued {k}/{truncation.MAX_CONTINUATIONS}",
+                                                sample=sample, role=role, settings=settings, schema=schema)
+                parts.append(part)
+                if not truncation.is_cut(result.finish_reason):
+                    return "".join(parts)
+            text = "".join(parts)
+        self.cut_texts.append(text)
+        self._cut_turns.add(turn_id)
+        return text
+
+    async def _call(self, turn_id: str, agent: str, messages: list[dict[str, str]], *, phase: str, label: str,
+                    sample: int, role: str, settings: ModelSettings | None, schema: dict | None,
+                    retry_reason: str | None = None) -> tuple[str, CallResult]:
+        """One gateway call with its turn events; returns the text and the call's result."""
         await self.control.checkpoint(self.run_id)
         started = time.monotonic()
-        self.emit(TURN_STARTED, turn=turn_id, agent=agent, phase=phase, label=label)
+        extra = {"retry_reason": retry_reason} if retry_reason else {}
+        self.emit(TURN_STARTED, turn=turn_id, agent=agent, phase=phase, label=label, **extra)
         request = CallRequest(messages=messages, settings=settings or self.settings, role=role,
                               study_id=self.study_id, run_id=self.run_id, turn=turn_id, agent=agent,
                               replicate=self.draw, sample=sample, response_schema=schema,
@@ -112,10 +178,11 @@ class RunContext:
                   input_tokens=result.input_tokens, output_tokens=result.output_tokens, cost=result.cost,
                   replayed=result.replayed, placeholder=result.placeholder, finish_reason=result.finish_reason,
                   latency_ms=result.latency_ms, elapsed=round(time.monotonic() - started, 3),
-                  call_id=result.call_id)
+                  call_id=result.call_id, truncated=truncation.is_cut(result.finish_reason),
+                  max_tokens=(settings or self.settings).max_tokens)
         if self.on_result is not None:
             self.on_result(turn_id, result)
-        return result.text
+        return result.text, result
 
 
     def read_reply(self, turn_id: str, step: str, parse: Callable[[str], Any], text: str) -> Reading:

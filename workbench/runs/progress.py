@@ -18,12 +18,15 @@ import time
 from collections import deque
 from dataclasses import asdict, dataclass
 
-from workbench.events import RUN_CANCELLED, RUN_FAILED, RUN_FINISHED, RUN_STARTED, TURN_FINISHED, Event
+from workbench.events import (
+    CALL_SENT, CALL_WAITING, RUN_CANCELLED, RUN_FAILED, RUN_FINISHED, RUN_STARTED, TURN_FINISHED, Event,
+)
 
 # The ETA's throughput is measured over this many recent network calls: it follows a model that
 # slows down or speeds up instead of averaging over the whole session.
 RATE_WINDOW = 20
-ENDED = ("done", "failed", "cancelled", "interrupted")
+ENDED = ("done", "done_with_errors", "failed", "cancelled", "interrupted")
+STATUS_KEYS = ("pending", "running", "done", "done_with_errors", "failed", "cancelled")
 
 @dataclass
 class RunState:
@@ -40,6 +43,8 @@ class RunState:
     cost_unknown: bool = False
     elapsed: float = 0.0
     error: str | None = None
+    truncated: bool = False              # its final output ends in a reply cut at max_tokens
+    waiting: int = 0                     # its calls queued for a connection (not sent yet)
     _started: float | None = None
 
     def settled(self) -> int:
@@ -60,14 +65,21 @@ class RunState:
 class StudyProgress:
     """Counts calls against a total fixed at the start: runs' declared calls plus follow-ups' (`extra_calls`)."""
 
-    def __init__(self, runs: list[dict], expected: dict[str, int], extra_calls: int = 0) -> None:
+    def __init__(self, runs: list[dict], expected: dict[str, int], extra_calls: int = 0,
+                 selected: set[str] | None = None) -> None:
+        """`selected`: the runs this command runs (None: all). Only theirs count in the calls of the bar, and
+        they start as pending: a resumed command's progress is its own work, not 100% of what was done
+        before its first call (a failed run being retried is not an ended one)."""
         self.runs: dict[str, RunState] = {}
+        self.selected = set(selected) if selected is not None else {r["id"] for r in runs}
         for r in runs:
-            state = RunState(r["id"], r["case_id"], r["condition"], r["replicate"], r["status"],
+            status = "pending" if r["id"] in self.selected and r["status"] not in ("done", "done_with_errors") \
+                else r["status"]
+            state = RunState(r["id"], r["case_id"], r["condition"], r["replicate"], status,
                              expected.get(r["id"], 1), input_tokens=r.get("input_tokens") or 0,
                              output_tokens=r.get("output_tokens") or 0, cost=r.get("cost") or 0.0,
                              cost_unknown=bool(r.get("cost_unknown")), error=r.get("error"))
-            if r["status"] == "done":
+            if r["status"] in ("done", "done_with_errors"):
                 state.calls_done = state.calls_expected
             self.runs[r["id"]] = state
         self.extra_expected = extra_calls  # calls outside runs (P1 topology)
@@ -81,6 +93,11 @@ class StudyProgress:
     def update(self, event: Event) -> RunState | None:
         """Apply one event; returns the run state it changed, if any."""
         state = self.runs.get(event.run_id) if event.run_id else None
+        if event.kind in (CALL_WAITING, CALL_SENT):  # a queued call is waiting, not streaming
+            if state is None:
+                return None
+            state.waiting = state.waiting + 1 if event.kind == CALL_WAITING else max(state.waiting - 1, 0)
+            return state
         if event.kind == TURN_FINISHED:
             p = event.payload
             self.calls_made += 1
@@ -103,10 +120,12 @@ class StudyProgress:
         if event.kind == RUN_STARTED:
             state.status, state.error, state._started = "running", None, time.monotonic()
             state.calls_done = state.input_tokens = state.output_tokens = 0
-            state.cost, state.cost_unknown = 0.0, False
+            state.cost, state.cost_unknown, state.truncated, state.waiting = 0.0, False, False, 0
         elif event.kind in (RUN_FINISHED, RUN_FAILED, RUN_CANCELLED):
-            state.status = {RUN_FINISHED: "done", RUN_FAILED: "failed", RUN_CANCELLED: "cancelled"}[event.kind]
+            state.status = {RUN_FINISHED: event.payload.get("status") or "done", RUN_FAILED: "failed",
+                            RUN_CANCELLED: "cancelled"}[event.kind]
             state.error = event.payload.get("error")
+            state.truncated, state.waiting = bool(event.payload.get("truncated")), 0
             if state._started is not None:
                 state.elapsed = round(time.monotonic() - state._started, 1)
                 state._started = None
@@ -130,11 +149,12 @@ class StudyProgress:
         return calls / span if span > 0 else None
 
     def snapshot(self) -> dict:
-        counts: dict[str, int] = {s: 0 for s in ("pending", "running", "done", "failed", "cancelled")}
+        counts: dict[str, int] = {s: 0 for s in STATUS_KEYS}
         for s in self.runs.values():
             counts[s.status] = counts.get(s.status, 0) + 1
-        expected = sum(s.calls_expected for s in self.runs.values()) + self.extra_expected
-        done = sum(s.settled() for s in self.runs.values()) + self.extra_done
+        mine = [s for s in self.runs.values() if s.run_id in self.selected]  # this command's own work
+        expected = sum(s.calls_expected for s in mine) + self.extra_expected
+        done = sum(s.settled() for s in mine) + self.extra_done
         elapsed = time.monotonic() - self.started
         remaining = max(expected - done, 0)
         rate = self.rate()
@@ -148,6 +168,7 @@ class StudyProgress:
             "calls_made": self.calls_made,
             "fraction": round(done / expected, 4) if expected else 1.0, "elapsed": round(elapsed, 1),
             "eta_seconds": eta, "paused": self.paused,
+            "calls_waiting": sum(s.waiting for s in self.runs.values()),
             "input_tokens": sum(s.input_tokens for s in self.runs.values()),
             "output_tokens": sum(s.output_tokens for s in self.runs.values()),
             "cost": round(sum(s.cost for s in self.runs.values()), 6),

@@ -68,6 +68,7 @@ from workbench.runs.context import RunContext, TurnStats, draw_settings
 from workbench.runs.control import RunCancelled, RunControl
 from workbench.runs.progress import StudyProgress
 from workbench.runs.transcript import TranscriptSink
+from workbench.runs.truncation import output_truncated
 
 
 class RunnerError(Exception):
@@ -96,7 +97,8 @@ class RunSummary:
 
     @property
     def complete(self) -> bool:
-        return (self.runs.get("done", 0) == sum(self.runs.values()) and not self.topology_errors
+        finished = sum(self.runs.get(s, 0) for s in run_rows.FINISHED)  # a counted error ran to its end
+        return (finished == sum(self.runs.values()) and not self.topology_errors
                 and not self.stopped)
 
     def to_dict(self) -> dict:
@@ -216,7 +218,7 @@ class StudyRunner:
             if unknown:
                 raise RunnerError(f"no run {', '.join(unknown)} in study '{self.study_id}' "
                                   f"(its runs look like {runs[0]['id'] if runs else '-'})")
-            done = [r for r in only if by_id[r]["status"] == "done"]
+            done = [r for r in only if by_id[r]["status"] in run_rows.FINISHED]
             if done:
                 raise RunnerError(f"run {', '.join(done)} is done; only failed, cancelled, pending or "
                                   "interrupted runs can be retried")
@@ -274,9 +276,10 @@ class StudyRunner:
         selected = self._select(runs, only, retry_failed)
         self._refuse_lost_treatments(selected, allow_lost)
         follow_ups = self.protocol.follow_ups(self.db, self.study_id, self.definition, runs)
+        # The bar counts this command's own work: its runs and the follow-ups not done before it.
         self.progress = StudyProgress(runs, self._expected(runs),
-                                      extra_calls=sum(f.expected_calls for f in follow_ups))
-        self.progress.extra_done = sum(f.expected_calls for f in follow_ups if f.done)
+                                      extra_calls=sum(f.expected_calls for f in follow_ups if not f.done),
+                                      selected={r["id"] for r in selected})
         self.control.on_change(self._on_control)
         self.emit(Event(PROGRESS, payload=self.progress.snapshot()))
 
@@ -373,8 +376,9 @@ class StudyRunner:
             self.stats.add(result)
             run_rows.add_usage(self.db, run_id, result.input_tokens, result.output_tokens, result.cost)
 
+        ctx = self._context(plan, run_id, on_result)
         try:
-            output = await self.protocol.program(self._context(plan, run_id, on_result))
+            output = await self.protocol.program(ctx)
         except (RunCancelled, asyncio.CancelledError) as exc:
             from_outside = isinstance(exc, asyncio.CancelledError) and not self.control.run_cancelled(run_id)
             reason = self.control.reason or "cancelled"
@@ -399,9 +403,17 @@ class StudyRunner:
                 raise
             self._fail(run_id, f"internal error: {type(exc).__name__}: {exc}", traceback.format_exc())
             return
-        run_rows.finish_run(self.db, run_id, "done", output={"text": output.text, "report": output.report})
+        # Two things a finished run can be besides done: its output ends in a reply cut at max_tokens, and its
+        # program ended in an error it counts (the output stands; the run is not re-run).
+        truncated = (output.truncated if output.truncated is not None
+                     else output_truncated(output.text, ctx.cut_texts))
+        error = output.counted_error or self.protocol.counted_error(output)
+        status = "done_with_errors" if error else "done"
+        run_rows.finish_run(self.db, run_id, status, error=error, truncated_turns=len(ctx.cut_texts),
+                            output={"text": output.text, "report": output.report, "truncated": truncated})
         self.emit(Event(RUN_FINISHED, run_id=run_id, payload={
-            "status": "done", "elapsed": round(time.monotonic() - started, 2),
+            "status": status, "elapsed": round(time.monotonic() - started, 2), "error": error,
+            "truncated": truncated, "truncated_turns": len(ctx.cut_texts),
             "report_missing": output.report.get("missing", [])}))
         self._start_follow_ups(run_rows.list_runs(self.db, self.study_id))
 

@@ -23,12 +23,16 @@ from datetime import datetime
 import sqlite_utils
 
 from workbench.events import (
-    CALL_RETRY, PROGRESS, RUN_CANCELLED, RUN_FAILED, RUN_FINISHED, RUN_STARTED, TOKEN, TURN_FAILED, TURN_FINISHED,
+    CALL_RETRY, CALL_SENT, CALL_WAITING, PROGRESS, TURN_REJECTED, RUN_CANCELLED, RUN_FAILED, RUN_FINISHED, RUN_STARTED, TOKEN, TURN_FAILED, TURN_FINISHED,
     TURN_STARTED,
     Event,
 )
+from workbench.studies.costs import cost_text  # noqa: F401  (the one cost format; screens import it from here)
+from workbench.studies.counts import status_text
 
-GLYPHS = {"pending": "·", "running": "▶", "done": "✓", "failed": "✗", "cancelled": "■", "interrupted": "‖"}
+GLYPHS = {"pending": "·", "running": "▶", "done": "✓", "done with errors": "!", "failed": "✗", "cancelled": "■",
+          "interrupted": "‖"}
+CUT = "✂ cut"   # a run whose final output ends in a reply cut at max_tokens
 
 
 # --- the grid ----------------------------------------------------------------------------------------
@@ -44,7 +48,9 @@ def grid_states(db: sqlite_utils.Database, study_id: str) -> list[dict]:
 
     study = load_study(db, study_id)
     stored = {r["id"]: r for r in run_rows.list_runs(db, study_id)}
-    return [state_from_row(plan, stored.get(plan["id"])) for plan in planned_runs(db, study)]
+    cut = run_rows.truncated_run_ids(db, study_id)
+    return [{**state_from_row(plan, stored.get(plan["id"])), "truncated": plan["id"] in cut}
+            for plan in planned_runs(db, study)]
 
 
 def state_from_row(plan: dict, row: dict | None) -> dict:
@@ -88,7 +94,9 @@ def row_label(condition: str, replicate: int, replicated: bool) -> str:
 
 
 def status_label(state: dict) -> str:
-    return "interrupted" if state.get("interrupted") and state["status"] == "running" else state["status"]
+    if state.get("interrupted") and state["status"] == "running":
+        return "interrupted"
+    return status_text(state["status"])
 
 
 def duration(seconds: float | None, missing: str = "-") -> str:
@@ -107,12 +115,6 @@ def tokens_text(n: int) -> str:
     return f"{n / 1000:.1f}k tok" if n >= 10_000 else f"{n:,} tok"
 
 
-def cost_text(cost: float | None, unknown: bool) -> str:
-    """A cost that includes calls of unknown price is shown as a lower bound, or as unknown outright."""
-    cost = cost or 0.0
-    if unknown:
-        return f"≥${cost:.4f}" if cost > 0 else "unknown"
-    return f"${cost:.4f}"
 
 
 def cell_fields(state: dict, now: float | None = None, started_at: float | None = None) -> dict[str, str]:
@@ -127,6 +129,8 @@ def cell_fields(state: dict, now: float | None = None, started_at: float | None 
         elapsed = (now if now is not None else time.time()) - started_at
     return {
         "glyph": GLYPHS.get(status, "?"), "status": status, "calls": calls,
+        "cut": CUT if state.get("truncated") else "",
+        "waiting": "waiting" if status == "running" and state.get("waiting") else "",
         "tokens": tokens_text((state.get("input_tokens") or 0) + (state.get("output_tokens") or 0)),
         "cost": cost_text(state.get("cost"), bool(state.get("cost_unknown"))),
         "elapsed": duration(elapsed) if elapsed is not None or status != "pending" else "",
@@ -142,8 +146,11 @@ def stored_totals_line(states: list[dict]) -> str:
     tokens = sum((s["input_tokens"] or 0) + (s["output_tokens"] or 0) for s in states)
     cost = sum(s["cost"] or 0.0 for s in states)
     unknown = any(s["cost_unknown"] for s in states)
-    order = ("done", "running", "interrupted", "pending", "failed", "cancelled")
+    order = ("done", "done with errors", "running", "interrupted", "pending", "failed", "cancelled")
     parts = [f"{counts[k]} {k}" for k in order if counts.get(k)]
+    cut = sum(1 for s in states if s.get("truncated"))
+    if cut:
+        parts.append(f"{cut} cut at max_tokens")
     return (f"{len(states)} runs: {', '.join(parts) or 'none'} · {tokens_text(tokens)} · "
             f"{cost_text(cost, unknown)}")
 
@@ -158,6 +165,10 @@ def progress_line(p: dict) -> str:
     else:
         eta = f"about {duration(p['eta_seconds'])} left"
     parts = [f"{r.get('done', 0)}/{p['total_runs']} runs done", f"{r.get('running', 0)} running"]
+    if r.get("done_with_errors"):
+        parts.append(f"{r['done_with_errors']} done with errors")
+    if p.get("calls_waiting"):
+        parts.append(f"{p['calls_waiting']} calls waiting")
     if r.get("failed"):
         parts.append(f"{r['failed']} failed")
     if r.get("cancelled"):
@@ -177,7 +188,7 @@ class TurnEntry:
     agent: str
     label: str
     phase: str
-    status: str = "streaming"             # streaming | done | failed
+    status: str = "streaming"             # waiting (queued for a connection) | streaming | done | failed
     pieces: list[str] = field(default_factory=list)
     text: str | None = None               # the finished text (turn_finished)
     generation: int = 0                   # bumped when a failed attempt's partial text is discarded
@@ -188,12 +199,16 @@ class TurnEntry:
     error: str | None = None
     badges: list[str] = field(default_factory=list)
     kind: str = "turn"
+    truncated: bool = False               # the reply was cut at max_tokens
+    max_tokens: int | None = None
 
     @property
     def title(self) -> str:
         return f"{self.agent} · {self.label}" if self.label else self.agent
 
     def footer(self) -> str:
+        if self.status == "waiting":
+            return "waiting for a connection…"
         if self.status == "streaming":
             return "streaming…"
         if self.status == "failed":
@@ -203,6 +218,8 @@ class TurnEntry:
             parts.append(f"{self.input_tokens or 0} in + {self.output_tokens or 0} out tok")
         if self.replayed:
             parts.append("replayed")
+        if self.truncated:
+            parts.append(f"cut off at max_tokens{f' ({self.max_tokens})' if self.max_tokens else ''}")
         return " · ".join(parts + self.badges)
 
 
@@ -270,7 +287,13 @@ def describe(event: Event) -> NoteEntry | None:
     if kind == RUN_FINISHED:
         missing = p.get("report_missing") or []
         extra = f"; the report lacks {', '.join(missing)}" if missing else ""
+        extra += "; its output was cut off at max_tokens" if p.get("truncated") else ""
+        if p.get("status") == "done_with_errors":
+            return NoteEntry("run", f"run done with errors{extra}", p.get("error") or "", tone="failed")
         return NoteEntry("run", f"run done{extra}", tone="carried")
+    if kind == TURN_REJECTED:
+        return NoteEntry("retry", f"reply rejected: {event.agent or 'the turn'} is asked again "
+                                  f"(retry {p.get('retry', 1)})", p.get("reason") or "", tone="rejected")
     if kind == RUN_FAILED:
         return NoteEntry("run", "run failed", p.get("error") or "", tone="failed")
     if kind == RUN_CANCELLED:
@@ -321,10 +344,16 @@ class TranscriptModel:
             p = event.payload
             if kind == TURN_FINISHED:
                 entry.status, entry.text = "done", p.get("text", "")
+                entry.truncated, entry.max_tokens = bool(p.get("truncated")), p.get("max_tokens")
                 entry.input_tokens, entry.output_tokens = p.get("input_tokens"), p.get("output_tokens")
                 entry.cost, entry.replayed = p.get("cost"), bool(p.get("replayed"))
             else:
                 entry.status, entry.error = "failed", p.get("error")
+        elif kind in (CALL_WAITING, CALL_SENT):  # a queued call waits; it streams once it is sent
+            entry = self._open.get(event.turn or "")
+            if entry is None:
+                return
+            entry.status = "waiting" if kind == CALL_WAITING else "streaming"
         elif kind == "perspective" and event.payload.get("parallel"):
             entry = self._find(event.turn)
             if entry is not None:
@@ -394,7 +423,8 @@ class LiveStudy:
             if run and run.get("run_id") in self.states:
                 state = self.states[run["run_id"]]
                 state.update({k: run[k] for k in ("status", "calls_done", "calls_expected", "input_tokens",
-                                                  "output_tokens", "cost", "cost_unknown", "elapsed", "error")
+                                                  "output_tokens", "cost", "cost_unknown", "elapsed", "error",
+                                                  "truncated", "waiting")
                               if k in run})
                 state["interrupted"] = False
                 self._changed.add(run["run_id"])

@@ -10,6 +10,8 @@ Every count here is over the whole study, read from the store:
 - tokens and cost: over the calls made (what the provider billed), unknown-price calls counted apart.
 - judged / judge errors: (judge, item, rubric version) pairs with a current verdict, and of those the
   pairs whose current verdict is a judge_error; a retried error that fails again is still one.
+- truncated: per condition, the finished outputs and how many of them end in a reply cut at max_tokens.
+- runs `done_with_errors`: finished runs whose program ended in a counted error (their own status).
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ import sqlite_utils
 from store import calls as call_rows
 from store import runs as run_rows
 from store import verdicts as verdict_rows
+from workbench.studies.costs import cost_text
 
 
 @dataclass(frozen=True)
@@ -38,25 +41,47 @@ class StudyCounts:
     judge_errors: int
     calls_cancelled: int = 0   # attempts the caller cancelled in flight (not counted as made: they may not
                                # have reached the model)
+    truncated: dict[str, dict[str, int]] | None = None   # condition -> {"outputs", "truncated"}
+
+    @property
+    def outputs_truncated(self) -> int:
+        return sum(c["truncated"] for c in (self.truncated or {}).values())
 
     def to_dict(self) -> dict:
-        return asdict(self)
+        return {**asdict(self), "outputs_truncated": self.outputs_truncated}
+
+    @classmethod
+    def from_dict(cls, d: dict) -> "StudyCounts":
+        return cls(**{k: v for k, v in d.items() if k in cls.__dataclass_fields__})
 
     def runs_text(self) -> str:
         total = sum(self.runs.values())
-        return f"{total} runs: " + (", ".join(f"{v} {k}" for k, v in self.runs.items() if v) or "none")
+        return f"{total} runs: " + (", ".join(f"{v} {status_text(k)}" for k, v in self.runs.items() if v)
+                                    or "none")
+
+    def truncated_text(self) -> str | None:
+        """`outputs cut at max_tokens: B1 2/3, C1 1/3`, or None when no output was cut."""
+        if not self.outputs_truncated:
+            return None
+        return "outputs cut at max_tokens: " + ", ".join(
+            f"{c} {v['truncated']}/{v['outputs']}" for c, v in (self.truncated or {}).items())
 
     def calls_text(self) -> str:
-        cost = f"${self.cost:.4f}" + (f" + {self.cost_unknown_calls} calls of unknown price"
-                                      if self.cost_unknown_calls else "")
+        cost = cost_text(self.cost, self.cost_unknown_calls, priced=self.calls_made - self.cost_unknown_calls)
         cancelled = f", {self.calls_cancelled} cancelled in flight" if self.calls_cancelled else ""
         return (f"{self.calls_made} calls made ({self.calls_ok} ok, {self.calls_failed} failed{cancelled}), "
                 f"{self.calls_replayed} replayed; {self.input_tokens} input + {self.output_tokens} output tokens, "
                 f"{cost}; {self.judged} judged, {self.judge_errors} judge errors")
 
     def text(self) -> str:
-        """The two lines every place prints."""
-        return f"{self.runs_text()}\n{self.calls_text()}"
+        """The lines every place prints: runs, calls, and the cut outputs when there are any."""
+        cut = self.truncated_text()
+        return f"{self.runs_text()}\n{self.calls_text()}" + (f"\n{cut}" if cut else "")
+
+
+def status_text(status: str) -> str:
+    """A run status as people read it (`done_with_errors` is stored, `done with errors` is shown)."""
+    return status.replace("_", " ")
 
 
 def study_counts(db: sqlite_utils.Database, study_id: str) -> StudyCounts:
@@ -67,4 +92,5 @@ def study_counts(db: sqlite_utils.Database, study_id: str) -> StudyCounts:
         calls_made=spent["attempts"], calls_ok=spent["ok"], calls_failed=spent["attempts"] - spent["ok"],
         calls_replayed=spent["replayed"], input_tokens=spent["input_tokens"], output_tokens=spent["output_tokens"],
         cost=round(float(spent["cost"]), 6), cost_unknown_calls=spent["cost_unknown_calls"],
-        judged=judged, judge_errors=errors, calls_cancelled=spent["cancelled"])
+        judged=judged, judge_errors=errors, calls_cancelled=spent["cancelled"],
+        truncated=run_rows.truncated_counts(db, study_id))

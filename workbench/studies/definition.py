@@ -24,7 +24,10 @@ STUDY_ID = re.compile(r"^[a-z0-9][a-z0-9-]{1,62}$")
 JUDGE_PIPELINES = ("direct", "adversarial")
 
 MODEL_DEFAULTS = {"name": "mock", "api_base": "", "temperature": 0.7, "seed": None, "max_tokens": 1024,
-                  "timeout": 120.0}
+                  "timeout": 120.0, "on_truncation": "keep"}
+# What a reply cut at max_tokens means for the study (workbench/runs/truncation.py): keep it, marked
+# truncated; fail the run; or ask the model to go on (up to MAX_CONTINUATIONS logged turns).
+TRUNCATION_CHOICES = ("keep", "fail", "continue")
 JUDGE_DEFAULTS = {"model": "mock", "api_base": "", "temperature": 0.0, "pipeline": "direct", "runs": 1}
 BLINDING_DEFAULTS = {"overlap": 1.0, "pilot_items": True}
 
@@ -246,8 +249,18 @@ def _model(c: StudyChecker, data: dict) -> dict:
         "max_tokens": c.number(t, "max_tokens", "model.max_tokens", MODEL_DEFAULTS["max_tokens"], lo=1,
                                hi=1_000_000, integer=True),
         "timeout": c.number(t, "timeout", "model.timeout", MODEL_DEFAULTS["timeout"], lo=0, lo_open=True),
+        "on_truncation": _on_truncation(c, t),
         **check_connection_keys(t, "model", c.bad),
     }
+
+
+def _on_truncation(c: StudyChecker, t: dict) -> str:
+    value = c.string(t, "on_truncation", "model.on_truncation", MODEL_DEFAULTS["on_truncation"])
+    if value not in TRUNCATION_CHOICES:
+        c.bad("model.on_truncation", f"must be one of {', '.join(repr(v) for v in TRUNCATION_CHOICES)} "
+                                     f"(got {value!r})")
+        return MODEL_DEFAULTS["on_truncation"]
+    return value
 
 
 def _judges(c: StudyChecker, data: dict) -> list[dict]:

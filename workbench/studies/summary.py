@@ -99,9 +99,11 @@ def summary_text(s: dict) -> str:
         lines.append(f"C3          {arch['C3']['scenarios']} scenarios, then the C2 committee")
     from workbench.studies.counts import StudyCounts
 
-    counts = StudyCounts(**s["counts"])
+    counts = StudyCounts.from_dict(s["counts"])
     lines.append(f"runs        {s['planned_runs']} planned; {counts.runs_text()}")
     lines.append(f"counts      {counts.calls_text()}")
+    if counts.truncated_text():
+        lines.append(f"truncated   {counts.truncated_text()}")
     for topo in s["topology"]:
         extra = f" (switching assumption: {topo['switching_assumption']})" if topo["switching_assumption"] else ""
         lines.append(f"topology    {topo['case_id']} {topo['condition']}: {topo['pattern']}{extra}")

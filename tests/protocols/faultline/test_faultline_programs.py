@@ -172,3 +172,52 @@ async def test_killed_mid_round_resumes_without_repeating_a_call_and_replays_wit
     replay = await PROTOCOL.program(ctx_for(db, gateway(db, db_path, replay_only=True), sid, d, DEBATE, "qbaf"))
     assert fl_server.count == expected and replay.report == first.report
 
+
+
+async def test_crux_cards_and_the_argument_map_have_room_to_quote_the_debate(study, fl_server):
+    """Issue 25: both steps quote the debate; they no longer inherit a debate turn's max_tokens (and are cut)."""
+    db, db_path, sid, d = study(conditions=("qbaf",), rounds=2)
+    await PROTOCOL.program(ctx_for(db, gateway(db, db_path), sid, d, DEBATE, "qbaf"))
+    turn_max = d["model"]["max_tokens"]
+    debate = [b for b in fl_server.requests if "taking part in a structured debate" in b["messages"][0]["content"]
+              and len(b["messages"]) == 2]
+    assert debate and {b["max_tokens"] for b in debate} == {turn_max}
+    asks = [b for b in fl_server.requests if b["messages"][-1]["content"].startswith("Below is a")]
+    maps = [b for b in asks if "bipolar argumentation framework" in b["messages"][-1]["content"]]
+    cards = [b for b in asks if "Write crux cards" in b["messages"][-1]["content"]]
+    # sized to the debate so far (never below the turn's own): the finished debate needs more than a turn
+    assert maps and all(b["max_tokens"] >= turn_max for b in maps)
+    assert cards and all(b["max_tokens"] > turn_max for b in cards)
+
+
+def test_room_to_copy_grows_with_the_source_and_never_shrinks():
+    from workbench.gateway.api import ModelSettings
+    from workbench.runs.truncation import room_to_copy
+
+    assert room_to_copy(ModelSettings(max_tokens=1024), "x" * 30).max_tokens == 1024
+    assert room_to_copy(ModelSettings(max_tokens=256), "x" * 3000).max_tokens == 1256
+
+
+async def test_a_rejected_structured_reply_titles_its_retry_with_the_reason(study, fl_server):
+    from workbench.runs.view import TranscriptModel
+
+    db, db_path, sid, d = study(conditions=("plain",), rounds=1)
+    base = fl_server.responder
+
+    def broken_stances(body):
+        if "give the stance" in body["messages"][0]["content"] and "Precautionary ethicist" in \
+                body["messages"][0]["content"] and "closing" in body["messages"][0]["content"].split("Statement:")[1][:40]:
+            return "I would rather not say."
+        return base(body)
+
+    fl_server.responder = broken_stances
+    sink = ListSink()
+    await PROTOCOL.program(ctx_for(db, gateway(db, db_path), sid, d, DEBATE, "plain", sink=sink))
+    model = TranscriptModel()
+    for e in sink.events:
+        model.consume(e)
+    titles = [e.title for e in model.entries if getattr(e, "kind", "") == "turn"
+              and e.turn.startswith("stance:precautionary-ethicist:closing")]
+    assert len(titles) == 2 and titles[1] == titles[0] + " · retry 1", titles
+    [note] = [e for e in model.entries if getattr(e, "kind", "") == "retry"]
+    assert note.body and "asked again" in note.title

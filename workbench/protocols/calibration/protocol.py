@@ -107,6 +107,11 @@ class CalibrationProtocol(StudyProtocol):
 
         return await judge_program(ctx)
 
+    def counted_error(self, output) -> str | None:
+        """A judge reply that never parsed is a counted judge_error, kept with its raw replies."""
+        report = output.report or {}
+        return f"judge_error: {report.get('error')}" if report.get("judge_error") else None
+
     def metrics(self, db, study_id: str, options: dict | None = None) -> MetricsDocument:
         from workbench.protocols.calibration.report import csv_rows, text_summary
         from workbench.protocols.calibration.results import study_results

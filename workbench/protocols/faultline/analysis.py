@@ -145,7 +145,7 @@ def study_metrics(db: sqlite_utils.Database, study_id: str, definition: dict) ->
     docs, cr_groups = [], defaultdict(list)
     runs = list_runs(db, study_id)
     for run in runs:
-        if run["status"] != "done":
+        if run["status"] not in ("done", "done_with_errors"):
             continue
         output = get_output(db, run["id"])
         if output is None:
@@ -169,7 +169,7 @@ def study_metrics(db: sqlite_utils.Database, study_id: str, definition: dict) ->
     cr = []
     done_runs = defaultdict(int)
     for r in runs:
-        if r["status"] == "done" and condition(r["condition"]).is_debate:
+        if r["status"] in ("done", "done_with_errors") and condition(r["condition"]).is_debate:
             done_runs[(r["case_id"], r["condition"])] += 1
     for (item, cond_id), n in sorted(done_runs.items()):
         rows = cr_groups.get((item, cond_id), [])

@@ -24,6 +24,7 @@ from workbench.protocols.faultline.graphs import format_graph
 from workbench.protocols.faultline.treatment import CRUX_CARDS_MAX_TOKENS, QBAF_MAX_TOKENS
 from workbench.protocols.faultline.turns import json_turn, model_settings, structured_settings
 from workbench.runs.context import RunContext, RunOutput, parallel, system, user
+from workbench.runs.truncation import room_to_copy
 
 SIDES = ("A", "B")
 
@@ -106,12 +107,13 @@ class Debate:
     # --- QBAF crux -----------------------------------------------------------------------------------
     async def qbaf_crux(self, rnd: int) -> str | None:
         first, second = self.personas
+        transcript = public_transcript(self.messages, self.names)
         prompt = prompts.QBAF.format(first=first["name"], second=second["name"], first_id=first["id"],
-                                     second_id=second["id"], transcript=public_transcript(self.messages, self.names))
+                                     second_id=second["id"], transcript=transcript)
         parsed, error = await json_turn(self.ctx, f"qbaf-r{rnd}", "moderator", prompt,
                                         lambda o: parsing.qbaf(o, self.ids), step="QBAF map", phase="qbaf",
                                         label=f"moderator: argument map after round {rnd}", role="moderator",
-                                        settings=structured_settings(self.ctx.settings, QBAF_MAX_TOKENS),
+                                        settings=room_to_copy(structured_settings(self.ctx.settings, QBAF_MAX_TOKENS), transcript),
                                         schema=schemas.qbaf_schema(self.ids, [m["id"] for m in self.messages]))
         if parsed is None:
             self.errors.append({"step": "qbaf", "turn": f"qbaf-r{rnd}", "error": error})
@@ -167,12 +169,12 @@ class Debate:
 
     async def crux_cards(self) -> list[dict]:
         first, second = self.personas
+        transcript = public_transcript(self.messages, self.names)
         prompt = prompts.CRUX_CARDS.format(first=first["name"], second=second["name"],
-                                           question=self.topic["question"],
-                                           transcript=public_transcript(self.messages, self.names))
+                                           question=self.topic["question"], transcript=transcript)
         cards, error = await json_turn(self.ctx, "crux-cards", "moderator", prompt, parsing.crux_cards,
                                        step="crux cards", phase="crux", label="moderator: crux cards", role="moderator",
-                                       settings=structured_settings(self.ctx.settings, CRUX_CARDS_MAX_TOKENS),
+                                       settings=room_to_copy(structured_settings(self.ctx.settings, CRUX_CARDS_MAX_TOKENS), transcript),
                                        schema=schemas.crux_cards_schema([m["id"] for m in self.messages]))
         if cards is None:
             self.errors.append({"step": "crux", "turn": "crux-cards", "error": error})

@@ -31,6 +31,8 @@ async def json_turn(ctx: RunContext, turn_id: str, agent: str, prompt: str, chec
         if reading.ok:
             return reading.value, None
         error = reading.detail
+        if attempt == 0:
+            ctx.reject(tid, error)  # the retry below is titled as one, with the reason
         messages = messages + [{"role": "assistant", "content": text}, user(prompts.RETRY.format(error=error))]
     ctx.emit(EXTRACTION_ERROR, turn=turn_id, agent=agent, step=phase, error=error)
     return None, error

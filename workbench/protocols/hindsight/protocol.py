@@ -133,7 +133,7 @@ class HindsightProtocol(StudyProtocol):
                 groups.setdefault((r["case_id"], r["condition"]), []).append(r)
         out = []
         for (case_id, cond), group in sorted(groups.items()):
-            ready = len(group) >= 3 and all(r["status"] == "done" for r in group)
+            ready = len(group) >= 3 and all(r["status"] in ("done", "done_with_errors") for r in group)
             done = get_topology(db, study_id, case_id, cond) is not None
             key = f"topology:{case_id}" if cond == TOPOLOGY_CONDITION else f"topology:{case_id}:{cond}"
             out.append(FollowUp(key=key, item_id=case_id, condition=cond, expected_calls=EXPECTED_CALLS,

@@ -84,6 +84,9 @@ def actual(results: list[dict]) -> dict:
            for r in results]
     total = sum(p["cost"] for p in per)
     unknown = any(p["cost_unknown"] for p in per)
+    from workbench.studies.costs import cost_text
+
     return {"per_sample": per, "total": round(total, 6), "cost_unknown": unknown,
             "mean_per_sample": round(total / len(per), 6) if per else None,
-            "note": "partial: some calls had no known price" if unknown else None}
+            "text": cost_text(total, unknown),   # "unknown" when no call had a price, never $0.0000
+            "note": "partial: some calls had no known price" if unknown and total else None}

@@ -54,6 +54,7 @@ async def ask(ctx: RunContext, stage: str, build: Callable[[str | None], list[di
         if attempt < PARSE_RETRIES:
             retries[stage] = retries.get(stage, 0) + 1
             ctx.emit(M11_RETRY, turn=turn_id, agent=stage, reason=note)
+            ctx.reject(turn_id, note)  # the next ask is titled as its retry, with the reason
     raise StageFailed(stage, note or "no usable reply", raw)
 
 

@@ -117,6 +117,13 @@ class M11Protocol(StudyProtocol):
             return await binary_program(ctx)
         raise ValueError(f"'{ctx.condition}' is not an M11 condition")
 
+    def counted_error(self, output) -> str | None:
+        """A pipeline whose stage never gave a usable reply ends as a counted error (report status "error")."""
+        report = output.report or {}
+        if report.get("status") == "error":
+            return f"counted error: {report.get('failed_stage')} gave no usable reply ({report.get('error')})"
+        return None
+
     # --- evaluation: what human raters read ------------------------------------------------------------
     def blind_texts(self, db, study_id: str, definition: dict) -> list[dict]:
         """The human-validation sample: [{case_id (the item), run_id (its first pipeline run), text}]."""

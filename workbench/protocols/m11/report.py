@@ -118,8 +118,16 @@ def cost_section(doc: dict) -> str:
            else f"undefined ({e['undefined_reason']})")
     return (f"Estimate before the run ({e['model']}): {e['calls']} call(s), ~{e['input_tokens']} input and "
             f"~{e['output_tokens']} output tokens, {est}. Seed 003 §9 for reference: ~18000 tokens and ~$0.009 per "
-            f"sample with three runs on GPT-4o-mini.\nActual: ${a['total']:.4f} in total, "
-            f"${num(a['mean_per_sample'], 5)} per sample" + (f" ({a['note']})" if a["note"] else "") + ".")
+            f"sample with three runs on GPT-4o-mini.\nActual: " + _actual(a) + ".")
+
+
+def _actual(a: dict) -> str:
+    from workbench.studies.costs import cost_text
+
+    if a["cost_unknown"] and not a["total"]:
+        return "unknown (no call had a known price)"
+    return (f"{cost_text(a['total'], a['cost_unknown'])} in total, ${num(a['mean_per_sample'], 5)} per sample"
+            + (f" ({a['note']})" if a["note"] else ""))
 
 
 def sections(doc: dict) -> list[ReportSection]:

@@ -67,7 +67,9 @@ def extraction_settings(settings, source: str):
     characters a token, plus the JSON around it), never less than the condition's own max_tokens."""
     from dataclasses import replace
 
-    return replace(settings, temperature=0.0, max_tokens=max(int(settings.max_tokens), len(source) // 3 + 256))
+    from workbench.runs.truncation import room_to_copy
+
+    return replace(room_to_copy(settings, source), temperature=0.0)
 
 
 def read_reply(reply: str) -> tuple[dict | None, str]:
@@ -139,5 +141,7 @@ async def finish(ctx, text: str):
                            settings=extraction_settings(ctx.settings, text), schema=extraction_schema(text))
     ctx.read_reply("extract", "report extraction", _parse_or_refuse, reply)   # counted: parsed, repaired, unparsed
     report = shaped_report(text, reply)
+    if report["extraction"]["status"] == "unparsed" and ctx.was_cut("extract"):  # say why the JSON broke off
+        report["extraction"]["reason"] += " (the reply was cut off at max_tokens)"
     ctx.emit("extraction", turn="extract", agent="extractor", **report["extraction"])
     return FinalOutput(text=text, report=report)

@@ -1,0 +1,65 @@
+"""An M11 pipeline whose Critic never gives a usable reply ends in a counted error: the run is `done with
+errors` in the store, the counts, the grid and the transcript, and its retry is titled as one with the reason
+(issue 25 item 5)."""
+
+from __future__ import annotations
+
+from store.runs import get_run
+from tests.protocols.m11 import m11kit
+from tests.protocols.m11.m11kit import EXAMPLE_A
+from tests.protocols.m11.test_m11_end_to_end import _create
+from workbench.events import ListSink
+from workbench.runs.view import TranscriptModel, cell_fields, grid_states, stored_transcript
+from workbench.studies.counts import study_counts
+
+# The small model's Critic wrote the prompt's placeholders (issue 25 item 4): never three weaknesses.
+PLACEHOLDER_CRITIC = '{"weaknesses": [{"category": "<accuracy|relevance|...>", "description": "<text>"}]}'
+
+
+async def test_a_counted_error_is_done_with_errors_and_its_retry_says_why(m11_store, m11_server, tmp_path):
+    from workbench.runs.runner import run_study
+
+    db, db_path = m11_store
+    _create(db, tmp_path, m11_server, records=(EXAMPLE_A,))
+
+    def placeholder_critic(body):
+        return PLACEHOLDER_CRITIC if m11kit.stage_of(body) == "critic" else m11kit.scripted(body)
+
+    m11_server.responder = placeholder_critic
+    sink = ListSink()
+    summary = await run_study(db, m11kit.gateway(db, db_path), "m11-e2e", sink=sink)
+    likert = get_run(db, "m11-e2e/seed-a-earbuds/likert/0")
+    assert likert["status"] == "done_with_errors"
+    assert likert["error"].startswith("counted error: critic gave no usable reply")
+    assert get_run(db, "m11-e2e/seed-a-earbuds/binary/0")["status"] == "done"
+    # it ran to its end: not failed, not re-run on resume
+    assert summary.complete and summary.runs["done_with_errors"] == 1 and summary.runs["done"] == 1
+
+    counts = study_counts(db, "m11-e2e")
+    assert counts.runs["done_with_errors"] == 1 and "1 done with errors" in counts.runs_text()
+
+    [state] = [s for s in grid_states(db, "m11-e2e") if s["condition"] == "likert"]
+    cell = cell_fields(state)
+    assert cell["status"] == "done with errors" and cell["glyph"] == "!"
+
+    # the retry: a TURN_REJECTED with the reason, then a turn titled as the retry (not a second "Critic, run 1")
+    rejected = [e for e in sink.events if e.kind == "turn_rejected"]
+    assert len(rejected) == 1 and rejected[0].payload["reason"] and rejected[0].turn == "critic"
+    model = stored_transcript(db, likert["id"])
+    titles = [e.title for e in model.entries if getattr(e, "kind", "") == "turn"]
+    assert titles == ["critic · Critic, run 1", "critic · Critic, run 1 · retry 1"]
+    notes = [e for e in model.entries if getattr(e, "kind", "") == "retry"]
+    assert notes and notes[0].body == rejected[0].payload["reason"] and "asked again" in notes[0].title
+    ends = [e for e in model.entries if getattr(e, "kind", "") == "run"]
+    assert ends[-1].title == "run done with errors" and "critic" in ends[-1].body
+
+    again = await run_study(db, m11kit.gateway(db, db_path), "m11-e2e")
+    assert again.executed == 0  # done with errors is finished: resume leaves it
+
+
+def test_the_transcript_model_shows_a_started_turn_without_a_rejection_as_itself():
+    model = TranscriptModel()
+    from workbench.events import Event
+
+    model.consume(Event("turn_started", run_id="r", turn="t", agent="critic", payload={"label": "Critic"}))
+    assert [e.title for e in model.entries] == ["critic · Critic"]
