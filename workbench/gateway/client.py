@@ -7,6 +7,8 @@
    successful call with that key in the same study from the store without
    touching the network (status `replayed`). This is also how an interrupted
    study resumes: every call that completed before the kill is replayed.
+   An identical call already in flight is waited for and served the same
+   way (single flight), so concurrent runs never pay twice for one reply.
 2. in replay-only mode, a miss raises ReplayMiss naming the turn and model.
 3. refuses new calls once the study's cost ceiling is reached.
 4. otherwise streams attempts through litellm under the concurrency cap and
@@ -154,7 +156,7 @@ class Gateway:
         sink = sink or NullSink()
         key = call_key(request)
         if request.cache:
-            row = call_rows.find_ok_call(self.db, key, request.study_id)
+            row = await self._logged_or_in_flight(request, key)
             if row is not None:
                 return self._replay(request, key, row, sink)
         if self.replay_only:
@@ -163,7 +165,28 @@ class Gateway:
                 f"run {request.run_id or '-'}) on model {request.settings.model}, replicate {request.replicate}, "
                 f"sample {request.sample}; run without --replay to make it", attempts=0)
         self._check_ceiling(request.study_id)
-        return await self._call_network(request, key, sink)
+        if not request.cache:
+            return await self._call_network(request, key, sink)
+        # Single flight: the same call asked again while this one is in flight waits for it and is served
+        # its reply as a replay, instead of paying for it twice (two runs of a study often share a turn).
+        flights = self._loop_state()["flights"]
+        landed = asyncio.get_running_loop().create_future()
+        flights[(request.study_id, key)] = landed
+        try:
+            return await self._call_network(request, key, sink)
+        finally:
+            del flights[(request.study_id, key)]
+            landed.set_result(None)  # waiters look in the store: a failed or cancelled call is never shared
+
+    async def _logged_or_in_flight(self, request: CallRequest, key: str) -> dict | None:
+        """The logged ok call of this key, waiting first for an identical call in flight if there is one."""
+        row = call_rows.find_ok_call(self.db, key, request.study_id)
+        flights = self._loop_state()["flights"]
+        if row is None and (request.study_id, key) in flights:
+            # shield: cancelling this waiter must not cancel the call it waits for
+            await asyncio.shield(flights[(request.study_id, key)])
+            row = call_rows.find_ok_call(self.db, key, request.study_id)  # None if it failed: call anew
+        return row
 
     # --- replay --------------------------------------------------------------------------------
     def _replay(self, request: CallRequest, key: str, row: dict, sink: EventSink) -> CallResult:
@@ -186,7 +209,7 @@ class Gateway:
         state = self._per_loop.get(loop)
         if state is None:
             state = {"sem": asyncio.Semaphore(max(1, int(self.config.concurrency))), "limiters": {},
-                     "endpoints": {}}
+                     "endpoints": {}, "flights": {}}
             self._per_loop[loop] = state
         return state
 
