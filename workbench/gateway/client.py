@@ -51,6 +51,7 @@ from workbench.gateway.calllog import CallLog, TornTail, log_name
 from workbench.gateway.connections import ConnectionChange, EndpointLimiter, endpoint_of
 from workbench.gateway.limits import ModelLimits, ModelRateLimiter, estimate_tokens
 from workbench.gateway.mock import mock_text, sim_text
+from workbench.gateway.provider_batch import Batcher, ProviderBatchConfig, batch_provider
 from workbench.gateway.retry import AttemptFailed, RetryPolicy
 from workbench.gateway.secrets import scrub, secret_values
 
@@ -76,6 +77,8 @@ class GatewayConfig:
     a model's own `max_connections` may only lower it."""
     stream: bool = False
     """Stream every call (`--stream`), not only those of runs someone watches."""
+    provider_batch: ProviderBatchConfig | None = None
+    """Send calls as provider batches (`--provider-batch`), round by round (workbench/gateway/provider_batch.py)."""
 
 
 def call_key(request: CallRequest) -> str:
@@ -165,15 +168,19 @@ class Gateway:
                 f"run {request.run_id or '-'}) on model {request.settings.model}, replicate {request.replicate}, "
                 f"sample {request.sample}; run without --replay to make it", attempts=0)
         self._check_ceiling(request.study_id)
+        send = self._call_network
+        if self.config.provider_batch is not None and request.cache and batch_provider(request.settings):
+            self._sink = sink
+            send = self._loop_state()["batcher"].call  # half price, a round at a time
         if not request.cache:
-            return await self._call_network(request, key, sink)
+            return await send(request, key, sink)
         # Single flight: the same call asked again while this one is in flight waits for it and is served
         # its reply as a replay, instead of paying for it twice (two runs of a study often share a turn).
         flights = self._loop_state()["flights"]
         landed = asyncio.get_running_loop().create_future()
         flights[(request.study_id, key)] = landed
         try:
-            return await self._call_network(request, key, sink)
+            return await send(request, key, sink)
         finally:
             del flights[(request.study_id, key)]
             landed.set_result(None)  # waiters look in the store: a failed or cancelled call is never shared
@@ -209,7 +216,8 @@ class Gateway:
         state = self._per_loop.get(loop)
         if state is None:
             state = {"sem": asyncio.Semaphore(max(1, int(self.config.concurrency))), "limiters": {},
-                     "endpoints": {}, "flights": {}}
+                     "endpoints": {}, "flights": {},
+                     "batcher": Batcher(self, self.config.provider_batch or ProviderBatchConfig())}
             self._per_loop[loop] = state
         return state
 
