@@ -9,6 +9,9 @@ import signal
 import sys
 
 from workbench.cli.connection_options import add_connection_options
+from workbench.cli.provider_batch_options import (
+    add_provider_batch_options, judge_endpoints, provider_batch_config, study_endpoints,
+)
 from workbench.cli.context import FAILED, OK, CommandError, Context
 from workbench.cli.examples import examples
 
@@ -30,6 +33,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="re-run just this failed (or cancelled) run; may be repeated")
     p.add_argument("--retry-failed", action="store_true", help="with --resume, also re-run every failed run")
     add_connection_options(p)
+    add_provider_batch_options(p)
     p.set_defaults(handler=run)
 
 
@@ -41,7 +45,7 @@ def run(args, ctx: Context) -> int:
 
     db = ctx.db()
     try:
-        load_study(db, args.study_id)
+        study = load_study(db, args.study_id)
     except StudyNotFound as exc:
         raise CommandError(str(exc)) from None
     counts = status_counts(db, args.study_id)
@@ -55,8 +59,10 @@ def run(args, ctx: Context) -> int:
 
     from workbench.cli.run_display import make_display
 
+    batches = provider_batch_config(args, study_endpoints(study["definition"]),
+                                    others=judge_endpoints(study["definition"]), say=ctx.info)
     gateway = build_gateway(db, ctx.db_path, replay_only=args.replay, max_connections=args.max_connections,
-                            stream=args.stream)
+                            stream=args.stream, provider_batch=batches)
     display = TerminalSafeSink(make_display())
 
     received: list[int] = []

@@ -442,3 +442,42 @@ def _epoch(iso: str) -> float:
 class _null:
     def emit(self, event) -> None:
         return None
+
+
+def summary_lines(batches: list[dict]) -> list[str]:
+    """A study's provider batches in a few lines (`study show`, the report): their states, and what the batch
+    price saved against the same tokens at the direct price."""
+    if not batches:
+        return []
+    states: dict[str, int] = {}
+    for b in batches:
+        states[b["state"]] = states.get(b["state"], 0) + 1
+    requests = sum(b["requests"] for b in batches)
+    line = (f"provider batches: {len(batches)} ({', '.join(f'{n} {s}' for s, n in sorted(states.items()))}), "
+            f"{requests} requests")
+    priced = [b for b in batches if b["state"] == "recorded"]
+    if priced and all(b["cost"] is not None for b in priced):
+        cost = sum(b["cost"] for b in priced)
+        direct = sum(b["direct_cost"] or 0.0 for b in priced)
+        line += f"; ${cost:.4f} at the batch price, ${direct:.4f} direct (saved ${direct - cost:.4f})"
+    elif priced:
+        line += "; cost unknown (a model with no price in litellm's cost map)"
+    lines = [line]
+    for b in batches:
+        if b["state"] not in ("recorded", "abandoned"):
+            lines.append(f"batch {b['provider_batch_id'] or b['id'][:12]} ({b['model']}): {b['state']}, "
+                         f"{b['completed']}/{b['requests']} done, {b['failed']} failed; run --resume polls it")
+    return lines
+
+
+def event_line(p: dict) -> str:
+    """One provider batch event, as the run display prints it."""
+    name = p.get("provider_batch_id") or p["batch"][:12]
+    if p["what"] == "submitted":
+        return f"batch     {name} sent: {p['requests']} requests to {p['model']}"
+    if p["what"] == "abandoned":
+        return f"batch     {name} not taken by the provider ({p.get('reason')}): its calls are sent again"
+    if p["what"] == "recorded":
+        return (f"batch     {name} {p.get('provider_state')}: {p['completed']} done, {p['failed']} failed, "
+                "recorded")
+    return f"batch     {name} {p['state']}: {p['completed']}/{p['requests']} done"

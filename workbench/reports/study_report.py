@@ -14,7 +14,8 @@ def study_report_text(db, study_id: str, protocol, options: dict) -> str:
     # A report is read with `cat` and `less` too: a study description's or a reply's escape sequences and
     # control bytes would act on that terminal, so the file holds none (tabs and newlines stay).
     return for_terminal(text.rstrip("\n") + "\n\n" + counts_section(db, study_id)
-                        + connections_section(db, study_id) + "\n" + call_log_section(db, study_id))
+                        + connections_section(db, study_id) + provider_batch_section(db, study_id) + "\n"
+                        + call_log_section(db, study_id))
 
 
 def write_study_report(db, study_id: str, protocol, options: dict, out: str | Path) -> Path:
@@ -42,6 +43,18 @@ def connections_section(db, study_id: str) -> str:
     return ("\n## Connections\n\nThe gateway lowers an endpoint's connections when it interrupts streams or refuses "
             "calls, and raises them again while calls succeed (slow start, additive increase, multiplicative "
             "decrease; the project's rule):\n\n" + "".join(f"- {line}\n" for line in lines))
+
+
+def provider_batch_section(db, study_id: str) -> str:
+    """The study's provider batches, if it used any: states, requests, the batch price and the saving."""
+    from workbench.studies.summary import provider_batch_lines
+
+    lines = provider_batch_lines(db, study_id)
+    if not lines:
+        return ""
+    return ("\n## Provider batches\n\nCalls sent through the provider's Batches API (`--provider-batch`) are recorded "
+            "like direct calls (each names its batch); the batch price is litellm's cost map's:\n\n"
+            + "".join(f"- {line}\n" for line in lines))
 
 
 def call_log_section(db, study_id: str) -> str:
