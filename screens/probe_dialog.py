@@ -194,6 +194,8 @@ class ProbeScreen(ModalScreen[list]):
                         style="italic yellow")
         if result.reason:
             text.append(f"\nclassifier ({result.classifier_model}): {result.reason}", style="dim")
+        if result.classifier_warning:
+            text.append(f"\nwarning: {result.classifier_warning}", style="yellow")
         if result.file_note:
             text.append(f"\n{result.file_note}", style="dim")
         return text

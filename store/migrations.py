@@ -500,6 +500,25 @@ def call_log_repairs(db: sqlite_utils.Database) -> None:
         db.execute(statement)
 
 
+@migrations(name="0009_structured_replies")
+def structured_replies(db: sqlite_utils.Database) -> None:
+    # How each reply of a structured step was read (issue 19 item 4): parsed as is, repaired by the parser,
+    # or unparsed. One row per reply, keyed within its study so a resumed run's replayed reply replaces its row.
+    for statement in _statements("""
+        CREATE TABLE structured_replies (
+            study_id TEXT NOT NULL,
+            key TEXT NOT NULL,                      -- the reply: run id (or graphs, judge …) and turn / attempt
+            step TEXT NOT NULL,                     -- report extraction | judge | claims | m11 critic | ...
+            outcome TEXT NOT NULL,                  -- parsed | repaired | unparsed
+            detail TEXT NOT NULL DEFAULT '',        -- the parser's fixes, or why the reply was unusable
+            at TEXT NOT NULL,
+            PRIMARY KEY (study_id, key)
+        );
+        CREATE INDEX idx_structured_replies_step ON structured_replies (study_id, step)
+    """):
+        db.execute(statement)
+
+
 @migrations(name="0010_provider_batches")
 def provider_batches(db: sqlite_utils.Database) -> None:
     # Provider batch mode (`--provider-batch`): each batch sent to a provider's Batches API, and each request
@@ -540,3 +559,10 @@ def provider_batches(db: sqlite_utils.Database) -> None:
         ALTER TABLE calls ADD COLUMN via TEXT
     """):
         db.execute(statement)
+
+
+@migrations(name="0012_probe_classification")
+def probe_classification(db: sqlite_utils.Database) -> None:
+    # A probe keeps the classifier's side next to the probed model's answer: which model classified, its own
+    # verdict, the event it says was identified, and whether that event only restated the case (issue 25).
+    db.execute("ALTER TABLE probes ADD COLUMN classification TEXT")  # JSON; NULL on earlier probes

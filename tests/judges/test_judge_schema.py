@@ -46,3 +46,20 @@ async def test_every_direct_judge_call_sends_the_schema_unless_told_not_to(store
     assert by_judge["j1"] and all(f and f["type"] == "json_object" and f["schema"]["required"]
                                   for f in by_judge["j1"])
     assert by_judge["j2"] and all(f is None for f in by_judge["j2"])
+
+
+async def test_judge_replies_are_counted_parsed_or_repaired(store, loopback_server):
+    """Each judge reply is recorded as it was read: the bare object parsed, a fenced one repaired (issue 19)."""
+    from workbench.structured.counts import parse_counts
+
+    db, gateway = store
+    loopback_server.responder = lambda body: (naive_judge(body) if body["model"] == "j1"
+                                              else "```json\n" + naive_judge(body) + "\n```")
+    sid = make_study(db, conditions=["B1", "B2"], texts={"B1": CLEAN, "B2": CLEAN}, pilot_items=False,
+                     judges=[judge("j1", loopback_server.url), judge("j2", loopback_server.url)])
+    await judge_study(db, gateway, sid)
+    per_judge = len(loopback_server.requests) // 2
+    assert per_judge >= 2
+    [counts] = parse_counts(db, sid)
+    assert counts == {"step": "judge", "parsed": per_judge, "repaired": per_judge, "unparsed": 0,
+                      "replies": 2 * per_judge, "unparsed_share": 0.0}

@@ -27,24 +27,23 @@ CHAINS_BY_STUDY = {
 INTERRUPTED = ("without a finish reason", "interrupted", "connection", "stalled", "no first token")
 
 
+# The steps whose unparsed replies the suite holds to 5%, as before the counts were recorded (the hindsight
+# judges are held by their judge errors); the others (faultline's steps, M11's stages) are printed by the
+# benchmark until a real run sets a bar for them.
+HELD_STEPS = ("report extraction", "calibration judge")
+
+
 def structured_failures(db_path, study: str) -> dict[str, tuple[int, int]]:
-    """step -> (replies that did not parse, replies) for the structured steps that send a schema: the
-    hindsight report-shape extraction and the calibration judges (the judges of hindsight are in the
-    study's counts)."""
-    import json
+    """step -> (unparsed replies, replies) for every structured step of the study, from the parse counts the
+    workbench records (workbench.structured.counts: the numbers `metrics` and the report show). A retry after
+    an unusable reply is another reply."""
+    from workbench.structured.counts import parse_counts
 
     db = sqlite_utils.Database(db_path)
-    reports = [json.loads(r["report"] or "{}") for r in db.query(
-        "SELECT o.report FROM outputs o JOIN runs r ON r.id = o.run_id WHERE r.study_id = ?", [study])]
-    out: dict[str, tuple[int, int]] = {}
-    extractions = [r["extraction"] for r in reports if isinstance(r.get("extraction"), dict)
-                   and r["extraction"].get("shape") == "extract"]
-    if extractions:
-        out["extraction"] = (sum(e.get("status") == "unparsed" for e in extractions), len(extractions))
-    judged = [r for r in reports if "judge_error" in r and not r.get("prompt_refused")]
-    if judged:
-        out["calibration judge"] = (sum(bool(r["judge_error"]) for r in judged), len(judged))
-    return out
+    try:
+        return {c["step"]: (c["unparsed"], c["replies"]) for c in parse_counts(db, study)}
+    finally:
+        db.close()
 
 
 def sent_calls(db_path) -> int:

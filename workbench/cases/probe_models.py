@@ -54,3 +54,35 @@ def offline_probe_message(model: str, choices: list[ModelSettings], *, command: 
                      "http://localhost:11434).")
     lines.append(f"To run the placeholder probe anyway (plumbing only, nothing stored): --model {model}.")
     return "\n".join(lines)
+
+
+# --- the classifier (issue 25) -----------------------------------------------------------------------
+# A probed model that classifies its own answer can confirm itself: it restated the scenario, then accepted
+# the restatement as the real event. So the classifier is another model unless nothing else is configured.
+CLASSIFIER_TEMPERATURE = 0.0
+CLASSIFIER_MAX_TOKENS = 300
+
+
+def _same_model(a: ModelSettings, b: ModelSettings) -> bool:
+    return a.model == b.model and (a.api_base or "") == (b.api_base or "")
+
+
+def choose_classifier(db, probe: ModelSettings,
+                      explicit: ModelSettings | None = None) -> tuple[ModelSettings, str | None]:
+    """(the classifier's settings, a warning or None). In order: `explicit` (--classifier), Settings'
+    classifier, Settings' judge model if it is a real model other than the probed one, and last the probed
+    model itself, with a warning. A classifier that is the probed model is always warned about."""
+    settings = load_settings(db)
+    chosen = explicit or settings.classifier
+    if chosen is None:
+        judge = settings.role("judge")
+        if judge.model and not is_offline(judge.model) and not _same_model(judge, probe):
+            chosen = replace(judge, temperature=CLASSIFIER_TEMPERATURE, max_tokens=CLASSIFIER_MAX_TOKENS)
+    if chosen is None:
+        chosen = replace(probe, temperature=CLASSIFIER_TEMPERATURE, max_tokens=CLASSIFIER_MAX_TOKENS)
+    warning = None
+    if _same_model(chosen, probe):
+        warning = (f"the classifier is the probed model itself ({probe.model}): a model that restates the case "
+                   "can confirm itself. Set another classifier (Settings' classifier or judge model, or "
+                   "--classifier).")
+    return chosen, warning

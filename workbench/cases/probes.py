@@ -7,6 +7,11 @@ and outcome and says whether the model recognized the case: `recognized`,
 `partial` or `not_recognized`. A classifier reply that does not parse is an
 `error` verdict, kept with its raw text; it is never turned into a guess.
 
+The classifier is another model than the probed one unless none is configured (then a warning says so:
+`probe_models.choose_classifier`), and an identified event that only restates the case's title or scenario
+is not an identification (`probe_paraphrase`): a small model restated a scenario, classified its own
+answer, and accepted the case's title as "the real event".
+
 The result is stored in the probes table (model, date, verdict, both raw
 texts; not for the mock model, whose placeholder answer is no result) and appended to the case file's `[[probes]]` with the scenario hash it
 was asked about. A recognized case is flagged: transpose it (Strategy B) or
@@ -18,7 +23,7 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import asdict, dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -28,6 +33,8 @@ from store import cases as case_rows
 from store.probes import add_probe
 from workbench.cases import Case, Probe
 from workbench.cases.model import CONTAMINATED_VERDICTS
+from workbench.cases.probe_models import choose_classifier
+from workbench.cases.probe_paraphrase import closest_case_text, default_embedder
 from workbench.events import TURN_FAILED, TURN_FINISHED, TURN_STARTED, Event, EventSink, NullSink
 from workbench.gateway import CallRequest, GatewayError, ModelSettings
 
@@ -37,6 +44,7 @@ VERDICTS = ("recognized", "partial", "not_recognized")
 FLAG_ADVICE = "transpose it (Strategy B) or exclude it"
 PROBE_TURN = "probe"
 CLASSIFY_TURN = "classify"
+PROBE_WARNING = "probe_warning"
 
 CLASSIFIER_INSTRUCTIONS = """You check whether a language model already knows a historical case.
 The model was shown only the scenario below and asked: "{question}"
@@ -85,6 +93,16 @@ class ProbeResult:
     identified_event: str = ""
     placeholder: bool = False  # the mock model answered: the verdict means nothing
     file_note: str = ""  # what happened to the case file's [[probes]] record
+    classifier_api_base: str | None = None
+    classifier_verdict: str | None = None   # the classifier's own verdict, before the paraphrase check
+    classifier_warning: str | None = None   # e.g. the classifier is the probed model itself
+    paraphrase: dict | None = None          # probe_paraphrase.Paraphrase.to_dict() of the identified event
+
+    def classification(self) -> dict:
+        """The classifier's side of the record, stored next to the probed model's answer."""
+        return {"model": self.classifier_model, "api_base": self.classifier_api_base, "raw": self.classifier_raw,
+                "verdict": self.classifier_verdict, "identified_event": self.identified_event,
+                "reason": self.reason, "warning": self.classifier_warning, "paraphrase": self.paraphrase}
 
     @property
     def advice(self) -> str:
@@ -134,14 +152,11 @@ def parse_verdict(raw: str | None) -> tuple[str, str, str]:
     return verdict, str(doc.get("identified_event") or ""), str(doc.get("reason") or "")
 
 
-def classifier_for(db: sqlite_utils.Database, probe: ModelSettings) -> ModelSettings:
-    """The configured classifier model, or else the probed model itself at temperature 0."""
-    from workbench.gateway.settings import load_settings
-
-    configured = load_settings(db).classifier
-    if configured is not None:
-        return configured
-    return replace(probe, temperature=0.0, max_tokens=300)
+def _check_paraphrase(db, case: Case, verdict: str, event: str, embedder):
+    """The paraphrase check of an identified event that made the verdict (None: nothing to check)."""
+    if verdict not in CONTAMINATED_VERDICTS or not event.strip():
+        return None
+    return closest_case_text(event, case, embedder if embedder is not None else default_embedder(db))
 
 
 def _now() -> str:
@@ -150,8 +165,10 @@ def _now() -> str:
 
 async def run_probe(db: sqlite_utils.Database, gateway, case_id: str, settings: ModelSettings | None = None,
                     sink: EventSink | None = None, *, classifier: ModelSettings | None = None,
-                    record_in_file: bool = True) -> ProbeResult:
-    """Probe one case on one model; store the result (and append it to the case file)."""
+                    record_in_file: bool = True, embedder=None) -> ProbeResult:
+    """Probe one case on one model; store the result (and append it to the case file).
+    `classifier`: the classifying model (default: `probe_models.choose_classifier`); `embedder`: for the
+    paraphrase check (default: the bundled MiniLM, loaded only when an identified event needs checking)."""
     from workbench.gateway.settings import role_settings
 
     sink = sink or NullSink()
@@ -162,7 +179,9 @@ async def run_probe(db: sqlite_utils.Database, gateway, case_id: str, settings: 
     if not case.scenario.strip():
         raise ProbeError(f"case '{case_id}' has no scenario text to probe with")
     settings = settings or role_settings(db, "probe")
-    classifier = classifier or classifier_for(db, settings)
+    classifier, classifier_warning = choose_classifier(db, settings, classifier)
+    if classifier_warning:
+        sink.emit(Event(PROBE_WARNING, agent=case_id, payload={"warning": classifier_warning}))
     prompt = probe_prompt(case.scenario)
     asked_at = _now()
     call_ids: list[int] = []
@@ -183,6 +202,7 @@ async def run_probe(db: sqlite_utils.Database, gateway, case_id: str, settings: 
     # 2. The classification, by a separate call that may see the real event and outcome.
     sink.emit(Event(TURN_STARTED, turn=CLASSIFY_TURN, agent=case_id, payload={"model": classifier.model}))
     classifier_raw: str | None = None
+    paraphrase = None
     try:
         verdict_call = await gateway.call(CallRequest(
             messages=[{"role": "user", "content": classifier_prompt(case, answer.text)}], settings=classifier,
@@ -190,16 +210,24 @@ async def run_probe(db: sqlite_utils.Database, gateway, case_id: str, settings: 
         classifier_raw = verdict_call.text
         call_ids.append(verdict_call.call_id)
         verdict, event, reason = parse_verdict(classifier_raw)
+        classifier_verdict = verdict
+        paraphrase = _check_paraphrase(db, case, verdict, event, embedder)
+        if paraphrase is not None and paraphrase.restates:
+            verdict = "not_recognized"
+            reason = f"{paraphrase.describe()} (the classifier said {classifier_verdict}: {reason})"
         sink.emit(Event(TURN_FINISHED, turn=CLASSIFY_TURN, agent=case_id, payload={"text": classifier_raw}))
     except GatewayError as exc:
         verdict, event, reason = "error", "", f"the classifier call failed: {exc}"
+        classifier_verdict = None
         sink.emit(Event(TURN_FAILED, turn=CLASSIFY_TURN, agent=case_id, payload={"error": str(exc)}))
 
     result = ProbeResult(
         case_id=case_id, model=settings.model, api_base=settings.api_base, asked_at=asked_at, prompt=prompt,
         answer=answer.text, verdict=verdict, classifier_raw=classifier_raw, classifier_model=classifier.model,
         flagged=verdict in CONTAMINATED_VERDICTS, scenario_hash=case.scenario_hash, call_ids=call_ids, reason=reason,
-        identified_event=event, placeholder=answer.placeholder)
+        identified_event=event, placeholder=answer.placeholder, classifier_api_base=classifier.api_base,
+        classifier_verdict=classifier_verdict, classifier_warning=classifier_warning,
+        paraphrase=paraphrase.to_dict() if paraphrase is not None else None)
     if answer.placeholder:
         # A dry run with the mock model says nothing about contamination: the case keeps its real record.
         result.file_note = "not stored (the mock model's placeholder answer is not a probe result)"
@@ -208,7 +236,7 @@ async def run_probe(db: sqlite_utils.Database, gateway, case_id: str, settings: 
             db, case_id=case_id, model=settings.model, api_base=settings.api_base, asked_at=asked_at,
             prompt=prompt, answer=answer.text, verdict=verdict,
             classifier_raw=classifier_raw if classifier_raw is not None else reason, flagged=result.flagged,
-            call_ids=call_ids)
+            call_ids=call_ids, classification=result.classification())
         if record_in_file:
             result.file_note = record_probe_in_file(db, case_id, result, row.get("source_path"))
     sink.emit(Event("probe_verdict", agent=case_id, payload={

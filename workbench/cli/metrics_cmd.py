@@ -147,6 +147,7 @@ def handle(args, ctx: Context) -> int:
         assess_concerns(args, ctx, db, header)
     doc = protocol_metrics(args, db, ctx, header, csv=args.csv)
     doc = __import__("workbench.simulation.label", fromlist=["_"]).mark_document(doc, header["definition"])
+    add_parse_counts(db, args.study, doc)
     if args.csv:
         write_csv(args, ctx, doc)
         return OK
@@ -160,6 +161,16 @@ def handle(args, ctx: Context) -> int:
     for note in doc.notes:
         ctx.info(note)
     return OK
+
+
+def add_parse_counts(db, study_id: str, doc) -> None:
+    """Every protocol's metrics end with the parse counts per structured step (workbench.structured.counts,
+    the report's definition too)."""
+    from workbench.structured.counts import parse_counts, section
+
+    counts = parse_counts(db, study_id)
+    doc.document["structured_replies"] = counts
+    doc.text = doc.text.rstrip("\n") + "\n\n" + section(counts)
 
 
 def write_csv(args, ctx: Context, doc) -> None:

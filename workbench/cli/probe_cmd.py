@@ -21,6 +21,11 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("case_id", metavar="CASE_ID")
     p.add_argument("--model", help="litellm model string (default: the settings' probe model)")
     p.add_argument("--api-base", dest="api_base", metavar="URL", help="the model's server, e.g. a local one")
+    p.add_argument("--classifier", metavar="MODEL",
+                   help="the model that classifies the answer (default: Settings' classifier, else the judge "
+                        "model when it is another real model, else the probed model, with a warning)")
+    p.add_argument("--classifier-api-base", dest="classifier_api_base", metavar="URL",
+                   help="the classifier's server")
     p.add_argument("--no-file", action="store_true", help="keep the result in the store only; leave the case file as it is")
     p.set_defaults(handler=probe)
 
@@ -32,7 +37,9 @@ class _ProgressSink:
         self.ctx = ctx
 
     def emit(self, event: Event) -> None:
-        if event.kind == TURN_STARTED:
+        if event.kind == "probe_warning":
+            self.ctx.info(f"probe {event.agent}: warning: {event.payload['warning']}")
+        elif event.kind == TURN_STARTED:
             step = "asking" if event.turn == "probe" else "classifying the answer with"
             self.ctx.info(f"probe {event.agent}: {step} {event.payload.get('model')}")
         elif event.kind == CALL_RETRY:
@@ -59,10 +66,14 @@ def probe(args, ctx: Context) -> int:
         if is_offline(settings.model) and load_case(db, args.case_id) is not None:  # an unknown case: its error
             raise CommandError(offline_probe_message(settings.model, probe_model_choices(db), command=(
                 f"workbench --batch probe {args.case_id}")), code=USAGE)
+    classifier = None
+    if args.classifier:
+        classifier = replace(role_settings(db, "classifier"), model=args.classifier,
+                             api_base=args.classifier_api_base or None, temperature=0.0)
     gateway = build_gateway(db, ctx.db_path)
     try:
         result = asyncio.run(run_probe(db, gateway, args.case_id, settings, _ProgressSink(ctx),
-                                       record_in_file=not args.no_file))
+                                       classifier=classifier, record_in_file=not args.no_file))
     except ProbeError as exc:
         raise CommandError(str(exc)) from exc
     doc = {"ok": result.verdict != "error", "probe": result.to_dict()}
@@ -72,7 +83,9 @@ def probe(args, ctx: Context) -> int:
                  + (" (placeholder: mock model)" if result.placeholder else ""),
                  f"  {result.advice}"]
         if result.reason:
-            lines.append(f"  classifier: {result.reason}")
+            lines.append(f"  classifier ({result.classifier_model}): {result.reason}")
+        if result.classifier_warning:
+            lines.append(f"  warning: {result.classifier_warning}")
         if result.file_note:
             lines.append(f"  {result.file_note}")
         return "\n".join(lines)

@@ -32,6 +32,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--retry", action="append", default=[], metavar="RUN_ID",
                    help="re-run just this failed (or cancelled) run; may be repeated")
     p.add_argument("--retry-failed", action="store_true", help="with --resume, also re-run every failed run")
+    p.add_argument("--allow-missing-graphs", dest="allow_lost", action="store_true",
+                   help="run a condition whose treatment is lost (faultline: a graph condition with a persona "
+                        "whose belief graph failed) instead of refusing it; tables and the report mark it")
     add_connection_options(p)
     add_provider_batch_options(p)
     p.set_defaults(handler=run)
@@ -86,7 +89,8 @@ def run(args, ctx: Context) -> int:
                 pass
         try:
             return await run_study(db, gateway, args.study_id, sink=display, control=control,
-                                   only=args.retry or None, retry_failed=args.retry_failed)
+                                   only=args.retry or None, retry_failed=args.retry_failed,
+                                   allow_lost=args.allow_lost)
         finally:
             for sig in (signal.SIGHUP, signal.SIGINT, signal.SIGTERM):
                 with contextlib.suppress(NotImplementedError, RuntimeError):

@@ -5,7 +5,8 @@ and await `Gateway.call(request, sink)` (see `workbench/gateway/client.py`;
 The replay key of a call is (model, messages, sampling settings, replicate,
 sample): `sample` separates independent draws of one identical prompt inside
 a run (e.g. five respondents given the same text), so replicates and samples
-are never collapsed into one call.
+are never collapsed into one call. Each sample also draws with its own seed
+(`workbench/gateway/seeds.py`), applied by the gateway and recorded with the call.
 """
 
 from __future__ import annotations

@@ -21,6 +21,7 @@
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import hashlib
 import json
 import random
@@ -54,6 +55,7 @@ from workbench.gateway.mock import mock_text, sim_text
 from workbench.gateway.provider_batch import Batcher, ProviderBatchConfig, batch_provider
 from workbench.gateway.retry import AttemptFailed, RetryPolicy
 from workbench.gateway.secrets import scrub, secret_values
+from workbench.gateway.seeds import sample_settings
 
 
 @dataclass
@@ -157,6 +159,8 @@ class Gateway:
 
     async def call(self, request: CallRequest, sink: EventSink | None = None) -> CallResult:
         sink = sink or NullSink()
+        # Each sample of a draw is its own draw: its own seed, recorded with the call and in its replay key.
+        request = dataclasses.replace(request, settings=sample_settings(request.settings, request.sample))
         key = call_key(request)
         if request.cache:
             row = await self._logged_or_in_flight(request, key)

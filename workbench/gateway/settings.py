@@ -23,7 +23,8 @@ ROLES = {
     "architecture": "default model for the architectures (a study's [model] overrides it)",
     "judge": "default model for LLM judges (a study's [[judges]] override it)",
     "probe": "model asked the contamination probe (`probe --model` overrides it)",
-    "classifier": "model that classifies a probe answer (empty: the probed model itself, at temperature 0)",
+    "classifier": ("model that classifies a probe answer (empty: the judge model when it is another real model, "
+                   "else the probed model itself, with a warning; at temperature 0)"),
 }
 
 DEFAULT_ROLE_SETTINGS = {
@@ -42,7 +43,7 @@ class GatewaySettings:
     roles: dict[str, ModelSettings] = field(default_factory=lambda: dict(DEFAULT_ROLE_SETTINGS))
     """The model and sampling settings for the architecture, judge and probe roles."""
     classifier: ModelSettings | None = None
-    """The probe classifier's model; None: each probe's own model classifies, at temperature 0."""
+    """The probe classifier's model; None: the judge model, else the probe's own (workbench/cases/probe_models.py)."""
     concurrency: int = 8
     """At most this many model calls in flight at once, across all models."""
     limits: dict[str, ModelLimits] = field(default_factory=dict)

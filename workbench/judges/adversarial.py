@@ -220,7 +220,7 @@ async def adversarial_run(gateway, judge: JudgeSpec, study_id: str, item: JudgeI
 
     critic = await ask_json(gateway, lambda note: _critic_messages(item, rubric, filtered.flags, note),
                             _validate_critic, settings=judge.settings(TEMPERATURES["critic"]),
-                            turn=f"judge/{rubric.id}/critic", sample_base=offset, **common)
+                            turn=f"judge/{rubric.id}/critic", sample_base=offset, step="adversarial critic", **common)
     outcome.absorb(critic)
     if not critic.ok:
         outcome.detail["failed_stage"] = "critic"
@@ -230,7 +230,8 @@ async def adversarial_run(gateway, judge: JudgeSpec, study_id: str, item: JudgeI
     defender = await ask_json(gateway, lambda note: _defender_messages(item, rubric, critic.parsed, filtered.flags,
                                                                        note),
                               _validate_defender, settings=judge.settings(TEMPERATURES["defender"]),
-                              turn=f"judge/{rubric.id}/defender", sample_base=offset, **common)
+                              turn=f"judge/{rubric.id}/defender", sample_base=offset, step="adversarial defender",
+                              **common)
     outcome.absorb(defender)
     if not defender.ok:
         outcome.detail["failed_stage"] = "defender"
@@ -253,7 +254,8 @@ async def adversarial_run(gateway, judge: JudgeSpec, study_id: str, item: JudgeI
                 retry_note=note, extra_blocks=[("DEBATE", debate)], extra_instructions=extra.strip(),
                 system=JUDGE_SYSTEM),
             lambda text: parse_verdict(text, rubric, shown), settings=judge.settings(TEMPERATURES["judge"]),
-            turn=f"judge/{rubric.id}/judge", sample_base=offset + round_ * 10, **common)
+            turn=f"judge/{rubric.id}/judge", sample_base=offset + round_ * 10, step="adversarial judge",
+            **common)
         outcome.absorb(verdict)
         if not verdict.ok:
             outcome.detail["failed_stage"] = "judge"
@@ -266,7 +268,8 @@ async def adversarial_run(gateway, judge: JudgeSpec, study_id: str, item: JudgeI
         outcome.ok = True
         meta = await ask_json(gateway, lambda note: _meta_messages(item, rubric, debate, verdict.parsed, note),
                               _validate_meta, settings=judge.settings(TEMPERATURES["metajudge"]),
-                              turn=f"judge/{rubric.id}/metajudge", sample_base=offset + round_ * 10, **common)
+                              turn=f"judge/{rubric.id}/metajudge", sample_base=offset + round_ * 10,
+                              step="adversarial metajudge", **common)
         outcome.absorb(meta)
         if not meta.ok:  # the check itself failed: keep the verdict, say so
             outcome.detail["metajudge"].append({"error": meta.reasons[-1] if meta.reasons else "no reply"})

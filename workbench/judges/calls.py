@@ -7,7 +7,8 @@ from typing import Any, Callable
 
 from workbench.events import EventSink
 from workbench.gateway.api import CallRequest, ModelSettings, connection_options
-from workbench.judges.parse import InvalidReply
+from workbench.structured.reading import Reading, read
+from workbench.gateway.seeds import draw_settings
 
 MAX_ATTEMPTS = 3  # one call and two retries, then the reply is a judge_error
 # A --retry-errors round r draws samples from r * RETRY_STRIDE on: fresh calls, never a replay of the
@@ -64,6 +65,7 @@ class Asked:
     reasons: list[str] = field(default_factory=list)
     call_ids: list[int] = field(default_factory=list)
     placeholder: bool = False
+    readings: list[tuple[str, str, Reading]] = field(default_factory=list)   # (key, step, reading) per reply
 
     @property
     def ok(self) -> bool:
@@ -77,15 +79,18 @@ class Asked:
 async def ask_json(gateway, build: Callable[[str | None], list[dict]], validate: Callable[[str], Any], *,
                    settings: ModelSettings, study_id: str, turn: str, agent: str, replicate: int = 0,
                    sample_base: int = 0, metadata: dict | None = None, sink: EventSink | None = None,
-                   role: str = "judge", attempts: int = MAX_ATTEMPTS, schema: dict | None = None) -> Asked:
+                   role: str = "judge", attempts: int = MAX_ATTEMPTS, schema: dict | None = None,
+                   step: str = "judge") -> Asked:
     """Ask until `validate` accepts the reply, at most `attempts` times; each call a fresh context.
 
     Each attempt is a distinct draw (`sample`), so the gateway's replay never
     hands back the invalid reply again. `schema`: the reply's JSON schema, sent where the model decodes
-    by schema (workbench/gateway/transport.py decides). A GatewayError propagates.
+    by schema (workbench/gateway/transport.py decides). Each reply's reading (parsed, repaired, unparsed)
+    is kept in `readings` under `step`, for the caller to record. A GatewayError propagates.
     """
     asked = Asked()
     note = None
+    settings = draw_settings(settings, replicate)  # a judge's runs are independent draws: their own seeds
     for attempt in range(attempts):
         request = CallRequest(messages=build(note), settings=settings, role=role, study_id=study_id, turn=turn,
                               agent=agent, replicate=replicate, sample=sample_base + attempt,
@@ -95,10 +100,12 @@ async def ask_json(gateway, build: Callable[[str | None], list[dict]], validate:
         asked.placeholder = asked.placeholder or result.placeholder
         if result.call_id is not None:
             asked.call_ids.append(result.call_id)
-        try:
-            asked.parsed = validate(result.text)
+        reading = read(validate, result.text)
+        key = f"judge/{agent}/{(metadata or {}).get('item', '')}/{turn}/r{replicate}/s{sample_base + attempt}"
+        asked.readings.append((key, step, reading))
+        if reading.ok:
+            asked.parsed = reading.value
             return asked
-        except InvalidReply as exc:
-            note = str(exc)
-            asked.reasons.append(note)
+        note = reading.detail
+        asked.reasons.append(note)
     return asked

@@ -30,11 +30,13 @@ class RunOutcome:
     call_ids: list[int] = field(default_factory=list)
     detail: dict = field(default_factory=dict)
     placeholder: bool = False
+    readings: list = field(default_factory=list)   # (key, step, reading) per reply (workbench/structured)
 
     def absorb(self, asked: Asked) -> None:
         self.raws += asked.raws
         self.reasons += asked.reasons
         self.call_ids += asked.call_ids
+        self.readings += asked.readings
         self.placeholder = self.placeholder or asked.placeholder
 
 

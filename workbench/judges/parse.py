@@ -16,18 +16,21 @@ import json
 import re
 
 from workbench.rubrics import Rubric
+from workbench.structured.reading import InvalidReply, repaired  # InvalidReply: every parser imports it from here
 
 MIN_QUOTE = 4  # characters, after normalising: a quote must say something
 
 
-class InvalidReply(ValueError):
-    """The reply cannot be used; str() says why (fed back to the retry)."""
-
-
 def extract_json(text: str) -> dict:
-    """The first JSON object in a reply (fenced or bare)."""
+    """The first JSON object in a reply (fenced or bare). A reply that is not the object alone is repaired."""
     if not text or not text.strip():
         raise InvalidReply("the reply was empty")
+    try:
+        whole = json.loads(text)
+    except ValueError:
+        whole = None
+    if isinstance(whole, dict):
+        return whole
     fence = re.search(r"```(?:json)?\s*(\{.*?\})\s*```", text, re.DOTALL)
     candidates = [fence.group(1)] if fence else []
     start = text.find("{")
@@ -40,6 +43,8 @@ def extract_json(text: str) -> dict:
         except ValueError:
             continue
         if isinstance(obj, dict):
+            repaired("the JSON object was in a ``` fence" if fence and candidate == fence.group(1)
+                     else "the JSON object had other text around it")
             return obj
     raise InvalidReply("the reply contained no valid JSON object")
 
@@ -67,6 +72,7 @@ def quoted_passages(justification: str) -> list[str]:
 
 def parse_score(value, lo: int, hi: int, where: str) -> int:
     if isinstance(value, str) and re.fullmatch(r"\s*-?\d+\s*", value):
+        repaired(f"{where}: the score was a string")
         value = int(value)
     if isinstance(value, bool) or not isinstance(value, (int, float)) or (
             isinstance(value, float) and not value.is_integer()):
@@ -80,6 +86,7 @@ def parse_verdict(text: str, rubric: Rubric, response: str) -> dict[str, dict]:
     """criterion id -> {score, justification, quote} (plus "_procedure" when given)."""
     obj = extract_json(text)
     if "scores" in obj and isinstance(obj["scores"], dict) and not any(c.id in obj for c in rubric.criteria):
+        repaired('the criteria were under "scores"')
         obj = {**obj["scores"], **{k: v for k, v in obj.items() if k != "scores"}}
     out: dict[str, dict] = {}
     for c in rubric.criteria:
@@ -97,6 +104,8 @@ def parse_verdict(text: str, rubric: Rubric, response: str) -> dict[str, dict]:
         if found is None:
             shown = candidates[0][:80] if candidates else "(no quote)"
             raise InvalidReply(f"{c.id}: the quote {shown!r} does not appear in the RECOMMENDATION")
+        if found is not quote:
+            repaired(f"{c.id}: the quote was taken from the justification")
         out[c.id] = {"score": score, "justification": justification.strip(), "quote": found}
     if isinstance(obj.get("procedure"), list):
         out["_procedure"] = {"notes": [str(x) for x in obj["procedure"]]}

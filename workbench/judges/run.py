@@ -40,6 +40,7 @@ from workbench.pilots.calibration import judge_calibration
 from workbench.judges.calls import JudgeItem, JudgeSpec
 from workbench.judges.direct import RunOutcome, direct_run
 from workbench.rubrics import Rubric
+from workbench.structured.counts import record as record_reply
 
 
 class JudgingError(Exception):
@@ -167,6 +168,9 @@ async def _judge_batch(db, gateway, study: StudyContext, spec: JudgeSpec, summar
                 summary.failures.append(f"{item.id}/{rubric.id}: {exc}")
                 say(f"{spec.name}: {rubric.id} on {item.id}: call failed ({exc}); it will be retried next time")
                 return
+        for outcome in outcomes:   # how each reply was read: parsed, repaired, unparsed
+            for key, step, reading in outcome.readings:
+                record_reply(db, study.id, key, step, reading)
         rows = verdict_rows_for(study.id, spec, item, rubric, outcomes)
         if retry:
             for row in rows:

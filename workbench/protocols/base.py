@@ -180,6 +180,12 @@ class StudyProtocol:
         """The run program for `ctx.condition` over `ctx.item`."""
         raise NotImplementedError(f"protocol '{self.name}' has no run program")
 
+    def lost_treatments(self, db: "sqlite_utils.Database", study_id: str, definition: dict) -> dict[str, str]:
+        """condition → why it lost its treatment because an input it depends on failed (faultline: a graph
+        condition whose persona has no valid belief graph). The runner refuses such a condition's runs
+        before they start unless the user allows them, and the protocol's tables then mark it."""
+        return {}
+
     def follow_ups(self, db: "sqlite_utils.Database", study_id: str, definition: dict,
                    runs: list[dict]) -> list["FollowUp"]:
         """Work that waits on a group of finished runs (hindsight: P1's topology once a case's three

@@ -15,7 +15,7 @@ def study_report_text(db, study_id: str, protocol, options: dict) -> str:
     # control bytes would act on that terminal, so the file holds none (tabs and newlines stay).
     return for_terminal(text.rstrip("\n") + "\n\n" + counts_section(db, study_id)
                         + connections_section(db, study_id) + provider_batch_section(db, study_id) + "\n"
-                        + call_log_section(db, study_id))
+                        + structured_section(db, study_id) + "\n" + call_log_section(db, study_id))
 
 
 def write_study_report(db, study_id: str, protocol, options: dict, out: str | Path) -> Path:
@@ -55,6 +55,13 @@ def provider_batch_section(db, study_id: str) -> str:
     return ("\n## Provider batches\n\nCalls sent through the provider's Batches API (`--provider-batch`) are recorded "
             "like direct calls (each names its batch); the batch price is litellm's cost map's:\n\n"
             + "".join(f"- {line}\n" for line in lines))
+
+
+def structured_section(db, study_id: str) -> str:
+    """Parse counts per structured step (one definition with `metrics`: workbench.structured.counts)."""
+    from workbench.structured.counts import parse_counts, section
+
+    return section(parse_counts(db, study_id))
 
 
 def call_log_section(db, study_id: str) -> str:

@@ -13,12 +13,14 @@ from __future__ import annotations
 
 import asyncio
 import time
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from workbench.events import TURN_FAILED, TURN_FINISHED, TURN_STARTED, Event, EventSink
 from workbench.gateway.api import CallRequest, CallResult, GatewayError, GatewayLike, ModelSettings
+from workbench.gateway.seeds import draw_settings  # noqa: F401  (re-exported: the runner's draws)
 from workbench.runs.control import RunControl
+from workbench.structured.reading import Reading, read
 
 
 @dataclass
@@ -69,6 +71,8 @@ class RunContext:
     control: RunControl = field(default_factory=RunControl)
     on_result: Callable[[str, CallResult], None] | None = None   # after each finished turn
     definition: dict = field(default_factory=dict)                # the study's whole definition
+    # How each structured reply was read, (turn, step, reading): the runner keeps it in the store
+    on_reply: Callable[[str, str, Reading], None] | None = None
 
     @property
     def scenario(self) -> str:
@@ -114,16 +118,13 @@ class RunContext:
         return result.text
 
 
-def draw_settings(settings: ModelSettings, draw: int) -> ModelSettings:
-    """The settings for one draw: with a fixed seed, draw k uses seed + k.
-
-    Replicates are independent draws; a provider that honours seeds would
-    otherwise answer identical prompts identically and repeated runs could only
-    ever agree. Draw 0 keeps the study's seed exactly.
-    """
-    if settings.seed is None or draw == 0:
-        return settings
-    return replace(settings, seed=settings.seed + draw)
+    def read_reply(self, turn_id: str, step: str, parse: Callable[[str], Any], text: str) -> Reading:
+        """Read a structured step's reply with its parser (InvalidReply: unusable), and have it counted as
+        parsed, repaired or unparsed under `step` (workbench/structured)."""
+        reading = read(parse, text)
+        if self.on_reply is not None:
+            self.on_reply(turn_id, step, reading)
+        return reading
 
 
 async def parallel(*coros):

@@ -131,11 +131,12 @@ def prepare_study(db: sqlite_utils.Database, study_id: str) -> list[dict]:
 
 async def run_study(db: sqlite_utils.Database, gateway: GatewayLike, study_id: str, *, sink: EventSink | None = None,
                     control: RunControl | None = None, only: list[str] | None = None,
-                    retry_failed: bool = False, lock: bool = True) -> RunSummary:
-    """Run (or resume) a study. `only`: just these runs (a failed one is retried)."""
+                    retry_failed: bool = False, lock: bool = True, allow_lost: bool = False) -> RunSummary:
+    """Run (or resume) a study. `only`: just these runs (a failed one is retried). `allow_lost`: run
+    conditions that lost their treatment (`StudyProtocol.lost_treatments`) instead of refusing them."""
     runner = StudyRunner(db, gateway, study_id, sink=sink, control=control)
     with (study_lock(db, study_id) if lock else contextlib.nullcontext()):
-        return await runner.run(only=only, retry_failed=retry_failed)
+        return await runner.run(only=only, retry_failed=retry_failed, allow_lost=allow_lost)
 
 
 @contextlib.contextmanager
@@ -240,21 +241,38 @@ class StudyRunner:
         return self._items[item_id]
 
     def _context(self, plan: RunPlan, run_id: str | None, on_result, *, draw: int | None = None) -> RunContext:
+        from workbench.structured.counts import recorder
+
         draw = self.protocol.draw(plan) if draw is None else draw
+        replies = run_id or f"follow-up:{plan.item_id}:{plan.condition}"
         settings = draw_settings(self.protocol.settings_for(self.definition, plan), draw)
         return RunContext(gateway=self.gateway, sink=self, settings=settings, item=self._item(plan.item_id),
                           options=self.protocol.run_options(self.definition), study_id=self.study_id,
                           run_id=run_id, case_id=plan.item_id, condition=plan.condition, replicate=plan.replicate,
-                          draw=draw, control=self.control, on_result=on_result, definition=self.definition)
+                          draw=draw, control=self.control, on_result=on_result, definition=self.definition,
+                          on_reply=recorder(self.db, self.study_id, replies))
 
     # --- running -------------------------------------------------------------------------------
-    async def run(self, *, only: list[str] | None = None, retry_failed: bool = False) -> RunSummary:
+    def _refuse_lost_treatments(self, selected: list[dict], allow: bool) -> None:
+        """A condition whose treatment is lost (an input it depends on failed) runs only when allowed:
+        otherwise it would run as another condition under its own name."""
+        lost = self.protocol.lost_treatments(self.db, self.study_id, self.definition)
+        hit = sorted({r["condition"] for r in selected if r["condition"] in lost})
+        if hit and not allow:
+            named = "; ".join(f"{c} ({lost[c]})" for c in hit)
+            raise RunnerError(f"study '{self.study_id}': {named}: the condition would run without its treatment. "
+                              "Fix the input and create a new study, drop the condition, or run it marked as such "
+                              "with --allow-missing-graphs")
+
+    async def run(self, *, only: list[str] | None = None, retry_failed: bool = False,
+                  allow_lost: bool = False) -> RunSummary:
         started = time.monotonic()
         from workbench.simulation.refusal import refuse_mixing  # sim and real data never share a study (issue 16)
 
         refuse_mixing(self.db, self.study_id, self.definition, RunnerError)
         runs = await ready_study(self.db, self.gateway, self.study_id, sink=self, control=self.control)
         selected = self._select(runs, only, retry_failed)
+        self._refuse_lost_treatments(selected, allow_lost)
         follow_ups = self.protocol.follow_ups(self.db, self.study_id, self.definition, runs)
         self.progress = StudyProgress(runs, self._expected(runs),
                                       extra_calls=sum(f.expected_calls for f in follow_ups))

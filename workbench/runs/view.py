@@ -241,6 +241,10 @@ def describe(event: Event) -> NoteEntry | None:
         if status == "ruled_out":
             return NoteEntry("amendment", f"AMENDMENT ruled out of order ({p.get('name') or event.agent})",
                              f"{p.get('text', '')}\n{p.get('note', '')}".strip(), tone="rejected")
+        if status == "quoted":
+            return NoteEntry("amendment", "AMENDMENT quoted from the minutes, not moved "
+                                          f"({p.get('name') or event.agent})",
+                             f"{p.get('text', '')}\n{p.get('note', '')}".strip(), tone="rejected")
         return NoteEntry("amendment", f"AMENDMENT {number} {status} ({tally_text(p.get('tally') or {})})",
                          p.get("text", ""), tone=status or "")
     if kind == "vote":

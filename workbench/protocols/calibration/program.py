@@ -17,6 +17,7 @@ from functools import lru_cache
 
 from workbench.events import JUDGE_ERROR, JUDGE_SCORE, PROMPT_REFUSED
 from workbench.judges.parse import InvalidReply, extract_json
+from workbench.structured.reading import repaired
 from workbench.protocols.calibration.judge_prompt import (PromptLeak, check_prompt, judge_messages,
                                                           retry_message)
 from workbench.rubrics import Rubric
@@ -61,7 +62,10 @@ def parse_score(text: str) -> tuple[float, str]:
     if not math.isfinite(score) or not 0.0 <= score <= 1.0:
         raise InvalidReply(f"'score' must be between 0 and 1, got {score}")
     reason = obj.get("reason", "")
-    return float(score), reason if isinstance(reason, str) else str(reason)
+    if not isinstance(reason, str):
+        repaired("the reason was not a string")
+        reason = str(reason)
+    return float(score), reason
 
 
 async def judge_program(ctx: RunContext) -> RunOutput:
@@ -85,12 +89,12 @@ async def judge_program(ctx: RunContext) -> RunOutput:
         text = await ctx.turn(f"judge-{attempt}", ctx.condition, messages, phase="judge",
                               label=f"{ctx.condition} scores {ctx.case_id}", role="judge", schema=SCORE_SCHEMA)
         raws.append(text)
-        try:
-            score, reason = parse_score(text)
-        except InvalidReply as exc:
-            error = str(exc)
+        reading = ctx.read_reply(f"judge-{attempt}", "calibration judge", parse_score, text)
+        if not reading.ok:
+            error = reading.detail
             messages = messages + [{"role": "assistant", "content": text}, retry_message(error)]
             continue
+        score, reason = reading.value
         ctx.emit(JUDGE_SCORE, agent=ctx.condition, score=score)
         report = {**base, "score": score, "reason": reason, "judge_error": False, "prompt_refused": False,
                   "raw": raws, "attempts": attempt + 1}

@@ -177,7 +177,11 @@ def study_metrics(db: sqlite_utils.Database, study_id: str, definition: dict) ->
         est = measures.crux_recurrence(vecs if vecs is not None else [], [r for r, _ in rows],
                                        min_cluster_size=section["hdbscan_min_cluster_size"])
         cr.append({"item": item, "condition": cond_id, "runs": n, **_est(est)})
-    return summarise(docs, cr, [c for c in definition["conditions"]])
+    from workbench.protocols.faultline.treatment import study_lost_treatments
+
+    doc = summarise(docs, cr, [c for c in definition["conditions"]])
+    doc["lost_treatments"] = study_lost_treatments(db, study_id, definition)  # tables mark these conditions
+    return doc
 
 
 def _key(metric: str) -> str:

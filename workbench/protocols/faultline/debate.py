@@ -17,11 +17,12 @@ Message ids: `A-open`, `A-r1` … `A-rN`, `A-close` (B likewise); moderator line
 from __future__ import annotations
 
 from workbench.events import CRUX_CARD, DEBATE_MESSAGE, MODERATOR, QBAF
-from workbench.protocols.faultline import parsing, prompts, qbaf
+from workbench.protocols.faultline import parsing, prompts, qbaf, schemas
 from workbench.protocols.faultline.conditions import condition
 from workbench.protocols.faultline.extraction import extract_debate
 from workbench.protocols.faultline.graphs import format_graph
-from workbench.protocols.faultline.turns import json_turn, model_settings
+from workbench.protocols.faultline.treatment import CRUX_CARDS_MAX_TOKENS, QBAF_MAX_TOKENS
+from workbench.protocols.faultline.turns import json_turn, model_settings, structured_settings
 from workbench.runs.context import RunContext, RunOutput, parallel, system, user
 
 SIDES = ("A", "B")
@@ -108,9 +109,10 @@ class Debate:
         prompt = prompts.QBAF.format(first=first["name"], second=second["name"], first_id=first["id"],
                                      second_id=second["id"], transcript=public_transcript(self.messages, self.names))
         parsed, error = await json_turn(self.ctx, f"qbaf-r{rnd}", "moderator", prompt,
-                                        lambda o: parsing.qbaf(o, self.ids), phase="qbaf",
+                                        lambda o: parsing.qbaf(o, self.ids), step="QBAF map", phase="qbaf",
                                         label=f"moderator: argument map after round {rnd}", role="moderator",
-                                        settings=self.ctx.settings)
+                                        settings=structured_settings(self.ctx.settings, QBAF_MAX_TOKENS),
+                                        schema=schemas.qbaf_schema(self.ids, [m["id"] for m in self.messages]))
         if parsed is None:
             self.errors.append({"step": "qbaf", "turn": f"qbaf-r{rnd}", "error": error})
             self.qbaf_rounds.append({"round": rnd, "error": error})
@@ -169,8 +171,9 @@ class Debate:
                                            question=self.topic["question"],
                                            transcript=public_transcript(self.messages, self.names))
         cards, error = await json_turn(self.ctx, "crux-cards", "moderator", prompt, parsing.crux_cards,
-                                       phase="crux", label="moderator: crux cards", role="moderator",
-                                       settings=self.ctx.settings)
+                                       step="crux cards", phase="crux", label="moderator: crux cards", role="moderator",
+                                       settings=structured_settings(self.ctx.settings, CRUX_CARDS_MAX_TOKENS),
+                                       schema=schemas.crux_cards_schema([m["id"] for m in self.messages]))
         if cards is None:
             self.errors.append({"step": "crux", "turn": "crux-cards", "error": error})
             return []

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from workbench.events import STANCE
 from workbench.gateway.api import ModelSettings
-from workbench.protocols.faultline import parsing, prompts
+from workbench.protocols.faultline import parsing, prompts, schemas
 from workbench.protocols.faultline.turns import json_turn
 from workbench.runs.context import RunContext
 
@@ -23,9 +23,9 @@ async def stances_of(ctx: RunContext, turn_id: str, speaker: str, text: str, top
                      settings: ModelSettings, *, sample: int = 0) -> tuple[dict | None, str | None]:
     ids, listed = claim_rows(topic)
     return await json_turn(ctx, turn_id, "extractor", prompts.STANCES.format(speaker=speaker, claims=listed, text=text),
-                           lambda o: parsing.stances(o, ids), phase="extraction",
+                           lambda o: parsing.stances(o, ids), step="stances", phase="extraction",
                            label=f"extractor: stances of {speaker}", role="extractor", settings=settings,
-                           sample=sample)
+                           sample=sample, schema=schemas.stances_schema(ids))
 
 
 async def extract_debate(ctx: RunContext, topic: dict, personas: list[dict], messages: list[dict],
@@ -36,8 +36,8 @@ async def extract_debate(ctx: RunContext, topic: dict, personas: list[dict], mes
     errors: list[dict] = []
     for m in messages:
         found, error = await json_turn(ctx, f"claims:{m['id']}", "extractor", prompts.CLAIMS.format(text=m["text"]),
-                                       parsing.claims, phase="extraction", label=f"extractor: claims of {m['id']}",
-                                       role="extractor", settings=settings)
+                                       parsing.claims, step="claims", phase="extraction", label=f"extractor: claims of {m['id']}",
+                                       role="extractor", settings=settings, schema=schemas.claims_schema())
         claims[m["id"]] = found
         if found is None:
             errors.append({"step": "claims", "turn": f"claims:{m['id']}", "error": error})

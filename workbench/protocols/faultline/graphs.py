@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import sqlite_utils
 
-from workbench.protocols.faultline import parsing, prompts
+from workbench.protocols.faultline import parsing, prompts, schemas
 from workbench.protocols.faultline.turns import json_turn, model_settings
 from workbench.runs.context import RunContext
 
@@ -36,9 +36,10 @@ async def build_graph(ctx: RunContext, persona: dict, size: int, table: dict) ->
     """One persona's graph at `size` nodes: {"persona", "size", "nodes", "edges", "error", ...}."""
     prompt = prompts.BELIEF_GRAPH.format(name=persona["name"], worldview=persona["worldview"], size=size)
     graph, error = await json_turn(ctx, f"graph:{persona['id']}:{size}", persona["id"], prompt,
-                                   lambda obj: parsing.belief_graph(obj, size), phase="belief_graph",
+                                   lambda obj: parsing.belief_graph(obj, size), step="belief graph",
+                                   phase="belief_graph",
                                    label=f"belief graph of {persona['name']} ({size} nodes)", role="belief_graph",
-                                   settings=model_settings(table))
+                                   settings=model_settings(table), schema=schemas.belief_graph_schema(size))
     out = {"persona": persona["id"], "size": size, "model": table["name"], "error": error}
     out.update(graph or {"nodes": [], "edges": [], "dropped_nodes": 0})
     return out
@@ -67,12 +68,14 @@ async def build_study_graphs(db: sqlite_utils.Database, gateway, study_id: str, 
     from workbench.protocols.faultline.items import study_personas
     from workbench.runs.control import RunControl
     from workbench.runs.settings import study_model_settings
+    from workbench.structured.counts import recorder
 
     section = definition["faultline"]
     todo = missing_graphs(db, study_id, study_personas(db, study_id), graph_sizes(definition["conditions"]))
     ctx = RunContext(gateway=gateway, sink=sink or NullSink(), settings=study_model_settings(definition),
                      item=None, options=section, study_id=study_id, condition="belief-graph",
-                     control=control or RunControl(), definition=definition)
+                     control=control or RunControl(), definition=definition,
+                     on_reply=recorder(db, study_id, "belief-graphs"))
     built, failed = 0, 0
     for persona, size in todo:
         graph = await build_graph(ctx, persona, size, section["belief_graph"])

@@ -4,13 +4,17 @@ with the reason (fed back once to the model, then counted as an error)."""
 from __future__ import annotations
 
 from workbench.judges.parse import InvalidReply
+from workbench.structured.reading import repaired
 
 
 def claims(obj: dict) -> list[str]:
     items = obj.get("claims")
     if not isinstance(items, list) or not all(isinstance(c, str) for c in items):
         raise InvalidReply("`claims` must be a list of strings")
-    return [c.strip() for c in items if c.strip()]
+    out = [c.strip() for c in items if c.strip()]
+    if len(out) < len(items):
+        repaired("empty claims dropped")
+    return out
 
 
 def stances(obj: dict, claim_ids: list[str]) -> dict[str, int | None]:
@@ -19,6 +23,10 @@ def stances(obj: dict, claim_ids: list[str]) -> dict[str, int | None]:
     if not isinstance(raw, dict):
         raise InvalidReply("`stances` must be an object of claim id → -2..2 or null")
     out: dict[str, int | None] = {}
+    if set(raw) - set(claim_ids):
+        repaired("stances on claims not on the table ignored")
+    if set(claim_ids) - set(raw):
+        repaired("claims the reply does not name taken as null")
     for cid in claim_ids:
         v = raw.get(cid)
         if v is None:
@@ -51,6 +59,8 @@ def crux_cards(obj: dict) -> list[dict]:
 
 def qbaf(obj: dict, persona_ids: list[str]) -> tuple[list[dict], list[tuple[str, str, str]]]:
     args, rels = obj.get("arguments"), obj.get("relations", [])
+    if "relations" not in obj:
+        repaired("no relations given: taken as none")
     if not isinstance(args, list) or not args:
         raise InvalidReply("`arguments` must be a non-empty list")
     out, ids = [], set()
@@ -75,6 +85,8 @@ def qbaf(obj: dict, persona_ids: list[str]) -> tuple[list[dict], list[tuple[str,
         if not isinstance(r, dict):
             raise InvalidReply("each relation must be an object")
         kind = {"attacks": "attack", "supports": "support"}.get(r.get("type"), r.get("type"))
+        if kind != r.get("type"):
+            repaired(f"relation type {r.get('type')!r} read as {kind!r}")
         if r.get("from") not in ids or r.get("to") not in ids or kind not in ("attack", "support"):
             raise InvalidReply(f"relation {r!r} must join two listed arguments as attack or support")
         relations.append((r["from"], r["to"], kind))
@@ -85,6 +97,8 @@ def belief_graph(obj: dict, size: int) -> dict:
     """Nodes (id, claim, credence) and edges (from, to, supports|attacks). Fewer than `size` nodes is
     refused; nodes past `size` are dropped with their edges, and the drop is recorded."""
     nodes, edges = obj.get("nodes"), obj.get("edges", [])
+    if "edges" not in obj:
+        repaired("no edges given: taken as none")
     if not isinstance(nodes, list):
         raise InvalidReply("`nodes` must be a list")
     clean, seen = [], set()
@@ -101,6 +115,8 @@ def belief_graph(obj: dict, size: int) -> dict:
     if len(clean) < size:
         raise InvalidReply(f"the graph has {len(clean)} nodes; exactly {size} were asked for")
     dropped = len(clean) - size
+    if dropped:
+        repaired(f"{dropped} node(s) past {size} dropped")
     clean = clean[:size]
     kept = {n["id"] for n in clean}
     if not isinstance(edges, list):
@@ -110,8 +126,12 @@ def belief_graph(obj: dict, size: int) -> dict:
         if not isinstance(e, dict):
             raise InvalidReply("each edge must be an object")
         kind = {"support": "supports", "attack": "attacks"}.get(e.get("type"), e.get("type"))
+        if kind != e.get("type"):
+            repaired(f"edge type {e.get('type')!r} read as {kind!r}")
         if kind not in ("supports", "attacks"):
             raise InvalidReply(f"edge {e!r}: type must be supports or attacks")
         if e.get("from") in kept and e.get("to") in kept:
             out_edges.append({"from": e["from"], "to": e["to"], "type": kind})
+        else:
+            repaired("edges to unknown or dropped nodes dropped")
     return {"nodes": clean, "edges": out_edges, "dropped_nodes": dropped}

@@ -102,6 +102,11 @@ class FaultlineProtocol(StudyProtocol):
         return out
 
     # --- runs -------------------------------------------------------------------------------------
+    def lost_treatments(self, db, study_id: str, definition: dict) -> dict[str, str]:
+        from workbench.protocols.faultline.treatment import study_lost_treatments
+
+        return study_lost_treatments(db, study_id, definition)
+
     def planned_runs(self, db, study_id: str, definition: dict) -> list[RunPlan]:
         from store.items import list_items
         from workbench.protocols.faultline.items import DEBATE, TOPIC

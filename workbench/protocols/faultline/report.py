@@ -5,6 +5,7 @@ crux recurrence and errors. Text only; every number comes from analysis.study_me
 from __future__ import annotations
 
 from workbench.protocols.base import ReportSection
+from workbench.protocols.faultline.treatment import label, mark
 
 
 def fmt(est: dict | None, digits: int = 3) -> str:
@@ -27,11 +28,14 @@ def headline_line(doc: dict) -> str:
 
 
 def sections(doc: dict) -> list[ReportSection]:
+    lost = doc.get("lost_treatments") or {}
     out = [ReportSection("Faultline: does debate beat self-consistency?", "\n\n".join([
         headline_line(doc),
         f"Mann-Whitney U (rank-biserial r): {fmt(doc['headline']['mann_whitney'])}"
         + (f", p = {doc['headline']['mann_whitney']['details'].get('p_value'):.4g}"
            if doc['headline']['mann_whitney']['details'].get('p_value') is not None else ""),
+        *([f"The debate conditions include {', '.join(label(c, lost) for c in lost)}: without their "
+           "treatment."] if lost else []),
         "Verdict rule (the project's choice): yes when the 95% bootstrap CI of mean ACC(debate) − "
         "ACC(self-consistency) lies above 0, no when it lies at or below 0, undecided otherwise.",
     ]))]
@@ -43,14 +47,18 @@ def sections(doc: dict) -> list[ReportSection]:
                 return "—"
             mark = {True: " ✓", False: " ✗", None: ""}[m[k].get("meets")]
             return fmt(m[k]) + mark
-        rows.append(f"| {cond} | {cell('BA')} | {cell('dSD')} | {cell('spread_trend')} | {cell('CG')} | "
+        rows.append(f"| {label(cond, lost)} | {cell('BA')} | {cell('dSD')} | {cell('spread_trend')} | {cell('CG')} | "
                     f"{cell('CR')} | {cell('ACC')} |")
+    if lost:
+        out.append(ReportSection("Faultline conditions without their treatment", "\n".join(
+            f"- {label(c, lost)}: its persona read \"(no beliefs recorded)\", so it ran as plain under its own "
+            "name (run with --allow-missing-graphs); every comparison with it is marked." for c in lost)))
     out.append(ReportSection("Faultline metrics by condition", "Means with 95% bootstrap CIs over debates "
                              "(CR: over repeated debates); ✓/✗ against seed 002's thresholds.\n\n" + "\n".join(rows)))
     comp = ["| comparison | mean difference | Mann-Whitney r | p |", "|---|---|---|---|"]
     for c in doc["comparisons"]:
         p = c["mann_whitney"]["details"].get("p_value")
-        comp.append(f"| {c['comparison']} | {fmt(c['mean_difference'])} | {fmt(c['mann_whitney'])} | "
+        comp.append(f"| {mark(c['comparison'], lost)} | {fmt(c['mean_difference'])} | {fmt(c['mann_whitney'])} | "
                     f"{'—' if p is None else f'{p:.4g}'} |")
     out.append(ReportSection("Faultline condition comparisons", "\n".join(comp)))
     if doc["by_divergence"]:
@@ -59,7 +67,7 @@ def sections(doc: dict) -> list[ReportSection]:
             div.append(f"| {level} | " + " | ".join(fmt(m[k]) for k in ("BA", "dSD", "spread_trend", "CG", "ACC"))
                        + " |")
         out.append(ReportSection("Faultline metrics by initial divergence", "\n".join(div)))
-    cr = [f"- {g['item']} × {g['condition']} ({g['runs']} runs): {fmt(g)}" for g in doc["crux_recurrence"]]
+    cr = [f"- {g['item']} × {label(g['condition'], lost)} ({g['runs']} runs): {fmt(g)}" for g in doc["crux_recurrence"]]
     out.append(ReportSection("Faultline crux recurrence", "\n".join(cr) or "No repeated debates."))
     e = doc["errors"]
     out.append(ReportSection("Faultline extraction errors and the project's choices", (
@@ -68,7 +76,8 @@ def sections(doc: dict) -> list[ReportSection]:
         "Choices seed 002 does not make are the project's own and are listed in "
         "workbench/protocols/faultline/README.md: the prompts, the latent reading, population SD for ΔSD, "
         "card-source centroid for CG, HDBSCAN min_cluster_size, the sign-majority vote for ACC (ties are not "
-        "correct), BA of 0-node conditions against the persona's smallest built graph, and the verdict rule.")))
+        "correct), BA of 0-node conditions against the persona's smallest built graph, the verdict rule, and the reply "
+        "schemas' constraints.")))
     return out
 
 

@@ -10,25 +10,27 @@ from typing import Any, Callable
 
 from workbench.events import EXTRACTION_ERROR
 from workbench.gateway.api import ModelSettings
-from workbench.judges.parse import InvalidReply, extract_json
+from workbench.judges.parse import extract_json
 from workbench.protocols.faultline import prompts
 from workbench.runs.context import RunContext, user
 
 
 async def json_turn(ctx: RunContext, turn_id: str, agent: str, prompt: str, check: Callable[[dict], Any], *,
-                    phase: str, label: str, role: str, settings: ModelSettings | None = None,
-                    sample: int = 0) -> tuple[Any, str | None]:
-    """(value, None) on success; (None, reason) after a failed retry."""
+                    step: str, phase: str, label: str, role: str, settings: ModelSettings | None = None,
+                    sample: int = 0, schema: dict | None = None) -> tuple[Any, str | None]:
+    """(value, None) on success; (None, reason) after a failed retry. `schema`: the reply's JSON schema
+    (`schemas.py`), sent with both attempts where the model decodes by schema; `step`: the name each reply
+    is counted under (parsed, repaired or unparsed)."""
     messages = [user(prompt)]
     error = ""
     for attempt in range(2):
         tid = turn_id if attempt == 0 else f"{turn_id}:retry"
         text = await ctx.turn(tid, agent, messages, phase=phase, label=label, role=role, settings=settings,
-                              sample=sample)
-        try:
-            return check(extract_json(text)), None
-        except InvalidReply as exc:
-            error = str(exc)
+                              sample=sample, schema=schema)
+        reading = ctx.read_reply(tid, step, lambda reply: check(extract_json(reply)), text)
+        if reading.ok:
+            return reading.value, None
+        error = reading.detail
         messages = messages + [{"role": "assistant", "content": text}, user(prompts.RETRY.format(error=error))]
     ctx.emit(EXTRACTION_ERROR, turn=turn_id, agent=agent, step=phase, error=error)
     return None, error
@@ -39,3 +41,11 @@ def model_settings(table: dict) -> ModelSettings:
     from workbench.runs.settings import study_model_settings
 
     return study_model_settings({"model": table})
+
+
+def structured_settings(settings: ModelSettings, max_tokens: int) -> ModelSettings:
+    """A structured step's settings: the debate's model with room for what the step writes (never less
+    than the study gives a turn)."""
+    from dataclasses import replace
+
+    return replace(settings, max_tokens=max(settings.max_tokens, max_tokens))

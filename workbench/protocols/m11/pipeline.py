@@ -18,8 +18,7 @@ from dataclasses import replace
 from typing import Callable
 
 from workbench.events import M11_ERROR, M11_RETRY, M11_STAGE
-from workbench.judges.parse import InvalidReply
-from workbench.protocols.m11 import replies
+from workbench.protocols.m11 import replies, schemas
 from workbench.protocols.m11.prompts import BINARY_TEMPERATURE, TEMPERATURES, messages
 from workbench.protocols.m11.scoring import band
 from workbench.runs.context import RunContext, RunOutput
@@ -38,21 +37,23 @@ class StageFailed(Exception):
 
 
 async def ask(ctx: RunContext, stage: str, build: Callable[[str | None], list[dict]], parse: Callable[[str], object],
-              *, temperature: float, turn: str, retries: dict, label: str):
-    """One stage: ask, parse, retry once with the reason; raises StageFailed after the last attempt."""
+              *, temperature: float, turn: str, retries: dict, label: str, schema: dict | None = None):
+    """One stage: ask, parse, retry once with the reason; raises StageFailed after the last attempt.
+    `schema`: the reply's JSON schema (`schemas.py`), sent with every attempt where the model decodes by schema."""
     settings = replace(ctx.settings, temperature=temperature)
     note, raw = None, []
     for attempt in range(1 + PARSE_RETRIES):
         turn_id = turn if attempt == 0 else f"{turn}.retry{attempt}"
-        text = await ctx.turn(turn_id, stage, build(note), phase=stage, label=label, settings=settings)
+        text = await ctx.turn(turn_id, stage, build(note), phase=stage, label=label, settings=settings,
+                              schema=schema)
         raw.append(text)
-        try:
-            return parse(text)
-        except InvalidReply as exc:
-            note = str(exc)
-            if attempt < PARSE_RETRIES:
-                retries[stage] = retries.get(stage, 0) + 1
-                ctx.emit(M11_RETRY, turn=turn_id, agent=stage, reason=note)
+        reading = ctx.read_reply(turn_id, f"m11 {stage}", parse, text)
+        if reading.ok:
+            return reading.value
+        note = reading.detail
+        if attempt < PARSE_RETRIES:
+            retries[stage] = retries.get(stage, 0) + 1
+            ctx.emit(M11_RETRY, turn=turn_id, agent=stage, reason=note)
     raise StageFailed(stage, note or "no usable reply", raw)
 
 
@@ -63,12 +64,13 @@ async def likert_program(ctx: RunContext) -> RunOutput:
     try:
         weaknesses = await ask(ctx, "critic", lambda note: messages("critic", item, note=note), replies.critic,
                                temperature=TEMPERATURES["critic"], turn="critic", retries=retries,
-                               label=f"Critic, run {run_index + 1}")
+                               label=f"Critic, run {run_index + 1}", schema=schemas.critic_schema())
         ctx.emit(STAGE_EVENT, agent="critic", stage="critic", weaknesses=weaknesses)
         rebuttals = await ask(ctx, "defender",
                               lambda note: messages("defender", item, weaknesses=weaknesses, note=note),
                               lambda text: replies.defender(text, weaknesses), temperature=TEMPERATURES["defender"],
-                              turn="defender", retries=retries, label=f"Defender, run {run_index + 1}")
+                              turn="defender", retries=retries, label=f"Defender, run {run_index + 1}",
+                              schema=schemas.defender_schema(weaknesses))
         ctx.emit(STAGE_EVENT, agent="defender", stage="defender", rebuttals=rebuttals)
         judged, checks, reason = None, [], None
         for round_ in range(1 + SYCOPHANCY_RETRIES):
@@ -76,14 +78,14 @@ async def likert_program(ctx: RunContext) -> RunOutput:
             judged = await ask(ctx, "judge", lambda note, r=reason: messages(
                 "judge", item, weaknesses=weaknesses, rebuttals=rebuttals, note=note, sycophancy=r),
                 replies.judge, temperature=TEMPERATURES["judge"], turn="judge" + suffix, retries=retries,
-                label=f"Judge, run {run_index + 1}")
+                label=f"Judge, run {run_index + 1}", schema=schemas.judge_schema())
             ctx.emit(STAGE_EVENT, agent="judge", stage="judge", scores=judged["scores"], overall=judged["overall"],
                      summary=judged["summary"])
             try:
                 check = await ask(ctx, "metajudge", lambda note, j=judged: messages(
                     "metajudge", item, weaknesses=weaknesses, rebuttals=rebuttals, judged=j, note=note),
                     replies.metajudge, temperature=TEMPERATURES["metajudge"], turn="metajudge" + suffix,
-                    retries=retries, label=f"MetaJudge, run {run_index + 1}")
+                    retries=retries, label=f"MetaJudge, run {run_index + 1}", schema=schemas.metajudge_schema())
             except StageFailed as exc:  # the check failed, not the verdict: keep it and say so
                 checks.append({"error": exc.reason})
                 break
@@ -110,7 +112,8 @@ async def binary_program(ctx: RunContext) -> RunOutput:
     base = {"kind": "binary", "item_id": item["id"]}
     try:
         verdict = await ask(ctx, "binary", lambda note: messages("binary", item, note=note), replies.binary,
-                            temperature=BINARY_TEMPERATURE, turn="binary", retries=retries, label="Binary judge")
+                            temperature=BINARY_TEMPERATURE, turn="binary", retries=retries, label="Binary judge",
+                            schema=schemas.binary_schema())
     except StageFailed as exc:
         return RunOutput(text=f"counted error: binary judge gave no usable reply ({exc.reason})",
                          report={**base, "status": "error", "failed_stage": "binary", "error": exc.reason,

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 from workbench.judges.parse import InvalidReply, extract_json, parse_score
+from workbench.structured.reading import repaired
 from workbench.protocols.m11.scoring import CRITERIA, overall
 
 SEVERITIES = ("critical", "major", "minor")
@@ -29,6 +30,10 @@ def critic(text: str) -> list[dict]:
             raise InvalidReply(f"weakness {i}: severity must be one of {', '.join(SEVERITIES)}")
         if not issue:
             raise InvalidReply(f"weakness {i}: the issue is missing")
+        if (category, severity) != (w.get("category"), w.get("severity")):
+            repaired(f"weakness {i}: category or severity respelled")
+        if not w.get("id"):
+            repaired(f"weakness {i}: no id, numbered W{i}")
         out.append({"id": str(w.get("id") or f"W{i}"), "category": category, "severity": severity,
                     "issue": issue, "evidence": str(w.get("evidence", "")).strip()})
     if len(out) < MIN_WEAKNESSES:
@@ -48,11 +53,15 @@ def defender(text: str, weaknesses: list[dict]) -> list[dict]:
         verdict = " ".join(str(r.get("verdict", "")).lower().replace("_", " ").replace("-", " ").split())
         if verdict not in VERDICTS:
             raise InvalidReply(f"rebuttal {i}: verdict must be one of {', '.join(VERDICTS)}")
+        if verdict != r.get("verdict"):
+            repaired(f"rebuttal {i}: verdict {r.get('verdict')!r} read as {verdict!r}")
         by_id[str(r.get("id", ""))] = {"id": str(r.get("id", "")), "verdict": verdict,
                                         "argument": str(r.get("argument", "")).strip()}
     missing = [w["id"] for w in weaknesses if w["id"] not in by_id]
     if missing:
         raise InvalidReply(f"no rebuttal for {', '.join(missing)}")
+    if set(by_id) - {w["id"] for w in weaknesses}:
+        repaired("rebuttals of unknown weaknesses ignored")
     return [by_id[w["id"]] for w in weaknesses]
 
 
@@ -68,7 +77,10 @@ def judge(text: str) -> dict:
         if not isinstance(entry, dict):
             raise InvalidReply(f"criterion '{c}' is missing (an object with score and evidence)")
         scores[c] = parse_score(entry.get("score"), 0, 5, c)
-        ev = entry.get("evidence") or entry.get("justification")
+        ev = entry.get("evidence")
+        if not ev and entry.get("justification"):
+            repaired(f"{c}: the evidence was given as justification")
+            ev = entry.get("justification")
         if not isinstance(ev, str) or not ev.strip():
             raise InvalidReply(f"{c}: the evidence is missing")
         evidence[c] = ev.strip()
@@ -91,4 +103,6 @@ def binary(text: str) -> dict:
     verdict = str(obj.get("verdict", "")).strip().upper()
     if verdict not in ("PASS", "FAIL"):
         raise InvalidReply('"verdict" must be PASS or FAIL')
+    if verdict != obj.get("verdict"):
+        repaired(f"verdict {obj.get('verdict')!r} read as {verdict}")
     return {"verdict": verdict, "reason": str(obj.get("reason", "")).strip()}

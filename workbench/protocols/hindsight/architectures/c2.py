@@ -11,8 +11,10 @@ The meeting, in order (each step is one or more turns through the gateway):
    it (`SECOND: yes|no`) until one does.                            events `second`
 5. Debate rounds (default 2): members speak in roster order and see the
    minutes so far, every earlier statement included; a speaker may move
-   amendments on `AMENDMENT:` lines (up to `max_amendments` in all; later
-   ones are recorded as ruled out of order).                        events `amendment`
+   amendments on `AMENDMENT:` lines in its own words (up to `max_amendments`
+   in all; later ones, and one that repeats the motion or an amendment
+   already moved, are ruled out of order, with a line in the minutes; lines
+   copied from the minutes are recorded as quoted).                 events `amendment`
 6. Each amendment is put to a vote (members vote in parallel with a
    `VOTE: aye|nay|abstain` line and a reason), then the chair restates the
    motion as amended if any amendment was adopted.                  events `vote`, `amendment`, `motion`
@@ -35,7 +37,9 @@ from workbench.protocols.hindsight.architectures.base import (
     FinalOutput, RunContext, check_int_options, final_output, parallel, report_request, situation, system, user,
 )
 from workbench.protocols.hindsight.architectures.extraction import extra_calls
-from workbench.protocols.hindsight.architectures.lines import first_tagged, parse_amendments, parse_second, parse_vote
+from workbench.protocols.hindsight.architectures.lines import (
+    first_tagged, own_and_quoted, parse_amendments, parse_second, parse_vote, same_text,
+)
 from workbench.protocols.hindsight.architectures.prompts import (
     C2_CARRIED_NOTE,
     C2_DEBATE,
@@ -83,10 +87,15 @@ def _raise(key: str, message: str) -> None:
 
 
 def expected_calls(options: dict) -> int:
+    """The meeting's planned calls, with every amendment it may vote on: progress totals then hold when
+    amendments are moved. A meeting with fewer amendments ends below its plan and settles at it."""
     opts = committee_options(options)
     members = len([m for m in opts["roster"] if not m["chair"]])
-    # question + openings + motion + one second + debate + main vote + resolution (amendments add more)
-    return 1 + members + 1 + 1 + opts["debate_rounds"] * members + members + 1 + extra_calls(options)
+    amendments = opts["max_amendments"] if opts["debate_rounds"] else 0
+    # question + openings + motion + one second + debate + main vote + resolution
+    base = 1 + members + 1 + 1 + opts["debate_rounds"] * members + members + 1 + extra_calls(options)
+    # each amendment: a vote of every member; any adopted: the chair restates the motion
+    return base + amendments * members + (1 if amendments else 0)
 
 
 async def run(ctx: RunContext) -> FinalOutput:
@@ -215,7 +224,7 @@ class Committee:
                             "the meeting can reach a decision.")
 
     async def _debate(self, motion: str) -> list[dict]:
-        rounds, limit = self.opts["debate_rounds"], self.opts["max_amendments"]
+        rounds = self.opts["debate_rounds"]
         amendments: list[dict] = []
         for r in range(1, rounds + 1):
             for m in self.members:
@@ -224,17 +233,41 @@ class Committee:
                     turn, m.id, self._ask(m, self._fill(C2_DEBATE, motion=motion, round=r, rounds=rounds)),
                     phase="debate", label=f"{m.name}: debate, round {r}")
                 self.minutes.append(f"[{m.name}, debate round {r}]\n{reply.strip()}")
-                for text in parse_amendments(reply):
-                    if len(amendments) < limit:
-                        a = {"number": len(amendments) + 1, "text": text, "mover": m.id, "name": m.name,
-                             "round": r}
-                        amendments.append(a)
-                        self.ctx.emit("amendment", turn=turn, agent=m.id, status="moved", **a)
-                    else:
-                        self.ctx.emit("amendment", turn=turn, agent=m.id, status="ruled_out", text=text,
-                                      mover=m.id, name=m.name, round=r,
-                                      note=f"out of order: the limit of {limit} amendments is reached")
+                self._take_amendments(reply, m, r, turn, motion, amendments)
         return amendments
+
+    def _take_amendments(self, reply: str, m: Member, r: int, turn: str, motion: str,
+                         amendments: list[dict]) -> None:
+        """Move the amendments of one debate reply that are the speaker's own and change something."""
+        own, quoted = own_and_quoted(reply, m.name)
+        for text in parse_amendments(quoted):  # another member's words: neither moved nor ruled on
+            self.ctx.emit("amendment", turn=turn, agent=m.id, status="quoted", text=text, mover=m.id, name=m.name,
+                          round=r, note="quoted from the minutes, not moved: only a speaker's own lines move "
+                                        "amendments")
+        for text in parse_amendments(own):
+            why = self._out_of_order(text, motion, amendments)
+            if why is None:
+                a = {"number": len(amendments) + 1, "text": text, "mover": m.id, "name": m.name, "round": r}
+                amendments.append(a)
+                self.ctx.emit("amendment", turn=turn, agent=m.id, status="moved", **a)
+                continue
+            self.ctx.emit("amendment", turn=turn, agent=m.id, status="ruled_out", text=text, mover=m.id,
+                          name=m.name, round=r, note=f"out of order: {why}")
+            self.minutes.append(f"The chair ruled out of order an amendment proposed by the {m.name} "
+                                f"({why}); no vote was held: {text}")
+
+    def _out_of_order(self, text: str, motion: str, amendments: list[dict]) -> str | None:
+        """Why an amendment may not be moved (None: it may). One that changes nothing costs a vote of every
+        member and is adopted as a no-op, so it is refused like one beyond the limit."""
+        limit = self.opts["max_amendments"]
+        if same_text(text) == same_text(motion):
+            return "it repeats the motion on the floor"
+        earlier = next((a for a in amendments if same_text(a["text"]) == same_text(text)), None)
+        if earlier is not None:
+            return f"it repeats amendment {earlier['number']}, already moved by the {earlier['name']}"
+        if len(amendments) >= limit:
+            return f"the limit of {limit} amendments is reached"
+        return None
 
     async def _amend(self, motion: str, amendments: list[dict]) -> str:
         adopted = []

@@ -34,8 +34,12 @@ async def run(ctx: RunContext) -> FinalOutput:
                           phase="fan", label=f"Fan: {n} divergent scenarios")
     sections = numbered_sections(text, "SCENARIO", ("RECOMMENDATION",))
     if sections:
+        # A fan with fewer scenarios than asked is flagged on each scenario (asked, got), as an empty one is
+        short = {"short": True, "asked": n, "got": len(sections),
+                 "note": f"the fan returned {len(sections)} of the {n} scenarios asked"} if len(sections) < n else {}
         for order, s in enumerate(sections, start=1):
-            ctx.emit("scenario", turn="fan", agent="scenario-generator", text=s.text, title=s.title, order=order)
+            ctx.emit("scenario", turn="fan", agent="scenario-generator", text=s.text, title=s.title, order=order,
+                     **short)
         listing = "\n\n".join(f"SCENARIO {i}: {s.title}\n{s.text}".strip()
                               for i, s in enumerate(sections, start=1))
     else:

@@ -73,6 +73,7 @@ def extraction_settings(settings, source: str):
 def read_reply(reply: str) -> tuple[dict | None, str]:
     """({field: [sentences]}, "") or (None, why the reply is unusable)."""
     from workbench.judges.parse import InvalidReply, extract_json
+    from workbench.structured.reading import repaired
 
     try:
         data = extract_json(reply)
@@ -82,14 +83,26 @@ def read_reply(reply: str) -> tuple[dict | None, str]:
     for key in REPORT_KEYS:
         value = data.get(key, [])
         if isinstance(value, str):
+            repaired(f"'{key}' was one sentence, not a list")
             value = [value]
         if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
             return None, f"'{key}' is not a list of sentences"
         out[key] = [v.strip() for v in value if v.strip()]
+        if len(out[key]) < len(value):
+            repaired(f"'{key}' had empty sentences, dropped")
     unknown = sorted(set(data) - set(REPORT_KEYS))
     if unknown:
         return None, f"the reply has fields the extraction does not ask for: {', '.join(unknown)}"
     return out, ""
+
+
+def _parse_or_refuse(reply: str) -> dict:
+    from workbench.judges.parse import InvalidReply
+
+    extracted, problem = read_reply(reply)
+    if extracted is None:
+        raise InvalidReply(problem)
+    return extracted
 
 
 def shaped_report(source: str, reply: str) -> dict:
@@ -124,6 +137,7 @@ async def finish(ctx, text: str):
                            [system(EXTRACT_SYSTEM), user(EXTRACT.format(output=text.strip()))],
                            phase="extract", label="Extraction: copy the report sentences", role="extraction",
                            settings=extraction_settings(ctx.settings, text), schema=extraction_schema(text))
+    ctx.read_reply("extract", "report extraction", _parse_or_refuse, reply)   # counted: parsed, repaired, unparsed
     report = shaped_report(text, reply)
     ctx.emit("extraction", turn="extract", agent="extractor", **report["extraction"])
     return FinalOutput(text=text, report=report)

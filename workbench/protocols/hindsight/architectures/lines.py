@@ -108,3 +108,40 @@ _NONE = re.compile(r"^(none|no amendments?|n/?a|-)\.?$", re.IGNORECASE)
 def parse_amendments(text: str) -> list[str]:
     """Every `AMENDMENT: ...` line that proposes something (not "none")."""
     return [v for v in tagged_lines(text, "AMENDMENT") if not _NONE.match(v)]
+
+
+# The minutes head each speech with a bracketed line, "[Devil's advocate, debate round 1]" or "[Strategist]".
+_SPEECH_HEADER = re.compile(r"^[ \t*_]*\[([^\]\n]+)\][ \t*_:]*$")
+_QUOTE_MARK = re.compile(r"^[ \t]*>")
+
+
+def own_and_quoted(text: str, speaker: str) -> tuple[str, str]:
+    """(the speaker's own words, what the reply quotes) of one debate reply.
+
+    A small model shown the minutes copies speeches from them, header and all, and an `AMENDMENT:` line
+    inside such a copy is another member's, not the speaker's. Quoted: a block that opens with a minutes
+    speech header naming anyone but the speaker, up to the next blank line or the speaker's own header,
+    and markdown quote lines ("> ..."). A copy that runs past a blank line is caught by the next check
+    (an amendment already moved is ruled out of order).
+    """
+    own: list[str] = []
+    quoted: list[str] = []
+    quoting = False
+    me = speaker.casefold()
+    for line in (text or "").splitlines():
+        header = _SPEECH_HEADER.match(line)
+        if header:
+            quoting = not header.group(1).strip().casefold().startswith(me)
+            (quoted if quoting else own).append(line)
+            continue
+        if not line.strip():
+            quoting = False
+        (quoted if quoting or _QUOTE_MARK.match(line) else own).append(line)
+    return "\n".join(own), "\n".join(quoted)
+
+
+def same_text(text: str) -> str:
+    """An amendment or motion as compared for sameness: case and whitespace folded, and the markdown,
+    quotes and final full stop a model wraps around the same words dropped."""
+    folded = " ".join((text or "").casefold().split())
+    return folded.strip(" \"'`*_").rstrip(".;").strip(" \"'`*_")

@@ -1,0 +1,22 @@
+"""How each structured reply was read (workbench/structured): one row per reply, counted per step."""
+
+from __future__ import annotations
+
+import sqlite_utils
+
+from store.db import writer
+
+
+def put_reply(db: sqlite_utils.Database, *, study_id: str, key: str, step: str, outcome: str, detail: str,
+              at: str) -> None:
+    """Record one reading; the same reply read again (a resumed run's replay) replaces its row."""
+    with writer(db):
+        db["structured_replies"].upsert({"study_id": study_id, "key": key, "step": step, "outcome": outcome,
+                                         "detail": detail, "at": at}, pk=("study_id", "key"))
+
+
+def outcome_counts(db: sqlite_utils.Database, study_id: str) -> list[dict]:
+    """[{step, outcome, n}] for a study, by step and outcome."""
+    return [dict(r) for r in db.query(
+        "SELECT step, outcome, count(*) AS n FROM structured_replies WHERE study_id = ? "
+        "GROUP BY step, outcome ORDER BY step, outcome", [study_id])]

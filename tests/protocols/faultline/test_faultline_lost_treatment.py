@@ -1,0 +1,71 @@
+"""A graph condition that lost its treatment says so or does not run (issue 25 item 4): refused before its
+debates when a persona's belief graph failed, run only with --allow-missing-graphs and then marked in every
+report table; crux cards and the QBAF map get their own token budgets."""
+
+from __future__ import annotations
+
+import json
+
+from tests.protocols.faultline.faultline_kit import PAIR, TOPIC, scripted
+from tests.protocols.faultline.test_faultline_end_to_end import cli, write_study
+from workbench.protocols.faultline.treatment import (
+    CRUX_CARDS_MAX_TOKENS, QBAF_MAX_TOKENS, label, lost_treatments, mark,
+)
+
+
+def failing_ethicist_graph(body: dict) -> str:
+    """The ethicist's graph stops short (16 of 20 nodes, as the real run's did); everything else scripted."""
+    first = body["messages"][0]["content"]   # the retry's last message is the note; the ask comes first
+    if "Write the belief graph" in first and "Precautionary ethicist" in first:
+        doc = json.loads(scripted({"messages": body["messages"][:1]}))
+        doc["nodes"] = doc["nodes"][:16]
+        return json.dumps(doc)
+    return scripted(body)
+
+
+def test_lost_treatments_name_the_persona_and_labels_mark_whole_ids_only():
+    personas = [{"id": "tech-optimist"}, {"id": "precautionary-ethicist"}]
+    graphs = {"tech-optimist:20": {"nodes": [{"id": "n1"}], "error": None},
+              "precautionary-ethicist:20": {"nodes": [], "error": "16 nodes, 20 asked"}}
+    lost = lost_treatments(graphs, personas, ["plain", "graph-20", "qbaf-20", "single"])
+    assert lost == {"graph-20": "no graph for precautionary-ethicist", "qbaf-20": "no graph for precautionary-ethicist"}
+    assert label("graph-20", lost) == "graph-20 (no graph for precautionary-ethicist)" and label("plain", lost) == "plain"
+    assert mark("ACC: graph-20 − plain", {"graph-20": "x"}) == "ACC: graph-20 (x) − plain"
+    assert mark("qbaf-20 − plain", {"graph-20": "x"}) == "qbaf-20 − plain"
+
+
+def test_a_graph_condition_without_its_graph_is_refused_then_run_marked(tmp_path, loopback_server, capsys):
+    loopback_server.responder = failing_ethicist_graph
+    db_path = tmp_path / "store.db"
+    assert cli(db_path, "study", "create", str(write_study(tmp_path, loopback_server,
+                                                             conditions=("plain", "graph-20")))) == 0
+    capsys.readouterr()
+    assert cli(db_path, "run", "fl-e2e") == 1
+    err = capsys.readouterr().err
+    assert "graph-20 (no graph for precautionary-ethicist)" in err and "--allow-missing-graphs" in err
+    debates = [b for b in loopback_server.requests if "opening statement" in b["messages"][-1]["content"]]
+    assert debates == []   # refused before any debate call
+
+    assert cli(db_path, "run", "fl-e2e", "--resume", "--allow-missing-graphs") == 0
+    capsys.readouterr()
+    out_file = tmp_path / "report.md"
+    assert cli(db_path, "report", "fl-e2e", "--out", str(out_file)) == 0
+    report = out_file.read_text(encoding="utf-8")
+    assert "| graph-20 (no graph for precautionary-ethicist) |" in report
+    assert "graph-20 (no graph for precautionary-ethicist) − plain" in report
+    assert "| graph-20 |" not in report and "Faultline conditions without their treatment" in report
+
+
+def test_crux_cards_and_the_argument_map_get_their_own_max_tokens(tmp_path, loopback_server):
+    loopback_server.responder = scripted
+    db_path = tmp_path / "store.db"
+    assert cli(db_path, "study", "create", str(write_study(tmp_path, loopback_server, conditions=("qbaf",)))) == 0
+    assert cli(db_path, "run", "fl-e2e") == 0
+    by_kind = {}
+    for b in loopback_server.requests:
+        last = b["messages"][-1]["content"]
+        kind = ("crux" if "Write crux cards" in last else "qbaf" if "Map its arguments" in last else
+                "speech" if "statement" in last else None)
+        if kind:
+            by_kind.setdefault(kind, set()).add(b["max_tokens"])
+    assert by_kind == {"crux": {CRUX_CARDS_MAX_TOKENS}, "qbaf": {QBAF_MAX_TOKENS}, "speech": {256}}
