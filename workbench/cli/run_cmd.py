@@ -9,9 +9,7 @@ import signal
 import sys
 
 from workbench.cli.connection_options import add_connection_options
-from workbench.cli.provider_batch_options import (
-    add_provider_batch_options, judge_endpoints, provider_batch_config, study_endpoints,
-)
+from workbench.cli.provider_batch_options import add_provider_batch_options, provider_batch_config, run_endpoints
 from workbench.cli.context import FAILED, OK, CommandError, Context
 from workbench.cli.examples import examples
 
@@ -62,8 +60,7 @@ def run(args, ctx: Context) -> int:
 
     from workbench.cli.run_display import make_display
 
-    batches = provider_batch_config(args, study_endpoints(study["definition"]),
-                                    others=judge_endpoints(study["definition"]), say=ctx.info)
+    batches = provider_batch_config(args, run_endpoints(db, study)) if args.provider_batch else None
     gateway = build_gateway(db, ctx.db_path, replay_only=args.replay, max_connections=args.max_connections,
                             stream=args.stream, provider_batch=batches)
     display = TerminalSafeSink(make_display())

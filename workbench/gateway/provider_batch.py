@@ -2,7 +2,7 @@
 
 The runner starts every run at once, and each run's program stops at its next call. In batch mode the
 gateway does not send those calls: it collects them until no new one arrives for `settle` seconds (every
-program is waiting), then sends them as one batch per endpoint, polls until the provider is done, and
+program is waiting), then sends them as one batch per model and endpoint (a batch file holds one model's requests), polls until the provider is done, and
 records each reply exactly as a direct call's (the call log, the store, replay; `via` names the batch).
 The programs go on, make their next calls, and the next round is the next batch: a committee or a debate
 goes round by round, as Inspect AI's batch mode does.
