@@ -1,14 +1,17 @@
 """Benchmark of the model gateway against the loopback server (a script that prints figures, not a test).
 
-    PYTHONPATH=. python benchmarks/gateway_bench.py [--calls 200]
+    PYTHONPATH=. python benchmarks/gateway_bench.py [--calls 200] [--repeats 3]
 
-1. Overhead per call at concurrency 1, 8 and 64: the same streamed requests are
-   made through bare `litellm.acompletion` and through `Gateway.call` (which adds
+1. Overhead per call at concurrency 1, 8 and 64: the same requests are made
+   through bare `litellm.acompletion` and through `Gateway.call` (which adds
    the replay lookup, the concurrency cap, hashing, the JSONL log append and the
-   store insert); overhead = (gateway wall time - bare wall time) / calls.
-2. 200 calls with 200 ms server latency at concurrency 32: wall time divided by
-   the ideal 200 x 0.2 s / 32 = 1.25 s. (Seven waves of 32 are needed for 200
-   calls, so 7 x 0.2 = 1.4 s, a ratio of 1.12, is the floor for any client.)
+   store insert); overhead = (gateway - bare) / calls, in wall and CPU time.
+2. 200 calls at 32 connections against a server that waits 200 ms before it
+   answers, side by side in one run: the gateway (whole replies, as batch
+   commands make them, and streamed, as `--stream` or a watched transcript
+   does), bare litellm (streamed and not) and Inspect AI's model API
+   (`max_connections=32`). Each figure is the minimum of `--repeats`
+   interleaved repetitions; the wave floor is ceil(200 / 32) x 0.2 s = 1.4 s.
 """
 
 from __future__ import annotations
@@ -67,18 +70,33 @@ def messages(tag: str, i: int) -> list[dict]:
     return [{"role": "user", "content": f"benchmark {tag} call {i}: what should we decide?"}]
 
 
-async def bare_litellm(settings: ModelSettings, n: int, concurrency: int, tag: str) -> float:
+async def bare_litellm(settings: ModelSettings, n: int, concurrency: int, tag: str, *, stream: bool = True) -> float:
     litellm = litellm_module()
     sem = asyncio.Semaphore(concurrency)
 
     async def one(i: int) -> None:
         async with sem:
-            stream = await litellm.acompletion(**litellm_kwargs(settings, messages(tag, i), None))
-            async for _chunk in stream:
-                pass
+            reply = await litellm.acompletion(**litellm_kwargs(settings, messages(tag, i), None, stream=stream))
+            if stream:
+                async for _chunk in reply:
+                    pass
 
     started = time.perf_counter()
     await asyncio.gather(*(one(i) for i in range(n)))
+    return time.perf_counter() - started
+
+
+async def inspect_ai(url: str, n: int, concurrency: int, tag: str) -> float | None:
+    """Inspect AI's model API on the same server (None when inspect-ai is not installed)."""
+    try:
+        from inspect_ai.model import GenerateConfig, get_model
+    except ImportError:
+        return None
+    model = get_model("openai-api/bench/bench", base_url=url, api_key=DUMMY_KEY, memoize=False,
+                      config=GenerateConfig(max_connections=concurrency, max_retries=0, max_tokens=64,
+                                            temperature=0.0))
+    started = time.perf_counter()
+    await asyncio.gather(*(model.generate(messages(tag, i)[0]["content"]) for i in range(n)))
     return time.perf_counter() - started
 
 
@@ -89,7 +107,43 @@ async def through_gateway(gateway, settings: ModelSettings, n: int, tag: str) ->
     return time.perf_counter() - started
 
 
-async def main(calls: int) -> None:
+async def comparison(db, db_path: Path, repeats: int) -> None:
+    n, concurrency, latency = 200, 32, 0.2
+    floor = -(-n // concurrency) * latency
+    clients = {
+        "gateway, whole replies (batch commands)": lambda s, tag: through_gateway(
+            build_gateway(db, db_path, config=GatewayConfig(concurrency=concurrency)), s, n, tag),
+        "gateway, streamed (--stream, a watched transcript)": lambda s, tag: through_gateway(
+            build_gateway(db, db_path, config=GatewayConfig(concurrency=concurrency, stream=True)), s, n, tag),
+        "bare litellm.acompletion(stream=False)": lambda s, tag: bare_litellm(s, n, concurrency, tag, stream=False),
+        "bare litellm.acompletion(stream=True)": lambda s, tag: bare_litellm(s, n, concurrency, tag, stream=True),
+        "Inspect AI model API (max_connections=32)": lambda s, tag: inspect_ai(s.api_base, n, concurrency, tag),
+    }
+    walls: dict[str, list[float]] = {name: [] for name in clients}
+    cpus: dict[str, list[float]] = {name: [] for name in clients}
+    with server_process(latency) as (url, _stats):
+        settings = settings_for(url)
+        for rep in range(repeats):  # interleaved: a busy moment of the machine hits every client alike
+            for k, (name, run) in enumerate(clients.items()):
+                c0 = time.process_time()
+                wall = await run(settings, f"cmp-{rep}-{k}")
+                if wall is not None:
+                    walls[name].append(wall)
+                    cpus[name].append(time.process_time() - c0)
+    bare = min(walls["bare litellm.acompletion(stream=False)"])
+    print(f"\n{n} calls, {latency * 1000:.0f} ms server latency, {concurrency} connections; minimum of {repeats} "
+          f"interleaved repetitions; wave floor {floor:.2f} s")
+    print(f"{'client':<52} {'wall':>8} {'/bare':>6} {'/floor':>7} {'cpu/call':>9}")
+    for name in clients:
+        if not walls[name]:
+            print(f"{name:<52} {'not installed':>8}")
+            continue
+        wall = min(walls[name])
+        print(f"{name:<52} {wall:>7.2f}s {wall / bare:>6.2f} {wall / floor:>7.2f} "
+              f"{min(cpus[name]) / n * 1000:>7.2f}ms")
+
+
+async def main(calls: int, repeats: int) -> None:
     tmp = Path(tempfile.mkdtemp(prefix="gateway-bench-"))
     db_path = tmp / "bench.db"
     db = open_store(db_path)
@@ -102,34 +156,27 @@ async def main(calls: int) -> None:
         await bare_litellm(settings, 8, 8, "warm")
         await through_gateway(build_gateway(db, db_path, config=GatewayConfig(concurrency=8)), settings, 8, "warm")
 
-        print(f"gateway overhead per call, {calls} streamed calls against the loopback server (0 ms latency)")
+        print(f"gateway overhead per call, {calls} whole-reply calls against the loopback server (0 ms latency)")
         print("(wall = wall time / calls; cpu = this process's CPU time / calls, steadier on a busy machine)")
         print(f"{'concurrency':>11}  {'bare wall':>10}  {'gw wall':>10}  {'overhead':>10}  "
               f"{'bare cpu':>10}  {'gw cpu':>10}  {'overhead':>10}")
         for concurrency in (1, 8, 64):
             gateway = build_gateway(db, db_path, config=GatewayConfig(concurrency=concurrency))
             c0 = time.process_time()
-            bare = await bare_litellm(settings, calls, concurrency, f"bare-{concurrency}")
+            bare = await bare_litellm(settings, calls, concurrency, f"bare-{concurrency}", stream=False)
             c1 = time.process_time()
             gw = await through_gateway(gateway, settings, calls, f"gw-{concurrency}")
             c2 = time.process_time()
             ms = [x / calls * 1000 for x in (bare, gw, gw - bare, c1 - c0, c2 - c1, (c2 - c1) - (c1 - c0))]
             print(f"{concurrency:>11}  " + "  ".join(f"{v:>7.2f} ms" for v in ms))
 
-    with server_process(0.2) as (url, stats):
-        settings = settings_for(url)
-        n, concurrency = 200, 32
-        gateway = build_gateway(db, db_path, config=GatewayConfig(concurrency=concurrency))
-        wall = await through_gateway(gateway, settings, n, "latency")
-    ideal = n * 0.2 / concurrency
-    floor = -(-n // concurrency) * 0.2
-    print(f"\n{n} calls, 200 ms server latency, concurrency {concurrency}: wall {wall:.3f} s, "
-          f"ideal {ideal:.3f} s, ratio {wall / ideal:.2f} (wave floor {floor:.1f} s = ratio {floor / ideal:.2f})")
-    print(f"max requests in flight at the server: {stats['max_in_flight']}")
+    await comparison(db, db_path, repeats)
     db.close()
 
 
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--calls", type=int, default=200, help="calls per overhead measurement (default 200)")
-    asyncio.run(main(parser.parse_args().calls))
+    parser.add_argument("--repeats", type=int, default=3, help="interleaved repetitions of the comparison")
+    args = parser.parse_args()
+    asyncio.run(main(args.calls, args.repeats))

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import importlib
 
 from rich.text import Text
 from textual import on, work

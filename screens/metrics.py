@@ -439,7 +439,7 @@ class MetricsScreen(SectionScreen):
             value=f"{study_id}-metrics"), callback=self._save_to)
 
     def _save_to(self, folder: str | None) -> None:
-        from workbench.exports.folder import ExportWriteError
+        from workbench.files import WriteError
         from workbench.metrics.saving import save_metrics
 
         if not folder or self.result is None:
@@ -447,7 +447,7 @@ class MetricsScreen(SectionScreen):
         plots = {plot.id.removeprefix("plot-"): plot.as_text() for plot in self.query(MetricPlot)}
         try:
             written = save_metrics(folder, self.result.study_id, self.result.tables, plots)
-        except ExportWriteError as exc:
+        except WriteError as exc:
             self.notify(f"nothing saved: {exc}", title="Save", severity="error", timeout=10)
             return
         self.notify(f"saved {len(written)} files to {folder}", title="Save")

@@ -12,7 +12,7 @@ from store.db import writer
 COLUMNS = (
     "study_id", "run_id", "turn", "agent", "role", "call_key", "attempt", "model", "api_base", "request",
     "settings", "replicate", "sample", "response", "finish_reason", "status", "error", "input_tokens",
-    "output_tokens", "cost", "latency_ms", "started_at", "finished_at", "log_line", "log_hash",
+    "output_tokens", "cost", "latency_ms", "started_at", "finished_at", "log_line", "log_hash", "via",
 )
 
 

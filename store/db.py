@@ -23,8 +23,7 @@ class DiskFull(StoreError):
     def __init__(self, what: str, where: str | Path) -> None:
         self.what, self.where = what, str(where)
         super().__init__(f"no space left: could not write {what} to {where}; free space on that "
-                         "filesystem (nothing already stored was lost), then run the command again "
-                         "(a study run continues with --resume)")
+                         "filesystem (nothing already stored was lost), then run the command again")
 
 
 _FULL_ERRNOS = {errno.ENOSPC, errno.EDQUOT, errno.EFBIG}

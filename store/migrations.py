@@ -519,6 +519,48 @@ def structured_replies(db: sqlite_utils.Database) -> None:
         db.execute(statement)
 
 
+@migrations(name="0010_provider_batches")
+def provider_batches(db: sqlite_utils.Database) -> None:
+    # Provider batch mode (`--provider-batch`): each batch sent to a provider's Batches API, and each request
+    # in it with the record its result will enter the call log and `calls` as. A batch row is written before
+    # the provider is asked (state `submitting`, found again by its metadata after a kill), so a resume polls
+    # what is open instead of paying for it twice. `calls.via` names the batch a call's reply came from.
+    for statement in _statements("""
+        CREATE TABLE provider_batches (
+            id TEXT PRIMARY KEY,                    -- ours, sent as metadata.workbench_batch
+            study_id TEXT,
+            provider TEXT NOT NULL,                 -- litellm's custom_llm_provider (openai)
+            api_base TEXT,
+            model TEXT NOT NULL,
+            provider_batch_id TEXT,                 -- NULL until the provider accepted it
+            input_file_id TEXT,
+            output_file_id TEXT,
+            error_file_id TEXT,
+            state TEXT NOT NULL,                    -- submitting | validating | in_progress | finalizing |
+                                                    -- completed | expired | failed | cancelled | recorded
+            requests INTEGER NOT NULL,
+            completed INTEGER NOT NULL DEFAULT 0,
+            failed INTEGER NOT NULL DEFAULT 0,
+            cost REAL,                              -- at the batch price
+            direct_cost REAL,                       -- the same tokens at the direct price
+            created_at TEXT NOT NULL,
+            updated_at TEXT NOT NULL
+        );
+        CREATE INDEX idx_provider_batches_study ON provider_batches (study_id, created_at);
+        CREATE TABLE provider_batch_requests (
+            batch_id TEXT NOT NULL REFERENCES provider_batches (id),
+            custom_id TEXT NOT NULL,                -- the call key
+            study_id TEXT,
+            record TEXT NOT NULL,                   -- the call record but its outcome (JSON)
+            state TEXT NOT NULL,                    -- open | recorded | failed
+            PRIMARY KEY (batch_id, custom_id)
+        );
+        CREATE INDEX idx_provider_batch_requests_key ON provider_batch_requests (study_id, custom_id, state);
+        ALTER TABLE calls ADD COLUMN via TEXT
+    """):
+        db.execute(statement)
+
+
 @migrations(name="0011_truncated_outputs")
 def truncated_outputs(db: sqlite_utils.Database) -> None:
     # A reply cut at max_tokens (finish_reason "length") is a state of its own: the run keeps how many of its
@@ -527,8 +569,6 @@ def truncated_outputs(db: sqlite_utils.Database) -> None:
     for statement in _statements("""
         ALTER TABLE runs ADD COLUMN truncated_turns INTEGER NOT NULL DEFAULT 0;
         ALTER TABLE outputs ADD COLUMN truncated INTEGER NOT NULL DEFAULT 0
-    """):
-        db.execute(statement)
 
 
 @migrations(name="0012_probe_classification")

@@ -22,6 +22,7 @@ TURN_REJECTED = "turn_rejected"      # a program rejected a turn's reply and ask
 CALL_WAITING = "call_waiting"        # a call waits for a connection to its endpoint (shown as "waiting")
 CALL_SENT = "call_sent"              # the request went out; tokens or the whole reply follow
 CONNECTIONS = "connections"          # the gateway changed an endpoint's connection limit (payload: the change)
+PROVIDER_BATCH = "provider_batch"    # a provider batch was sent, polled, finished or recorded (payload: its state)
 RUN_STARTED = "run_started"
 RUN_FINISHED = "run_finished"
 RUN_FAILED = "run_failed"

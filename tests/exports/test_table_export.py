@@ -11,7 +11,7 @@ import pandas as pd
 import pytest
 
 from workbench.cli.main import main
-from workbench.exports.folder import ExportWriteError, write_folder
+from workbench.files import WriteError, write_folder
 
 
 def export(db, study, out, *extra) -> int:
@@ -109,7 +109,7 @@ def test_a_failed_write_leaves_the_previous_export_untouched(tmp_path):
         (tmp / "runs.csv").write_text("new\n")
         raise OSError(28, "No space left on device", str(tmp / "calls.csv"))
 
-    with pytest.raises(ExportWriteError) as caught:
+    with pytest.raises(WriteError) as caught:
         write_folder(out, half_then_fail)
     assert "calls.csv" in str(caught.value) and "No space left" in str(caught.value)
     assert (out / "runs.csv").read_text() == "old\n"

@@ -94,3 +94,54 @@ async def test_resume_replays_completed_calls_and_makes_only_the_rest(make_gatew
     assert loopback_server.count == 2
     assert [r.replayed for r in resumed] == [True, True, False, False]
     assert [r.text for r in resumed[:2]] == [r.text for r in done]
+
+
+async def test_identical_calls_in_flight_make_one_request_and_replicates_stay_apart(db, make_gateway, remote,
+                                                                                    loopback_server):
+    import asyncio
+
+    loopback_server.responder = numbered
+    loopback_server.latency = 0.3  # long enough for the second caller to arrive while the first is out
+    gateway = make_gateway()
+    same = study_requests(remote)[0]
+    other_replicate = study_requests(remote)[1]
+    results = await asyncio.gather(gateway.call(same), gateway.call(same), gateway.call(other_replicate))
+    assert loopback_server.count == 2  # one for the shared call, one for the other replicate
+    assert results[0].text == results[1].text != results[2].text
+    assert sorted([results[0].replayed, results[1].replayed]) == [False, True]
+    rows = calls_for(db, study_id="s1")
+    assert sorted(r["status"] for r in rows) == ["ok", "ok", "replayed"]
+    shared = next(r for r in rows if r["status"] == "replayed")
+    leader = next(r for r in rows if r["status"] == "ok" and r["call_key"] == shared["call_key"])
+    assert shared["response"] == leader["response"]  # recorded once as a call, served to both
+
+
+async def test_a_failed_call_in_flight_is_never_shared(db, make_gateway, remote, loopback_server):
+    import asyncio
+
+    loopback_server.latency = 0.3
+    loopback_server.queue(Reply.unauthorized())  # the first request fails (401: not retried)
+    loopback_server.queue(Reply.text("the waiter's own answer"))
+    gateway = make_gateway()
+    request = study_requests(remote)[0]
+    first, second = await asyncio.gather(gateway.call(request), gateway.call(request), return_exceptions=True)
+    assert isinstance(first, Exception)
+    assert second.text == "the waiter's own answer" and not second.replayed
+    assert loopback_server.count == 2
+
+
+async def test_cancelling_a_waiter_leaves_the_call_it_waits_for(db, make_gateway, remote, loopback_server):
+    import asyncio
+
+    loopback_server.responder = numbered
+    loopback_server.latency = 0.3
+    gateway = make_gateway()
+    request = study_requests(remote)[0]
+    leader = asyncio.ensure_future(gateway.call(request))
+    await asyncio.sleep(0.05)
+    waiter = asyncio.ensure_future(gateway.call(request))
+    await asyncio.sleep(0.05)
+    waiter.cancel()
+    result = await leader
+    assert not result.replayed and result.text.startswith("answer")
+    assert waiter.cancelled() and loopback_server.count == 1

@@ -4,7 +4,6 @@ marked interrupted, and `run --resume` finishes the study once space is freed.""
 from __future__ import annotations
 
 import os
-import tempfile
 
 from store import open_store
 from store.runs import list_runs, status_counts
@@ -94,27 +93,34 @@ def test_judge_packet_export_and_report_on_a_full_store_each_fail_with_one_line(
     assert code == 0, err
 
 
-def test_a_packet_or_report_file_that_cannot_be_written_is_named_and_nothing_is_replaced(created, capsys,
-                                                                                         tmp_path, monkeypatch):
-    _ran(created, capsys)
-    packet = tmp_path / "out" / "packet.json"
-    symlink_to_dev_full(packet.with_name(packet.name + ".tmp"))  # the packet's write goes through it
-    code, _, err = batch(capsys, created, "packet", "export", STUDY, "--rater", "rater-a", "--out", str(packet))
-    _one_clear_line(code, err, "the packet", str(packet))
-    assert not packet.exists()
+def _full_temp_files(monkeypatch):
+    """Every file written whole from now on goes through a temporary file that cannot grow (/dev/full)."""
+    import workbench.files.whole as whole
 
-    report = tmp_path / "out" / "report.md"
-    report.write_text("the previous report\n")
-    import workbench.reports as reports
-
-    def full_temp(prefix="", suffix="", dir=None):  # the report's temporary file cannot grow
+    def full_temp(prefix="", suffix="", dir=None):
         path = os.path.join(dir, f"{prefix}full{suffix}")
         os.symlink("/dev/full", path)
         return os.open(path, os.O_WRONLY), path
 
-    monkeypatch.setattr(reports.tempfile, "mkstemp", full_temp)
+    monkeypatch.setattr(whole.tempfile, "mkstemp", full_temp)
+
+
+def test_a_packet_or_report_file_that_cannot_be_written_is_named_and_nothing_is_replaced(created, capsys,
+                                                                                         tmp_path, monkeypatch):
+    _ran(created, capsys)
+    packet = tmp_path / "out" / "packet.json"
+    report = tmp_path / "out" / "report.md"
+    report.parent.mkdir()
+    report.write_text("the previous report\n")
+    _full_temp_files(monkeypatch)
+    code, _, err = batch(capsys, created, "packet", "export", STUDY, "--rater", "rater-a", "--out", str(packet))
+    line = _one_clear_line(code, err, "the packet", str(packet))
+    assert "--resume" not in line  # a packet is simply exported again
+    assert not packet.exists()
+
     code, _, err = batch(capsys, created, "report", STUDY, "--out", str(report))
-    monkeypatch.setattr(reports.tempfile, "mkstemp", tempfile.mkstemp)
-    _one_clear_line(code, err, "the report", str(report))
+    line = _one_clear_line(code, err, "the report", str(report))
+    assert "--resume" not in line
     assert report.read_text() == "the previous report\n"
+    assert sorted(p.name for p in report.parent.iterdir()) == ["report.md"]  # no temporary file left behind
     assert os.path.exists("/dev/full") and not os.path.isfile("/dev/full")

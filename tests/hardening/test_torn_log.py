@@ -12,7 +12,7 @@ import pytest
 import workbench.gateway.calllog as calllog
 from store.calls import calls_for
 from tests.hardening.conftest import STUDY, batch
-from tests.runner.studykit import create, gateway, scripted, study_text
+from tests.runner.studykit import create, gateway, study_text
 from tests.support.loopback import loopback_server  # noqa: F401  (fixture)
 from tests.support.study_fixtures import server, store  # noqa: F401  (fixtures)
 from workbench.paths import logs_dir

@@ -103,3 +103,25 @@ def test_calibration_command_reports_and_releases(cli):
     assert code == 0 and doc["raters"][0]["state"] == "pending"
     code, _, err = run("pilots", sid, "--release", "mallory")
     assert code == 1 and "not a rater" in err
+
+
+def test_judge_with_provider_batches_scores_the_same_in_batches(cli, monkeypatch):
+    from store.provider_batches import batches_for
+    from tests.support.batch_server import BatchServer
+    from tests.support.loopback import DUMMY_KEY
+
+    monkeypatch.setenv("OPENAI_API_KEY", DUMMY_KEY)
+    path, run = cli
+    with BatchServer(naive_judge, polls_to_complete=2) as server:
+        sid = _study(path, server.url, conditions=["B1", "C2"])
+        code, doc, err = run("--json", "judge", sid, "--provider-batch", "--provider-batch-poll", "0.02")
+        assert code == 0 and doc["ok"] and doc["judges"][0]["ok"] == 8, err
+        assert doc["judges"][0]["calibration"]["state"] == "passed"
+        assert server.batches_created >= 1
+        db = open_store(path)
+        calls = [dict(r) for r in db["calls"].rows_where("study_id = ?", [sid])]
+        batches = batches_for(db, sid)
+        db.close()
+        assert calls and all(c["via"] and c["via"].startswith("batch ") for c in calls)
+        assert sum(b["requests"] for b in batches) == len(calls) == server.count
+        assert all(b["state"] == "recorded" for b in batches)

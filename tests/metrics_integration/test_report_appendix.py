@@ -11,7 +11,7 @@ from tests.metrics_integration.conftest import FakeEmbedder
 from workbench.metrics.analysis import analyze
 from workbench.metrics.render import analysis_tables
 from workbench.metrics.study_data import load_study_data
-from workbench.protocols.hindsight.report import HIDDEN_NOTE, build_report, write_report
+from workbench.protocols.hindsight.report import HIDDEN_NOTE, build_report
 
 CONDITION_ID = re.compile(r"\b(B1|B2|B3|C1|C2|C3|P1)\b")
 
@@ -67,13 +67,13 @@ def test_notes_are_one_compact_paragraph_under_each_table(seeded):
 
 
 def test_a_report_is_written_readable_like_any_file_and_owner_only_when_sealed(seeded, tmp_path):
-    from workbench.reports import write_atomically
+    from workbench.files import write_text
 
     _, analysis = _report(seeded[0])
     old = os.umask(0o022)
     try:
-        path = write_report(analysis, tmp_path / "report.md")
-        sealed = write_atomically("sealed key\n", tmp_path / "key.md", sealed=True)
+        path = write_text(tmp_path / "report.md", build_report(analysis))
+        sealed = write_text(tmp_path / "key.md", "sealed key\n", sealed=True)
     finally:
         os.umask(old)
     assert oct(path.stat().st_mode & 0o777) == oct(0o644)

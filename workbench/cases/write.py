@@ -2,15 +2,12 @@
 
 from __future__ import annotations
 
-import os
-import tempfile
 from pathlib import Path
 
 import tomli_w
 
 from workbench.cases.model import SECTIONS, Case
 from workbench.cases.parse import FENCE
-from workbench.paths import ordinary_file_mode
 
 
 def case_to_text(case: Case) -> str:
@@ -49,16 +46,7 @@ def case_to_text(case: Case) -> str:
 
 
 def write_case(case: Case, path: str | Path) -> Path:
-    """Write atomically: a crash mid-save leaves the old file, never half a file."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-    try:
-        os.chmod(tmp, ordinary_file_mode())  # a case file is shared like any other (mkstemp makes 0600)
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(case_to_text(case))
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-    return path
+    """Write whole: a crash mid-save leaves the old file, never half a file."""
+    from workbench.files import write_text
+
+    return write_text(path, case_to_text(case))

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 
 from workbench.cli.connection_options import add_connection_options
+from workbench.cli.provider_batch_options import add_provider_batch_options, judge_endpoints, provider_batch_config
 from workbench.cli.context import FAILED, OK, CommandError, Context
 from workbench.cli.examples import examples
 
@@ -28,6 +29,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--replay", action="store_true", help="no network: serve every call from the store")
     p.add_argument("--concurrency", type=int, default=4, metavar="N", help="items judged at once (default 4)")
     add_connection_options(p)
+    add_provider_batch_options(p)
     p.add_argument("--audit", action="store_true",
                    help="also run the blindness audit (an LLM guesses each item's architecture)")
     p.add_argument("--audit-only", action="store_true", help="run only the blindness audit")
@@ -58,8 +60,15 @@ def judge(args, ctx: Context) -> int:
     from workbench.judges.summary import judging_text, keep_log_head
 
     db = ctx.db()
+    batches = None
+    if args.provider_batch:
+        try:
+            batches = provider_batch_config(args, judge_endpoints(load_study(db, args.study_id).definition))
+        except BlindingError as exc:
+            raise CommandError(str(exc)) from None
     gateway = build_gateway(db, ctx.db_path, replay_only=args.replay, max_connections=args.max_connections,
-                            stream=args.stream)
+                            stream=args.stream, provider_batch=batches)
+    concurrency = args.concurrency if batches is None else 1_000_000  # a round is every item at once
     doc: dict = {"study": args.study_id}
     ok = True
     say = quiet_when_gone(ctx.info)
@@ -72,7 +81,7 @@ def judge(args, ctx: Context) -> int:
             report = run_interruptible(
                 lambda: judge_study(db, gateway, args.study_id, judges=args.judge or None,
                                     retry_errors=args.retry_errors, force=args.force,
-                                    per_criterion=args.per_criterion, concurrency=args.concurrency, progress=say),
+                                    per_criterion=args.per_criterion, concurrency=concurrency, progress=say),
                 what=f"judging of study '{args.study_id}'", resume=again)
             doc.update(report.to_dict())
             ok = report.ok

@@ -116,10 +116,11 @@ def main(argv: list[str] | None = None, *, open_tui: Callable[[Path, RaterLock |
         return 130
     except Exception as exc:  # the store's or the core's own message, never a traceback wall
         from store import StoreError, is_disk_full
+        from workbench.files import WriteError
 
         if is_disk_full(exc):
-            return _disk_full(ctx, exc)
-        if isinstance(exc, StoreError):
+            return _disk_full(ctx, exc, resumable=args.command == "run")
+        if isinstance(exc, (StoreError, WriteError)):
             from workbench.safe_text import for_terminal
 
             print(f"workbench: {for_terminal(exc)}", file=sys.stderr)
@@ -129,15 +130,18 @@ def main(argv: list[str] | None = None, *, open_tui: Callable[[Path, RaterLock |
         ctx.close()
 
 
-def _disk_full(ctx: Context, exc: BaseException) -> int:
-    """ENOSPC / SQLITE_FULL anywhere below: one line saying what could not be written, where, and what to do."""
+def _disk_full(ctx: Context, exc: BaseException, *, resumable: bool) -> int:
+    """ENOSPC / SQLITE_FULL anywhere below: one line saying what could not be written, where, and what to do
+    (`--resume` only where the command has it: a report or a packet is simply written again)."""
     from store.db import disk_full_error
+    from workbench.safe_text import for_terminal
 
     where = next((e.filename for e in _chain(exc) if isinstance(e, OSError) and e.filename), None)
     error = disk_full_error(exc, "a file" if where else "the store", where or ctx.db_path)
+    text = str(error) + (" (a study run continues with --resume)" if resumable else "")
     if ctx.json:
-        ctx.emit({"ok": False, "error": str(error), "details": {"what": error.what, "where": error.where}})
-    print(f"workbench: {error}", file=sys.stderr)
+        ctx.emit({"ok": False, "error": text, "details": {"what": error.what, "where": error.where}})
+    print(f"workbench: {for_terminal(text)}", file=sys.stderr)
     return FAILED
 
 

@@ -152,9 +152,9 @@ def handle(args, ctx: Context) -> int:
         write_csv(args, ctx, doc)
         return OK
     if args.out and not ctx.json:
-        from pathlib import Path
+        from workbench.files import write_text
 
-        Path(args.out).write_text(doc.text, encoding="utf-8")
+        write_text(args.out, doc.text)
         ctx.info(f"wrote the tables to {args.out}")
         return OK
     ctx.emit(doc.document, doc.text, study=args.study)
@@ -188,10 +188,13 @@ def write_csv(args, ctx: Context, doc) -> None:
         return len(doc.csv_rows)
 
     if args.out:
-        from pathlib import Path
+        import io
 
-        with Path(args.out).open("w", encoding="utf-8", newline="") as fh:
-            n = write(fh)
+        from workbench.files import write_text
+
+        buffer = io.StringIO()
+        n = write(buffer)
+        write_text(args.out, buffer.getvalue())
         ctx.info(f"wrote {n} row(s) to {args.out}")
     else:
         try:

@@ -48,7 +48,7 @@ def export(args, ctx: Context) -> int:
 
         if is_disk_full(exc):
             raise DiskFull("the packet", args.out) from exc
-        raise CommandError(f"cannot write {args.out}: {exc}") from None
+        raise CommandError(str(exc)) from None  # names the path: nothing was written to it
     ctx.emit({"ok": True, **summary}, export_text(summary), study=args.study_id)
     return OK
 

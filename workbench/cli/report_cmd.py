@@ -42,7 +42,7 @@ def handle(args, ctx: Context) -> int:
 
         if is_disk_full(exc):  # the old report, if any, is untouched: the write was atomic
             raise DiskFull("the report", args.out) from exc
-        raise CommandError(f"cannot write {args.out}: {exc}") from None
+        raise CommandError(str(exc)) from None  # names the path: nothing was written to it
     blinded = not header["unblinded_at"]
     ctx.emit({"ok": True, "study": args.study, "protocol": protocol.name, "out": str(path),
               "blinded": blinded, "forced_unblinding": header["unblind_forced"],

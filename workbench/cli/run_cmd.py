@@ -9,6 +9,7 @@ import signal
 import sys
 
 from workbench.cli.connection_options import add_connection_options
+from workbench.cli.provider_batch_options import add_provider_batch_options, provider_batch_config, run_endpoints
 from workbench.cli.context import FAILED, OK, CommandError, Context
 from workbench.cli.examples import examples
 
@@ -33,6 +34,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="run a condition whose treatment is lost (faultline: a graph condition with a persona "
                         "whose belief graph failed) instead of refusing it; tables and the report mark it")
     add_connection_options(p)
+    add_provider_batch_options(p)
     p.set_defaults(handler=run)
 
 
@@ -44,7 +46,7 @@ def run(args, ctx: Context) -> int:
 
     db = ctx.db()
     try:
-        load_study(db, args.study_id)
+        study = load_study(db, args.study_id)
     except StudyNotFound as exc:
         raise CommandError(str(exc)) from None
     if args.retry_failed and not args.resume:  # before "already run": that message would not name --resume
@@ -59,8 +61,9 @@ def run(args, ctx: Context) -> int:
 
     from workbench.cli.run_display import make_display
 
+    batches = provider_batch_config(args, run_endpoints(db, study)) if args.provider_batch else None
     gateway = build_gateway(db, ctx.db_path, replay_only=args.replay, max_connections=args.max_connections,
-                            stream=args.stream)
+                            stream=args.stream, provider_batch=batches)
     display = TerminalSafeSink(make_display())
 
     received: list[int] = []

@@ -12,7 +12,7 @@ import sys
 import time
 
 from workbench.runs import view as run_view
-from workbench.events import CALL_RETRY, CALL_WAITING, CONNECTIONS, PROGRESS, RUN_STARTED, Event
+from workbench.events import CALL_RETRY, CALL_WAITING, CONNECTIONS, PROGRESS, PROVIDER_BATCH, RUN_STARTED, Event
 from workbench.safe_text import for_terminal
 
 
@@ -65,6 +65,7 @@ class PlainDisplay:
     def __init__(self, stream=None) -> None:
         self.stream = stream or sys.stderr
         self._last: tuple | None = None  # the last progress printed (calls done, total, paused)
+        self._batches: dict[str, tuple] = {}  # each provider batch's last printed state
 
     def _print(self, text: str) -> None:
         print(f"{time.strftime('%H:%M:%S')} {for_terminal(text)}", file=self.stream, flush=True)
@@ -97,6 +98,12 @@ class PlainDisplay:
             self._print(topology_line(event.payload))
         elif event.kind == CONNECTIONS:
             self._print(connections_line(event.payload))
+        elif event.kind == PROVIDER_BATCH:
+            p = event.payload
+            seen = (p["state"], p["completed"], p["failed"], p["what"])
+            if self._batches.get(p["batch"]) != seen:  # a poll that changed nothing prints nothing
+                self._batches[p["batch"]] = seen
+                self._print(batch_line(p))
 
     def close(self) -> None:
         return None
@@ -105,6 +112,12 @@ class PlainDisplay:
 def connections_line(p: dict) -> str:
     """The gateway changed an endpoint's connections (workbench/gateway/connections.py)."""
     return f"connections {p['endpoint']}: {p['old']} → {p['new']} ({p['reason']})"
+
+
+def batch_line(p: dict) -> str:
+    from workbench.gateway.provider_batch import event_line
+
+    return event_line(p)
 
 
 def topology_line(p: dict) -> str:
@@ -153,6 +166,8 @@ class RichDisplay:
             self._say(topology_line(event.payload))
         elif event.kind == CONNECTIONS:
             self._say(connections_line(event.payload), "yellow")
+        elif event.kind == PROVIDER_BATCH:
+            self._say(batch_line(event.payload))
 
     def _say(self, line: str, style: str = "") -> None:
         """A line above the bar, as plain text: a model's or server's words are never markup."""

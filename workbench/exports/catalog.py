@@ -42,11 +42,11 @@ def _record(db, study_id: str, *, blind: bool = False):
 
 
 def _write(out, fill) -> list[Path]:
-    from workbench.exports.folder import ExportWriteError, write_folder
+    from workbench.files import WriteError, write_folder
 
     try:
         return write_folder(out, fill)
-    except ExportWriteError as exc:
+    except WriteError as exc:
         raise ExportFailed(f"cannot write the export: {exc}") from None
 
 

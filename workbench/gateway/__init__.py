@@ -24,6 +24,7 @@ from workbench.gateway.api import (
 )
 from workbench.gateway.calllog import VerifyResult, verify_log
 from workbench.gateway.client import Gateway, GatewayConfig, call_key, default_log_dir
+from workbench.gateway.provider_batch import NoBatchAPI, ProviderBatchConfig, refuse_unbatchable
 
 
 def load_model_library() -> None:
@@ -36,11 +37,12 @@ def load_model_library() -> None:
 
 def build_gateway(db: sqlite_utils.Database, db_path: Path | str | None, *, replay_only: bool = False,
                   config: GatewayConfig | None = None, max_connections: int | None = None,
-                  stream: bool = False) -> Gateway:
+                  stream: bool = False, provider_batch: ProviderBatchConfig | None = None) -> Gateway:
     """A gateway over `db` whose call logs live beside the store at `db_path` (`logs_dir`).
 
     `config` defaults to the limits saved in the store's settings (workbench/gateway/settings.py);
-    `max_connections` and `stream` are a command's `--max-connections N` and `--stream`.
+    `max_connections` and `stream` are a command's `--max-connections N` and `--stream`; `provider_batch` its
+    `--provider-batch` options.
     """
     if config is None:
         from workbench.gateway.settings import load_settings
@@ -49,10 +51,13 @@ def build_gateway(db: sqlite_utils.Database, db_path: Path | str | None, *, repl
     if max_connections is not None:
         config.max_connections = max_connections
     config.stream = config.stream or stream
+    if provider_batch is not None:
+        config.provider_batch = provider_batch
     return Gateway(db, default_log_dir(db, db_path), replay_only=replay_only, config=config)
 
 
 __all__ = [
     "MOCK_MODEL", "CallRequest", "CallResult", "CostCeilingReached", "Gateway", "GatewayConfig", "GatewayError",
-    "ModelSettings", "ReplayMiss", "VerifyResult", "build_gateway", "call_key", "default_log_dir", "verify_log",
+    "ModelSettings", "NoBatchAPI", "ProviderBatchConfig", "ReplayMiss", "VerifyResult", "build_gateway", "call_key",
+    "default_log_dir", "refuse_unbatchable", "verify_log",
 ]

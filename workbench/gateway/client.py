@@ -7,6 +7,8 @@
    successful call with that key in the same study from the store without
    touching the network (status `replayed`). This is also how an interrupted
    study resumes: every call that completed before the kill is replayed.
+   An identical call already in flight is waited for and served the same
+   way (single flight), so concurrent runs never pay twice for one reply.
 2. in replay-only mode, a miss raises ReplayMiss naming the turn and model.
 3. refuses new calls once the study's cost ceiling is reached.
 4. otherwise streams attempts through litellm under the concurrency cap and
@@ -50,6 +52,7 @@ from workbench.gateway.calllog import CallLog, TornTail, log_name
 from workbench.gateway.connections import ConnectionChange, EndpointLimiter, endpoint_of
 from workbench.gateway.limits import ModelLimits, ModelRateLimiter, estimate_tokens
 from workbench.gateway.mock import mock_text, sim_text
+from workbench.gateway.provider_batch import Batcher, ProviderBatchConfig, batch_provider
 from workbench.gateway.retry import AttemptFailed, RetryPolicy
 from workbench.gateway.secrets import scrub, secret_values
 from workbench.gateway.seeds import sample_settings
@@ -76,6 +79,8 @@ class GatewayConfig:
     a model's own `max_connections` may only lower it."""
     stream: bool = False
     """Stream every call (`--stream`), not only those of runs someone watches."""
+    provider_batch: ProviderBatchConfig | None = None
+    """Send calls as provider batches (`--provider-batch`), round by round (workbench/gateway/provider_batch.py)."""
 
 
 def call_key(request: CallRequest) -> str:
@@ -158,7 +163,7 @@ class Gateway:
         request = dataclasses.replace(request, settings=sample_settings(request.settings, request.sample))
         key = call_key(request)
         if request.cache:
-            row = call_rows.find_ok_call(self.db, key, request.study_id)
+            row = await self._logged_or_in_flight(request, key)
             if row is not None:
                 return self._replay(request, key, row, sink)
         if self.replay_only:
@@ -167,7 +172,32 @@ class Gateway:
                 f"run {request.run_id or '-'}) on model {request.settings.model}, replicate {request.replicate}, "
                 f"sample {request.sample}; run without --replay to make it", attempts=0)
         self._check_ceiling(request.study_id)
-        return await self._call_network(request, key, sink)
+        send = self._call_network
+        if self.config.provider_batch is not None and request.cache and batch_provider(request.settings):
+            self._sink = sink
+            send = self._loop_state()["batcher"].call  # half price, a round at a time
+        if not request.cache:
+            return await send(request, key, sink)
+        # Single flight: the same call asked again while this one is in flight waits for it and is served
+        # its reply as a replay, instead of paying for it twice (two runs of a study often share a turn).
+        flights = self._loop_state()["flights"]
+        landed = asyncio.get_running_loop().create_future()
+        flights[(request.study_id, key)] = landed
+        try:
+            return await send(request, key, sink)
+        finally:
+            del flights[(request.study_id, key)]
+            landed.set_result(None)  # waiters look in the store: a failed or cancelled call is never shared
+
+    async def _logged_or_in_flight(self, request: CallRequest, key: str) -> dict | None:
+        """The logged ok call of this key, waiting first for an identical call in flight if there is one."""
+        row = call_rows.find_ok_call(self.db, key, request.study_id)
+        flights = self._loop_state()["flights"]
+        if row is None and (request.study_id, key) in flights:
+            # shield: cancelling this waiter must not cancel the call it waits for
+            await asyncio.shield(flights[(request.study_id, key)])
+            row = call_rows.find_ok_call(self.db, key, request.study_id)  # None if it failed: call anew
+        return row
 
     # --- replay --------------------------------------------------------------------------------
     def _replay(self, request: CallRequest, key: str, row: dict, sink: EventSink) -> CallResult:
@@ -190,7 +220,8 @@ class Gateway:
         state = self._per_loop.get(loop)
         if state is None:
             state = {"sem": asyncio.Semaphore(max(1, int(self.config.concurrency))), "limiters": {},
-                     "endpoints": {}}
+                     "endpoints": {}, "flights": {},
+                     "batcher": Batcher(self, self.config.provider_batch or ProviderBatchConfig())}
             self._per_loop[loop] = state
         return state
 

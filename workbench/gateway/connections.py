@@ -20,7 +20,7 @@ import asyncio
 from dataclasses import dataclass
 from datetime import datetime, timezone
 
-START = 8
+START = 16  # half a typical ceiling: one wave short of it at first, then slow start doubles
 GROW_AFTER = 4
 # Failure kinds that mean "the endpoint is saturated", as the transport classifies them.
 SATURATION = {"incomplete_stream": "interrupted stream", "connection": "refused connection",

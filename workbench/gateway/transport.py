@@ -300,6 +300,25 @@ def _message(exc: Exception) -> str:
     return " ".join(text.split())[:2000]
 
 
+def batch_cost_of(model: str, input_tokens: int | None, output_tokens: int | None) -> float | None:
+    """USD at the provider's batch price (litellm's cost map: `*_cost_per_token_batches`, else half the
+    direct price, as litellm prices batches); None (unknown) when the model is not in the map."""
+    if input_tokens is None and output_tokens is None:
+        return None
+    litellm = litellm_module()
+    try:
+        litellm.get_model_info(model=model)
+    except Exception:  # not mapped: unknown, never a guess (litellm's calculator would say 0.0)
+        return None
+    from litellm.cost_calculator import batch_cost_calculator
+    from litellm.types.utils import Usage
+
+    usage = Usage(prompt_tokens=input_tokens or 0, completion_tokens=output_tokens or 0,
+                  total_tokens=(input_tokens or 0) + (output_tokens or 0))
+    prompt_cost, completion_cost = batch_cost_calculator(usage, model)
+    return float(prompt_cost) + float(completion_cost)
+
+
 def cost_of(model: str, input_tokens: int | None, output_tokens: int | None) -> float | None:
     """USD from litellm's bundled cost map; None (unknown) when the model is not in it."""
     if model in OFFLINE_MODELS:

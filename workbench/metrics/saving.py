@@ -1,5 +1,5 @@
 """Save what the Metrics screen shows: every rendered table (Markdown, as the report prints them, and one
-CSV each) and the plots' text renderings, into one folder written whole (workbench.exports.folder)."""
+CSV each) and the plots' text renderings, into one folder written whole (workbench.files)."""
 
 from __future__ import annotations
 
@@ -12,8 +12,8 @@ from workbench.metrics.render import RenderedTable, to_markdown
 def save_metrics(out: str | Path, study_id: str, tables: list[RenderedTable],
                  plots: dict[str, str]) -> list[Path]:
     """Write `tables.md`, `<table id>.csv` per table and `<plot name>.txt` per plot into folder `out`
-    (replaced whole). Returns the files written; raises ExportWriteError naming the path that failed."""
-    from workbench.exports.folder import write_folder
+    (replaced whole). Returns the files written; raises workbench.files.WriteError naming the path that failed."""
+    from workbench.files import write_folder
 
     def fill(tmp: Path) -> list[Path]:
         written = [tmp / "tables.md"]

@@ -1,4 +1,4 @@
-"""Written reports of a study (Markdown): the shared heading, the section layout and the atomic write.
+"""Written reports of a study (Markdown): the shared heading, and the section layout (files are written whole by workbench.files).
 
 Each protocol builds its own sections (`StudyProtocol.report_sections`) or its
 whole report (`StudyProtocol.report`, hindsight's Tables 1–4); this package
@@ -7,10 +7,7 @@ only frames and writes them, so every protocol's report opens the same way.
 
 from __future__ import annotations
 
-import os
-import tempfile
 from datetime import datetime, timezone
-from pathlib import Path
 
 
 def standard_report(db, study_id: str, protocol, sections, *, generated_at: str | None = None) -> str:
@@ -34,23 +31,3 @@ def standard_report(db, study_id: str, protocol, sections, *, generated_at: str 
     for s in sections:
         parts += [f"{'#' * s.level} {s.title}", "", s.body.rstrip(), ""]
     return "\n".join(parts).rstrip() + "\n"
-
-
-def write_atomically(text: str, path: str | Path, *, sealed: bool = False) -> Path:
-    """Write a report so that a half-written one never replaces a good one; readable like any file the
-    user writes unless it holds sealed data (`sealed`: owner only)."""
-    from workbench.paths import ordinary_file_mode
-
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=".report-", suffix=path.suffix or ".md", dir=path.parent)
-    try:
-        if not sealed:
-            os.chmod(tmp, ordinary_file_mode())
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-    return path

@@ -8,16 +8,21 @@ from pathlib import Path
 
 def study_report_text(db, study_id: str, protocol, options: dict) -> str:
     """The report's text; `options` are the protocol's analysis options (comparisons, DQ, progress)."""
+    from workbench.safe_text import for_terminal
+
     text = protocol.report(db, study_id, options)
-    return (text.rstrip("\n") + "\n\n" + counts_section(db, study_id) + connections_section(db, study_id) + "\n"
-            + structured_section(db, study_id) + "\n" + call_log_section(db, study_id))
+    # A report is read with `cat` and `less` too: a study description's or a reply's escape sequences and
+    # control bytes would act on that terminal, so the file holds none (tabs and newlines stay).
+    return for_terminal(text.rstrip("\n") + "\n\n" + counts_section(db, study_id)
+                        + connections_section(db, study_id) + provider_batch_section(db, study_id) + "\n"
+                        + structured_section(db, study_id) + "\n" + call_log_section(db, study_id))
 
 
 def write_study_report(db, study_id: str, protocol, options: dict, out: str | Path) -> Path:
     """Write the report whole or not at all (the previous file, if any, stays until the new one is done)."""
-    from workbench.reports import write_atomically
+    from workbench.files import write_text
 
-    return write_atomically(study_report_text(db, study_id, protocol, options), out)
+    return write_text(out, study_report_text(db, study_id, protocol, options))
 
 
 def counts_section(db, study_id: str) -> str:
@@ -38,6 +43,18 @@ def connections_section(db, study_id: str) -> str:
     return ("\n## Connections\n\nThe gateway lowers an endpoint's connections when it interrupts streams or refuses "
             "calls, and raises them again while calls succeed (slow start, additive increase, multiplicative "
             "decrease; the project's rule):\n\n" + "".join(f"- {line}\n" for line in lines))
+
+
+def provider_batch_section(db, study_id: str) -> str:
+    """The study's provider batches, if it used any: states, requests, the batch price and the saving."""
+    from workbench.studies.summary import provider_batch_lines
+
+    lines = provider_batch_lines(db, study_id)
+    if not lines:
+        return ""
+    return ("\n## Provider batches\n\nCalls sent through the provider's Batches API (`--provider-batch`) are recorded "
+            "like direct calls (each names its batch); the batch price is litellm's cost map's:\n\n"
+            + "".join(f"- {line}\n" for line in lines))
 
 
 def structured_section(db, study_id: str) -> str:

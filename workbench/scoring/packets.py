@@ -47,7 +47,6 @@ from __future__ import annotations
 import hashlib
 import hmac
 import json
-import os
 import uuid
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -55,6 +54,7 @@ from pathlib import Path
 import sqlite_utils
 
 from store import packets as packet_rows
+from workbench.files import write_text
 from store import scores as score_rows
 from store.db import writer
 from workbench.scoring.core import ScoringError, RaterDesk, open_rater
@@ -163,7 +163,7 @@ def export_packet(db: sqlite_utils.Database, study_id: str, rater: str, out: str
     (a packet the store never recorded would be refused on import as foreign)."""
     packet, export = _packet(db, study_id, rater)
     out = Path(out)
-    _write_whole(json.dumps(packet, indent=2, ensure_ascii=False) + "\n", out)
+    write_text(out, json.dumps(packet, indent=2, ensure_ascii=False) + "\n")
     try:
         packet_rows.record_export(db, export)
     except BaseException:
@@ -171,21 +171,6 @@ def export_packet(db: sqlite_utils.Database, study_id: str, rater: str, out: str
         raise
     return {"packet_id": packet["sealed"]["packet_id"], "rater": rater, "items": len(packet["sealed"]["items"]),
             "phase": packet["sealed"]["phase"], "file": str(out)}
-
-
-def _write_whole(text: str, out: Path) -> None:
-    """`out` holds all of `text` or is left as it was; no temporary file stays behind."""
-    out.parent.mkdir(parents=True, exist_ok=True)
-    tmp = out.with_name(out.name + ".tmp")  # beside it: the rename stays on one filesystem
-    try:
-        with open(tmp, "w", encoding="utf-8") as fh:
-            fh.write(text)
-            fh.flush()
-            os.fsync(fh.fileno())  # on disk before the rename makes it the packet
-        os.replace(tmp, out)
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
 
 
 # --- import -------------------------------------------------------------------------------------

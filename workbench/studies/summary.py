@@ -28,6 +28,7 @@ def study_summary(db: sqlite_utils.Database, study_id: str) -> dict:
         "topology": [{k: t[k] for k in ("case_id", "condition", "pattern", "switching_assumption",
                                          "convergent_recommendation")} for t in topology_for_study(db, study_id)],
         "connections": connection_lines(db, study_id),
+        "provider_batches": provider_batch_lines(db, study_id),
     }
 
 
@@ -37,6 +38,14 @@ def connection_lines(db: sqlite_utils.Database, study_id: str) -> list[str]:
     from workbench.gateway.connections import summary_lines
 
     return summary_lines(changes_for(db, study_id))
+
+
+def provider_batch_lines(db: sqlite_utils.Database, study_id: str) -> list[str]:
+    """The study's provider batches and their saving (study show, the report)."""
+    from store.provider_batches import batches_for
+    from workbench.gateway.provider_batch import summary_lines
+
+    return summary_lines(batches_for(db, study_id))
 
 
 def planned_runs(db: sqlite_utils.Database, study: dict) -> list[dict]:
@@ -108,4 +117,5 @@ def summary_text(s: dict) -> str:
         extra = f" (switching assumption: {topo['switching_assumption']})" if topo["switching_assumption"] else ""
         lines.append(f"topology    {topo['case_id']} {topo['condition']}: {topo['pattern']}{extra}")
     lines += [f"connections {line.removeprefix('connections ')}" for line in s.get("connections", [])]
+    lines += s.get("provider_batches", [])
     return "\n".join(lines)

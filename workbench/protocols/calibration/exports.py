@@ -63,21 +63,24 @@ def export_all(db, study_id: str, out: str | Path, *, when: str | None = None, d
 
 
 def write_fidelity(arm_a: dict, folder: Path) -> Path:
-    folder.mkdir(parents=True, exist_ok=True)
-    bins = arm_a["calibration"]["bins"]
-    with open(folder / "reliability_bins.csv", "w", newline="", encoding="utf-8") as f:
-        w = csv.writer(f)
-        w.writerow(["bin_lower", "bin_upper", "count", "mean_p", "frequency_positive", "gap"])
-        for b in bins:
-            w.writerow([b["lower"], b["upper"], b["count"], _cell(b["mean_predicted"]),
-                        _cell(b["observed_frequency"]), _cell(b["gap"])])
-    with open(folder / "k_sweep.csv", "w", newline="", encoding="utf-8") as f:
-        w = csv.writer(f)
-        w.writerow(["k", "ece", "mce", "brier"])
-        for pt in arm_a["k_sweep"]["points"]:
-            w.writerow([pt["k"], _cell(pt["ece"]["value"]), _cell(pt["mce"]["value"]), _cell(pt["brier"]["value"])])
-    (folder / "summary.json").write_text(json.dumps(arm_a, indent=2), encoding="utf-8")
-    plot_reliability(arm_a, folder / "reliability.png", folder / "k_sweep.png")
+    """The fidelity folder, written whole (workbench.files): a full disk leaves no partial folder."""
+    from workbench.files import write_folder
+
+    def fill(tmp: Path) -> list[Path]:
+        bins = arm_a["calibration"]["bins"]
+        _write_rows(tmp / "reliability_bins.csv",
+                    ["bin_lower", "bin_upper", "count", "mean_p", "frequency_positive", "gap"],
+                    [[b["lower"], b["upper"], b["count"], _cell(b["mean_predicted"]),
+                      _cell(b["observed_frequency"]), _cell(b["gap"])] for b in bins])
+        _write_rows(tmp / "k_sweep.csv", ["k", "ece", "mce", "brier"],
+                    [[pt["k"], _cell(pt["ece"]["value"]), _cell(pt["mce"]["value"]), _cell(pt["brier"]["value"])]
+                     for pt in arm_a["k_sweep"]["points"]])
+        (tmp / "summary.json").write_text(json.dumps(arm_a, indent=2), encoding="utf-8")
+        plot_reliability(arm_a, tmp / "reliability.png", tmp / "k_sweep.png")
+        return [tmp / n for n in ("reliability_bins.csv", "k_sweep.csv", "summary.json", "reliability.png",
+                                  "k_sweep.png")]
+
+    write_folder(folder, fill)
     return folder
 
 
@@ -166,16 +169,23 @@ def schema_document(data: StudyData) -> dict:
 
 
 def write_judge_folder(data: StudyData, doc: dict, folder: Path) -> Path:
-    folder.mkdir(parents=True, exist_ok=True)
-    _write_csv(folder / "judge_scores.csv", JUDGE_SCORE_COLUMNS, judge_score_rows(data))
+    """The judge folder, written whole (workbench.files)."""
+    from workbench.files import write_folder
+
     rows = joined_rows(data, doc)
     schema = list(data.options["joined_schema"])
     if rows and list(rows[0]) != schema:
         raise SchemaMismatch(f"joined CSV columns {list(rows[0])} differ from the frozen schema {schema}")
-    _write_csv(folder / "joined.csv", schema, rows)
-    (folder / "joined.schema.json").write_text(json.dumps(schema_document(data), indent=2), encoding="utf-8")
-    (folder / "agreement.json").write_text(json.dumps({"outcome": doc["outcome"], "arm_c": doc["arm_c"]},
-                                                      indent=2), encoding="utf-8")
+
+    def fill(tmp: Path) -> list[Path]:
+        _write_csv(tmp / "judge_scores.csv", JUDGE_SCORE_COLUMNS, judge_score_rows(data))
+        _write_csv(tmp / "joined.csv", schema, rows)
+        (tmp / "joined.schema.json").write_text(json.dumps(schema_document(data), indent=2), encoding="utf-8")
+        (tmp / "agreement.json").write_text(json.dumps({"outcome": doc["outcome"], "arm_c": doc["arm_c"]},
+                                                       indent=2), encoding="utf-8")
+        return [tmp / n for n in ("judge_scores.csv", "joined.csv", "joined.schema.json", "agreement.json")]
+
+    write_folder(folder, fill)
     return folder
 
 
@@ -183,6 +193,13 @@ def _write_csv(path: Path, columns: list[str], rows: list[dict]) -> None:
     with open(path, "w", newline="", encoding="utf-8") as f:
         w = csv.DictWriter(f, fieldnames=columns)
         w.writeheader()
+        w.writerows(rows)
+
+
+def _write_rows(path: Path, header: list[str], rows: list[list]) -> None:
+    with open(path, "w", newline="", encoding="utf-8") as f:
+        w = csv.writer(f)
+        w.writerow(header)
         w.writerows(rows)
 
 

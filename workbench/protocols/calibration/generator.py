@@ -80,12 +80,13 @@ def generate(*, p_grid: list[float] = SEED_P_GRID, per_bin: int = 500, seed: int
 
 
 def write(path: str | Path, records: Iterator[dict]) -> int:
-    """Write records as JSONL (.jsonl) or CSV (.csv); returns how many."""
+    """Write records as JSONL (.jsonl) or CSV (.csv), whole (workbench.files); returns how many."""
+    from workbench.files import writing
+
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
     n = 0
-    if path.suffix.lower() == ".csv":
-        with open(path, "w", encoding="utf-8", newline="") as f:
+    with writing(path) as f:
+        if path.suffix.lower() == ".csv":
             writer = None
             for rec in records:
                 if writer is None:
@@ -93,15 +94,8 @@ def write(path: str | Path, records: Iterator[dict]) -> int:
                     writer.writeheader()
                 writer.writerow(rec)
                 n += 1
-        return n
-    with open(path, "w", encoding="utf-8") as f:
-        for rec in records:
-            f.write(json.dumps(rec, ensure_ascii=False) + "\n")
-            n += 1
+        else:
+            for rec in records:
+                f.write(json.dumps(rec, ensure_ascii=False) + "\n")
+                n += 1
     return n
-
-
-def planted_ece(p_grid: list[float], k: float, k_true: float) -> float:
-    """The calibration error the generator plants at slope k (equal counts per grid value, one bin each)."""
-    gaps = [abs(q - 1.0 / (1.0 + math.exp(-(k / k_true) * logit(q)))) for q in p_grid]
-    return sum(gaps) / len(gaps)

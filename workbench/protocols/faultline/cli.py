@@ -2,7 +2,7 @@
 
     faultline graphs STUDY                    build the belief graphs the study needs (before its freeze)
     faultline graph STUDY PERSONA [--size N]  show one persona's belief graph
-    faultline debates STUDY --out DIR         one JSON document per debate, with its metrics
+    faultline debates STUDY --out DIR         one JSON document per debate, with its metrics (DIR replaced whole)
 """
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ from pathlib import Path
 
 from workbench.cli.connection_options import add_connection_options
 from workbench.cli.context import OK, CommandError, Context, protocol_study
+from workbench.files import write_folder
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -82,8 +83,15 @@ def debates(args, ctx: Context) -> int:
     db = ctx.db()
     doc = study_metrics(db, args.study, protocol_study(db, args.study, "faultline")["definition"])
     out = Path(args.out)
-    out.mkdir(parents=True, exist_ok=True)
-    for d in doc["debates"]:
-        (out / (d["run_id"].replace("/", "__") + ".json")).write_text(json.dumps(d, indent=2, ensure_ascii=False), encoding="utf-8")
+
+    def fill(tmp: Path) -> list[Path]:  # the folder is replaced whole: a fault leaves the old one or none
+        written = []
+        for d in doc["debates"]:
+            path = tmp / (d["run_id"].replace("/", "__") + ".json")
+            path.write_text(json.dumps(d, indent=2, ensure_ascii=False), encoding="utf-8")
+            written.append(path)
+        return written
+
+    write_folder(out, fill)
     ctx.emit({"written": len(doc["debates"]), "dir": str(out)}, f"{len(doc['debates'])} documents in {out}")
     return OK

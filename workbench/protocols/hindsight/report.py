@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import re
 from datetime import datetime, timezone
-from pathlib import Path
 
 from workbench.metrics.hindsight_tables import BLINDED_LABEL, FORCED_LABEL
 from workbench.metrics.render import analysis_tables, to_markdown
@@ -182,10 +181,3 @@ def _predictions(analysis) -> list[str]:
             + (f"Results contradict them for {', '.join(contradicted)}; reported as observed." if contradicted
                else "No defined result falls outside its predicted range.") + "", ""]
     return out
-
-
-def write_report(analysis, path: str | Path) -> Path:
-    """Write the report atomically (a half-written report never replaces a good one)."""
-    from workbench.reports import write_atomically
-
-    return write_atomically(build_report(analysis), path)

@@ -44,16 +44,12 @@ def handle_estimate(args, ctx) -> int:
 
 
 def handle_export(args, ctx) -> int:
-    from workbench.cli.context import CommandError
     from workbench.protocols.m11.export import export_document
-    from workbench.reports import write_atomically
+    from workbench.files import write_text
 
     protocol_study(ctx.db(), args.study, "m11")
     doc = export_document(ctx.db(), args.study)
-    try:
-        path = write_atomically(json.dumps(doc, indent=2, ensure_ascii=False, default=str) + "\n", args.out)
-    except OSError as exc:
-        raise CommandError(f"cannot write {args.out}: {exc}") from None
+    path = write_text(args.out, json.dumps(doc, indent=2, ensure_ascii=False, default=str) + "\n")
     ctx.emit({"ok": True, "study": args.study, "out": str(path), "samples": len(doc["samples"])},
              f"wrote {len(doc['samples'])} sample(s) of {args.study} to {path}")
     return 0
