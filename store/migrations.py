@@ -569,6 +569,8 @@ def truncated_outputs(db: sqlite_utils.Database) -> None:
     for statement in _statements("""
         ALTER TABLE runs ADD COLUMN truncated_turns INTEGER NOT NULL DEFAULT 0;
         ALTER TABLE outputs ADD COLUMN truncated INTEGER NOT NULL DEFAULT 0
+    """):
+        db.execute(statement)
 
 
 @migrations(name="0012_probe_classification")
