@@ -59,6 +59,14 @@ def judging_rounds(db: sqlite_utils.Database, study_id: str, judge: str) -> dict
     return out
 
 
+def last_error_raw(db: sqlite_utils.Database, study_id: str, judge: str, item_id: str, rubric_hash: str) -> str | None:
+    """The raw reply of the latest judge_error row of one (judge, item, rubric), if any."""
+    row = db.execute("SELECT raw FROM verdicts WHERE study_id = ? AND judge = ? AND item_id = ? AND rubric_hash = ? "
+                     "AND status = 'judge_error' ORDER BY id DESC LIMIT 1",
+                     [study_id, judge, item_id, rubric_hash]).fetchone()
+    return row[0] if row else None
+
+
 def append_audit(db: sqlite_utils.Database, row: dict) -> None:
     with writer(db):
         db["blindness_audits"].insert({"at": now(), **row})

@@ -36,6 +36,11 @@ async def test_retry_errors_asks_the_model_again_and_counts_items(tmp_path, loop
     second = await judge_study(db, gateway, sid, retry_errors=True)
     assert loopback_server.count == 2 * 4 * MAX_ATTEMPTS
     assert (second.judges[0].judged, second.judges[0].retried, second.judges[0].judge_errors) == (4, 4, 4)
+    # a new seed, the same invalid reply: the model ignores seeds, and the summary says so
+    assert second.judges[0].same_reply == 4 and first.judges[0].same_reply == 0
+    from workbench.judges.summary import judging_text
+
+    assert "ignores seeds" in judging_text(second.to_dict())
     # counts are (item, rubric) pairs and cells, whatever the number of rows written
     assert len(verdict_rows.verdict_rows(db, sid)) == 8
     [row] = judge_errors(load_study_data(db, sid))
@@ -45,6 +50,7 @@ async def test_retry_errors_asks_the_model_again_and_counts_items(tmp_path, loop
     loopback_server.responder = naive_judge
     third = await judge_study(db, gateway, sid, retry_errors=True)
     assert (third.judges[0].ok, third.judges[0].judge_errors, third.judges[0].retried) == (4, 0, 4)
+    assert third.judges[0].same_reply == 0
     assert loopback_server.count == 2 * 4 * MAX_ATTEMPTS + 4
     assert all(r.error_cells == 0 for r in judge_errors(load_study_data(db, sid)))
     rows = verdict_rows.verdict_rows(db, sid)

@@ -59,6 +59,7 @@ class JudgeSummary:
     retried: int = 0         # of the judged, pairs judged again by --retry-errors
     skipped: int = 0         # already judged before
     failed_calls: int = 0    # gateway failures: nothing recorded, picked up next time
+    same_reply: int = 0      # retried pairs whose new draw (a new seed) gave the last round's invalid reply again
     held: bool = False       # calibration went the wrong way; the rest was not judged
     calibration: dict = field(default_factory=dict)
     failures: list[str] = field(default_factory=list)
@@ -175,6 +176,11 @@ async def _judge_batch(db, gateway, study: StudyContext, spec: JudgeSpec, summar
         if retry:
             for row in rows:
                 row["detail"]["retry"] = retry
+            # a fresh seed that brings back the same invalid reply: the model ignores seeds (or answers
+            # deterministically), so another round will not help; the summary says so
+            if rows[0]["status"] == "judge_error" and rows[0]["raw"] and rows[0]["raw"] == \
+                    verdict_rows.last_error_raw(db, study.id, spec.name, item.id, rubric.hash):
+                summary.same_reply += 1
         verdict_rows.append_verdicts(db, rows)
         summary.judged += 1
         summary.retried += 1 if retry else 0

@@ -27,6 +27,10 @@ def judging_text(doc: dict) -> str:
                      f"{j['failed_calls']} failed call(s); calibration {cal.get('state', '-')}"
                      + (" (held: rest not judged)" if j["held"] else ""))
         lines += [f"  {f}" for f in j.get("failures", [])[:10]]
+        if j.get("same_reply"):
+            lines.append(f"  {j['same_reply']} retried pair(s) got the same invalid reply again with a new seed: "
+                         f"{j['model']} ignores seeds (or answers deterministically), so another --retry-errors "
+                         "round will not help; change the judge's model, temperature or max_tokens")
         if j["model"] == "mock" and j["judge_errors"] and not j["ok"]:
             lines.append("  (the built-in mock model answers with placeholder prose, never a verdict: every "
                          "item is a judge error; name a real model in [[judges]])")
