@@ -31,8 +31,11 @@ class RaterFill:
         return asdict(self)
 
 
-def answers_for(packet: dict, rater: str, params: dict) -> dict:
-    """The packet's answers, every criterion scored by the simulated rater (other answers kept)."""
+def answers_for(packet: dict, rater: str, params: dict, anchors: dict[str, str]) -> dict:
+    """The packet's answers, every criterion scored by the simulated rater (other answers kept).
+
+    `anchors` (`store.blind.draw_anchors`): each item's stable name. A draw is keyed by it, never by
+    the blind item id, which is random per store: the same study then gives the same scores anywhere."""
     sealed = packet["sealed"]
     bias = (params.get("rater_bias") or {}).get(rater, 0.0)
     answers = packet.get("answers") or {}
@@ -46,12 +49,13 @@ def answers_for(packet: dict, rater: str, params: dict) -> dict:
                 if got.get(c["id"]) is not None:
                     continue
                 true = true_score(item["response"], outcome, rubric_id, c["id"], c["min"], c["max"], c.get("name", ""))
-                z = draws.normal(params["seed"], "rater", rater, item["item"], rubric_id, c["id"])
+                z = draws.normal(params["seed"], "rater", rater, anchors[item["item"]], rubric_id, c["id"])
                 got[c["id"]] = perceived(true, c["min"], c["max"], params["rater_icc"], bias, z)
     return answers
 
 
 def fill_raters(db, study_id: str, raters: list[str] | None = None) -> list[RaterFill]:
+    from store.blind import draw_anchors
     from store.studies import get_study
     from workbench.scoring.packets import build_packet, import_packet
     from workbench.simulation.label import is_simulated
@@ -78,7 +82,7 @@ def fill_raters(db, study_id: str, raters: list[str] | None = None) -> list[Rate
                     fill.held = ("held at calibration: the pilots were scored against the expected direction; "
                                  "release the rater (as for a person) or re-score")
                 break
-            packet["answers"] = answers_for(packet, rater, params)
+            packet["answers"] = answers_for(packet, rater, params, draw_anchors(db, study_id))
             result = import_packet(db, packet)
             fill.packets += 1
             fill.scores += result.scores_written
