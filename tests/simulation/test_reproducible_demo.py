@@ -28,14 +28,15 @@ def masked(text: str) -> str:
 
 
 def main_job(tmp_path, tag: str, capsys) -> tuple[str, str]:
-    """create, run, judge, simulate raters, unblind on glenda-crock-sim.toml; its `metrics --json` and report."""
+    """create, run, judge, simulate raters, unblind on glenda-crock-sim.toml; its `metrics --json
+    --assess-concerns` (DQ-3 by the sim concern judge) and report."""
     db = tmp_path / f"{tag}.db"
     study = "glenda-crock-sim"
     cli(db, "study", "create", str(sim_study(tmp_path, study, tag=tag)))
     for step in (["run", study], ["judge", study], ["simulate", "raters", study], ["unblind", study]):
         cli(db, *step)
     capsys.readouterr()
-    assert main(["--batch", "--db", str(db), "--json", "metrics", study]) == 0
+    assert main(["--batch", "--db", str(db), "--json", "metrics", study, "--assess-concerns"]) == 0
     metrics = capsys.readouterr().out
     out = tmp_path / f"{tag}-report.md"
     cli(db, "report", study, "--out", str(out))
