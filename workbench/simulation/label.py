@@ -95,10 +95,12 @@ def title_mark(definition: dict | None, frozen: bool = True) -> str:
     return "\n".join(lines)
 
 
-def designed_power(definition: dict, sims: int = 1000) -> str:
+def designed_power(definition: dict, sims: int | None = None) -> str:
     """One line: the power of each pre-registered comparison at the study's design (workbench power)."""
     from workbench.simulation.comparisons import preregistered
-    from workbench.simulation.power import study_power
+    from workbench.simulation.power import DEFAULT_SIMS, study_power
+
+    sims = sims or DEFAULT_SIMS  # the one simulation count `power` and the TUI use: one set of numbers
 
     comparisons = preregistered(definition)
     if not comparisons:
