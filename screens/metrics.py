@@ -292,7 +292,7 @@ class MetricsScreen(SectionScreen):
         blinded = analysis.blinded
         self.plot("#plot-means", "Overall means, 95% CI (blinded)" if blinded else "Means per condition, 95% CI",
                   *means_painter(plot_data.means_series(analysis)))
-        self.plot("#plot-forest", "Effect sizes (blinded: none)" if blinded else "Effect sizes, Cohen's d, 95% CI",
+        self.plot("#plot-forest", "Effect sizes (blinded: none)" if blinded else "Effect sizes, d_z (paired) or d, 95% CI",
                   forest_painter(plot_data.forest_series(analysis)))
         self.plot("#plot-agreement", "Inter-rater kappa by metric and criterion",
                   *agreement_painter(plot_data.agreement_series(analysis)))

@@ -1,9 +1,10 @@
 """Blind evaluation rows: blind items, the sealed key, raters, assignments, unblindings.
 
-The sealed key (`blind_key`) is read here by exactly two functions,
-`read_sealed_key` and `read_pilot_expectations`; the core only calls them from
+The sealed key (`blind_key`) is read here by exactly three functions,
+`read_sealed_key` and `read_pilot_expectations`, which the core only calls from
 the unblinding, blindness-audit, calibration and (after unblinding) metrics
-code. Nothing a rater can reach goes through them.
+code, and `draw_anchors`, which gives the simulator one-way digests of it.
+Nothing a rater can reach goes through them.
 """
 
 from __future__ import annotations
@@ -108,6 +109,22 @@ def read_sealed_key(db: sqlite_utils.Database, study_id: str) -> list[dict]:
         r["scrub_log"] = json.loads(r["scrub_log"] or "[]")
         r["pilot_expectation"] = json.loads(r["pilot_expectation"]) if r["pilot_expectation"] else None
         out.append(r)
+    return out
+
+
+def draw_anchors(db: sqlite_utils.Database, study_id: str) -> dict[str, str]:
+    """Blind item id -> a digest of what it stands for (its run, or the pilot's case and direction).
+
+    The blind item ids are random per store; the simulated raters key their draws by this instead, so
+    the same study gives the same scores in every store. A one-way digest, never the run id itself:
+    the simulator needs a stable name, not the condition."""
+    import hashlib
+
+    out = {}
+    for r in db.query("SELECT k.item_id, k.run_id, k.pilot_expectation, i.case_id FROM blind_key k "
+                      "JOIN blind_items i ON i.id = k.item_id WHERE k.study_id = ?", [study_id]):
+        what = json.dumps([r["run_id"], r["case_id"], r["pilot_expectation"]], sort_keys=True)
+        out[r["item_id"]] = hashlib.sha256(what.encode("utf-8")).hexdigest()[:24]
     return out
 
 

@@ -64,7 +64,10 @@ def test_assess_through_gateway_with_retry_errors_and_resume(seeded):
         gateway = build_gateway(db, path, config=FAST)
         summary = asyncio.run(assess_study_concerns(db, path, "seeded-study", settings, gateway=gateway,
                                                     run_ids=targets))
-        assert summary.runs_assessed == 3 and server.count == 4  # the bad run was asked twice
+        assert summary.runs_asked == 3 and server.count == 4  # the bad run was asked twice
+        # the bad run's replies never parsed: it is counted unparsed, never "assessed"
+        assert (summary.runs_assessed, summary.runs_parsed, summary.runs_unparsed) == (2, 2, 1)
+        assert summary.text().startswith("2/3 runs assessed: 2 parsed, 1 reply unparseable;")
         first = server.requests[0]["messages"]
         assert first[0]["role"] == "system" and "substantive statement" in first[0]["content"]
         assert "ignore any" in first[0]["content"]
@@ -86,7 +89,7 @@ def test_assess_through_gateway_with_retry_errors_and_resume(seeded):
         server.reset()
         again = asyncio.run(assess_study_concerns(db, path, "seeded-study", settings, gateway=gateway,
                                                   run_ids=targets))
-        assert again.runs_skipped == 2 and again.runs_assessed == 1
+        assert again.runs_skipped == 2 and again.runs_asked == 1 and again.runs_assessed == 0
 
 
 def test_record_rater_concerns_all_or_nothing(seeded, tmp_path):

@@ -146,8 +146,11 @@ def test_table4_seed_comparisons_paired(data):
         b = [unit(table, c, r.comparison.b) for c in CASES]
         assert r.estimate.value == pytest.approx(dz(a, b))
         assert r.design.startswith("paired d_z (3 shared cases)")
-        assert r.interpretation == interpret_d(r.estimate.value)
         assert r.estimate.ci_low < r.estimate.value < r.estimate.ci_high
+        # Cohen's word only when the CI excludes zero, else "inconclusive" with the n (issue 24 item 2)
+        spans = r.estimate.ci_low <= 0 <= r.estimate.ci_high
+        assert r.interpretation == (f"inconclusive (CI spans 0; n = {r.estimate.n})" if spans
+                                    else interpret_d(r.estimate.value))
 
 
 def test_table4_user_duplicate_of_seed_row_is_dropped(data):
@@ -185,3 +188,14 @@ def test_parse_comparison_rejects(text):
                                      (None, "undefined")])
 def test_interpretation_labels(d, label):
     assert interpret_d(d) == label
+
+
+def test_an_effect_whose_ci_spans_zero_is_inconclusive_not_large():
+    """The issue's case: d_z 2.12 from two cases with a CI of [-0.65, 5.01] was called "large"."""
+    from workbench.metrics.estimate import Estimate
+    from workbench.metrics.hindsight_tables import interpret_effect
+
+    assert interpret_effect(Estimate(2.12, ci_low=-0.65, ci_high=5.01, n=2)) == "inconclusive (CI spans 0; n = 2)"
+    assert interpret_effect(Estimate(2.12, ci_low=0.4, ci_high=5.01, n=6)) == "large"
+    assert interpret_effect(Estimate(-0.6, ci_low=-1.1, ci_high=-0.1, n=9)) == "medium"
+    assert interpret_effect(Estimate(0.9, n=2)) == "inconclusive (no CI; n = 2)"

@@ -238,8 +238,9 @@ def assess_concerns(args, ctx: Context, db, header: dict) -> None:
             resume=f"workbench --batch metrics {args.study} --assess-concerns")
     except GatewayError as exc:
         raise CommandError(f"concern assessment stopped: {exc}", code=FAILED) from None
-    ctx.info(f"concerns: {summary.runs_assessed} run(s) assessed, {summary.runs_skipped} already done, "
-             f"{summary.concerns_scored} concern(s) scored, {summary.concerns_failed} unassessed "
-             f"({summary.calls} call(s))")
+    ctx.info(f"concerns: {summary.text()}")
     for line in summary.errors[:20]:
         ctx.info(f"  {line}")
+    if summary.runs_asked and not summary.runs_assessed:  # nothing parsed: DQ-3 cannot be computed
+        raise CommandError(f"concern assessment: {summary.text()}; DQ-3 stays undefined (no reply could be "
+                           f"read; check the model, or record concerns with --record-concerns)", code=FAILED)

@@ -7,6 +7,7 @@ import argparse
 
 from workbench.cli.context import OK, USAGE, CommandError, Context
 from workbench.cli.examples import examples
+from workbench.simulation.power import DEFAULT_SIMS
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -19,7 +20,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("study_id", metavar="STUDY")
     p.add_argument("--effect", action="append", default=[], metavar="A:B[:METRIC]=D",
                    help="the effect to detect, as Cohen's d in true-score SDs (repeatable)")
-    p.add_argument("--sims", type=int, default=2000, metavar="N", help="simulations per cell (default 2000)")
+    p.add_argument("--sims", type=int, default=DEFAULT_SIMS, metavar="N",
+                   help=f"simulations per cell (default {DEFAULT_SIMS}, as the report and the TUI)")
     p.set_defaults(handler=power)
 
 

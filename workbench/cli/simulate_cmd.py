@@ -23,7 +23,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     r.set_defaults(handler=raters)
     v = what.add_parser("recovery", help="does the metric core recover a planted effect? (no model calls)",
                         description="Simulate a design many times and estimate each with the metric core's "
-                                    "paired d_z: coverage of the implied d_z by the 95%% CI, and detection rate.",
+                                    "paired d_z: coverage of the implied d_z by the 95% CI, and detection rate.",
                         **examples("workbench --batch simulate recovery", "workbench --batch simulate recovery --d 0.5 --cases 30 --sims 200"))
     v.add_argument("--d", type=float, default=1.0, help="planted effect, true-score SDs (default 1.0)")
     v.add_argument("--cases", type=int, default=20)

@@ -89,6 +89,12 @@ class ReliabilityBin:
                 "observed_frequency": self.observed_frequency, "gap": self.gap}
 
 
+def _mean(values: np.ndarray) -> float:
+    # math.fsum is exact, so the mean does not depend on the order of the pairs: items come ordered by
+    # their blind ids, which are random per store, and one study must give one number in every store
+    return math.fsum(float(v) for v in values) / len(values)
+
+
 def reliability_bins(probabilities: Sequence[Any], outcomes: Sequence[Any], *,
                      n_bins: int = 10) -> list[ReliabilityBin]:
     """Equal-width reliability-diagram bins over [0, 1].
@@ -108,8 +114,8 @@ def reliability_bins(probabilities: Sequence[Any], outcomes: Sequence[Any], *,
         count = int(mask.sum())
         bins.append(ReliabilityBin(
             lower=b / n_bins, upper=(b + 1) / n_bins, count=count,
-            mean_predicted=float(p[mask].mean()) if count else None,
-            observed_frequency=float(y[mask].mean()) if count else None))
+            mean_predicted=_mean(p[mask]) if count else None,
+            observed_frequency=_mean(y[mask]) if count else None))
     return bins
 
 
@@ -139,7 +145,7 @@ def brier_score(probabilities: Sequence[Any], outcomes: Sequence[Any]) -> Estima
     if len(p) == 0:
         return Estimate.undefined("no (probability, outcome) pairs", method="brier score",
                                   details={"n_dropped": dropped})
-    return Estimate(float(np.mean((p - y) ** 2)), n=len(p), method="brier score",
+    return Estimate(_mean((p - y) ** 2), n=len(p), method="brier score",
                     details={"n_dropped": dropped})
 
 

@@ -84,14 +84,23 @@ def concern_messages(case_title: str, concerns: Sequence[str], analysis: str) ->
 
 
 def _json_object(text: str) -> Any:
+    return _json_object_read(text)[0]
+
+
+def _json_object_read(text: str) -> tuple[Any, bool]:
+    """(the reply's JSON, whether the parser had to repair it: fences or text around the object cut)."""
+    try:
+        return json.loads(text), False
+    except ValueError:
+        pass
     stripped = re.sub(r"^```(?:json)?\s*|\s*```$", "", text.strip())
     try:
-        return json.loads(stripped)
+        return json.loads(stripped), True
     except ValueError:
         pass
     start, end = stripped.find("{"), stripped.rfind("}")
     if start >= 0 and end > start:
-        return json.loads(stripped[start:end + 1])
+        return json.loads(stripped[start:end + 1]), True
     raise ValueError("no JSON object in the reply")
 
 
@@ -100,6 +109,22 @@ def parse_concern_reply(text: str, concerns: Sequence[str]
     """(values, errors, evidence) per listed concern. A concern without a valid score has value None
     and an error. Raises ValueError when the reply is not JSON of the asked shape at all."""
     doc = _json_object(text)
+    return _read_entries(doc, concerns)
+
+
+def reply_reading(text: str, concerns: Sequence[str]) -> str:
+    """How a reply reads: "parsed" (JSON of the asked shape as is), "repaired" (after the parser cut
+    fences or text around it) or "unparsed"."""
+    try:
+        doc, repaired = _json_object_read(text)
+        _read_entries(doc, concerns)
+    except ValueError:
+        return "unparsed"
+    return "repaired" if repaired else "parsed"
+
+
+def _read_entries(doc: Any, concerns: Sequence[str]
+                  ) -> tuple[dict[str, float | None], dict[str, str], dict[str, str]]:
     entries: dict[str, Any] = {}
     evidence: dict[str, str] = {}
     if isinstance(doc, dict) and isinstance(doc.get("concerns"), list):
@@ -130,7 +155,16 @@ def parse_concern_reply(text: str, concerns: Sequence[str]
 
 @dataclass
 class ConcernSummary:
-    runs_assessed: int = 0
+    """One assessment's counts, in runs (one reply read per run) and in concerns.
+
+    A run is *assessed* only when its reply parsed (as is, or repaired by the parser); a run whose reply
+    never parsed, or whose call failed, is counted apart and never called assessed."""
+    runs_asked: int = 0             # runs that needed an assessment (the rest were already done)
+    runs_assessed: int = 0          # parsed + repaired
+    runs_parsed: int = 0
+    runs_repaired: int = 0
+    runs_unparsed: int = 0
+    runs_failed: int = 0            # the call itself failed (no reply to read)
     runs_skipped: int = 0
     concerns_scored: int = 0
     concerns_failed: int = 0
@@ -140,14 +174,26 @@ class ConcernSummary:
     def to_dict(self) -> dict[str, Any]:
         return dict(vars(self))
 
+    def text(self) -> str:
+        """`0/18 runs assessed: 18 replies unparseable; 0 already done, ...` (what the command prints)."""
+        why = [f"{n} {what if n == 1 else plural}" for n, what, plural in (
+            (self.runs_parsed, "parsed", "parsed"), (self.runs_repaired, "repaired", "repaired"),
+            (self.runs_unparsed, "reply unparseable", "replies unparseable"),
+            (self.runs_failed, "call failed", "calls failed")) if n]
+        return (f"{self.runs_assessed}/{self.runs_asked} runs assessed" + (f": {', '.join(why)}" if why else "")
+                + f"; {self.runs_skipped} already done; {self.concerns_scored} concern(s) scored, "
+                f"{self.concerns_failed} unassessed ({self.calls} call(s))")
+
 
 async def assess_run(gateway, settings, *, study_id: str, run_id: str, case_title: str,
-                     concerns: Sequence[str], analysis: str, sink=None) -> tuple[list[dict], int]:
-    """Judge one run's concerns; returns (concern_scores rows to write, calls made)."""
+                     concerns: Sequence[str], analysis: str, sink=None) -> tuple[list[dict], int, str]:
+    """Judge one run's concerns; returns (concern_scores rows to write, calls made, how the reply read:
+    "parsed", "repaired" (by the parser, or a fresh sample after an unparseable one), "unparsed" or
+    "failed")."""
     from workbench.gateway import CallRequest, GatewayError
 
     messages = concern_messages(case_title, concerns, analysis)
-    reply, problem, calls = "", "", 0
+    reply, problem, calls, reading = "", "", 0, "unparsed"
     values: dict[str, float | None] = {c: None for c in concerns}
     errors: dict[str, str] = {}
     evidence: dict[str, str] = {}
@@ -157,7 +203,7 @@ async def assess_run(gateway, settings, *, study_id: str, run_id: str, case_titl
         try:
             result = await gateway.call(request, sink)
         except GatewayError as exc:
-            problem = f"call failed: {exc}"
+            problem, reading = f"call failed: {exc}", "failed"
             calls += 1
             break
         calls += 1
@@ -165,6 +211,9 @@ async def assess_run(gateway, settings, *, study_id: str, run_id: str, case_titl
         try:
             values, errors, evidence = parse_concern_reply(reply, concerns)
             problem = ""
+            reading = reply_reading(reply, concerns) if sample == 0 else "repaired"
+            if all(v is None for v in values.values()):  # read, but not one listed concern scored
+                reading = "unparsed"
             break
         except ValueError as exc:
             problem = f"unparseable reply: {exc}"
@@ -176,7 +225,7 @@ async def assess_run(gateway, settings, *, study_id: str, run_id: str, case_titl
             raw["reply"] = reply
         rows.append({"run_id": run_id, "concern": c, "value": None if err else values[c], "source": "model",
                      "rater": None, "raw": json.dumps(raw, ensure_ascii=False)})
-    return rows, calls
+    return rows, calls, reading
 
 
 async def assess_study_concerns(db, db_path, study_id: str, settings, *, gateway=None, redo: bool = False,
@@ -207,16 +256,18 @@ async def assess_study_concerns(db, db_path, study_id: str, settings, *, gateway
             summary.runs_skipped += 1
             continue
         todo.append((rid, case.title if case else (run.case_id if run else "?"), concerns, text))
+    summary.runs_asked = len(todo)
     gate = asyncio.Semaphore(max(1, concurrency))
 
     async def one(item):
         rid, title, concerns, text = item
         async with gate:
-            rows, calls = await assess_run(gateway, settings, study_id=study_id, run_id=rid, case_title=title,
-                                           concerns=concerns, analysis=text)
+            rows, calls, reading = await assess_run(gateway, settings, study_id=study_id, run_id=rid,
+                                                    case_title=title, concerns=concerns, analysis=text)
         q.add_concern_scores(db, study_id, rows)  # each run's rows commit on their own: resumable
         summary.calls += calls
-        summary.runs_assessed += 1
+        setattr(summary, f"runs_{reading}", getattr(summary, f"runs_{reading}") + 1)
+        summary.runs_assessed = summary.runs_parsed + summary.runs_repaired
         failed = [r for r in rows if r["value"] is None]
         summary.concerns_failed += len(failed)
         summary.concerns_scored += len(rows) - len(failed)
@@ -224,7 +275,8 @@ async def assess_study_concerns(db, db_path, study_id: str, settings, *, gateway
             summary.errors.append(f"{rid}: {len(failed)} concern(s) unassessed "
                                   f"({json.loads(failed[0]['raw'])['error']})")
         if progress:
-            progress(f"concerns: {summary.runs_assessed}/{len(todo)} runs assessed")
+            done = summary.runs_assessed + summary.runs_unparsed + summary.runs_failed
+            progress(f"concerns: {done}/{len(todo)} runs asked, {summary.runs_assessed} assessed")
 
     results = await asyncio.gather(*(one(t) for t in todo), return_exceptions=True)
     for r in results:

@@ -386,6 +386,19 @@ def interpret_d(d: float | None) -> str:
     return "large"
 
 
+def interpret_effect(est: Estimate) -> str:
+    """Cohen's word only when the 95% CI excludes zero; otherwise the effect is inconclusive, said with why
+    (a d_z of 2.1 from two cases with a CI of [-0.65, 5.01] is no "large" effect)."""
+    if est.value is None:
+        return "undefined"
+    n = f"n = {est.n}"
+    if est.ci_low is None or est.ci_high is None:
+        return f"inconclusive (no CI; {n})"
+    if est.ci_low <= 0 <= est.ci_high:
+        return f"inconclusive (CI spans 0; {n})"
+    return interpret_d(est.value)
+
+
 @dataclass(frozen=True)
 class EffectRow:
     comparison: Comparison
@@ -458,7 +471,7 @@ def effect_size(data: StudyData, comparison: Comparison, *, seed: bool = False) 
         est = cohens_d(list(va.values()), list(vb.values()))
         design = "independent d (pooled SD)"
     mean = lambda v: sum(v) / len(v) if v else None  # noqa: E731
-    return EffectRow(comparison, metric, est, design, interpret_d(est.value), len(va), len(vb), len(shared),
+    return EffectRow(comparison, metric, est, design, interpret_effect(est), len(va), len(vb), len(shared),
                      mean(list(va.values())), mean(list(vb.values())), seed, tuple(ua), tuple(ub))
 
 

@@ -17,6 +17,11 @@ REPLY_BANNER = "[SIMULATED TEXT: written by the offline simulator with planted e
 BANNER = ("Every response, score and number in this study comes from the offline `sim` model "
           "and simulated raters with planted effects; none of it is a model's answer or a person's judgement.")
 
+# A dry run on `mock` may be scored by simulated raters (`simulate raters`) so that it reaches the report.
+PLACEHOLDER_NOTE = ("**Dry run.** Every response is the offline `mock` model's placeholder text, and any rater's "
+                    "score in it comes from simulated raters (`workbench --batch simulate raters`): no number "
+                    "here is a finding.")
+
 
 def models_of(definition: dict) -> list[str]:
     """Every model a study definition names: its [model] and each judge's."""
@@ -27,6 +32,14 @@ def models_of(definition: dict) -> list[str]:
 
 def is_simulated(definition: dict | None) -> bool:
     return bool(definition) and SIM_MODEL in models_of(definition)
+
+
+def is_placeholder(definition: dict | None) -> bool:
+    """Every model the study calls is the `mock` model: its texts are placeholders, it holds no real data."""
+    from workbench.gateway import MOCK_MODEL
+
+    names = run_models(definition) if definition else []
+    return bool(names) and all(n == MOCK_MODEL for n in names)
 
 
 def mixing_problem(definition: dict) -> str | None:
@@ -74,17 +87,20 @@ def title_mark(definition: dict | None, frozen: bool = True) -> str:
     study the power it was designed with (printed as the title's continuation so every report opens
     with it; computed on the statistics core in well under a second, so it is always shown)."""
     if not is_simulated(definition):
-        return f"\n\n> Designed power: {designed_power(definition)}" if frozen and definition else ""
+        power = f"\n\n> Designed power: {designed_power(definition)}" if frozen and definition else ""
+        return (f"\n\n> {PLACEHOLDER_NOTE}" if is_placeholder(definition) else "") + power
     lines = [f" ({LABEL})", "", f"> **{LABEL}.** {BANNER}"]
     if frozen:
         lines.append(f"> Designed power: {designed_power(definition)}")
     return "\n".join(lines)
 
 
-def designed_power(definition: dict, sims: int = 1000) -> str:
+def designed_power(definition: dict, sims: int | None = None) -> str:
     """One line: the power of each pre-registered comparison at the study's design (workbench power)."""
     from workbench.simulation.comparisons import preregistered
-    from workbench.simulation.power import study_power
+    from workbench.simulation.power import DEFAULT_SIMS, study_power
+
+    sims = sims or DEFAULT_SIMS  # the one simulation count `power` and the TUI use: one set of numbers
 
     comparisons = preregistered(definition)
     if not comparisons:

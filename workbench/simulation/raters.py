@@ -5,6 +5,10 @@ A simulated rater exports their packet exactly as a person would be sent it
 response plus their own bias (`[simulation.rater_bias]`) and noise (the planted
 `rater_icc`), and imports it back, signed and checked like any packet. The
 calibration pilots come first: when they pass, the next packet holds the rest.
+
+A study on the `mock` model (the plumbing dry run) may be filled too: its texts are placeholders and it
+holds no real data, so the simulated raters' scores (of placeholders, with the default planted values)
+mix with nothing, and the dry run reaches unblinding, metrics and the report.
 """
 
 from __future__ import annotations
@@ -16,7 +20,7 @@ from workbench.simulation.truth import perceived, true_score
 
 
 class NotSimulated(ValueError):
-    """Simulated raters only score a study on the `sim` model."""
+    """Simulated raters only score a study on the offline models (`sim`, or `mock` throughout)."""
 
 
 @dataclass
@@ -31,8 +35,11 @@ class RaterFill:
         return asdict(self)
 
 
-def answers_for(packet: dict, rater: str, params: dict) -> dict:
-    """The packet's answers, every criterion scored by the simulated rater (other answers kept)."""
+def answers_for(packet: dict, rater: str, params: dict, anchors: dict[str, str]) -> dict:
+    """The packet's answers, every criterion scored by the simulated rater (other answers kept).
+
+    `anchors` (`store.blind.draw_anchors`): each item's stable name. A draw is keyed by it, never by
+    the blind item id, which is random per store: the same study then gives the same scores anywhere."""
     sealed = packet["sealed"]
     bias = (params.get("rater_bias") or {}).get(rater, 0.0)
     answers = packet.get("answers") or {}
@@ -46,21 +53,23 @@ def answers_for(packet: dict, rater: str, params: dict) -> dict:
                 if got.get(c["id"]) is not None:
                     continue
                 true = true_score(item["response"], outcome, rubric_id, c["id"], c["min"], c["max"], c.get("name", ""))
-                z = draws.normal(params["seed"], "rater", rater, item["item"], rubric_id, c["id"])
+                z = draws.normal(params["seed"], "rater", rater, anchors[item["item"]], rubric_id, c["id"])
                 got[c["id"]] = perceived(true, c["min"], c["max"], params["rater_icc"], bias, z)
     return answers
 
 
 def fill_raters(db, study_id: str, raters: list[str] | None = None) -> list[RaterFill]:
+    from store.blind import draw_anchors
     from store.studies import get_study
     from workbench.scoring.packets import build_packet, import_packet
-    from workbench.simulation.label import is_simulated
+    from workbench.simulation.label import is_placeholder, is_simulated
     from workbench.simulation.params import params_of
 
     study = get_study(db, study_id)
     definition = (study or {}).get("definition") or {}
-    if not is_simulated(definition):
-        raise NotSimulated(f"study '{study_id}' is not on the `sim` model: only real people rate it")
+    if not (is_simulated(definition) or is_placeholder(definition)):
+        raise NotSimulated(f"study '{study_id}' is not on the offline `sim` or `mock` model: only real people "
+                           "rate it")
     params = params_of(definition)
     if study.get("unblinded_at"):  # a re-run after unblinding: the scores are in, scoring is closed
         return [RaterFill(r, held="scoring is closed (the study is unblinded)")
@@ -78,7 +87,7 @@ def fill_raters(db, study_id: str, raters: list[str] | None = None) -> list[Rate
                     fill.held = ("held at calibration: the pilots were scored against the expected direction; "
                                  "release the rater (as for a person) or re-score")
                 break
-            packet["answers"] = answers_for(packet, rater, params)
+            packet["answers"] = answers_for(packet, rater, params, draw_anchors(db, study_id))
             result = import_packet(db, packet)
             fill.packets += 1
             fill.scores += result.scores_written

@@ -6,6 +6,12 @@ Planted (from the study's `[simulation]` table, see workbench/simulation/params.
   effect), and each of three caveats is given with probability Φ(humility latent);
 - P1's three replicates of a case agree or diverge by a topology drawn per case (basin: one
   recommendation and the same claims; ridge: the third run recommends otherwise; plateau: all differ).
+- perspectives (a committee member's opening, a respondent's answer, B3's numbered views) each take a
+  lens (finance, operations, law, ...): parallel members draw theirs independently, B3's later views
+  repeat the first view's lens with probability `ANCHORING` (the sequential anchoring seed 001 tests), so
+  DQ-1 and DQ-2 have something to measure;
+- the DQ-3 concern judge (role "concern") scores each listed concern addressed with probability
+  Φ(latent), else mentioned or not discussed, in the JSON the assessment asks for.
 Every reply speaks the format its prompt asks for (committee moves with VOTE / SECOND / MOTION lines,
 numbered PERSPECTIVE and SCENARIO sections, the four report headings, the extraction's and the topology
 comparison's JSON), so the architectures' own parsers read it. Every reply starts with the SIMULATED banner.
@@ -31,6 +37,27 @@ CLAIMS = (
     ("The downside of acting is larger than the upside.", "The alternative keeps more options open."),
 )
 FINAL_PHASES = ("answer", "synthesis", "resolution")
+PERSPECTIVE_PHASES = ("respond", "opening")  # C1's respondents, C2's (and C3's committees') openings
+ANCHORING = 0.6  # B3: a later view repeats the first view's lens with this probability
+LENSES = (
+    "Money first. The budget, the cash flow and the cost of capital decide this: an overrun, a write-off or a "
+    "missed revenue target would weigh on the balance sheet for years, and the finance committee will ask who "
+    "signed off.",
+    "Operations carry the load. Staffing rotas, maintenance windows and supplier lead times strain first; a shift "
+    "without cover or a late spare part stops the line long before any plan notices.",
+    "The legal exposure matters most. Contracts, liability clauses, licences and the regulator's reporting duties "
+    "can turn one slip into a breach, a fine or a lawsuit that outlasts the project.",
+    "Customers notice first. Interrupted service, changed prices and broken promises erode their trust and "
+    "loyalty faster than any satisfaction survey shows, and complaints travel.",
+    "People inside bear it. Workload, morale and the risk of losing the few experienced colleagues who know how "
+    "things really work; burnout and resignations follow a rushed change.",
+    "The technology is the weak point. Integration with old systems, data migration, security patches and vendor "
+    "lock-in hide failures that only show under load or during an outage.",
+    "Reputation is at stake. Press coverage, community relations and how partners and investors read the "
+    "decision shape the next years more than the decision itself.",
+    "Think a decade ahead. Competitors' moves, market shifts and the options this choice closes off matter more "
+    "than this year's numbers.",
+)
 _TOPOLOGY = ("basin", "ridge", "plateau")
 
 
@@ -39,6 +66,8 @@ class HindsightSimulator:
         meta = request.metadata or {}
         prompt = "\n".join(str(m.get("content") or "") for m in request.messages)
         phase = meta.get("phase") or ""
+        if request.role == "concern":
+            return assess_concerns(request, params, db, str(request.messages[-1].get("content") or ""))
         if phase == "extract":
             return copy_report(prompt)
         if phase == "topology":
@@ -59,6 +88,8 @@ class HindsightSimulator:
             n = int(m.group(1)) if m else 3
             return REPLY_BANNER + "\n" + "\n".join(
                 f"SCENARIO {i + 1}: Path {i + 1}\n{run.scenario_text(i)}" for i in range(n))
+        if phase in PERSPECTIVE_PHASES:
+            return f"{REPLY_BANNER}\n{run.perspective(str(request.agent or ''))}"
         if phase in FINAL_PHASES:
             body = run.report()
             if run.condition == "B3":
@@ -105,8 +136,23 @@ class Run:
                 "RISKS:\n" + "\n".join(f"- {r}" for r in self.risks()) + f"\nCONFIDENCE: {confidence}")
 
     def perspectives(self) -> str:
-        risks = self.risks()
-        return "\n".join(f"PERSPECTIVE {i + 1}: View {i + 1}\n{risks[i % len(risks)]}" for i in range(3))
+        """B3's three views, one after another: each later view may anchor on the first one's lens."""
+        seed, risks = self.params["seed"], self.risks()
+        first = self._lens("view-1")
+        views = []
+        for i in range(3):
+            anchored = i and draws.rng(seed, "anchor", self.case, self.condition, self.replicate, i).random() < ANCHORING
+            lens = first if anchored else self._lens(f"view-{i + 1}")
+            views.append(f"PERSPECTIVE {i + 1}: View {i + 1}\n{LENSES[lens]}\n{risks[i % len(risks)]}")
+        return "\n".join(views)
+
+    def perspective(self, agent: str) -> str:
+        """A parallel member's own view: a lens drawn for this member alone."""
+        return f"{LENSES[self._lens(agent)]}\nI lean towards: {self.option}"
+
+    def _lens(self, who: str) -> int:
+        return draws.rng(self.params["seed"], "lens", self.case, self.condition, self.replicate, who
+                         ).randrange(len(LENSES))
 
     def scenario_text(self, i: int) -> str:
         risks = self.risks()
@@ -114,6 +160,27 @@ class Run:
 
     def statement(self) -> str:
         return f"I favour this course: {self.option}\n" + "\n".join(f"- {r}" for r in self.risks())
+
+
+def assess_concerns(request, params: dict, db, user: str) -> str:
+    """The DQ-3 concern judge: each listed concern addressed with probability Φ(the run's latent), else
+    mentioned or not discussed, as the JSON `metrics --assess-concerns` asks for."""
+    case, condition, replicate = _run_of(db, request.run_id)
+    p = draws.probit(draws.latent(params, case, condition, replicate)) if case else 0.5
+    listed = user.split("<analysis>")[0]  # the user message: the concern list, then the analysis
+    concerns = [line[2:].strip() for line in listed.splitlines() if line.startswith("- ")]
+    out = []
+    for c in concerns:
+        u = draws.rng(params["seed"], "concern", case, condition, replicate, c).random()
+        out.append({"concern": c, "score": 1 if u < p else (0.5 if u < (1 + p) / 2 else 0), "evidence": ""})
+    return _json({"concerns": out})
+
+
+def _run_of(db, run_id: str | None) -> tuple[str, str, int]:
+    from store.runs import get_run
+
+    row = get_run(db, run_id) if db is not None and run_id else None
+    return (row["case_id"], row["condition"], int(row["replicate"] or 0)) if row else ("", "", 0)
 
 
 def _outcome(db, case: str) -> str:
