@@ -90,7 +90,9 @@ def palette_titles(app) -> list[str]:
     if not isinstance(app.screen, CommandPalette):
         return []
     hits = app.screen.query_one(CommandList)
-    return [hits.get_option_at_index(k).hit.text or "" for k in range(hits.option_count)]
+    options = [hits.get_option_at_index(k) for k in range(hits.option_count)]
+    # a hit, or the palette's own line (e.g. its "no matches" notice while a search settles): both are shown
+    return [(o.hit.text if hasattr(o, "hit") else str(o.prompt)) or "" for o in options]
 
 
 class Walk:

@@ -111,7 +111,8 @@ async def test_a_study_streams_into_the_live_transcript_and_the_grid_reaches_don
 
 
 async def test_pause_holds_new_turns_resume_continues_and_cancel_stops(app, loopback_server):
-    framing_reply, slow_respondents = slow_reply(words=30, delay=0.03), {"on": True}
+    # the framing turn streams for about 4 s: time enough to press p while it does, on a loaded machine too
+    framing_reply, slow_respondents = slow_reply(words=80, delay=0.05), {"on": True}
 
     def respond(body: dict) -> Reply:
         if slow_respondents["on"] and body["messages"][0]["content"].startswith("You are adviser"):
