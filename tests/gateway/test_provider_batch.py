@@ -198,3 +198,21 @@ def test_the_batch_price_is_litellms(monkeypatch):
     assert batch == pytest.approx(1000 * 7.5e-08 + 1000 * 3e-07)  # the cost map's *_cost_per_token_batches
     assert batch == pytest.approx(direct / 2)
     assert batch_cost_of("openai/not-a-mapped-model", 10, 10) is None
+
+
+async def test_a_provider_that_never_takes_the_batch_fails_the_calls_in_time(db, db_path, server):
+    from tests.support.batch_server import _BatchHandler
+
+    def refuse(self):  # every upload answered 500: no batch is ever created
+        self.rfile.read(int(self.headers.get("Content-Length") or 0))
+        self._send_json(500, {"error": {"message": "files are down"}})
+
+    original = _BatchHandler.do_POST
+    _BatchHandler.do_POST = lambda self: refuse(self) if self.path.rstrip("/").endswith("/files") else original(self)
+    try:
+        with pytest.raises(GatewayError, match="did not take the batch"):
+            await gateway(db, db_path, max_rounds=2).call(request(server, 1))
+    finally:
+        _BatchHandler.do_POST = original
+    assert server.batches_created == 0
+    assert [b["state"] for b in batch_rows.batches_for(db, "s1")] == ["abandoned", "abandoned"]

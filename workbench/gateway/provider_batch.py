@@ -170,7 +170,14 @@ class Batcher:
             groups.setdefault((p.request.study_id, s.model, s.api_base, s.api_key_env), []).append(p)
         for group in groups.values():
             for start in range(0, len(group), self.config.max_requests):
-                await self._submit(group[start:start + self.config.max_requests])
+                part = group[start:start + self.config.max_requests]
+                try:
+                    await self._submit(part)
+                except Exception as exc:  # nobody awaits this task: every caller of the part hears it
+                    for p in part:
+                        for waiter in self.waiters.pop((p.request.study_id, p.key), []):
+                            if not waiter.done():
+                                waiter.set_exception(exc)
 
     async def _submit(self, group: list[_Pending]) -> None:
         settings = group[0].request.settings
@@ -205,8 +212,8 @@ class Batcher:
                                      input_file_id=uploaded.id, metadata={"workbench_batch": batch_id})
         except Exception as exc:
             found = await self._find_by_metadata(batch_id)
-            if found is None:
-                self._abandon(batch_id, f"the provider did not take the batch: {_short(exc)}")
+            if found is None:  # a round lost: it counts, so an unreachable provider ends the calls in time
+                self._abandon(batch_id, f"the provider did not take the batch: {_short(exc)}", resubmit=False)
                 return
             created = found
         self._accepted(batch_id, created)
@@ -222,13 +229,14 @@ class Batcher:
                           updated_at=_now())
         self._emit(batch_id, "submitted")
 
-    def _abandon(self, batch_id: str, why: str) -> None:
-        """The provider never accepted this batch: its calls are sent again (nothing was paid)."""
+    def _abandon(self, batch_id: str, why: str, *, resubmit: bool = True) -> None:
+        """The provider never accepted this batch: its calls are sent again (nothing was paid); `resubmit`
+        False counts it as a failed round of each call (an unreachable provider must not loop forever)."""
         rows.update_batch(self.db, batch_id, state="abandoned", updated_at=_now())
         study_id = rows.get_batch(self.db, batch_id)["study_id"]
         for r in rows.batch_requests(self.db, batch_id, state="open"):
             rows.mark_request(self.db, batch_id, r["custom_id"], "failed")
-            self._resolve(study_id, r["custom_id"], _Outcome(error=why, resubmit=True))
+            self._resolve(study_id, r["custom_id"], _Outcome(error=why, resubmit=resubmit))
         self._emit(batch_id, "abandoned", reason=why)
 
     async def _find_by_metadata(self, batch_id: str):
