@@ -50,7 +50,9 @@ def test_a_write_that_fails_half_way_keeps_the_previous_packet(db, tmp_path, mon
     def full(fd):  # the disk fills before the data is safe
         raise OSError(errno.ENOSPC, "No space left on device")
 
-    monkeypatch.setattr(packets.os, "fsync", full)
+    import workbench.files.whole as whole  # packets are written whole by workbench.files
+
+    monkeypatch.setattr(whole.os, "fsync", full)
     with pytest.raises(OSError):
         export_packet(db, sid, "rater-a", out)
     assert exports(db) == 1  # only the first export

@@ -54,7 +54,8 @@ class Context:
             protocol = protocol or self._protocol_of(study)
             if isinstance(document, dict):
                 document = {"study": study, **document}
-                document.setdefault("protocol", protocol)
+                if protocol is not None:  # a log outside any study (`_global`) has none to name
+                    document.setdefault("protocol", protocol)
             if not self.json and human is not None:
                 human = named_text(study, protocol, human() if callable(human) else human)
         if self.json:
@@ -94,7 +95,7 @@ def named_text(study: str, protocol: str | None, text: str) -> str:
     first = text.split("\n", 1)[0]
     if first.startswith(f"study {study}") and (protocol is None or f"protocol {protocol}" in first):
         return text
-    return f"study {study}  protocol {protocol or '?'}\n{text}"
+    return f"study {study}" + (f"  protocol {protocol}" if protocol else "") + f"\n{text}"
 
 
 def protocol_study(db, study_id: str, protocol: str) -> dict:

@@ -90,6 +90,12 @@ def call_key(request: CallRequest) -> str:
            "sampling": request.settings.sampling(), "replicate": request.replicate, "sample": request.sample}
     if request.response_schema is not None:
         doc["schema"] = request.response_schema
+    if request.settings.model == SIM_MODEL:
+        # The simulator's reply is a function of more than the messages (whose run, which judge, which item:
+        # its planted effects differ by them), so its key holds those too: two simulated judges asked the
+        # same prompt are two draws, never one reply shared by single flight or replay.
+        doc["sim"] = {"study": request.study_id, "run": request.run_id, "agent": request.agent,
+                      "turn": request.turn, "metadata": request.metadata}
     return hashlib.sha256(json.dumps(doc, sort_keys=True, separators=(",", ":"),
                                      ensure_ascii=False).encode()).hexdigest()
 

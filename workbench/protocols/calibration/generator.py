@@ -99,3 +99,9 @@ def write(path: str | Path, records: Iterator[dict]) -> int:
                 f.write(json.dumps(rec, ensure_ascii=False) + "\n")
                 n += 1
     return n
+
+
+def planted_ece(p_grid: list[float], k: float, k_true: float) -> float:
+    """The calibration error the generator plants at slope k (equal counts per grid value, one bin each)."""
+    gaps = [abs(q - 1.0 / (1.0 + math.exp(-(k / k_true) * logit(q)))) for q in p_grid]
+    return sum(gaps) / len(gaps)
