@@ -434,7 +434,7 @@ class StudiesScreen(StudyActions, JudgingActions, PacketActions, SectionScreen):
         self.app.push_screen(TopologyReviewScreen(study_id))
 
     def _is_hindsight(self, study_id: str, what: str) -> bool:
-        from workbench.protocols.registry import UnknownProtocol, protocol_of
+        from workbench.protocol.registry import UnknownProtocol, protocol_of
         from workbench.studies.lookup import load_study
 
         try:

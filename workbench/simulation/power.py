@@ -133,7 +133,7 @@ def study_power(definition: dict, effects: dict[str, float], sims: int = DEFAULT
     [simulation] (effects[A] − effects[B]), else DEFAULT_D."""
     from workbench.simulation.params import params_of
 
-    from workbench.protocols.registry import protocol_of
+    from workbench.protocol.registry import protocol_of
 
     params = params_of(definition)
     n_cases = protocol_of(definition).units(definition) or 1

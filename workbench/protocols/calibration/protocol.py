@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from workbench.protocols.base import ItemLoad, MetricsDocument, ReportSection, RunPlan, StudyProtocol
+from workbench.protocol.base import ItemLoad, MetricsDocument, ReportSection, RunPlan, StudyProtocol
 from workbench.protocols.calibration import section as sec
 
 

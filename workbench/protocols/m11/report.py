@@ -4,7 +4,7 @@ validation points, human agreement and cost)."""
 
 from __future__ import annotations
 
-from workbench.protocols.base import ReportSection
+from workbench.protocol.base import ReportSection
 from workbench.protocols.m11.scoring import CRITERIA
 
 
