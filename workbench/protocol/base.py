@@ -19,7 +19,7 @@ What a protocol says, and who asks:
 | what the freeze pins | `frozen_artefacts` | studies.freeze |
 | run programs | `planned_runs`, `expected_calls`, `program` | runs.runner |
 | after a group of runs | `after_runs` (e.g. hindsight's P1 topology) | runs.runner |
-| evaluation | `rubrics`, `blind_texts` (what raters and judges read) | blinding, judges |
+| evaluation | `rubrics`, `blind_texts` (what raters and judges read), `judges_are_runs` | blinding, judges |
 | metrics and report | `metrics`, `metrics_csv`, `report_sections` | cli metrics/report, screens |
 | TUI panels | `panels` (dotted paths into `screens/`, imported by the app only) | screens |
 | batch commands of its own | `commands` (modules with `register(subparsers)`) | cli.main |
@@ -95,6 +95,9 @@ class StudyProtocol:
     default_rubrics: tuple[str, ...] = ()
     threshold_defaults: dict[str, float] = {}   # `[thresholds]` keys it pre-registers, each in [0, 1]
     required_evaluators: tuple[str, ...] = ()   # "raters", "judges": a study file that leaves them out is refused
+    # The study's [[judges]] are its run conditions (calibration: each run is one judge's verdict on one
+    # interaction), so `run` makes their calls and the shared `judge` command, which scores blind items, refuses.
+    judges_are_runs: bool = False
     panels: dict[str, str] = {}       # "run" | "metrics" | "items" → "screens.<pkg>.<module>:<Class>"
     commands: tuple[str, ...] = ()    # batch command modules with register(subparsers)
 
