@@ -20,7 +20,7 @@ PANEL_TITLES = {"run": "live run", "metrics": "results", "items": "items", "crux
 
 def study_panels(db, study_id: str) -> dict[str, str]:
     """kind -> dotted screen path for the study's protocol (empty for hindsight and unknown studies)."""
-    from workbench.protocols.registry import UnknownProtocol, protocol_of
+    from workbench.protocol.registry import UnknownProtocol, protocol_of
     from workbench.studies.lookup import find_study
 
     study = find_study(db, study_id)

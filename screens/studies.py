@@ -58,8 +58,10 @@ def power_text(doc: dict) -> str:
     if not doc["comparisons"]:
         return f"{head}\nno pre-registered comparison: name one with `power STUDY --effect A:B:METRIC=D`"
     d = doc["design"]
-    design = (f"{d['cases']} case(s), {d['replicates']} replicate(s), {d['raters']} rater(s) at ICC "
-              f"{d['icc']:.2f}; detected: 95% CI of the paired d_z excludes 0")
+    from workbench.simulation.power import measurement_text
+
+    design = (f"{d['cases']} case(s), {d['replicates']} replicate(s), {measurement_text(d)}; "
+              "detected: 95% CI of the paired d_z excludes 0")
     lines = [head, design, "", f"{'#':>2} {'comparison':<26} {'d':>5} {'power':>6}"]
     for i, row in enumerate(doc["comparisons"], start=1):
         at_n = "-" if row["power"] is None else f"{row['power']:.2f}"
@@ -434,7 +436,7 @@ class StudiesScreen(StudyActions, JudgingActions, PacketActions, SectionScreen):
         self.app.push_screen(TopologyReviewScreen(study_id))
 
     def _is_hindsight(self, study_id: str, what: str) -> bool:
-        from workbench.protocols.registry import UnknownProtocol, protocol_of
+        from workbench.protocol.registry import UnknownProtocol, protocol_of
         from workbench.studies.lookup import load_study
 
         try:

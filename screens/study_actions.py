@@ -99,7 +99,7 @@ class StudyActions:
     def _write_report(self, study_id: str, path: str) -> str:
         from workbench.metrics.embeddings import progress_text
         from workbench.paths import thread_connection
-        from workbench.protocols.registry import protocol_of
+        from workbench.protocol.registry import protocol_of
         from workbench.reports.study_report import write_study_report
         from workbench.studies.lookup import load_study
 

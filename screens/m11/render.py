@@ -40,11 +40,11 @@ def overview(doc: dict) -> Text:
     t.append("Binary     ", style="bold")
     t.append(f"pass rate {pct(b['binary_pass_rate'])} · agreement {_est(b['agreement'])}\n")
     t.append(f"           kappa {_est(b['kappa'])}\n\n")
-    t.append("Band         samples  observed  expected\n", style="bold")
+    t.append("Band         Likert   samples  observed  expected\n", style="bold")
     for r in bands["rows"]:
         t.append(f"{r['band']:<12}", style=BAND_STYLE[r["band"]])
         observed = "-" if r["percent"] is None else f"{r['percent']:.1f}%"
-        t.append(f" {r['count']:>7}  {observed:>8}  {r['expected_percent'][0]}-{r['expected_percent'][1]}%\n")
+        t.append(f" {r['likert']:<7} {r['count']:>7}  {observed:>8}  {r['expected_percent'][0]}-{r['expected_percent'][1]}%\n")
     h = doc["human"]
     verdict = {True: "met", False: "not met", None: "not decidable"}[h["passed"]]
     t.append(f"\nHuman r {_est(h['pearson'])} · target > {h['target_r']}: {verdict}\n")

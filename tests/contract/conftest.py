@@ -15,7 +15,7 @@ import pytest
 from tests.contract.studies import BY_PROTOCOL, ContractStudy, copy_stage
 from tests.support.toy_protocol import EchoProtocol
 from workbench.cli.main import main
-from workbench.protocols import registry
+from workbench.protocol import registry
 
 
 @pytest.fixture(scope="package", autouse=True)

@@ -30,7 +30,8 @@ class ContractStudy:
     source: str | None                          # the example study in studies/, or None: `text` is the study
     edits: tuple[tuple[str, str], ...] = ()     # (old, new) replacements that make it small
     text: str = ""
-    judges: bool = False                        # names [[judges]]: `judge` applies
+    judges: bool = False                        # names [[judges]] that score blind items: `judge` applies
+    #                                             (calibration's [[judges]] are its runs: `judge` refuses it)
     raters: bool = False                        # names raters: `packet export` and `simulate raters` apply
     before_freeze: tuple[str, ...] = ()         # its own command for the model calls its freeze pins
     tag: str = ""
@@ -66,7 +67,7 @@ STUDIES = [
     ContractStudy("m11", "m11-sim.toml", tag="seed003", raters=True, edits=(
         ("runs = 3 ", "runs = 1 "), ("limit = 0", "limit = 4"),
     )),
-    ContractStudy("calibration", "calibration-sim.toml", tag="seed004", judges=True),
+    ContractStudy("calibration", "calibration-sim.toml", tag="seed004"),
     ContractStudy(TOY, None, tag="toy", text=TOY_STUDY),
 ]
 BY_PROTOCOL = {s.protocol: s for s in STUDIES}

@@ -16,6 +16,7 @@ import pytest
 from tests.contract.conftest import stage
 from tests.contract.studies import BY_PROTOCOL, STUDIES, ContractStudy
 from workbench.cli.main import main
+from workbench.protocol import registry
 
 MODES = ["text", "json"]
 
@@ -130,6 +131,40 @@ def test_judge(built, protocol, mode, tmp_path, capsys):
     db = stage(built, study, "ran", tmp_path)
     out, _ = command(capsys, mode, db, "judge", study.name)
     assert_names(study, mode, out)
+
+
+# at collection the test's toy protocol is not registered yet (a fixture does it); it judges nothing itself
+JUDGED_BY_RUNS = [s.protocol for s in STUDIES if s.protocol in registry.names() and registry.get(s.protocol).judges_are_runs]
+
+
+def test_calibration_is_the_protocol_judged_by_its_runs():
+    assert JUDGED_BY_RUNS == ["calibration"]
+    assert not BY_PROTOCOL["calibration"].judges
+
+
+@pytest.mark.parametrize("protocol", JUDGED_BY_RUNS)
+@modes
+def test_judge_refuses_a_study_whose_judges_are_its_runs(built, protocol, mode, tmp_path, capsys):
+    """The shared judges would re-judge what the run judged (every reply a judge error): `judge` says
+    to use `run` instead, exits 1 without a traceback, and makes no call and no verdict."""
+    import sqlite_utils
+
+    from store.calls import calls_for
+    from store.verdicts import verdict_rows
+
+    study = BY_PROTOCOL[protocol]
+    db_path = stage(built, study, "ran", tmp_path)
+    db = sqlite_utils.Database(db_path)
+    calls_before = len(calls_for(db, study_id=study.name))
+    capsys.readouterr()
+    code = main(["--batch", "--db", str(db_path), *(["--json"] if mode == "json" else []), "judge", study.name])
+    out, err = capsys.readouterr()
+    assert code == 1 and "Traceback" not in out + err
+    said = out + err
+    assert f"`workbench --batch run {study.name}`" in said and "its [[judges]] are its runs" in said
+    assert f"protocol {protocol}" in said
+    assert verdict_rows(db, study.name) == []
+    assert len(calls_for(db, study_id=study.name)) == calls_before
 
 
 @params

@@ -17,7 +17,7 @@ from screens.protocol_panels import open_panel
 from tests.contract.conftest import stage
 from tests.contract.studies import BY_PROTOCOL, STUDIES
 from tests.screens.screen_helpers import ASKING_GROUPS
-from workbench.protocols import registry
+from workbench.protocol import registry
 
 SIZE = (160, 50)
 

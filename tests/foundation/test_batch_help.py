@@ -47,12 +47,25 @@ def test_the_readme_synopsis_lists_every_command():
 
 
 SHARED = [(path, parser) for path, parser in COMMANDS
-          if parser.get_default("handler").__module__.startswith("workbench.cli.")]  # protocols document their own
+          if parser.get_default("handler").__module__.startswith("workbench.cli.")]
+# every registered protocol's own commands (`StudyProtocol.commands`), found as the CLI finds them
+PROTOCOL_COMMANDS = [(path, parser) for path, parser in COMMANDS
+                     if parser.get_default("handler").__module__.startswith("workbench.protocols.")]
 
 
-@pytest.mark.parametrize("path,parser", SHARED, ids=[" ".join(p) for p, _ in SHARED])
-def test_every_shared_command_has_a_description_and_examples_that_parse(path, parser):
-    """Issue 15: a description and one or two examples; each example is a command line the parser accepts."""
+def test_every_registered_protocol_command_is_in_the_help_checks():
+    from workbench.protocol import registry
+
+    groups = {path[0] for path, _ in PROTOCOL_COMMANDS}
+    assert {name for name in registry.names() if registry.get(name).commands} <= groups
+    assert {("calibration", "import"), ("faultline", "graph"), ("m11", "sample"), ("hindsight", "pilot")} <= {
+        path for path, _ in PROTOCOL_COMMANDS}
+
+
+@pytest.mark.parametrize("path,parser", SHARED + PROTOCOL_COMMANDS, ids=[" ".join(p) for p, _ in SHARED + PROTOCOL_COMMANDS])
+def test_every_command_has_a_description_and_examples_that_parse(path, parser):
+    """Issue 15 (shared commands) and issue 22 (protocol commands): a description and one or two examples;
+    each example is a command line the parser accepts."""
     import shlex
 
     assert parser.description and len(parser.description) > 30, " ".join(path)
@@ -71,3 +84,17 @@ def test_a_description_is_wrapped_and_the_examples_are_kept_line_for_line():
     text = dict(COMMANDS)[("metrics",)].format_help()
     assert max(len(line) for line in text.split("examples:")[0].splitlines()) <= 100
     assert "\n  workbench --batch metrics glenda-crock-mock --csv --out scores.csv\n" in text + "\n"
+
+
+@pytest.mark.parametrize("group", ["calibration", "faultline", "m11", "hindsight"])
+def test_a_protocol_command_group_says_what_it_is_for(group):
+    parser = next(p for path, p in leaf_parsers_with_groups(build_parser()) if path == (group,))
+    assert parser.description and len(parser.description) > 30
+
+
+def leaf_parsers_with_groups(parser: argparse.ArgumentParser, path=()):
+    yield path, parser
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for name, child in action.choices.items():
+                yield from leaf_parsers_with_groups(child, (*path, name))

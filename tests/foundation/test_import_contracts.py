@@ -2,7 +2,8 @@
 
 The contracts: screens → workbench → store; Textual only in screens/; shared
 machinery never imports a protocol package; protocols never import each
-other; no cycles between the packages of workbench/ or screens/.
+other; the protocol interface and registry (workbench/protocol/) import no
+machinery; no cycles between the packages of workbench/ or screens/.
 """
 
 from __future__ import annotations
@@ -49,3 +50,17 @@ def test_a_planted_forbidden_import_breaks_them(tmp_path):
     assert "Shared machinery never imports a protocol (it asks the registry) BROKEN" in out
     assert "screens → workbench → store BROKEN" in out
     assert "workbench.runs.planted -> workbench.protocols.hindsight" in out
+
+
+def test_the_interface_importing_the_runner_breaks_them(tmp_path):
+    """The interface at the bottom: one default reaching up into the runner (even inside a method, where
+    it would run fine) is refused, and it would close a cycle the acyclic contract no longer exempts."""
+    tree = copy_tree(tmp_path)
+    base = tree / "workbench" / "protocol" / "base.py"
+    base.write_text(base.read_text() + "\n\ndef _planted():\n    from workbench.runs.runner import StudyRunner\n")
+    result = lint(tree)
+    assert result.returncode != 0
+    out = result.stdout
+    assert "The protocol interface and registry import no machinery BROKEN" in out
+    assert "workbench.protocol.base -> workbench.runs.runner" in out
+    assert "No cycles between the core's packages BROKEN" in out

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from workbench.protocols import registry
+from workbench.protocol import registry
 
 
 def install(tmp_path, monkeypatch, entry_points: str, dist: str = "toy_protocols") -> None:

@@ -8,8 +8,8 @@ from textual.widgets import Static
 
 from screens.launch import make_app
 from screens.protocol_panels import study_panels
-from workbench.protocols import registry
-from workbench.protocols.base import RunPlan, StudyProtocol
+from workbench.protocol import registry
+from workbench.protocol.base import RunPlan, StudyProtocol
 
 
 class PanelScreen(Screen):

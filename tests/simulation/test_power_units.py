@@ -21,3 +21,35 @@ def test_each_protocol_counts_its_own_units():
     assert study_power(faultline, {}, sims=50, comparisons=[])["design"]["cases"] == debates
     hindsight = definition("glenda-crock-sim.toml")
     assert study_power(hindsight, {}, sims=50, comparisons=[])["design"]["cases"] == len(hindsight["cases"])
+
+
+def test_a_study_without_raters_is_not_said_to_have_one(capsys, tmp_path):
+    """Faultline measures its metrics once per run, with no raters: the design says so, plainly, and
+    computes what one measurement per run at the assumed reliability gives (as it did when it said "1 rater")."""
+    from workbench.cli.main import main
+    from workbench.simulation.power import Design, hash_label, power
+
+    faultline = definition("faultline-mock.toml")
+    assert not faultline.get("raters")
+    label = "graph-20:plain:score"
+    doc = study_power(faultline, {}, sims=200, comparisons=[label])
+    d = doc["design"]
+    assert d["raters"] == 0
+    once = Design(d["cases"], d["replicates"], 1, d["icc"], d["case_correlation"])
+    assert doc["comparisons"][0]["power"] == power(once, 0.5, 200, hash_label(label) % (2 ** 31))
+    code = main(["--batch", "--db", str(tmp_path / "w.db"), "power", str(ROOT / "studies" / "faultline-mock.toml"),
+                 "--sims", "100"])
+    out = capsys.readouterr().out
+    assert code == 0
+    assert "rater(s)" not in out
+    assert "no raters (each run's score is measured once, at an assumed reliability of 0.70)" in out
+    hindsight = definition("glenda-crock-mock.toml")
+    assert study_power(hindsight, {}, sims=50, comparisons=[])["design"]["raters"] == len(hindsight["raters"])
+
+
+def test_power_help_shows_a_single_percent_sign():
+    from workbench.cli.main import build_parser
+
+    power_parser = build_parser()._subparsers._group_actions[0].choices["power"]
+    text = power_parser.format_help()
+    assert "95% CI" in text and "%%" not in text

@@ -12,8 +12,8 @@ import hashlib
 import pytest
 
 from store.items import add_items
-from workbench.protocols import registry
-from workbench.protocols.base import ItemLoad, MetricsDocument, ReportSection, RunPlan, StudyProtocol
+from workbench.protocol import registry
+from workbench.protocol.base import ItemLoad, MetricsDocument, ReportSection, RunPlan, StudyProtocol
 from workbench.runs.context import RunOutput, user
 
 NAME = "echo-toy"

@@ -125,7 +125,7 @@ def _items_from_outputs(db: sqlite_utils.Database, study: StudyContext
 def _texts_to_blind(db: sqlite_utils.Database, study: StudyContext) -> list[dict]:
     """[{run_id, case_id, text}] not blinded yet: what the study's protocol gives raters to read
     (M11: a sample of items), else every finished run's final output (hindsight)."""
-    from workbench.protocols.registry import protocol_of
+    from workbench.protocol.registry import protocol_of
 
     texts = protocol_of(study.definition).blind_texts(db, study.id, study.definition)
     if texts is None:

@@ -56,7 +56,7 @@ def judge(args, ctx: Context) -> int:
     from workbench.cli.signals import quiet_when_gone, run_interruptible
     from workbench.gateway import build_gateway
     from workbench.gateway.api import GatewayError, ModelSettings
-    from workbench.judges.run import JudgingError, judge_study
+    from workbench.judges.run import JudgingError, judge_study, refuse_judges_that_are_runs
     from workbench.judges.summary import judging_text, keep_log_head
 
     db = ctx.db()
@@ -76,6 +76,7 @@ def judge(args, ctx: Context) -> int:
     again = f"workbench --batch judge {args.study_id} (the same options; what was judged is kept)"
     try:
         study = load_study(db, args.study_id)
+        refuse_judges_that_are_runs(args.study_id, study.definition, CommandError)  # the audit included
         _refuse_mixing(db, study, args)
         if not args.audit_only:
             report = run_interruptible(

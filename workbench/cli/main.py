@@ -65,7 +65,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def protocol_command_modules() -> list[str]:
     """The batch commands a protocol adds of its own (e.g. `calibration import`)."""
-    from workbench.protocols import registry
+    from workbench.protocol import registry
 
     return [m for name in registry.names() for m in registry.get(name).commands]
 

@@ -93,7 +93,7 @@ def analysis_options(args, db, ctx: Context, *, csv: bool = False) -> dict:
 
 
 def study_protocol(header: dict):
-    from workbench.protocols.registry import UnknownProtocol, protocol_of
+    from workbench.protocol.registry import UnknownProtocol, protocol_of
 
     try:
         return protocol_of(header["definition"])

@@ -14,7 +14,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("power", help="power of a study's pre-registered comparisons (no model calls)",
                        description="Simulate STUDY's design (its cases, replicates, raters and planted rater "
                                    "reliability) many times on the statistics core and report, per pre-registered "
-                                   "comparison, the probability that its 95%% CI excludes 0, and a table of power "
+                                   "comparison, the probability that its 95% CI excludes 0, and a table of power "
                                    "against the number of cases. STUDY is a stored study or a study file.",
                        **examples("workbench --batch power glenda-crock-sim", "workbench --batch power studies/glenda-crock-sim.toml --effect C2:B1:anticipation=0.5"))
     p.add_argument("study_id", metavar="STUDY")
@@ -79,9 +79,11 @@ def power(args, ctx: Context) -> int:
 
 def render(doc: dict) -> str:
     """The power document as text (the batch output; the Studies screen shows the same numbers)."""
+    from workbench.simulation.power import measurement_text
+
     d = doc["design"]
     lines = [f"power of {doc.get('study') or 'the study'}: {d['cases']} case(s), {d['replicates']} replicate(s), "
-             f"{d['raters']} rater(s) at ICC {d['icc']:.2f}, case correlation {d['case_correlation']:.2f}, "
+             f"{measurement_text(d)}, case correlation {d['case_correlation']:.2f}, "
              f"{doc['sims']} simulations per cell", f"  method: {doc['method']}"]
     grid = doc["case_grid"]
     lines.append(f"  {'comparison':<34} {'d':>5} {'d_z':>5} {'power':>6}   " + " ".join(f"n={n:<3}" for n in grid))

@@ -36,12 +36,13 @@ def run_endpoints(db, study: dict) -> list[tuple[str, str | None]]:
     """(model, api_base) of every model a study's runs call: each planned run's settings as its protocol gives
     them (a calibration run calls its judge), and the model tables of the protocol's section (faultline's
     extractor and graph builder)."""
-    from workbench.protocols.registry import protocol_of
+    from workbench.protocol.registry import protocol_of
+    from workbench.runs.settings import run_settings
 
     d = study["definition"]
     protocol = protocol_of(d)
     found = {(s.model, s.api_base or None)
-             for s in (protocol.settings_for(d, plan) for plan in protocol.planned_runs(db, study["id"], d))}
+             for s in (run_settings(protocol, d, plan) for plan in protocol.planned_runs(db, study["id"], d))}
     section = d.get(d.get("protocol") or "")
     for sub in (section.values() if isinstance(section, dict) else ()):
         if isinstance(sub, dict) and isinstance(sub.get("name"), str) and sub["name"]:

@@ -47,7 +47,7 @@ def create(args, ctx: Context) -> int:
             ctx.info(str(p))
         raise CommandError(f"study not created: {len(exc.problems)} problem(s) in {args.path}",
                            details=[p.to_dict() for p in exc.problems]) from None
-    from workbench.protocols.registry import protocol_of
+    from workbench.protocol.registry import protocol_of
 
     d = result["definition"]
     items = result.get("items") or {}

@@ -83,7 +83,7 @@ def export_table(db, study_id: str, out, *, with_text: bool = False) -> ExportDo
 
 def _measures(db, record):
     """The protocol's `metrics --csv` rows (no decision-quality embeddings: the tables stay quick)."""
-    from workbench.protocols.registry import protocol_of
+    from workbench.protocol.registry import protocol_of
 
     protocol = protocol_of(record.study["definition"])
     try:

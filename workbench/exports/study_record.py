@@ -63,7 +63,7 @@ class StudyRecord:
 
 def has_blinding(db: sqlite_utils.Database, study: dict) -> bool:
     """A study whose outputs go to raters or judges blind (its protocol says so), or already went."""
-    from workbench.protocols.registry import protocol_of
+    from workbench.protocol.registry import protocol_of
 
     return protocol_of(study["definition"]).blinds_outputs(study["definition"]) or \
         bool(md.blind_items(db, study["id"]))

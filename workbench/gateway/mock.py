@@ -35,8 +35,8 @@ def mock_text(request: CallRequest) -> str:
 
 
 def sim_text(request: CallRequest, db) -> str:
-    """The `sim` model's reply: the simulator of the call's protocol (workbench/simulation), reached
-    through the protocol interface so the gateway never imports a protocol."""
-    from workbench.protocols.base import simulated_reply
+    """The `sim` model's reply: the simulator of the call's protocol (workbench/simulation's engine, which
+    finds it through the registry, so the gateway never imports a protocol)."""
+    from workbench.simulation.engine import reply
 
-    return simulated_reply(request, db)
+    return reply(request, db)

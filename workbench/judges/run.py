@@ -95,6 +95,18 @@ def judge_items(db: sqlite_utils.Database, study: StudyContext) -> list[tuple[Ju
     return sorted(out, key=lambda t: (not t[2], t[0].id))
 
 
+def refuse_judges_that_are_runs(study_id: str, definition: dict, error=None) -> None:
+    """The shared judges score blind items. A protocol whose [[judges]] are its runs (calibration) has
+    none for them: its judges' calls are `run`'s, and judging them again would only pile up judge errors."""
+    from workbench.protocol.registry import protocol_of
+
+    protocol = protocol_of(definition)
+    if protocol.judges_are_runs:
+        raise (error or JudgingError)(
+            f"study '{study_id}' (protocol {protocol.name}) has no blind items to judge: its [[judges]] are its "
+            f"runs, and `workbench --batch run {study_id}` makes their calls (then `metrics {study_id}`)")
+
+
 async def judge_study(db: sqlite_utils.Database, gateway, study_id: str, *, judges: list[str] | None = None,
                       retry_errors: bool = False, force: bool = False, per_criterion: bool = False,
                       concurrency: int = 4, sink: EventSink | None = None, progress=None) -> JudgingReport:
@@ -104,6 +116,7 @@ async def judge_study(db: sqlite_utils.Database, gateway, study_id: str, *, judg
     sink = sink or NullSink()
     say = progress or (lambda message: None)
     study = load_study(db, study_id)
+    refuse_judges_that_are_runs(study_id, study.definition)
     seed = (study.definition.get("model") or {}).get("seed")
     specs = [JudgeSpec.from_definition(j, seed) for j in study.judges]
     if judges:

@@ -10,6 +10,15 @@ from __future__ import annotations
 from datetime import datetime, timezone
 
 
+def protocol_report(db, study_id: str, protocol, options: dict | None = None) -> str:
+    """The protocol's whole report (`StudyProtocol.report`, hindsight's Tables 1–4), or, when it returns
+    None, the shared heading followed by its `report_sections`."""
+    text = protocol.report(db, study_id, options)
+    if text is None:
+        text = standard_report(db, study_id, protocol, protocol.report_sections(db, study_id, options))
+    return text
+
+
 def standard_report(db, study_id: str, protocol, sections, *, generated_at: str | None = None) -> str:
     """The shared heading (study, protocol, seed, freeze, status, generated) and the sections in order."""
     from store.metrics_data import study_header

@@ -10,7 +10,9 @@ def study_report_text(db, study_id: str, protocol, options: dict) -> str:
     """The report's text; `options` are the protocol's analysis options (comparisons, DQ, progress)."""
     from workbench.safe_text import for_terminal
 
-    text = protocol.report(db, study_id, options)
+    from workbench.reports import protocol_report
+
+    text = protocol_report(db, study_id, protocol, options)
     # A report is read with `cat` and `less` too: a study description's or a reply's escape sequences and
     # control bytes would act on that terminal, so the file holds none (tabs and newlines stay).
     return for_terminal(text.rstrip("\n") + "\n\n" + counts_section(db, study_id)

@@ -62,13 +62,15 @@ from workbench.events import (
     watching,
 )
 from workbench.gateway.api import CostCeilingReached, GatewayError, GatewayLike
-from workbench.protocols.base import FollowUp, RunPlan, StudyProtocol
-from workbench.protocols.registry import protocol_of
+from workbench.protocol.base import FollowUp, RunPlan, StudyProtocol
+from workbench.protocol.registry import protocol_of
 from workbench.runs.context import RunContext, TurnStats, draw_settings
 from workbench.runs.control import RunCancelled, RunControl
 from workbench.runs.progress import StudyProgress
+from workbench.runs.settings import run_settings
 from workbench.runs.transcript import TranscriptSink
 from workbench.runs.truncation import output_truncated
+from workbench.studies.items import run_item
 
 
 class RunnerError(Exception):
@@ -237,7 +239,7 @@ class StudyRunner:
         """What a run of this item is given (cached: one item serves many runs)."""
         if item_id not in self._items:
             try:
-                self._items[item_id] = self.protocol.item_payload(self.db, self.study_id, item_id)
+                self._items[item_id] = run_item(self.db, self.protocol, self.study_id, item_id)
             except KeyError as exc:
                 raise RunnerError(str(exc.args[0] if exc.args else exc)) from None
         return self._items[item_id]
@@ -247,7 +249,7 @@ class StudyRunner:
 
         draw = self.protocol.draw(plan) if draw is None else draw
         replies = run_id or f"follow-up:{plan.item_id}:{plan.condition}"
-        settings = draw_settings(self.protocol.settings_for(self.definition, plan), draw)
+        settings = draw_settings(run_settings(self.protocol, self.definition, plan), draw)
         return RunContext(gateway=self.gateway, sink=self, settings=settings, item=self._item(plan.item_id),
                           options=self.protocol.run_options(self.definition), study_id=self.study_id,
                           run_id=run_id, case_id=plan.item_id, condition=plan.condition, replicate=plan.replicate,

@@ -11,3 +11,10 @@ def study_model_settings(definition: dict, table: str = "model") -> ModelSetting
     return ModelSettings(model=m["name"], api_base=m.get("api_base") or None, temperature=m["temperature"],
                          seed=m.get("seed"), max_tokens=m["max_tokens"], timeout=m.get("timeout", 120.0),
                          **connection_options(m))
+
+
+def run_settings(protocol, definition: dict, plan) -> ModelSettings:
+    """The settings a planned run uses: the protocol's (`settings_for`), or the study's [model] when it
+    returns None (the interface's default, kept here because the interface imports no machinery)."""
+    settings = protocol.settings_for(definition, plan)
+    return study_model_settings(definition) if settings is None else settings

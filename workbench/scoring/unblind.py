@@ -21,7 +21,7 @@ def blinds_outputs(db: sqlite_utils.Database, study_id: str) -> bool:
     """Whether the study's protocol seals its outputs at all (a faultline debate has no blind items:
     unblinding it opens nothing and waits on no one)."""
     from store.studies import get_study
-    from workbench.protocols.registry import protocol_of
+    from workbench.protocol.registry import protocol_of
 
     study = get_study(db, study_id)
     return study is None or protocol_of(study["definition"]).blinds_outputs(study["definition"])

@@ -1,7 +1,7 @@
 """The `sim` model's entry point: which simulator answers a call.
 
-The gateway hands every call on `sim` to `reply(request, db)` (through
-`workbench.protocols.base.simulated_reply`, the plug-in boundary). Judge calls
+The gateway hands every call on `sim` to `reply(request, db)` (`workbench.gateway.mock.sim_text`;
+pyproject.toml's acyclic contract names that one import and why). Judge calls
 get the shared judge simulator; everything else goes to the protocol's own
 simulator (`StudyProtocol.simulator()`, found through the registry). The
 study's `[simulation]` table comes with the call (RunContext puts it in the
@@ -35,7 +35,7 @@ def reply(request, db) -> str:
     params = params_of(definition)
     simulator = None
     if definition.get("protocol"):
-        from workbench.protocols import registry
+        from workbench.protocol import registry
 
         simulator = registry.get(definition["protocol"]).simulator()
     # judge calls go to the shared judge simulator, unless the protocol's own simulator answers that role

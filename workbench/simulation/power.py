@@ -133,12 +133,14 @@ def study_power(definition: dict, effects: dict[str, float], sims: int = DEFAULT
     [simulation] (effects[A] − effects[B]), else DEFAULT_D."""
     from workbench.simulation.params import params_of
 
-    from workbench.protocols.registry import protocol_of
+    from workbench.protocol.registry import protocol_of
 
     params = params_of(definition)
     n_cases = protocol_of(definition).units(definition) or 1
+    # raters: 0 when the study has none (faultline: its metrics are measured once per run, by its own
+    # pipeline); the simulation then draws one measurement per run with the same reliability (max(1, raters))
     design = Design(cases=n_cases, replicates=int(definition.get("replicates") or 1),
-                    raters=max(1, len(definition.get("raters") or [])), icc=params["rater_icc"],
+                    raters=len(definition.get("raters") or []), icc=params["rater_icc"],
                     case_correlation=params["case_correlation"])
     rows = []
     for label in comparisons or []:
@@ -160,6 +162,14 @@ def study_power(definition: dict, effects: dict[str, float], sims: int = DEFAULT
                      "implied_dz": design.implied_dz(d), "power": at_n, "power_by_cases": curve})
     return {"design": asdict(design), "sims": sims, "comparisons": rows, "case_grid": list(grid),
             "method": "paired d_z over cases, detected when its 95% CI excludes 0 (two-sided paired t)"}
+
+
+def measurement_text(design: dict) -> str:
+    """How each run's score is measured in the simulated design, in words (batch `power` and the Studies
+    screen): by the study's raters, or, with none, once per run by the protocol's own measure."""
+    if design["raters"] >= 1:
+        return f"{design['raters']} rater(s) at ICC {design['icc']:.2f}"
+    return f"no raters (each run's score is measured once, at an assumed reliability of {design['icc']:.2f})"
 
 
 def hash_label(label: str) -> int:

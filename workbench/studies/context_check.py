@@ -24,7 +24,8 @@ from workbench.problems import Problem, key_lines, line_of
 def context_problems(db: sqlite_utils.Database, study_id: str, definition: dict, name: str,
                      text: str | None) -> list[Problem]:
     """One problem per (model, item) whose prompt and reply budget exceed the model's window."""
-    from workbench.protocols.registry import protocol_of
+    from workbench.protocol.registry import protocol_of
+    from workbench.studies.items import run_item
 
     protocol = protocol_of(definition)
     models = [("model", definition.get("model") or {})]
@@ -40,7 +41,7 @@ def context_problems(db: sqlite_utils.Database, study_id: str, definition: dict,
     problems = []
     for plan in {p.item_id: p for p in protocol.planned_runs(db, study_id, definition)}.values():
         try:
-            payload = protocol.item_payload(db, study_id, plan.item_id)
+            payload = run_item(db, protocol, study_id, plan.item_id)
         except KeyError:  # the run itself reports a missing item
             continue
         content = payload if isinstance(payload, str) else json.dumps(payload, ensure_ascii=False, default=str)

@@ -75,7 +75,7 @@ def create_study(db: sqlite_utils.Database, path: str | Path | None = None, *, t
 
 def load_items(db: sqlite_utils.Database, study_id: str, definition: dict, path: str | Path | None) -> dict:
     """The protocol's items into the store (hindsight's cases are in the library already)."""
-    from workbench.protocols.registry import protocol_of
+    from workbench.protocol.registry import protocol_of
 
     base_dir = str(Path(path).resolve().parent) if path is not None else None
     result = protocol_of(definition).load_items(db, study_id, definition, base_dir)

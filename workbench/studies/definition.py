@@ -18,7 +18,7 @@ from typing import Any
 from workbench.gateway.api import CONNECTION_KEYS
 from workbench.studies.connection_keys import check_connection_keys
 from workbench.problems import Problem, key_lines, line_of
-from workbench.protocols import registry
+from workbench.protocol import registry
 
 STUDY_ID = re.compile(r"^[a-z0-9][a-z0-9-]{1,62}$")
 JUDGE_PIPELINES = ("direct", "adversarial")

@@ -106,7 +106,7 @@ def case_content(scenario: str, outcome: str) -> str:
 
 def current_artefacts(db: sqlite_utils.Database, study_id: str, definition: dict) -> list[Artefact]:
     """Every artefact as it is now; raises StudyError when a case or rubric is missing."""
-    from workbench.protocols.registry import protocol_of
+    from workbench.protocol.registry import protocol_of
 
     protocol = protocol_of(definition)
     problems: list[Problem] = []

@@ -51,7 +51,7 @@ def provider_batch_lines(db: sqlite_utils.Database, study_id: str) -> list[str]:
 def planned_runs(db: sqlite_utils.Database, study: dict) -> list[dict]:
     """Every run the study will have, as its protocol plans them (hindsight: case x condition x
     replicate, P1 always 3), in grid order."""
-    from workbench.protocols.registry import protocol_of
+    from workbench.protocol.registry import protocol_of
 
     d = study["definition"]
     return [{"id": run_id(study["id"], p.item_id, p.condition, p.replicate), "case_id": p.item_id,
@@ -65,7 +65,7 @@ def run_id(study_id: str, case_id: str, condition: str, replicate: int) -> str:
 
 def summary_text(s: dict) -> str:
     """`study show` in words, for every protocol: the shared keys, then what the protocol says it holds."""
-    from workbench.protocols.registry import protocol_of
+    from workbench.protocol.registry import protocol_of
 
     d = s["definition"]
     m = d.get("model") or {}

@@ -77,6 +77,7 @@ async def test_overview_and_tabs_at_80x24(results_store):
         # the same numbers as the metrics document: 2 scored, 1 of them passing; binary agrees on both
         assert "50.0% of 2 scored (1 unscored)" in overview
         assert "agreement 1.000" in overview
+        assert "PASS        " in overview and " 3.5–4.4 " in overview and " 0.0–2.4 " in overview
         screen.query_one(TabbedContent).active = "m11-tab-likert"
         await pilot.pause()
         likert = str(screen.query_one("#m11-likert", Static).render())

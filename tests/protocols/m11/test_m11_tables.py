@@ -59,6 +59,21 @@ def test_band_distribution_and_pass_rate_by_hand():
     assert dist["pass_rate"] == round(4 / 6, 4)
 
 
+def test_each_band_names_its_likert_range_as_seed_003_writes_it():
+    from workbench.protocols.m11.report import bands_section
+    from workbench.protocols.m11.scoring import likert_range
+
+    assert [likert_range(b) for b in ("Strong PASS", "PASS", "Borderline", "FAIL")] == [
+        "4.5–5.0", "3.5–4.4", "2.5–3.4", "0.0–2.4"]
+    dist = tables.band_distribution(_results())
+    assert [r["likert"] for r in dist["rows"]] == ["4.5–5.0", "3.5–4.4", "2.5–3.4", "0.0–2.4"]
+    doc = {"bands": dist, "binary": {"cross_table": {v: {r["band"]: 0 for r in dist["rows"]} for v in ("PASS", "FAIL")}}}
+    text = bands_section(doc)
+    # beside its expected share, in the same row of the report's table
+    assert "| Strong PASS | 4.5–5.0 | 2 | 33.3% | 40-50% |" in text
+    assert "| FAIL | 0.0–2.4 | 1 | 16.7% | 5-15% |" in text
+
+
 def test_binary_agreement_by_hand():
     # Likert pass/fail: P P P P F F (Borderline counts as FAIL); binary: P P P F P F
     # agreement 4/6; kappa: p_o = 4/6, p_e = (4/6)(4/6) + (2/6)(2/6) = 20/36, kappa = (24/36 - 20/36)/(16/36) = 0.25

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from workbench.protocols.base import ItemLoad, MetricsDocument, ReportSection, RunPlan, StudyProtocol
+from workbench.protocol.base import ItemLoad, MetricsDocument, ReportSection, RunPlan, StudyProtocol
 from workbench.protocols.calibration import section as sec
 
 
@@ -18,6 +18,7 @@ class CalibrationProtocol(StudyProtocol):
     panels = {"items": "screens.calibration.import_screen:CalibrationImportScreen",
               "metrics": "screens.calibration.results_screen:CalibrationResultsScreen"}
     commands = ("workbench.protocols.calibration.commands",)
+    judges_are_runs = True  # its [[judges]] are its conditions: `run` judges, the shared `judge` refuses
     simulator_module = "workbench.protocols.calibration.simulate"  # the offline `sim` model (issue 16)
 
     def blinds_outputs(self, definition: dict) -> bool:

@@ -7,7 +7,7 @@ choices the seed leaves open that this project made.
 
 from __future__ import annotations
 
-from workbench.protocols.base import ReportSection
+from workbench.protocol.base import ReportSection
 
 OWN_CHOICES = [
     "p = sigmoid(k · v_hat) is recomputed from each imported v_hat at the pre-registered `k` (default 1).",

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 
-from workbench.protocols.base import Bad, ItemLoad, MetricsDocument, ReportSection, RunPlan, StudyProtocol
+from workbench.protocol.base import Bad, ItemLoad, MetricsDocument, ReportSection, RunPlan, StudyProtocol
 from workbench.protocols.faultline.conditions import CONDITIONS, DEFAULT, SC_SAMPLES, SELF_CONSISTENCY, condition
 
 
@@ -69,7 +69,9 @@ class FaultlineProtocol(StudyProtocol):
         """A debate item carries its personas' built graphs (every size), so the program needs no store."""
         from workbench.protocols.faultline.graphs import stored_graphs
 
-        payload = dict(super().item_payload(db, study_id, item_id))
+        from workbench.studies.items import stored_payload
+
+        payload = dict(stored_payload(db, study_id, item_id))
         if payload.get("kind") == "debate":
             ids = {p["id"] for p in payload["pair"]["personas"]}
             payload["graphs"] = {k: g for k, g in stored_graphs(db, study_id).items() if k.split(":")[0] in ids}

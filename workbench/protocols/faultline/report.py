@@ -4,7 +4,7 @@ crux recurrence and errors. Text only; every number comes from analysis.study_me
 
 from __future__ import annotations
 
-from workbench.protocols.base import ReportSection
+from workbench.protocol.base import ReportSection
 from workbench.protocols.faultline.treatment import label, mark
 
 

@@ -10,13 +10,22 @@ from __future__ import annotations
 import argparse
 
 from workbench.cli.context import protocol_study
+from workbench.cli.examples import examples
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("hindsight", help="hindsight: topology review, adjudication, human pilot")
+    p = sub.add_parser("hindsight", help="hindsight: topology review, adjudication, human pilot",
+                       description="Seed 000's own steps: review P1's topology coding, adjudicate raters' "
+                                   "disagreements, and run the human pilot on the pilot cases.")
     hs = p.add_subparsers(dest="hindsight_command", metavar="ACTION", required=True)
     t = hs.add_parser("topology", help="the Basin / Ridge / Plateau coding per case and condition; "
-                                       "--review records a person's override with a reason")
+                                       "--review records a person's override with a reason",
+                         description="P1's topology per case and condition (Basin, Ridge or Plateau, as the "
+                                     "model coded it and as a person reviewed it). --review CASE CONDITION with "
+                                     "--pattern and --reason records an override; a Ridge needs --switching.",
+                         **examples("workbench --batch hindsight topology glenda-crock-mock",
+                                    "workbench --batch hindsight topology glenda-crock-mock --review glenda-crock P1 "
+                                    "--pattern Basin --reason 'one attractor' --reviewer ana"))
     t.add_argument("study", metavar="STUDY")
     t.add_argument("--review", nargs=2, metavar=("CASE", "CONDITION"))
     t.add_argument("--pattern", choices=("Basin", "Ridge", "Plateau"))

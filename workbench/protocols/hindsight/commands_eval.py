@@ -16,11 +16,19 @@ from __future__ import annotations
 import argparse
 
 from workbench.cli.context import protocol_study
+from workbench.cli.examples import examples
 
 
 def register(hs: argparse._SubParsersAction) -> None:
     a = hs.add_parser("adjudicate", help="the adjudication queue, or record a third rater's score or a "
-                                         "consensus for one item's criterion")
+                                         "consensus for one item's criterion",
+                       description="Without --item: the queue of items whose raters disagree beyond the margin "
+                                   "(their scores shown only with --with-scores). With --item, --rubric, "
+                                   "--criterion, --value and --method: record a third rater's score or a consensus.",
+                       **examples("workbench --batch hindsight adjudicate glenda-crock-mock",
+                                  "workbench --batch hindsight adjudicate glenda-crock-mock --item I-3F2A "
+                                  "--rubric anticipation --criterion anticipation --value 2 --method consensus "
+                                  "--by 'a + b'"))
     a.add_argument("study", metavar="STUDY")
     a.add_argument("--with-scores", action="store_true",
                    help="show the disagreeing scores (never to a third rater: they score blind)")
@@ -33,7 +41,13 @@ def register(hs: argparse._SubParsersAction) -> None:
     a.add_argument("--note", default=None)
     a.set_defaults(handler=handle_adjudicate)
     p = hs.add_parser("pilot", help="the human pilot on the study's pilot cases: kappa per metric against the "
-                                    "pre-registered targets; --refine records a new rubric version")
+                                    "pre-registered targets; --refine records a new rubric version",
+                       description="Kappa per metric between the raters on the study's pilot cases, against the "
+                                   "pre-registered targets. --refine RUBRIC_FILE records a revised rubric as a new "
+                                   "version, with --reason and --by.",
+                       **examples("workbench --batch hindsight pilot glenda-crock-mock",
+                                  "workbench --batch hindsight pilot glenda-crock-mock --refine rubrics/anticipation.md "
+                                  "--reason 'anchor 2 was ambiguous' --by ana"))
     p.add_argument("study", metavar="STUDY")
     p.add_argument("--refine", metavar="RUBRIC_FILE")
     p.add_argument("--reason", default="")

@@ -9,7 +9,7 @@ agreement, DQ, calibration of judge scores, probes).
 
 from __future__ import annotations
 
-from workbench.protocols.base import FollowUp, RunPlan, StudyProtocol
+from workbench.protocol.base import FollowUp, RunPlan, StudyProtocol
 from workbench.protocols.hindsight import study_section
 from workbench.protocols.hindsight.architectures import (
     architecture,
@@ -55,7 +55,7 @@ class HindsightProtocol(StudyProtocol):
         """Hindsight's cases are in the library already; what `study create` adds here is the corpus
         warning of a pilot study (a confirmatory one is refused in check_library)."""
         from store import cases as case_rows
-        from workbench.protocols.base import ItemLoad
+        from workbench.protocol.base import ItemLoad
         from workbench.protocols.hindsight.gates import corpus_problems
 
         if (definition.get("hindsight") or {}).get("study_kind", "pilot") == "confirmatory":

@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from workbench.protocols.base import MetricsDocument
+from workbench.protocol.base import MetricsDocument
 
 
 def analysis_for(db, study_id: str, options: dict):

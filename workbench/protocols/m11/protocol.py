@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from workbench.protocols.base import ItemLoad, MetricsDocument, ReportSection, RunPlan, StudyProtocol
+from workbench.protocol.base import ItemLoad, MetricsDocument, ReportSection, RunPlan, StudyProtocol
 from workbench.protocols.m11.section import check_section
 
 CONDITIONS = ("likert", "binary")

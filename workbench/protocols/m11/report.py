@@ -4,7 +4,7 @@ validation points, human agreement and cost)."""
 
 from __future__ import annotations
 
-from workbench.protocols.base import ReportSection
+from workbench.protocol.base import ReportSection
 from workbench.protocols.m11.scoring import CRITERIA
 
 
@@ -49,12 +49,13 @@ def overview(doc: dict) -> str:
 
 
 def bands_section(doc: dict) -> str:
-    rows = [[r["band"], r["count"], "-" if r["percent"] is None else f"{r['percent']:.1f}%",
+    rows = [[r["band"], r["likert"], r["count"], "-" if r["percent"] is None else f"{r['percent']:.1f}%",
              f"{r['expected_percent'][0]}-{r['expected_percent'][1]}%"] for r in doc["bands"]["rows"]]
     cross = doc["binary"]["cross_table"]
     crow = [[v, *[cross[v][r["band"]] for r in doc["bands"]["rows"]]] for v in ("PASS", "FAIL")]
     return ("Bands read from the overall score (mean of the five criteria), beside the distribution seed 003 "
-            "§7 expects.\n\n" + _table(["band", "samples", "observed", "expected"], rows) +
+            "§7 expects for each band's Likert range.\n\n" +
+            _table(["band", "Likert range", "samples", "observed", "expected"], rows) +
             "\n\nBinary verdict against the band:\n\n" +
             _table(["binary", *[r["band"] for r in doc["bands"]["rows"]]], crow))
 

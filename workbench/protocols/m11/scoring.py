@@ -20,6 +20,15 @@ BANDS = (
     ("FAIL", 0.0, (5, 15)),
 )
 BAND_NAMES = tuple(b[0] for b in BANDS)
+
+
+def likert_range(name: str) -> str:
+    """A band's Likert range as seed 003 §7 writes it, e.g. "3.5–4.4": from its lower bound to a tenth
+    below the next band's (scores are read to a tenth there); the top band runs to 5.0."""
+    names = [b[0] for b in BANDS]
+    i = names.index(name)
+    upper = 5.0 if i == 0 else BANDS[i - 1][1] - 0.1
+    return f"{BANDS[i][1]:.1f}–{upper:.1f}"
 PASSING = ("Strong PASS", "PASS")
 
 # Confidence from the spread (max - min) of the overall score across a sample's pipeline runs.

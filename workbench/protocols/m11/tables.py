@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from statistics import variance
 
-from workbench.protocols.m11.scoring import BANDS, CONFIDENCE_LEVELS, CRITERIA, PASSING
+from workbench.protocols.m11.scoring import BANDS, CONFIDENCE_LEVELS, CRITERIA, PASSING, likert_range
 
 
 def band_distribution(results: list[dict]) -> dict:
@@ -14,7 +14,7 @@ def band_distribution(results: list[dict]) -> dict:
     rows = []
     for name, lower, (lo, hi) in BANDS:
         count = sum(1 for r in scored if r["band"] == name)
-        rows.append({"band": name, "lower": lower, "count": count,
+        rows.append({"band": name, "lower": lower, "likert": likert_range(name), "count": count,
                      "percent": round(100 * count / n, 1) if n else None, "expected_percent": [lo, hi],
                      "within_expected": None if not n else lo <= 100 * count / n <= hi})
     passed = sum(1 for r in scored if r["band"] in PASSING)

@@ -2,8 +2,10 @@
 
 A protocol (one per seed) is a package `workbench/protocols/<name>/` whose
 `__init__` defines `PROTOCOL`, an instance of a `StudyProtocol` subclass. The
-registry (`workbench.protocols.registry`) maps a study file's `protocol = "…"`
-to it. Everything below — gateway, call log, runner with resume and replay,
+registry (`workbench.protocol.registry`) maps a study file's `protocol = "…"`
+to it. This module imports nothing of the machinery (not even inside a method):
+a default that needs the store, the runner, the reports or the simulator lives
+with its caller, which uses it when a method here returns None. Everything below — gateway, call log, runner with resume and replay,
 freeze, blinding, rater desk, packets, judges, statistics, embeddings, store —
 is shared and never imports a protocol; protocols never import each other.
 
@@ -17,11 +19,11 @@ What a protocol says, and who asks:
 | what the freeze pins | `frozen_artefacts` | studies.freeze |
 | run programs | `planned_runs`, `expected_calls`, `program` | runs.runner |
 | after a group of runs | `after_runs` (e.g. hindsight's P1 topology) | runs.runner |
-| evaluation | `rubrics`, `blind_texts` (what raters and judges read) | blinding, judges |
+| evaluation | `rubrics`, `blind_texts` (what raters and judges read), `judges_are_runs` | blinding, judges |
 | metrics and report | `metrics`, `metrics_csv`, `report_sections` | cli metrics/report, screens |
 | TUI panels | `panels` (dotted paths into `screens/`, imported by the app only) | screens |
 | batch commands of its own | `commands` (modules with `register(subparsers)`) | cli.main |
-| the offline `sim` model | `simulator` (its `simulate.py`) | the gateway, via `simulated_reply` |
+| the offline `sim` model | `simulator` (its `simulate.py`) | workbench.simulation.engine |
 
 Default implementations make the optional parts optional: a protocol with one
 item, one call and one metric overrides `program`, `planned_runs` and `metrics`.
@@ -32,10 +34,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable
 
-if TYPE_CHECKING:  # typing only: the runner passes these in
+if TYPE_CHECKING:  # typing only
     import sqlite_utils
 
-    from workbench.runs.context import RunContext, RunOutput
+# "RunContext" and "RunOutput" in annotations are workbench.runs.context's, named but not imported: even a
+# typing-only import is an edge import-linter counts, and the interface sits below the runner.
 
 # A problem reporter: bad("dotted.key", "message") records `file:line: dotted.key: message`.
 Bad = Callable[[str, str], None]
@@ -92,6 +95,9 @@ class StudyProtocol:
     default_rubrics: tuple[str, ...] = ()
     threshold_defaults: dict[str, float] = {}   # `[thresholds]` keys it pre-registers, each in [0, 1]
     required_evaluators: tuple[str, ...] = ()   # "raters", "judges": a study file that leaves them out is refused
+    # The study's [[judges]] are its run conditions (calibration: each run is one judge's verdict on one
+    # interaction), so `run` makes their calls and the shared `judge` command, which scores blind items, refuses.
+    judges_are_runs: bool = False
     panels: dict[str, str] = {}       # "run" | "metrics" | "items" → "screens.<pkg>.<module>:<Class>"
     commands: tuple[str, ...] = ()    # batch command modules with register(subparsers)
 
@@ -131,13 +137,9 @@ class StudyProtocol:
         return f"{len(definition.get('conditions', []))} condition(s)"
 
     def item_payload(self, db: "sqlite_utils.Database", study_id: str, item_id: str) -> Any:
-        """What a run of this item is given as `ctx.item`."""
-        from store.items import get_item
-
-        row = get_item(db, study_id, item_id)
-        if row is None:
-            raise KeyError(f"no item '{item_id}' in study '{study_id}'")
-        return row["payload"]
+        """What a run of this item is given as `ctx.item`. None: the payload `load_items` stored
+        (`workbench.studies.items.run_item` reads it)."""
+        return None
 
     async def prepare(self, db: "sqlite_utils.Database", gateway, study_id: str, definition: dict, *,
                       sink, control) -> None:
@@ -171,10 +173,8 @@ class StudyProtocol:
         return definition.get(self.section, {}) if self.section else {}
 
     def settings_for(self, definition: dict, plan: RunPlan):
-        """The model settings a run uses (default: the study's [model])."""
-        from workbench.runs.settings import study_model_settings
-
-        return study_model_settings(definition)
+        """The model settings a run uses. None: the study's [model] (`workbench.runs.settings.run_settings`)."""
+        return None
 
     async def program(self, ctx: "RunContext") -> "RunOutput":
         """The run program for `ctx.condition` over `ctx.item`."""
@@ -233,12 +233,10 @@ class StudyProtocol:
                         options: dict | None = None) -> list[ReportSection]:
         return []
 
-    def report(self, db: "sqlite_utils.Database", study_id: str, options: dict | None = None) -> str:
-        """The whole Markdown report: by default the shared heading (study, protocol, freeze, status)
-        followed by `report_sections`."""
-        from workbench.reports import standard_report
-
-        return standard_report(db, study_id, self, self.report_sections(db, study_id, options))
+    def report(self, db: "sqlite_utils.Database", study_id: str, options: dict | None = None) -> str | None:
+        """The whole Markdown report. None: the shared heading (study, protocol, freeze, status) followed
+        by `report_sections` (`workbench.reports.protocol_report` builds it)."""
+        return None
 
 
 @dataclass
@@ -256,9 +254,3 @@ class FollowUp:
     done: bool
     work: Callable[["RunContext"], Any]
 
-
-def simulated_reply(request, db) -> str:
-    """The `sim` model's reply to a call (the gateway's one entry into the simulator, workbench/simulation)."""
-    from workbench.simulation.engine import reply
-
-    return reply(request, db)

@@ -14,7 +14,7 @@ from __future__ import annotations
 import importlib
 from importlib import metadata
 
-from workbench.protocols.base import StudyProtocol
+from workbench.protocol.base import StudyProtocol
 
 GROUP = "workbench.protocols"
 
