@@ -190,3 +190,39 @@ def test_offline_judges_are_not_one_model(tmp_path):
     doc = _panel_study(tmp_path, {"ja": [0.1, 0.5, 0.9], "jb": [0.2, 0.4, 0.8], "jc": [0.3, 0.6, 0.7]}, {})
     assert doc["arm_c"]["degenerate"] == []                  # all three "mock": not a model
     assert "Degenerate judges" not in text_summary(doc)
+
+
+async def test_the_results_screen_names_them_with_the_cores_words(tmp_path):
+    """The TUI reads the same definition: the degenerate judges above Arm C's table, every "—" with its reason."""
+    from textual.app import App
+    from textual.widgets import DataTable, Static
+
+    from screens.calibration.results_screen import CalibrationResultsScreen
+    from tests.protocols.calibration.test_calibration_screens import settle
+    from workbench.protocols.calibration.report import degenerate_lines
+
+    a = [0.1, 0.3, 0.2, 0.5, 0.4, 0.7, 0.6, 0.9]
+    doc = _panel_study(tmp_path, {"ja": a, "jb": a[::-1], "flat": [0.5] * 8},
+                       {"ja": "openai/qwen", "jb": "openai/qwen", "flat": "openai/other"}, api_base="http://x/v1")
+    from store import open_store
+
+    db = open_store(tmp_path / "store.db")
+
+    class Host(App):
+        def on_mount(self) -> None:
+            self.push_screen(CalibrationResultsScreen(db, "cal-mixed"))
+
+    app = Host()
+    async with app.run_test(size=(160, 50)) as pilot:
+        await settle(pilot)
+        screen = app.screen
+        assert str(screen.query_one("#cal-outcome", Static).render()).startswith(
+            "No pre-registered outcome can be decided: α undefined as a test of disagreement: judge flat")
+        await pilot.press("right")
+        note = screen.query_one("#cal-degenerate", Static)
+        assert note.display and str(note.render()).splitlines()[1:] == degenerate_lines(doc)
+        rows = {r[0]: r[1] for r in (screen.query_one("#cal-agreement", DataTable).get_row_at(i)
+                                     for i in range(screen.query_one("#cal-agreement", DataTable).row_count))}
+        assert rows["Spearman ja vs flat"].startswith("— (judge flat is constant (0.5 on all 8 items)")
+        assert rows["Spearman ja vs jb"].endswith("(ja and jb are one model: not independent)")
+        assert "(α undefined as a test of disagreement: judge flat is constant)" in rows["Krippendorff α (interval)"]

@@ -43,8 +43,9 @@ def _num(v, fmt: str = ".3f", why: str | None = None) -> str:
     return f"— ({why})" if why else "—"
 
 
-def _est(e: dict, fmt: str = ".3f") -> str:
-    """An estimate's value, or "—" with its undefined reason; a note on a defined value follows it."""
+def estimate_text(e: dict, fmt: str = ".3f") -> str:
+    """An estimate's value, or "—" with its undefined reason; a note on a defined value follows it. The one
+    rendering the report, `metrics` and the TUI's results screen share."""
     text = _num(e.get("value"), fmt, e.get("undefined_reason") or "undefined")
     return f"{text} ({e['note']})" if e.get("value") is not None and e.get("note") else text
 
@@ -63,14 +64,14 @@ def sections(doc: dict) -> list[ReportSection]:
     return out
 
 
-def _degenerate(doc: dict) -> list[str]:
+def degenerate_lines(doc: dict) -> list[str]:
     """The degenerate judges, one line each with its consequence (Arm C's definition)."""
     return [f"- {d['statement']}: {d['consequence']}" for d in doc["arm_c"].get("degenerate", [])]
 
 
 def _outcome(doc: dict) -> str:
     o = doc["outcome"]
-    flagged = _degenerate(doc)
+    flagged = degenerate_lines(doc)
     return (f"**{o['summary']}**\n\n{o['facts']}."
             + ("\n\nDegenerate judges:\n\n" + "\n".join(flagged) if flagged else ""))
 
@@ -100,9 +101,9 @@ def _arm_a(doc: dict) -> str:
         rows.append(f"| [{b['lower']:.1f}, {b['upper']:.1f}) | {b['count']} | {_num(b['mean_predicted'], why=why)} | "
                     f"{_num(b['observed_frequency'], why=why)} | {_num(b['gap'], why=why)} |")
     sweep = a["k_sweep"]
-    return (f"{a['n']} interactions at k = {a['k']:g}: ECE {_est(cal['ece'])}, MCE {_est(cal['mce'])}, "
-            f"Brier {_est(cal['brier'])}.\n\n" + "\n".join(rows) +
-            f"\n\nk sweep: {sweep['note']} (ECE {_est(sweep['best_ece'])}).")
+    return (f"{a['n']} interactions at k = {a['k']:g}: ECE {estimate_text(cal['ece'])}, MCE {estimate_text(cal['mce'])}, "
+            f"Brier {estimate_text(cal['brier'])}.\n\n" + "\n".join(rows) +
+            f"\n\nk sweep: {sweep['note']} (ECE {estimate_text(sweep['best_ece'])}).")
 
 
 def _arm_b(doc: dict) -> str:
@@ -118,14 +119,14 @@ def _arm_b(doc: dict) -> str:
 def _arm_c(doc: dict) -> str:
     c = doc["arm_c"]
     alpha = c["alpha"]
-    lines = [f"- Krippendorff's α (interval): {_est(alpha)}"
+    lines = [f"- Krippendorff's α (interval): {estimate_text(alpha)}"
              + (f" ({alpha['not_a_test']})" if alpha.get("not_a_test") else ""),
-             f"- ICC(2,1): {_est(c['icc_2_1'])}",
-             f"- ρ(p, judges' mean): {_est(c['proxy_vs_judges'])}",
+             f"- ICC(2,1): {estimate_text(c['icc_2_1'])}",
+             f"- ρ(p, judges' mean): {estimate_text(c['proxy_vs_judges'])}",
              f"- decision rule: {c['decision']}"]
     for pair, est in c["pairwise_spearman"].items():
-        lines.append(f"- Spearman {pair}: {_est(est)}")
-    flagged = _degenerate(doc)
+        lines.append(f"- Spearman {pair}: {estimate_text(est)}")
+    flagged = degenerate_lines(doc)
     if flagged:
         lines = ["Degenerate judges:", "", *flagged, "", *lines]
     rows = ["| p bin | n | mean pairwise |Δ| | mean SD |", "|---|---:|---:|---:|"]
