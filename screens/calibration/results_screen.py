@@ -37,6 +37,7 @@ class CalibrationResultsScreen(Screen):
     CalibrationResultsScreen MetricPlot { height: 14; min-height: 10; }
     CalibrationResultsScreen #cal-ksweep { height: 10; }
     CalibrationResultsScreen DataTable { height: auto; max-height: 16; }
+    CalibrationResultsScreen #cal-degenerate { display: none; height: auto; padding: 0 1; }
     """
 
     def __init__(self, db, study_id: str) -> None:
@@ -56,6 +57,7 @@ class CalibrationResultsScreen(Screen):
                     yield DataTable(id="cal-bins", zebra_stripes=True)
             with TabPane("Judges (B, C)", id="cal-tab-judges"):
                 with VerticalScroll():
+                    yield Static("", id="cal-degenerate", markup=False)
                     yield DataTable(id="cal-agreement", zebra_stripes=True)
                     yield DataTable(id="cal-judges", zebra_stripes=True)
                     yield MetricPlot(id="cal-disagreement")
@@ -128,11 +130,18 @@ class CalibrationResultsScreen(Screen):
         c, b = doc["arm_c"], doc["arm_b"]
         table = self.query_one("#cal-agreement", DataTable)
         table.clear()
-        table.add_row("Krippendorff α (interval)", _num(c["alpha"]["value"]), str(c["n_items"]))
-        table.add_row("ICC(2,1)", _num(c["icc_2_1"]["value"]), str(c["icc_2_1"]["n"]))
-        table.add_row("ρ(p, judges' mean)", _num(c["proxy_vs_judges"]["value"]), str(c["proxy_vs_judges"]["n"]))
+        from workbench.protocols.calibration.report import degenerate_lines, estimate_text
+
+        flagged = degenerate_lines(doc)   # constant judges, judges on one model: each with its consequence
+        note = self.query_one("#cal-degenerate", Static)
+        note.update("Degenerate judges:\n" + "\n".join(flagged) if flagged else "")
+        note.display = bool(flagged)
+        alpha = estimate_text(c["alpha"]) + (f" ({c['alpha']['not_a_test']})" if c["alpha"].get("not_a_test") else "")
+        table.add_row("Krippendorff α (interval)", alpha, str(c["n_items"]))
+        table.add_row("ICC(2,1)", estimate_text(c["icc_2_1"]), str(c["icc_2_1"]["n"]))
+        table.add_row("ρ(p, judges' mean)", estimate_text(c["proxy_vs_judges"]), str(c["proxy_vs_judges"]["n"]))
         for pair, est in c["pairwise_spearman"].items():
-            table.add_row(f"Spearman {pair}", _num(est["value"]), str(est["n"]))
+            table.add_row(f"Spearman {pair}", estimate_text(est), str(est["n"]))
         judges = self.query_one("#cal-judges", DataTable)
         judges.clear()
         for name, j in b["per_judge"].items():

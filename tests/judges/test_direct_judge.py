@@ -86,7 +86,7 @@ async def test_an_invalid_reply_is_retried_with_the_reason_then_accepted(store, 
     report = await judge_study(db, gateway, sid)
     assert report.judges[0].ok == 2 and loopback_server.count == 4
     retried = [user_text(b) for b in loopback_server.requests if "could not be used" in user_text(b)]
-    assert len(retried) == 2 and all("does not appear in the RECOMMENDATION" in t for t in retried)
+    assert len(retried) == 2 and all("was not found there" in t for t in retried)
     assert {r["status"] for r in verdict_rows.verdict_rows(db, sid)} == {"ok"}
 
 

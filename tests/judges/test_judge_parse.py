@@ -39,8 +39,8 @@ def test_fenced_json_and_a_quote_inside_the_justification_are_accepted():
     (reply(score=2.5), "whole number"),
     (reply(score=True), "whole number"),
     (reply(justification=""), "justification"),
-    (reply(quote="a sentence the response never said"), "does not appear"),
-    (reply(quote="ab"), "does not appear"),
+    (reply(quote="a sentence the response never said"), "was not found there"),
+    (reply(quote="ab"), "was not found there"),
 ])
 def test_invalid_replies_say_why(text, reason):
     with pytest.raises(InvalidReply, match=reason):

@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 
 from workbench.events import EventSink
 from workbench.judges.calls import RETRY_STRIDE, JudgeItem, JudgeSpec, ask_json
-from workbench.judges.direct import RunOutcome
+from workbench.judges.direct import RunOutcome, shown_elsewhere
 from workbench.judges.parse import InvalidReply, extract_json, parse_verdict
 from workbench.judges.prompt import DATA_RULE, block, evaluator_messages, neutralise, rubric_text
 from workbench.rubrics import Rubric
@@ -253,7 +253,7 @@ async def adversarial_run(gateway, judge: JudgeSpec, study_id: str, item: JudgeI
                 scenario=item.scenario, outcome=item.outcome, response=item.response, rubric=rubric,
                 retry_note=note, extra_blocks=[("DEBATE", debate)], extra_instructions=extra.strip(),
                 system=JUDGE_SYSTEM),
-            lambda text: parse_verdict(text, rubric, shown), settings=judge.settings(TEMPERATURES["judge"]),
+            lambda text: parse_verdict(text, rubric, shown, shown_elsewhere(item, rubric)), settings=judge.settings(TEMPERATURES["judge"]),
             turn=f"judge/{rubric.id}/judge", sample_base=offset + round_ * 10, step="adversarial judge",
             **common)
         outcome.absorb(verdict)

@@ -4,7 +4,8 @@ By default one call scores every criterion of the rubric (JSON keyed by
 criterion id); `per_criterion=True` asks one call per criterion instead.
 Every call is a fresh context (role "judge"). A reply that does not validate
 (`parse.py`) is retried; after three attempts the run is a judge error that
-keeps the raw replies.
+keeps the raw replies. A reply whose quote is not in the response (copied from
+the rubric, say) gets one corrective retry that says so (`calls.ask_json`).
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from dataclasses import dataclass, field, replace
 from workbench.events import EventSink
 from workbench.judges.calls import RETRY_STRIDE, Asked, JudgeItem, JudgeSpec, ask_json
 from workbench.judges.parse import parse_verdict
-from workbench.judges.prompt import evaluator_messages, neutralise
+from workbench.judges.prompt import evaluator_messages, neutralise, rubric_text
 from workbench.judges.schema import verdict_schema
 from workbench.rubrics import Rubric
 
@@ -31,13 +32,25 @@ class RunOutcome:
     detail: dict = field(default_factory=dict)
     placeholder: bool = False
     readings: list = field(default_factory=list)   # (key, step, reading) per reply (workbench/structured)
+    retries: int = 0              # calls after an unusable reply, of every stage
+    quote_retries: int = 0        # of those, corrective retries after a refused quote
 
     def absorb(self, asked: Asked) -> None:
         self.raws += asked.raws
         self.reasons += asked.reasons
         self.call_ids += asked.call_ids
         self.readings += asked.readings
+        self.retries += asked.retries
+        self.quote_retries += asked.corrective_retries
         self.placeholder = self.placeholder or asked.placeholder
+
+
+def shown_elsewhere(item: JudgeItem, rubric: Rubric) -> dict[str, str]:
+    """The texts a judge is shown besides the response, by name: a refused quote's reason names its source."""
+    out = {"rubric": rubric_text(rubric), "scenario": item.scenario or ""}
+    if item.outcome:
+        out["outcome"] = item.outcome
+    return out
 
 
 async def direct_run(gateway, judge: JudgeSpec, study_id: str, item: JudgeItem, rubric: Rubric, *,
@@ -51,8 +64,9 @@ async def direct_run(gateway, judge: JudgeSpec, study_id: str, item: JudgeItem, 
             return evaluator_messages(scenario=item.scenario, outcome=item.outcome, response=item.response,
                                       rubric=part, retry_note=note)
 
+        elsewhere = shown_elsewhere(item, part)
         asked = await ask_json(
-            gateway, build, lambda text, part=part: parse_verdict(text, part, shown),
+            gateway, build, lambda text, part=part, elsewhere=elsewhere: parse_verdict(text, part, shown, elsewhere),
             settings=judge.settings(), study_id=study_id, turn=f"judge/{rubric.id}", agent=judge.name,
             replicate=run_index, sample_base=retry * RETRY_STRIDE + k * 10, metadata={"item": item.id, "rubric": rubric.id},
             sink=sink, schema=verdict_schema(part, shown))

@@ -8,6 +8,11 @@ the justification. Quotes are compared case-insensitively with whitespace,
 quotation marks and dashes normalised; an ellipsis may join several pieces,
 each of which must appear. Anything else raises `InvalidReply` with the
 reason, which the next attempt is told.
+
+A reply that parses but whose quote is not in the response raises `QuoteRefused` (a `RefusedReply`: counted
+as refused, not unparsed). Its reason says which text the quote must come from and, when the quote is found
+in another text the judge was shown (the rubric, the scenario, the outcome), names that text: the corrective
+retry is told "the quote must be copied from the RECOMMENDATION ...; it is text of the rubric".
 """
 
 from __future__ import annotations
@@ -16,9 +21,17 @@ import json
 import re
 
 from workbench.rubrics import Rubric
-from workbench.structured.reading import InvalidReply, repaired  # InvalidReply: every parser imports it from here
+from workbench.structured.reading import InvalidReply, RefusedReply, repaired  # InvalidReply: every parser imports it from here
 
 MIN_QUOTE = 4  # characters, after normalising: a quote must say something
+
+
+class QuoteRefused(RefusedReply):
+    """The verdict parsed, but a criterion's quote is not in the response (issue 25 item 7)."""
+
+    def __init__(self, message: str, *, criterion: str, quote: str, source: str | None):
+        super().__init__(message)
+        self.criterion, self.quote, self.source = criterion, quote, source
 
 
 def extract_json(text: str) -> dict:
@@ -82,8 +95,25 @@ def parse_score(value, lo: int, hi: int, where: str) -> int:
     return int(value)
 
 
-def parse_verdict(text: str, rubric: Rubric, response: str) -> dict[str, dict]:
-    """criterion id -> {score, justification, quote} (plus "_procedure" when given)."""
+def quote_refusal(criterion: str, candidates: list[str], elsewhere: dict[str, str] | None) -> QuoteRefused:
+    """Why a criterion's quote is refused: it must be the response's text, and where it came from if known."""
+    quote = candidates[0] if candidates else ""
+    if not quote:
+        return QuoteRefused(f"{criterion}: the quote is missing; it must be a passage copied word for word from "
+                            "the RECOMMENDATION (the response)", criterion=criterion, quote="", source=None)
+    source = next((name for name, text in (elsewhere or {}).items()
+                   if any(quote_found(q, text) for q in candidates)), None)
+    where = f"; it is text of the {source}, not of the response" if source else ""
+    return QuoteRefused(f"{criterion}: the quote must be copied from the RECOMMENDATION (the response); "
+                        f"{quote[:80]!r} was not found there{where}", criterion=criterion, quote=quote, source=source)
+
+
+def parse_verdict(text: str, rubric: Rubric, response: str, elsewhere: dict[str, str] | None = None
+                  ) -> dict[str, dict]:
+    """criterion id -> {score, justification, quote} (plus "_procedure" when given).
+
+    `elsewhere`: the other texts the judge was shown, by name ("rubric", "scenario", "outcome"), so that a
+    refused quote's reason can say where it was copied from."""
     obj = extract_json(text)
     if "scores" in obj and isinstance(obj["scores"], dict) and not any(c.id in obj for c in rubric.criteria):
         repaired('the criteria were under "scores"')
@@ -102,8 +132,7 @@ def parse_verdict(text: str, rubric: Rubric, response: str) -> dict[str, dict]:
         candidates = [quote] if isinstance(quote, str) and quote.strip() else quoted_passages(justification)
         found = next((q for q in candidates if quote_found(q, response)), None)
         if found is None:
-            shown = candidates[0][:80] if candidates else "(no quote)"
-            raise InvalidReply(f"{c.id}: the quote {shown!r} does not appear in the RECOMMENDATION")
+            raise quote_refusal(c.id, candidates, elsewhere)
         if found is not quote:
             repaired(f"{c.id}: the quote was taken from the justification")
         out[c.id] = {"score": score, "justification": justification.strip(), "quote": found}

@@ -60,6 +60,8 @@ class JudgeSummary:
     skipped: int = 0         # already judged before
     failed_calls: int = 0    # gateway failures: nothing recorded, picked up next time
     same_reply: int = 0      # retried pairs whose new draw (a new seed) gave the last round's invalid reply again
+    retries: int = 0         # calls after an unusable reply (every stage, every run)
+    quote_retries: int = 0   # of those, corrective retries after a quote not found in the response
     held: bool = False       # calibration went the wrong way; the rest was not judged
     calibration: dict = field(default_factory=dict)
     failures: list[str] = field(default_factory=list)
@@ -182,9 +184,11 @@ async def _judge_batch(db, gateway, study: StudyContext, spec: JudgeSpec, summar
                 summary.failures.append(f"{item.id}/{rubric.id}: {exc}")
                 say(f"{spec.name}: {rubric.id} on {item.id}: call failed ({exc}); it will be retried next time")
                 return
-        for outcome in outcomes:   # how each reply was read: parsed, repaired, unparsed
+        for outcome in outcomes:   # how each reply was read: parsed, repaired, refused, unparsed
             for key, step, reading in outcome.readings:
                 record_reply(db, study.id, key, step, reading)
+            summary.retries += outcome.retries
+            summary.quote_retries += outcome.quote_retries
         rows = verdict_rows_for(study.id, spec, item, rubric, outcomes)
         if retry:
             for row in rows:
@@ -234,6 +238,7 @@ def verdict_rows_for(study_id: str, spec: JudgeSpec, item: JudgeItem, rubric: Ru
     base = {"study_id": study_id, "judge": spec.name, "model": spec.model, "item_id": item.id,
             "rubric_hash": rubric.hash, "pipeline": spec.pipeline}
     runs_detail = [{"ok": o.ok, "reasons": o.reasons, "call_ids": o.call_ids, "attempts": len(o.raws),
+                    "retries": o.retries, "quote_retries": o.quote_retries,
                     **{k: v for k, v in o.detail.items()}} for o in outcomes]
     if not good:
         raws = [r for o in outcomes for r in o.raws]

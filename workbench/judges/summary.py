@@ -23,6 +23,9 @@ def judging_text(doc: dict) -> str:
         lines.append(f"{j['name']} ({j['model']}, {j['pipeline']}, {j['runs']} run(s)): {j['ok']} ok, "
                      f"{j['judge_errors']} judge error(s)"
                      + (f" ({j['retried']} judged again by --retry-errors)" if j.get("retried") else "")
+                     + (f", {j['retries']} retr{'y' if j['retries'] == 1 else 'ies'}" if j.get("retries") else "")
+                     + (f" ({j['quote_retries']} after a quote not found in the response)"
+                        if j.get("quote_retries") else "")
                      + f", {j['skipped']} already judged, "
                      f"{j['failed_calls']} failed call(s); calibration {cal.get('state', '-')}"
                      + (" (held: rest not judged)" if j["held"] else ""))

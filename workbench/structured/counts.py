@@ -30,7 +30,8 @@ def recorder(db: sqlite_utils.Database, study_id: str | None, prefix: str):
 
 
 def parse_counts(db: sqlite_utils.Database, study_id: str) -> list[dict]:
-    """Per step, in name order: {"step", "parsed", "repaired", "unparsed", "replies", "unparsed_share"}."""
+    """Per step, in name order: {"step", "parsed", "repaired", "refused", "unparsed", "replies",
+    "unparsed_share"}."""
     from store.structured_replies import outcome_counts
 
     steps: dict[str, dict] = {}
@@ -47,7 +48,8 @@ def parse_counts(db: sqlite_utils.Database, study_id: str) -> list[dict]:
 
 
 NOTE = ("Each reply of a step that must answer in JSON, as its parser read it: parsed (taken as is), repaired "
-        "(the parser had to fix it: a fenced or embedded object, a respelled, filled-in or clamped value) or "
+        "(the parser had to fix it: a fenced or embedded object, a respelled, filled-in or clamped value), "
+        "refused (it parsed, but a check refused its content: a judge's quote not found in the response) or "
         "unparsed. A retry after an unusable reply is another reply.")
 
 
@@ -55,6 +57,7 @@ def section(counts: list[dict]) -> str:
     """The counts per step as `metrics` prints them and the report holds them (Markdown)."""
     if not counts:
         return "## Structured replies\n\nNo structured replies recorded.\n"
-    rows = ["| step | parsed | repaired | unparsed | replies |", "|---|---|---|---|---|"]
-    rows += [f"| {c['step']} | {c['parsed']} | {c['repaired']} | {c['unparsed']} | {c['replies']} |" for c in counts]
+    rows = ["| step | parsed | repaired | refused | unparsed | replies |", "|---|---|---|---|---|---|"]
+    rows += [f"| {c['step']} | {c['parsed']} | {c['repaired']} | {c['refused']} | {c['unparsed']} | {c['replies']} |"
+             for c in counts]
     return "## Structured replies\n\n" + NOTE + "\n\n" + "\n".join(rows) + "\n"

@@ -1,9 +1,14 @@
-"""How a structured reply was read: parsed, repaired or unparsed.
+"""How a structured reply was read: parsed, repaired, refused or unparsed.
 
 Each step keeps its own parser (the fallback when a model does not decode by schema). A parser that has to
 fix a reply to accept it (the JSON object fenced or inside other text, a value it clamps or respells, a field it
 fills from a synonym) says so with `repaired(why)`; `read` runs the parser and collects those notes. A context
 variable carries them, so the parsers keep their signatures and are unchanged when nobody is counting.
+
+A reply that parses but whose content a step's check refuses (a judge's quote that is not in the response it
+judged) raises `RefusedReply`: it is `refused`, apart from `unparsed`, so the counts do not say a reply failed
+to parse when a model answered in the right shape with the wrong text (issue 25 item 7). A refused reply gets
+one corrective retry that says why (`workbench/judges/calls.py`).
 """
 
 from __future__ import annotations
@@ -12,12 +17,16 @@ from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Any, Callable
 
-PARSED, REPAIRED, UNPARSED = "parsed", "repaired", "unparsed"
-OUTCOMES = (PARSED, REPAIRED, UNPARSED)
+PARSED, REPAIRED, REFUSED, UNPARSED = "parsed", "repaired", "refused", "unparsed"
+OUTCOMES = (PARSED, REPAIRED, REFUSED, UNPARSED)
 
 
 class InvalidReply(ValueError):
     """The reply cannot be used; str() says why (fed back to the retry)."""
+
+
+class RefusedReply(InvalidReply):
+    """The reply parsed, but a check refused what it says (a quote not found in the text it must come from)."""
 
 
 _NOTES: ContextVar[list[str] | None] = ContextVar("structured_repairs", default=None)
@@ -33,20 +42,23 @@ def repaired(why: str) -> None:
 @dataclass(frozen=True)
 class Reading:
     value: Any
-    outcome: str        # PARSED | REPAIRED | UNPARSED
+    outcome: str        # PARSED | REPAIRED | REFUSED | UNPARSED
     detail: str = ""    # the fixes made, or why the reply could not be used
 
     @property
     def ok(self) -> bool:
-        return self.outcome != UNPARSED
+        return self.outcome in (PARSED, REPAIRED)
 
 
 def read(parse: Callable[[str], Any], text: str) -> Reading:
-    """Run `parse` over `text`; InvalidReply makes the reply unparsed, any other exception propagates."""
+    """Run `parse` over `text`; RefusedReply makes the reply refused, any other InvalidReply unparsed, any other
+    exception propagates."""
     notes: list[str] = []
     token = _NOTES.set(notes)
     try:
         value = parse(text)
+    except RefusedReply as exc:
+        return Reading(None, REFUSED, str(exc))
     except InvalidReply as exc:
         return Reading(None, UNPARSED, str(exc))
     finally:

@@ -33,13 +33,13 @@ def test_parsed_repaired_and_unparsed_replies_are_counted_and_shown(m11_server, 
     assert main(["--batch", "--db", db, "metrics", "m11-counts"]) == 0
     text = capsys.readouterr().out
     assert "## Structured replies" in text
-    assert "| m11 judge | 0 | 1 | 0 | 1 |" in text and "| m11 binary | 0 | 0 | 2 | 2 |" in text
+    assert "| m11 judge | 0 | 1 | 0 | 0 | 1 |" in text and "| m11 binary | 0 | 0 | 0 | 2 | 2 |" in text
 
     report = tmp_path / "report.md"
     assert main(["--batch", "--db", db, "report", "m11-counts", "--out", str(report)]) == 0
     written = report.read_text()
     assert "## Structured replies" in written
-    assert "| m11 critic | 1 | 0 | 0 | 1 |" in written and "| m11 binary | 0 | 0 | 2 | 2 |" in written
+    assert "| m11 critic | 1 | 0 | 0 | 0 | 1 |" in written and "| m11 binary | 0 | 0 | 0 | 2 | 2 |" in written
 
     # a run resumed after an interruption replays its replies: each is read again but counted once
     from store import open_store

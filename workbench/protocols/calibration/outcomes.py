@@ -14,6 +14,12 @@ both are pre-registered in `[calibration]` and are the project's own):
 
 With `alpha_threshold` ≤ α < `strong_alpha` none of the four holds: the seed
 names no outcome for that band, and the report says so.
+
+A panel with a constant judge (zero variance) decides nothing through α: α is
+still computed and shown, but it is undefined as a test of disagreement
+(`alpha_void` says why), so every outcome that rests on α is undecided and the
+summary says so instead of "the judges disagree" (the project's choice, issue
+25). Judges that are one model are a caveat printed with whatever outcome holds.
 """
 
 from __future__ import annotations
@@ -49,13 +55,16 @@ class Inputs:
     alpha_threshold: float
     strong_alpha: float
     rho_threshold: float
+    alpha_void: str | None = None   # why α is no test of disagreement (a constant judge), or None
+    caveats: tuple[str, ...] = ()   # consequences printed with the outcome (judges that are one model)
 
 
 def decide(x: Inputs) -> dict:
     """{"holds": id | None, "summary": str, "outcomes": [{id, title, meaning, holds, why}] with the holding one first}."""
     calibrated = None if x.ece is None else x.ece <= x.ece_threshold
-    agree = None if x.alpha is None else x.alpha >= x.strong_alpha
-    noisy = None if x.alpha is None else x.alpha < x.alpha_threshold
+    tested = x.alpha is not None and x.alpha_void is None   # α decides only when it tests disagreement
+    agree = x.alpha >= x.strong_alpha if tested else None
+    noisy = x.alpha < x.alpha_threshold if tested else None
     proxy_ok = None if x.rho is None else x.rho >= x.rho_threshold
     tests = {
         "strong": _all(calibrated, agree, proxy_ok),
@@ -65,12 +74,17 @@ def decide(x: Inputs) -> dict:
     }
     if noisy:  # the rule comes first: a noisy panel decides the outcome whatever the proxy does
         tests = {k: (k == "judges_disagree") for k in tests}
-    facts = (f"ECE = {_fmt(x.ece)} (well calibrated if ≤ {x.ece_threshold:g}); α = {_fmt(x.alpha)} "
-             f"(escalate below {x.alpha_threshold:g}, strong at ≥ {x.strong_alpha:g}); "
+    alpha_fact = (f"α = {_fmt(x.alpha)} ({x.alpha_void})" if x.alpha_void else
+                  f"α = {_fmt(x.alpha)} (escalate below {x.alpha_threshold:g}, strong at ≥ {x.strong_alpha:g})")
+    facts = (f"ECE = {_fmt(x.ece)} (well calibrated if ≤ {x.ece_threshold:g}); {alpha_fact}; "
              f"ρ(p, judges) = {_fmt(x.rho)} (agree if ≥ {x.rho_threshold:g})")
     holds = next((k for k in ORDER if tests[k]), None)
     if holds is not None:
         summary = f"Outcome: {_title(holds, x)}. {MEANING[holds]}"
+    elif x.alpha_void:
+        summary = (f"No pre-registered outcome can be decided: {x.alpha_void}. A judge that gives every item "
+                   "one score neither agrees nor disagrees with the others, so α (computed: "
+                   f"{_fmt(x.alpha)}) does not test the panel; replace the constant judge and judge again.")
     elif x.alpha is not None and not noisy and not agree:
         summary = (f"No pre-registered outcome holds: α = {x.alpha:.3f} lies between the escalation threshold "
                    f"{x.alpha_threshold:g} and the strong-agreement threshold {x.strong_alpha:g}, a band seed 004 "
@@ -80,6 +94,8 @@ def decide(x: Inputs) -> dict:
         missing = [n for n, v in (("ECE", x.ece), ("α", x.alpha), ("ρ(p, judges)", x.rho)) if v is None]
         summary = (f"No outcome can be decided yet: {' and '.join(missing) or 'a statistic'} "
                    f"{'are' if len(missing) > 1 else 'is'} undefined.")
+    if x.caveats:
+        summary += " Caveat: " + "; ".join(x.caveats) + "."
     rows = [{"id": k, "title": _title(k, x), "meaning": MEANING[k], "holds": tests[k]} for k in ORDER]
     rows.sort(key=lambda r: r["id"] != holds)
     return {"holds": holds, "summary": summary, "facts": facts, "outcomes": rows}

@@ -27,11 +27,31 @@ OWN_CHOICES = [
     "The prompt check looks for excluded values only when they are at least 3 characters long; names in any "
     "spelling are always refused.",
     "Arm A uses every imported interaction; Arm B samples accepted ones (`accepted`, default true).",
+    "A judge whose two or more scores are all one value is constant: α is still computed and shown, but it is "
+    "undefined as a test of disagreement, so no outcome that rests on α is decided; its Spearman correlations "
+    "are undefined and say why.",
+    "Judges with the same model string and api_base are one model, whatever their names or temperatures: their "
+    "agreement is not independent, and the report says so beside the outcome (the offline `mock` and `sim` "
+    "are not counted: `sim` plants each judge apart).",
 ]
 
 
-def _num(v, fmt: str = ".3f") -> str:
-    return "—" if v is None else format(v, fmt)
+def _num(v, fmt: str = ".3f", why: str | None = None) -> str:
+    """A number, or "—" with its reason (every "—" in these tables carries one, issue 25)."""
+    if v is not None:
+        return format(v, fmt)
+    return f"— ({why})" if why else "—"
+
+
+def estimate_text(e: dict, fmt: str = ".3f") -> str:
+    """An estimate's value, or "—" with its undefined reason; a note on a defined value follows it. The one
+    rendering the report, `metrics` and the TUI's results screen share."""
+    text = _num(e.get("value"), fmt, e.get("undefined_reason") or "undefined")
+    return f"{text} ({e['note']})" if e.get("value") is not None and e.get("note") else text
+
+
+EMPTY_BIN = "no interactions in this bin"
+NO_PAIR_IN_BIN = "no interaction in this bin has two judge scores"
 
 
 def sections(doc: dict) -> list[ReportSection]:
@@ -44,9 +64,16 @@ def sections(doc: dict) -> list[ReportSection]:
     return out
 
 
+def degenerate_lines(doc: dict) -> list[str]:
+    """The degenerate judges, one line each with its consequence (Arm C's definition)."""
+    return [f"- {d['statement']}: {d['consequence']}" for d in doc["arm_c"].get("degenerate", [])]
+
+
 def _outcome(doc: dict) -> str:
     o = doc["outcome"]
-    return f"**{o['summary']}**\n\n{o['facts']}."
+    flagged = degenerate_lines(doc)
+    return (f"**{o['summary']}**\n\n{o['facts']}."
+            + ("\n\nDegenerate judges:\n\n" + "\n".join(flagged) if flagged else ""))
 
 
 def _prereg(doc: dict) -> str:
@@ -70,12 +97,13 @@ def _arm_a(doc: dict) -> str:
     cal = a["calibration"]
     rows = ["| p bin | n | mean p | frequency +1 | gap |", "|---|---:|---:|---:|---:|"]
     for b in cal["bins"]:
-        rows.append(f"| [{b['lower']:.1f}, {b['upper']:.1f}) | {b['count']} | {_num(b['mean_predicted'])} | "
-                    f"{_num(b['observed_frequency'])} | {_num(b['gap'])} |")
+        why = EMPTY_BIN if not b["count"] else None
+        rows.append(f"| [{b['lower']:.1f}, {b['upper']:.1f}) | {b['count']} | {_num(b['mean_predicted'], why=why)} | "
+                    f"{_num(b['observed_frequency'], why=why)} | {_num(b['gap'], why=why)} |")
     sweep = a["k_sweep"]
-    return (f"{a['n']} interactions at k = {a['k']:g}: ECE {_num(cal['ece']['value'])}, MCE {_num(cal['mce']['value'])}, "
-            f"Brier {_num(cal['brier']['value'])}.\n\n" + "\n".join(rows) +
-            f"\n\nk sweep: {sweep['note']} (ECE {_num(sweep['best_ece']['value'])}).")
+    return (f"{a['n']} interactions at k = {a['k']:g}: ECE {estimate_text(cal['ece'])}, MCE {estimate_text(cal['mce'])}, "
+            f"Brier {estimate_text(cal['brier'])}.\n\n" + "\n".join(rows) +
+            f"\n\nk sweep: {sweep['note']} (ECE {estimate_text(sweep['best_ece'])}).")
 
 
 def _arm_b(doc: dict) -> str:
@@ -90,16 +118,22 @@ def _arm_b(doc: dict) -> str:
 
 def _arm_c(doc: dict) -> str:
     c = doc["arm_c"]
-    lines = [f"- Krippendorff's α (interval): {_num(c['alpha']['value'])}"
-             + (f" — {c['alpha']['undefined_reason']}" if c["alpha"]["value"] is None else ""),
-             f"- ICC(2,1): {_num(c['icc_2_1']['value'])}",
-             f"- ρ(p, judges' mean): {_num(c['proxy_vs_judges']['value'])}",
+    alpha = c["alpha"]
+    lines = [f"- Krippendorff's α (interval): {estimate_text(alpha)}"
+             + (f" ({alpha['not_a_test']})" if alpha.get("not_a_test") else ""),
+             f"- ICC(2,1): {estimate_text(c['icc_2_1'])}",
+             f"- ρ(p, judges' mean): {estimate_text(c['proxy_vs_judges'])}",
              f"- decision rule: {c['decision']}"]
     for pair, est in c["pairwise_spearman"].items():
-        lines.append(f"- Spearman {pair}: {_num(est['value'])}")
+        lines.append(f"- Spearman {pair}: {estimate_text(est)}")
+    flagged = degenerate_lines(doc)
+    if flagged:
+        lines = ["Degenerate judges:", "", *flagged, "", *lines]
     rows = ["| p bin | n | mean pairwise |Δ| | mean SD |", "|---|---:|---:|---:|"]
     for b in c["disagreement_by_p_bin"]:
-        rows.append(f"| {b['bin']} | {b['count']} | {_num(b['mean_abs_pairwise_difference'])} | {_num(b['mean_sd'])} |")
+        why = NO_PAIR_IN_BIN if not b["count"] else None
+        rows.append(f"| {b['bin']} | {b['count']} | {_num(b['mean_abs_pairwise_difference'], why=why)} | "
+                    f"{_num(b['mean_sd'], why=why)} |")
     return "\n".join(lines) + "\n\nDisagreement by p bin:\n\n" + "\n".join(rows)
 
 

@@ -120,6 +120,84 @@ def disagreement_by_p_bin(data: StudyData, items: list[str], matrix: dict[str, l
     return out
 
 
+def _names(names: list[str]) -> str:
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+
+
+def constant_judges(matrix: dict[str, list]) -> dict[str, tuple[float, int]]:
+    """Judges whose scores (two or more) are all one value: name → (value, items scored)."""
+    out = {}
+    for name, vals in matrix.items():
+        got = [v for v in vals if v is not None]
+        if len(got) >= 2 and max(got) == min(got):
+            out[name] = (got[0], len(got))
+    return out
+
+
+def one_model_groups(judges: list[dict]) -> list[tuple[str, str, list[str]]]:
+    """Judges on one model: (model, api_base, names) for every model string and api_base shared by two or more
+    judges. The offline models (`mock`, `sim`) are no model: `sim` plants each judge apart by name."""
+    from workbench.gateway.api import OFFLINE_MODELS
+
+    groups: dict[tuple[str, str], list[str]] = {}
+    for j in judges:
+        model = j.get("model") or ""
+        if model in OFFLINE_MODELS:
+            continue
+        base = (j.get("api_base") or "").strip().rstrip("/")
+        groups.setdefault((model, base), []).append(j["name"])
+    return [(m, b, names) for (m, b), names in groups.items() if len(names) >= 2]
+
+
+def degenerate_judges(judges: list[dict], matrix: dict[str, list]) -> list[dict]:
+    """What makes the panel's agreement statistics say less than they seem to, each with its consequence
+    (issue 25): a judge with zero variance, and judges that are one model (same model string and api_base)."""
+    out = []
+    for name, (value, n) in constant_judges(matrix).items():
+        out.append({"kind": "constant", "judges": [name], "value": value, "n": n,
+                    "statement": f"judge {name} is constant: {value:g} on all {n} items it scored",
+                    "consequence": f"α undefined as a test of disagreement: judge {name} is constant; its "
+                                   "Spearman correlations are undefined (a constant has no ranks)"})
+    for model, base, names in one_model_groups(judges):
+        where = f"{model} at {base}" if base else model
+        pairs = "their agreement is" if len(names) == 2 else "the agreement among them is"
+        out.append({"kind": "one_model", "judges": names, "model": model, "api_base": base,
+                    "statement": f"judges {_names(names)} are one model ({where})",
+                    "consequence": f"judges {_names(names)} are one model: {pairs} not independent, so α, "
+                                   "ICC(2,1) and their Spearman measure one model against itself"})
+    return out
+
+
+def _explain_degenerate(panel: dict, judges: list[dict], matrix: dict[str, list]) -> None:
+    """Name the degenerate judges in Arm C and give every number they empty or void its reason."""
+    found = degenerate_judges(judges, matrix)
+    panel["degenerate"] = found
+    constant = constant_judges(matrix)
+    shared = {n: names for _, _, names in one_model_groups(judges) for n in names}
+    for pair, est in panel["pairwise_spearman"].items():
+        a, b = pair.split(" vs ", 1)
+        flat = [x for x in (a, b) if x in constant]
+        if flat and est["value"] is None:
+            x = flat[0]
+            est["undefined_reason"] = (f"judge {x} is constant ({constant[x][0]:g} on all {constant[x][1]} "
+                                       "items): a constant has no ranks to correlate")
+        if b in shared.get(a, ()):
+            est["note"] = f"{a} and {b} are one model: not independent"
+    if constant:
+        names = sorted(constant)
+        void = (f"α undefined as a test of disagreement: judge{'s' if len(names) > 1 else ''} {_names(names)} "
+                f"{'are' if len(names) > 1 else 'is'} constant")
+        panel["alpha"]["not_a_test"] = void
+        shown = "undefined" if panel["alpha"]["value"] is None else f"{panel['alpha']['value']:.3f}"
+        panel["verdict"] = "undefined"
+        panel["decision"] = (f"α = {shown}, but {void}: a judge that gives every item one score neither "
+                             "agrees nor disagrees with the others, so the decision rule cannot be applied; "
+                             "replace the constant judge (another model or temperature) and judge again.")
+        if len(constant) == len(matrix) and panel["icc_2_1"]["value"] is not None:
+            panel["icc_2_1"]["note"] = ("every judge is constant: the items do not vary, so ICC(2,1) says "
+                                        "nothing of agreement")
+
+
 def arm_c(data: StudyData) -> dict:
     from workbench.metrics.calibration import judge_panel_agreement
     from workbench.metrics.correlation import spearman_rho
@@ -128,6 +206,7 @@ def arm_c(data: StudyData) -> dict:
     items, matrix = score_matrix(data)
     panel = judge_panel_agreement(matrix, alpha_threshold=o["alpha_threshold"], strong_threshold=o["strong_alpha"],
                                   n_bins=o["strata_bins"]).to_dict()
+    _explain_degenerate(panel, data.judges, matrix)
     panel["disagreement_by_judge_score_bin"] = panel.pop("disagreement_by_bin")
     panel["disagreement_by_p_bin"] = disagreement_by_p_bin(data, items, matrix)
     p_of = {i.id: i.p for i in data.interactions}
@@ -140,6 +219,16 @@ def arm_c(data: StudyData) -> dict:
     panel["proxy_vs_judges"] = spearman_rho(xs, ys).to_dict() if len(xs) >= 3 else {
         "value": None, "n": len(xs), "undefined_reason": "fewer than 3 interactions with a judge score",
         "method": "Spearman rho between p and the judges' mean score"}
+    rho = panel["proxy_vs_judges"]
+    if rho["value"] is not None or len(xs) < 3:
+        return panel
+    if len(set(ys)) == 1:
+        constant = constant_judges(matrix)
+        rho["undefined_reason"] = ("the judges' mean score is constant"
+                                   + (": every judge is constant" if len(constant) == len(matrix) else "")
+                                   + "; a constant has no ranks to correlate")
+    elif len(set(xs)) == 1:
+        rho["undefined_reason"] = "p is constant over the judged interactions; a constant has no ranks to correlate"
     return panel
 
 
@@ -166,7 +255,8 @@ def study_results(db: sqlite_utils.Database, study_id: str, data: StudyData | No
     outcome = decide(Inputs(ece=a["calibration"]["ece"]["value"], alpha=c["alpha"]["value"],
                             rho=c["proxy_vs_judges"]["value"], ece_threshold=o["ece_threshold"],
                             alpha_threshold=o["alpha_threshold"], strong_alpha=o["strong_alpha"],
-                            rho_threshold=o["proxy_judge_rho"]))
+                            rho_threshold=o["proxy_judge_rho"], alpha_void=c["alpha"].get("not_a_test"),
+                            caveats=tuple(d["consequence"] for d in c["degenerate"] if d["kind"] == "one_model")))
     imports = import_history(db, study_id)
     return {
         "study_id": study_id, "protocol": "calibration", "outcome": outcome,

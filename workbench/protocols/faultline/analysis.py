@@ -41,7 +41,8 @@ def debate_metrics(report: dict, graphs: dict[str, dict], embed) -> dict:
     built graph, if the study has one (project's choice: the control BA that graph conditions must beat)."""
     personas = report["personas"]
     by_id = {m["id"]: m for m in report["messages"]}
-    out: dict = {"BA": {}, "spread": [], "errors": len(report.get("errors", []))}
+    out: dict = {"BA": {}, "spread": [], "errors": len(report.get("errors", [])),
+                 "unknown_claim_stances": unknown_claim_stances(report)}
     # BA per persona and pooled
     grounded = total = 0
     for pid in personas:
@@ -94,10 +95,16 @@ def debate_metrics(report: dict, graphs: dict[str, dict], embed) -> dict:
     return out
 
 
+def unknown_claim_stances(report: dict) -> int:
+    """Stance replies of a run that named claim ids not on the table (read as no claim's stance)."""
+    return sum(1 for n in report.get("notes", []) if n.get("kind") == "unknown_claim_ids")
+
+
 def baseline_metrics(report: dict, truths: dict[str, bool]) -> dict:
     parsed = [s for s in report["stances"] if s is not None]
     extracted = {c for c in truths if any(s.get(c) is not None for s in parsed)}
-    return {"ACC": _est(measures.accuracy(report["final"], truths, extracted)), "errors": len(report["errors"])}
+    return {"ACC": _est(measures.accuracy(report["final"], truths, extracted)), "errors": len(report["errors"]),
+            "unknown_claim_stances": unknown_claim_stances(report)}
 
 
 def _graph_for(graphs: dict, persona: str, nodes: int) -> dict | None:
@@ -165,7 +172,8 @@ def study_metrics(db: sqlite_utils.Database, study_id: str, definition: dict) ->
             topic = topics[run["case_id"]]
             m = baseline_metrics(report, {c["id"]: c["truth"] for c in topic["verifiable"]})
             base.update(topic=topic["id"], pair=None, divergence=None)
-        docs.append({**base, "metrics": m})
+        notes = [n["note"] for n in report.get("notes", [])]   # read, but not as asked (unknown claim ids)
+        docs.append({**base, "metrics": m, **({"notes": notes} if notes else {})})
     cr = []
     done_runs = defaultdict(int)
     for r in runs:
@@ -267,7 +275,11 @@ def summarise(docs: list[dict], cr: list[dict], conditions: list[str]) -> dict:
             "conditions": per_condition, "comparisons": comparisons, "by_divergence": by_divergence,
             "crux_recurrence": cr, "debates": docs,
             "errors": {"runs_with_errors": sum(1 for d in docs if d["metrics"].get("errors")),
-                       "extraction_errors": sum(d["metrics"].get("errors", 0) for d in docs)}}
+                       "extraction_errors": sum(d["metrics"].get("errors", 0) for d in docs),
+                       "unknown_claim_stances": sum(d["metrics"].get("unknown_claim_stances", 0) for d in docs),
+                       "runs_with_unknown_claims": sum(1 for d in docs if d["metrics"].get("unknown_claim_stances")),
+                       "unknown_claim_notes": [f"{d.get('run_id', '')}: {n}" for d in docs
+                                               for n in d.get("notes", [])]}}
 
 
 def csv_rows(doc: dict) -> list[dict]:

@@ -68,6 +68,7 @@ class Debate:
         self.notes: dict[str, list[str]] = {pid: [] for pid in self.ids}   # latent: private notes
         self.qbaf_rounds: list[dict] = []
         self.errors: list[dict] = []
+        self.read_notes: list[dict] = []   # what was read but not as asked (stances on unknown claim ids)
         self.latent_misses = 0
 
     # --- one persona's turn --------------------------------------------------------------------------
@@ -162,6 +163,7 @@ class Debate:
         extraction = await extract_debate(self.ctx, self.topic, self.personas, self.persona_messages(),
                                           model_settings(self.ctx.options["extractor"]))
         self.errors.extend(extraction.pop("errors"))
+        self.read_notes.extend(extraction.pop("notes"))
         return RunOutput(text=self.readable(cards), report=self.report(cards, extraction))
 
     def persona_messages(self) -> list[dict]:
@@ -203,7 +205,7 @@ class Debate:
                 "nodes": self.cond.nodes, "rounds": self.rounds, "personas": self.ids, "names": self.names,
                 "messages": self.messages, "qbaf": self.qbaf_rounds, "cruxes": cards, "graphs": graphs,
                 "claims": extraction["claims"], "stances": extraction["stances"],
-                "latent_format_misses": self.latent_misses, "errors": self.errors}
+                "latent_format_misses": self.latent_misses, "errors": self.errors, "notes": self.read_notes}
 
 
 async def run_debate(ctx: RunContext) -> RunOutput:

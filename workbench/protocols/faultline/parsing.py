@@ -17,13 +17,25 @@ def claims(obj: dict) -> list[str]:
     return out
 
 
-def stances(obj: dict, claim_ids: list[str]) -> dict[str, int | None]:
-    """claim id → stance −2…+2, or None where the statement takes none (never filled in)."""
+class Stances(dict):
+    """claim id → stance, as `stances` reads them; `unknown` keeps what the reply gave for claim ids that are not
+    on the table (a misspelled id, say), which are not read as any claim's stance: the caller counts and
+    reports them (issue 25), so a stance lost that way is never silent."""
+
+    def __init__(self, values: dict, unknown: dict | None = None):
+        super().__init__(values)
+        self.unknown = dict(unknown or {})
+
+
+def stances(obj: dict, claim_ids: list[str]) -> Stances:
+    """claim id → stance −2…+2, or None where the statement takes none (never filled in). Stances on ids not on
+    the table are left out and kept in the result's `unknown`."""
     raw = obj.get("stances")
     if not isinstance(raw, dict):
         raise InvalidReply("`stances` must be an object of claim id → -2..2 or null")
     out: dict[str, int | None] = {}
-    if set(raw) - set(claim_ids):
+    unknown = {k: raw[k] for k in raw if k not in claim_ids}
+    if unknown:
         repaired("stances on claims not on the table ignored")
     if set(claim_ids) - set(raw):
         repaired("claims the reply does not name taken as null")
@@ -36,8 +48,9 @@ def stances(obj: dict, claim_ids: list[str]) -> dict[str, int | None]:
             raise InvalidReply(f"stance for '{cid}' must be a whole number from -2 to 2 or null, not {v!r}")
         out[cid] = int(v)
     if all(v is None for v in out.values()) and not any(cid in raw for cid in claim_ids):
-        raise InvalidReply(f"`stances` names none of the claims {', '.join(claim_ids)}")
-    return out
+        named = f" (it named {', '.join(repr(k) for k in unknown)}, not on the table)" if unknown else ""
+        raise InvalidReply(f"`stances` names none of the claims {', '.join(claim_ids)}{named}")
+    return Stances(out, unknown)
 
 
 def crux_cards(obj: dict) -> list[dict]:

@@ -147,10 +147,15 @@ class FaultlineProtocol(StudyProtocol):
         from workbench.studies import load_study
 
         doc = study_metrics(db, study_id, load_study(db, study_id)["definition"])
+        from workbench.protocols.faultline.report import unknown_claims_line
+
+        e = doc["errors"]
+        notes = ([f"{e['extraction_errors']} extraction error(s) in {e['runs_with_errors']} run(s): values "
+                  "missing, not filled in"] if e["extraction_errors"] else [])
+        if e.get("unknown_claim_stances"):
+            notes.append(unknown_claims_line(e))
         return MetricsDocument(document=doc, text=text(doc), csv_columns=CSV_COLUMNS, csv_rows=csv_rows(doc),
-                               notes=[f"{doc['errors']['extraction_errors']} extraction error(s) in "
-                                      f"{doc['errors']['runs_with_errors']} run(s): values missing, not filled in"]
-                               if doc["errors"]["extraction_errors"] else [])
+                               notes=notes)
 
     def report_sections(self, db, study_id: str, options: dict | None = None) -> list[ReportSection]:
         from workbench.protocols.faultline.report import sections

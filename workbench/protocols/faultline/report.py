@@ -70,15 +70,25 @@ def sections(doc: dict) -> list[ReportSection]:
     cr = [f"- {g['item']} × {label(g['condition'], lost)} ({g['runs']} runs): {fmt(g)}" for g in doc["crux_recurrence"]]
     out.append(ReportSection("Faultline crux recurrence", "\n".join(cr) or "No repeated debates."))
     e = doc["errors"]
+    unknown = ""
+    if e.get("unknown_claim_stances"):
+        unknown = unknown_claims_line(e) + "\n\n" + "\n".join(f"- {n}" for n in e["unknown_claim_notes"]) + "\n\n"
     out.append(ReportSection("Faultline extraction errors and the project's choices", (
         f"{e['extraction_errors']} structured replies could not be parsed after one retry, in "
-        f"{e['runs_with_errors']} runs; their values are missing, never filled in.\n\n"
+        f"{e['runs_with_errors']} runs; their values are missing, never filled in.\n\n" + unknown +
         "Choices seed 002 does not make are the project's own and are listed in "
         "workbench/protocols/faultline/README.md: the prompts, the latent reading, population SD for ΔSD, "
         "card-source centroid for CG, HDBSCAN min_cluster_size, the sign-majority vote for ACC (ties are not "
         "correct), BA of 0-node conditions against the persona's smallest built graph, the verdict rule, and the reply "
         "schemas' constraints.")))
     return out
+
+
+def unknown_claims_line(errors: dict) -> str:
+    """The one sentence `metrics` and the report print for stance replies that named unknown claim ids."""
+    n, runs = errors["unknown_claim_stances"], errors["runs_with_unknown_claims"]
+    return (f"{n} stance repl{'y' if n == 1 else 'ies'} in {runs} run(s) named claim ids not on the table: those "
+            "entries were read as no claim's stance (the claims they may have meant stay without one)")
 
 
 def text(doc: dict) -> str:
