@@ -26,16 +26,17 @@ from screens.study_actions import STUDY_WORK, JudgingActions, PacketActions, Stu
 from screens.widgets.section import SectionScreen
 from workbench.studies.counts import status_text
 
-STATUS_STYLE = {"draft": "yellow", "frozen": "green", "unblinded": "cyan"}  # the core names the status
+STATUS_STYLE = {"draft": "yellow", "frozen": "green", "unblinded": "cyan"}  # the store names it (study_status)
 SIM_STYLE = "bold magenta"
 POWER_GROUP = "studies-power"
 
 
-def status_cell(status: str, simulated: bool) -> Text:
-    """`frozen`, or `frozen SIMULATED` for a study on `sim`: the label goes wherever the study is listed."""
+def status_cell(status: str, simulated: bool, text: str | None = None) -> Text:
+    """`frozen`, or `frozen SIMULATED` for a study on `sim`: the label goes wherever the study is listed.
+    `text` is the status in words (`unblinded (forced)`), `status` the word its style follows."""
     from workbench.simulation.label import LABEL
 
-    cell = Text(status, style=STATUS_STYLE.get(status, ""))
+    cell = Text(text or status, style=STATUS_STYLE.get(status, ""))
     if simulated:
         cell.append(f" {LABEL}", style=SIM_STYLE)
     return cell
@@ -211,7 +212,7 @@ class StudiesScreen(StudyActions, JudgingActions, PacketActions, SectionScreen):
 
         studies = list_studies(db)
         for s in studies:
-            table.add_row(s["id"], status_cell(s["status"], is_simulated(s["definition"])),
+            table.add_row(s["id"], status_cell(s["status"], is_simulated(s["definition"]), s["status_text"]),
                           runs_text(run_status_counts(db, s["id"])), key=s["id"])
         if keep and any(s["id"] == keep for s in studies):
             table.move_cursor(row=table.get_row_index(keep))
