@@ -9,6 +9,8 @@ screen's one `on_worker_state_changed` (group `STUDY_WORK`).
 
 from __future__ import annotations
 
+import threading
+
 from textual import work
 
 from screens.ask_dialog import AskDialog
@@ -162,19 +164,61 @@ def pilots_dialog(study_id: str, held_raters: list[str], result: dict) -> Choice
                         cancel_id=CANCEL, default_id=CANCEL)
 
 
+class Judging:
+    """The judging in progress (one at a time): its study, and how to cancel it from the UI thread.
+
+    The worker's event loop and task are known once the judging starts; a cancel asked before that is
+    remembered and honoured as soon as they are."""
+
+    def __init__(self, study_id: str) -> None:
+        self.study_id = study_id
+        self.cancelled = threading.Event()
+        self._loop = self._task = None
+        self._lock = threading.Lock()
+
+    def started(self, loop, task) -> None:
+        with self._lock:
+            self._loop, self._task = loop, task
+            if self.cancelled.is_set():
+                task.cancel()
+
+    def cancel(self) -> None:
+        with self._lock:
+            self.cancelled.set()
+            if self._loop is not None:
+                self._loop.call_soon_threadsafe(self._task.cancel)
+
+
 class JudgingActions:
-    """Mixed into StudiesScreen: judge a study and look at / release its calibration pilots."""
+    """Mixed into StudiesScreen: judge a study (cancellable) and look at / release its calibration pilots."""
+
+    judging: Judging | None = None
 
     # -- judging ----------------------------------------------------------------------------------
 
     def judge(self, study_id: str) -> None:
-        self.say_work(f"judging {study_id} ...")
-        self._judge(study_id)
+        if self.judging is not None:
+            self.notify(f"{self.judging.study_id} is being judged: one judging at a time (c cancels it)",
+                        title="Judge", severity="warning")
+            return
+        self.judging = Judging(study_id)
+        self.say_work(f"judging {study_id} ... (c cancels)")
+        self._judge(self.judging)
+
+    def action_cancel_judging(self) -> None:
+        if self.judging is None:
+            self.notify("Nothing is being judged", title="Judge")
+            return
+        self.judging.cancel()
+        self.say_work(f"cancelling the judging of {self.judging.study_id} ... (calls in flight are recorded "
+                      "as cancelled)")
 
     @work(thread=True, group=STUDY_WORK, exit_on_error=False)
-    def _judge(self, study_id: str) -> str:
+    def _judge(self, judging: Judging) -> str:
         """`workbench --batch judge STUDY` with its defaults: the same core call, its progress on the
-        detail pane, its summary (ok, judge errors, failed calls per judge) when done."""
+        detail pane, its summary (ok, judge errors, failed calls per judge) when done. Cancelled as a
+        signal cancels the batch command: the calls in flight are recorded as cancelled, what was judged
+        stays, and judging again continues."""
         import asyncio
 
         from workbench.gateway import build_gateway
@@ -182,17 +226,29 @@ class JudgingActions:
         from workbench.judges.summary import judging_text, keep_log_head
         from workbench.paths import thread_connection
 
+        study_id = judging.study_id
+
         def tell(message: str) -> None:
-            self.app.call_from_thread(self.say_work, f"judging {study_id}: {message}")
+            self.app.call_from_thread(self.say_work, f"judging {study_id}: {message}  (c cancels)")
+
+        async def judge(db, gateway):
+            judging.started(asyncio.get_running_loop(), asyncio.current_task())
+            return await judge_study(db, gateway, study_id, progress=tell)
 
         db = thread_connection(self.app.db)
         try:
             gateway = build_gateway(db, self.app.db_path)
             try:
-                report = asyncio.run(judge_study(db, gateway, study_id, progress=tell))
+                report = asyncio.run(judge(db, gateway))
+            except asyncio.CancelledError:
+                text = (f"judging of {study_id} cancelled: calls in flight recorded as cancelled; what was "
+                        "judged is kept (j continues)")
+                self.app.call_from_thread(self.say_work, text)
+                return text
             finally:
                 keep_log_head(db, study_id)
         finally:
+            self.judging = None
             if db is not self.app.db:
                 db.close()
         text = judging_text(report.to_dict())
