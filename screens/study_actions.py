@@ -37,14 +37,13 @@ def unblind_dialog(study_id: str, completion: dict[str, dict]) -> ChoiceDialog:
     return ChoiceDialog(f"Unblind {study_id}?", message, choices, cancel_id=CANCEL, default_id=CANCEL)
 
 
-def export_dialog(study_id: str) -> ChoiceDialog:
-    """One button per entry of the core's export catalog (its position is its key)."""
-    from workbench.exports.catalog import EXPORTS
-
-    lines = [f"{k}. {e.title}: {e.description}" for k, e in enumerate(EXPORTS, start=1)]
-    choices = [Choice(e.id, e.title, str(k)) for k, e in enumerate(EXPORTS, start=1)]
+def export_dialog(study_id: str, entries) -> ChoiceDialog:
+    """One button per entry of the core's export catalog, the study's protocol's own last (its position is
+    its key)."""
+    lines = [f"{k}. {e.title}: {e.description}" for k, e in enumerate(entries, start=1)]
+    choices = [Choice(e.id, e.title, str(k)) for k, e in enumerate(entries, start=1)]
     return ChoiceDialog(f"Export {study_id}", "\n".join(lines), [*choices, Choice(CANCEL, "Cancel", "c")],
-                        cancel_id=CANCEL, default_id=CANCEL)
+                        cancel_id=CANCEL, default_id=CANCEL, stacked=True)
 
 
 class StudyActions:
@@ -126,12 +125,12 @@ class StudyActions:
 
     @work(exclusive=True, group="studies-export-ask", exit_on_error=False)
     async def _export_after_asking(self, study_id: str) -> None:
-        from workbench.exports.catalog import export_by_id
+        from workbench.exports.catalog import export_by_id, exports_for
 
-        export_id = await self.app.push_screen_wait(export_dialog(study_id))
+        export_id = await self.app.push_screen_wait(export_dialog(study_id, exports_for(self.app.db, study_id)))
         if export_id == CANCEL:
             return
-        entry = export_by_id(export_id)
+        entry = export_by_id(export_id, self.app.db, study_id)
         folder = await self.app.push_screen_wait(AskDialog(
             f"{entry.title} of {study_id}", f"The folder to write (replaced whole): {entry.description}.",
             value=f"{study_id}-{entry.id}"))
@@ -145,7 +144,7 @@ class StudyActions:
 
         db = thread_connection(self.app.db)
         try:
-            return export_by_id(export_id).write(db, study_id, folder).summary
+            return export_by_id(export_id, db, study_id).write(db, study_id, folder).summary
         finally:
             if db is not self.app.db:
                 db.close()

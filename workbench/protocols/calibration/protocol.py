@@ -18,6 +18,11 @@ class CalibrationProtocol(StudyProtocol):
     panels = {"items": "screens.calibration.import_screen:CalibrationImportScreen",
               "metrics": "screens.calibration.results_screen:CalibrationResultsScreen"}
     commands = ("workbench.protocols.calibration.commands",)
+
+    def exports(self) -> list:
+        from workbench.protocols.calibration.commands import export_entries
+
+        return export_entries()
     simulator_module = "workbench.protocols.calibration.simulate"  # the offline `sim` model (issue 16)
 
     def blinds_outputs(self, definition: dict) -> bool:
