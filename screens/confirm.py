@@ -37,17 +37,25 @@ class ChoiceDialog(ModalScreen[str]):
     ChoiceDialog .dialog-title { text-style: bold; margin-bottom: 1; }
     ChoiceDialog .dialog-buttons { height: auto; margin-top: 1; align-horizontal: right; }
     ChoiceDialog Button { margin-left: 1; min-width: 10; }
+    ChoiceDialog.-stacked > Vertical { width: 76; max-width: 100%; }
+    ChoiceDialog.-stacked .dialog-buttons { layout: vertical; }
+    ChoiceDialog.-stacked Button { width: 100%; margin-left: 0; }
     """
 
     BINDINGS = [
         Binding("escape", "cancel", "Cancel", id="dialog.cancel", tooltip="Close the dialog without doing anything"),
         Binding("left", "app.focus_previous", show=False, id="dialog.left", tooltip="Previous button"),
         Binding("right", "app.focus_next", show=False, id="dialog.right", tooltip="Next button"),
+        Binding("up", "app.focus_previous", show=False, id="dialog.up", tooltip="Previous button"),
+        Binding("down", "app.focus_next", show=False, id="dialog.down", tooltip="Next button"),
     ]
 
     def __init__(self, title: str, message: str, choices: list[Choice], *, cancel_id: str = "cancel",
-                 default_id: str | None = None) -> None:
-        super().__init__()
+                 default_id: str | None = None, stacked: bool = False) -> None:
+        """`stacked`: one compact button per line, for a list of choices that would not fit in a row at
+        80 columns (the export list)."""
+        super().__init__(classes="-stacked" if stacked else None)
+        self.stacked = stacked
         self.dialog_title = title
         self.message = message
         self.choices = choices
@@ -60,7 +68,8 @@ class ChoiceDialog(ModalScreen[str]):
             yield Static(self.message, classes="dialog-message", markup=False)
             with Horizontal(classes="dialog-buttons"):
                 for c in self.choices:
-                    yield Button(f"{c.label} ({c.key})", id=f"choice-{c.id}", variant=c.variant)
+                    yield Button(f"{c.label} ({c.key})", id=f"choice-{c.id}", variant=c.variant,
+                                 compact=self.stacked)
 
     def on_mount(self) -> None:
         self.query_one(f"#choice-{self.default_id}", Button).focus()

@@ -213,9 +213,8 @@ class MetricsScreen(SectionScreen):
     def _show_studies(self, studies: list[dict]) -> None:
         select = self.query_one("#study-select", Select)
         options = []
-        for s in studies:
-            state = "blinded" if not s["unblinded_at"] else ("forced" if s["unblind_forced"] else "unblinded")
-            options.append((f"{s['id']} ({s['protocol']}, {state})", s["id"]))
+        for s in studies:  # the status is the core's one definition (store.studies.study_status)
+            options.append((f"{s['id']} ({s['protocol']}, {s['status_text']})", s["id"]))
         select.set_options(options)
         if not studies:
             self._status("No study in the store yet: create one with `workbench --batch study create FILE`.")

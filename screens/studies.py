@@ -26,16 +26,17 @@ from screens.study_actions import STUDY_WORK, JudgingActions, PacketActions, Stu
 from screens.widgets.section import SectionScreen
 from workbench.studies.counts import status_text
 
-STATUS_STYLE = {"draft": "yellow", "frozen": "green", "unblinded": "cyan"}  # the core names the status
+STATUS_STYLE = {"draft": "yellow", "frozen": "green", "unblinded": "cyan"}  # the store names it (study_status)
 SIM_STYLE = "bold magenta"
 POWER_GROUP = "studies-power"
 
 
-def status_cell(status: str, simulated: bool) -> Text:
-    """`frozen`, or `frozen SIMULATED` for a study on `sim`: the label goes wherever the study is listed."""
+def status_cell(status: str, simulated: bool, text: str | None = None) -> Text:
+    """`frozen`, or `frozen SIMULATED` for a study on `sim`: the label goes wherever the study is listed.
+    `text` is the status in words (`unblinded (forced)`), `status` the word its style follows."""
     from workbench.simulation.label import LABEL
 
-    cell = Text(status, style=STATUS_STYLE.get(status, ""))
+    cell = Text(text or status, style=STATUS_STYLE.get(status, ""))
     if simulated:
         cell.append(f" {LABEL}", style=SIM_STYLE)
     return cell
@@ -103,11 +104,14 @@ class StudyCommands(ListProvider):
         screen = self.screen
         if not isinstance(screen, StudiesScreen):
             return []
-        out = [("studies: new study", "define a study in the form", screen.action_new_study),
-               ("studies: import a scoring packet", "record a rater's filled-in packet, as `packet import FILE`",
-                screen.action_packet_import),
-               ("studies: load a study file", "store a TOML study file, as `study create FILE`",
-                screen.action_load_file)]
+        out = [("studies: new study", "define a study in the form", screen.action_new_study)]
+        if screen.judging is not None:
+            out.append((f"studies: cancel judging {screen.judging.study_id}", "calls in flight recorded as "
+                        "cancelled; what was judged is kept", screen.action_cancel_judging))
+        out += [("studies: import a scoring packet", "record a rater's filled-in packet, as `packet import FILE`",
+                 screen.action_packet_import),
+                ("studies: load a study file", "store a TOML study file, as `study create FILE`",
+                 screen.action_load_file)]
         for study_id in getattr(self, "study_ids", []):
             out += [(f"studies: open {study_id}", "in the form (a frozen study as a copy)",
                      partial(screen.open_study, study_id)),
@@ -140,7 +144,7 @@ class StudiesScreen(StudyActions, JudgingActions, PacketActions, SectionScreen):
     SECTION_ID = "studies"
     # StudyCommands offers them by study
     PALETTE_SKIP = {"new_study", "load_file", "freeze", "runs", "judge", "pilots", "unblind", "report", "export",
-                    "packet_export", "packet_import", "adjudicate", "topology"}
+                    "packet_export", "packet_import", "adjudicate", "topology", "cancel_judging"}
     SUB_TITLE = "Studies"
     COMMANDS = {StudyCommands}
     CSS_PATH = "styles/studies.tcss"
@@ -158,6 +162,9 @@ class StudiesScreen(StudyActions, JudgingActions, PacketActions, SectionScreen):
         Binding("j", "judge", "Judge", id="studies.judge",
                 tooltip="Run the selected study's LLM judges, as `workbench --batch judge`; progress and judge "
                         "errors show on the detail pane"),
+        Binding("c", "cancel_judging", "Cancel judging", id="studies.cancel_judging", show=False,
+                tooltip="Cancel the judging in progress: calls in flight are recorded as cancelled, what was "
+                        "judged is kept, and j continues"),
         Binding("l", "pilots", "Pilots", id="studies.pilots", show=False,
                 tooltip="The calibration pilots' result per rater and judge; release a held rater with a reason"),
         Binding("u", "unblind", "Unblind", id="studies.unblind",
@@ -213,7 +220,7 @@ class StudiesScreen(StudyActions, JudgingActions, PacketActions, SectionScreen):
 
         studies = list_studies(db)
         for s in studies:
-            table.add_row(s["id"], status_cell(s["status"], is_simulated(s["definition"])),
+            table.add_row(s["id"], status_cell(s["status"], is_simulated(s["definition"]), s["status_text"]),
                           runs_text(run_status_counts(db, s["id"])), key=s["id"])
         if keep and any(s["id"] == keep for s in studies):
             table.move_cursor(row=table.get_row_index(keep))

@@ -9,6 +9,8 @@ screen's one `on_worker_state_changed` (group `STUDY_WORK`).
 
 from __future__ import annotations
 
+import threading
+
 from textual import work
 
 from screens.ask_dialog import AskDialog
@@ -35,14 +37,13 @@ def unblind_dialog(study_id: str, completion: dict[str, dict]) -> ChoiceDialog:
     return ChoiceDialog(f"Unblind {study_id}?", message, choices, cancel_id=CANCEL, default_id=CANCEL)
 
 
-def export_dialog(study_id: str) -> ChoiceDialog:
-    """One button per entry of the core's export catalog (its position is its key)."""
-    from workbench.exports.catalog import EXPORTS
-
-    lines = [f"{k}. {e.title}: {e.description}" for k, e in enumerate(EXPORTS, start=1)]
-    choices = [Choice(e.id, e.title, str(k)) for k, e in enumerate(EXPORTS, start=1)]
+def export_dialog(study_id: str, entries) -> ChoiceDialog:
+    """One button per entry of the core's export catalog, the study's protocol's own last (its position is
+    its key)."""
+    lines = [f"{k}. {e.title}: {e.description}" for k, e in enumerate(entries, start=1)]
+    choices = [Choice(e.id, e.title, str(k)) for k, e in enumerate(entries, start=1)]
     return ChoiceDialog(f"Export {study_id}", "\n".join(lines), [*choices, Choice(CANCEL, "Cancel", "c")],
-                        cancel_id=CANCEL, default_id=CANCEL)
+                        cancel_id=CANCEL, default_id=CANCEL, stacked=True)
 
 
 class StudyActions:
@@ -124,12 +125,12 @@ class StudyActions:
 
     @work(exclusive=True, group="studies-export-ask", exit_on_error=False)
     async def _export_after_asking(self, study_id: str) -> None:
-        from workbench.exports.catalog import export_by_id
+        from workbench.exports.catalog import export_by_id, exports_for
 
-        export_id = await self.app.push_screen_wait(export_dialog(study_id))
+        export_id = await self.app.push_screen_wait(export_dialog(study_id, exports_for(self.app.db, study_id)))
         if export_id == CANCEL:
             return
-        entry = export_by_id(export_id)
+        entry = export_by_id(export_id, self.app.db, study_id)
         folder = await self.app.push_screen_wait(AskDialog(
             f"{entry.title} of {study_id}", f"The folder to write (replaced whole): {entry.description}.",
             value=f"{study_id}-{entry.id}"))
@@ -143,7 +144,7 @@ class StudyActions:
 
         db = thread_connection(self.app.db)
         try:
-            return export_by_id(export_id).write(db, study_id, folder).summary
+            return export_by_id(export_id, db, study_id).write(db, study_id, folder).summary
         finally:
             if db is not self.app.db:
                 db.close()
@@ -162,19 +163,61 @@ def pilots_dialog(study_id: str, held_raters: list[str], result: dict) -> Choice
                         cancel_id=CANCEL, default_id=CANCEL)
 
 
+class Judging:
+    """The judging in progress (one at a time): its study, and how to cancel it from the UI thread.
+
+    The worker's event loop and task are known once the judging starts; a cancel asked before that is
+    remembered and honoured as soon as they are."""
+
+    def __init__(self, study_id: str) -> None:
+        self.study_id = study_id
+        self.cancelled = threading.Event()
+        self._loop = self._task = None
+        self._lock = threading.Lock()
+
+    def started(self, loop, task) -> None:
+        with self._lock:
+            self._loop, self._task = loop, task
+            if self.cancelled.is_set():
+                task.cancel()
+
+    def cancel(self) -> None:
+        with self._lock:
+            self.cancelled.set()
+            if self._loop is not None:
+                self._loop.call_soon_threadsafe(self._task.cancel)
+
+
 class JudgingActions:
-    """Mixed into StudiesScreen: judge a study and look at / release its calibration pilots."""
+    """Mixed into StudiesScreen: judge a study (cancellable) and look at / release its calibration pilots."""
+
+    judging: Judging | None = None
 
     # -- judging ----------------------------------------------------------------------------------
 
     def judge(self, study_id: str) -> None:
-        self.say_work(f"judging {study_id} ...")
-        self._judge(study_id)
+        if self.judging is not None:
+            self.notify(f"{self.judging.study_id} is being judged: one judging at a time (c cancels it)",
+                        title="Judge", severity="warning")
+            return
+        self.judging = Judging(study_id)
+        self.say_work(f"judging {study_id} ... (c cancels)")
+        self._judge(self.judging)
+
+    def action_cancel_judging(self) -> None:
+        if self.judging is None:
+            self.notify("Nothing is being judged", title="Judge")
+            return
+        self.judging.cancel()
+        self.say_work(f"cancelling the judging of {self.judging.study_id} ... (calls in flight are recorded "
+                      "as cancelled)")
 
     @work(thread=True, group=STUDY_WORK, exit_on_error=False)
-    def _judge(self, study_id: str) -> str:
+    def _judge(self, judging: Judging) -> str:
         """`workbench --batch judge STUDY` with its defaults: the same core call, its progress on the
-        detail pane, its summary (ok, judge errors, failed calls per judge) when done."""
+        detail pane, its summary (ok, judge errors, failed calls per judge) when done. Cancelled as a
+        signal cancels the batch command: the calls in flight are recorded as cancelled, what was judged
+        stays, and judging again continues."""
         import asyncio
 
         from workbench.gateway import build_gateway
@@ -182,17 +225,29 @@ class JudgingActions:
         from workbench.judges.summary import judging_text, keep_log_head
         from workbench.paths import thread_connection
 
+        study_id = judging.study_id
+
         def tell(message: str) -> None:
-            self.app.call_from_thread(self.say_work, f"judging {study_id}: {message}")
+            self.app.call_from_thread(self.say_work, f"judging {study_id}: {message}  (c cancels)")
+
+        async def judge(db, gateway):
+            judging.started(asyncio.get_running_loop(), asyncio.current_task())
+            return await judge_study(db, gateway, study_id, progress=tell)
 
         db = thread_connection(self.app.db)
         try:
             gateway = build_gateway(db, self.app.db_path)
             try:
-                report = asyncio.run(judge_study(db, gateway, study_id, progress=tell))
+                report = asyncio.run(judge(db, gateway))
+            except asyncio.CancelledError:
+                text = (f"judging of {study_id} cancelled: calls in flight recorded as cancelled; what was "
+                        "judged is kept (j continues)")
+                self.app.call_from_thread(self.say_work, text)
+                return text
             finally:
                 keep_log_head(db, study_id)
         finally:
+            self.judging = None
             if db is not self.app.db:
                 db.close()
         text = judging_text(report.to_dict())

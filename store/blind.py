@@ -179,8 +179,9 @@ def record_unblinding(db: sqlite_utils.Database, study_id: str, *, by: str, forc
     with writer(db):
         db["unblindings"].insert({"study_id": study_id, "by": by, "at": at, "forced": int(forced),
                                   "reason": reason})
-        db.execute("UPDATE studies SET unblinded_at = ?, unblinded_by = ?, unblind_forced = ? WHERE id = ?",
-                   [at, by, int(forced), study_id])
+        # the stored status follows (for readers of the file); the app derives it (workbench.studies.status)
+        db.execute("UPDATE studies SET unblinded_at = ?, unblinded_by = ?, unblind_forced = ?, "
+                   "status = 'unblinded' WHERE id = ?", [at, by, int(forced), study_id])
     return {"study_id": study_id, "by": by, "at": at, "forced": forced, "reason": reason}
 
 

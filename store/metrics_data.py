@@ -18,6 +18,7 @@ import sqlite_utils
 
 from store.cases import now
 from store.db import writer
+from store.studies import with_status
 
 _CHUNK = 500  # ids per IN (...) list, well under SQLite's variable limit
 
@@ -38,8 +39,9 @@ def _marks(values: Sequence) -> str:
 # --- studies ---------------------------------------------------------------------------------------
 
 def study_list(db: sqlite_utils.Database) -> list[dict]:
-    """Every study, newest first: id, name, protocol, frozen_at, unblinded_at, unblind_forced."""
-    return [dict(r) for r in db.query(
+    """Every study, newest first: id, name, protocol, frozen_at, unblinded_at, unblind_forced, and its
+    status (store.studies.study_status)."""
+    return [with_status(dict(r)) for r in db.query(
         "SELECT id, name, protocol, frozen_at, unblinded_at, unblind_forced FROM studies "
         "ORDER BY created_at DESC, id")]
 
@@ -54,7 +56,7 @@ def study_header(db: sqlite_utils.Database, study_id: str) -> dict | None:
     row = dict(rows[0])
     row["definition"] = json.loads(row["definition"] or "{}")
     row["unblind_forced"] = bool(row["unblind_forced"])
-    return row
+    return with_status(row)
 
 
 def unblinding_history(db: sqlite_utils.Database, study_id: str) -> list[dict]:

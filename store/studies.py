@@ -9,6 +9,33 @@ import sqlite_utils
 from store.cases import now
 from store.db import writer
 
+# A study's status, defined once (issue 24 item 4): `draft`, `frozen` or `unblinded`, derived from the row's
+# own dates whenever a study is read, never from a stored word an act could forget to update. Every place
+# that names it reads it from here through the row: `study list`, `study show` and the Studies screen
+# (workbench.studies), the Metrics section's study choice and status line and every report's heading
+# (store.metrics_data). A forced unblinding (scoring incomplete) reads `unblinded (forced)`.
+DRAFT, FROZEN, UNBLINDED = "draft", "frozen", "unblinded"
+
+
+def study_status(row) -> str:
+    """`draft`, `frozen` or `unblinded`, from a study row (any mapping with its dates)."""
+    if row.get("unblinded_at"):
+        return UNBLINDED
+    if row.get("frozen_at"):
+        return FROZEN
+    return DRAFT
+
+
+def status_text(row) -> str:
+    """The status in words: with `(forced)` after a forced unblinding."""
+    status = study_status(row)
+    return f"{status} (forced)" if status == UNBLINDED and row.get("unblind_forced") else status
+
+
+def with_status(row: dict) -> dict:
+    """The row with `status` and `status_text` set from the one definition above."""
+    return {**row, "status": study_status(row), "status_text": status_text(row)}
+
 
 def get_study(db: sqlite_utils.Database, study_id: str) -> dict | None:
     rows = list(db["studies"].rows_where("id = ?", [study_id]))
@@ -80,4 +107,4 @@ def set_study_status(db: sqlite_utils.Database, study_id: str, status: str) -> N
 def _decode(row: dict) -> dict:
     row = dict(row)
     row["definition"] = json.loads(row["definition"])
-    return row
+    return with_status(row)

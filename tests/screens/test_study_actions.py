@@ -127,3 +127,33 @@ def test_unblind_dialog_snapshot(snap_compare, tmp_path, size):
         await pilot.pause()
 
     assert snap_compare(app, terminal_size=size, run_before=run_before)
+
+
+async def test_the_palette_offers_each_finishing_action_by_study_and_runs_it(tmp_path):
+    from test_help_palette import palette_titles
+
+    store = tmp_path / "store.db"
+    sid = seed_study(store)["study_id"]
+    report = tmp_path / "palette-report.md"
+    app = make_app(store)
+    async with app.run_test(size=SIZE) as pilot:
+        await open_studies(pilot)
+        titles = set(await palette_titles(app))
+        verbs = ("judge", "pilots", "packet", "adjudicate", "topology review", "unblind", "report", "export")
+        assert {f"studies: {verb} {sid}" for verb in verbs} <= titles
+        assert "studies: import a scoring packet" in titles
+        assert not any(t.startswith("studies: cancel judging") for t in titles)  # only while judging
+        for command, then in ((f"studies: unblind {sid}", ChoiceDialog), (f"studies: report {sid}", AskDialog)):
+            await pilot.press("ctrl+p")
+            await pilot.pause()
+            app.screen.query_one(Input).value = command
+            await pilot.pause(0.5)
+            await pilot.press("enter")
+            await wait_until(pilot, lambda: isinstance(app.screen, then), what=command)
+            if then is AskDialog:
+                await answer(pilot, str(report))
+            else:
+                await pilot.press("c")  # cancel: nothing opened
+                await pilot.pause()
+        await wait_until(pilot, report.exists, what="the report")
+        assert not unblind_state(app.db, sid).unblinded

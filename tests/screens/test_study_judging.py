@@ -77,3 +77,57 @@ async def test_pilots_show_each_check_and_release_a_held_rater_with_a_reason(tmp
     finally:
         db.close()
     assert row["rater"] == "rater-a" and row["reason"] == "re-read the anchors"
+
+
+async def test_judging_is_cancelled_with_c_and_keeps_what_was_judged(tmp_path, loopback_server):  # noqa: F811
+    from tests.support.loopback import Reply
+
+    loopback_server.responder = lambda body: Reply.hung(60)  # every judge call waits: cancel mid-flight
+    path = tmp_path / "store.db"
+    sid = seed_study(path, judge_api_base=loopback_server.url)["study_id"]
+    app = make_app(path)
+    notes: list[str] = []
+    async with app.run_test(size=SIZE) as pilot:
+        await open_studies(pilot)
+        screen = app.screen
+        screen.notify = lambda message, **kw: notes.append(message)
+        work = screen.query_one("#study-work", Static)
+        await pilot.press("j")
+        await wait_until(pilot, lambda: loopback_server.count > 0, timeout=60, what="a judge call in flight")
+        await pilot.press("j")  # one judging at a time
+        assert any("one judging at a time" in n for n in notes)
+        await pilot.press("c")
+        await wait_until(pilot, lambda: "cancelled" in str(work.render()) and screen.judging is None, timeout=60,
+                         what="the cancellation")
+        await app.workers.wait_for_complete()
+        assert "what was judged is kept" in str(work.render())
+    db = open_store(path)
+    try:
+        calls = list(db["calls"].rows_where("study_id = ?", [sid]))
+        verdicts = list(db["verdicts"].rows_where("study_id = ?", [sid]))
+    finally:
+        db.close()
+    assert calls and all(c["status"] == "cancelled" for c in calls) and not verdicts
+
+
+def test_judging_summary_snapshot_at_80x24(snap_compare, tmp_path, loopback_server):  # noqa: F811
+    """The detail pane after judging (judge errors counted) at 80x24."""
+    loopback_server.responder = lambda body: "Sure! {score: 3, this is not json"
+    path = tmp_path / "store.db"
+    sid = seed_study(path, judge_api_base=loopback_server.url)["study_id"]
+    app = make_app(path)
+    fixed = "2026-01-01T00:00:00+00:00"
+    app.db["studies"].update(sid, {"created_at": fixed, "frozen_at": fixed, "freeze_hash": "f" * 64})
+
+    async def run_before(pilot):
+        await open_studies(pilot)
+        await pilot.press("j")
+        work = pilot.app.screen.query_one("#study-work", Static)
+        await wait_until(pilot, lambda: "judge error" in str(work.render()), timeout=120, what="the summary")
+        power = pilot.app.screen.query_one("#study-power")
+        await wait_until(pilot, lambda: "computing" not in str(power.render()), what="the power panel")
+        await pilot.app.workers.wait_for_complete()
+        pilot.app.clear_notifications()
+        await pilot.pause()
+
+    assert snap_compare(app, terminal_size=(80, 24), run_before=run_before)

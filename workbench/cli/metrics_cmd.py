@@ -145,9 +145,10 @@ def handle(args, ctx: Context) -> int:
         return record_concerns(args, ctx, db)
     if args.assess_concerns:
         assess_concerns(args, ctx, db, header)
-    doc = protocol_metrics(args, db, ctx, header, csv=args.csv)
-    doc = __import__("workbench.simulation.label", fromlist=["_"]).mark_document(doc, header["definition"])
-    add_parse_counts(db, args.study, doc)
+    from workbench.exports.metrics_files import finish_document
+
+    doc = finish_document(db, args.study, protocol_metrics(args, db, ctx, header, csv=args.csv),
+                          header["definition"])
     if args.csv:
         write_csv(args, ctx, doc)
         return OK
@@ -163,23 +164,14 @@ def handle(args, ctx: Context) -> int:
     return OK
 
 
-def add_parse_counts(db, study_id: str, doc) -> None:
-    """Every protocol's metrics end with the parse counts per structured step (workbench.structured.counts,
-    the report's definition too)."""
-    from workbench.structured.counts import parse_counts, section
-
-    counts = parse_counts(db, study_id)
-    doc.document["structured_replies"] = counts
-    doc.text = doc.text.rstrip("\n") + "\n\n" + section(counts)
-
-
 def write_csv(args, ctx: Context, doc) -> None:
     """The protocol's long-format rows, to --out or stdout."""
     import csv
 
+    from workbench.exports.metrics_files import csv_rows
+
     # every row names its study, whatever the protocol's own columns, so that files of several studies join
-    columns = doc.csv_columns if "study" in doc.csv_columns else ["study", *doc.csv_columns]
-    rows = [{"study": args.study, **row} for row in doc.csv_rows]
+    columns, rows = csv_rows(args.study, doc)
 
     def write(fh) -> int:
         writer = csv.DictWriter(fh, fieldnames=columns, lineterminator="\n")

@@ -90,17 +90,17 @@ def freeze(args, ctx: Context) -> int:
 
 
 def list_(args, ctx: Context) -> int:
-    from store.runs import status_counts
-    from store.studies import list_studies
+    from workbench.studies.lookup import list_studies, run_status_counts
 
     db = ctx.db()
-    rows = [{"id": s["id"], "protocol": s["protocol"], "status": s["status"], "frozen_at": s["frozen_at"],
-             "runs": status_counts(db, s["id"])} for s in list_studies(db)]
+    rows = [{"id": s["id"], "protocol": s["protocol"], "status": s["status"], "status_text": s["status_text"],
+             "frozen_at": s["frozen_at"], "unblinded_at": s.get("unblinded_at"),
+             "runs": run_status_counts(db, s["id"])} for s in list_studies(db)]
 
     def human() -> str:
         if not rows:
             return "no studies"
-        return "\n".join(f"{r['id']}  {r['protocol']}  {r['status']}  "
+        return "\n".join(f"{r['id']}  {r['protocol']}  {r['status_text']}  "
                          + ", ".join(f"{k} {v}" for k, v in r["runs"].items() if v) for r in rows)
 
     ctx.emit({"studies": rows}, human)

@@ -93,9 +93,35 @@ def _measures(db, record):
         return None
 
 
+def export_metrics(db, study_id: str, out) -> ExportDone:
+    """The study's metrics as `metrics` prints them: metrics.txt (the tables), metrics.json (`--json`) and
+    metrics.csv (`--csv`, every score and verdict in long format); condition-free while the study is blind."""
+    from workbench.exports.metrics_files import csv_text, json_text, study_metrics
+
+    try:
+        doc, protocol = study_metrics(db, study_id, csv=False)
+        rows, _ = study_metrics(db, study_id, csv=True)
+    except KeyError as exc:
+        raise ExportFailed(str(exc.args[0] if exc.args else exc)) from None
+
+    def fill(tmp: Path) -> list[Path]:
+        files = {"metrics.txt": doc.text.rstrip("\n") + "\n", "metrics.json": json_text(study_id, protocol, doc),
+                 "metrics.csv": csv_text(study_id, rows)}
+        for name, text in files.items():
+            (tmp / name).write_text(text, encoding="utf-8")
+        return [tmp / name for name in files]
+
+    paths = _write(out, fill)
+    return ExportDone(paths, f"wrote the metrics of {study_id} ({protocol}) to {out}: metrics.txt, metrics.json "
+                             f"and metrics.csv ({len(rows.csv_rows)} rows)",
+                      {"protocol": protocol, "rows": len(rows.csv_rows)})
+
+
 EXPORTS = [
     Export("table", "Tidy tables", "long-format CSV tables (runs, calls, outputs, scores, measures) and a "
            "Frictionless datapackage.json; once unblinded", export_table),
+    Export("metrics", "Metrics", "the tables (text), the `metrics --json` document and the `--csv` rows; "
+           "condition-free while blind", export_metrics),
     Export("inspect", "Inspect AI logs", "Inspect AI eval logs, one per condition (needs inspect-ai); once "
            "unblinded", export_inspect),
     Export("inspect-blind", "Inspect AI logs, blind items", "the blind items only: opaque ids and the text "
@@ -103,5 +129,15 @@ EXPORTS = [
 ]
 
 
-def export_by_id(export_id: str) -> Export:
-    return next(e for e in EXPORTS if e.id == export_id)
+def exports_for(db, study_id: str) -> list[Export]:
+    """The shared exports, then the study's protocol's own (`StudyProtocol.exports`)."""
+    from workbench.protocols.registry import protocol_of
+    from workbench.studies.lookup import load_study
+
+    return [*EXPORTS, *protocol_of(load_study(db, study_id)["definition"]).exports()]
+
+
+def export_by_id(export_id: str, db=None, study_id: str | None = None) -> Export:
+    """The entry with this id: a shared one, or (given the study) one of its protocol's own."""
+    entries = EXPORTS if db is None else exports_for(db, study_id)
+    return next(e for e in entries if e.id == export_id)

@@ -105,11 +105,14 @@ class StudyAnalysis:
         return self.data.forced
 
     def status_line(self) -> str:
+        """The study's status (as `study list` and `study show` say it), then what it means for these
+        numbers."""
         d = self.data
+        status = d.status or "status unknown"  # a StudyData not read from the store (tests)
         if d.blinded:
-            return f"{BLINDED_LABEL} - the study is not unblinded yet; only condition-free statistics are shown."
-        line = f"unblinded {d.unblinded_at} by {d.unblinded_by or '?'}"
-        return f"{FORCED_LABEL}; {line}" if d.forced else line
+            return f"{status}; {BLINDED_LABEL}; only condition-free statistics until it is unblinded"
+        line = f"{status} at {d.unblinded_at} by {d.unblinded_by or '?'}"
+        return f"{line}; {FORCED_LABEL}" if d.forced else line
 
     def to_dict(self) -> dict[str, Any]:
         d = self.data

@@ -161,6 +161,7 @@ class StudyData:
     freeze_hash: str | None = None
     unblinded_at: str | None = None
     unblinded_by: str | None = None
+    status: str = ""  # the study's status in words (store.studies.status_text), as `study list` says it
     cases: dict[str, CaseInfo] = field(default_factory=dict)
     items: dict[str, Item] = field(default_factory=dict)
     rubrics: dict[str, RubricInfo] = field(default_factory=dict)          # by hash
@@ -245,7 +246,7 @@ def load_study_data(db, study_id: str) -> StudyData:
         study_id=header["id"], name=header["name"], protocol=header["protocol"], definition=definition,
         blinded=blinded, forced=bool(header["unblind_forced"]) and not blinded,
         frozen_at=header["frozen_at"], freeze_hash=header["freeze_hash"],
-        unblinded_at=header["unblinded_at"], unblinded_by=header["unblinded_by"])
+        unblinded_at=header["unblinded_at"], unblinded_by=header["unblinded_by"], status=header["status_text"])
 
     key = {} if blinded else {k["item_id"]: k for k in q.unblinded_key(db, study_id)}
     for row in q.blind_items(db, study_id):
@@ -311,7 +312,7 @@ def sorted_conditions(conditions: Sequence[str]) -> list[str]:
 
 
 def study_list(db) -> list[dict]:
-    """The studies the Metrics section offers: id, protocol and unblinding state."""
+    """The studies the Metrics section offers: id, protocol, unblinding state and the study's status."""
     from store.metrics_data import study_list as rows
 
     return rows(db)

@@ -23,6 +23,7 @@ What a protocol says, and who asks:
 | metrics and report | `metrics`, `metrics_csv`, `report_sections` | cli metrics/report, screens |
 | TUI panels | `panels` (dotted paths into `screens/`, imported by the app only) | screens |
 | batch commands of its own | `commands` (modules with `register(subparsers)`) | cli.main |
+| its own exports | `exports` (entries of the export catalog: id, title, description, write) | exports.catalog, screens |
 | the offline `sim` model | `simulator` (its `simulate.py`) | workbench.simulation.engine |
 
 Default implementations make the optional parts optional: a protocol with one
@@ -131,6 +132,12 @@ class StudyProtocol:
         for relative paths). Adding an id already there adds nothing, so re-creating is safe. A file that
         cannot be used at all is a `StudyError`; single bad records are excluded and reported."""
         return ItemLoad()
+
+    def exports(self) -> list:
+        """The protocol's own exports, offered after the shared ones (the Studies screen's x): entries with
+        `id`, `title`, `description` and `write(db, study_id, out_folder) -> ExportDone`
+        (workbench.exports.catalog.Export). Its batch commands write the same files through the same function."""
+        return []
 
     def summary_line(self, definition: dict) -> str:
         """What `study create` says the study holds, e.g. "2 case(s) x 7 condition(s)"."""

@@ -33,6 +33,7 @@ def standard_report(db, study_id: str, protocol, sections, *, generated_at: str 
                  + (f" (seed {protocol.seed}: {protocol.title})" if protocol.seed else ""))
     parts.append(f"- Frozen: {header.get('frozen_at') or 'not frozen'}; freeze hash: "
                  f"`{header.get('freeze_hash') or '-'}`")
+    parts.append(f"- Status: {status_line(header)}")
     if d.get("description"):
         parts.append(f"- Description: {d['description']}")
     parts.append(f"- Generated: {generated_at}")
@@ -40,3 +41,12 @@ def standard_report(db, study_id: str, protocol, sections, *, generated_at: str 
     for s in sections:
         parts += [f"{'#' * s.level} {s.title}", "", s.body.rstrip(), ""]
     return "\n".join(parts).rstrip() + "\n"
+
+
+def status_line(header: dict) -> str:
+    """The heading's status: the study's status (store.studies.study_status, as `study list` says it), and
+    who opened the key when."""
+    text = header.get("status_text") or "-"
+    if header.get("unblinded_at"):
+        text += f" at {header['unblinded_at']} by {header.get('unblinded_by') or '?'}"
+    return text

@@ -24,7 +24,8 @@ def load_study(db: sqlite_utils.Database, study_id: str) -> dict:
 
 
 def list_studies(db: sqlite_utils.Database) -> list[dict]:
-    """Every stored study (definition decoded), oldest first."""
+    """Every stored study (definition decoded, `status` and `status_text` from store.studies.study_status:
+    the one definition), oldest first."""
     return study_rows.list_studies(db)
 
 

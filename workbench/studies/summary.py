@@ -17,7 +17,9 @@ def study_summary(db: sqlite_utils.Database, study_id: str) -> dict:
     return {
         "id": study["id"],
         "protocol": study["protocol"],
-        "status": study["status"],
+        "status": study["status"],  # store.studies.study_status: the one definition
+        "status_text": study["status_text"],
+        "unblinded_at": study.get("unblinded_at"),
         "created_at": study["created_at"],
         "frozen_at": study["frozen_at"],
         "freeze_hash": study["freeze_hash"],
@@ -70,7 +72,7 @@ def summary_text(s: dict) -> str:
     d = s["definition"]
     m = d.get("model") or {}
     lines = [
-        f"study {s['id']}  protocol {s['protocol']}  status {s['status']}"
+        f"study {s['id']}  protocol {s['protocol']}  status {s.get('status_text') or s['status']}"
         + (f"  {LABEL}" if is_simulated(d) else ""),
         f"created {s['created_at']}  frozen {s['frozen_at'] or '(not yet: the first run freezes it)'}",
         f"freeze hash {s['freeze_hash'] or '-'}",

@@ -114,6 +114,23 @@ def handle_generate(args, ctx: Context) -> int:
     return OK
 
 
+def export_entries() -> list:
+    """`calibration export` in the TUI's export list: the fidelity folder, judge_scores.csv and the joined CSV."""
+    from pathlib import Path
+
+    from workbench.exports.catalog import Export, ExportDone
+    from workbench.protocols.calibration.exports import export_all
+
+    def write(db, study_id: str, out) -> ExportDone:
+        done = export_all(db, study_id, out)
+        return ExportDone([Path(done["fidelity"]), Path(done["judge"])],
+                          f"wrote {done['fidelity']} and {done['judge']}: {done['document']['outcome']['summary']}",
+                          {"fidelity": done["fidelity"], "judge": done["judge"]})
+
+    return [Export("calibration", "Calibration folders", "the fidelity folder, judge_scores.csv and the joined "
+                   "CSV, as `calibration export`", write)]
+
+
 def handle_export(args, ctx: Context) -> int:
     from workbench.protocols.calibration.exports import export_all
 

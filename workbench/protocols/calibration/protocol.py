@@ -19,6 +19,11 @@ class CalibrationProtocol(StudyProtocol):
               "metrics": "screens.calibration.results_screen:CalibrationResultsScreen"}
     commands = ("workbench.protocols.calibration.commands",)
     judges_are_runs = True  # its [[judges]] are its conditions: `run` judges, the shared `judge` refuses
+
+    def exports(self) -> list:
+        from workbench.protocols.calibration.commands import export_entries
+
+        return export_entries()
     simulator_module = "workbench.protocols.calibration.simulate"  # the offline `sim` model (issue 16)
 
     def blinds_outputs(self, definition: dict) -> bool:

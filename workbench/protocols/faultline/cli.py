@@ -92,12 +92,11 @@ def show(args, ctx: Context) -> int:
     return OK
 
 
-def debates(args, ctx: Context) -> int:
+def write_debates(db, study_id: str, definition: dict, out) -> int:
+    """One JSON document per debate, with its metrics, in the folder `out` (replaced whole); returns how many."""
     from workbench.protocols.faultline.analysis import study_metrics
 
-    db = ctx.db()
-    doc = study_metrics(db, args.study, protocol_study(db, args.study, "faultline")["definition"])
-    out = Path(args.out)
+    doc = study_metrics(db, study_id, definition)
 
     def fill(tmp: Path) -> list[Path]:  # the folder is replaced whole: a fault leaves the old one or none
         written = []
@@ -107,6 +106,26 @@ def debates(args, ctx: Context) -> int:
             written.append(path)
         return written
 
-    write_folder(out, fill)
-    ctx.emit({"written": len(doc["debates"]), "dir": str(out)}, f"{len(doc['debates'])} documents in {out}")
+    write_folder(Path(out), fill)
+    return len(doc["debates"])
+
+
+def export_entries() -> list:
+    """`faultline debates` in the TUI's export list."""
+    from workbench.exports.catalog import Export, ExportDone
+    from workbench.studies.lookup import load_study
+
+    def write(db, study_id: str, out) -> ExportDone:
+        n = write_debates(db, study_id, load_study(db, study_id)["definition"], out)
+        return ExportDone([Path(out)], f"wrote {n} debate document(s) of {study_id} to {out}", {"written": n})
+
+    return [Export("faultline-debates", "Debate documents (JSON)", "one JSON document per debate with its "
+                   "metrics, as `faultline debates`", write)]
+
+
+def debates(args, ctx: Context) -> int:
+    db = ctx.db()
+    out = Path(args.out)
+    n = write_debates(db, args.study, protocol_study(db, args.study, "faultline")["definition"], out)
+    ctx.emit({"written": n, "dir": str(out)}, f"{n} documents in {out}")
     return OK

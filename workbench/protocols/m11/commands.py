@@ -59,15 +59,34 @@ def handle_estimate(args, ctx) -> int:
     return 0
 
 
-def handle_export(args, ctx) -> int:
-    from workbench.protocols.m11.export import export_document
+def write_export(db, study_id: str, out) -> tuple:
+    """The study's results as one JSON file at `out`; returns (path, samples)."""
     from workbench.files import write_text
+    from workbench.protocols.m11.export import export_document
 
+    doc = export_document(db, study_id)
+    return write_text(out, json.dumps(doc, indent=2, ensure_ascii=False, default=str) + "\n"), len(doc["samples"])
+
+
+def export_entries() -> list:
+    """`m11 export` in the TUI's export list: results.json in the folder the user names."""
+    from pathlib import Path
+
+    from workbench.exports.catalog import Export, ExportDone
+
+    def write(db, study_id: str, out) -> ExportDone:
+        path, samples = write_export(db, study_id, Path(out) / "results.json")
+        return ExportDone([path], f"wrote {samples} sample(s) of {study_id} to {path}", {"samples": samples})
+
+    return [Export("m11-results", "M11 results (JSON)", "every sample with its full debate, as `m11 export`",
+                   write)]
+
+
+def handle_export(args, ctx) -> int:
     protocol_study(ctx.db(), args.study, "m11")
-    doc = export_document(ctx.db(), args.study)
-    path = write_text(args.out, json.dumps(doc, indent=2, ensure_ascii=False, default=str) + "\n")
-    ctx.emit({"ok": True, "study": args.study, "out": str(path), "samples": len(doc["samples"])},
-             f"wrote {len(doc['samples'])} sample(s) of {args.study} to {path}")
+    path, samples = write_export(ctx.db(), args.study, args.out)
+    ctx.emit({"ok": True, "study": args.study, "out": str(path), "samples": samples},
+             f"wrote {samples} sample(s) of {args.study} to {path}")
     return 0
 
 

@@ -1,0 +1,93 @@
+"""Issue 24, item 4: every export from the Studies screen, through the catalog the batch commands share:
+the metrics (text, the `metrics --json` document, the `metrics --csv` rows) and each protocol's own
+exports (here M11's results, as `m11 export` writes them); the export list at 80x24."""
+
+from __future__ import annotations
+
+import csv
+import json
+from pathlib import Path
+
+import pytest
+from scoring_seed import seed_study
+from study_screen_helpers import wait_until
+from test_study_actions import answer, open_studies
+
+from screens.ask_dialog import AskDialog
+from screens.confirm import ChoiceDialog
+from screens.launch import make_app
+from store import open_store
+from workbench.cli.main import main
+from workbench.exports.catalog import EXPORTS, export_by_id, exports_for
+from workbench.studies import create_study
+
+SIZE = (140, 40)
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def batch(capsys, db, *argv: str) -> str:
+    capsys.readouterr()
+    code = main(["--batch", "--db", str(db), *argv])
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    return out
+
+
+async def test_the_metrics_export_writes_what_metrics_prints(tmp_path, capsys):
+    store = tmp_path / "store.db"
+    sid = seed_study(store)["study_id"]
+    out = tmp_path / "metrics"
+    app = make_app(store)
+    async with app.run_test(size=SIZE) as pilot:
+        await open_studies(pilot)
+        await pilot.press("x")
+        await wait_until(pilot, lambda: isinstance(app.screen, ChoiceDialog), what="the export list")
+        await pilot.press(str(next(k for k, e in enumerate(EXPORTS, start=1) if e.id == "metrics")))
+        await answer(pilot, str(out))
+        await wait_until(pilot, lambda: (out / "metrics.csv").exists(), timeout=120, what="the export")
+        await app.workers.wait_for_complete()
+    # blind: condition-free, and the same document and rows as the batch command
+    assert json.loads((out / "metrics.json").read_text()) == json.loads(
+        batch(capsys, store, "--json", "metrics", sid))
+    rows = list(csv.DictReader((out / "metrics.csv").open()))
+    assert rows == list(csv.DictReader(batch(capsys, store, "metrics", sid, "--csv").splitlines()))
+    assert (out / "metrics.txt").read_text().strip() in batch(capsys, store, "metrics", sid)
+
+
+def test_a_protocols_own_exports_follow_the_shared_ones_and_write_what_its_command_writes(tmp_path, capsys):
+    store = tmp_path / "store.db"
+    db = open_store(store)
+    try:
+        sid = create_study(db, ROOT / "studies" / "m11-sample-mock.toml")["study_id"]
+        entries = exports_for(db, sid)
+        assert [e.id for e in entries][:len(EXPORTS)] == [e.id for e in EXPORTS]
+        assert "m11-results" in [e.id for e in entries]
+        done = export_by_id("m11-results", db, sid).write(db, sid, tmp_path / "tui")
+    finally:
+        db.close()
+    batch(capsys, store, "m11", "export", sid, "--out", str(tmp_path / "batch.json"))
+    assert json.loads(done.paths[0].read_text()) == json.loads((tmp_path / "batch.json").read_text())
+
+
+FIXED = "2026-01-01T00:00:00+00:00"
+DIALOGS = {"x": ChoiceDialog, "l": ChoiceDialog, "k": ChoiceDialog, "p": AskDialog}
+
+
+@pytest.mark.parametrize("key", list(DIALOGS), ids=["export-list", "pilots", "packet-rater", "report-path"])
+def test_finishing_dialog_snapshot_at_80x24(snap_compare, tmp_path, key):
+    """The dialogs the Studies screen's finishing keys open fit 80x24 (every choice and its key visible)."""
+    store = tmp_path / "store.db"
+    sid = seed_study(store)["study_id"]
+    app = make_app(store)
+    # fixed times and a fixed hash behind the dialog: the real freeze hash covers the prompt templates
+    app.db["studies"].update(sid, {"created_at": FIXED, "frozen_at": FIXED, "freeze_hash": "f" * 64})
+
+    async def run_before(pilot):
+        await open_studies(pilot)
+        power = pilot.app.screen.query_one("#study-power")
+        await wait_until(pilot, lambda: "computing" not in str(power.render()), what="the power panel")
+        await pilot.press(key)
+        await wait_until(pilot, lambda: isinstance(pilot.app.screen, DIALOGS[key]), what="the dialog")
+        await pilot.pause()
+
+    assert snap_compare(app, terminal_size=(80, 24), run_before=run_before)
