@@ -13,7 +13,8 @@ from __future__ import annotations
 import sqlite_utils
 
 from workbench.protocols.faultline import parsing, prompts, schemas
-from workbench.protocols.faultline.turns import json_turn, model_settings
+from workbench.protocols.faultline.treatment import GRAPH_TOKENS_PER_NODE
+from workbench.protocols.faultline.turns import json_turn, model_settings, structured_settings
 from workbench.runs.context import RunContext
 
 ARTIFACT = "belief_graph"
@@ -39,7 +40,8 @@ async def build_graph(ctx: RunContext, persona: dict, size: int, table: dict) ->
                                    lambda obj: parsing.belief_graph(obj, size), step="belief graph",
                                    phase="belief_graph",
                                    label=f"belief graph of {persona['name']} ({size} nodes)", role="belief_graph",
-                                   settings=model_settings(table), schema=schemas.belief_graph_schema(size))
+                                   settings=structured_settings(model_settings(table), GRAPH_TOKENS_PER_NODE * size),
+                                   schema=schemas.belief_graph_schema(size))
     out = {"persona": persona["id"], "size": size, "model": table["name"], "error": error}
     out.update(graph or {"nodes": [], "edges": [], "dropped_nodes": 0})
     return out
