@@ -131,7 +131,7 @@ EXPORTS = [
 
 def exports_for(db, study_id: str) -> list[Export]:
     """The shared exports, then the study's protocol's own (`StudyProtocol.exports`)."""
-    from workbench.protocols.registry import protocol_of
+    from workbench.protocol.registry import protocol_of
     from workbench.studies.lookup import load_study
 
     return [*EXPORTS, *protocol_of(load_study(db, study_id)["definition"]).exports()]

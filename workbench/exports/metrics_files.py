@@ -51,7 +51,7 @@ def json_text(study_id: str, protocol: str, doc) -> str:
 def study_metrics(db, study_id: str, *, csv: bool) -> tuple[object, str]:
     """The study's metrics document with the batch command's defaults (no extra comparisons, the bundled
     embedding model), finished as `metrics` prints it; and its protocol's name."""
-    from workbench.protocols.registry import protocol_of
+    from workbench.protocol.registry import protocol_of
     from workbench.studies.lookup import load_study
 
     definition = load_study(db, study_id)["definition"]
