@@ -13,7 +13,6 @@ from __future__ import annotations
 import sqlite_utils
 
 from workbench.protocols.faultline import parsing, prompts, schemas
-from workbench.protocols.faultline.treatment import GRAPH_TOKENS_PER_NODE
 from workbench.protocols.faultline.turns import json_turn, model_settings, structured_settings
 from workbench.runs.context import RunContext
 
@@ -23,6 +22,11 @@ ARTIFACT = "belief_graph"
 def graph_key(persona_id: str, size: int) -> str:
     return f"{persona_id}:{size}"
 
+
+# A belief graph writes every node (id, claim, credence) and its relations: about 60 tokens a node. A graph
+# step that inherits a debate turn's max_tokens is cut before it can be whole (seen on the real-model suite:
+# every 20-node graph of SmolLM2 stopped at `length` under max_tokens = 150).
+GRAPH_TOKENS_PER_NODE = 60
 
 def format_graph(graph: dict | None) -> str:
     """The graph as the persona reads it: one line per node, then the relations."""

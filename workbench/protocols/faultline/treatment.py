@@ -20,10 +20,6 @@ from workbench.protocols.faultline.conditions import condition
 # messages) and an argument map of every message (arguments with base scores per persona, relations).
 CRUX_CARDS_MAX_TOKENS = 1024
 QBAF_MAX_TOKENS = 2048
-# A belief graph writes every node (id, claim, credence) and its relations: about 60 tokens a node. A graph
-# step that inherits a debate turn's max_tokens is cut before it can be whole (seen on the real-model suite:
-# every 20-node graph of SmolLM2 stopped at `length` under max_tokens = 150).
-GRAPH_TOKENS_PER_NODE = 60
 
 
 def valid_graph(graph: dict | None) -> bool:
