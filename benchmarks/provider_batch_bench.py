@@ -40,10 +40,13 @@ def study_text(url: str, sample: int) -> str:
             f"[calibration.generator]\nper_bin = {2 * per_bin}\nseed = 9\n")
 
 
-def cli(db: Path, *argv: str, **kw) -> subprocess.Popen:
+def cli(db: Path, *argv: str, log: Path | None = None) -> subprocess.Popen:
+    """The command in a subprocess; with `log`, its stderr (the run display) goes there, not to a pipe that
+    nobody reads until the end (a full pipe would block the run)."""
     env = dict(os.environ, OPENAI_API_KEY=DUMMY_KEY, PYTHONPATH=str(ROOT))
+    err = open(log, "w") if log else subprocess.PIPE
     return subprocess.Popen([sys.executable, "-m", "workbench.cli.main", "--batch", "--db", str(db), *argv],
-                            env=env, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, **kw)
+                            env=env, cwd=ROOT, stdout=subprocess.PIPE if not log else err, stderr=err)
 
 
 def batches(db_path: Path) -> list[dict]:
@@ -64,10 +67,10 @@ def main(sample: int) -> None:
         print(out.decode().strip())
         fast = ["--provider-batch", "--provider-batch-poll", "0.2"]
         t0 = time.perf_counter()
-        first = cli(db, "run", "cal-batch-bench", *fast)
+        first = cli(db, "run", "cal-batch-bench", *fast, log=tmp / "first-run.log")
         while sum(bool(b["provider_batch_id"]) for b in batches(db)) < len(JUDGES):
             if first.poll() is not None:
-                raise SystemExit(f"the run ended before the kill: {first.communicate()}")
+                raise SystemExit(f"the run ended before the kill: see {tmp / 'first-run.log'}")
             time.sleep(0.1)
         sent = time.perf_counter() - t0
         time.sleep(1.0)
@@ -78,7 +81,9 @@ def main(sample: int) -> None:
 
         server.polls_to_complete = 1
         t1 = time.perf_counter()
-        out, err = cli(db, "run", "cal-batch-bench", "--resume", *fast).communicate()
+        resume = cli(db, "run", "cal-batch-bench", "--resume", *fast, log=tmp / "resume.log")
+        resume.wait()
+        out = (tmp / "resume.log").read_bytes()
         resumed = time.perf_counter() - t1
         tail = [line for line in out.decode().splitlines() if line.startswith("study counts")]
         print(f"resume: {resumed:.1f} s; {tail[0] if tail else out.decode().strip()[-300:]}")
@@ -86,7 +91,7 @@ def main(sample: int) -> None:
               f"{server.count} (each once: {server.count == sum(b['requests'] for b in batches(db))})")
         verify = cli(db, "log", "verify", "cal-batch-bench")
         vout, _ = verify.communicate()
-        print(f"log verify: exit {verify.returncode}: {vout.decode().strip().splitlines()[0]}")
+        print(f"log verify: exit {verify.returncode}: {vout.decode().strip().splitlines()[-1]}")
 
 
 if __name__ == "__main__":
