@@ -8,7 +8,6 @@ import random
 
 import pytest
 
-from store import open_store
 from store import provider_batches as batch_rows
 from store.calls import calls_for
 from tests.gateway.conftest import FAST_RETRY
@@ -43,18 +42,6 @@ def gateway(db, db_path, **batch):
 def request(server, i: int, **kw) -> CallRequest:
     return CallRequest(messages=[{"role": "user", "content": f"question {i}"}], settings=settings(server),
                        study_id="s1", agent=f"agent-{i}", turn="B1", **kw)
-
-
-@pytest.fixture
-def db_path(tmp_path):
-    return tmp_path / "store.db"
-
-
-@pytest.fixture
-def db(db_path):
-    database = open_store(db_path)
-    yield database
-    database.close()
 
 
 async def test_independent_calls_go_as_one_batch_and_are_recorded_like_direct_calls(db, db_path, server):

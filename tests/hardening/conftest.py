@@ -117,3 +117,15 @@ def symlink_to_dev_full(path: Path) -> None:
     assert os.path.exists("/dev/full")
     path.parent.mkdir(parents=True, exist_ok=True)
     path.symlink_to("/dev/full")
+
+
+def full_temp_files(monkeypatch) -> None:
+    """Every file written whole from now on goes through a temporary file that cannot grow (/dev/full)."""
+    import workbench.files.whole as whole
+
+    def full_temp(prefix="", suffix="", dir=None):
+        path = os.path.join(dir, f"{prefix}full{suffix}")
+        os.symlink("/dev/full", path)
+        return os.open(path, os.O_WRONLY), path
+
+    monkeypatch.setattr(whole.tempfile, "mkstemp", full_temp)

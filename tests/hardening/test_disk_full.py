@@ -7,7 +7,7 @@ import os
 
 from store import open_store
 from store.runs import list_runs, status_counts
-from tests.hardening.conftest import STUDY, batch, symlink_to_dev_full, workbench_lines
+from tests.hardening.conftest import STUDY, batch, full_temp_files, symlink_to_dev_full, workbench_lines
 from workbench.paths import logs_dir
 
 
@@ -93,18 +93,6 @@ def test_judge_packet_export_and_report_on_a_full_store_each_fail_with_one_line(
     assert code == 0, err
 
 
-def _full_temp_files(monkeypatch):
-    """Every file written whole from now on goes through a temporary file that cannot grow (/dev/full)."""
-    import workbench.files.whole as whole
-
-    def full_temp(prefix="", suffix="", dir=None):
-        path = os.path.join(dir, f"{prefix}full{suffix}")
-        os.symlink("/dev/full", path)
-        return os.open(path, os.O_WRONLY), path
-
-    monkeypatch.setattr(whole.tempfile, "mkstemp", full_temp)
-
-
 def test_a_packet_or_report_file_that_cannot_be_written_is_named_and_nothing_is_replaced(created, capsys,
                                                                                          tmp_path, monkeypatch):
     _ran(created, capsys)
@@ -112,7 +100,7 @@ def test_a_packet_or_report_file_that_cannot_be_written_is_named_and_nothing_is_
     report = tmp_path / "out" / "report.md"
     report.parent.mkdir()
     report.write_text("the previous report\n")
-    _full_temp_files(monkeypatch)
+    full_temp_files(monkeypatch)
     code, _, err = batch(capsys, created, "packet", "export", STUDY, "--rater", "rater-a", "--out", str(packet))
     line = _one_clear_line(code, err, "the packet", str(packet))
     assert "--resume" not in line  # a packet is simply exported again

@@ -14,18 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.hardening.conftest import ROOT, batch, workbench_lines
-
-
-def _full_temp_files(monkeypatch):
-    import workbench.files.whole as whole
-
-    def full_temp(prefix="", suffix="", dir=None):
-        path = os.path.join(dir, f"{prefix}full{suffix}")
-        os.symlink("/dev/full", path)
-        return os.open(path, os.O_WRONLY), path
-
-    monkeypatch.setattr(whole.tempfile, "mkstemp", full_temp)
+from tests.hardening.conftest import ROOT, batch, full_temp_files, workbench_lines
 
 
 def _full_file_in_temp_folders(monkeypatch, name: str):
@@ -97,7 +86,7 @@ def test_a_single_file_command_keeps_the_previous_file_on_a_full_disk(tmp_path, 
     target.write_text("the previous output\n")
     argv = [a.format(study=study) for a in argv] + ["--out", str(target)]
     with monkeypatch.context() as m:
-        _full_temp_files(m)
+        full_temp_files(m)
         code, _, err = batch(capsys, db, *argv)
     line = _one_line(code, err)
     assert str(target) in line and "no space left" in line, line

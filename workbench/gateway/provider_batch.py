@@ -29,7 +29,7 @@ from typing import Any
 
 from store import calls as call_rows
 from store import provider_batches as rows
-from workbench.events import PROVIDER_BATCH, Event
+from workbench.events import PROVIDER_BATCH, Event, NullSink
 from workbench.gateway.api import CallRequest, CallResult, GatewayError, ModelSettings
 
 BATCH_PROVIDERS = ("openai",)
@@ -122,12 +122,12 @@ class Batcher:
             if outcome.landed:
                 row = call_rows.find_ok_call(self.db, key, request.study_id)
                 if row is not None:
-                    return self.gateway._replay(request, key, row, sink or _null())
+                    return self.gateway._replay(request, key, row, sink or NullSink())
             if outcome.resubmit:
                 continue
             rounds += 1
             if self.config.retry == "direct":
-                return await self.gateway._call_network(request, key, sink or _null())
+                return await self.gateway._call_network(request, key, sink or NullSink())
             if rounds >= self.config.max_rounds:
                 raise GatewayError(f"{request.settings.model}" + (f" (turn {request.turn})" if request.turn else "")
                                    + f": {outcome.error} [failed in {rounds} provider batches]", attempts=rounds)
@@ -445,11 +445,6 @@ def _epoch(iso: str) -> float:
         return datetime.fromisoformat(iso).timestamp()
     except (TypeError, ValueError):
         return time.time()
-
-
-class _null:
-    def emit(self, event) -> None:
-        return None
 
 
 def summary_lines(batches: list[dict]) -> list[str]:
