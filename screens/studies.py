@@ -4,7 +4,7 @@ Creating and loading go through the study form (screens/study_form.py), which
 stores studies with the batch core's `create_study`; freezing calls
 `freeze_study`, as `workbench --batch study freeze` does. The detail pane is
 `summary_text`, the text `study show` prints, under the SIMULATED banner for a
-study on `sim` (`workbench.simulation.label` decides, here as everywhere), and
+study on `sim` (`workbench.simmodel.label` decides, here as everywhere), and
 the power panel: `power_document`, the numbers `workbench --batch power STUDY`
 prints, computed in a thread worker so the list never waits for it.
 """
@@ -34,7 +34,7 @@ POWER_GROUP = "studies-power"
 def status_cell(status: str, simulated: bool, text: str | None = None) -> Text:
     """`frozen`, or `frozen SIMULATED` for a study on `sim`: the label goes wherever the study is listed.
     `text` is the status in words (`unblinded (forced)`), `status` the word its style follows."""
-    from workbench.simulation.label import LABEL
+    from workbench.simmodel.label import LABEL
 
     cell = Text(text or status, style=STATUS_STYLE.get(status, ""))
     if simulated:
@@ -45,7 +45,7 @@ def status_cell(status: str, simulated: bool, text: str | None = None) -> Text:
 def detail_text(summary: str, simulated: bool) -> Text:
     """The study's summary as plain text (its description is the user's words, never markup), under
     the SIMULATED banner when it is on `sim`."""
-    from workbench.simulation.label import BANNER, LABEL
+    from workbench.simmodel.label import BANNER, LABEL
 
     if not simulated:
         return Text(summary)
@@ -216,7 +216,7 @@ class StudiesScreen(StudyActions, JudgingActions, PacketActions, SectionScreen):
         keep = select or self._select_after_reload or self.selected_study_id()
         self._select_after_reload = None
         table.clear()
-        from workbench.simulation.label import is_simulated
+        from workbench.simmodel.label import is_simulated
 
         studies = list_studies(db)
         for s in studies:
@@ -244,7 +244,7 @@ class StudiesScreen(StudyActions, JudgingActions, PacketActions, SectionScreen):
         self.show_detail(event.row_key.value if event.row_key else None)
 
     def show_detail(self, study_id: str | None) -> None:
-        from workbench.simulation.label import is_simulated
+        from workbench.simmodel.label import is_simulated
         from workbench.studies import StudyNotFound, study_summary, summary_text
 
         out = self.query_one("#study-summary", Static)

@@ -38,7 +38,7 @@ def test_the_report_power_and_the_tui_print_the_same_power(tmp_path, capsys):
     (power_document with its defaults) use one simulation count and give the same numbers."""
     import json
 
-    from workbench.simulation.label import designed_power
+    from workbench.simulation.marks import designed_power
     from workbench.simulation.power import DEFAULT_SIMS, power_document
 
     db, path = tmp_path / "s.db", tmp_path / "s.toml"

@@ -5,7 +5,7 @@ from __future__ import annotations
 from tests.simulation.helpers import cli, metrics_json, outputs, sim_study
 from workbench.protocols.m11 import replies
 from workbench.protocols.m11.simulate import SIMULATOR, Item
-from workbench.simulation.params import params_of
+from workbench.simmodel.params import params_of
 
 
 def run(tmp_path, tag: str, replace: dict | None = None):

@@ -6,7 +6,7 @@ import sqlite_utils
 
 from store.calls import add_call, study_models
 from workbench.cli.main import main
-from workbench.simulation.label import run_models, run_refusal
+from workbench.simmodel.label import run_models, run_refusal
 
 STUDY = """\
 name = "{name}"

@@ -104,7 +104,7 @@ def test_sim_cannot_mix_with_real_models_nor_be_unmarked():
     definition = parse_study_text(STUDY.replace("{seed}", "1"), "ok.toml")
     assert definition["simulation"]["effects"] == {"C2": 1.5, "P1": 1.5}
     # the label derives from the frozen definition's models: nothing in the file can switch it off
-    from workbench.simulation.label import is_simulated
+    from workbench.simmodel.label import is_simulated
 
     assert is_simulated(definition)
 

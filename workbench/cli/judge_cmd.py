@@ -115,7 +115,7 @@ def judge(args, ctx: Context) -> int:
 def _refuse_mixing(db, study, args) -> None:
     """Sim and real data never share a study (issue 16): before any call, neither the judges nor an
     --audit-model may bring the other kind of model into the study's log."""
-    from workbench.simulation.refusal import refuse_mixing
+    from workbench.simmodel.refusal import refuse_mixing
 
     using = [j.get("model") or "" for j in study.judges]
     if args.audit or args.audit_only:

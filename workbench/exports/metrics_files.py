@@ -16,7 +16,7 @@ import json
 def finish_document(db, study_id: str, doc, definition: dict):
     """The protocol's metrics document as `metrics` prints it: marked SIMULATED on `sim` and ending with the
     parse counts per structured step (workbench.structured.counts, the report's definition too)."""
-    from workbench.simulation.label import mark_document
+    from workbench.simulation.marks import mark_document
     from workbench.structured.counts import parse_counts, section
 
     doc = mark_document(doc, definition)

@@ -14,8 +14,9 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any, Protocol
 
+from workbench.simmodel.params import SIM_MODEL  # the seeded simulator: offline, labelled SIMULATED
+
 MOCK_MODEL = "mock"
-SIM_MODEL = "sim"  # the seeded simulator (workbench/simulation): offline, labelled SIMULATED
 OFFLINE_MODELS = (MOCK_MODEL, SIM_MODEL)
 
 

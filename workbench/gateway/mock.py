@@ -35,8 +35,8 @@ def mock_text(request: CallRequest) -> str:
 
 
 def sim_text(request: CallRequest, db) -> str:
-    """The `sim` model's reply: the simulator of the call's protocol (workbench/simulation's engine, which
+    """The `sim` model's reply: the simulator of the call's protocol (workbench/simmodel's engine, which
     finds it through the registry, so the gateway never imports a protocol)."""
-    from workbench.simulation.engine import reply
+    from workbench.simmodel.engine import reply
 
     return reply(request, db)

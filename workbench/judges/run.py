@@ -113,7 +113,7 @@ async def judge_study(db: sqlite_utils.Database, gateway, study_id: str, *, judg
                       retry_errors: bool = False, force: bool = False, per_criterion: bool = False,
                       concurrency: int = 4, sink: EventSink | None = None, progress=None) -> JudgingReport:
     """Run the study's judges. `progress(message)` is called as work finishes (batch prints it)."""
-    from workbench.simulation.refusal import refuse_mixing
+    from workbench.simmodel.refusal import refuse_mixing
 
     sink = sink or NullSink()
     say = progress or (lambda message: None)

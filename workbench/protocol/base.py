@@ -24,7 +24,7 @@ What a protocol says, and who asks:
 | TUI panels | `panels` (dotted paths into `screens/`, imported by the app only) | screens |
 | batch commands of its own | `commands` (modules with `register(subparsers)`) | cli.main |
 | its own exports | `exports` (entries of the export catalog: id, title, description, write) | exports.catalog, screens |
-| the offline `sim` model | `simulator` (its `simulate.py`) | workbench.simulation.engine |
+| the offline `sim` model | `simulator` (its `simulate.py`) | workbench.simmodel.engine |
 
 Default implementations make the optional parts optional: a protocol with one
 item, one call and one metric overrides `program`, `planned_runs` and `metrics`.

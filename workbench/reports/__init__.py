@@ -26,7 +26,7 @@ def standard_report(db, study_id: str, protocol, sections, *, generated_at: str 
     header = study_header(db, study_id) or {"id": study_id, "definition": {}}
     d = header["definition"]
     generated_at = generated_at or datetime.now(timezone.utc).isoformat(timespec="seconds")
-    from workbench.simulation.label import title_mark  # a study on `sim` says so before anything else
+    from workbench.simulation.marks import title_mark  # a study on `sim` says so before anything else
 
     parts = [f"# Study report: {d.get('name') or study_id}" + title_mark(d, bool(header.get("frozen_at"))), ""]
     parts.append(f"- Study id: `{study_id}`; protocol: {protocol.name}"

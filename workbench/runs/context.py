@@ -161,7 +161,7 @@ class RunContext:
                               study_id=self.study_id, run_id=self.run_id, turn=turn_id, agent=agent,
                               replicate=self.draw, sample=sample, response_schema=schema,
                               metadata={"condition": self.condition, "phase": phase,
-                                        # what the offline `sim` model needs (workbench/simulation)
+                                        # what the offline `sim` model needs (workbench/simmodel)
                                         "protocol": self.definition.get("protocol"), "item": self.case_id,
                                         "replicate": self.replicate,
                                         "simulation": self.definition.get("simulation")})

@@ -271,7 +271,7 @@ class StudyRunner:
     async def run(self, *, only: list[str] | None = None, retry_failed: bool = False,
                   allow_lost: bool = False) -> RunSummary:
         started = time.monotonic()
-        from workbench.simulation.refusal import refuse_mixing  # sim and real data never share a study (issue 16)
+        from workbench.simmodel.refusal import refuse_mixing  # sim and real data never share a study (issue 16)
 
         refuse_mixing(self.db, self.study_id, self.definition, RunnerError)
         runs = await ready_study(self.db, self.gateway, self.study_id, sink=self, control=self.control)

@@ -131,7 +131,7 @@ def study_power(definition: dict, effects: dict[str, float], sims: int = DEFAULT
     """Power of each comparison (A:B:metric) at the study's cases, replicates and raters, and a
     table of power against the number of cases. Effects: `--effect`, else the planted ones of
     [simulation] (effects[A] − effects[B]), else DEFAULT_D."""
-    from workbench.simulation.params import params_of
+    from workbench.simmodel.params import params_of
 
     from workbench.protocol.registry import protocol_of
 

@@ -15,8 +15,8 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
 
-from workbench.simulation import draws
-from workbench.simulation.truth import perceived, true_score
+from workbench.simmodel import draws
+from workbench.simmodel.truth import perceived, true_score
 
 
 class NotSimulated(ValueError):
@@ -62,8 +62,8 @@ def fill_raters(db, study_id: str, raters: list[str] | None = None) -> list[Rate
     from store.blind import draw_anchors
     from store.studies import get_study
     from workbench.scoring.packets import build_packet, import_packet
-    from workbench.simulation.label import is_placeholder, is_simulated
-    from workbench.simulation.params import params_of
+    from workbench.simulation.marks import is_placeholder, is_simulated
+    from workbench.simmodel.params import params_of
 
     study = get_study(db, study_id)
     definition = (study or {}).get("definition") or {}

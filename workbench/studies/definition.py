@@ -222,8 +222,8 @@ def check_evaluators(c: StudyChecker, data: dict, definition: dict, required: tu
 def _simulation(c: StudyChecker, data: dict, definition: dict) -> None:
     """A study on the offline `sim` model gets its planted parameters (`[simulation]`, frozen with it);
     `sim` never mixes with real models in one study."""
-    from workbench.simulation.label import is_simulated, mixing_problem
-    from workbench.simulation.params import check_simulation
+    from workbench.simmodel.label import is_simulated, mixing_problem
+    from workbench.simmodel.params import check_simulation
 
     problem = mixing_problem(definition)
     if problem:

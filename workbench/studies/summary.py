@@ -6,7 +6,7 @@ import sqlite_utils
 
 from store import runs as run_rows
 from store.topology import topology_for_study
-from workbench.simulation.label import LABEL, is_simulated
+from workbench.simmodel.label import LABEL, is_simulated
 from workbench.studies.lookup import load_study
 
 

@@ -1,6 +1,6 @@
 """The calibration protocol's simulator: what the offline `sim` model answers to a judge's call.
 
-Planted judge model (from the study's `[simulation]` table, see workbench/simulation/params.py):
+Planted judge model (from the study's `[simulation]` table, see workbench/simmodel/params.py):
 - an interaction's true quality is the probability its proxy stands for, t = logistic(v_hat) (the
   project's choice: the planted judges read what the proxy measures, so proxy and judges agree when
   the judges are reliable);
@@ -18,8 +18,8 @@ import json
 import math
 from statistics import pstdev
 
-from workbench.simulation import draws
-from workbench.simulation.label import REPLY_BANNER
+from workbench.simmodel import draws
+from workbench.simmodel.label import REPLY_BANNER
 
 
 def true_quality(v_hat: float) -> float:

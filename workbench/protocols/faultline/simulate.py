@@ -1,6 +1,6 @@
 """The faultline protocol's simulator: what the offline `sim` model answers to each of its calls.
 
-Planted (from the study's `[simulation]` table, see workbench/simulation/params.py):
+Planted (from the study's `[simulation]` table, see workbench/simmodel/params.py):
 - stances: on each contested claim the first persona opens for it (+1 or +2) and the second against
   (−1 or −2), drawn per debate item, persona and claim. At the close the gap between them is
   2·(opening SD + `stance_shift[condition]`) plus noise (SD 0.5), rounded and kept in −2…+2, so a
@@ -24,8 +24,8 @@ from __future__ import annotations
 import json
 import re
 
-from workbench.simulation import draws
-from workbench.simulation.label import REPLY_BANNER
+from workbench.simmodel import draws
+from workbench.simmodel.label import REPLY_BANNER
 
 DEFAULT_ADHERENCE = 0.6
 DEFAULT_ACCURACY = 0.7

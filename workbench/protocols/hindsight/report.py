@@ -122,7 +122,7 @@ def build_report(analysis, *, generated_at: str | None = None, fidelity: str = "
         title += f" ({BLINDED_LABEL})"
     elif d.forced:
         title += " [FORCED UNBLINDING]"
-    from workbench.simulation.label import title_mark  # a study on `sim` says so before anything else
+    from workbench.simulation.marks import title_mark  # a study on `sim` says so before anything else
 
     parts = [title + title_mark(d.definition, bool(d.frozen_at)), ""]
     parts.append(f"- Study id: `{d.study_id}`; protocol: {d.protocol}")

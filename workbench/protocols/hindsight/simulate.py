@@ -1,6 +1,6 @@
 """The hindsight protocol's simulator: what the offline `sim` model answers to each of its calls.
 
-Planted (from the study's `[simulation]` table, see workbench/simulation/params.py):
+Planted (from the study's `[simulation]` table, see workbench/simmodel/params.py):
 - a run's latent quality = baseline + the condition's effect + a case part + a run part; each of the
   case's outcome points is named as a risk with probability Φ(latent) (the planted Anticipation
   effect), and each of three caveats is given with probability Φ(humility latent);
@@ -22,9 +22,9 @@ from __future__ import annotations
 import json
 import re
 
-from workbench.simulation import draws
-from workbench.simulation.label import REPLY_BANNER
-from workbench.simulation.truth import CAVEATS, outcome_points, risk_line
+from workbench.simmodel import draws
+from workbench.simmodel.label import REPLY_BANNER
+from workbench.simmodel.truth import CAVEATS, outcome_points, risk_line
 
 OPTIONS = (
     "Go ahead with the proposal as it stands, with the safeguards listed below.",

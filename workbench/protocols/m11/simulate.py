@@ -1,7 +1,7 @@
 """The M11 protocol's simulator: what the offline `sim` model answers to the Critic, Defender, Judge,
 MetaJudge and binary judge.
 
-Planted (from the study's `[simulation]` table, see workbench/simulation/params.py):
+Planted (from the study's `[simulation]` table, see workbench/simmodel/params.py):
 - an item's latent quality ℓ = baseline + u, u ~ N(0, 1) drawn per item; its true overall score is
   T = 5·Φ(ℓ), and each criterion's true score is T plus a per-item, per-criterion deviation
   (SD 0.6, clipped to 0–5), so the five criteria differ as real outputs do;
@@ -23,9 +23,9 @@ import json
 import re
 
 from workbench.protocols.m11.scoring import CRITERIA
-from workbench.simulation import draws
-from workbench.simulation.label import REPLY_BANNER
-from workbench.simulation.truth import perceived
+from workbench.simmodel import draws
+from workbench.simmodel.label import REPLY_BANNER
+from workbench.simmodel.truth import perceived
 
 CRITERION_SD = 0.6
 SYCOPHANCY_RATE = 0.1

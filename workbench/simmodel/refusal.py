@@ -12,7 +12,7 @@ def refuse_mixing(db, study_id: str, definition: dict, error: type[Exception] = 
                   using: list[str] | None = None) -> None:
     """Raise `error` with the reason when running `study_id` now would mix simulated and real data."""
     from store.calls import study_models
-    from workbench.simulation.label import run_refusal
+    from workbench.simmodel.label import run_refusal
 
     problem = run_refusal(definition, study_models(db, study_id), using)
     if problem:

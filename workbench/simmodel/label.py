@@ -8,7 +8,7 @@ with a real model (or that already holds calls of another model) is refused.
 
 from __future__ import annotations
 
-from workbench.simulation.params import SIM_MODEL
+from workbench.simmodel.params import SIM_MODEL
 
 LABEL = "SIMULATED"
 # Every simulated reply starts with this. The model string itself ("sim") is scrubbed from blind texts
@@ -16,11 +16,6 @@ LABEL = "SIMULATED"
 REPLY_BANNER = "[SIMULATED TEXT: written by the offline simulator with planted effects, not by a language model]"
 BANNER = ("Every response, score and number in this study comes from the offline `sim` model "
           "and simulated raters with planted effects; none of it is a model's answer or a person's judgement.")
-
-# A dry run on `mock` may be scored by simulated raters (`simulate raters`) so that it reaches the report.
-PLACEHOLDER_NOTE = ("**Dry run.** Every response is the offline `mock` model's placeholder text, and any rater's "
-                    "score in it comes from simulated raters (`workbench --batch simulate raters`): no number "
-                    "here is a finding.")
 
 
 def models_of(definition: dict) -> list[str]:
@@ -32,14 +27,6 @@ def models_of(definition: dict) -> list[str]:
 
 def is_simulated(definition: dict | None) -> bool:
     return bool(definition) and SIM_MODEL in models_of(definition)
-
-
-def is_placeholder(definition: dict | None) -> bool:
-    """Every model the study calls is the `mock` model: its texts are placeholders, it holds no real data."""
-    from workbench.gateway import MOCK_MODEL
-
-    names = run_models(definition) if definition else []
-    return bool(names) and all(n == MOCK_MODEL for n in names)
 
 
 def mixing_problem(definition: dict) -> str | None:
@@ -80,46 +67,3 @@ def run_refusal(definition: dict, logged: set[str], using: list[str] | None = No
         return (f"study '{study}' has real model calls: the `sim` model cannot add simulated data to it; "
                 "create a separate study on `sim` for a dry run")
     return None
-
-
-def title_mark(definition: dict | None, frozen: bool = True) -> str:
-    """What a report title carries: for a simulated study the label and the banner; for every frozen
-    study the power it was designed with (printed as the title's continuation so every report opens
-    with it; computed on the statistics core in well under a second, so it is always shown)."""
-    if not is_simulated(definition):
-        power = f"\n\n> Designed power: {designed_power(definition)}" if frozen and definition else ""
-        return (f"\n\n> {PLACEHOLDER_NOTE}" if is_placeholder(definition) else "") + power
-    lines = [f" ({LABEL})", "", f"> **{LABEL}.** {BANNER}"]
-    if frozen:
-        lines.append(f"> Designed power: {designed_power(definition)}")
-    return "\n".join(lines)
-
-
-def designed_power(definition: dict, sims: int | None = None) -> str:
-    """One line: the power of each pre-registered comparison at the study's design (workbench power)."""
-    from workbench.simulation.comparisons import preregistered
-    from workbench.simulation.power import DEFAULT_SIMS, study_power
-
-    sims = sims or DEFAULT_SIMS  # the one simulation count `power` and the TUI use: one set of numbers
-
-    comparisons = preregistered(definition)
-    if not comparisons:
-        return "no pre-registered comparison"
-    doc = study_power(definition, {}, sims, comparisons, grid=())
-    # numbered, not named: a report is read before unblinding too, and the names are conditions
-    # (`workbench --batch power STUDY` lists them in the same order)
-    return "; ".join(f"comparison {i} d={r['d']:.2f}: " + ("-" if r["power"] is None else f"{r['power']:.2f}")
-                     for i, r in enumerate(doc["comparisons"], start=1)) + (
-        f" ({doc['design']['cases']} case(s), {sims} simulations; the comparisons in the order of "
-        "`workbench --batch power STUDY`)")
-
-
-def mark_document(doc, definition: dict | None):
-    """A metrics document of a simulated study: the label on the JSON, the text and every CSV row."""
-    if not is_simulated(definition):
-        return doc
-    doc.document = {"simulated": True, **doc.document, "simulated_banner": f"{LABEL}: {BANNER}"}
-    doc.text = f"{LABEL}: {BANNER}\n\n{doc.text}"
-    doc.csv_columns = ["simulated", *[c for c in doc.csv_columns if c != "simulated"]]
-    doc.csv_rows = [{**row, "simulated": LABEL} for row in doc.csv_rows]
-    return doc

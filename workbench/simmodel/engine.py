@@ -1,7 +1,7 @@
 """The `sim` model's entry point: which simulator answers a call.
 
 The gateway hands every call on `sim` to `reply(request, db)` (`workbench.gateway.mock.sim_text`;
-pyproject.toml's acyclic contract names that one import and why). Judge calls
+this package sits below the gateway, so it imports none of the machinery above it). Judge calls
 get the shared judge simulator; everything else goes to the protocol's own
 simulator (`StudyProtocol.simulator()`, found through the registry). The
 study's `[simulation]` table comes with the call (RunContext puts it in the
@@ -12,9 +12,9 @@ can be taken for a model's answer.
 
 from __future__ import annotations
 
-from workbench.simulation import judge
-from workbench.simulation.label import REPLY_BANNER
-from workbench.simulation.params import params_of
+from workbench.simmodel import judge
+from workbench.simmodel.label import REPLY_BANNER
+from workbench.simmodel.params import params_of
 
 
 def definition_of(request, db) -> dict:

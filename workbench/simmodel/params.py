@@ -34,9 +34,8 @@ m11 (seed 003) reads `baseline` as the mean latent quality of an item (Φ of it,
 item's true overall score) and `judge_icc` as the reliability of each pipeline run's and the binary
 judge's reading of it. calibration reads `judge_icc` as each judge's planted reliability on [0, 1].
 
-Every key is optional; `defaults()` holds the project's own choices (see the
-README of `workbench/simulation`). The table is part of the definition, so it
-is frozen and hashed with the study.
+Every key is optional; `defaults()` holds the project's own choices. The
+table is part of the definition, so it is frozen and hashed with the study.
 """
 
 from __future__ import annotations
@@ -53,7 +52,7 @@ DEFAULTS: dict[str, Any] = {
 CONDITION_TABLES = {"effects": (-4, 4), "humility": (-4, 4), "stance_shift": (-2, 2), "adherence": (0, 1),
                     "accuracy": (0, 1)}
 TOPOLOGIES = ("basin", "ridge", "plateau")
-SIM_MODEL = "sim"  # the offline simulator's model string (label.py reads it from here)
+SIM_MODEL = "sim"  # the offline simulator's model string (the gateway and label.py read it from here)
 
 
 def defaults() -> dict[str, Any]:

@@ -12,9 +12,9 @@ from __future__ import annotations
 import json
 import re
 
-from workbench.simulation import draws
-from workbench.simulation.label import REPLY_BANNER
-from workbench.simulation.truth import perceived, true_score
+from workbench.simmodel import draws
+from workbench.simmodel.label import REPLY_BANNER
+from workbench.simmodel.truth import perceived, true_score
 
 _BLOCK = re.compile(r"<<<([A-Z]+)\n(.*?)\n\1>>>", re.DOTALL)
 _CRITERION = re.compile(r"^Criterion `([^`]+)` \((.*?)\), a whole number from (-?\d+) to (-?\d+):", re.MULTILINE)
