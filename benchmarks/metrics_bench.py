@@ -76,8 +76,8 @@ SECOND_PROCESS = """
 import sys, time
 t0 = time.perf_counter()
 from store import open_store
-from workbench.metrics.analysis import analyze_study
-from workbench.metrics.render import analysis_tables
+from workbench.protocols.hindsight.metrics.analysis import analyze_study
+from workbench.protocols.hindsight.metrics.render import analysis_tables
 db = open_store(sys.argv[1])
 t1 = time.perf_counter()
 a = analyze_study(db, "bench-study")
@@ -110,10 +110,10 @@ def main() -> None:
           f"{n_persp} perspectives (seeded in {seed_s:.2f} s)")
 
     from store.embeddings import StoreEmbeddingCache
-    from workbench.metrics.analysis import analyze_study
+    from workbench.protocols.hindsight.metrics.analysis import analyze_study
     from workbench.metrics.embeddings import DEFAULT_MODEL, Embedder
-    from workbench.metrics.export import csv_text
-    from workbench.metrics.render import analysis_tables
+    from workbench.protocols.hindsight.metrics.export import csv_text
+    from workbench.protocols.hindsight.metrics.render import analysis_tables
     from workbench.protocols.hindsight.report import build_report
 
     class Timed(Embedder):

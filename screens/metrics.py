@@ -1,9 +1,11 @@
-"""The Metrics section: Tables 1-4, agreement, decision quality, calibration and probes of one study.
+"""The Metrics section: one study's tables (hindsight's: Tables 1-4, agreement, decision quality,
+calibration and probes), plots and drill-downs.
 
-Pick a study at the top; the analysis runs in a thread worker (its own store
-connection; embeddings come from the store cache, so a second look embeds
-nothing) and every panel is filled from the same rendered tables the batch
-`metrics` command prints and the report writes. Each panel shows mean [95% CI]
+Pick a study at the top; its protocol's analysis (`StudyProtocol.analysis()`, asked through the
+registry) runs in a thread worker (its own store connection; embeddings come from the store cache, so
+a second look embeds nothing) and every panel is filled from the same rendered tables the batch
+`metrics` command prints and the report writes. A protocol with no such analysis shows its `metrics`
+text here, and its own results screen with o. Each panel shows mean [95% CI]
 cells; enter on a number opens the items and scores behind it. A blinded
 study shows only condition-free panels, and its drill-downs show who scored,
 not what. Plots: means with CI bars, the effect-size forest plot, agreement
@@ -51,8 +53,10 @@ TAB_OF = {
 @dataclass
 class MetricsResult:
     study_id: str
-    analysis: object
+    analysis: object            # None: the protocol has no analysis for this section (`text` is its metrics)
     tables: list[RenderedTable]
+    door: object = None         # the protocol's MetricsAnalysis, which made `analysis`
+    text: str = ""
 
 
 class MetricPanel(Vertical):
@@ -160,6 +164,7 @@ class MetricsScreen(SectionScreen):
         self.shows = 0                 # how many times panels were (re)built: lets a test wait for a recompute
         self.study_id: str | None = None
         self.comparisons: list = []
+        self.protocols: dict[str, str] = {}  # study id -> its protocol's name (from the study list)
 
     def compose_section(self) -> ComposeResult:
         with Horizontal(id="metrics-bar"):
@@ -206,13 +211,14 @@ class MetricsScreen(SectionScreen):
 
     @work(thread=True, exclusive=True, group="metrics-studies", exit_on_error=False)
     def load_studies(self) -> list[dict]:
-        from workbench.metrics.study_data import study_list
+        from workbench.metrics.ratings import study_list
 
         return study_list(self.app.db)
 
     def _show_studies(self, studies: list[dict]) -> None:
         select = self.query_one("#study-select", Select)
         options = []
+        self.protocols = {s["id"]: s["protocol"] for s in studies}
         for s in studies:  # the status is the core's one definition (store.studies.study_status)
             options.append((f"{s['id']} ({s['protocol']}, {s['status_text']})", s["id"]))
         select.set_options(options)
@@ -240,25 +246,27 @@ class MetricsScreen(SectionScreen):
             self.refresh_bindings()
             return
         self._status(f"Computing {self.study_id} ...")
-        self._compute(self.study_id, list(self.comparisons))
+        self._compute(self.study_id, self.protocols.get(self.study_id, ""), list(self.comparisons))
 
     @work(thread=True, exclusive=True, group="metrics", exit_on_error=False)
-    def _compute(self, study_id: str, comparisons: list) -> MetricsResult:
-        from workbench.metrics.analysis import analyze_study
-        from workbench.metrics.render import analysis_tables
-        from workbench.paths import open_workbench_store
-
+    def _compute(self, study_id: str, protocol_name: str, comparisons: list) -> MetricsResult:
         from workbench.metrics.embeddings import progress_text
+        from workbench.paths import open_workbench_store
+        from workbench.protocol.registry import get
 
         def tell(step: str, done: int, total: int) -> None:  # from this thread: the status line moves on
             self.app.call_from_thread(self._status, f"Computing {study_id}: {progress_text(step, done, total)} ...")
 
+        protocol = get(protocol_name)
+        door = protocol.analysis()
         db = open_workbench_store(self.app.db_path, migrate=False)  # this thread's own connection
         try:
-            analysis = analyze_study(db, study_id, comparisons=comparisons, progress=tell)
+            if door is None:
+                return MetricsResult(study_id, None, [], text=protocol.metrics(db, study_id, {}).text)
+            analysis = door.analyze(db, study_id, comparisons=comparisons, progress=tell)
         finally:
             db.close()
-        return MetricsResult(study_id, analysis, analysis_tables(analysis))
+        return MetricsResult(study_id, analysis, door.tables(analysis), door)
 
     async def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         group = event.worker.group
@@ -277,14 +285,16 @@ class MetricsScreen(SectionScreen):
         self.query_one("#metrics-status", Static).update(text)
 
     async def _show(self, result: MetricsResult) -> None:
-        from workbench.metrics import plot_data
-
         self.result = result
         self.shown = None
         analysis = result.analysis
+        await self.query(".metric-panel").remove()
+        if analysis is None:
+            await self._show_text(result)
+            return
+        plot_data = result.door.plots
         self._status(f"{analysis.data.study_id}: {analysis.status_line()}  "
                      f"freeze hash {(analysis.data.freeze_hash or '-')[:12]}")
-        await self.query(".metric-panel").remove()
         for table in result.tables:
             scroll = self.query_one(f"#scroll-{TAB_OF.get(table.id, 'tab-counts')[4:]}", VerticalScroll)
             await scroll.mount(MetricPanel(table))
@@ -312,12 +322,28 @@ class MetricsScreen(SectionScreen):
         if self.focused is None or self.focused.id == "study-select":
             self.focus_first_table(quiet=True)  # the keyboard path starts on the numbers: arrows, then enter
 
+    async def _show_text(self, result: MetricsResult) -> None:
+        """A protocol with no analysis for this section: its `metrics` text, and empty plots."""
+        name = self.protocols.get(result.study_id, "")
+        self._status(f"{result.study_id} ({name}): its metrics as `workbench --batch metrics {result.study_id}` "
+                     "prints them")
+        await self.query_one("#scroll-tables", VerticalScroll).mount(
+            Static(for_terminal(result.text), classes="metric-panel", markup=False))
+        self.plot("#plot-means", "Means", *means_painter([]))
+        self.plot("#plot-forest", "Effect sizes", forest_painter([]))
+        self.plot("#plot-agreement", "Agreement", *agreement_painter([]))
+        self.plot("#plot-reliability", "Reliability diagram", reliability_painter([]))
+        self.query_one("#dq-run", Select).set_options([])
+        self.plot("#plot-heatmap", "Similarity", heatmap_painter([]))
+        self.shown = result.study_id
+        self.shows += 1
+        self.refresh_bindings()
+
     @on(Select.Changed, "#dq-run")
     def _run_changed(self, event: Select.Changed) -> None:
-        if self.result is None or event.value is Select.BLANK:
+        if self.result is None or self.result.door is None or event.value is Select.BLANK:
             return
-        from workbench.metrics import plot_data
-
+        plot_data = self.result.door.plots
         label = next((lab for lab, rid in plot_data.heatmap_runs(self.result.analysis) if rid == event.value), "")
         self.plot("#plot-heatmap", f"DQ-1 similarity: {label}",
                   heatmap_painter(plot_data.heatmap_matrix(self.result.analysis, str(event.value))))
@@ -330,24 +356,35 @@ class MetricsScreen(SectionScreen):
 
     @on(Input.Submitted, "#compare-input")
     def _compare(self, event: Input.Submitted) -> None:
-        from workbench.metrics.hindsight_tables import parse_comparison
-
         parts = [p for p in event.value.replace(",", " ").split() if p]
+        door = self._door()
+        if door is None:
+            if parts:
+                self.notify("This study's protocol takes no comparisons.", title="Compare", severity="warning")
+            return
         try:
-            comparisons = [parse_comparison(p) for p in parts]
+            comparisons = [door.parse_comparison(p) for p in parts]
         except ValueError as exc:
             self.notify(str(exc), title="Compare", severity="error")
             return
-        if self.result is not None:
-            from workbench.metrics.hindsight_tables import check_comparisons
-
+        if self.result is not None and self.result.analysis is not None and self.result.study_id == self.study_id:
             try:
-                check_comparisons(self.result.analysis.data, comparisons)
+                door.check_comparisons(None, self.result.study_id, comparisons, self.result.analysis)
             except ValueError as exc:
                 self.notify(str(exc), title="Compare", severity="warning")
                 return
         self.comparisons = comparisons
         self.compute()
+
+    def _door(self):
+        """The study's protocol's MetricsAnalysis (None: it has none), asked of the registry."""
+        from workbench.protocol.registry import UnknownProtocol, get
+
+        name = self.protocols.get(self.study_id or "")
+        try:
+            return get(name).analysis() if name else None
+        except UnknownProtocol:
+            return None
 
     # -- drill-down -----------------------------------------------------------------------------------
 
@@ -389,19 +426,14 @@ class MetricsScreen(SectionScreen):
             self.drill(panel.table, event.coordinate.row, event.coordinate.column)
 
     def drill(self, table: RenderedTable, row: int, col: int) -> None:
-        from workbench.metrics.drilldown import dq_group_drilldown, drilldown
-
-        if self.result is None:
+        if self.result is None or self.result.door is None:
             return
         ref = table.ref(row, col)
         if ref is None:
             self.notify("No items sit behind this number.", title="Items behind")
             return
         try:
-            if ref.kind == "dq_group":
-                detail = dq_group_drilldown(self.result.analysis, *ref.args)
-            else:
-                detail = drilldown(self.result.analysis.data, ref)
+            detail = self.result.door.drilldown(self.result.analysis, ref)
         except ValueError as exc:
             self.notify(str(exc), title="Items behind", severity="warning")
             return

@@ -14,7 +14,7 @@ from collections.abc import Callable
 
 from textual_plotext import PlotextPlot
 
-from workbench.metrics.plot_data import Interval, ReliabilityPoint
+from workbench.metrics.plots import Interval, ReliabilityPoint
 
 Painter = Callable[[object, int, int], None]  # (plt, width, height)
 

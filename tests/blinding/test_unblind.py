@@ -10,8 +10,8 @@ from tests.scoring.scoring_helpers import score_item, score_pilots
 from workbench import scoring
 from workbench.blinding.unblind import StillBlind, item_labels, scrub_logs, unblind_state
 from workbench.scoring.unblind import UnblindRefused, unblind
-from workbench.metrics.agreement_report import judge_errors
-from workbench.metrics.study_data import load_study_data
+from workbench.protocols.hindsight.metrics.agreement_report import judge_errors
+from workbench.protocols.hindsight.metrics.study_data import load_study_data
 
 
 def _score_everything(db, sid, rater):

@@ -3,7 +3,8 @@
 The contracts: screens → workbench → store; Textual only in screens/; shared
 machinery never imports a protocol package; protocols never import each
 other; the protocol interface and registry (workbench/protocol/) import no
-machinery; no cycles between the packages of workbench/ or screens/.
+machinery; the shared statistics (workbench/metrics/) import no protocol; no cycles between the
+packages of workbench/ or screens/, with no exemption.
 """
 
 from __future__ import annotations
@@ -84,3 +85,16 @@ def test_the_sim_model_reaching_up_into_the_simulated_raters_breaks_them(tmp_pat
     result = lint(tree)
     assert result.returncode != 0
     assert "No cycles between the core's packages BROKEN" in result.stdout
+
+
+def test_the_statistics_importing_hindsight_breaks_them(tmp_path):
+    """workbench.metrics holds statistics any protocol may use: reaching back into hindsight's tables (even
+    inside a function) is refused by its own contract."""
+    tree = copy_tree(tmp_path)
+    (tree / "workbench" / "metrics" / "planted.py").write_text(
+        "def _planted():\n    from workbench.protocols.hindsight.metrics.tables import SEED_COMPARISONS\n")
+    result = lint(tree)
+    assert result.returncode != 0
+    out = result.stdout
+    assert "The shared statistics import no protocol BROKEN" in out
+    assert "workbench.metrics.planted -> workbench.protocols.hindsight.metrics.tables" in out

@@ -9,8 +9,8 @@ from tests.judges.scripted import naive_judge
 from tests.support.loopback import loopback_server  # noqa: F401  (the fixture)
 from workbench.judges.calls import MAX_ATTEMPTS, RETRY_STRIDE
 from workbench.judges.run import judge_study
-from workbench.metrics.agreement_report import judge_errors
-from workbench.metrics.study_data import load_study_data
+from workbench.protocols.hindsight.metrics.agreement_report import judge_errors
+from workbench.protocols.hindsight.metrics.study_data import load_study_data
 
 NOT_JSON = "Sure! {score: 3, this is not json"
 

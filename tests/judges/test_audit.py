@@ -67,8 +67,8 @@ async def test_invalid_replies_are_counted_apart_and_the_audit_resumes(store, lo
 
 async def test_the_audit_command_and_the_metrics_table_use_one_chance_rate(store, loopback_server):
     """Issue 13: `judge --audit-only` said 1/6 and the metrics table 1/7 for the same study."""
-    from workbench.metrics.agreement_report import blindness_audit
-    from workbench.metrics.study_data import load_study_data
+    from workbench.protocols.hindsight.metrics.agreement_report import blindness_audit
+    from workbench.protocols.hindsight.metrics.study_data import load_study_data
 
     db, gateway = store
     conds = ["B1", "B2", "B3", "C1", "C2", "C3", "P1"]

@@ -11,8 +11,8 @@ from tests.blinding.study_fixture import make_study
 from tests.judges.scripted import naive_judge, user_text, verdict_json, criteria, split
 from tests.support.loopback import Reply
 from workbench.scoring.unblind import unblind
-from workbench.metrics.agreement_report import judge_errors
-from workbench.metrics.study_data import load_study_data
+from workbench.protocols.hindsight.metrics.agreement_report import judge_errors
+from workbench.protocols.hindsight.metrics.study_data import load_study_data
 from workbench.judges.run import JudgingError, judge_study
 
 CLEAN = ("RECOMMENDATION: Expand in stages with demand gates.\nREASONING: A demand-side contraction would "

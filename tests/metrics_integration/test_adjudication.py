@@ -9,7 +9,7 @@ import pytest
 
 from tests.metrics_integration.conftest import ANT, H
 from tests.metrics_integration.test_study_outputs import run_cli
-from workbench.metrics.study_data import load_study_data
+from workbench.protocols.hindsight.metrics.study_data import load_study_data
 from workbench.protocols.hindsight.adjudicated import side_by_side
 from workbench.scoring.adjudication import AdjudicationError, adjudicate, disagreements, queue
 

@@ -11,15 +11,15 @@ from tests.metrics_integration.conftest import BUSINESS, FakeEmbedder, B, G, H
 from tests.support.loopback import loopback
 from workbench.gateway import GatewayConfig, ModelSettings, build_gateway
 from workbench.gateway.retry import RetryPolicy
-from workbench.metrics.concern_coverage import (
+from workbench.protocols.hindsight.metrics.concern_coverage import (
     ConcernInputError,
     assess_study_concerns,
     parse_concern_reply,
     read_concern_file,
     record_rater_concerns,
 )
-from workbench.metrics.dq_study import run_decision_quality
-from workbench.metrics.study_data import load_study_data
+from workbench.protocols.hindsight.metrics.dq_study import run_decision_quality
+from workbench.protocols.hindsight.metrics.study_data import load_study_data
 
 FAST = GatewayConfig(retry=RetryPolicy(max_attempts=2, base_delay=0.01, max_delay=0.05, max_total=5.0),
                      stall_timeout=2.0)

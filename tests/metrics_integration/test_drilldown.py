@@ -5,10 +5,11 @@ from __future__ import annotations
 import pytest
 
 from tests.metrics_integration.conftest import FakeEmbedder, G, H
-from workbench.metrics.analysis import analyze
-from workbench.metrics.drilldown import dq_group_drilldown, drilldown
-from workbench.metrics.render import DrillRef, analysis_tables
-from workbench.metrics.study_data import load_study_data
+from workbench.protocols.hindsight.metrics.analysis import analyze
+from workbench.protocols.hindsight.metrics.drilldown import dq_group_drilldown, drilldown
+from workbench.metrics.render import DrillRef
+from workbench.protocols.hindsight.metrics.render import analysis_tables
+from workbench.protocols.hindsight.metrics.study_data import load_study_data
 
 
 @pytest.fixture

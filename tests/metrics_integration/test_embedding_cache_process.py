@@ -21,7 +21,7 @@ SECOND = """
 import json, sys
 from store import open_store
 from store.embeddings import StoreEmbeddingCache
-from workbench.metrics.analysis import analyze_study
+from workbench.protocols.hindsight.metrics.analysis import analyze_study
 from workbench.metrics.embeddings import DEFAULT_MODEL, Embedder
 
 class Counting(Embedder):

@@ -9,13 +9,13 @@ from types import SimpleNamespace
 import pytest
 
 from tests.metrics_integration.conftest import FakeEmbedder
-from workbench.metrics.analysis import analyze
+from workbench.protocols.hindsight.metrics.analysis import analyze
 from workbench.metrics.decision_quality import anchoring_elimination
-from workbench.metrics.dq_study import RunDQ, _summary_row
+from workbench.protocols.hindsight.metrics.dq_study import RunDQ, _summary_row
 from workbench.metrics.estimate import Estimate
-from workbench.metrics.hindsight_tables import glenda_crock_predictions, table3
-from workbench.metrics.render import analysis_tables
-from workbench.metrics.study_data import load_study_data
+from workbench.protocols.hindsight.metrics.tables import glenda_crock_predictions, table3
+from workbench.protocols.hindsight.metrics.render import analysis_tables
+from workbench.protocols.hindsight.metrics.study_data import load_study_data
 from workbench.protocols.hindsight.report import build_report
 
 

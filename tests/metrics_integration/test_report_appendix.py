@@ -8,9 +8,9 @@ import os
 import re
 
 from tests.metrics_integration.conftest import FakeEmbedder
-from workbench.metrics.analysis import analyze
-from workbench.metrics.render import analysis_tables
-from workbench.metrics.study_data import load_study_data
+from workbench.protocols.hindsight.metrics.analysis import analyze
+from workbench.protocols.hindsight.metrics.render import analysis_tables
+from workbench.protocols.hindsight.metrics.study_data import load_study_data
 from workbench.protocols.hindsight.report import HIDDEN_NOTE, build_report
 
 CONDITION_ID = re.compile(r"\b(B1|B2|B3|C1|C2|C3|P1)\b")

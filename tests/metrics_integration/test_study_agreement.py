@@ -10,7 +10,7 @@ import pytest
 from scipy import stats
 
 from tests.metrics_integration.conftest import ANT, EH, SLOTS9, B, G, H
-from workbench.metrics.agreement_report import (
+from workbench.protocols.hindsight.metrics.agreement_report import (
     agreement_report,
     blindness_audit,
     human_vs_judge,
@@ -18,8 +18,8 @@ from workbench.metrics.agreement_report import (
     judge_errors,
     round_half_up,
 )
-from workbench.metrics.judge_calibration import judge_calibration
-from workbench.metrics.study_data import load_study_data
+from workbench.protocols.hindsight.metrics.judge_calibration import judge_calibration
+from workbench.protocols.hindsight.metrics.study_data import load_study_data
 
 CASES = [H, G, B]
 

@@ -9,8 +9,8 @@ import pytest
 
 from store.embeddings import StoreEmbeddingCache
 from tests.metrics_integration.conftest import BUSINESS, FakeEmbedder, B, G, H
-from workbench.metrics.dq_study import decision_quality_report, run_decision_quality
-from workbench.metrics.study_data import load_study_data
+from workbench.protocols.hindsight.metrics.dq_study import decision_quality_report, run_decision_quality
+from workbench.protocols.hindsight.metrics.study_data import load_study_data
 
 
 def vec(text, dim=24):
@@ -67,7 +67,7 @@ def test_dq_per_run_by_hand(data, seeded):
 
 
 def test_concern_list_has_the_domain_and_custom_concerns(data):
-    from workbench.metrics.dq_study import concern_list
+    from workbench.protocols.hindsight.metrics.dq_study import concern_list
 
     concerns, label = concern_list(data, H)
     assert concerns == BUSINESS and label == "Business Strategy"
@@ -128,7 +128,7 @@ def test_store_cache_round_trips_float32(seeded):
 
 
 def test_study_file_metrics_table_feeds_custom_concerns():
-    from workbench.metrics.study_data import StudyData
+    from workbench.protocols.hindsight.metrics.study_data import StudyData
     from workbench.studies.definition import StudyError, parse_study_text
 
     text = ('name = "dq-custom"\ncases = ["blast-radius"]\nraters = []\njudges = []\n\n[metrics]\n'

@@ -11,10 +11,11 @@ import pytest
 
 from tests.metrics_integration.conftest import FakeEmbedder
 from workbench.cli.main import main
-from workbench.metrics.analysis import analyze
-from workbench.metrics.export import CSV_COLUMNS, long_rows
-from workbench.metrics.render import FORCED_TAG, analysis_tables, tables_text
-from workbench.metrics.study_data import load_study_data
+from workbench.protocols.hindsight.metrics.analysis import analyze
+from workbench.protocols.hindsight.metrics.export import CSV_COLUMNS, long_rows
+from workbench.metrics.render import FORCED_TAG, tables_text
+from workbench.protocols.hindsight.metrics.render import analysis_tables
+from workbench.protocols.hindsight.metrics.study_data import load_study_data
 from workbench.protocols.hindsight.report import build_report
 
 CONDITION_ID = re.compile(r"\b(B1|B2|B3|C1|C2|C3|P1)\b")
@@ -175,7 +176,7 @@ def test_report_numbers_are_the_tables_numbers(seeded):
 
 
 def test_n_cases_per_metric_when_they_differ(seeded):
-    from workbench.metrics.render import condition_table
+    from workbench.protocols.hindsight.metrics.render import condition_table
 
     data = load_study_data(seeded[0], "seeded-study")
     b1_harbor = seeded[2].item_ids[("harbor-dredging-bond", "B1", 0)]

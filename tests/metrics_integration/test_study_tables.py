@@ -7,7 +7,7 @@ import pytest
 
 from tests.metrics_integration.conftest import ANT, BR, COND6, EH, GC, SLOTS9, B, G, H
 from workbench.metrics.descriptive import mean_ci
-from workbench.metrics.hindsight_tables import (
+from workbench.protocols.hindsight.metrics.tables import (
     Comparison,
     effect_size,
     interpret_d,
@@ -17,7 +17,7 @@ from workbench.metrics.hindsight_tables import (
     table3,
     table4,
 )
-from workbench.metrics.study_data import load_study_data
+from workbench.protocols.hindsight.metrics.study_data import load_study_data
 
 CASES = [H, G, B]
 RATERS = ["rater-a", "rater-b"]
@@ -193,7 +193,7 @@ def test_interpretation_labels(d, label):
 def test_an_effect_whose_ci_spans_zero_is_inconclusive_not_large():
     """The issue's case: d_z 2.12 from two cases with a CI of [-0.65, 5.01] was called "large"."""
     from workbench.metrics.estimate import Estimate
-    from workbench.metrics.hindsight_tables import interpret_effect
+    from workbench.protocols.hindsight.metrics.tables import interpret_effect
 
     assert interpret_effect(Estimate(2.12, ci_low=-0.65, ci_high=5.01, n=2)) == "inconclusive (CI spans 0; n = 2)"
     assert interpret_effect(Estimate(2.12, ci_low=0.4, ci_high=5.01, n=6)) == "large"

@@ -70,7 +70,7 @@ def panel_cells(screen) -> dict[str, list[list[str]]]:
 
 
 def analysis_of(path):
-    from workbench.metrics.analysis import analyze_study
+    from workbench.protocols.hindsight.metrics.analysis import analyze_study
 
     db = open_store(path)
     try:

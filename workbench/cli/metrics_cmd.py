@@ -18,13 +18,12 @@ from workbench.cli.context import FAILED, OK, USAGE, CommandError, Context
 from workbench.cli.examples import examples
 
 
-def comparison_arg(text: str):
-    from workbench.metrics.hindsight_tables import parse_comparison
-
-    try:
-        return parse_comparison(text)
-    except ValueError as exc:
-        raise argparse.ArgumentTypeError(str(exc)) from None
+def comparison_arg(text: str) -> str:
+    """The shape every `--compare` value has; the study's protocol reads it (`MetricsAnalysis.parse_comparison`)."""
+    parts = (text or "").split(":")
+    if len(parts) < 3 or not all(p.strip() for p in parts):
+        raise argparse.ArgumentTypeError(f"comparison '{text}' must look like A:B:METRIC, e.g. C1:B1:anticipation")
+    return text
 
 
 def add_analysis_options(p: argparse.ArgumentParser) -> None:
@@ -68,17 +67,23 @@ def require_study(db, study_id: str) -> dict:
     return row
 
 
-def check_comparisons(db, study_id: str, comparisons) -> None:
-    """`--compare` follows the one rule of workbench.metrics.hindsight_tables.check_comparisons."""
-    if not comparisons:
-        return
-    from workbench.metrics.hindsight_tables import check_comparisons as check
-    from workbench.metrics.study_data import load_study_data
-
+def comparisons_of(db, study_id: str, texts: list[str]) -> list:
+    """`--compare` values as the study's protocol reads them, checked against the study by its one rule
+    (`MetricsAnalysis.parse_comparison` and `check_comparisons`)."""
+    if not texts:
+        return []
+    analysis = study_protocol(require_study(db, study_id)).analysis()
+    if analysis is None:
+        raise CommandError("--compare: this study's protocol takes no comparisons", code=USAGE)
     try:
-        check(load_study_data(db, study_id), comparisons)
+        comparisons = [analysis.parse_comparison(t) for t in texts]
+    except ValueError as exc:
+        raise CommandError(f"--compare: {exc}", code=USAGE) from None
+    try:
+        analysis.check_comparisons(db, study_id, comparisons)
     except ValueError as exc:
         raise CommandError(f"--compare: {exc}") from None
+    return comparisons
 
 
 def analysis_options(args, db, ctx: Context, *, csv: bool = False) -> dict:
@@ -86,8 +91,8 @@ def analysis_options(args, db, ctx: Context, *, csv: bool = False) -> dict:
     and where its steps go (stderr: loading the embedding model, N of M texts embedded)."""
     from workbench.metrics.embeddings import progress_text
 
-    check_comparisons(db, args.study, args.compare)
-    return {"csv": csv, "comparisons": args.compare, "include_dq": not args.no_dq,
+    comparisons = comparisons_of(db, args.study, args.compare)
+    return {"csv": csv, "comparisons": comparisons, "include_dq": not args.no_dq,
             "embedding_model": args.embedding_model,
             "progress": lambda step, done, total: ctx.info(progress_text(step, done, total))}
 
@@ -126,7 +131,9 @@ def concern_settings(args, header: dict, db):
     return ModelSettings(model=model, api_base=api_base or None, temperature=0.0, max_tokens=800)
 
 
-HINDSIGHT_ONLY = ("compare", "assess_concerns", "record_concerns")
+# the options a protocol takes only when it names them in its `metrics_options` (--no-dq and
+# --embedding-model are read by whoever needs them and ignored by the rest)
+PROTOCOL_OPTIONS = ("compare", "assess_concerns", "record_concerns")
 
 
 def handle(args, ctx: Context) -> int:
@@ -136,15 +143,16 @@ def handle(args, ctx: Context) -> int:
         raise CommandError("--rater goes with --record-concerns FILE", code=USAGE)
     db = ctx.db()
     header = require_study(db, args.study)
-    if study_protocol(header).name != "hindsight":
-        used = [f"--{o.replace('_', '-')}" for o in HINDSIGHT_ONLY if getattr(args, o)]
-        if used:
-            raise CommandError(f"{', '.join(used)}: options of hindsight studies; study '{args.study}' is "
-                               f"{header['definition'].get('protocol')}", code=USAGE)
+    protocol = study_protocol(header)
+    used = [f"--{o.replace('_', '-')}" for o in PROTOCOL_OPTIONS
+            if getattr(args, o) and o not in protocol.metrics_options]
+    if used:
+        raise CommandError(f"{', '.join(used)}: not an option of {protocol.name} studies (study "
+                           f"'{args.study}')", code=USAGE)
     if args.record_concerns:
-        return record_concerns(args, ctx, db)
+        return record_concerns(args, ctx, db, protocol)
     if args.assess_concerns:
-        assess_concerns(args, ctx, db, header)
+        assess_concerns(args, ctx, db, header, protocol)
     from workbench.exports.metrics_files import finish_document
 
     doc = finish_document(db, args.study, protocol_metrics(args, db, ctx, header, csv=args.csv),
@@ -200,26 +208,23 @@ def write_csv(args, ctx: Context, doc) -> None:
         ctx.info(note)
 
 
-def record_concerns(args, ctx: Context, db) -> int:
-    from workbench.metrics.concern_coverage import ConcernInputError, read_concern_file, record_rater_concerns
-
+def record_concerns(args, ctx: Context, db, protocol) -> int:
     if not args.rater:
         raise CommandError("--record-concerns needs --rater NAME", code=USAGE)
     try:
-        rows = read_concern_file(args.record_concerns)
-        n = record_rater_concerns(db, args.study, args.rater, rows, source_name=args.record_concerns)
-    except ConcernInputError as exc:
+        n = protocol.analysis().record_concerns(db, args.study, args.rater, args.record_concerns)
+    except ValueError as exc:  # the file's row and field that cannot be recorded
         raise CommandError(str(exc)) from None
     ctx.emit({"ok": True, "study": args.study, "rater": args.rater, "recorded": n},
              f"recorded {n} concern score(s) by {args.rater} for study {args.study}")
     return OK
 
 
-def assess_concerns(args, ctx: Context, db, header: dict) -> None:
+def assess_concerns(args, ctx: Context, db, header: dict, protocol) -> None:
     from workbench.cli.signals import quiet_when_gone, run_interruptible
     from workbench.gateway import GatewayError
-    from workbench.metrics.concern_coverage import assess_study_concerns
 
+    assess_study_concerns = protocol.analysis().assess_concerns
     settings = concern_settings(args, header, db)
     ctx.info(f"assessing DQ-3 concern coverage with {settings.model} ...")
     try:

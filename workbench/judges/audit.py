@@ -54,17 +54,15 @@ def fold(condition: str) -> str:
 
 
 def audit_setups(conditions) -> list[str]:
-    """The setups an auditor can name for these conditions (one rule, kept with the metrics)."""
-    from workbench.metrics.agreement_report import audit_setups as setups_of
-
-    return setups_of(conditions)
+    """The setups an auditor can name for these conditions (P1 folds into C2)."""
+    return sorted({fold(c) for c in conditions})
 
 
 def chance_rate(conditions) -> float | None:
-    """The one chance rate of the blindness audit (workbench.metrics.agreement_report.chance_rate)."""
-    from workbench.metrics.agreement_report import chance_rate as rate
-
-    return rate(conditions)
+    """The one chance rate of the blindness audit, 1/k over the setups an auditor can name: the metrics
+    table, the report and `judge --audit-only` all use it. None with no conditions."""
+    setups = audit_setups(conditions)
+    return 1.0 / len(setups) if setups else None
 
 
 @dataclass

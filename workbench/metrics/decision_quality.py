@@ -104,24 +104,24 @@ def anchoring_elimination(
     """DQ-2 Anchoring Elimination = 1 - |Pearson r(generation order, similarity to first)|.
 
     Inputs: ``similarity_to_first[i]`` is the cosine similarity of perspective
-    i to the first-generated perspective P1 (index 0 *is* P1); ``orders[i]`` its
+    i to the first-generated perspective (index 0 *is* the first); ``orders[i]`` its
     generation order (default 1, 2, ..., n: sequential).
 
     Definition used here (seed 001 §2.2, with two documented choices):
 
-    1. P1 is excluded as self-reference -- its similarity to itself is 1 by
+    1. The first perspective is excluded as self-reference -- its similarity to itself is 1 by
        construction and would dominate r. The seed's parallel example marks
-       P1 "(excluded as self-reference)", and its reading "later ones drift
-       back" describes the trend of P2..Pn. So r is over (order_i, sim_i) for
+       it "(excluded as self-reference)", and its reading "later ones drift
+       back" describes the trend of perspectives 2..n. So r is over (order_i, sim_i) for
        i = 2..n.
     2. Edge cases: 1 perspective -> undefined (the seed's null). All orders
        equal (parallel generation) -> 1.0 by construction. Fewer than
-       ``min_points_for_correlation`` (3) points after excluding P1, i.e. 2 or
+       ``min_points_for_correlation`` (3) points after excluding the first, i.e. 2 or
        3 perspectives -> direct similarity comparison,
-       1 - mean(max(0, sim_i)) over P2..Pn. The seed prescribes this only for 2
+       1 - mean(max(0, sim_i)) over perspectives 2..n. The seed prescribes this only for 2
        perspectives; we extend it to 3 because a Pearson r over two points is
        always +-1, which would score every 3-perspective run 0.
-       Order constant among P2..Pn but different from P1, or similarities all
+       Order constant among perspectives 2..n but different from the first, or similarities all
        equal -> r is 0/0 -> undefined.
 
     ``details["anchoring_detected"]`` is r > ``anchoring_threshold`` (0.3, the
@@ -129,13 +129,13 @@ def anchoring_elimination(
 
     Discrepancy with the seed's worked example: for similarities
     (1.00, 0.72, 0.68, 0.75, 0.80) at orders 1..5 the seed states r = 0.15 and
-    DQ-2 = 0.85. Pearson r actually is 0.791 over P2..P5 (DQ-2 = 0.209, our
-    definition) and -0.467 over P1..P5 (DQ-2 = 0.533); Spearman gives 0.8 and
+    DQ-2 = 0.85. Pearson r actually is 0.791 over perspectives 2..5 (DQ-2 = 0.209, our
+    definition) and -0.467 over perspectives 1..5 (DQ-2 = 0.533); Spearman gives 0.8 and
     -0.1. None reproduces 0.15, so the seed's number is treated as an
     arithmetic slip and the formula is followed.
 
     Missing data: a perspective with a missing similarity is dropped (its
-    order with it); P1 itself is never needed.
+    order with it); the first perspective's own is never needed.
     """
     sims = list(similarity_to_first)
     ords = list(range(1, len(sims) + 1)) if orders is None else list(orders)
@@ -154,21 +154,21 @@ def anchoring_elimination(
     later = [(float(o), float(s)) for o, s in zip(ords[1:], sims[1:]) if not is_missing(s)]
     details["n_dropped"] = (n - 1) - len(later)
     if not later:
-        return Estimate.undefined("no similarity to P1 for any later perspective", n=n,
+        return Estimate.undefined("no similarity to the first perspective for any later one", n=n,
                                   method=name, details=details)
     o = np.array([p[0] for p in later])
     s = np.array([p[1] for p in later])
     if len(later) < min_points_for_correlation:
         details["rule"] = "direct similarity"
         value = 1.0 - float(np.mean(np.clip(s, 0.0, 1.0)))
-        return Estimate(value, n=n, method=f"{name}: direct similarity to P1 "
+        return Estimate(value, n=n, method=f"{name}: direct similarity to the first perspective "
                         f"({len(later) + 1} perspectives, too few for a correlation)",
                         details=details)
     if np.ptp(o) == 0:
-        return Estimate.undefined("generation order does not vary after P1: correlation is 0/0",
+        return Estimate.undefined("generation order does not vary after the first perspective: correlation is 0/0",
                                   n=n, method=name, details=details)
     if np.ptp(s) == 0:
-        return Estimate.undefined("similarity to P1 is constant: correlation is 0/0",
+        return Estimate.undefined("similarity to the first perspective is constant: correlation is 0/0",
                                   n=n, method=name, details=details)
     do, ds = o - o.mean(), s - s.mean()
     r = float(np.dot(do, ds) / math.sqrt(np.dot(do, do) * np.dot(ds, ds)))

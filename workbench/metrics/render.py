@@ -1,16 +1,12 @@
-"""Text and markdown tables shared by the CLI, the report and the Metrics screen.
+"""Rendered tables: final strings that the CLI prints as text, reports as Markdown and screens as DataTables.
 
-`analysis_tables(analysis)` turns a StudyAnalysis into :class:`RenderedTable`
-objects whose cells are final strings; the CLI prints them as aligned text,
-the report as markdown and the screen puts the very same strings into
-DataTables -- so the three agree number for number. Each table may carry
-drill-down references per cell (`refs`) that the screen follows to the items
-and scores behind a number (see `drilldown`).
+A protocol's analysis turns its results into :class:`RenderedTable` objects whose cells are final
+strings, so that every place that shows a number shows the same characters. Each table may carry
+drill-down references per cell (`refs`) that a screen follows to the items and scores behind a number.
 
-Number format: 2 decimals (3 for p-values and calibration errors), CI as
-"[low, high]"; an undefined statistic prints "undefined" and its reason goes
-to the table's notes; a mean without CI prints "(no CI)" with the reason in
-the notes.
+Number format: 2 decimals (3 for p-values and calibration errors), CI as "[low, high]"; an undefined
+statistic prints "undefined" and its reason goes to the table's notes (:class:`Notes`); a mean without
+CI prints "(no CI)" with the reason in the notes.
 """
 
 from __future__ import annotations
@@ -20,16 +16,14 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .estimate import Estimate
-from .hindsight_tables import BLINDED_LABEL, ConditionRow, ConditionTable
-from .study_data import CONDITION_LABELS
 
-FORCED_TAG = "[FORCED UNBLINDING]"
+FORCED_TAG = "[FORCED UNBLINDING]"  # every table of a study unblinded by force carries it
 DASH = "-"
 
 
 @dataclass(frozen=True)
 class DrillRef:
-    """Where a number came from: a kind and its arguments (see drilldown.drilldown)."""
+    """Where a number came from: a kind and its arguments, which the protocol's drill-down reads."""
 
     kind: str
     args: tuple[Any, ...] = ()
@@ -89,7 +83,7 @@ def fmt_p(p: float | None) -> str:
     return "<0.001" if p < 0.001 else f"{p:.3f}"
 
 
-class _Notes:
+class Notes:
     """Collects the reasons behind "undefined" and "(no CI)" cells: one line per reason, naming every cell."""
 
     def __init__(self) -> None:
@@ -111,307 +105,6 @@ class _Notes:
     @property
     def lines(self) -> list[str]:
         return [f"{'; '.join(cells)}: {reason}" for reason, cells in self._by_reason.items()]
-
-
-def _title(analysis, title: str) -> str:
-    if analysis.blinded:
-        return f"{title} ({BLINDED_LABEL})"
-    if analysis.forced:
-        return f"{title} {FORCED_TAG}"
-    return title
-
-
-def _condition_label(c: str) -> str:
-    label = CONDITION_LABELS.get(c)
-    return f"{c} ({label})" if label else c
-
-
-# --- the study's tables --------------------------------------------------------------------------------
-
-def condition_table(analysis, table: ConditionTable) -> RenderedTable:
-    notes = _Notes()
-    cols = ["Condition"] + [f"{m.label} ({m.scale[0]}-{m.scale[1]})" if m.criterion else m.label
-                            for m in table.metrics] + ["N cases"]
-    out = RenderedTable(table.id, _title(analysis, table.title), cols, [])
-
-    def add(row: ConditionRow) -> None:
-        i = len(out.rows)
-        cells = [_condition_label(row.condition)]
-        for j, m in enumerate(table.metrics):
-            e = row.cells[m.key].estimate
-            cells.append(fmt_est(e))
-            notes.add(f"{row.condition} x {m.label}", e)
-            out.refs[(i, j + 1)] = DrillRef("condition_cell", (row.condition, m.key))
-        ns = [row.n_cases[m.key] for m in table.metrics]
-        cells.append(str(ns[0]) if len(set(ns)) == 1 else " / ".join(str(n) for n in ns) if ns else "0")
-        out.refs[(i, 0)] = DrillRef("condition_cell", (row.condition, table.metrics[0].key)) \
-            if table.metrics else DrillRef("none")
-        out.rows.append(cells)
-
-    for row in table.rows:
-        add(row)
-    if table.p1_row is not None:
-        out.rule_before.add(len(out.rows))
-        add(table.p1_row)
-    out.notes = list(table.notes) + notes.lines
-    if any(" / " in r[-1] for r in out.rows):
-        out.notes.append("N cases differs between metrics on some rows: shown per metric, in column order.")
-    return out
-
-
-def table2_rendered(analysis) -> RenderedTable:
-    t = analysis.table2
-    out = RenderedTable(t.id, _title(analysis, t.title),
-                        ["Case", "Pattern", "Switching assumption (if Ridge)", "Convergent recommendation",
-                         "P1 runs"], [])
-    for i, r in enumerate(t.rows):
-        out.rows.append([r.case_id, r.pattern or "no topology row", r.switching_assumption or DASH,
-                         r.convergent_recommendation or DASH, str(r.n_runs)])
-        out.refs[(i, 0)] = DrillRef("topology", (r.case_id,))
-    counts = ", ".join(f"{k}: {v}" for k, v in t.counts.items())
-    out.notes = list(t.notes) + [f"Counts - {counts}."]
-    return out
-
-
-def table4_rendered(analysis) -> RenderedTable:
-    t = analysis.table4
-    notes = _Notes()
-    out = RenderedTable(t.id, _title(analysis, t.title),
-                        ["Comparison", "Metric", "Effect size (d or d_z)", "95% CI", "Design", "Interpretation"],
-                        [])
-    for i, r in enumerate(t.rows):
-        label = r.metric.label if r.metric else r.comparison.metric
-        value = fmt_est(r.estimate, ci=False)
-        if r.estimate.defined:  # say which statistic the cell holds: paired d_z and d are on different scales
-            value = f"{'d_z' if r.design.startswith('paired') else 'd'} = {value}"
-        out.rows.append([r.comparison.label + ("" if r.seed else " *"), label, value,
-                         fmt_ci(r.estimate), r.design, r.interpretation])
-        if r.estimate.defined:
-            out.refs[(i, 0)] = DrillRef("effect", (r.comparison.a, r.comparison.b, r.comparison.metric))
-        notes.add(f"{r.comparison.label} {label}", r.estimate)
-    out.notes = list(t.notes) + ["* = a comparison the user added."] + notes.lines
-    return out
-
-
-def overall_rendered(analysis) -> RenderedTable:
-    t = analysis.overall
-    notes = _Notes()
-    out = RenderedTable(t.id, t.title, ["Metric", "Mean [95% CI]", "N items", "N cases"], [])
-    for i, r in enumerate(t.rows):
-        out.rows.append([r.metric.label, fmt_est(r.estimate), str(r.n_items), str(r.n_cases)])
-        out.refs[(i, 0)] = DrillRef("overall", (r.metric.key,))
-        notes.add(r.metric.label, r.estimate)
-    out.notes = list(t.notes) + notes.lines
-    return out
-
-
-def agreement_rendered(analysis) -> RenderedTable:
-    notes = _Notes()
-    out = RenderedTable("agreement", _title(analysis, "Inter-rater agreement (human raters)"),
-                        ["Metric", "Raters", "N items", "Kappa", "Kappa (quadratic)", "Alpha (ordinal)",
-                         "Agreement", "Target", "Result"], [])
-    for i, r in enumerate(analysis.agreement.inter_rater):
-        out.rows.append([r.metric.label, str(len(r.raters)), str(r.n_items), fmt_est(r.kappa),
-                         fmt_est(r.kappa_quadratic), fmt_est(r.alpha_ordinal, ci=False),
-                         fmt_est(r.percent_agreement, ci=False),
-                         DASH if r.target is None else f">= {r.target:.2f}", r.verdict])
-        out.refs[(i, 0)] = DrillRef("agreement", (r.metric.key,))
-        notes.add(f"{r.metric.label} kappa", r.kappa)
-        notes.add(f"{r.metric.label} alpha", r.alpha_ordinal if not r.alpha_ordinal.defined else None)
-    out.notes = ["Kappa: two raters, Cohen's unweighted kappa on the rubric's full scale (more raters: Light's "
-                 "mean pairwise kappa); the pre-registered target is checked against it. Alpha: Krippendorff, "
-                 "ordinal. Non-pilot items scored by at least two raters."] + notes.lines
-    return out
-
-
-def judge_agreement_rendered(analysis) -> RenderedTable:
-    notes = _Notes()
-    out = RenderedTable("judges", _title(analysis, "Human vs LLM-judge agreement"),
-                        ["Judge", "Metric", "N items", "Kappa (quadratic)", "Kappa", "Spearman rho",
-                         "Judge errors", "Mean judge", "Mean human"], [])
-    for i, r in enumerate(analysis.agreement.human_vs_judge):
-        out.rows.append([r.judge, r.metric.label, str(r.n_items), fmt_est(r.kappa_quadratic), fmt_est(r.kappa),
-                         fmt_est(r.spearman), str(r.n_errors), fmt_num(r.mean_judge), fmt_num(r.mean_human)])
-        out.refs[(i, 0)] = DrillRef("judge", (r.judge, r.metric.key))
-        notes.add(f"{r.judge} x {r.metric.label} kappa", r.kappa_quadratic)
-        notes.add(f"{r.judge} x {r.metric.label} rho", r.spearman)
-    out.notes = ["Human reference: mean over raters, rounded half up for kappa; Spearman uses the unrounded mean. "
-                 "Judge errors are excluded (never scored as 0)."] + notes.lines
-    return out
-
-
-def judge_panel_rendered(analysis) -> RenderedTable:
-    out = RenderedTable("panel", _title(analysis, "LLM-judge panel agreement (seed 004 Arm C)"),
-                        ["Metric", "Judges", "N items", "Alpha (interval)", "ICC(2,1)", "Verdict"], [])
-    notes = []
-    for r in analysis.agreement.judge_panel:
-        p = r.panel
-        out.rows.append([r.metric.label, str(len(p.judges)), str(p.n_items), fmt_est(p.alpha, ci=False),
-                         fmt_est(p.icc_2_1), p.verdict])
-        notes.append(f"{r.metric.label}: {p.decision}")
-        notes.extend(f"{r.metric.label}: {n}" for n in p.notes)
-    out.notes = ["Judge scores scaled to [0, 1] by the rubric's range."] + notes
-    return out
-
-
-def judge_errors_rendered(analysis) -> RenderedTable:
-    out = RenderedTable("judge_errors", _title(analysis, "Judge errors"),
-                        ["Judge", "Condition", "Error cells", "Items with errors", "OK cells"], [])
-    for i, r in enumerate(analysis.agreement.judge_errors):
-        out.rows.append([r.judge, "all" if r.condition is None else r.condition, str(r.error_cells),
-                         str(r.error_items), str(r.ok_cells)])
-        out.refs[(i, 0)] = DrillRef("judge_errors", (r.judge, r.condition))
-    ever = ", ".join(f"{j}: {n}" for j, n in sorted(analysis.agreement.judge_error_rows.items())) or "none"
-    out.notes = ["A judge_error is a reply that never validated; it is kept with its raw text and excluded from "
-                 f"every metric. judge_error rows ever written (retries included): {ever}."]
-    return out
-
-
-def audit_rendered(analysis) -> RenderedTable:
-    notes = _Notes()
-    out = RenderedTable("audit", _title(analysis, "Blindness audit"),
-                        ["Condition", "Audited", "Correct", "Accuracy [95% CI]", "Chance", "p (> chance)"], [])
-    for i, r in enumerate(analysis.agreement.audits):
-        out.rows.append(["all" if r.condition is None else r.condition, str(r.n), str(r.n_correct),
-                         fmt_est(r.accuracy), fmt_num(r.chance), fmt_p(r.p_value)])
-        out.refs[(i, 0)] = DrillRef("audit", (r.condition,))
-        notes.add(f"audit {r.condition or 'all'}", r.accuracy)
-    out.notes = ["Accuracy: share of audited items whose architecture the auditing model named; chance = 1 / the "
-                 "setups the auditor can name (the three-committee probe counts as the committee it repeats); one-sided exact binomial test. Well above chance means the "
-                 "scrubber leaks condition tells."] + notes.lines
-    return out
-
-
-def dq_rendered(analysis) -> RenderedTable:
-    dq = analysis.dq
-    notes = _Notes()
-    out = RenderedTable("dq", _title(analysis, "Decision quality (seed 001)"),
-                        ["Condition", "Runs", "DQ-1 diversity", "DQ-2 anchoring", "DQ-3 coverage", "DQ weighted"],
-                        [])
-    for i, r in enumerate(dq.rows):
-        out.rows.append([r.group if r.group == "all" else _condition_label(r.group), str(r.n_runs),
-                         *(fmt_est(r.parts[p]) for p in ("dq1", "dq2", "dq3", "weighted"))])
-        if not analysis.blinded:
-            out.refs[(i, 0)] = DrillRef("dq_group", (r.group,))
-        for p in ("dq1", "dq2", "dq3", "weighted"):
-            notes.add(f"{r.group} {p}", r.parts[p])
-    out.notes = list(dq.notes) + notes.lines
-    return out
-
-
-def dq_spread_rendered(analysis) -> RenderedTable:
-    """SD per condition of each DQ measure and seed 001's anchoring flag (r > 0.3), beside the means."""
-    out = RenderedTable("dq_spread", _title(analysis, "Decision quality: SD and anchoring flag"),
-                        ["Condition", "Runs", "SD DQ-1", "SD DQ-2", "SD DQ-3", "SD weighted", "Anchoring r > 0.3"],
-                        [])
-    for r in analysis.dq.rows:
-        flag = f"{r.anchoring_flagged} of {r.anchoring_tested}" if r.anchoring_tested else "not tested"
-        out.rows.append([r.group if r.group == "all" else _condition_label(r.group), str(r.n_runs),
-                         *(fmt_num(r.sd.get(p)) for p in ("dq1", "dq2", "dq3", "weighted")), flag])
-    out.notes = ["SD: sample SD (n - 1) over the runs with a value; one run has none. Anchoring: runs whose "
-                 "Pearson r(generation order, similarity to the first perspective) exceeds 0.3 (seed 001 §2.2), "
-                 "of the runs where r was computed (sequential runs with four or more perspectives)."]
-    return out
-
-
-def dq_baseline_rendered(analysis) -> RenderedTable:
-    from .dq_study import DQ_LABELS
-
-    out = RenderedTable("dq_baseline", _title(analysis, "Sequential (B3) vs parallel (C1, C2) baseline"),
-                        ["Measure", "Sequential", "Parallel", "Difference", "Rank-biserial r", "p", "Cohen's d"], [])
-    notes = _Notes()
-    for part, b in analysis.dq.baseline.items():
-        out.rows.append([DQ_LABELS[part], fmt_est(b.sequential), fmt_est(b.parallel), fmt_est(b.difference),
-                         fmt_est(b.mann_whitney, ci=False), fmt_p(b.mann_whitney.details.get("p_value")),
-                         fmt_est(b.cohens_d, ci=False)])
-        notes.add(f"{DQ_LABELS[part]} d", b.cohens_d)
-        notes.add(f"{DQ_LABELS[part]} r", b.mann_whitney)
-    out.notes = ["Difference = parallel - sequential, bootstrap CI. Runs with an undefined value are left out."] \
-        + notes.lines
-    return out
-
-
-def calibration_rendered(analysis) -> RenderedTable:
-    out = RenderedTable("calibration", _title(analysis, "Calibration of judge scores"),
-                        ["Judge", "N", "ECE", "MCE", "Brier"], [])
-    for i, c in enumerate(analysis.calibration):
-        rep = c.report
-        out.rows.append([c.judge, str(rep.n), fmt_est(rep.ece, 3, ci=False), fmt_est(rep.mce, 3, ci=False),
-                         fmt_est(rep.brier, 3, ci=False)])
-        out.refs[(i, 0)] = DrillRef("calibration", (c.judge,))
-    rule = analysis.calibration[0].outcome_rule if analysis.calibration else ""
-    out.notes = [f"Probability = judge score scaled to [0, 1]; {rule}. 10 equal-width bins."]
-    return out
-
-
-def reliability_rendered(analysis) -> RenderedTable:
-    out = RenderedTable("reliability", _title(analysis, "Reliability bins"),
-                        ["Judge", "Bin", "N", "Mean predicted", "Observed"], [])
-    for c in analysis.calibration:
-        for b in c.report.bins:
-            if b.count:
-                out.rows.append([c.judge, f"[{b.lower:.1f}, {b.upper:.1f})", str(b.count),
-                                 fmt_num(b.mean_predicted), fmt_num(b.observed_frequency)])
-    out.notes = ["Empty bins are left out."]
-    return out
-
-
-def probes_rendered(analysis) -> RenderedTable:
-    from .analysis import HIDDEN
-
-    out = RenderedTable("probes", _title(analysis, "Contamination probes (seed 000 §XIII.3)"),
-                        ["Case", "Model", "Verdict", "Flagged", "Asked at"], [])
-    probed = set()
-    for p in analysis.probes:
-        probed.add(p.case_id)
-        out.rows.append([p.case_id, HIDDEN if analysis.blinded else p.model, p.verdict,
-                         "yes" if p.flagged else "no", p.asked_at])
-    for case in sorted(set(analysis.data.cases) - probed):
-        out.rows.append([case, DASH, "not probed", DASH, DASH])
-    out.notes = ["The latest probe per case and model. A recognized case may be contaminated: read its rows of "
-                 "Tables 1-4 with that in mind."]
-    return out
-
-
-def counts_rendered(analysis) -> RenderedTable:
-    c = analysis.counts
-    rows = [[k.replace("_", " "), ", ".join(f"{s}: {n}" for s, n in sorted(v.items())) if isinstance(v, dict)
-             else str(v)] for k, v in c.items()]
-    return RenderedTable("counts", _title(analysis, "Study counts"), ["What", "Count"], rows)
-
-
-def analysis_tables(analysis) -> list[RenderedTable]:
-    """Every table of an analysis, in report order."""
-    out: list[RenderedTable] = []
-    if analysis.overall is not None:
-        out.append(overall_rendered(analysis))
-    if analysis.table1 is not None:
-        out.append(condition_table(analysis, analysis.table1))
-    if analysis.table2 is not None:
-        out.append(table2_rendered(analysis))
-    if analysis.table3 is not None and analysis.table3.metrics:
-        out.append(condition_table(analysis, analysis.table3))
-    if analysis.table4 is not None:
-        out.append(table4_rendered(analysis))
-    out.append(probes_rendered(analysis))  # beside the tables (seed 000 §XIII.3)
-    out.append(agreement_rendered(analysis))
-    if analysis.agreement.human_vs_judge:
-        out.append(judge_agreement_rendered(analysis))
-    if analysis.agreement.judge_panel:
-        out.append(judge_panel_rendered(analysis))
-    if analysis.data.judges:
-        out.append(judge_errors_rendered(analysis))
-    out.append(audit_rendered(analysis))
-    if analysis.dq is not None:
-        out.append(dq_rendered(analysis))
-        out.append(dq_spread_rendered(analysis))
-        if analysis.dq.baseline:
-            out.append(dq_baseline_rendered(analysis))
-    if analysis.calibration:
-        out.append(calibration_rendered(analysis))
-        out.append(reliability_rendered(analysis))
-    out.append(counts_rendered(analysis))
-    return out
 
 
 # --- output formats -----------------------------------------------------------------------------------

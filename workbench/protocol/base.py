@@ -21,6 +21,8 @@ What a protocol says, and who asks:
 | after a group of runs | `after_runs` (e.g. hindsight's P1 topology) | runs.runner |
 | evaluation | `rubrics`, `blind_texts` (what raters and judges read), `judges_are_runs` | blinding, judges |
 | metrics and report | `metrics`, `metrics_csv`, `report_sections` | cli metrics/report, screens |
+| the Metrics section's tables, plots and drill-downs; `metrics`' own options | `analysis` (a `MetricsAnalysis`), `metrics_options` | screens.metrics, cli metrics |
+| the comparisons a study pre-registers | `preregistered_comparisons` | workbench.simulation (power) |
 | TUI panels | `panels` (dotted paths into `screens/`, imported by the app only) | screens |
 | batch commands of its own | `commands` (modules with `register(subparsers)`) | cli.main |
 | its own exports | `exports` (entries of the export catalog: id, title, description, write) | exports.catalog, screens |
@@ -33,7 +35,7 @@ item, one call and one metric overrides `program`, `planned_runs` and `metrics`.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any, Callable, Protocol
 
 if TYPE_CHECKING:  # typing only
     import sqlite_utils
@@ -245,6 +247,30 @@ class StudyProtocol:
         by `report_sections` (`workbench.reports.protocol_report` builds it)."""
         return None
 
+    # Options of the shared `metrics` command that only some protocols take and this one does: "compare",
+    # "assess_concerns", "record_concerns" (through `analysis()`). The command refuses the others on its
+    # studies, naming the protocol.
+    metrics_options: tuple[str, ...] = ()
+    analysis_module: str | None = None  # its module whose ANALYSIS the shared Metrics section shows
+
+    def analysis(self) -> "MetricsAnalysis | None":
+        """What the shared Metrics section (tables, plots, drill-downs, comparisons) and the `metrics`
+        options in `metrics_options` ask of this protocol: `ANALYSIS` of `analysis_module`. None: the
+        section shows the `metrics` document's text, and the protocol's own results are its panels."""
+        if not self.analysis_module:
+            return None
+        import importlib
+
+        return importlib.import_module(self.analysis_module).ANALYSIS
+
+    def preregistered_comparisons(self, definition: dict) -> list[str]:
+        """The comparisons the study pre-registers, as "A:B:METRIC" (the power analysis powers them).
+        Default: each condition against the study's first condition on its first rubric (the project's
+        choice: the study file names no A-versus-B comparison of its own)."""
+        conditions = list(definition.get("conditions") or [])
+        metric = (definition.get("rubrics") or ["score"])[0]
+        return [f"{c}:{conditions[0]}:{metric}" for c in conditions[1:]]
+
 
 @dataclass
 class FollowUp:
@@ -261,3 +287,38 @@ class FollowUp:
     done: bool
     work: Callable[["RunContext"], Any]
 
+
+class MetricsAnalysis(Protocol):
+    """A protocol's analysis as the shared Metrics section and `metrics` command use it (hindsight's:
+    Tables 1-4, agreement, decision quality). Tables are `workbench.metrics.render.RenderedTable`s."""
+
+    plots: Any  # its plot series (means_series, forest_series, agreement_series, reliability_series,
+    #             heatmap_runs, heatmap_matrix), each taking the analysis; points of workbench.metrics.plots
+
+    def parse_comparison(self, text: str) -> Any:
+        """One `--compare` value ("A:B:METRIC"); ValueError naming what is wrong."""
+
+    def check_comparisons(self, db: "sqlite_utils.Database", study_id: str, comparisons: list,
+                          analysis: Any = None) -> None:
+        """ValueError when the study cannot take these comparisons (blinded, unknown condition or metric).
+        Given the study's `analysis`, it is checked against that without reading the store."""
+
+    def analyze(self, db: "sqlite_utils.Database", study_id: str, *, comparisons: list = (),
+                progress: Callable[[str, int, int], None] | None = None) -> Any:
+        """The study's analysis: an object with `data.study_id`, `data.freeze_hash`, `blinded` and
+        `status_line()`, which `tables`, `drilldown` and `plots` read."""
+
+    def tables(self, analysis: Any) -> list:
+        """Every rendered table of the analysis, in report order."""
+
+    def drilldown(self, analysis: Any, ref: Any) -> Any:
+        """The rendered table of what produced the number a table cell's `DrillRef` names; ValueError when
+        nothing may be shown (a blinded study)."""
+
+    def record_concerns(self, db: "sqlite_utils.Database", study_id: str, rater: str, path: str) -> int:
+        """Store a rater's concern scores read from a file; the count stored. ValueError naming the row."""
+
+    def assess_concerns(self, db: "sqlite_utils.Database", db_path: str, study_id: str, settings: Any, *,
+                        redo: bool = False, progress: Callable[[str], None] | None = None) -> Any:
+        """Have a model judge each run's concern coverage through the gateway; a summary with `text()`,
+        `errors`, `runs_asked` and `runs_assessed`."""

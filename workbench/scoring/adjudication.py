@@ -80,9 +80,9 @@ def disagreements(data, margin: float, adjudicated: dict | None = None) -> list[
 def queue(db, study_id: str) -> list[Disagreement]:
     """Every disagreement beyond the margin, resolved or not, in item order."""
     from store.adjudication import adjudications
-    from workbench.metrics.study_data import load_study_data
+    from workbench.metrics.ratings import load_ratings
 
-    data = load_study_data(db, study_id)
+    data = load_ratings(db, study_id)
     return disagreements(data, margin_of(data.definition), adjudications(db, study_id))
 
 
@@ -90,11 +90,11 @@ def adjudicate(db, study_id: str, *, item_id: str, rubric_id: str, criterion: st
                adjudicator: str, note: str | None = None) -> dict:
     """Record the adjudicated value of one disagreement; returns the stored row."""
     from store.adjudication import add_adjudication, adjudications
-    from workbench.metrics.study_data import load_study_data
+    from workbench.metrics.ratings import load_ratings
 
     if method not in METHODS:
         raise AdjudicationError(f"method must be one of {', '.join(METHODS)}")
-    data = load_study_data(db, study_id)
+    data = load_ratings(db, study_id)
     open_items = {(d.item_id, d.rubric_id, d.criterion): d
                   for d in disagreements(data, margin_of(data.definition))}
     d = open_items.get((item_id, rubric_id, criterion))

@@ -9,8 +9,8 @@ def side_by_side(db, study_id: str, data=None) -> dict:
     """{"margin", "queue": n, "resolved": n, "open": n, "rows": [{"group", "metric", "raw", "adjudicated"}]}
     with Estimates in raw/adjudicated; rows are per condition once unblinded, else one "all" row per metric."""
     from store.adjudication import adjudications
-    from workbench.metrics.hindsight_tables import overall_table, table1, table3
-    from workbench.metrics.study_data import load_study_data
+    from workbench.protocols.hindsight.metrics.tables import overall_table, table1, table3
+    from workbench.protocols.hindsight.metrics.study_data import load_study_data
     from workbench.scoring.adjudication import adjudicated_data, disagreements, margin_of
 
     data = data or load_study_data(db, study_id)

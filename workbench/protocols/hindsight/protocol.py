@@ -3,8 +3,10 @@
 Its items are library cases (a run is given the case's scenario text), its
 conditions are the architecture modules in `architectures/`, and P1's
 topology is a follow-up once a case's three replicates are done. Metrics and
-the report are the hindsight tables of `workbench.metrics` (Tables 1–4,
-agreement, DQ, calibration of judge scores, probes).
+the report are the tables of its `metrics/` package (Tables 1–4, agreement,
+DQ, calibration of judge scores, probes) on the shared statistics of
+`workbench.metrics`; the shared Metrics section reaches them through
+`analysis()` (`metrics/section.py`).
 """
 
 from __future__ import annotations
@@ -33,6 +35,8 @@ class HindsightProtocol(StudyProtocol):
     required_evaluators = ("raters", "judges")  # a study file that leaves them out is refused (issue 15)
     # its panels are the Runs and Metrics sections themselves
     commands = ("workbench.protocols.hindsight.commands",)
+    analysis_module = "workbench.protocols.hindsight.metrics.section"  # the shared Metrics section's tables
+    metrics_options = ("compare", "assess_concerns", "record_concerns")
 
     # --- the study file ---------------------------------------------------------------------------
     def conditions(self) -> list[str]:
@@ -150,6 +154,13 @@ class HindsightProtocol(StudyProtocol):
         from workbench.protocols.hindsight.results import report_text
 
         return report_text(db, study_id, options or {})
+
+    def preregistered_comparisons(self, definition: dict) -> list[str]:
+        """The seed's four comparisons of Table 4 (seed 000 §XII), over the study's conditions."""
+        from workbench.protocols.hindsight.metrics.tables import SEED_COMPARISONS
+
+        conditions = list(definition.get("conditions") or [])
+        return [f"{a}:{b}:{m}" for a, b, m in SEED_COMPARISONS if a in conditions and b in conditions]
 
 
 def _topology_work(db, study_id: str, case_id: str, group: list[dict], condition: str = TOPOLOGY_CONDITION):

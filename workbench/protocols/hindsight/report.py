@@ -5,7 +5,7 @@ freeze hash, Tables 1-4 (or the condition-free overall table while blinded),
 agreement (inter-rater vs the pre-registered targets, human vs judge, judge
 panel, judge errors, blindness audit), decision quality, calibration of judge
 scores when there are data for it, contamination probes, counts, and the
-definitions used. Every table is rendered by `workbench.metrics.render`, the
+definitions used. Every table is rendered by `metrics/render.py`, the
 same cells the CLI prints and the Metrics screen shows.
 """
 
@@ -14,8 +14,9 @@ from __future__ import annotations
 import re
 from datetime import datetime, timezone
 
-from workbench.metrics.hindsight_tables import BLINDED_LABEL, FORCED_LABEL
-from workbench.metrics.render import analysis_tables, to_markdown
+from workbench.protocols.hindsight.metrics.tables import BLINDED_LABEL, FORCED_LABEL
+from workbench.metrics.render import to_markdown
+from workbench.protocols.hindsight.metrics.render import analysis_tables
 
 DEFINITIONS = """\
 - **Unit of analysis (Tables 1, 3, 4)**: the (case, condition) pair, valued as the mean over that case's items
@@ -165,7 +166,7 @@ def build_report(analysis, *, generated_at: str | None = None, fidelity: str = "
 
 def _predictions(analysis) -> list[str]:
     """Seed 000 §VIII's pre-registered Glenda/Crock ranges beside the observed Table 3 means."""
-    from workbench.metrics.hindsight_tables import glenda_crock_predictions
+    from workbench.protocols.hindsight.metrics.tables import glenda_crock_predictions
     from workbench.metrics.render import fmt_est
 
     rows = glenda_crock_predictions(analysis.table3)

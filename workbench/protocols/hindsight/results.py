@@ -7,7 +7,7 @@ from workbench.protocol.base import MetricsDocument
 
 
 def analysis_for(db, study_id: str, options: dict):
-    from workbench.metrics.analysis import analyze_study
+    from workbench.protocols.hindsight.metrics.analysis import analyze_study
     from workbench.metrics.embeddings import DEFAULT_MODEL
 
     return analyze_study(db, study_id, comparisons=options.get("comparisons") or [],
@@ -18,13 +18,14 @@ def analysis_for(db, study_id: str, options: dict):
 
 def metrics_document(db, study_id: str, options: dict) -> MetricsDocument:
     if options.get("csv"):  # the long-format rows need the scores only, not the analysis
-        from workbench.metrics.export import CSV_COLUMNS, long_rows
-        from workbench.metrics.study_data import load_study_data
+        from workbench.protocols.hindsight.metrics.export import CSV_COLUMNS, long_rows
+        from workbench.protocols.hindsight.metrics.study_data import load_study_data
 
         data = load_study_data(db, study_id)
         notes = ["study is blinded: the condition and replicate columns are empty"] if data.blinded else []
         return MetricsDocument({}, csv_columns=list(CSV_COLUMNS), csv_rows=long_rows(data), notes=notes)
-    from workbench.metrics.render import analysis_tables, tables_text
+    from workbench.metrics.render import tables_text
+    from workbench.protocols.hindsight.metrics.render import analysis_tables
 
     from workbench.protocols.hindsight import adjudicated
 

@@ -23,7 +23,7 @@ def check_section(data: dict, definition: dict, c) -> dict:
     if "cases" in data and not cases and isinstance(data["cases"], list):
         c.bad("cases", "must name at least one case")
     out = {"cases": cases, "architectures": _architectures(c, data, conditions()), "hindsight": _fidelity(c, data)}
-    if "metrics" in data:  # [metrics] custom_concerns = [...]: extra DQ-3 concerns (workbench/metrics/dq_study.py)
+    if "metrics" in data:  # [metrics] custom_concerns = [...]: extra DQ-3 concerns (metrics/dq_study.py)
         metrics = c.table(data, "metrics", "metrics")
         c.unknown(metrics, ("custom_concerns",), "metrics")
         out["metrics"] = {"custom_concerns": c.strings(metrics, "custom_concerns", "metrics.custom_concerns", [])}

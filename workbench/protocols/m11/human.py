@@ -75,7 +75,7 @@ def agreement(human: dict[str, float], pipeline: dict[str, float], target: float
 
 def study_ratings(db, study_id: str) -> list[tuple[str, str, str, float]]:
     """Current human scores of the study's blind items, keyed by the M11 item each blind item shows."""
-    from workbench.metrics.study_data import load_study_data
+    from workbench.metrics.ratings import load_ratings as load_study_data
 
     data = load_study_data(db, study_id)
     return [(data.items[s.item_id].case_id, s.evaluator, s.criterion, s.value) for s in data.scores

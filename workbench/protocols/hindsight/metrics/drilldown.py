@@ -14,8 +14,8 @@ from __future__ import annotations
 
 from collections import defaultdict
 
-from .hindsight_tables import BLINDED_LABEL, condition_units, item_scores, metric_values, resolve_metric
-from .render import DASH, DrillRef, RenderedTable, fmt_num
+from .tables import BLINDED_LABEL, condition_units, item_scores, metric_values, resolve_metric
+from workbench.metrics.render import DASH, DrillRef, RenderedTable, fmt_num
 from .study_data import StudyData
 
 
@@ -145,7 +145,7 @@ def dq_group_drilldown(analysis, group: str) -> RenderedTable:
     """The runs behind one line of the decision-quality table (unblinded only)."""
     if analysis.blinded or analysis.dq is None:
         raise ValueError(f"{BLINDED_LABEL}: per-run decision quality needs an unblinded study")
-    from .render import fmt_est
+    from workbench.metrics.render import fmt_est
 
     runs = [r for r in analysis.dq.runs if group == "all" or r.condition == group]
     out = RenderedTable("drill", f"Decision quality runs: {group}",

@@ -1,4 +1,4 @@
-"""The series behind the Metrics screen's plots, as plain data (the screen only draws them).
+"""The series behind the Metrics screen's plots of a hindsight study, as plain data (the screen only draws them).
 
 Every series is built from the same StudyAnalysis as the tables, so a point
 on a plot is a number in a table. Blinded studies get condition-free series
@@ -7,18 +7,9 @@ on a plot is a number in a table. Blinded studies get condition-free series
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from workbench.metrics.plots import Interval, ReliabilityPoint
 
-from .hindsight_tables import ANTICIPATION, EPISTEMIC_HUMILITY
-
-
-@dataclass(frozen=True)
-class Interval:
-    label: str
-    value: float
-    low: float | None
-    high: float | None
-    group: str = ""
+from .tables import ANTICIPATION, EPISTEMIC_HUMILITY
 
 
 def means_series(analysis) -> list[Interval]:
@@ -63,13 +54,6 @@ def agreement_series(analysis) -> list[Interval]:
             out.append(Interval(r.metric.label, r.kappa.value, r.kappa.ci_low, r.kappa.ci_high,
                                 "" if r.target is None else f"{r.target:.2f}"))
     return out
-
-
-@dataclass(frozen=True)
-class ReliabilityPoint:
-    predicted: float
-    observed: float
-    count: int
 
 
 def reliability_series(analysis) -> tuple[str, list[ReliabilityPoint]]:

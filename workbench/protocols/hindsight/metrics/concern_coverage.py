@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .decision_quality import concerns_for
+from workbench.metrics.decision_quality import concerns_for
 
 CONCERN_ROLE = "concern"
 CONCERN_RUBRIC = """For each concern, score how the analysis treats it:
@@ -234,7 +234,7 @@ async def assess_study_concerns(db, db_path, study_id: str, settings, *, gateway
     """Assess DQ-3 concerns of every finished run of a study (resumable; see module doc)."""
     from store import metrics_data as q
     from workbench.gateway import CostCeilingReached, build_gateway
-    from workbench.metrics.study_data import load_study_data
+    from workbench.protocols.hindsight.metrics.study_data import load_study_data
 
     data = load_study_data(db, study_id)
     gateway = gateway or build_gateway(db, db_path)
@@ -315,7 +315,7 @@ def read_concern_file(path: str | Path) -> list[dict]:
 def record_rater_concerns(db, study_id: str, rater: str, rows: Sequence[dict], *, source_name: str = "input") -> int:
     """Validate every row, then write them all (source "rater"). Returns the number written."""
     from store import metrics_data as q
-    from workbench.metrics.study_data import load_study_data
+    from workbench.protocols.hindsight.metrics.study_data import load_study_data
 
     if not rater or not rater.strip():
         raise ConcernInputError("a rater name is needed (--rater NAME)")

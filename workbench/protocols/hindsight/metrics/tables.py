@@ -37,10 +37,12 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from .descriptive import mean_ci
-from .effect_sizes import cohens_d, cohens_d_paired
-from .estimate import Estimate, to_jsonable
-from .study_data import CONDITION_LABELS, Rating, StudyData
+from workbench.metrics.descriptive import mean_ci
+from workbench.metrics.effect_sizes import cohens_d, cohens_d_paired
+from workbench.metrics.estimate import Estimate, to_jsonable
+from workbench.metrics.ratings import Rating
+
+from .study_data import CONDITION_LABELS, StudyData
 
 BLINDED_LABEL = "blinded: conditions hidden"
 FORCED_LABEL = "FORCED UNBLINDING: scoring was not complete when the key was opened"

@@ -15,8 +15,8 @@ from typing import Any
 
 from .agreement_report import AgreementReport, agreement_report
 from .dq_study import DQReport, decision_quality_report
-from .embeddings import DEFAULT_MODEL
-from .hindsight_tables import (
+from workbench.metrics.embeddings import DEFAULT_MODEL
+from .tables import (
     BLINDED_LABEL,
     FORCED_LABEL,
     Comparison,
@@ -152,7 +152,7 @@ def analyze(data: StudyData, *, comparisons: Sequence[Comparison] = (), embedder
     dq = None
     if include_dq and (data.perspectives or data.outputs):
         if embedder is None:
-            from .embeddings import Embedder
+            from workbench.metrics.embeddings import Embedder
 
             embedder = Embedder(DEFAULT_MODEL)
         dq = decision_quality_report(data, embedder, concern_source=concern_source)
@@ -172,7 +172,7 @@ def analyze_study(db, study_id: str, *, comparisons: Sequence[Comparison] = (),
     if embedder is None and include_dq:
         from store.embeddings import StoreEmbeddingCache
 
-        from .embeddings import Embedder
+        from workbench.metrics.embeddings import Embedder
 
         embedder = Embedder(embedding_model, cache=StoreEmbeddingCache(db), progress=progress)
     return analyze(data, comparisons=comparisons, embedder=embedder, include_dq=include_dq,

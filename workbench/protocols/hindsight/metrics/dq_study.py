@@ -44,7 +44,7 @@ from typing import Any
 
 import numpy as np
 
-from .decision_quality import (
+from workbench.metrics.decision_quality import (
     DEFAULT_WEIGHTS,
     EXPECTED_PERSPECTIVES,
     INDEPENDENCE_THRESHOLD,
@@ -56,10 +56,10 @@ from .decision_quality import (
     decision_quality_score,
     perspective_diversity,
 )
-from .descriptive import mean_ci
-from .embeddings import cosine_similarity_matrix
-from .estimate import Estimate
-from .hindsight_tables import BLINDED_LABEL
+from workbench.metrics.descriptive import mean_ci
+from workbench.metrics.embeddings import cosine_similarity_matrix
+from workbench.metrics.estimate import Estimate
+from .tables import BLINDED_LABEL
 from .study_data import ConcernScore, Perspective, StudyData, sorted_conditions
 
 SEQUENTIAL_CONDITIONS = ("B3",)

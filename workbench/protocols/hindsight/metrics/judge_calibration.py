@@ -16,8 +16,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from .calibration import CalibrationReport, calibration
-from .hindsight_tables import ANTICIPATION, item_scores, metric_values, resolve_metric
+from workbench.metrics.calibration import CalibrationReport, calibration
+from .tables import ANTICIPATION, item_scores, metric_values, resolve_metric
 from .study_data import StudyData
 
 DEFAULT_OUTCOME_THRESHOLD = 2.0

@@ -42,11 +42,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from .agreement import cohens_kappa, krippendorff_alpha, percent_agreement
-from .calibration import JudgePanelAgreement, judge_panel_agreement
-from .correlation import spearman_rho
-from .estimate import Estimate, z_critical
-from .hindsight_tables import (
+from workbench.metrics.agreement import cohens_kappa, krippendorff_alpha, percent_agreement
+from workbench.metrics.calibration import JudgePanelAgreement, judge_panel_agreement
+from workbench.metrics.correlation import spearman_rho
+from workbench.metrics.estimate import Estimate, z_critical
+from .tables import (
     ANTICIPATION,
     BLINDED_LABEL,
     EPISTEMIC_HUMILITY,
@@ -328,23 +328,9 @@ def _audit_row(condition: str | None, rows: list, chance: float | None) -> Audit
                                               confidence=0.95), chance, p_value, models)
 
 
-# P1 is three C2 runs: an auditor cannot tell them apart, so it names C2 for both.
-AUDIT_FOLD = {"P1": "C2"}
-
-
-def audit_setups(conditions) -> list[str]:
-    """The setups an auditor can name for these conditions."""
-    return sorted({AUDIT_FOLD.get(c, c) for c in conditions})
-
-
-def chance_rate(conditions) -> float | None:
-    """The one chance rate of the blindness audit, 1/k over the setups an auditor can name: the metrics
-    table, the report and `judge --audit-only` all use it. None with no conditions."""
-    setups = audit_setups(conditions)
-    return 1.0 / len(setups) if setups else None
-
-
 def blindness_audit(data: StudyData) -> list[AuditRow]:
+    from workbench.judges.audit import chance_rate  # the one rate `judge --audit-only` prints
+
     audits = [a for a in data.audits if a.item_id in data.items and not data.items[a.item_id].pilot]
     chance = chance_rate(data.conditions)
     rows = []
