@@ -46,6 +46,8 @@ from workbench.metrics.agreement import cohens_kappa, krippendorff_alpha, percen
 from workbench.metrics.calibration import JudgePanelAgreement, judge_panel_agreement
 from workbench.metrics.correlation import spearman_rho
 from workbench.metrics.estimate import Estimate, z_critical
+
+from .study_data import StudyData, sorted_conditions
 from .tables import (
     ANTICIPATION,
     BLINDED_LABEL,
@@ -55,7 +57,6 @@ from .tables import (
     metric_values,
     resolve_metric,
 )
-from .study_data import StudyData, sorted_conditions
 
 TARGET_KEYS = {ANTICIPATION: "kappa_anticipation", EPISTEMIC_HUMILITY: "kappa_epistemic_humility"}
 

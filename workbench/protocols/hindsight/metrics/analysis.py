@@ -1,9 +1,9 @@
-"""One analysis of one study: everything the CLI, the report and the Metrics screen show.
+"""One analysis of one hindsight study: everything the CLI, the report and the Metrics screen show.
 
 `analyze(data, ...)` is pure over a :class:`StudyData`; `analyze_study(db,
 study_id, ...)` loads the study and wires the store-backed embedding cache.
 The three front ends render the same :class:`StudyAnalysis` through
-`workbench.metrics.render`, so their numbers cannot drift apart.
+`render.py` beside this module, so their numbers cannot drift apart.
 """
 
 from __future__ import annotations
@@ -13,9 +13,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from workbench.metrics.embeddings import DEFAULT_MODEL
+
 from .agreement_report import AgreementReport, agreement_report
 from .dq_study import DQReport, decision_quality_report
-from workbench.metrics.embeddings import DEFAULT_MODEL
+from .judge_calibration import JudgeCalibrationRow, judge_calibration
+from .study_data import ProbeRow, StudyData, load_study_data
 from .tables import (
     BLINDED_LABEL,
     FORCED_LABEL,
@@ -30,8 +33,6 @@ from .tables import (
     table3,
     table4,
 )
-from .judge_calibration import JudgeCalibrationRow, judge_calibration
-from .study_data import ProbeRow, StudyData, load_study_data
 
 HIDDEN = "hidden until unblinding"
 

@@ -59,8 +59,9 @@ from workbench.metrics.decision_quality import (
 from workbench.metrics.descriptive import mean_ci
 from workbench.metrics.embeddings import cosine_similarity_matrix
 from workbench.metrics.estimate import Estimate
-from .tables import BLINDED_LABEL
+
 from .study_data import ConcernScore, Perspective, StudyData, sorted_conditions
+from .tables import BLINDED_LABEL
 
 SEQUENTIAL_CONDITIONS = ("B3",)
 PARALLEL_CONDITIONS = ("C1", "C2")

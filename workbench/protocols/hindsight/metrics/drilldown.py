@@ -14,9 +14,10 @@ from __future__ import annotations
 
 from collections import defaultdict
 
-from .tables import BLINDED_LABEL, condition_units, item_scores, metric_values, resolve_metric
 from workbench.metrics.render import DASH, DrillRef, RenderedTable, fmt_num
+
 from .study_data import StudyData
+from .tables import BLINDED_LABEL, condition_units, item_scores, metric_values, resolve_metric
 
 
 def _item_rows(data: StudyData, metric, item_ids, title: str, table_id: str) -> RenderedTable:

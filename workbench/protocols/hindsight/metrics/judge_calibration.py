@@ -17,8 +17,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from workbench.metrics.calibration import CalibrationReport, calibration
-from .tables import ANTICIPATION, item_scores, metric_values, resolve_metric
+
 from .study_data import StudyData
+from .tables import ANTICIPATION, item_scores, metric_values, resolve_metric
 
 DEFAULT_OUTCOME_THRESHOLD = 2.0
 DEFAULT_BINS = 10
