@@ -78,12 +78,15 @@ class ReportSection:
 @dataclass
 class PlantedValue:
     """One planted parameter of a `sim` study's `[simulation]` table beside what the study recovered.
-    `recovered` is None when the study has no estimate of it yet (`note` says why); `measure` names the
-    statistic the protocol reads it with (e.g. "mean ΔSD over debates")."""
+    `measure` names the statistic the protocol reads it back with (e.g. "mean ΔSD over debates");
+    `expected` is what that statistic should read on average under the plant when its scale is not the
+    parameter's own (None: the same scale as `planted`); `recovered` is None when the study has no
+    estimate yet (`note` says why)."""
 
     parameter: str                  # e.g. "stance_shift.plain"
     planted: float
     measure: str
+    expected: float | None = None
     recovered: float | None = None
     ci_low: float | None = None
     ci_high: float | None = None

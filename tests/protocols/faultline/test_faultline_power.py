@@ -166,3 +166,39 @@ def test_a_cohens_d_is_refused_for_faultline_with_the_reason(tmp_path, capsys):
     code = main(["--batch", "--db", str(tmp_path / "w.db"), "power", str(SIM_STUDY), "--effect", "graph-20:plain=0.5"])
     assert code == 2
     assert "[simulation] table" in capsys.readouterr().err
+
+
+def test_the_power_model_is_the_simulators_own_draws():
+    """The metric-level model (`draw`) against the `sim` model's own World, called directly for many debates:
+    the same ACC majority rate and the same mean ΔSD."""
+    from workbench.protocols.faultline.simulate import World
+
+    params = {"seed": 3, "accuracy": {"plain": 0.6, "self-consistency": 0.7}, "stance_shift": {"plain": -0.6}}
+
+    def world(item: str, cond: str) -> World:
+        w = World.__new__(World)
+        w.params, w.seed, w.item_id, w.condition, w.replicate = params, 3, item, cond, 0
+        w.personas = ["a", "b"]
+        return w
+
+    claim = {"id": "c1", "truth": True}
+    n = 3000
+    debates = [world(f"d{i}", "plain") for i in range(n)]
+    both = sum(w.verifiable(claim, "a") == 1 and w.verifiable(claim, "b") == 1 for w in debates) / n
+    sc = sum(sum(world(f"d{i}", "self-consistency").verifiable(claim, "answer", k) == 1 for k in range(5)) >= 3
+             for i in range(n)) / n
+    shifts = []
+    for w in debates:
+        open_a, open_b = w.stance("a", "c1", "opening"), w.stance("b", "c1", "opening")
+        close_a, close_b = w.stance("a", "c1", "closing"), w.stance("b", "c1", "closing")
+        shifts.append(abs(close_a - close_b) / 2 - abs(open_a - open_b) / 2)
+    layout = fp.Layout(((1, 1),), pairs=1, replicates=1, rounds=2)
+    rng = np.random.default_rng(1)
+    model_acc = fp.draw(rng, "ACC", "plain", params, layout, 20000).mean()
+    model_sc = fp.draw(rng, "ACC", "self-consistency", params, layout, 20000).mean()
+    model_dsd = fp.draw(rng, "dSD", "plain", params, layout, 20000, fp.openings_for(rng, layout, 20000)).mean()
+    tol = 4 * math.sqrt(0.25 / n)
+    assert abs(both - model_acc) < tol and abs(sc - model_sc) < tol
+    assert abs(np.mean(shifts) - model_dsd) < 4 * np.std(shifts) / math.sqrt(n)
+    assert fp.expected_value("dSD", "plain", params) == pytest.approx(model_dsd, abs=0.02)
+    assert fp.expected_value("ACC", "plain", params) == pytest.approx(0.36)

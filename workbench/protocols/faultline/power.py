@@ -121,6 +121,30 @@ def draw(rng, metric: str, cond: str, params: dict, layout: Layout, sims: int, o
     raise ValueError(f"no planted model for {metric}")
 
 
+def expected_value(metric: str, cond: str, params: dict) -> float:
+    """What `metric` reads on average for `cond` under the plant, in closed form (the mean of `draw`)."""
+    from scipy import stats
+
+    c = condition(cond)
+    if metric == "ACC":
+        p, _ = planted(params, "accuracy", cond)
+        samples = PERSONAS if c.is_debate else SC_SAMPLES if cond == SELF_CONSISTENCY else 1
+        return float(stats.binom.sf(samples // 2, samples, p))          # a strict majority is right
+    if metric == "BA":
+        return planted(params, "adherence", cond)[0] if c.nodes > 0 else 0.0
+    if metric == "dSD":   # opening SD 1, 1.5, 2 with chance 1/4, 1/2, 1/4; the gap rounds 2(SD + shift) + N(0, 0.5²)
+        shift, _ = planted(params, "stance_shift", cond)
+        total = 0.0
+        for sd, weight in ((1.0, 0.25), (1.5, 0.5), (2.0, 0.25)):
+            centre = 2 * (sd + shift)
+            for g in range(5):
+                lo = 0.0 if g == 0 else stats.norm.cdf((g - 0.5 - centre) / 0.5)
+                hi = 1.0 if g == 4 else stats.norm.cdf((g + 0.5 - centre) / 0.5)
+                total += weight * (hi - lo) * (g / 2 - sd)
+        return total
+    raise ValueError(f"no planted model for {metric}")
+
+
 def openings_for(rng, layout: Layout, sims: int):
     k = max(v for v, _ in layout.claims)
     return 1 + rng.integers(0, 2, size=(sims, len(layout.claims), layout.pairs, k, 2))

@@ -152,6 +152,11 @@ class FaultlineProtocol(StudyProtocol):
 
         return power_document(definition, effects, sims, grid)
 
+    def planted_vs_recovered(self, db, study_id: str, definition: dict) -> list:
+        from workbench.protocols.faultline.planted import planted_values
+
+        return planted_values(self.metrics(db, study_id).document, definition)
+
     # --- metrics and report -----------------------------------------------------------------------
     def metrics(self, db, study_id: str, options: dict | None = None) -> MetricsDocument:
         from workbench.protocols.faultline.analysis import CSV_COLUMNS, csv_rows, study_metrics
