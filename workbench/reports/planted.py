@@ -19,11 +19,14 @@ def planted_section(db, study_id: str, protocol, definition: dict) -> str:
     if not is_simulated(definition):
         return ""
     rows = protocol.planted_vs_recovered(db, study_id, definition)
-    if not rows:
+    if rows is None:
         return ""
+    if not rows:   # the protocol plants effects but can pair none yet (a blinded hindsight study)
+        return (f"## {TITLE}\n\nNo planted value can be shown beside a recovered one yet: the study is blinded, "
+                "and a report read before unblinding names no condition.\n")
     lines = [f"## {TITLE}", "",
-             "SIMULATED: the planted values are this study's truth. Each effect planted in its `[simulation]` "
-             "table, beside what the study's own measures recovered (95% CI where the measure has one). "
+             "SIMULATED: the planted values are this study's truth. Each value planted in its `[simulation]` table that the "
+             "study measures, beside what its own measures recovered (95% CI where the measure has one). "
              "`expected` is what the measure should read on average under the plant, where its scale is not "
              "the parameter's.", "",
              "| parameter | planted | measure | expected | recovered | 95% CI | note |",

@@ -151,6 +151,11 @@ class HindsightProtocol(StudyProtocol):
 
         return report_text(db, study_id, options or {})
 
+    def planted_vs_recovered(self, db, study_id: str, definition: dict) -> list:
+        from workbench.protocols.hindsight.planted import planted_values
+
+        return planted_values(db, study_id, definition)
+
 
 def _topology_work(db, study_id: str, case_id: str, group: list[dict], condition: str = TOPOLOGY_CONDITION):
     async def work(ctx) -> None:
