@@ -58,12 +58,12 @@ def power_text(doc: dict) -> str:
     head = f"Power ({doc['sims']} simulations each; no model calls; as `workbench --batch power`)"
     if not doc["comparisons"]:
         return f"{head}\nno pre-registered comparison: name one with `power STUDY --effect A:B:METRIC=D`"
-    width = max([26, *(len(r["comparison"]) for r in doc["comparisons"])])
+    # the name last: a long one (faultline's "ACC: all debate conditions − self-consistency") wraps alone
     lines = [head, doc["design_text"], f"method: {doc['method']}", "",
-             f"{'#':>2} {'comparison':<{width}} {doc['effect_name']:>5} {'power':>6}"]
+             f"{'#':>2} {doc['effect_name']:>5} {'power':>6}  comparison"]
     for i, row in enumerate(doc["comparisons"], start=1):
         at_n = "-" if row["power"] is None else f"{row['power']:.2f}"
-        lines.append(f"{i:>2} {row['comparison']:<{width}} {row['effect']:>5.2f} {at_n:>6}")
+        lines.append(f"{i:>2} {row['effect']:>5.2f} {at_n:>6}  {row['comparison']}")
     lines.append(f"{doc['effect_name']}: {doc['effect_meaning']}, from "
                  + ", ".join(dict.fromkeys(row["source"] for row in doc["comparisons"])))
     grid = doc["case_grid"]
