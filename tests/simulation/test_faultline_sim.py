@@ -52,6 +52,19 @@ def test_faultline_sim_recovers_the_planted_stance_shift_and_adherence(tmp_path,
         assert rows[name][4] == f"{doc['conditions'][cond][metric]['value']:.3f}"
     assert rows["adherence.graph-20"][1] == "0.8" and rows["adherence.graph-20"][3] == "0.800"
     assert rows["accuracy.plain"][3] == "0.360"                        # two personas: both right, 0.6²
+    # the report's designed-power line is `power`'s faultline document at the study's N (one computation)
+    import sqlite_utils
+
+    from store.studies import get_study
+    from workbench.simulation.label import designed_power
+    from workbench.simulation.power import power_document
+
+    definition = get_study(sqlite_utils.Database(db), "faultline-sim")["definition"]
+    line = designed_power(definition)
+    assert f"> Designed power: {line}" in report.read_text(encoding="utf-8")
+    doc = power_document(definition, grid=())
+    assert doc["comparisons"][0]["comparison"] == "ACC: all debate conditions − self-consistency"
+    assert line.startswith(f"comparison 1 Δ={doc['comparisons'][0]['effect']:.2f}: {doc['comparisons'][0]['power']:.2f}")
 
 
 def test_closing_gap_by_hand():
