@@ -2,7 +2,8 @@
 
 Hindsight: the seed's four comparisons of Table 4 (seed 000 §XII), over the study's conditions.
 Any other protocol: each condition against the study's first condition on its first rubric (the
-project's choice; its own metrics name no A-versus-B comparison in the study file).
+project's choice; its own metrics name no A-versus-B comparison in the study file). A protocol that
+computes its own power (`StudyProtocol.power_document`: faultline) names its comparisons itself.
 """
 
 from __future__ import annotations

@@ -188,7 +188,6 @@ def _explain_degenerate(panel: dict, judges: list[dict], matrix: dict[str, list]
         void = (f"α undefined as a test of disagreement: judge{'s' if len(names) > 1 else ''} {_names(names)} "
                 f"{'are' if len(names) > 1 else 'is'} constant")
         panel["alpha"]["not_a_test"] = void
-        shown = "undefined" if panel["alpha"]["value"] is None else f"{panel['alpha']['value']:.3f}"
         panel["verdict"] = "undefined"   # its decision line is outcomes.alpha_rule's, as every panel's
         if len(constant) == len(matrix) and panel["icc_2_1"]["value"] is not None:
             panel["icc_2_1"]["note"] = ("every judge is constant: the items do not vary, so ICC(2,1) says "
