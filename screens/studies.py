@@ -58,20 +58,19 @@ def power_text(doc: dict) -> str:
     head = f"Power ({doc['sims']} simulations each; no model calls; as `workbench --batch power`)"
     if not doc["comparisons"]:
         return f"{head}\nno pre-registered comparison: name one with `power STUDY --effect A:B:METRIC=D`"
-    d = doc["design"]
-    from workbench.simulation.power import measurement_text
-
-    design = (f"{d['cases']} case(s), {d['replicates']} replicate(s), {measurement_text(d)}; "
-              "detected: 95% CI of the paired d_z excludes 0")
-    lines = [head, design, "", f"{'#':>2} {'comparison':<26} {'d':>5} {'power':>6}"]
+    # the name last: a long one (faultline's "ACC: all debate conditions − self-consistency") wraps alone
+    lines = [head, doc["design_text"], f"method: {doc['method']}", "",
+             f"{'#':>2} {doc['effect_name']:>5} {'power':>6}  comparison"]
     for i, row in enumerate(doc["comparisons"], start=1):
         at_n = "-" if row["power"] is None else f"{row['power']:.2f}"
-        lines.append(f"{i:>2} {row['comparison']:<26} {row['d']:>5.2f} {at_n:>6}")
-    lines.append("d from " + ", ".join(dict.fromkeys(row["source"] for row in doc["comparisons"])))
+        lines.append(f"{i:>2} {row['effect']:>5.2f} {at_n:>6}  {row['comparison']}")
+    lines.append(f"{doc['effect_name']}: {doc['effect_meaning']}, from "
+                 + ", ".join(dict.fromkeys(row["source"] for row in doc["comparisons"])))
     grid = doc["case_grid"]
-    lines += ["", "power against the number of cases", f"{'#':>2} " + " ".join(f"{n:>4}" for n in grid)]
+    lines += ["", f"power against the number of {doc['unit']}", f"{'#':>2} " + " ".join(f"{n:>4}" for n in grid)]
     for i, row in enumerate(doc["comparisons"], start=1):
         lines.append(f"{i:>2} " + " ".join(f"{row['power_by_cases'][n]:>4.2f}" for n in grid))
+    lines += doc.get("not_simulated", []) + doc.get("notes", [])
     return "\n".join(lines)
 
 

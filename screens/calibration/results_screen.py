@@ -7,6 +7,7 @@ function the batch `metrics` command and the report print, so they agree.
 
 from __future__ import annotations
 
+from rich.markup import escape
 from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -15,6 +16,7 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Static, TabbedContent, TabPane
 
 from screens.metrics_plots import MetricPlot
+from workbench.protocols.calibration.outcomes import outcome_lines
 
 
 def _num(v, fmt: str = ".3f") -> str:
@@ -87,10 +89,9 @@ class CalibrationResultsScreen(Screen):
         self.query_one("#cal-outcome", Static).update(doc["outcome"]["summary"])
         self._fidelity(doc["arm_a"])
         self._judges(doc)
-        marks = {True: "HOLDS", False: "does not hold", None: "undecided"}
-        self.query_one("#cal-outcomes", Static).update("\n\n".join(
-            f"{n}. [b]{o['title']}[/b] — {marks[o['holds']]}\n   {o['meaning']}"
-            for n, o in enumerate(doc["outcome"]["outcomes"], start=1)) + f"\n\n{doc['outcome']['facts']}")
+        # the report's list, line for line (outcomes.outcome_lines), in Textual's bold
+        lines = outcome_lines(doc["outcome"], bold=lambda t: f"[b]{escape(t)}[/b]")
+        self.query_one("#cal-outcomes", Static).update("\n\n".join(lines) + f"\n\n{escape(doc['outcome']['facts'])}")
 
     def _fidelity(self, a: dict) -> None:
         cal = a["calibration"]

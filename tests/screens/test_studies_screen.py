@@ -315,7 +315,7 @@ async def test_a_simulated_study_is_labelled_and_its_power_panel_matches_the_bat
     for i, row in enumerate(batch["comparisons"], start=1):
         # the row at the study's N (2 cases) and the curve, number for number
         at_n = "-" if row["power"] is None else f"{row['power']:.2f}"
-        assert f"{i:>2} {row['comparison']:<26} {row['d']:>5.2f} {at_n:>6}" in shown
+        assert f"{i:>2} {row['d']:>5.2f} {at_n:>6}  {row['comparison']}" in shown
         assert f"{i:>2} " + " ".join(f"{row['power_by_cases'][str(n)]:>4.2f}" for n in batch["case_grid"]) in shown
     assert "2000 simulations" in shown and f"{batch['sims']} simulations" in shown
 

@@ -28,6 +28,15 @@ def test_calibration_sim_recovers_the_planted_judge_reliability_and_is_determini
     assert arm_c["icc_2_1"]["value"] == pytest.approx(0.7, abs=0.12)
     # the planted judges read what the proxy stands for: proxy and judges agree strongly
     assert arm_c["proxy_vs_judges"]["value"] > 0.7
+    # planted vs recovered (issue 24): judge_icc beside Arm C's α, judge-c's offset beside its mean lean
+    report = tmp_path / "report.md"
+    cli(db, "report", "calibration-sim", "--out", str(report))
+    section = report.read_text(encoding="utf-8").split("## Planted vs recovered", 1)[1]
+    icc = next(line for line in section.splitlines() if line.startswith("| judge_icc")).split(" | ")
+    assert icc[1] == "0.7" and icc[4] == f"{arm_c['alpha']['value']:.3f}"
+    offset = next(line for line in section.splitlines() if line.startswith("| judge_offsets.judge-c")).split(" | ")
+    low, high = (float(v) for v in offset[5].strip("[]").split(", "))
+    assert offset[1] == "0.05" and low < 0.05 < high
     texts = outputs(db)
     assert len(texts) == 180 and all("judge_error" not in t for *_, t in texts)
 

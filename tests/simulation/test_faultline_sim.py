@@ -39,6 +39,33 @@ def test_faultline_sim_recovers_the_planted_stance_shift_and_adherence(tmp_path,
     assert graph["CG"]["value"] is not None                          # crux cards cite real message ids
     assert doc["conditions"]["self-consistency"]["ACC"]["value"] is not None
 
+    # planted vs recovered (issue 24): every planted value beside the metric the study recovered, as `metrics`
+    report = tmp_path / "report.md"
+    cli(db, "report", "faultline-sim", "--out", str(report))
+    section = report.read_text(encoding="utf-8").split("## Planted vs recovered", 1)[1].split("\n## ", 1)[0]
+    rows = {line.split(" | ")[0].strip("| "): line.split(" | ") for line in section.splitlines()
+            if line.startswith("| ") and not line.startswith("| parameter")}
+    assert set(rows) == {"stance_shift.plain", "stance_shift.graph-20", "adherence.graph-20", "accuracy.single",
+                         "accuracy.self-consistency", "accuracy.plain"}
+    for name, metric in (("stance_shift.plain", "dSD"), ("adherence.graph-20", "BA"), ("accuracy.plain", "ACC")):
+        cond = name.split(".", 1)[1]
+        assert rows[name][4] == f"{doc['conditions'][cond][metric]['value']:.3f}"
+    assert rows["adherence.graph-20"][1] == "0.8" and rows["adherence.graph-20"][3] == "0.800"
+    assert rows["accuracy.plain"][3] == "0.360"                        # two personas: both right, 0.6²
+    # the report's designed-power line is `power`'s faultline document at the study's N (one computation)
+    import sqlite_utils
+
+    from store.studies import get_study
+    from workbench.simulation.marks import designed_power
+    from workbench.simulation.power import power_document
+
+    definition = get_study(sqlite_utils.Database(db), "faultline-sim")["definition"]
+    line = designed_power(definition)
+    assert f"> Designed power: {line}" in report.read_text(encoding="utf-8")
+    doc = power_document(definition, grid=())
+    assert doc["comparisons"][0]["comparison"] == "ACC: all debate conditions − self-consistency"
+    assert line.startswith(f"comparison 1 Δ={doc['comparisons'][0]['effect']:.2f}: {doc['comparisons'][0]['power']:.2f}")
+
 
 def test_closing_gap_by_hand():
     # opening +2 / -1: SD 1.5; a shift of -0.5 asks for a gap of 2, noise 0

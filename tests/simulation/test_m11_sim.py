@@ -29,6 +29,17 @@ def test_m11_sim_fills_bands_and_the_binary_comparison_and_is_deterministic(tmp_
     # the binary judge and the Likert pipeline read one planted quality at reliability 0.8: they agree
     assert binary["kappa"]["value"] is not None and binary["kappa"]["value"] > 0.3
     assert all("counted error" not in t for *_, t in outputs(db))
+    # planted vs recovered (issue 24): the planted baseline beside the items' mean overall score
+    from statistics import mean
+
+    from scipy.stats import norm
+
+    report = tmp_path / "report.md"
+    cli(db, "report", "m11-sim", "--out", str(report))
+    row = next(line for line in report.read_text(encoding="utf-8").split("## Planted vs recovered", 1)[1]
+               .splitlines() if line.startswith("| baseline")).split(" | ")
+    assert row[1] == "0.6" and row[3] == f"{5 * norm.cdf(0.6 / 2 ** 0.5):.3f}"
+    assert row[4] == f"{mean(s['overall'] for s in doc['samples']):.3f}"
     again = run(tmp_path, "two")
     assert outputs(again) == outputs(db)                               # same study file: byte-identical
     assert metrics_json(again, "m11-sim", capsys)["bands"] == bands

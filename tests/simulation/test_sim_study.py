@@ -79,6 +79,10 @@ def test_a_sim_study_is_deterministic_labelled_and_parsed_by_every_reader(tmp_pa
     capsys.readouterr()
 
     db_path = tmp_path / "one.db"
+    blind_report = tmp_path / "blind.md"
+    assert main(["--batch", "--db", str(db_path), "report", "sim-small", "--out", str(blind_report)]) == 0
+    blind = blind_report.read_text(encoding="utf-8").split("## Planted vs recovered", 1)[1].split("\n## ", 1)[0]
+    assert "the study is blinded" in blind and "C2" not in blind and "P1" not in blind   # no condition named
     assert main(["--batch", "--db", str(db_path), "unblind", "sim-small"]) == 0
     capsys.readouterr()
     assert main(["--batch", "--db", str(db_path), "metrics", "sim-small", "--csv"]) == 0
@@ -93,6 +97,29 @@ def test_a_sim_study_is_deterministic_labelled_and_parsed_by_every_reader(tmp_pa
     text = report.read_text(encoding="utf-8")
     assert text.splitlines()[0] == "# Study report: sim-small (SIMULATED)"
     assert "Designed power:" in text and "Table 1" in text
+    # planted vs recovered (issue 24): each planted effect, read back from the scores against B1 (planted 0)
+    section = text.split("## Planted vs recovered", 1)[1].split("\n## ", 1)[0]
+    rows = {line.split(" | ")[0].strip("| "): line.split(" | ") for line in section.splitlines()
+            if line.startswith("| effects.") or line.startswith("| humility.")}
+    assert set(rows) == {"effects.C2", "effects.P1"}
+    assert rows["effects.C2"][1] == "1.5" and "against B1" in rows["effects.C2"][2]
+    # the recovered value by hand from the long-format scores: √2·(Φ⁻¹(share C2) − Φ⁻¹(share B1)), one case
+    from math import sqrt
+
+    from scipy.stats import norm
+
+    capsys.readouterr()
+    assert main(["--batch", "--db", str(db_path), "metrics", "sim-small", "--csv"]) == 0
+    import csv
+    import io
+
+    shares = {}
+    for r in csv.DictReader(io.StringIO(capsys.readouterr().out)):
+        if r["rubric_id"] == "anticipation" and r["pilot"] == "0" and r["value"] and r["status"] == "ok":
+            shares.setdefault(r["condition"], []).append(float(r["value"]) / 3)
+    mean = {c: min(0.995, max(0.005, sum(v) / len(v))) for c, v in shares.items()}
+    by_hand = sqrt(2) * (norm.ppf(mean["C2"]) - norm.ppf(mean["B1"]))
+    assert float(rows["effects.C2"][4]) == pytest.approx(by_hand, abs=5e-4)
 
 
 def test_sim_cannot_mix_with_real_models_nor_be_unmarked():

@@ -61,13 +61,16 @@ def definition_of(ctx: Context, study: str) -> dict:
 
 
 def power(args, ctx: Context) -> int:
-    # power_document: the Studies screen's power panel calls it too
+    # power_document: the Studies screen's power panel and the report's designed-power line call it too
     from workbench.simulation.power import power_document
 
     if args.sims < 100:
         raise CommandError("--sims must be at least 100", code=USAGE)
     definition = definition_of(ctx, args.study_id)
-    doc = power_document(definition, parse_effects(args.effect), args.sims)
+    try:
+        doc = power_document(definition, parse_effects(args.effect), args.sims)
+    except ValueError as exc:   # the protocol cannot take what was asked (faultline: a Cohen's d)
+        raise CommandError(f"power {args.study_id}: {exc}", code=USAGE) from None
     # A design without a comparison between conditions (calibration's judge panel) is a valid study with
     # nothing to power: said, not failed.
     text = render(doc) if doc["comparisons"] else (
@@ -79,17 +82,20 @@ def power(args, ctx: Context) -> int:
 
 def render(doc: dict) -> str:
     """The power document as text (the batch output; the Studies screen shows the same numbers)."""
-    from workbench.simulation.power import measurement_text
-
-    d = doc["design"]
-    lines = [f"power of {doc.get('study') or 'the study'}: {d['cases']} case(s), {d['replicates']} replicate(s), "
-             f"{measurement_text(d)}, case correlation {d['case_correlation']:.2f}, "
-             f"{doc['sims']} simulations per cell", f"  method: {doc['method']}"]
+    lines = [f"power of {doc.get('study') or 'the study'}: {doc['design_text']}, "
+             f"{doc['sims']} simulations per cell", f"  method: {doc['method']}",
+             f"  {doc['effect_name']}: {doc['effect_meaning']}"]
     grid = doc["case_grid"]
-    lines.append(f"  {'comparison':<34} {'d':>5} {'d_z':>5} {'power':>6}   " + " ".join(f"n={n:<3}" for n in grid))
+    width = max([34, *(len(r["comparison"]) for r in doc["comparisons"])])
+    dz = any("implied_dz" in r for r in doc["comparisons"])
+    lines.append(f"  {'comparison':<{width}} {doc['effect_name']:>5}" + (f" {'d_z':>5}" if dz else "")
+                 + f" {'power':>6}   " + " ".join(f"n={n:<3}" for n in grid))
     for row in doc["comparisons"]:
         at_n = "-" if row["power"] is None else f"{row['power']:.2f}"
         curve = " ".join(f"{row['power_by_cases'][n]:<5.2f}" for n in grid)
-        lines.append(f"  {row['comparison']:<34} {row['d']:>5.2f} {row['implied_dz']:>5.2f} {at_n:>6}   {curve}")
-        lines.append(f"    d from {row['source']}")
+        lines.append(f"  {row['comparison']:<{width}} {row['effect']:>5.2f}"
+                     + (f" {row['implied_dz']:>5.2f}" if dz else "") + f" {at_n:>6}   {curve}")
+        lines.append(f"    {doc['effect_name']} from {row['source']}")
+    lines.append(f"  n = number of {doc['unit']}")
+    lines += [f"  {line}" for line in doc.get("not_simulated", []) + doc.get("notes", [])]
     return "\n".join(lines)

@@ -27,6 +27,8 @@ What a protocol says, and who asks:
 | batch commands of its own | `commands` (modules with `register(subparsers)`) | cli.main |
 | its own exports | `exports` (entries of the export catalog: id, title, description, write) | exports.catalog, screens |
 | the offline `sim` model | `simulator` (its `simulate.py`) | workbench.simmodel.engine |
+| power on its own metrics | `power_document` (None: the shared generic design) | workbench.simulation.power |
+| planted against recovered | `planted_vs_recovered` (a `sim` study's report) | workbench.reports |
 
 Default implementations make the optional parts optional: a protocol with one
 item, one call and one metric overrides `program`, `planned_runs` and `metrics`.
@@ -73,6 +75,24 @@ class ReportSection:
     title: str
     body: str
     level: int = 2
+
+
+@dataclass
+class PlantedValue:
+    """One planted parameter of a `sim` study's `[simulation]` table beside what the study recovered.
+    `measure` names the statistic the protocol reads it back with (e.g. "mean ΔSD over debates");
+    `expected` is what that statistic should read on average under the plant when its scale is not the
+    parameter's own (None: the same scale as `planted`); `recovered` is None when the study has no
+    estimate yet (`note` says why)."""
+
+    parameter: str                  # e.g. "stance_shift.plain"
+    planted: float
+    measure: str
+    expected: float | None = None
+    recovered: float | None = None
+    ci_low: float | None = None
+    ci_high: float | None = None
+    note: str = ""
 
 
 @dataclass
@@ -213,6 +233,22 @@ class StudyProtocol:
         import importlib
 
         return importlib.import_module(self.simulator_module).SIMULATOR
+
+    # --- power and planted effects ---------------------------------------------------------------------
+    def power_document(self, definition: dict, effects: dict[str, float], sims: int,
+                       grid: tuple[int, ...]) -> dict | None:
+        """The power of the study's pre-registered comparisons on the protocol's own metrics, simulated from
+        its planted effects (`sims` seeded simulations; the curve over `grid` units). None: the shared
+        generic design (`workbench.simulation.power.study_power`) computes it. The document's shape is
+        `workbench.simulation.power`'s (design_text, unit, effect_name, method, comparisons, case_grid).
+        A ValueError names what the protocol cannot take (e.g. an `--effect` it has no use for)."""
+        return None
+
+    def planted_vs_recovered(self, db: "sqlite_utils.Database", study_id: str,
+                             definition: dict) -> list[PlantedValue] | None:
+        """Each planted parameter of a `sim` study beside the estimate the study recovered, for the report's
+        "Planted vs recovered" section. None: the protocol has no simulator or plants nothing it measures."""
+        return None
 
     # --- evaluation -----------------------------------------------------------------------------------
     def blind_texts(self, db: "sqlite_utils.Database", study_id: str, definition: dict) -> list[dict] | None:

@@ -12,11 +12,17 @@ from datetime import datetime, timezone
 
 def protocol_report(db, study_id: str, protocol, options: dict | None = None) -> str:
     """The protocol's whole report (`StudyProtocol.report`, hindsight's Tables 1–4), or, when it returns
-    None, the shared heading followed by its `report_sections`."""
+    None, the shared heading followed by its `report_sections`; a `sim` study's ends with its planted
+    values beside the recovered ones (workbench.reports.planted)."""
     text = protocol.report(db, study_id, options)
     if text is None:
         text = standard_report(db, study_id, protocol, protocol.report_sections(db, study_id, options))
-    return text
+    from store.metrics_data import study_header
+    from workbench.reports.planted import planted_section
+
+    definition = (study_header(db, study_id) or {}).get("definition") or {}
+    planted = planted_section(db, study_id, protocol, definition)   # a `sim` study's, after its own sections
+    return text.rstrip("\n") + "\n\n" + planted if planted else text
 
 
 def standard_report(db, study_id: str, protocol, sections, *, generated_at: str | None = None) -> str:

@@ -38,20 +38,18 @@ def title_mark(definition: dict | None, frozen: bool = True) -> str:
 
 def designed_power(definition: dict, sims: int | None = None) -> str:
     """One line: the power of each pre-registered comparison at the study's design (workbench power)."""
-    from workbench.simulation.comparisons import preregistered
-    from workbench.simulation.power import DEFAULT_SIMS, study_power
+    from workbench.simulation.power import DEFAULT_SIMS, power_document
 
     sims = sims or DEFAULT_SIMS  # the one simulation count `power` and the TUI use: one set of numbers
-
-    comparisons = preregistered(definition)
-    if not comparisons:
+    doc = power_document(definition, {}, sims, grid=())   # the protocol's own computation, as `power`'s
+    if not doc["comparisons"]:
         return "no pre-registered comparison"
-    doc = study_power(definition, {}, sims, comparisons, grid=())
     # numbered, not named: a report is read before unblinding too, and the names are conditions
     # (`workbench --batch power STUDY` lists them in the same order)
-    return "; ".join(f"comparison {i} d={r['d']:.2f}: " + ("-" if r["power"] is None else f"{r['power']:.2f}")
+    name = doc["effect_name"]
+    return "; ".join(f"comparison {i} {name}={r['effect']:.2f}: " + ("-" if r["power"] is None else f"{r['power']:.2f}")
                      for i, r in enumerate(doc["comparisons"], start=1)) + (
-        f" ({doc['design']['cases']} case(s), {sims} simulations; the comparisons in the order of "
+        f" ({doc['size_text']}, {sims} simulations; the comparisons in the order of "
         "`workbench --batch power STUDY`)")
 
 

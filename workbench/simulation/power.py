@@ -165,8 +165,8 @@ def study_power(definition: dict, effects: dict[str, float], sims: int = DEFAULT
 
 
 def measurement_text(design: dict) -> str:
-    """How each run's score is measured in the simulated design, in words (batch `power` and the Studies
-    screen): by the study's raters, or, with none, once per run by the protocol's own measure."""
+    """How each run's score is measured in the generic simulated design, in words (its `design_text`): by
+    the study's raters, or, with none, once per run by the protocol's own measure."""
     if design["raters"] >= 1:
         return f"{design['raters']} rater(s) at ICC {design['icc']:.2f}"
     return f"no raters (each run's score is measured once, at an assumed reliability of {design['icc']:.2f})"
@@ -178,15 +178,39 @@ def hash_label(label: str) -> int:
     return int(hashlib.sha256(label.encode()).hexdigest()[:8], 16)
 
 
-def power_document(definition: dict, effects: dict[str, float] | None = None, sims: int = DEFAULT_SIMS) -> dict:
-    """The power document of `workbench --batch power` and the Studies screen's panel: the study's
-    pre-registered comparisons (plus any `A:B:METRIC` named in `effects`), each at the study's N and
-    against the number of cases. No comparison at all: `comparisons` is empty."""
-    from workbench.simulation.comparisons import preregistered
+def power_document(definition: dict, effects: dict[str, float] | None = None, sims: int = DEFAULT_SIMS,
+                   grid: tuple[int, ...] = CASE_GRID) -> dict:
+    """The power document of `workbench --batch power`, the Studies screen's panel and the report's
+    "Designed power" line (`grid=()`: the study's N only). The protocol computes it on its own metrics
+    when it can (`StudyProtocol.power_document`, e.g. faultline from its planted effects); otherwise the
+    generic design here: the study's pre-registered comparisons (plus any `A:B:METRIC` named in `effects`),
+    each at the study's N and against the number of cases. No comparison at all: `comparisons` is empty.
+    Every document has `design_text`, `size_text` (its N in words), `unit`, `effect_name`, `method`,
+    `comparisons` (each with `comparison`, `effect`, `source`, `power`, `power_by_cases`) and `case_grid`;
+    a ValueError says what the protocol cannot take."""
+    from workbench.protocol.registry import protocol_of
 
     effects = effects or {}
-    comparisons = list(dict.fromkeys(preregistered(definition) + [k for k in effects if k.count(":") == 2]))
-    doc = study_power(definition, effects, sims, comparisons) if comparisons else {
-        "design": None, "sims": sims, "comparisons": [], "case_grid": list(CASE_GRID)}
+    doc = protocol_of(definition).power_document(definition, effects, sims, tuple(grid))
+    if doc is None:
+        doc = generic_document(definition, effects, sims, tuple(grid))
     doc["study"] = definition.get("name")
+    return doc
+
+
+def generic_document(definition: dict, effects: dict[str, float], sims: int, grid: tuple[int, ...]) -> dict:
+    """The shared design (a score per run, its raters, Cohen's d) for a protocol without its own."""
+    from workbench.simulation.comparisons import preregistered
+
+    comparisons = list(dict.fromkeys(preregistered(definition) + [k for k in effects if k.count(":") == 2]))
+    if not comparisons:
+        return {"design": None, "sims": sims, "comparisons": [], "case_grid": list(grid)}
+    doc = study_power(definition, effects, sims, comparisons, grid)
+    d = doc["design"]
+    doc.update(design_text=f"{d['cases']} case(s), {d['replicates']} replicate(s), {measurement_text(d)}, "
+                           f"case correlation {d['case_correlation']:.2f}",
+               size_text=f"{d['cases']} case(s)", unit="cases", effect_name="d",
+               effect_meaning="Cohen's d in true-score SDs")
+    for row in doc["comparisons"]:
+        row["effect"] = row["d"]
     return doc

@@ -226,3 +226,19 @@ async def test_the_results_screen_names_them_with_the_cores_words(tmp_path):
         assert rows["Spearman ja vs flat"].startswith("— (judge flat is constant (0.5 on all 8 items)")
         assert rows["Spearman ja vs jb"].endswith("(ja and jb are one model: not independent)")
         assert "(α undefined as a test of disagreement: judge flat is constant)" in rows["Krippendorff α (interval)"]
+
+
+def test_a_constant_panel_states_one_outcome_everywhere(constant_panel):
+    """Issue 24: with constant judges no outcome is decided, and every place says that one thing: the
+    Outcome sentence, Arm C's decision line and the four outcomes (none marked HOLDS), in `metrics` and
+    the report alike."""
+    from workbench.protocols.calibration.outcomes import outcome_lines
+
+    doc, text, report, _ = constant_panel
+    o = doc["outcome"]
+    assert o["holds"] is None
+    assert doc["arm_c"]["decision"].endswith("the study's outcome: no pre-registered outcome holds")
+    for where in (text, report):
+        assert o["summary"] in where and f"decision rule: {doc['arm_c']['decision']}" in where
+        assert all(line in where for line in outcome_lines(o))
+        assert "HOLDS" not in where and where.count("the strong result") == 1

@@ -20,19 +20,32 @@ still computed and shown, but it is undefined as a test of disagreement
 (`alpha_void` says why), so every outcome that rests on α is undecided and the
 summary says so instead of "the judges disagree" (the project's choice, issue
 25). Judges that are one model are a caveat printed with whatever outcome holds.
+
+One statement of the outcome: `decide`'s summary is the sentence the report's Outcome section, `metrics`,
+`calibration export` and the TUI's results panel print; the four outcomes are listed by name and test with
+a mark (`outcome_lines`), and Arm C's decision line (`alpha_rule`) names the outcome `decide` reached, so no
+place calls it "the strong result" unless it holds.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-TITLES = {
-    "strong": "p is well calibrated and the judges agree (α ≥ {strong}): the strong result",
-    "poorly_calibrated": "p is poorly calibrated but the judges agree",
-    "judges_disagree": "the judges disagree (α < {threshold}): the anchor is too noisy",
-    "proxy_judges_disagree": "p is well calibrated and the judges agree with each other, but the proxy and "
-                             "the judge ensemble disagree",
+# Each outcome's name, and what must hold for it: named, never asserted (a list of the four must not read as
+# four findings; only `decide`'s summary says which one the study reached).
+NAMES = {
+    "strong": "the strong result",
+    "poorly_calibrated": "p poorly calibrated, judges agree",
+    "judges_disagree": "the judges disagree",
+    "proxy_judges_disagree": "proxy and judges disagree",
 }
+CONDITIONS = {
+    "strong": "ECE ≤ {ece} and α ≥ {strong} and ρ(p, judges) ≥ {rho}",
+    "poorly_calibrated": "ECE > {ece} and α ≥ {strong}",
+    "judges_disagree": "α < {threshold}: escalate",
+    "proxy_judges_disagree": "ECE ≤ {ece} and α ≥ {strong} but ρ(p, judges) < {rho}",
+}
+MARKS = {True: "HOLDS", False: "does not hold", None: "undecided"}
 MEANING = {
     "strong": "Adaptive study unblocked with confidence; p can be reported as a calibrated proxy and the judge "
               "ensemble serves as the un-gameable anchor.",
@@ -112,4 +125,41 @@ def _fmt(v: float | None) -> str:
 
 
 def _title(key: str, x: Inputs) -> str:
-    return TITLES[key].format(strong=f"{x.strong_alpha:g}", threshold=f"{x.alpha_threshold:g}")
+    """An outcome's name with its test in the study's pre-registered numbers: "the strong result (ECE ≤ 0.05 …)"."""
+    test = CONDITIONS[key].format(ece=f"{x.ece_threshold:g}", strong=f"{x.strong_alpha:g}",
+                                  threshold=f"{x.alpha_threshold:g}", rho=f"{x.rho_threshold:g}")
+    return f"{NAMES[key]} ({test})"
+
+
+def outcome_name(outcome: dict) -> str:
+    """The outcome the study reached, in words: its name, or that none holds."""
+    return NAMES[outcome["holds"]] if outcome.get("holds") else "no pre-registered outcome holds"
+
+
+def outcome_lines(outcome: dict, bold=lambda s: f"**{s}**") -> list[str]:
+    """The four outcomes, each with its test and its mark (HOLDS, does not hold, undecided), numbered in the
+    seed's order: the report's and `metrics`' list and the TUI's Outcomes tab (`bold`: the markup)."""
+    by_id = {o["id"]: o for o in outcome["outcomes"]}
+    return [f"{n}. {bold(by_id[k]['title'])} — {MARKS[by_id[k]['holds']]}. {by_id[k]['meaning']}"
+            for n, k in enumerate(ORDER, start=1)]
+
+
+def alpha_rule(x: Inputs, outcome: dict) -> str:
+    """Arm C's decision rule applied to α, in one line that names no outcome of its own: α decides the
+    outcome alone only below the escalation threshold; otherwise it is one condition among three, and the
+    line says which outcome the study reached (the Outcome section's, from the same `decide`)."""
+    reached = f"the study's outcome: {outcome_name(outcome)}"
+    if x.alpha_void:
+        return (f"α = {_fmt(x.alpha)}, but {x.alpha_void}: a judge that gives every item one score neither agrees "
+                "nor disagrees with the others, so the decision rule cannot be applied; replace the constant "
+                f"judge (another model or temperature) and judge again; {reached}")
+    if x.alpha is None:
+        return f"α is undefined, so the decision rule cannot be applied; {reached}"
+    if x.alpha < x.alpha_threshold:
+        return (f"α = {x.alpha:.3f} < {x.alpha_threshold:g} (pre-registered): the judge ensemble is too noisy to "
+                f"anchor — escalate (seed 004, Arm C decision rule); this decides it: {reached}")
+    if x.alpha >= x.strong_alpha:
+        return (f"α = {x.alpha:.3f} ≥ {x.strong_alpha:g}: the judges agree — one of the conditions the outcomes "
+                f"name, beside ECE and ρ(p, judges); {reached}")
+    return (f"{x.alpha_threshold:g} ≤ α = {x.alpha:.3f} < {x.strong_alpha:g}: the rule does not require escalation, "
+            f"but the judges fall short of the α ≥ {x.strong_alpha:g} the outcomes ask for; {reached}")

@@ -132,6 +132,11 @@ class CalibrationProtocol(StudyProtocol):
 
         return sections(study_results(db, study_id))
 
+    def planted_vs_recovered(self, db, study_id: str, definition: dict):
+        from workbench.protocols.calibration.planted import planted_values
+
+        return planted_values(db, study_id, definition)
+
 
 def judge_settings(definition: dict, judge_name: str):
     """A judge's model settings: its own model, api_base and temperature; the study's seed and timeout."""

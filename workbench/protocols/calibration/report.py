@@ -8,6 +8,7 @@ choices the seed leaves open that this project made.
 from __future__ import annotations
 
 from workbench.protocol.base import ReportSection
+from workbench.protocols.calibration.outcomes import outcome_lines
 
 OWN_CHOICES = [
     "p = sigmoid(k · v_hat) is recomputed from each imported v_hat at the pre-registered `k` (default 1).",
@@ -138,9 +139,7 @@ def _arm_c(doc: dict) -> str:
 
 
 def _four(doc: dict) -> str:
-    marks = {True: "HOLDS", False: "does not hold", None: "undecided"}
-    return "\n".join(f"{n}. **{o['title']}** — {marks[o['holds']]}. {o['meaning']}"
-                     for n, o in enumerate(doc["outcome"]["outcomes"], start=1))
+    return "\n".join(outcome_lines(doc["outcome"]))
 
 
 def _joined(doc: dict) -> str:

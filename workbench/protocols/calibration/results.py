@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 import sqlite_utils
 
 from workbench.protocols.calibration.importer import KIND, import_history
-from workbench.protocols.calibration.outcomes import Inputs, decide
+from workbench.protocols.calibration.outcomes import Inputs, alpha_rule, decide
 from workbench.protocols.calibration.sampling import bin_label, p_bin, proxy_p
 
 
@@ -188,11 +188,7 @@ def _explain_degenerate(panel: dict, judges: list[dict], matrix: dict[str, list]
         void = (f"α undefined as a test of disagreement: judge{'s' if len(names) > 1 else ''} {_names(names)} "
                 f"{'are' if len(names) > 1 else 'is'} constant")
         panel["alpha"]["not_a_test"] = void
-        shown = "undefined" if panel["alpha"]["value"] is None else f"{panel['alpha']['value']:.3f}"
-        panel["verdict"] = "undefined"
-        panel["decision"] = (f"α = {shown}, but {void}: a judge that gives every item one score neither "
-                             "agrees nor disagrees with the others, so the decision rule cannot be applied; "
-                             "replace the constant judge (another model or temperature) and judge again.")
+        panel["verdict"] = "undefined"   # its decision line is outcomes.alpha_rule's, as every panel's
         if len(constant) == len(matrix) and panel["icc_2_1"]["value"] is not None:
             panel["icc_2_1"]["note"] = ("every judge is constant: the items do not vary, so ICC(2,1) says "
                                         "nothing of agreement")
@@ -252,11 +248,15 @@ def study_results(db: sqlite_utils.Database, study_id: str, data: StudyData | No
     data = data or load(db, study_id)
     o = data.options
     a, b, c = arm_a(data), arm_b(data), arm_c(data)
-    outcome = decide(Inputs(ece=a["calibration"]["ece"]["value"], alpha=c["alpha"]["value"],
-                            rho=c["proxy_vs_judges"]["value"], ece_threshold=o["ece_threshold"],
-                            alpha_threshold=o["alpha_threshold"], strong_alpha=o["strong_alpha"],
-                            rho_threshold=o["proxy_judge_rho"], alpha_void=c["alpha"].get("not_a_test"),
-                            caveats=tuple(d["consequence"] for d in c["degenerate"] if d["kind"] == "one_model")))
+    inputs = Inputs(ece=a["calibration"]["ece"]["value"], alpha=c["alpha"]["value"],
+                    rho=c["proxy_vs_judges"]["value"], ece_threshold=o["ece_threshold"],
+                    alpha_threshold=o["alpha_threshold"], strong_alpha=o["strong_alpha"],
+                    rho_threshold=o["proxy_judge_rho"], alpha_void=c["alpha"].get("not_a_test"),
+                    caveats=tuple(d["consequence"] for d in c["degenerate"] if d["kind"] == "one_model"))
+    outcome = decide(inputs)
+    # Arm C's line applies the rule to α and names the outcome `decide` reached, never one of its own (the
+    # statistics core's line calls α ≥ 0.7 "the strong result" whatever ECE and ρ say)
+    c["decision"] = alpha_rule(inputs, outcome)
     imports = import_history(db, study_id)
     return {
         "study_id": study_id, "protocol": "calibration", "outcome": outcome,

@@ -145,6 +145,18 @@ class FaultlineProtocol(StudyProtocol):
 
         return await run_baseline(ctx)
 
+    # --- power and planted effects ----------------------------------------------------------------
+    def power_document(self, definition: dict, effects: dict, sims: int, grid: tuple[int, ...]) -> dict:
+        """Power on seed 002's metrics (ACC, BA, ΔSD), simulated from the study's planted effects."""
+        from workbench.protocols.faultline.power import power_document
+
+        return power_document(definition, effects, sims, grid)
+
+    def planted_vs_recovered(self, db, study_id: str, definition: dict) -> list:
+        from workbench.protocols.faultline.planted import planted_values
+
+        return planted_values(self.metrics(db, study_id).document, definition)
+
     # --- metrics and report -----------------------------------------------------------------------
     def metrics(self, db, study_id: str, options: dict | None = None) -> MetricsDocument:
         from workbench.protocols.faultline.analysis import CSV_COLUMNS, csv_rows, study_metrics

@@ -162,6 +162,11 @@ class HindsightProtocol(StudyProtocol):
         conditions = list(definition.get("conditions") or [])
         return [f"{a}:{b}:{m}" for a, b, m in SEED_COMPARISONS if a in conditions and b in conditions]
 
+    def planted_vs_recovered(self, db, study_id: str, definition: dict) -> list:
+        from workbench.protocols.hindsight.planted import planted_values
+
+        return planted_values(db, study_id, definition)
+
 
 def _topology_work(db, study_id: str, case_id: str, group: list[dict], condition: str = TOPOLOGY_CONDITION):
     async def work(ctx) -> None:

@@ -165,3 +165,8 @@ class M11Protocol(StudyProtocol):
         from workbench.protocols.m11.report import sections
 
         return sections(study_metrics(db, study_id))
+
+    def planted_vs_recovered(self, db, study_id: str, definition: dict):
+        from workbench.protocols.m11.planted import planted_values
+
+        return planted_values(db, study_id, definition)

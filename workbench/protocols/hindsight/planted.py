@@ -1,0 +1,96 @@
+"""A hindsight `sim` study's planted effects beside what its scores recovered (the report's "Planted vs
+recovered" section).
+
+The simulator names each outcome point as a risk (and gives each caveat) with probability Φ(latent), the
+latent being baseline + the condition's planted effect + unit-variance case and run parts; so a condition's
+expected share is Φ((baseline + effect) / √2). Read back from the study's scores (raters' and judges'
+current scores of the condition's non-pilot items, as a share of each criterion's range: the rubric
+`anticipation` for `effects`, `epistemic-humility` for `humility`), the effect against a reference
+condition with none planted is √2·(Φ⁻¹(share) − Φ⁻¹(reference share)): the planted rater and judge
+biases cancel in it, their rounding and clipping do not quite. CI: percentile bootstrap over cases
+(paired, seeded). A blinded study gives no rows: a report read before unblinding names no condition.
+"""
+
+from __future__ import annotations
+
+import math
+
+from workbench.protocol.base import PlantedValue
+
+READ_AS = (("effects", "anticipation"), ("humility", "epistemic-humility"))
+CLIP = 0.005   # a share of 0 or 1 has no probit: kept just inside
+
+
+def _probit(share: float) -> float:
+    from scipy.stats import norm
+
+    return float(norm.ppf(min(1 - CLIP, max(CLIP, share))))
+
+
+def case_shares(data, rubric: str, condition: str) -> dict[str, float]:
+    """case → mean share of the range scored on `rubric` for `condition`'s non-pilot items (every evaluator)."""
+    sums: dict[str, list[float]] = {}
+    for r in [*data.scores, *data.verdicts]:
+        item = data.items.get(r.item_id)
+        info = data.rubrics.get(r.rubric_hash)
+        if (r.value is None or item is None or item.pilot or item.condition != condition or info is None
+                or info.rubric_id != rubric):
+            continue
+        crit = info.criterion(r.criterion)
+        if crit is None or crit.max <= crit.min:
+            continue
+        sums.setdefault(item.case_id, []).append((r.value - crit.min) / (crit.max - crit.min))
+    return {case: sum(v) / len(v) for case, v in sums.items()}
+
+
+def read_back(a: dict[str, float], b: dict[str, float]) -> tuple[float | None, float | None, float | None]:
+    """√2·(Φ⁻¹(mean a) − Φ⁻¹(mean b)) over the cases both have, with a paired bootstrap CI over cases."""
+    import numpy as np
+    from scipy import stats
+
+    cases = sorted(set(a) & set(b))
+    if not cases:
+        return None, None, None
+    x, y = np.array([a[c] for c in cases]), np.array([b[c] for c in cases])
+
+    def effect(p, q, axis=-1):
+        clip = lambda s: np.clip(np.mean(s, axis=axis), CLIP, 1 - CLIP)
+        return math.sqrt(2) * (stats.norm.ppf(clip(p)) - stats.norm.ppf(clip(q)))
+
+    value = float(effect(x, y))
+    if len(cases) < 2:
+        return value, None, None
+    res = stats.bootstrap((x, y), effect, paired=True, vectorized=True, n_resamples=2000, method="percentile",
+                          random_state=np.random.default_rng(0))
+    lo, hi = float(res.confidence_interval.low), float(res.confidence_interval.high)
+    return value, (lo if math.isfinite(lo) else None), (hi if math.isfinite(hi) else None)
+
+
+def planted_values(db, study_id: str, definition: dict) -> list[PlantedValue] | None:
+    """None: nothing planted on a condition of the study; []: planted, but the study is blinded."""
+    from workbench.protocols.hindsight.metrics.study_data import load_study_data
+    from workbench.simmodel.params import params_of
+
+    params = params_of(definition)
+    conditions = list(definition.get("conditions") or [])
+    if not any(c in conditions for key, _ in READ_AS for c in params.get(key) or {}):
+        return None
+    data = load_study_data(db, study_id)
+    if data.blinded:
+        return []
+    rows = []
+    for key, rubric in READ_AS:
+        planted = {c: v for c, v in (params.get(key) or {}).items() if c in conditions}
+        reference = next((c for c in conditions if not planted.get(c)), None)
+        ref_shares = case_shares(data, rubric, reference) if reference else {}
+        for cond, value in planted.items():
+            measure = (f"{rubric} scores of {cond} against {reference} (planted 0): √2·Δ probit of the mean "
+                       "share of the range" if reference else f"{rubric} scores: no condition without a planted "
+                       "effect to read against")
+            row = PlantedValue(f"{key}.{cond}", value, measure)
+            if reference:
+                row.recovered, row.ci_low, row.ci_high = read_back(case_shares(data, rubric, cond), ref_shares)
+                if row.recovered is None:
+                    row.note = f"no case has {rubric} scores for both {cond} and {reference}"
+            rows.append(row)
+    return rows
