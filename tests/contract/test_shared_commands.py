@@ -88,12 +88,25 @@ def test_study_show_freeze_list(built, protocol, mode, verb, tmp_path, capsys):
         assert_names(study, mode, out)
 
 
-@params
+# The commands whose contract has one shape: (name, the stage the study must reach, argv with {study} for its
+# name, the studies it applies to). Each runs in words and in JSON.
+SIMPLE = [
+    ("run", "created", ["run", "{study}"], lambda s: True),
+    ("judge", "ran", ["judge", "{study}"], lambda s: s.judges),
+    ("power", "created", ["power", "{study}", "--sims", "100"], lambda s: True),
+    ("log verify", "judged", ["log", "verify", "{study}"], lambda s: True),
+    ("unblind", "judged", ["unblind", "{study}", "--by", "contract", "--reason", "the contract suite"], lambda s: True),
+]
+
+
+@pytest.mark.parametrize("protocol,name,stage_name,argv", [
+    pytest.param(s.protocol, name, at, argv, id=f"{name.replace(' ', '-')}-{s.protocol}")
+    for name, at, argv, applies in SIMPLE for s in STUDIES if applies(s)])
 @modes
-def test_run(built, protocol, mode, tmp_path, capsys):
+def test_simple_command(built, protocol, name, stage_name, argv, mode, tmp_path, capsys):
     study = BY_PROTOCOL[protocol]
-    db = stage(built, study, "created", tmp_path)
-    out, _ = command(capsys, mode, db, "run", study.name)
+    db = stage(built, study, stage_name, tmp_path)
+    out, _ = command(capsys, mode, db, *(a.format(study=study.name) for a in argv))
     assert_names(study, mode, out)
 
 
@@ -122,15 +135,6 @@ def test_run_resume_and_replay(built, protocol, mode, how, tmp_path, capsys):
         assert document["complete"]
         if "--replay" in how:
             assert document["network_calls"] == 0
-
-
-@pytest.mark.parametrize("protocol", [s.protocol for s in STUDIES if s.judges])
-@modes
-def test_judge(built, protocol, mode, tmp_path, capsys):
-    study = BY_PROTOCOL[protocol]
-    db = stage(built, study, "ran", tmp_path)
-    out, _ = command(capsys, mode, db, "judge", study.name)
-    assert_names(study, mode, out)
 
 
 # at collection the test's toy protocol is not registered yet (a fixture does it); it judges nothing itself
@@ -192,24 +196,6 @@ def test_report(built, protocol, mode, tmp_path, capsys):
     assert_names(study, "text", report.read_text(encoding="utf-8"))
 
 
-@params
-@modes
-def test_power(built, protocol, mode, tmp_path, capsys):
-    study = BY_PROTOCOL[protocol]
-    db = stage(built, study, "created", tmp_path)
-    out, _ = command(capsys, mode, db, "power", study.name, "--sims", "100")
-    assert_names(study, mode, out)
-
-
-@params
-@modes
-def test_log_verify(built, protocol, mode, tmp_path, capsys):
-    study = BY_PROTOCOL[protocol]
-    db = stage(built, study, "judged", tmp_path)
-    out, _ = command(capsys, mode, db, "log", "verify", study.name)
-    assert_names(study, mode, out)
-
-
 @pytest.mark.parametrize("protocol", [s.protocol for s in STUDIES if s.raters])
 @modes
 def test_packet_export(built, protocol, mode, tmp_path, capsys):
@@ -219,12 +205,3 @@ def test_packet_export(built, protocol, mode, tmp_path, capsys):
     out, _ = command(capsys, mode, db, "packet", "export", study.name, "--rater", "rater-a", "--out", str(packet))
     assert_names(study, mode, out)
     assert packet.stat().st_size > 0
-
-
-@params
-@modes
-def test_unblind(built, protocol, mode, tmp_path, capsys):
-    study = BY_PROTOCOL[protocol]
-    db = stage(built, study, "judged", tmp_path)
-    out, _ = command(capsys, mode, db, "unblind", study.name, "--by", "contract", "--reason", "the contract suite")
-    assert_names(study, mode, out)

@@ -65,6 +65,20 @@ async def test_a_models_max_connections_bounds_what_the_server_sees(make_gateway
     assert loopback_server.count == 8 and loopback_server.max_in_flight == 2
 
 
+async def test_a_second_model_on_the_endpoint_can_lower_its_ceiling_but_never_raise_it(make_gateway,
+                                                                                         loopback_server):
+    loopback_server.responder = lambda body: Reply.text("ok", latency=0.1)
+    gateway = make_gateway(concurrency=8)
+    wide = ModelSettings(model="openai/wide", api_base=loopback_server.url, max_connections=4)
+    narrow = ModelSettings(model="openai/narrow", api_base=loopback_server.url, max_connections=1)
+    await asyncio.gather(*(gateway.call(ask(wide, f"w{i}")) for i in range(4)))
+    assert loopback_server.max_in_flight > 1
+    loopback_server.max_in_flight = 0
+    await asyncio.gather(*(gateway.call(ask(narrow, f"n{i}")) for i in range(3)),
+                         *(gateway.call(ask(wide, f"v{i}")) for i in range(3)))
+    assert loopback_server.max_in_flight == 1    # one server, one limiter: the narrower model's ceiling holds
+
+
 async def test_the_commands_max_connections_is_a_ceiling_for_every_model(make_gateway, loopback_server):
     loopback_server.responder = lambda body: Reply.text("ok", latency=0.1)
     gateway = make_gateway(concurrency=8, max_connections=3)

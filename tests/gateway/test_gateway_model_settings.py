@@ -51,7 +51,12 @@ def test_defaults_are_offline_and_round_trip(db):
     ({"probe__temperature": "3"}, "probe.temperature: must be between 0 and 2"),
     ({"judge__model": ""}, "judge.model: is required"),
     ({"architecture__max_tokens": "1.5"}, "architecture.max_tokens: '1.5' is not a whole number"),
-    ({"probe__api_key_env": "not a name"}, "probe.api_key_env: must be an environment variable NAME"),
+    ({"probe__api_key_env": "not a name"}, "probe.api_key_env: must name an environment variable"),
+    ({"probe__max_connections": "0"}, "probe.max_connections: must be a whole number from 1 to 1024"),
+    ({"probe__max_connections": "two"}, "probe.max_connections: 'two' is not a whole number"),
+    ({"judge__first_token_timeout": "-5"}, "judge.first_token_timeout: must be a number of seconds above 0"),
+    ({"judge__structured": "xml"}, "judge.structured: must be one of json_schema, json_object, none"),
+    ({"classifier__seed": "3"}, "classifier.seed: set without a classifier model"),
     ({"gw__concurrency": "0"}, "concurrency: must be a whole number of at least 1"),
     ({"gw__cost_ceiling_default": "-1"}, "cost_ceiling_default: must be a positive number"),
 ])
@@ -69,6 +74,23 @@ def test_form_limits_and_classifier():
     assert settings.limits == {"m1": ModelLimits(rpm=10, tpm=None)}  # an empty limit is no limit
     with pytest.raises(SettingsError, match="limits.m1.rpm"):
         settings_from_form(roles, gateway, {"m1": ("ten", "")})
+
+
+def test_a_roles_connection_keys_are_settings_like_a_study_files():
+    """What a study's [model] may say about reaching a server (a keyless local server, one slot, its timers,
+    how it takes a schema), a role in the settings may say too, with the same rules."""
+    roles, gateway = form(probe__api_key_env="none", probe__max_connections="1", probe__first_token_timeout="300",
+                          probe__stall_timeout="90", probe__structured="json_object")
+    probe = settings_from_form(roles, gateway, {}).roles["probe"]
+    assert (probe.api_key_env, probe.max_connections, probe.first_token_timeout, probe.stall_timeout,
+            probe.structured) == ("none", 1, 300.0, 90.0, "json_object")
+    assert form_values(probe)["max_connections"] == "1" and form_values(probe)["first_token_timeout"] == "300"
+
+
+def test_a_new_classifier_takes_the_classifiers_defaults_for_what_it_leaves_empty():
+    roles, gateway = form(classifier__model="openai/other")
+    classifier = settings_from_form(roles, gateway, {}).classifier
+    assert (classifier.model, classifier.temperature, classifier.max_tokens) == ("openai/other", 0.0, 300)
 
 
 async def test_build_gateway_applies_stored_limits(db, db_path, loopback_server):

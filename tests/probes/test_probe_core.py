@@ -35,6 +35,11 @@ async def test_not_recognized_is_stored_recorded_and_listed(db, library, loopbac
     assert CASES["quarry-loan"][1] in text and PROBE_QUESTION in text
     assert CASES["quarry-loan"][0] not in text and CASES["quarry-loan"][2] not in text
     assert CASES["quarry-loan"][2] in classify_req["messages"][0]["content"]  # the classifier sees the outcome
+    # the classifier is asked for the verdict's shape (a server that decodes by schema can return no other);
+    # the probed model answers in free text
+    assert "response_format" not in probe_req
+    schema = classify_req["response_format"]["schema"]
+    assert schema["properties"]["verdict"]["enum"] == ["recognized", "partial", "not_recognized"]
     [row] = probes_for_case(db, "quarry-loan")
     assert row["verdict"] == "not_recognized" and row["model"] == "openai/probe-target"
     assert row["answer"] == "I do not recognize this specific scenario."

@@ -131,3 +131,30 @@ def test_batch_probe_names_its_classifier_and_warns_when_it_is_the_probed_model(
     doc = json.loads(out)["probe"]
     assert doc["classifier_model"] == "openai/other-judge" and doc["classifier_warning"] is None
     assert loopback_server.requests[-1]["model"] == "other-judge" and "warning" not in err
+
+
+def test_the_real_reply_naming_the_scenarios_own_names_is_a_restatement():
+    """SmolLM2, classifying its own answer under the verdict schema, "identified" Glenda/Crock as
+    "Glenda-Crock": the scenario's own names, far below the embedding threshold. Every word being the case's
+    own makes it a restatement; a name the case does not use keeps an identification."""
+    from workbench.cases.parse import parse_file
+
+    doc = json.loads((FIXTURE.parent / "probe-names-from-the-scenario.json").read_text(encoding="utf-8"))
+    identified = json.loads(doc["classifier_reply"])["identified_event"]
+    case = parse_file(Path(__file__).parents[2] / "cases" / "glenda-crock.md").case
+    embedder = Embedder()
+    named = closest_case_text(identified, case, embedder)
+    assert named.similarity < PARAPHRASE_THRESHOLD           # the embedding alone would let it through
+    assert named.case_words == ("glenda", "crock") and named.restates
+    assert "only repeats the case's own words (glenda, crock)" in named.describe()
+    other = closest_case_text("Glenda and the 2019 Christchurch call", case, embedder)
+    assert other.case_words == () and not other.restates
+
+
+async def test_a_probe_whose_event_is_the_scenarios_own_names_is_not_recognized(db, library, loopback_server,
+                                                                               remote):
+    assert all(w in CASES["quarry-loan"][1] for w in ("regional", "lender", "quarry"))
+    loopback_server.responder = scripted_model({}, raw=classifier_replies("The regional lender and the quarry"))
+    result = await run_probe(db, build_gateway(db, library.db), "quarry-loan", remote, embedder=BagOfWords())
+    assert result.classifier_verdict == "recognized" and result.verdict == "not_recognized"
+    assert not result.flagged and "only repeats the case's own words" in result.reason

@@ -47,6 +47,26 @@ def structured_failures(db_path, study: str) -> dict[str, tuple[int, int]]:
         db.close()
 
 
+def cut_turns(db_path, run_id: str) -> int:
+    """Turns of a run whose answered reply the server ended at max_tokens (finish_reason "length")."""
+    rows = sqlite_utils.Database(db_path).execute(
+        "SELECT count(DISTINCT turn) FROM calls WHERE run_id = ? AND status = 'ok' AND finish_reason = 'length'",
+        [run_id]).fetchone()
+    return rows[0]
+
+
+def truncated_by_condition(db_path, study: str) -> dict[str, dict[str, int]]:
+    """condition -> {"outputs", "truncated"}: the finished outputs and those flagged cut, read from the tables."""
+    out: dict[str, dict[str, int]] = {}
+    for condition, truncated in sqlite_utils.Database(db_path).execute(
+            "SELECT r.condition, o.truncated FROM outputs o JOIN runs r ON r.id = o.run_id WHERE r.study_id = ?",
+            [study]).fetchall():
+        c = out.setdefault(condition, {"outputs": 0, "truncated": 0})
+        c["outputs"] += 1
+        c["truncated"] += int(truncated)
+    return out
+
+
 def sent_calls(db_path) -> int:
     """Attempts the store recorded as sent to the server: answers and errors (not replays, nor attempts
     cancelled in flight, which the suite never makes)."""

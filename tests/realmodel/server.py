@@ -44,6 +44,16 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
+def _die_with_parent() -> None:
+    """In the server's process before it starts: Linux ends it when the test process dies, so a suite killed
+    by a timeout or a signal (its fixtures' teardown never runs) leaves no server eating the CPU."""
+    import ctypes
+    import signal
+
+    PR_SET_PDEATHSIG = 1
+    ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
+
+
 @dataclass
 class LocalServer:
     process: subprocess.Popen
@@ -75,7 +85,7 @@ def start_server(log_dir: Path, *, n_ctx: int = 8192, threads: int | None = None
     cmd = [sys.executable, "-m", "llama_cpp.server", "--model", str(gguf_path()), "--host", "127.0.0.1",
            "--port", str(port), "--n_ctx", str(n_ctx), "--n_threads", str(threads)]
     log = open(log_path, "w")
-    process = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT)
+    process = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, preexec_fn=_die_with_parent)
     server = LocalServer(process, port, log_path)
     deadline = time.monotonic() + 120
     while time.monotonic() < deadline:

@@ -5,7 +5,10 @@ judge or the protocol's own evaluation → metrics → report. What must hold on
 - no call the server answered is lost: the server's request count equals the calls the store recorded
   as sent (answers and errors, retries included, each its own row);
 - with schema-constrained decoding on, judge errors and unparsed structured replies are at most 5%;
-- the report is written.
+- the report is written;
+- truncation is counted where the model was cut: each run's cut turns are the turns whose reply the server
+  ended with finish_reason "length", and `study show` and the report give the cut outputs per condition as
+  the store holds them.
 """
 
 from __future__ import annotations
@@ -13,7 +16,8 @@ from __future__ import annotations
 import sqlite_utils
 import pytest
 
-from tests.realmodel.kit import CHAINS_BY_STUDY, HELD_STEPS, INTERRUPTED, sent_calls, structured_failures
+from tests.realmodel.kit import (CHAINS_BY_STUDY, HELD_STEPS, INTERRUPTED, cut_turns, sent_calls,
+                                 structured_failures, truncated_by_condition)
 
 pytestmark = pytest.mark.realmodel
 
@@ -44,3 +48,14 @@ def test_protocol_end_to_end_on_the_real_model(workbench, server, study):
     for step, (bad, total) in structured_failures(workbench.db, study).items():
         if step in HELD_STEPS:
             assert total and bad <= 0.05 * total, (step, bad, total)
+
+    for run in runs:  # the server's word (finish_reason) against the workbench's count, run by run
+        assert run["truncated_turns"] == cut_turns(workbench.db, run["id"]), run
+    cut = truncated_by_condition(workbench.db, study)
+    assert show["counts"]["truncated"] == cut
+    text = report.read_text()
+    if any(c["truncated"] for c in cut.values()):
+        for condition, c in cut.items():
+            assert f"{condition} {c['truncated']}/{c['outputs']}" in text
+    else:
+        assert "outputs cut at max_tokens" not in text

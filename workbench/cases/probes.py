@@ -70,6 +70,16 @@ Reply with one JSON object and nothing else:
 {{"verdict": "recognized" | "partial" | "not_recognized", "identified_event": "<what it named, or empty>", "reason": "<one sentence>"}}"""
 
 
+# The verdict's shape, sent with the classifier's request: a server that decodes by schema (llama.cpp, the big
+# APIs) can then only return a verdict the parser reads; one that ignores it still has the prompt's wording.
+VERDICT_SCHEMA = {"name": "probe_verdict", "schema": {
+    "type": "object",
+    "properties": {"verdict": {"type": "string", "enum": list(VERDICTS)},
+                   "identified_event": {"type": "string", "maxLength": 300},
+                   "reason": {"type": "string", "maxLength": 400}},
+    "required": ["verdict", "identified_event", "reason"]}}
+
+
 class ProbeError(Exception):
     """The probe could not be asked (unknown case, no scenario, the probe call failed)."""
 
@@ -206,7 +216,8 @@ async def run_probe(db: sqlite_utils.Database, gateway, case_id: str, settings: 
     try:
         verdict_call = await gateway.call(CallRequest(
             messages=[{"role": "user", "content": classifier_prompt(case, answer.text)}], settings=classifier,
-            role="classifier", turn=CLASSIFY_TURN, agent=case_id, cache=False, metadata={"case_id": case_id}), sink)
+            role="classifier", turn=CLASSIFY_TURN, agent=case_id, cache=False, metadata={"case_id": case_id},
+            response_schema=VERDICT_SCHEMA), sink)
         classifier_raw = verdict_call.text
         call_ids.append(verdict_call.call_id)
         verdict, event, reason = parse_verdict(classifier_raw)

@@ -3,7 +3,8 @@ with the screen's own validation (workbench/gateway/settings.py `settings_from_f
 
 Keys: `concurrency`, `cost_ceiling_default`, `stall_timeout`, `max_attempts`, `max_retry_time`; a role's model
 field as `ROLE.FIELD` (roles: architecture, judge, probe, classifier; fields: model, api_base, temperature,
-max_tokens, seed, timeout, api_key_env); a model's rate limit as `limits.MODEL.rpm` or `limits.MODEL.tpm`.
+max_tokens, seed, timeout, and the connection keys api_key_env, max_connections, first_token_timeout,
+stall_timeout, structured); a model's rate limit as `limits.MODEL.rpm` or `limits.MODEL.tpm`.
 An empty VALUE clears an optional field.
 """
 
@@ -30,7 +31,10 @@ def register(sub: argparse._SubParsersAction) -> None:
                                       "ROLE.FIELD for a role's model (architecture, judge, probe, classifier); "
                                       "limits.MODEL.rpm|tpm. An empty VALUE clears an optional field.",
                           **examples("workbench --batch settings set concurrency 1",
-                                     "workbench --batch settings set judge.model openai/gpt-4o-mini"))
+                                     "workbench --batch settings set judge.model openai/gpt-4o-mini",
+                                     "workbench --batch settings set probe.api_base http://127.0.0.1:8011/v1",
+                                     "workbench --batch settings set probe.api_key_env none",
+                                     "workbench --batch settings set classifier.structured json_object"))
     put.add_argument("key", metavar="KEY")
     put.add_argument("value", metavar="VALUE")
     put.set_defaults(handler=set_setting)
@@ -74,6 +78,8 @@ def set_setting(args, ctx: Context) -> int:
     parts = args.key.split(".")
     if len(parts) == 1 and parts[0] in GATEWAY_FIELDS:
         gateway[parts[0]] = args.value
+    elif args.key == "classifier.model" and not args.value.strip():  # the probed model classifies again
+        roles["classifier"] = form_values(None)
     elif len(parts) == 2 and parts[0] in ROLES and parts[1] in MODEL_FIELDS:
         roles[parts[0]][parts[1]] = args.value
     elif len(parts) >= 3 and parts[0] == "limits" and parts[-1] in ("rpm", "tpm"):

@@ -252,9 +252,8 @@ class Gateway:
         if limiter is None:
             limiter = endpoints[key] = EndpointLimiter(key, ceiling)
         elif settings.max_connections:
-            limiter.ceiling = min(limiter.ceiling, ceiling)
-            limiter.limit = min(limiter.limit, limiter.ceiling)
-        limiter._on_change = lambda change: self._connection_changed(change, study_id)
+            limiter.cap(ceiling)
+        limiter.on_change = lambda change: self._connection_changed(change, study_id)
         return limiter
 
     def _connection_changed(self, change: ConnectionChange, study_id: str | None) -> None:

@@ -59,13 +59,18 @@ class EndpointLimiter:
         self.slow_start = True
         self.in_flight = 0
         self._streak = 0
-        self._on_change = on_change
+        self.on_change = on_change  # called with each ConnectionChange worth recording (see _change)
         self._cond: asyncio.Condition | None = None
 
     def _condition(self) -> asyncio.Condition:
         if self._cond is None:
             self._cond = asyncio.Condition()
         return self._cond
+
+    def cap(self, ceiling: int) -> None:
+        """Lower the ceiling (a model's own `max_connections` below the endpoint's), never raise it."""
+        self.ceiling = min(self.ceiling, max(1, int(ceiling)))
+        self.limit = min(self.limit, self.ceiling)
 
     def has_room(self) -> bool:
         return self.in_flight < self.limit
@@ -102,8 +107,8 @@ class EndpointLimiter:
         change = ConnectionChange(self.endpoint, self.limit, new, reason,
                                   datetime.now(timezone.utc).isoformat(timespec="milliseconds"))
         self.limit = new
-        if self._on_change and not (reason == "calls succeeding" and self.slow_start):
-            self._on_change(change)  # slow start's climb to the ceiling is not news; every change after is
+        if self.on_change and not (reason == "calls succeeding" and self.slow_start):
+            self.on_change(change)  # slow start's climb to the ceiling is not news; every change after is
 
 
 def summary_lines(changes: list[dict]) -> list[str]:

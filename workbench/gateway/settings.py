@@ -14,7 +14,8 @@ from typing import Any
 import sqlite_utils
 
 from store.settings import get_setting, set_setting
-from workbench.gateway.api import MOCK_MODEL, ModelSettings
+from workbench.gateway.api import CONNECTION_KEYS, MOCK_MODEL, ModelSettings
+from workbench.gateway.connection_keys import check_connection_keys
 from workbench.gateway.limits import ModelLimits
 
 SETTINGS_KEY = "model_settings"
@@ -32,6 +33,11 @@ DEFAULT_ROLE_SETTINGS = {
     "judge": ModelSettings(model=MOCK_MODEL, temperature=0.0),
     "probe": ModelSettings(model=MOCK_MODEL, temperature=0.0, max_tokens=600),
 }
+
+
+# The classifier's sampling when it has no model of its own, and the defaults of the fields a new classifier
+# leaves empty: it reads an answer and returns a short verdict, the same way every time.
+CLASSIFIER_SAMPLING = {"temperature": 0.0, "max_tokens": 300}
 
 
 class SettingsError(ValueError):
@@ -64,7 +70,7 @@ class GatewaySettings:
         if name == "classifier":
             if self.classifier is not None:
                 return self.classifier
-            return replace(self.role("probe"), temperature=0.0, max_tokens=300)
+            return replace(self.role("probe"), **CLASSIFIER_SAMPLING)
         return self.roles.get(name, DEFAULT_ROLE_SETTINGS[name])
 
     def to_dict(self) -> dict[str, Any]:
@@ -141,8 +147,11 @@ def validate_model_settings(ms: ModelSettings, where: str) -> ModelSettings:
         raise SettingsError(f"{where}.timeout: must be a positive number of seconds, got {ms.timeout!r}")
     if ms.seed is not None and not isinstance(ms.seed, int):
         raise SettingsError(f"{where}.seed: must be a whole number or empty, got {ms.seed!r}")
-    if ms.api_key_env is not None and not (isinstance(ms.api_key_env, str) and ms.api_key_env.isidentifier()):
-        raise SettingsError(f"{where}.api_key_env: must be an environment variable NAME, got {ms.api_key_env!r}")
+    problems: list[tuple[str, str]] = []
+    check_connection_keys({k: getattr(ms, k) for k in CONNECTION_KEYS if getattr(ms, k) is not None}, where,
+                          lambda key, why: problems.append((key, why)))
+    if problems:
+        raise SettingsError(f"{problems[0][0]}: {problems[0][1]}")
     return ms
 
 
@@ -166,7 +175,13 @@ MODEL_FIELD_HELP = {
     "max_tokens": "the most tokens one reply may have",
     "seed": "sampling seed where the provider supports it (empty: none)",
     "timeout": "seconds one attempt may take, first byte to last chunk",
-    "api_key_env": "NAME of the environment variable holding this model's key (empty: the provider's usual one)",
+    "api_key_env": ("NAME of the environment variable holding this model's key (empty: the provider's usual one; "
+                    "none: a keyless local server)"),
+    "max_connections": "calls in flight to this model's server at most (empty: the gateway's ceiling; 1: one slot)",
+    "first_token_timeout": "seconds to the first token, queueing at the server included (empty: the timeout)",
+    "stall_timeout": "seconds without a token once the reply has begun (empty: the gateway's stall timeout)",
+    "structured": ("how a step that needs JSON sends its schema: json_schema, json_object (llama.cpp) or none "
+                   "(empty: decided per model)"),
 }
 GATEWAY_FIELD_HELP = {
     "concurrency": "at most this many model calls in flight at once, across all models",
@@ -177,10 +192,11 @@ GATEWAY_FIELD_HELP = {
 }
 
 
-MODEL_FIELDS = ("model", "api_base", "temperature", "max_tokens", "seed", "timeout", "api_key_env")
+MODEL_FIELDS = ("model", "api_base", "temperature", "max_tokens", "seed", "timeout", *CONNECTION_KEYS)
 GATEWAY_FIELDS = ("concurrency", "cost_ceiling_default", "stall_timeout", "max_attempts", "max_retry_time")
-_INT_FIELDS = {"max_tokens", "seed", "concurrency", "max_attempts", "rpm", "tpm"}
-_OPTIONAL = {"api_base", "seed", "api_key_env", "cost_ceiling_default", "rpm", "tpm"}
+_INT_FIELDS = {"max_tokens", "seed", "concurrency", "max_attempts", "rpm", "tpm", "max_connections"}
+_OPTIONAL = {"api_base", "seed", "cost_ceiling_default", "rpm", "tpm", *CONNECTION_KEYS}
+_TEXT = {"model", "api_base", "api_key_env", "structured"}
 
 
 def _field_value(where: str, name: str, raw: str) -> Any:
@@ -189,7 +205,7 @@ def _field_value(where: str, name: str, raw: str) -> Any:
         if name in _OPTIONAL:
             return None
         raise SettingsError(f"{where}: is required")
-    if name in ("model", "api_base", "api_key_env"):
+    if name in _TEXT:
         return raw
     try:
         return int(raw) if name in _INT_FIELDS else float(raw)
@@ -214,6 +230,20 @@ def form_values(ms: ModelSettings | None) -> dict[str, str]:
     return out
 
 
+def classifier_from_form(values: dict[str, str]) -> ModelSettings | None:
+    """The classifier's own model, or None (the probed model classifies). A field it leaves empty that a model
+    needs takes the classifier's default; a field set without a model is refused: it would be dropped."""
+    if not values.get("model", "").strip():
+        stray = [name for name, value in values.items() if name != "model" and value.strip()]
+        if stray:
+            raise SettingsError(f"classifier.{stray[0]}: set without a classifier model: give classifier.model, or "
+                                "clear the classifier's fields to let the probed model classify")
+        return None
+    defaults = form_values(ModelSettings(**CLASSIFIER_SAMPLING))
+    filled = {name: value if value.strip() or name in _OPTIONAL else defaults[name] for name, value in values.items()}
+    return model_settings_from_form(filled, "classifier")
+
+
 def settings_from_form(roles: dict[str, dict[str, str]], gateway: dict[str, str],
                        limits: dict[str, tuple[str, str]]) -> GatewaySettings:
     """Build and validate settings from form strings; a SettingsError names the first bad field.
@@ -223,8 +253,7 @@ def settings_from_form(roles: dict[str, dict[str, str]], gateway: dict[str, str]
     out = GatewaySettings()
     for role in DEFAULT_ROLE_SETTINGS:
         out.roles[role] = model_settings_from_form(roles.get(role, {}), role)
-    classifier = roles.get("classifier", {})
-    out.classifier = model_settings_from_form(classifier, "classifier") if classifier.get("model", "").strip() else None
+    out.classifier = classifier_from_form(roles.get("classifier", {}))
     for name in GATEWAY_FIELDS:
         setattr(out, name, _field_value(name, name, gateway.get(name, "")))
     out.limits = {}

@@ -16,7 +16,7 @@ import tomllib
 from typing import Any
 
 from workbench.gateway.api import CONNECTION_KEYS
-from workbench.studies.connection_keys import check_connection_keys
+from workbench.gateway.connection_keys import check_connection_keys
 from workbench.problems import Problem, key_lines, line_of
 from workbench.protocol import registry
 

@@ -39,6 +39,18 @@ def definition(name: str = "cal-test", *, section: dict | None = None, judges=JU
     return d
 
 
+def study_file(tmp_path, name: str, judges: list[dict], *, sample_size: int = 30, extra: str = ""):
+    """A calibration study file on disk: `judges` as [[judges]] tables (name, model, and optional api_base and
+    temperature), the generator seeded, the judges' runs on `mock`'s model section."""
+    tables = "".join("\n[[judges]]\n" + "".join(f"{k} = {json.dumps(v)}\n" for k, v in j.items()) for j in judges)
+    text = (f'name = "{name}"\nprotocol = "calibration"\n\n[model]\nname = "mock"\nseed = 5\ntimeout = 20\n'
+            f"{tables}\n[calibration]\nsample_size = {sample_size}\nper_bin = 10\n{extra}\n"
+            "[calibration.generator]\nper_bin = 10\nseed = 9\n")
+    path = tmp_path / f"{name}.toml"
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
 def save(db, d: dict) -> str:
     from store import studies as study_rows
 

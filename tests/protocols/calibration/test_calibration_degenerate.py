@@ -15,6 +15,7 @@ import numpy as np
 import pytest
 from scipy.stats import spearmanr
 
+from tests.protocols.calibration import calkit
 from tests.protocols.calibration.calkit import make_db, save, definition
 from tests.support import real_replies
 from tests.support.loopback import DUMMY_KEY, LoopbackServer
@@ -31,14 +32,9 @@ def reply(body: dict) -> str:
 
 
 def study_file(tmp_path: Path, url: str) -> Path:
-    judges = "".join(f'\n[[judges]]\nname = "{j["name"]}"\nmodel = "{j["model"]}"\napi_base = "{url}"\n'
-                     f'temperature = {j["temperature"]}\n' for j in PANEL["judges"])
-    text = ('name = "cal-constant"\nprotocol = "calibration"\n\n[model]\nname = "mock"\nseed = 5\ntimeout = 20\n'
-            f"{judges}\n[calibration]\nsample_size = {PANEL['items']}\nper_bin = 10\n\n"
-            "[calibration.generator]\nper_bin = 10\nseed = 9\n")
-    path = tmp_path / "cal-constant.toml"
-    path.write_text(text, encoding="utf-8")
-    return path
+    judges = [{"name": j["name"], "model": j["model"], "api_base": url, "temperature": j["temperature"]}
+              for j in PANEL["judges"]]
+    return calkit.study_file(tmp_path, "cal-constant", judges, sample_size=PANEL["items"])
 
 
 def icc_2_1(x: np.ndarray) -> float:

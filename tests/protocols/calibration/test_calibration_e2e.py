@@ -15,6 +15,7 @@ from pathlib import Path
 from store import open_store
 from store.outputs import outputs_for_study
 from store.runs import list_runs
+from tests.protocols.calibration import calkit
 from tests.protocols.calibration.calkit import artifact_of, judge_of
 from tests.support.loopback import DUMMY_KEY, LoopbackServer
 from workbench.cli.main import main
@@ -32,13 +33,8 @@ def score(body: dict) -> str:
 
 
 def study_file(tmp_path: Path, url: str, name: str = "cal-e2e", extra: str = "") -> Path:
-    judges = "".join(f'\n[[judges]]\nname = "{j}"\nmodel = "openai/{j}"\napi_base = "{url}"\n' for j in OFFSET)
-    text = (f'name = "{name}"\nprotocol = "calibration"\n\n[model]\nname = "mock"\nseed = 5\ntimeout = 20\n'
-            f"{judges}\n[calibration]\nsample_size = 30\nper_bin = 10\n{extra}\n"
-            "[calibration.generator]\nper_bin = 10\nseed = 9\n")
-    path = tmp_path / f"{name}.toml"
-    path.write_text(text, encoding="utf-8")
-    return path
+    judges = [{"name": j, "model": f"openai/{j}", "api_base": url} for j in OFFSET]
+    return calkit.study_file(tmp_path, name, judges, extra=extra)
 
 
 def command() -> str:

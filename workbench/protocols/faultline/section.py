@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from workbench.gateway.api import CONNECTION_KEYS, connection_options
 from workbench.problems import CaseError
-from workbench.studies.connection_keys import check_connection_keys
+from workbench.gateway.connection_keys import check_connection_keys
 from workbench.protocol.base import Bad
 
 KEYS = ("topics", "pairs", "rounds", "library", "embedding_model", "hdbscan_min_cluster_size", "extractor",

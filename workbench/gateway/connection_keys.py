@@ -1,7 +1,8 @@
-"""The keys of a study file's model tables about reaching the model: `api_key_env`, `max_connections`,
-`first_token_timeout`, `stall_timeout` and `structured`. The same rules for `[model]`, every `[[judges]]`
-and a protocol's role tables (faultline's extractor and belief-graph builder). Only the keys a file sets
-are kept, so a definition without them is what it was before they existed."""
+"""The keys of a model's settings about reaching the model: `api_key_env`, `max_connections`,
+`first_token_timeout`, `stall_timeout` and `structured`. One set of rules for a study file's `[model]`, every
+`[[judges]]` and a protocol's role tables (faultline's extractor and belief-graph builder), and for the roles
+of the gateway settings (the Settings screen, `settings set`). Only the keys a table sets are kept, so a
+definition without them is what it was before they existed."""
 
 from __future__ import annotations
 
