@@ -270,6 +270,7 @@ class JudgingActions:
                 db.close()
         text = judging_text(report.to_dict())
         self.app.call_from_thread(self.say_work, text)
+        self.app.call_from_thread(self.refresh_list)  # the summary's counts, then, say what the work says
         return f"judged {study_id}: " + text.splitlines()[-1]
 
     # -- calibration pilots ---------------------------------------------------------------------------

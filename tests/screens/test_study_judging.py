@@ -4,7 +4,8 @@ pane. The pilots dialog shows each rater's check and releases a held rater with 
 
 from __future__ import annotations
 
-from study_screen_helpers import wait_until
+from study_screen_helpers import STUDIES_SIZE as SIZE
+from study_screen_helpers import open_studies, wait_until
 from textual.widgets import Input, Static
 
 from screens.ask_dialog import AskDialog
@@ -16,15 +17,6 @@ from scoring_seed import seed_study
 from tests.scoring.scoring_helpers import score_pilots
 from tests.support.loopback import loopback_server  # noqa: F401  (the fixture)
 from workbench import scoring
-
-SIZE = (140, 40)
-
-
-async def open_studies(pilot) -> None:
-    await pilot.press("2")
-    await wait_until(pilot, lambda: type(pilot.app.screen).__name__ == "StudiesScreen", what="Studies")
-    await pilot.pause()
-
 
 async def test_judging_shows_progress_and_counts_judge_errors(tmp_path, loopback_server, capsys):  # noqa: F811
     """The detail pane counts what `judge` prints and `judge --json` holds, in the same unit (item-rubric
@@ -129,26 +121,3 @@ async def test_judging_is_cancelled_with_c_and_keeps_what_was_judged(tmp_path, l
     finally:
         db.close()
     assert calls and all(c["status"] == "cancelled" for c in calls) and not verdicts
-
-
-def test_judging_summary_snapshot_at_80x24(snap_compare, tmp_path, loopback_server):  # noqa: F811
-    """The detail pane after judging (judge errors counted) at 80x24."""
-    loopback_server.responder = lambda body: "Sure! {score: 3, this is not json"
-    path = tmp_path / "store.db"
-    sid = seed_study(path, judge_api_base=loopback_server.url)["study_id"]
-    app = make_app(path)
-    fixed = "2026-01-01T00:00:00+00:00"
-    app.db["studies"].update(sid, {"created_at": fixed, "frozen_at": fixed, "freeze_hash": "f" * 64})
-
-    async def run_before(pilot):
-        await open_studies(pilot)
-        await pilot.press("j")
-        work = pilot.app.screen.query_one("#study-work", Static)
-        await wait_until(pilot, lambda: "judge error" in str(work.render()), timeout=120, what="the summary")
-        power = pilot.app.screen.query_one("#study-power")
-        await wait_until(pilot, lambda: "computing" not in str(power.render()), what="the power panel")
-        await pilot.app.workers.wait_for_complete()
-        pilot.app.clear_notifications()
-        await pilot.pause()
-
-    assert snap_compare(app, terminal_size=(80, 24), run_before=run_before)

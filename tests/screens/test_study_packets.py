@@ -7,23 +7,12 @@ from __future__ import annotations
 import json
 
 from scoring_seed import seed_study
-from study_screen_helpers import wait_until
-from textual.widgets import Input
+from study_screen_helpers import STUDIES_SIZE as SIZE
+from study_screen_helpers import answer, open_studies, wait_until
 
-from screens.ask_dialog import AskDialog
 from screens.confirm import ChoiceDialog
 from screens.launch import make_app
 from store import scores as score_rows
-
-SIZE = (140, 40)
-
-
-async def answer(pilot, text: str) -> None:
-    app = pilot.app
-    await wait_until(pilot, lambda: isinstance(app.screen, AskDialog), what="the question")
-    app.screen.query_one(Input).value = text
-    await pilot.press("enter")
-    await pilot.pause()
 
 
 async def test_a_packet_goes_out_for_a_chosen_rater_and_comes_back_as_scores(tmp_path):
@@ -33,8 +22,7 @@ async def test_a_packet_goes_out_for_a_chosen_rater_and_comes_back_as_scores(tmp
     app = make_app(store)
     notes: list[str] = []
     async with app.run_test(size=SIZE) as pilot:
-        await pilot.press("2")
-        await wait_until(pilot, lambda: type(app.screen).__name__ == "StudiesScreen", what="Studies")
+        await open_studies(pilot)
         app.screen.notify = lambda message, **kw: notes.append(message)
         await pilot.press("k")
         await wait_until(pilot, lambda: isinstance(app.screen, ChoiceDialog), what="the rater list")
@@ -90,8 +78,7 @@ async def test_a_held_raters_packet_dialogs_say_so_and_how_to_release(tmp_path):
     app = make_app(store)
     notes: list[tuple[str, str]] = []
     async with app.run_test(size=SIZE) as pilot:
-        await pilot.press("2")
-        await wait_until(pilot, lambda: type(app.screen).__name__ == "StudiesScreen", what="Studies")
+        await open_studies(pilot)
         app.screen.notify = lambda message, **kw: notes.append((message, kw.get("severity", "information")))
         await pilot.press("i")
         await answer(pilot, str(first))
