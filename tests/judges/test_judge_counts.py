@@ -66,7 +66,8 @@ def test_progress_summary_json_and_tables_count_the_same_pairs(tmp_path, capsys,
     assert code == 0, err
     doc = json.loads(out)
     (j,) = doc["judges"]
-    assert (j["unit"], j["to_judge"], j["judged"], j["ok"], j["judge_errors"]) == (units.PAIRS, n, n, n - errors, errors)
+    assert (j["unit"], j["to_judge"], j["judged"], j["ok"], j["judge_errors"]) == (
+        units.PAIRS, n, n, n - errors, errors)
     assert (j["study_judged"], j["study_judge_errors"]) == (n, errors)
     assert doc["ok"] is True and doc["outcome"] == lines[-1]
 

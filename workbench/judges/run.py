@@ -16,10 +16,12 @@ Resuming: an (item, rubric version) a judge already has rows for is skipped;
 `retry_errors=True` judges again the ones whose rows are all judge errors (the
 new rows then supersede them) with fresh calls: retry round r draws its samples
 from r * RETRY_STRIDE on, so the gateway never replays the invalid replies, and
-the rows record `retry: r`. Every count here is of item-rubric pairs (`workbench.rubrics.units`), never of
-verdict rows; progress runs over a judge's whole command, pilots and the rest (`n/N item-rubric pairs`). A call that fails in the gateway (network,
-HTTP errors after its retries) records nothing for that item, so the next
-run picks it up; the cost ceiling stops the whole command.
+the rows record `retry: r`. Every count here is of item-rubric pairs
+(`workbench.rubrics.units`), never of verdict rows; progress runs over a
+judge's whole command, pilots and the rest (`n/N item-rubric pairs`). A call
+that fails in the gateway (network, HTTP errors after its retries) records
+nothing for that item, so the next run picks it up; the cost ceiling stops the
+whole command.
 """
 
 from __future__ import annotations
@@ -76,10 +78,6 @@ class JudgeSummary:
     def to_dict(self) -> dict:
         return {"unit": units.PAIRS, **asdict(self)}
 
-    def text(self) -> str:
-        """`60/60 item-rubric pairs judged: 60 ok, 0 judge errors`: the count every place prints."""
-        return units.judged_text(self.judged, self.judge_errors, of=self.to_judge)
-
 
 @dataclass
 class JudgingReport:
@@ -102,7 +100,6 @@ class JudgingReport:
     def to_dict(self) -> dict:
         return {"study": self.study_id, "ok": self.ok, "outcome": self.outcome, "stopped": self.stopped,
                 "judges": [j.to_dict() for j in self.judges]}
-
 
 
 def judge_items(db: sqlite_utils.Database, study: StudyContext) -> list[tuple[JudgeItem, str, bool]]:
