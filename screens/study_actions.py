@@ -163,6 +163,24 @@ def pilots_dialog(study_id: str, held_raters: list[str], result: dict) -> Choice
                         cancel_id=CANCEL, default_id=CANCEL)
 
 
+def packet_rater_dialog(study_id: str, raters: list[str], held_raters: set[str]) -> ChoiceDialog:
+    """Whose packet: one button per rater, a held one marked, and what their packet then holds."""
+    from workbench.pilots.calibration import release_command
+
+    text = ("Whose packet? It holds that rater's blind items, the rubrics and their scores so far, signed so an "
+            "edit is found on import.")
+    for name in raters:
+        if name in held_raters:
+            text += (f"\n\n{name} is HELD by the failed calibration pilot: their packet holds only the two "
+                     f"calibration items again, to re-score. Release with l (Pilots) or "
+                     f"{release_command(study_id, name)}.")
+    choices = [Choice(f"rater-{k}", f"{name} (held)" if name in held_raters else name, str(k),
+                      "warning" if name in held_raters else "default")
+               for k, name in enumerate(raters, start=1)]
+    return ChoiceDialog(f"Scoring packet of {study_id}", text, [*choices, Choice(CANCEL, "Cancel", "c")],
+                        cancel_id=CANCEL, default_id=CANCEL)
+
+
 class Judging:
     """The judging in progress (one at a time): its study, and how to cancel it from the UI thread.
 
@@ -252,6 +270,7 @@ class JudgingActions:
                 db.close()
         text = judging_text(report.to_dict())
         self.app.call_from_thread(self.say_work, text)
+        self.app.call_from_thread(self.refresh_list)  # the summary's counts, then, say what the work says
         return f"judged {study_id}: " + text.splitlines()[-1]
 
     # -- calibration pilots ---------------------------------------------------------------------------
@@ -299,18 +318,17 @@ class PacketActions:
     @work(exclusive=True, group="studies-packet", exit_on_error=False)
     async def _packet_export(self, study_id: str) -> None:
         from workbench.blinding.context import BlindingError, load_study
+        from workbench.scoring.calibration import held, study_calibration
         from workbench.scoring.packets import PacketError, export_packet, export_text
 
         try:
-            raters = load_study(self.app.db, study_id).rater_names
+            study = load_study(self.app.db, study_id)
+            held_raters = {c["evaluator"] for c in study_calibration(self.app.db, study)["raters"] if held(c)}
         except BlindingError as exc:
             self.notify(str(exc), title="Packet", severity="error", timeout=15)
             return
-        choices = [Choice(f"rater-{k}", name, str(k)) for k, name in enumerate(raters, start=1)]
-        answer = await self.app.push_screen_wait(ChoiceDialog(
-            f"Scoring packet of {study_id}", "Whose packet? It holds that rater's blind items, the rubrics and "
-            "their scores so far, signed so an edit is found on import.",
-            [*choices, Choice(CANCEL, "Cancel", "c")], cancel_id=CANCEL, default_id=CANCEL))
+        raters = study.rater_names
+        answer = await self.app.push_screen_wait(packet_rater_dialog(study_id, raters, held_raters))
         if not answer.startswith("rater-"):
             return
         rater = raters[int(answer.removeprefix("rater-")) - 1]
@@ -326,7 +344,8 @@ class PacketActions:
         except OSError as exc:
             self.notify(f"cannot write {path}: {exc}", title="Packet", severity="error", timeout=15)
             return
-        self.notify(export_text(summary), title="Packet", timeout=10)
+        self.notify(export_text(summary), title="Packet", severity="warning" if summary["held"] else "information",
+                    timeout=20 if summary["held"] else 10)
 
     def action_packet_import(self) -> None:
         self.app.push_screen(AskDialog("Import a scoring packet", "The filled-in packet file to record:",
@@ -343,5 +362,6 @@ class PacketActions:
             problems = "".join(f"\n  {line}" for line in exc.details[:5])
             self.notify(f"packet refused ({exc}){problems}", title="Packet", severity="error", timeout=20)
             return
-        self.notify(import_text(result), title="Packet", timeout=10)
+        self.notify(import_text(result), title="Packet", severity="warning" if result.held else "information",
+                    timeout=20 if result.held else 10)
         self.refresh_list()

@@ -79,14 +79,16 @@ def audit_rows(db: sqlite_utils.Database, study_id: str, model: str | None = Non
     return [dict(r) for r in db["blindness_audits"].rows_where(where, args, order_by="id")]
 
 
-def current_verdict_pairs(db: sqlite_utils.Database, study_id: str) -> tuple[int, int]:
+def current_verdict_pairs(db: sqlite_utils.Database, study_id: str, judge: str | None = None) -> tuple[int, int]:
     """(judged, judge errors): (judge, item, rubric version) pairs with a current verdict, and of those
-    the pairs whose current verdict is a judge_error. Rows written by retries never add to either."""
+    the pairs whose current verdict is a judge_error (of one judge, when named). Rows written by retries
+    never add to either."""
+    mine, args = (" AND judge = ?", [study_id, judge]) if judge is not None else ("", [study_id])
     row = db.execute(
         "SELECT count(*), coalesce(sum(errors > 0), 0) FROM ("
         " SELECT judge, item_id, rubric_hash, sum(status = 'judge_error') AS errors FROM verdicts v"
-        " WHERE study_id = ? AND id = (SELECT max(id) FROM verdicts w WHERE w.study_id = v.study_id"
+        f" WHERE study_id = ?{mine} AND id = (SELECT max(id) FROM verdicts w WHERE w.study_id = v.study_id"
         "  AND w.judge = v.judge AND w.item_id = v.item_id AND w.rubric_hash = v.rubric_hash"
         "  AND w.criterion = v.criterion)"
-        " GROUP BY judge, item_id, rubric_hash)", [study_id]).fetchone()
+        " GROUP BY judge, item_id, rubric_hash)", args).fetchone()
     return int(row[0]), int(row[1])

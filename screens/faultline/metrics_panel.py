@@ -72,10 +72,17 @@ class FaultlineMetricsScreen(Screen):
 
     @work(thread=True, exclusive=True, exit_on_error=False)
     def compute(self) -> None:
+        from workbench.metrics.embeddings import progress_text
         from workbench.protocols.faultline.views import metrics_document
 
-        doc = metrics_document(self.db, self.study_id)
+        def tell(step: str, done: int, total: int) -> None:  # the steps `metrics` prints on stderr
+            self.app.call_from_thread(self.say, f"Computing the metrics: {progress_text(step, done, total)} …")
+
+        doc = metrics_document(self.db, self.study_id, progress=tell)
         self.app.call_from_thread(self.show, doc)
+
+    def say(self, text: str) -> None:
+        self.query_one("#fl-verdict", Static).update(text)
 
     def show(self, doc: dict) -> None:
         from workbench.protocols.faultline.views import spread_series

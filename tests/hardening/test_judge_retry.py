@@ -44,7 +44,7 @@ async def test_retry_errors_asks_the_model_again_and_counts_items(tmp_path, loop
     # counts are (item, rubric) pairs and cells, whatever the number of rows written
     assert len(verdict_rows.verdict_rows(db, sid)) == 8
     [row] = judge_errors(load_study_data(db, sid))
-    assert (row.error_cells, row.error_items) == (4, 2)
+    assert (row.error_pairs, row.error_items) == (4, 2)
 
     # the model recovers: the next retry round gets real verdicts
     loopback_server.responder = naive_judge
@@ -52,7 +52,7 @@ async def test_retry_errors_asks_the_model_again_and_counts_items(tmp_path, loop
     assert (third.judges[0].ok, third.judges[0].judge_errors, third.judges[0].retried) == (4, 0, 4)
     assert third.judges[0].same_reply == 0
     assert loopback_server.count == 2 * 4 * MAX_ATTEMPTS + 4
-    assert all(r.error_cells == 0 for r in judge_errors(load_study_data(db, sid)))
+    assert all(r.error_pairs == 0 for r in judge_errors(load_study_data(db, sid)))
     rows = verdict_rows.verdict_rows(db, sid)
     assert sorted({r["detail"].get("retry", 0) for r in rows}) == [0, 1, 2]
     samples = sorted({c["sample"] for c in db["calls"].rows_where("study_id = ? AND role = 'judge'", [sid])})

@@ -46,3 +46,14 @@ def naive_judge(body: dict) -> str:
     obey = INJECTION.search(outside)
     score = int(obey.group(1)) if obey else min(3, response.lower().count("contraction"))
     return verdict_json(criteria(outside), score, response)
+
+
+def anticipation_only_judge(body: dict) -> str:
+    """Valid verdicts on the Anticipation rubric, prose every other rubric never gets past: a judging that
+    ends in some ok pairs and some judge errors."""
+    text = user_text(body)
+    blocks, outside = split(text)
+    crits = criteria(outside)
+    if crits == ["anticipation"]:
+        return verdict_json(crits, 2, blocks.get("RECOMMENDATION", ""))
+    return "Sure! {score: 3, this is not json"

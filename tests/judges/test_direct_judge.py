@@ -65,10 +65,10 @@ async def test_malformed_json_three_times_is_a_judge_error_counted_and_excluded(
     assert all(r["raw"] == "Sure! {score: 3, this is not json" for r in rows)
     assert all(len(r["detail"]["raw_replies"]) == 3 for r in rows)
     assert ok_verdicts(db, sid) == []
-    assert [(r.judge, r.condition, r.error_cells, r.error_items) for r in judge_errors(load_study_data(db, sid))] == [
+    assert [(r.judge, r.condition, r.error_pairs, r.error_items) for r in judge_errors(load_study_data(db, sid))] == [
         ("j1", None, 4, 2)]
     unblind(db, sid, by="researcher", force=True)
-    by_condition = {r.condition: r.error_cells for r in judge_errors(load_study_data(db, sid)) if r.condition}
+    by_condition = {r.condition: r.error_pairs for r in judge_errors(load_study_data(db, sid)) if r.condition}
     assert by_condition == {"B1": 2, "C2": 2}
 
 

@@ -122,9 +122,9 @@ def test_human_vs_judge(data):
 
 def test_judge_errors_per_condition(data):
     rows = {(r.judge, r.condition): r for r in judge_errors(data)}
-    assert rows[("judge-b", "C2")].error_cells == 1 and rows[("judge-b", "B3")].error_cells == 1
-    assert rows[("judge-b", None)].error_cells == 2 and rows[("judge-a", None)].error_cells == 0
-    assert rows[("judge-b", "C2")].ok_cells == 5
+    assert rows[("judge-b", "C2")].error_pairs == 1 and rows[("judge-b", "B3")].error_pairs == 1
+    assert rows[("judge-b", None)].error_pairs == 2 and rows[("judge-a", None)].error_pairs == 0
+    assert rows[("judge-b", "C2")].ok_pairs == 5
     assert agreement_report(data).judge_error_rows == {"judge-b": 2}
 
 

@@ -176,3 +176,92 @@ def test_export_for_an_unknown_rater_is_refused(db, sid, tmp_path):
     with pytest.raises(PacketError, match="not a rater"):
         export_packet(db, sid, "mallory", tmp_path / "x.json")
     assert not (tmp_path / "x.json").exists()
+
+
+def _fill_pilots_the_wrong_way(db, sid, packet: dict) -> None:
+    expectations = blind_rows.read_pilot_expectations(db, sid)
+    for item, answer in packet["answers"].items():
+        high = expectations[item]["direction"] == "high"
+        answer["scores"]["anticipation"]["anticipation"] = 0 if high else 3
+        answer["scores"]["epistemic-humility"]["calibration"] = 1 if high else 3
+
+
+def test_a_held_raters_import_and_next_export_say_so_and_how_to_release(db, sid, tmp_path):
+    """Issue 24 item 7: after a failed calibration pilot, import and export say the rater is held and name the
+    release command; the re-export holds the same two pilots (their scores pre-filled, to re-score: the one
+    thing a held rater may do) and tells the rater why; once released, the next packet holds every item."""
+    from workbench.pilots.calibration import release_rater
+    from workbench.scoring.packets import export_text, import_text
+
+    packet, path = _export(db, sid, tmp_path)
+    pilots = sorted(packet["answers"])
+    _fill_pilots_the_wrong_way(db, sid, packet)
+    _save(packet, path)
+    result = import_packet(db, path)
+    assert (result.scores_written, result.held, result.phase_now) == (4, True, "held")
+    text = import_text(result)
+    assert text.startswith("imported 4 score(s)")
+    assert "rater-a is HELD by the failed calibration pilot" in text
+    assert f'workbench --batch pilots {sid} --release rater-a --reason "..."' in text
+    assert result.release == f'workbench --batch pilots {sid} --release rater-a --reason "..."'
+
+    again = tmp_path / "again.json"
+    summary = export_packet(db, sid, "rater-a", again)
+    second = json.loads(again.read_text(encoding="utf-8"))
+    assert summary["held"] and summary["phase"] == "held" and summary["items"] == 2
+    assert sorted(second["answers"]) == pilots           # the same two pilots, to re-score
+    assert all(a["scores"]["anticipation"]["anticipation"] is not None for a in second["answers"].values())
+    assert "went against the expected direction" in second["sealed"]["notice"]
+    out = export_text(summary)
+    assert out.startswith("wrote 2 item(s) for rater-a") and "is HELD" in out and "--release rater-a" in out
+
+    release_rater(db, sid, "rater-a", by="researcher", reason="re-read the anchors")
+    third = export_packet(db, sid, "rater-a", tmp_path / "third.json")
+    assert (third["held"], third["phase"], third["items"]) == (False, "scoring", 9)
+    assert "HELD" not in export_text(third)
+
+
+def test_rescoring_the_pilots_in_the_held_packet_releases_the_rest(db, sid, tmp_path):
+    packet, path = _export(db, sid, tmp_path)
+    _fill_pilots_the_wrong_way(db, sid, packet)
+    _save(packet, path)
+    import_packet(db, path)
+    redo, redo_path = _export(db, sid, tmp_path, name="redo.json")
+    _fill_pilots(db, sid, redo)
+    _save(redo, redo_path)
+    result = import_packet(db, redo_path)
+    from workbench.scoring.packets import import_text
+
+    assert (result.held, result.phase_now) == (False, "scoring")
+    assert "passed the calibration pilot check: export a new packet for the rest" in import_text(result)
+
+
+def test_the_batch_packet_commands_say_a_rater_is_held(tmp_path, capsys):
+    """`packet import` and `packet export` in text and --json, on a store of the shipped library."""
+    from store import open_store
+    from tests.screens.scoring_seed import seed_study
+    from workbench.cli.main import main
+
+    store = tmp_path / "store.db"
+    sid = seed_study(store, pilot_items=True)["study_id"]
+    db = open_store(store)
+    packet, path = _export(db, sid, tmp_path)
+    expectations = blind_rows.read_pilot_expectations(db, sid)
+    db.close()
+    ranges = {r: {c["id"]: (c["min"], c["max"]) for c in rubric["criteria"]}
+              for r, rubric in packet["sealed"]["rubrics"].items()}
+    for item, answer in packet["answers"].items():  # every criterion the wrong way round
+        high = expectations[item]["direction"] == "high"
+        for rubric, by_crit in answer["scores"].items():
+            for crit in by_crit:
+                by_crit[crit] = ranges[rubric][crit][0 if high else 1]
+    _save(packet, path)
+    capsys.readouterr()
+    assert main(["--batch", "--db", str(store), "packet", "import", path]) == 0
+    out = capsys.readouterr().out
+    assert "rater-a is HELD by the failed calibration pilot" in out and f"pilots {sid} --release rater-a" in out
+    assert main(["--batch", "--db", str(store), "--json", "packet", "export", sid, "--rater", "rater-a",
+                 "--out", str(tmp_path / "again.json")]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["held"] is True and doc["items"] == 2 and "--release rater-a" in doc["release"]
+    assert "is HELD" in doc["held_notice"]

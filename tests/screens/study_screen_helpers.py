@@ -56,6 +56,75 @@ async def wait_until(pilot, predicate, timeout: float = 60.0, step: float = 0.05
         await pilot.pause(step)
 
 
+# --- the Studies screen and its dialogs (the whole app, `make_app`) ----------------------------------
+
+STUDIES_SIZE = (140, 40)
+SNAPSHOT_SIZES = [(80, 24), (140, 40)]
+SNAPSHOT_IDS = ["80x24", "140x40"]
+FIXED = "2026-01-01T00:00:00+00:00"
+
+
+async def open_studies(pilot) -> None:
+    """From the shell, the Studies section (key 2)."""
+    await pilot.press("2")
+    await wait_until(pilot, lambda: type(pilot.app.screen).__name__ == "StudiesScreen", what="Studies")
+    await pilot.pause()
+
+
+async def answer(pilot, text: str) -> None:
+    """Type `text` into the AskDialog that opens, and confirm."""
+    from textual.widgets import Input
+
+    from screens.ask_dialog import AskDialog
+
+    app = pilot.app
+    await wait_until(pilot, lambda: isinstance(app.screen, AskDialog), what="the question")
+    app.screen.query_one(Input).value = text
+    await pilot.press("enter")
+    await pilot.pause()
+
+
+def dialog_text(app) -> str:
+    """Every Static's text on the screen on top (a dialog's title and message)."""
+    return "\n".join(str(w.render()) for w in app.screen.query("Static"))
+
+
+def fix_study_times(app, study_id: str) -> None:
+    """Fixed times and a fixed hash behind a snapshot (the real freeze hash covers the prompt templates)."""
+    app.db["studies"].update(study_id, {"created_at": FIXED, "frozen_at": FIXED, "freeze_hash": "f" * 64})
+
+
+async def settle_studies(pilot) -> None:
+    """The Studies screen open and its power panel computed: nothing moves under a snapshot."""
+    await open_studies(pilot)
+    power = pilot.app.screen.query_one("#study-power")
+    await wait_until(pilot, lambda: "computing" not in str(power.render()), what="the power panel")
+
+
+def assert_dialog_fits(app) -> None:
+    """The dialog on top is whole on the screen: its frame inside the terminal, every title, message,
+    input and button inside the frame, and the last word of its message and each button label on screen."""
+    from scoring_seed import rendered
+    from textual.containers import Vertical
+    from textual.widgets import Button
+
+    screen = app.screen
+    frame = screen.query(Vertical).first()
+    width, height = app.size
+    r = frame.region
+    where = f"{type(screen).__name__} at {width}x{height}"
+    assert r.x >= 0 and r.y >= 0 and r.right <= width and r.bottom <= height, f"{where}: frame {r} is cut"
+    for w in frame.query("Static, Button, Input"):
+        if w.display:
+            assert frame.region.contains_region(w.region), f"{where}: {w} at {w.region} is outside the frame {r}"
+    text = rendered(app)
+    for b in frame.query(Button):
+        assert str(b.label) in text, f"{where}: button {b.label} not on screen"
+    message = getattr(screen, "message", "")
+    if message.split():
+        assert message.split()[-1] in text, f"{where}: the message's end is not on screen"
+
+
 # --- a finished study, seeded by hand -------------------------------------------------------------
 
 SEEDED = "seeded-study"

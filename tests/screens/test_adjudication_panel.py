@@ -5,11 +5,10 @@ from __future__ import annotations
 
 import pytest
 from scoring_seed import seed_study
-from study_screen_helpers import wait_until
-from textual.widgets import DataTable, Input
+from study_screen_helpers import answer, open_studies, wait_until
+from textual.widgets import DataTable
 
 from screens.adjudication import AdjudicationScreen
-from screens.ask_dialog import AskDialog
 from screens.confirm import ChoiceDialog
 from screens.launch import make_app
 from store import blind as blind_rows
@@ -32,20 +31,11 @@ def disagreeing_store(tmp_path):
     return path, sid
 
 
-async def answer(pilot, text: str) -> None:
-    app = pilot.app
-    await wait_until(pilot, lambda: isinstance(app.screen, AskDialog), what="the question")
-    app.screen.query_one(Input).value = text
-    await pilot.press("enter")
-    await pilot.pause()
-
-
 async def test_the_queue_hides_the_scores_and_records_a_third_raters_value(tmp_path):
     path, sid = disagreeing_store(tmp_path)
     app = make_app(path)
     async with app.run_test(size=(140, 40)) as pilot:
-        await pilot.press("2")
-        await wait_until(pilot, lambda: type(app.screen).__name__ == "StudiesScreen", what="Studies")
+        await open_studies(pilot)
         await pilot.press("a")
         await wait_until(pilot, lambda: isinstance(app.screen, AdjudicationScreen), what="the queue")
         await pilot.pause()
@@ -70,8 +60,7 @@ def test_adjudication_panel_snapshot(snap_compare, tmp_path, size):
     app = make_app(path)
 
     async def run_before(pilot):
-        await pilot.press("2")
-        await wait_until(pilot, lambda: type(app.screen).__name__ == "StudiesScreen", what="Studies")
+        await open_studies(pilot)
         power = app.screen.query_one("#study-power")
         await wait_until(pilot, lambda: "computing" not in str(power.render()), what="the power panel")
         app.push_screen(AdjudicationScreen(sid))

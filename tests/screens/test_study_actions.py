@@ -1,14 +1,14 @@
 """Issue 24, item 4: the Studies screen finishes a study: unblind (a dialog naming what it opens, a reason,
-recorded), the report to a chosen file, and every export of the core catalog to a chosen folder; snapshots
-of the unblind dialog at 80x24 and 140x40."""
+recorded), the report to a chosen file, and every export of the core catalog to a chosen folder. The
+dialogs' snapshots at 80x24 and 140x40 are in test_study_dialog_snapshots.py."""
 
 from __future__ import annotations
 
 import json
 
-import pytest
 from scoring_seed import seed_study
-from study_screen_helpers import wait_until
+from study_screen_helpers import STUDIES_SIZE as SIZE
+from study_screen_helpers import answer, dialog_text, open_studies, wait_until
 from textual.widgets import Input
 
 from screens.ask_dialog import AskDialog
@@ -16,28 +16,6 @@ from screens.confirm import ChoiceDialog
 from screens.launch import make_app
 from workbench.blinding.unblind import unblind_state
 from workbench.scoring.unblind import unblind
-
-SIZE = (140, 40)
-FIXED = "2026-01-01T00:00:00+00:00"
-
-
-def dialog_text(app) -> str:
-    return "\n".join(str(w.render()) for w in app.screen.query("Static"))
-
-
-async def open_studies(pilot) -> None:
-    await pilot.press("2")
-    await wait_until(pilot, lambda: type(pilot.app.screen).__name__ == "StudiesScreen", what="Studies")
-    await pilot.pause()
-
-
-async def answer(pilot, text: str) -> None:
-    app = pilot.app
-    await wait_until(pilot, lambda: isinstance(app.screen, AskDialog), what="the question")
-    app.screen.query_one(Input).value = text
-    await pilot.press("enter")
-    await pilot.pause()
-
 
 async def test_unblind_names_what_it_opens_asks_a_reason_and_records_it(tmp_path):
     store = tmp_path / "store.db"
@@ -108,25 +86,6 @@ async def test_an_export_refused_while_blind_says_why_and_writes_nothing(tmp_pat
         await wait_until(pilot, lambda: any("nothing written" in n for n in notes), what="the refusal")
     assert not out.exists()
     assert any("blind" in n for n in notes)
-
-
-@pytest.mark.parametrize("size", [(80, 24), (140, 40)], ids=["80x24", "140x40"])
-def test_unblind_dialog_snapshot(snap_compare, tmp_path, size):
-    store = tmp_path / "store.db"
-    sid = seed_study(store)["study_id"]
-    app = make_app(store)
-    # fixed times and a fixed hash behind the dialog: the real freeze hash covers the prompt templates
-    app.db["studies"].update(sid, {"created_at": FIXED, "frozen_at": FIXED, "freeze_hash": "f" * 64})
-
-    async def run_before(pilot):
-        await open_studies(pilot)
-        power = pilot.app.screen.query_one("#study-power")
-        await wait_until(pilot, lambda: "computing" not in str(power.render()), what="the power panel")
-        await pilot.press("u")
-        await wait_until(pilot, lambda: isinstance(pilot.app.screen, ChoiceDialog), what="the unblind dialog")
-        await pilot.pause()
-
-    assert snap_compare(app, terminal_size=size, run_before=run_before)
 
 
 async def test_the_palette_offers_each_finishing_action_by_study_and_runs_it(tmp_path):

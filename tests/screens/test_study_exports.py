@@ -1,6 +1,6 @@
 """Issue 24, item 4: every export from the Studies screen, through the catalog the batch commands share:
 the metrics (text, the `metrics --json` document, the `metrics --csv` rows) and each protocol's own
-exports (here M11's results, as `m11 export` writes them); the export list at 80x24."""
+exports (here M11's results, as `m11 export` writes them)."""
 
 from __future__ import annotations
 
@@ -8,12 +8,10 @@ import csv
 import json
 from pathlib import Path
 
-import pytest
 from scoring_seed import seed_study
-from study_screen_helpers import wait_until
-from test_study_actions import answer, open_studies
+from study_screen_helpers import STUDIES_SIZE as SIZE
+from study_screen_helpers import answer, open_studies, wait_until
 
-from screens.ask_dialog import AskDialog
 from screens.confirm import ChoiceDialog
 from screens.launch import make_app
 from store import open_store
@@ -21,7 +19,6 @@ from workbench.cli.main import main
 from workbench.exports.catalog import EXPORTS, export_by_id, exports_for
 from workbench.studies import create_study
 
-SIZE = (140, 40)
 ROOT = Path(__file__).resolve().parents[2]
 
 
@@ -67,27 +64,3 @@ def test_a_protocols_own_exports_follow_the_shared_ones_and_write_what_its_comma
         db.close()
     batch(capsys, store, "m11", "export", sid, "--out", str(tmp_path / "batch.json"))
     assert json.loads(done.paths[0].read_text()) == json.loads((tmp_path / "batch.json").read_text())
-
-
-FIXED = "2026-01-01T00:00:00+00:00"
-DIALOGS = {"x": ChoiceDialog, "l": ChoiceDialog, "k": ChoiceDialog, "p": AskDialog}
-
-
-@pytest.mark.parametrize("key", list(DIALOGS), ids=["export-list", "pilots", "packet-rater", "report-path"])
-def test_finishing_dialog_snapshot_at_80x24(snap_compare, tmp_path, key):
-    """The dialogs the Studies screen's finishing keys open fit 80x24 (every choice and its key visible)."""
-    store = tmp_path / "store.db"
-    sid = seed_study(store)["study_id"]
-    app = make_app(store)
-    # fixed times and a fixed hash behind the dialog: the real freeze hash covers the prompt templates
-    app.db["studies"].update(sid, {"created_at": FIXED, "frozen_at": FIXED, "freeze_hash": "f" * 64})
-
-    async def run_before(pilot):
-        await open_studies(pilot)
-        power = pilot.app.screen.query_one("#study-power")
-        await wait_until(pilot, lambda: "computing" not in str(power.render()), what="the power panel")
-        await pilot.press(key)
-        await wait_until(pilot, lambda: isinstance(pilot.app.screen, DIALOGS[key]), what="the dialog")
-        await pilot.pause()
-
-    assert snap_compare(app, terminal_size=(80, 24), run_before=run_before)

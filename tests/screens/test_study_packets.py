@@ -7,23 +7,12 @@ from __future__ import annotations
 import json
 
 from scoring_seed import seed_study
-from study_screen_helpers import wait_until
-from textual.widgets import Input
+from study_screen_helpers import STUDIES_SIZE as SIZE
+from study_screen_helpers import answer, open_studies, wait_until
 
-from screens.ask_dialog import AskDialog
 from screens.confirm import ChoiceDialog
 from screens.launch import make_app
 from store import scores as score_rows
-
-SIZE = (140, 40)
-
-
-async def answer(pilot, text: str) -> None:
-    app = pilot.app
-    await wait_until(pilot, lambda: isinstance(app.screen, AskDialog), what="the question")
-    app.screen.query_one(Input).value = text
-    await pilot.press("enter")
-    await pilot.pause()
 
 
 async def test_a_packet_goes_out_for_a_chosen_rater_and_comes_back_as_scores(tmp_path):
@@ -33,8 +22,7 @@ async def test_a_packet_goes_out_for_a_chosen_rater_and_comes_back_as_scores(tmp
     app = make_app(store)
     notes: list[str] = []
     async with app.run_test(size=SIZE) as pilot:
-        await pilot.press("2")
-        await wait_until(pilot, lambda: type(app.screen).__name__ == "StudiesScreen", what="Studies")
+        await open_studies(pilot)
         app.screen.notify = lambda message, **kw: notes.append(message)
         await pilot.press("k")
         await wait_until(pilot, lambda: isinstance(app.screen, ChoiceDialog), what="the rater list")
@@ -59,3 +47,54 @@ async def test_a_packet_goes_out_for_a_chosen_rater_and_comes_back_as_scores(tmp
         assert any(n.startswith("imported 1 score(s)") for n in notes)
         rows = score_rows.rater_rows(app.db, sid, "rater-b")
         assert [(r["criterion"], r["value"], r["source"]) for r in rows] == [("anticipation", 2, "packet")]
+
+
+async def test_a_held_raters_packet_dialogs_say_so_and_how_to_release(tmp_path):
+    """Issue 24 item 7: after a failed calibration pilot, importing the rater's packet and exporting the next
+    one say the rater is held and name the release; the rater list marks them."""
+    from textual.widgets import Button, Static
+
+    from store import blind as blind_rows
+    from store import open_store
+    from workbench.scoring.packets import export_packet
+
+    store = tmp_path / "store.db"
+    sid = seed_study(store, pilot_items=True)["study_id"]
+    db = open_store(store)
+    first = tmp_path / "first.json"
+    export_packet(db, sid, "rater-a", first)
+    expectations = blind_rows.read_pilot_expectations(db, sid)
+    db.close()
+    packet = json.loads(first.read_text())
+    ranges = {r: {c["id"]: (c["min"], c["max"]) for c in rubric["criteria"]}
+              for r, rubric in packet["sealed"]["rubrics"].items()}
+    for item, filled in packet["answers"].items():  # every criterion the wrong way round
+        high = expectations[item]["direction"] == "high"
+        for rubric, by_crit in filled["scores"].items():
+            for crit in by_crit:
+                by_crit[crit] = ranges[rubric][crit][0 if high else 1]
+    first.write_text(json.dumps(packet))
+    again = tmp_path / "again.json"
+    app = make_app(store)
+    notes: list[tuple[str, str]] = []
+    async with app.run_test(size=SIZE) as pilot:
+        await open_studies(pilot)
+        app.screen.notify = lambda message, **kw: notes.append((message, kw.get("severity", "information")))
+        await pilot.press("i")
+        await answer(pilot, str(first))
+        (imported, severity), = notes
+        assert imported.startswith("imported ") and "rater-a is HELD by the failed calibration pilot" in imported
+        assert f"workbench --batch pilots {sid} --release rater-a" in imported and severity == "warning"
+        await pilot.press("k")
+        await wait_until(pilot, lambda: isinstance(app.screen, ChoiceDialog), what="the rater list")
+        await pilot.pause()
+        labels = [str(b.label) for b in app.screen.query(Button)]
+        assert labels[:2] == ["rater-a (held) (1)", "rater-b (2)"]
+        text = "\n".join(str(w.render()) for w in app.screen.query(Static))
+        assert "rater-a is HELD" in text and "--release rater-a" in text
+        await pilot.press("1")
+        await answer(pilot, str(again))
+        await wait_until(pilot, lambda: len(notes) == 2, what="the export's note")
+        exported, severity = notes[1]
+        assert exported.startswith("wrote 2 item(s) for rater-a") and "is HELD" in exported and severity == "warning"
+    assert len(json.loads(again.read_text())["sealed"]["items"]) == 2

@@ -6,32 +6,15 @@ from __future__ import annotations
 
 import pytest
 from scoring_seed import seed_study
-from study_screen_helpers import wait_until
-from textual.widgets import DataTable, Input
+from study_screen_helpers import STUDIES_SIZE as SIZE
+from study_screen_helpers import answer, open_studies, wait_until
+from textual.widgets import DataTable
 
-from screens.ask_dialog import AskDialog
 from screens.confirm import ChoiceDialog
 from screens.launch import make_app
 from screens.topology_review import TopologyReviewScreen
 from workbench.protocols.hindsight.topology_review import reviewed_topology
 from workbench.scoring.unblind import unblind
-
-SIZE = (140, 40)
-
-
-async def answer(pilot, text: str) -> None:
-    app = pilot.app
-    await wait_until(pilot, lambda: isinstance(app.screen, AskDialog), what="the question")
-    app.screen.query_one(Input).value = text
-    await pilot.press("enter")
-    await pilot.pause()
-
-
-async def open_studies(pilot) -> None:
-    await pilot.press("2")
-    await wait_until(pilot, lambda: type(pilot.app.screen).__name__ == "StudiesScreen", what="Studies")
-    await pilot.pause()
-
 
 async def test_topology_review_waits_for_unblinding_then_records_a_coding_with_its_reason(tmp_path):
     path = tmp_path / "store.db"

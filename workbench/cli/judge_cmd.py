@@ -57,7 +57,7 @@ def judge(args, ctx: Context) -> int:
     from workbench.gateway import build_gateway
     from workbench.gateway.api import GatewayError, ModelSettings
     from workbench.judges.run import JudgingError, judge_study, refuse_judges_that_are_runs
-    from workbench.judges.summary import judging_text, keep_log_head
+    from workbench.judges.summary import judging_outcome, judging_text, keep_log_head
 
     db = ctx.db()
     batches = None
@@ -108,6 +108,7 @@ def judge(args, ctx: Context) -> int:
     finally:
         keep_log_head(db, args.study_id)
     doc["ok"] = ok
+    doc["outcome"] = judging_outcome(ok, sum(j["study_judge_errors"] for j in doc.get("judges", [])))
     ctx.emit(doc, lambda: judging_text(doc), study=args.study_id)
     return OK if ok else FAILED
 

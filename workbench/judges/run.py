@@ -16,9 +16,12 @@ Resuming: an (item, rubric version) a judge already has rows for is skipped;
 `retry_errors=True` judges again the ones whose rows are all judge errors (the
 new rows then supersede them) with fresh calls: retry round r draws its samples
 from r * RETRY_STRIDE on, so the gateway never replays the invalid replies, and
-the rows record `retry: r`. Counts count (item, rubric) pairs, never rows. A call that fails in the gateway (network,
-HTTP errors after its retries) records nothing for that item, so the next
-run picks it up; the cost ceiling stops the whole command.
+the rows record `retry: r`. Every count here is of item-rubric pairs
+(`workbench.rubrics.units`), never of verdict rows; progress runs over a
+judge's whole command, pilots and the rest (`n/N item-rubric pairs`). A call
+that fails in the gateway (network, HTTP errors after its retries) records
+nothing for that item, so the next run picks it up; the cost ceiling stops the
+whole command.
 """
 
 from __future__ import annotations
@@ -39,7 +42,9 @@ from workbench.judges.adversarial import adversarial_run
 from workbench.pilots.calibration import judge_calibration
 from workbench.judges.calls import JudgeItem, JudgeSpec
 from workbench.judges.direct import RunOutcome, direct_run
+from workbench.judges.summary import judging_outcome
 from workbench.rubrics import Rubric
+from workbench.rubrics import units
 from workbench.structured.counts import record as record_reply
 
 
@@ -53,9 +58,10 @@ class JudgeSummary:
     model: str
     pipeline: str
     runs: int
-    judged: int = 0          # (item, rubric) pairs judged in this command
+    to_judge: int = 0        # item-rubric pairs this command set out to judge (pilots and the rest)
+    judged: int = 0          # of those, pairs judged in this command (ok + judge_errors)
     ok: int = 0
-    judge_errors: int = 0    # (item, rubric) pairs whose judging in this command ended in a judge_error
+    judge_errors: int = 0    # of the judged, pairs whose judging in this command ended in a judge_error
     retried: int = 0         # of the judged, pairs judged again by --retry-errors
     skipped: int = 0         # already judged before
     failed_calls: int = 0    # gateway failures: nothing recorded, picked up next time
@@ -63,11 +69,14 @@ class JudgeSummary:
     retries: int = 0         # calls after an unusable reply (every stage, every run)
     quote_retries: int = 0   # of those, corrective retries after a quote not found in the response
     held: bool = False       # calibration went the wrong way; the rest was not judged
+    held_back: int = 0       # pairs of the rest not judged because the judge was held
+    study_judged: int = 0    # the judge's pairs with a current verdict in the study, after this command
+    study_judge_errors: int = 0   # of those, pairs whose current verdict is a judge_error
     calibration: dict = field(default_factory=dict)
     failures: list[str] = field(default_factory=list)
 
     def to_dict(self) -> dict:
-        return asdict(self)
+        return {"unit": units.PAIRS, **asdict(self)}
 
 
 @dataclass
@@ -78,10 +87,18 @@ class JudgingReport:
 
     @property
     def ok(self) -> bool:
+        """The command did its work (exit 0): nothing stopped it, no call failed, no judge was held. Judge
+        errors are counted outcomes, not failures: `outcome` names them."""
         return self.stopped is None and not any(j.failed_calls or j.held for j in self.judges)
 
+    @property
+    def outcome(self) -> str:
+        """The summary's last word: `ok` only when every pair these judges judged in the study (in this
+        command or before) is an ok verdict."""
+        return judging_outcome(self.ok, sum(j.study_judge_errors for j in self.judges))
+
     def to_dict(self) -> dict:
-        return {"study": self.study_id, "ok": self.ok, "stopped": self.stopped,
+        return {"study": self.study_id, "ok": self.ok, "outcome": self.outcome, "stopped": self.stopped,
                 "judges": [j.to_dict() for j in self.judges]}
 
 
@@ -138,27 +155,31 @@ async def judge_study(db: sqlite_utils.Database, gateway, study_id: str, *, judg
     limit = asyncio.Semaphore(max(1, concurrency))
     try:
         for spec, summary in zip(specs, report.judges):
-            pilots = [t for t in items if t[2]]
-            rest = [t for t in items if not t[2]]
-            await _judge_batch(db, gateway, study, spec, summary, pilots, retry_errors, per_criterion, limit,
-                               sink, say)
+            pilots = _work(db, study, spec, summary, [t for t in items if t[2]], retry_errors)
+            rest = _work(db, study, spec, summary, [t for t in items if not t[2]], retry_errors)
+            summary.to_judge = len(pilots) + len(rest)
+            await _judge_batch(db, gateway, study, spec, summary, pilots, per_criterion, limit, sink, say)
             check = judge_calibration(db, study, spec.name)
             summary.calibration = check.to_dict()
             if check.state == "failed" and not force:
-                summary.held = True
-                say(f"{spec.name}: {check.message}; the other items were not judged (use --force to judge anyway)")
+                summary.held, summary.held_back = True, len(rest)
+                say(f"{spec.name}: {check.message}; {units.pairs(len(rest))} of the other items not judged "
+                    "(use --force to judge anyway)")
                 continue
-            await _judge_batch(db, gateway, study, spec, summary, rest, retry_errors, per_criterion, limit,
-                               sink, say)
+            await _judge_batch(db, gateway, study, spec, summary, rest, per_criterion, limit, sink, say)
             if check.state == "pending":  # pilots errored on the first pass? report the final state
                 summary.calibration = judge_calibration(db, study, spec.name).to_dict()
     except CostCeilingReached as exc:
         report.stopped = f"cost ceiling reached: {exc}"
+    for summary in report.judges:
+        summary.study_judged, summary.study_judge_errors = verdict_rows.current_verdict_pairs(
+            db, study_id, summary.name)
     return report
 
 
-async def _judge_batch(db, gateway, study: StudyContext, spec: JudgeSpec, summary: JudgeSummary, items,
-                       retry_errors: bool, per_criterion: bool, limit: asyncio.Semaphore, sink, say) -> None:
+def _work(db, study: StudyContext, spec: JudgeSpec, summary: JudgeSummary, items,
+          retry_errors: bool) -> list[tuple[JudgeItem, Rubric, int]]:
+    """The (item, rubric, retry round) pairs still to judge; the already judged ones are counted as skipped."""
     done = verdict_rows.judged_keys(db, study.id, spec.name)
     rounds = verdict_rows.judging_rounds(db, study.id, spec.name) if retry_errors else {}
     work = []
@@ -169,11 +190,12 @@ async def _judge_batch(db, gateway, study: StudyContext, spec: JudgeSpec, summar
                 summary.skipped += 1
                 continue
             work.append((item, rubric, rounds.get((item.id, rubric.hash), 0) if statuses else 0))
+    return work
 
-    finished = 0
 
+async def _judge_batch(db, gateway, study: StudyContext, spec: JudgeSpec, summary: JudgeSummary, work,
+                       per_criterion: bool, limit: asyncio.Semaphore, sink, say) -> None:
     async def one(item: JudgeItem, rubric: Rubric, retry: int) -> None:
-        nonlocal finished
         async with limit:
             try:
                 outcomes = await _runs(gateway, spec, study.id, item, rubric, per_criterion, sink, retry)
@@ -182,7 +204,8 @@ async def _judge_batch(db, gateway, study: StudyContext, spec: JudgeSpec, summar
             except GatewayError as exc:
                 summary.failed_calls += 1
                 summary.failures.append(f"{item.id}/{rubric.id}: {exc}")
-                say(f"{spec.name}: {rubric.id} on {item.id}: call failed ({exc}); it will be retried next time")
+                say(f"{spec.name}: {rubric.id} on {item.id}: call failed ({exc}); it will be retried next time "
+                    f"({summary.judged + summary.failed_calls}/{summary.to_judge} {units.PAIRS})")
                 return
         for outcome in outcomes:   # how each reply was read: parsed, repaired, refused, unparsed
             for key, step, reading in outcome.readings:
@@ -205,8 +228,9 @@ async def _judge_batch(db, gateway, study: StudyContext, spec: JudgeSpec, summar
             summary.ok += 1
         else:
             summary.judge_errors += 1
-        finished += 1
-        say(f"{spec.name}: {rubric.id} on {item.id}: {rows[0]['status']} ({finished}/{len(work)})")
+        status = "ok" if rows[0]["status"] == "ok" else "judge error"
+        say(f"{spec.name}: {rubric.id} on {item.id}: {status} "
+            f"({summary.judged + summary.failed_calls}/{summary.to_judge} {units.PAIRS})")
 
     tasks = [asyncio.ensure_future(one(item, rubric, retry)) for item, rubric, retry in work]
     try:

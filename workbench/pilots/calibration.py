@@ -220,3 +220,25 @@ def release_rater(db: sqlite_utils.Database, study_id: str, rater: str, *, by: s
                   reason: str | None = None) -> None:
     """The researcher's explicit release of a rater whose calibration failed (recorded)."""
     blind_rows.record_calibration_release(db, study_id, rater, by=by, reason=reason)
+
+
+def release_command(study_id: str, rater: str) -> str:
+    """The batch command that releases a held rater (the Studies screen's `l` does the same)."""
+    import shlex
+
+    return f"workbench --batch pilots {shlex.quote(study_id)} --release {shlex.quote(rater)} --reason \"...\""
+
+
+def held_notice(study_id: str, rater: str, message: str) -> str:
+    """What the researcher is told wherever a held rater's work passes by (packet export and import, the
+    TUI's packet dialogs): that the failed pilot holds them, what their packets then hold, how to release."""
+    return (f"{rater} is HELD by the failed calibration pilot ({message}). Until the pilot check passes or a "
+            f"researcher releases {rater}, their packets hold only the two calibration items, with their scores "
+            f"so far, to re-score. To release: {release_command(study_id, rater)} (or l on the Studies screen).")
+
+
+# Said to the rater inside a held rater's packet (sealed.notice): the same facts, from their side.
+HELD_RATER_NOTICE = ("Your scores of the two calibration items went against the expected direction ({message}). "
+                     "This packet holds the same two items with your scores so far: re-read the rubric anchors "
+                     "and re-score them. Your other items follow once the check passes, or when the researcher "
+                     "releases you.")

@@ -30,6 +30,13 @@ available items (while the calibration pilots are pending, only the two
 pilots), the rubric anchors, and their own scores so far (pre-filled in
 `answers`). No condition, model, run id, timestamp or other rater's score.
 
+A rater whose pilot scores went the wrong way is held (seed 000 §VI: scores
+must track the expected direction before the rest). Their packet then holds
+the same two pilots again, with their scores so far, to re-score -- the one
+thing a held rater may do -- and `sealed.notice` tells them so. Export and
+import tell the researcher that the rater is held and how to release them
+(`workbench --batch pilots STUDY --release RATER`).
+
 The signature is an HMAC-SHA256 over the canonical JSON of format, version
 and sealed, keyed by a secret that never leaves the store. Import refuses,
 with the reason: a file that is not a packet; a packet from another store, or
@@ -57,6 +64,7 @@ from store import packets as packet_rows
 from workbench.files import write_text
 from store import scores as score_rows
 from store.db import writer
+from workbench.pilots.calibration import HELD_RATER_NOTICE, held_notice, release_command
 from workbench.scoring.core import ScoringError, RaterDesk, open_rater
 from workbench.scoring.state import ITEM_NOTE, replay
 
@@ -90,6 +98,12 @@ class ImportResult:
     notes_written: int
     unchanged: int
     already_imported: bool = False
+    phase_at_export: str | None = None
+    study: str = ""
+    phase_now: str = ""           # the rater's phase after the import (`held`: the failed pilot holds them)
+    held: bool = False
+    held_notice: str | None = None
+    release: str | None = None    # the command that releases a held rater
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -145,6 +159,8 @@ def _packet(db: sqlite_utils.Database, study_id: str, rater: str) -> tuple[dict,
     packet_id = str(uuid.uuid4())
     sealed = {"packet_id": packet_id, "store": packet_rows.store_id(db), "rater": rater, "phase": phase,
               "instructions": INSTRUCTIONS, "rubrics": rubrics, "cases": cases, "items": items}
+    if phase == "held":  # the rater, far away, learns why the packet holds the same two items again
+        sealed["notice"] = HELD_RATER_NOTICE.format(message=progress.message)
     packet = {"format": FORMAT, "version": VERSION, "sealed": sealed}
     packet["signature"] = _signature(packet_rows.signing_secret(db), packet)
     packet["answers"] = answers
@@ -170,7 +186,17 @@ def export_packet(db: sqlite_utils.Database, study_id: str, rater: str, out: str
         out.unlink(missing_ok=True)
         raise
     return {"packet_id": packet["sealed"]["packet_id"], "rater": rater, "items": len(packet["sealed"]["items"]),
-            "phase": packet["sealed"]["phase"], "file": str(out)}
+            "phase": packet["sealed"]["phase"], "file": str(out), **_standing(db, study_id, rater)}
+
+
+def _standing(db: sqlite_utils.Database, study_id: str, rater: str) -> dict:
+    """The rater's phase now and, when the failed pilot holds them, what the researcher is told
+    (`pilots.calibration.held_notice`: why, what their packets hold, the release command)."""
+    progress = RaterDesk(db, study_id, rater).progress()
+    held = progress.phase == "held"
+    return {"study": study_id, "phase_now": progress.phase, "held": held,
+            "held_notice": held_notice(study_id, rater, progress.message) if held else None,
+            "release": release_command(study_id, rater) if held else None}
 
 
 # --- import -------------------------------------------------------------------------------------
@@ -211,7 +237,8 @@ def import_packet(db: sqlite_utils.Database, packet: dict | str | Path) -> Impor
     with writer(db):
         previous = packet_rows.imports_of(db, sealed["packet_id"])
         if any(p["answers_digest"] == digest for p in previous):
-            return ImportResult(sealed["packet_id"], rater, 0, 0, 0, already_imported=True)
+            return ImportResult(sealed["packet_id"], rater, 0, 0, 0, already_imported=True,
+                                phase_at_export=sealed.get("phase"), **_standing(db, study_id, rater))
         if previous:
             raise PacketError("conflict", f"packet {sealed['packet_id']} was already imported on "
                                           f"{previous[-1]['imported_at']} with different answers; export a "
@@ -224,7 +251,8 @@ def import_packet(db: sqlite_utils.Database, packet: dict | str | Path) -> Impor
             raise PacketError("closed", f"study '{study_id}' is unblinded: scoring is closed")
         rows, notes, unchanged = _changes(s, sealed, answers, export["base_score_id"])
         packet_rows.record_import(db, rows + notes, packet_id=sealed["packet_id"], answers_digest=digest)
-    return ImportResult(sealed["packet_id"], rater, len(rows), len(notes), unchanged)
+    return ImportResult(sealed["packet_id"], rater, len(rows), len(notes), unchanged,
+                        phase_at_export=sealed.get("phase"), **_standing(db, study_id, rater))
 
 
 def _check_shape(packet: dict) -> dict:
@@ -331,12 +359,20 @@ def export_text(summary: dict) -> str:
     """What `packet export` says about a written packet (the batch command and the TUI print this)."""
     note = (" (calibration: only the two calibration items; import it, then export again for the rest)"
             if summary["phase"] == "calibration" else "")
-    return f"wrote {summary['items']} item(s) for {summary['rater']} to {summary['file']}{note}"
+    text = f"wrote {summary['items']} item(s) for {summary['rater']} to {summary['file']}{note}"
+    return text + (f"\n{summary['held_notice']}" if summary.get("held") else "")
 
 
 def import_text(result) -> str:
-    """What `packet import` says about an imported packet."""
+    """What `packet import` says about an imported packet, and where the rater stands after it."""
     if result.already_imported:
-        return f"packet {result.packet_id} was already imported with these answers: nothing to do"
-    return (f"imported {result.scores_written} score(s) and {result.notes_written} note(s) for "
-            f"{result.rater} ({result.unchanged} unchanged)")
+        text = f"packet {result.packet_id} was already imported with these answers: nothing to do"
+    else:
+        text = (f"imported {result.scores_written} score(s) and {result.notes_written} note(s) for "
+                f"{result.rater} ({result.unchanged} unchanged)")
+    if result.held:
+        return f"{text}\n{result.held_notice}"
+    if result.phase_at_export in ("calibration", "held") and result.phase_now == "scoring":
+        return (f"{text}\n{result.rater} passed the calibration pilot check: export a new packet for the rest "
+                f"(workbench --batch packet export {result.study} --rater {result.rater} --out FILE)")
+    return text

@@ -8,8 +8,9 @@ Every count here is over the whole study, read from the store:
 - calls made: attempts that reached a model (answered or failed), architecture and judge alike;
   calls ok / calls failed split them; calls replayed were served from the store (no request).
 - tokens and cost: over the calls made (what the provider billed), unknown-price calls counted apart.
-- judged / judge errors: (judge, item, rubric version) pairs with a current verdict, and of those the
-  pairs whose current verdict is a judge_error; a retried error that fails again is still one.
+- judged / judge errors: item-rubric pairs (`workbench.rubrics.units`; per judge and rubric version) with a
+  current verdict, and of those the pairs whose current verdict is a judge_error; a retried error that fails
+  again is still one. Pilot items count like the others, as in the judging summary.
 - truncated: per condition, the finished outputs and how many of them end in a reply cut at max_tokens.
 - runs `done_with_errors`: finished runs whose program ended in a counted error (their own status).
 """
@@ -23,6 +24,7 @@ import sqlite_utils
 from store import calls as call_rows
 from store import runs as run_rows
 from store import verdicts as verdict_rows
+from workbench.rubrics import units
 from workbench.studies.costs import cost_text
 
 
@@ -71,7 +73,7 @@ class StudyCounts:
         cancelled = f", {self.calls_cancelled} cancelled in flight" if self.calls_cancelled else ""
         return (f"{self.calls_made} calls made ({self.calls_ok} ok, {self.calls_failed} failed{cancelled}), "
                 f"{self.calls_replayed} replayed; {self.input_tokens} input + {self.output_tokens} output tokens, "
-                f"{cost}; {self.judged} judged, {self.judge_errors} judge errors")
+                f"{cost}; {units.judged_text(self.judged, self.judge_errors)}")
 
     def text(self) -> str:
         """The lines every place prints: runs, calls, and the cut outputs when there are any."""

@@ -177,3 +177,24 @@ async def test_belief_graph_panel_marks_the_nodes_a_run_drew_on(finished):
         assert table.get_row("n1")[3] == "B-open, B-r1, B-close"
         assert table.get_row("n2")[3] == ""
         assert table.get_row("n1")[2] == "+n2"          # n1 supports n2
+
+
+async def test_metrics_panel_shows_the_steps_while_it_computes(finished):
+    """Issue 24 item 7: the panel's status line says what `metrics` says on stderr (one wording)."""
+    from screens.faultline.metrics_panel import FaultlineMetricsScreen
+    from workbench.metrics.embeddings import MEASURING, progress_text
+
+    db, sid = finished
+    runs = db.execute("SELECT count(*) FROM runs WHERE study_id = ? AND status IN ('done', 'done_with_errors')",
+                      [sid]).fetchone()[0]
+    screen = FaultlineMetricsScreen(db, sid)
+    said: list[str] = []
+    shown = screen.say
+    screen.say = lambda text: (said.append(text), shown(text))
+    app = host(screen)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+    assert said[-1] == f"Computing the metrics: {progress_text(MEASURING, runs, runs)} …"
+    assert said[0] == f"Computing the metrics: {progress_text(MEASURING, 0, runs)} …"
+

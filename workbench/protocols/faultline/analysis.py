@@ -23,13 +23,18 @@ def _est(e) -> dict:
 
 
 class Vectors:
-    """Embeds texts in one batch per call through the cached Embedder."""
+    """Embeds texts in one batch per call through the cached Embedder. `progress` hears the model's loading;
+    the few texts of each call are not worth a line each: `study_metrics` says how many runs are measured."""
 
-    def __init__(self, db: sqlite_utils.Database, model: str):
+    def __init__(self, db: sqlite_utils.Database, model: str, progress=None):
         from store.embeddings import StoreEmbeddingCache
-        from workbench.metrics.embeddings import Embedder
+        from workbench.metrics.embeddings import LOADING, Embedder
 
-        self.embedder = Embedder(model, StoreEmbeddingCache(db))
+        def loading(step: str, done: int, total: int) -> None:
+            if progress is not None and step == LOADING:
+                progress(step, done, total)
+
+        self.embedder = Embedder(model, StoreEmbeddingCache(db), progress=loading)
 
     def __call__(self, texts: list[str]):
         return self.embedder.embed(texts) if texts else None
@@ -137,25 +142,30 @@ def verdict(diff: dict) -> tuple[str, str]:
     return "undecided", "the CI contains 0"
 
 
-def study_metrics(db: sqlite_utils.Database, study_id: str, definition: dict) -> dict:
+def study_metrics(db: sqlite_utils.Database, study_id: str, definition: dict, progress=None) -> dict:
+    """`progress(step, done, total)` (workbench.metrics.embeddings.progress_text words it) hears the embedding
+    model's loading and each run measured: the first analysis embeds for a minute."""
     from store.outputs import get_output
+    from workbench.metrics.embeddings import MEASURING
     from store.runs import list_runs
     from workbench.protocols.faultline.graphs import stored_graphs
     from workbench.protocols.faultline.items import DEBATE, TOPIC
     from store.items import list_items
 
     section = definition["faultline"]
-    embed = Vectors(db, section["embedding_model"])
+    embed = Vectors(db, section["embedding_model"], progress)
+    tell = progress or (lambda step, done, total: None)
     graphs = stored_graphs(db, study_id)
     topics = {i["id"]: i["payload"]["topic"] for i in list_items(db, study_id, kind=TOPIC)}
     debates = {i["id"]: i["payload"] for i in list_items(db, study_id, kind=DEBATE)}
     docs, cr_groups = [], defaultdict(list)
     runs = list_runs(db, study_id)
-    for run in runs:
-        if run["status"] not in ("done", "done_with_errors"):
-            continue
+    finished = [r for r in runs if r["status"] in ("done", "done_with_errors")]
+    tell(MEASURING, 0, len(finished))
+    for k, run in enumerate(finished, start=1):
         output = get_output(db, run["id"])
         if output is None:
+            tell(MEASURING, k, len(finished))
             continue
         report = output["report"]
         cond = condition(run["condition"])
@@ -174,6 +184,7 @@ def study_metrics(db: sqlite_utils.Database, study_id: str, definition: dict) ->
             base.update(topic=topic["id"], pair=None, divergence=None)
         notes = [n["note"] for n in report.get("notes", [])]   # read, but not as asked (unknown claim ids)
         docs.append({**base, "metrics": m, **({"notes": notes} if notes else {})})
+        tell(MEASURING, k, len(finished))
     cr = []
     done_runs = defaultdict(int)
     for r in runs:

@@ -163,7 +163,8 @@ class FaultlineProtocol(StudyProtocol):
         from workbench.protocols.faultline.report import text
         from workbench.studies import load_study
 
-        doc = study_metrics(db, study_id, load_study(db, study_id)["definition"])
+        doc = study_metrics(db, study_id, load_study(db, study_id)["definition"],
+                            progress=(options or {}).get("progress"))
         from workbench.protocols.faultline.report import unknown_claims_line
 
         e = doc["errors"]

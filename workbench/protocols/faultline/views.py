@@ -89,10 +89,11 @@ def drawn_on(db: sqlite_utils.Database, study_id: str, run_id: str, graph: dict)
     return found
 
 
-def metrics_document(db: sqlite_utils.Database, study_id: str) -> dict:
+def metrics_document(db: sqlite_utils.Database, study_id: str, progress=None) -> dict:
+    """The metrics document; `progress(step, done, total)` hears its steps, as `metrics` prints them."""
     from workbench.protocols.faultline import PROTOCOL
 
-    return PROTOCOL.metrics(db, study_id).document
+    return PROTOCOL.metrics(db, study_id, {"progress": progress}).document
 
 
 def spread_series(doc: dict) -> dict[str, list[tuple[int, float]]]:

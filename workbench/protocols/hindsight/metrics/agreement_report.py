@@ -23,9 +23,10 @@ Definitions
 * **Judge panel** (seed 004 Arm C) with two or more judges: judge scores
   normalised to [0, 1] by the scale, Krippendorff alpha (interval), pairwise
   Spearman, ICC(2,1), against the study's `alpha_judges` threshold.
-* **Judge errors**: the current verdict cells whose status is judge_error,
-  per judge (and per condition once unblinded); they are excluded from every
-  metric, never scored as zero.
+* **Judge errors**: the item-rubric pairs (`workbench.rubrics.units`) whose
+  current verdict is a judge_error, per judge (per condition once unblinded,
+  the pilot items, and all: the judging summary's number); they are excluded
+  from every metric, never scored as zero.
 * **Blindness audit**: the share of audited items whose architecture the
   auditing model guessed right, with a Wilson 95% CI, against chance = 1 /
   the number of setups it can name (P1 folds into C2; `judges.audit.chance_rate`,
@@ -255,33 +256,55 @@ def judge_panel(data: StudyData) -> list[PanelRow]:
 
 # --- judge errors ------------------------------------------------------------------------------------
 
+PILOTS = "pilots"   # the Judge errors row of the calibration pilot items
+
+
 @dataclass(frozen=True)
 class JudgeErrorRow:
+    """One judge's item-rubric pairs (`workbench.rubrics.units`) with a current verdict: judge errors, the
+    items they touch, and ok pairs. `condition`: a condition (once unblinded), PILOTS, or None for all of
+    them, pilots included: the number the judging summary and the study's counts give."""
+
     judge: str
-    condition: str | None      # None: all conditions (always, while blinded)
-    error_cells: int
+    condition: str | None
+    error_pairs: int
     error_items: int
-    ok_cells: int
+    ok_pairs: int
 
     def to_dict(self) -> dict[str, Any]:
         return dict(vars(self))
 
 
+def judged_pairs(verdicts) -> dict[tuple[str, str, str], bool]:
+    """(judge, item, rubric version) -> whether the pair's current verdict is a judge error (a pair is judged
+    and fails as a whole; the same rule as `store.verdicts.current_verdict_pairs`)."""
+    out: dict[tuple[str, str, str], bool] = {}
+    for v in verdicts:
+        key = (v.evaluator, v.item_id, v.rubric_hash)
+        out[key] = out.get(key, False) or v.status != "ok"
+    return out
+
+
 def judge_errors(data: StudyData) -> list[JudgeErrorRow]:
-    """Current judge_error verdict cells per judge, and per condition once unblinded."""
+    """Current judge-error item-rubric pairs per judge: per condition once unblinded, the pilots, and all."""
+    pairs = judged_pairs(data.verdicts)
     rows = []
     for judge in data.judges:
-        mine = [v for v in data.verdicts if v.evaluator == judge and not data.items[v.item_id].pilot]
-        groups: list[tuple[str | None, list]] = [(None, mine)]
+        mine = [(item, error) for (j, item, _h), error in pairs.items() if j == judge]
+        groups: list[tuple[str | None, list]] = []
         if not data.blinded:
             by_cond: dict[str, list] = defaultdict(list)
-            for v in mine:
-                by_cond[data.items[v.item_id].condition or "?"].append(v)
-            groups = [(c, by_cond.get(c, [])) for c in data.conditions] + groups
-        for cond, vs in groups:
-            errs = [v for v in vs if v.status != "ok"]
-            rows.append(JudgeErrorRow(judge, cond, len(errs), len({v.item_id for v in errs}),
-                                      len(vs) - len(errs)))
+            for item, error in mine:
+                if not data.items[item].pilot:
+                    by_cond[data.items[item].condition or "?"].append((item, error))
+            groups = [(c, by_cond.get(c, [])) for c in data.conditions]
+        pilots = [(item, error) for item, error in mine if data.items[item].pilot]
+        if pilots:
+            groups.append((PILOTS, pilots))
+        groups.append((None, mine))
+        for cond, group in groups:
+            errs = [item for item, error in group if error]
+            rows.append(JudgeErrorRow(judge, cond, len(errs), len(set(errs)), len(group) - len(errs)))
     return rows
 
 

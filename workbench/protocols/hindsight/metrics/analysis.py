@@ -15,7 +15,7 @@ from typing import Any
 
 from workbench.metrics.embeddings import DEFAULT_MODEL
 
-from .agreement_report import AgreementReport, agreement_report
+from .agreement_report import AgreementReport, agreement_report, judged_pairs
 from .dq_study import DQReport, decision_quality_report
 from .judge_calibration import JudgeCalibrationRow, judge_calibration
 from .study_data import ProbeRow, StudyData, load_study_data
@@ -67,13 +67,15 @@ def public_settings(data: StudyData) -> dict[str, Any]:
 
 def study_counts(data: StudyData) -> dict[str, Any]:
     items = data.study_items()
+    pairs = judged_pairs(data.verdicts)
     return {
         "items": len(items), "pilot_items": len(data.items) - len(items),
         "cases_with_items": len({i.case_id for i in items}),
         "raters_with_scores": len({s.evaluator for s in data.scores}),
-        "human_score_cells": sum(1 for s in data.scores if not data.items[s.item_id].pilot),
-        "judge_verdict_cells": sum(1 for v in data.verdicts if not data.items[v.item_id].pilot),
-        "judge_error_cells": sum(1 for v in data.verdicts if v.status != "ok" and not data.items[v.item_id].pilot),
+        # units named once (workbench.rubrics.units; the report's labels: render.COUNT_LABELS)
+        "human_scores": sum(1 for s in data.scores if not data.items[s.item_id].pilot),
+        "judged_pairs": len(pairs),
+        "judge_error_pairs": sum(pairs.values()),
         "runs": dict(Counter(r.status for r in data.runs.values())),
         "perspective_events": len(data.perspectives),
         "blindness_audits": len(data.audits),

@@ -112,12 +112,19 @@ def drilldown(data: StudyData, ref: DrillRef) -> RenderedTable:
         return _item_rows(data, metric, ids, f"{judge} on {metric.label}: judged items", "drill")
     if kind == "judge_errors":
         judge, condition = args
-        rows = [v for v in data.verdicts if v.evaluator == judge and v.status != "ok"
-                and not data.items[v.item_id].pilot
-                and (condition is None or data.items[v.item_id].condition == condition)]
-        out = RenderedTable("drill", f"{judge}: judge_error cells", ["Item", "Case", "Rubric", "Criterion", "At"], [])
-        for v in sorted(rows, key=lambda v: (v.item_id, v.rubric_id, v.criterion)):
-            out.rows.append([v.item_id, data.items[v.item_id].case_id, v.rubric_id, v.criterion, v.at])
+        from workbench.metrics.agreement_report import PILOTS
+        from workbench.rubrics import units
+
+        def in_row(item) -> bool:
+            if condition is None:
+                return True
+            return item.pilot if condition == PILOTS else not item.pilot and item.condition == condition
+
+        pairs = {(v.item_id, v.rubric_id): v for v in data.verdicts
+                 if v.evaluator == judge and v.status != "ok" and in_row(data.items[v.item_id])}
+        out = RenderedTable("drill", f"{judge}: judge-error {units.PAIRS}", ["Item", "Case", "Rubric", "At"], [])
+        for (item_id, rubric_id), v in sorted(pairs.items()):
+            out.rows.append([item_id, data.items[item_id].case_id, rubric_id, v.at])
         return out
     if kind == "audit":
         (condition,) = args

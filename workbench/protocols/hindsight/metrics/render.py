@@ -18,6 +18,7 @@ from __future__ import annotations
 from workbench.metrics.render import DASH, FORCED_TAG, DrillRef, Notes, RenderedTable, fmt_ci, fmt_est, fmt_num, fmt_p
 from workbench.protocols.hindsight.metrics.study_data import CONDITION_LABELS
 from workbench.protocols.hindsight.metrics.tables import BLINDED_LABEL, ConditionRow, ConditionTable
+from workbench.rubrics import units
 
 
 def _title(analysis, title: str) -> str:
@@ -163,14 +164,16 @@ def judge_panel_rendered(analysis) -> RenderedTable:
 
 def judge_errors_rendered(analysis) -> RenderedTable:
     out = RenderedTable("judge_errors", _title(analysis, "Judge errors"),
-                        ["Judge", "Condition", "Error cells", "Items with errors", "OK cells"], [])
+                        ["Judge", "Condition", "Judge errors", "Items with errors", "OK"], [])
     for i, r in enumerate(analysis.agreement.judge_errors):
-        out.rows.append([r.judge, "all" if r.condition is None else r.condition, str(r.error_cells),
-                         str(r.error_items), str(r.ok_cells)])
+        out.rows.append([r.judge, "all" if r.condition is None else r.condition, str(r.error_pairs),
+                         str(r.error_items), str(r.ok_pairs)])
         out.refs[(i, 0)] = DrillRef("judge_errors", (r.judge, r.condition))
     ever = ", ".join(f"{j}: {n}" for j, n in sorted(analysis.agreement.judge_error_rows.items())) or "none"
-    out.notes = ["A judge_error is a reply that never validated; it is kept with its raw text and excluded from "
-                 f"every metric. judge_error rows ever written (retries included): {ever}."]
+    out.notes = [f"Counted in {units.PAIRS} (one judge, one blind item, one rubric), as the judging summary "
+                 "counts them; `all` includes the calibration pilots. A judge_error is a reply that never "
+                 "validated; it is kept with its raw text and excluded from every metric. judge_error "
+                 f"{units.VERDICTS} (one per criterion) ever written, retries included: {ever}."]
     return out
 
 
@@ -280,10 +283,16 @@ def probes_rendered(analysis) -> RenderedTable:
     return out
 
 
+COUNT_LABELS = {"human_scores": "human scores (item x criterion x rater; pilot items excluded)",
+                "judged_pairs": f"judged {units.PAIRS} (pilot items included)",
+                "judge_error_pairs": f"judge errors ({units.PAIRS})"}
+
+
 def counts_rendered(analysis) -> RenderedTable:
     c = analysis.counts
-    rows = [[k.replace("_", " "), ", ".join(f"{s}: {n}" for s, n in sorted(v.items())) if isinstance(v, dict)
-             else str(v)] for k, v in c.items()]
+    rows = [[COUNT_LABELS.get(k, k.replace("_", " ")),
+             ", ".join(f"{s}: {n}" for s, n in sorted(v.items())) if isinstance(v, dict) else str(v)]
+            for k, v in c.items()]
     return RenderedTable("counts", _title(analysis, "Study counts"), ["What", "Count"], rows)
 
 
