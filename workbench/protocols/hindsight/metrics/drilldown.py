@@ -15,7 +15,9 @@ from __future__ import annotations
 from collections import defaultdict
 
 from workbench.metrics.render import DASH, DrillRef, RenderedTable, fmt_num
+from workbench.rubrics import units
 
+from .agreement_report import PILOTS
 from .study_data import StudyData
 from .tables import BLINDED_LABEL, condition_units, item_scores, metric_values, resolve_metric
 
@@ -112,9 +114,6 @@ def drilldown(data: StudyData, ref: DrillRef) -> RenderedTable:
         return _item_rows(data, metric, ids, f"{judge} on {metric.label}: judged items", "drill")
     if kind == "judge_errors":
         judge, condition = args
-        from workbench.metrics.agreement_report import PILOTS
-        from workbench.rubrics import units
-
         def in_row(item) -> bool:
             if condition is None:
                 return True
