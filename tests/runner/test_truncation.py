@@ -185,3 +185,23 @@ async def test_a_cut_extraction_says_it_was_cut(store, server):
     report = get_output(db, "cut-extract/toll-bridge/B1/0")["report"]
     assert report["extraction"]["status"] == "unparsed"
     assert report["extraction"]["reason"].endswith("(the reply was cut off at max_tokens)")
+
+
+async def test_a_cut_synthesis_marks_c1s_output(store, server):
+    """C1's final output is its synthesis: the real one cut at max_tokens marks the output and the counts."""
+    db, db_path = store
+    synthesis = real_replies.load("c1-synthesis-cut-at-120")["content"]
+
+    def cut_synthesis(body):
+        if "Synthesize the panel's answers" in body["messages"][-1]["content"]:
+            return real_replies.reply("c1-synthesis-cut-at-120")
+        return scripted(body)
+
+    server.responder = cut_synthesis
+    study = create(db, study_text("cut-c1", conditions=("C1",), api_base=server.url))
+    await run_study(db, gateway(db, db_path), study)
+    run_id = "cut-c1/toll-bridge/C1/0"
+    out = get_output(db, run_id)
+    assert out["truncated"] == 1 and get_run(db, run_id)["truncated_turns"] == 1
+    assert out["text"].rstrip().endswith(synthesis.rstrip()[-80:])
+    assert study_counts(db, study).truncated == {"C1": {"outputs": 1, "truncated": 1}}
