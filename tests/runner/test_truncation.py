@@ -49,7 +49,8 @@ def _text(name: str, server, on_truncation: str | None) -> str:
 
 
 def test_the_fixtures_name_their_model_and_server():
-    for name, limit in (("b1-answer-cut-at-120", 120), ("c1-synthesis-cut-at-120", 120), ("m11-critic-cut-at-250", 250)):
+    cuts = (("b1-answer-cut-at-120", 120), ("c1-synthesis-cut-at-120", 120), ("m11-critic-cut-at-250", 250))
+    for name, limit in cuts:
         d = real_replies.load(name)
         assert d["finish_reason"] == "length" and d["max_tokens"] == limit
         assert d["call"]["output_tokens"] == limit          # the server stopped at the limit, not at an end

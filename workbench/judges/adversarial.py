@@ -237,7 +237,8 @@ async def adversarial_run(gateway, judge: JudgeSpec, study_id: str, item: JudgeI
 
     elsewhere = shown_elsewhere(item, rubric)
     critic = await ask_json(gateway, lambda note: _critic_messages(item, rubric, filtered.flags, note),
-                            lambda text: _validate_critic(text, shown, elsewhere), settings=judge.settings(TEMPERATURES["critic"]),
+                            lambda text: _validate_critic(text, shown, elsewhere),
+                            settings=judge.settings(TEMPERATURES["critic"]),
                             turn=f"judge/{rubric.id}/critic", sample_base=offset, step="adversarial critic", **common)
     outcome.absorb(critic)
     if not critic.ok:
@@ -247,7 +248,8 @@ async def adversarial_run(gateway, judge: JudgeSpec, study_id: str, item: JudgeI
 
     defender = await ask_json(gateway, lambda note: _defender_messages(item, rubric, critic.parsed, filtered.flags,
                                                                        note),
-                              lambda text: _validate_defender(text, shown, elsewhere), settings=judge.settings(TEMPERATURES["defender"]),
+                              lambda text: _validate_defender(text, shown, elsewhere),
+                              settings=judge.settings(TEMPERATURES["defender"]),
                               turn=f"judge/{rubric.id}/defender", sample_base=offset, step="adversarial defender",
                               **common)
     outcome.absorb(defender)

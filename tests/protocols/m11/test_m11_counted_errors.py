@@ -78,7 +78,9 @@ async def test_the_real_critic_cut_at_max_tokens_ends_in_a_counted_error_marked_
     assert cut["finish_reason"] == "length" and "<from the output or the attribute table>" in cut["content"]
 
     def real_critic(body):
-        return real_replies.reply("m11-critic-cut-at-250") if m11kit.stage_of(body) == "critic" else m11kit.scripted(body)
+        if m11kit.stage_of(body) == "critic":
+            return real_replies.reply("m11-critic-cut-at-250")
+        return m11kit.scripted(body)
 
     m11_server.responder = real_critic
     await run_study(db, m11kit.gateway(db, db_path), "m11-e2e")
