@@ -19,8 +19,11 @@ from screens.metrics_plots import MetricPlot
 from workbench.protocols.calibration.outcomes import outcome_lines
 
 
-def _num(v, fmt: str = ".3f") -> str:
-    return "—" if v is None else format(v, fmt)
+def _bin_cell(b: dict, key: str) -> str:
+    """A reliability bin's number, or "—" with the core's reason (an empty bin), as the report prints it."""
+    from workbench.protocols.calibration.report import EMPTY_BIN, estimate_text
+
+    return estimate_text({"value": b[key], "undefined_reason": EMPTY_BIN if not b["count"] else None})
 
 
 class CalibrationResultsScreen(Screen):
@@ -53,7 +56,7 @@ class CalibrationResultsScreen(Screen):
         with TabbedContent(id="cal-tabs"):
             with TabPane("Fidelity (A)", id="cal-tab-fidelity"):
                 with VerticalScroll():
-                    yield Static("", id="cal-fidelity-line")
+                    yield Static("", id="cal-fidelity-line", markup=False)
                     yield MetricPlot(id="cal-reliability")
                     yield MetricPlot(id="cal-ksweep")
                     yield DataTable(id="cal-bins", zebra_stripes=True)
@@ -96,9 +99,12 @@ class CalibrationResultsScreen(Screen):
     def _fidelity(self, a: dict) -> None:
         cal = a["calibration"]
         sweep = a["k_sweep"]
+        from workbench.protocols.calibration.report import estimate_text
+
+        best_k = f"best k {sweep['best_k']:g}" if sweep["best_k"] is not None else f"best k — ({sweep['note']})"
         self.query_one("#cal-fidelity-line", Static).update(
-            f"{a['n']} interactions, k = {a['k']:g}: ECE {_num(cal['ece']['value'])} · MCE {_num(cal['mce']['value'])}"
-            f" · Brier {_num(cal['brier']['value'])} · best k {_num(sweep['best_k'], 'g')}")
+            f"{a['n']} interactions, k = {a['k']:g}: ECE {estimate_text(cal['ece'])} · MCE {estimate_text(cal['mce'])}"
+            f" · Brier {estimate_text(cal['brier'])} · {best_k}")
         bins = [b for b in cal["bins"] if b["count"]]
 
         def reliability(plt, width: int, height: int) -> None:
@@ -124,8 +130,8 @@ class CalibrationResultsScreen(Screen):
         table = self.query_one("#cal-bins", DataTable)
         table.clear()
         for b in cal["bins"]:
-            table.add_row(f"[{b['lower']:.1f}, {b['upper']:.1f})", str(b["count"]), _num(b["mean_predicted"]),
-                          _num(b["observed_frequency"]), _num(b["gap"]))
+            table.add_row(f"[{b['lower']:.1f}, {b['upper']:.1f})", str(b["count"]), _bin_cell(b, "mean_predicted"),
+                          _bin_cell(b, "observed_frequency"), _bin_cell(b, "gap"))
 
     def _judges(self, doc: dict) -> None:
         c, b = doc["arm_c"], doc["arm_b"]

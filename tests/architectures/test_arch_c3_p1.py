@@ -81,3 +81,28 @@ async def test_p1_unreadable_extraction_is_stored_as_an_error_not_guessed(run_co
     assert topo["detail"]["runs"][0]["raw"] == "The recommendation is to resist, I think."
     assert not requests_with(server, "Group the runs")  # nothing to compare
     assert summary.complete  # an unclassifiable case is a result, not a failure
+
+
+async def test_p1_topology_extraction_has_room_for_the_output_it_copies(run_conditions, server):
+    """The extraction copies a recommendation and claims out of a committee's output: its max_tokens follows the
+    output's length (runs/truncation.room_to_copy), as the report extraction's does, not the study's 256."""
+    from tests.runner.studykit import scripted
+
+    long_tail = " ".join(f"Risk {i}: a ferry blockade lasting {i} weeks cuts the island's freight." for i in range(60))
+
+    def long_resolutions(body):
+        text = scripted(body)
+        if "write the committee's resolution" in body["messages"][-1]["content"]:
+            return f"{text}\n{long_tail}"
+        return text
+
+    server.responder = long_resolutions
+    await run_conditions("P1")
+    extractions = requests_with(server, "Extract its primary recommendation")
+    assert len(extractions) == 3
+    for body in extractions:
+        output = body["messages"][-1]["content"].split("<<<OUTPUT\n")[1].split("\nOUTPUT>>>")[0]
+        assert long_tail in output
+        assert body["max_tokens"] == len(output) // 3 + 256 > 256
+    compare = requests_with(server, "Group the runs whose recommendations")
+    assert [b["max_tokens"] for b in compare] == [256]  # it writes labels, copies nothing: the study's own

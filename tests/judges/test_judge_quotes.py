@@ -1,6 +1,7 @@
 """Judges that quote the right text (issue 25 item 7): the prompt names the response as the quote's source, a
 quote copied from the rubric is refused, counted as refused, and asked again once with the reason, counted as a
-retry. The first reply is a real one's kind (tests/fixtures/real_replies/judge-quotes-the-rubric.json)."""
+retry. The first reply is reconstructed after a real one of Qwen2.5-Coder (tests/fixtures/real_replies/judge-quotes-the-rubric.json
+says why); the response judged is a real SmolLM2 answer (b1-answer-cut-at-120.json)."""
 
 from __future__ import annotations
 
@@ -22,7 +23,7 @@ from workbench.structured.reading import PARSED, REFUSED, UNPARSED, read
 
 ROOT = Path(__file__).resolve().parents[2]
 RUBRIC = load_rubric(ROOT / "rubrics" / "anticipation.toml")
-RESPONSE = real_replies.load("b1-answer-cut-at-256")["content"]
+RESPONSE = real_replies.load("b1-answer-cut-at-120")["content"]
 QUOTED_RUBRIC = real_replies.load("judge-quotes-the-rubric")
 ITEM = JudgeItem(id="item-1", scenario="A bridge agency is asked to exempt a cartel's trucks from tolls.",
                  outcome="The cartel blockaded the ferry; freight prices on the island rose.", response=RESPONSE)
@@ -40,7 +41,7 @@ def quoting_the_response(body: dict) -> str:
 
 def test_the_fixture_quotes_the_rubric_and_the_parser_says_so():
     assert QUOTED_RUBRIC["model"].startswith("Qwen2.5-Coder-0.5B-Instruct")
-    assert "llama-cpp-python 0.3.36" in QUOTED_RUBRIC["server"]
+    assert "llama-cpp-python 0.3.36" in QUOTED_RUBRIC["server"] and QUOTED_RUBRIC["reconstructed"].startswith("RECONSTRUCTED")
     quote = json.loads(QUOTED_RUBRIC["content"])["anticipation"]["quote"]
     assert quote in rubric_text(RUBRIC) and quote not in RESPONSE
     elsewhere = {"rubric": rubric_text(RUBRIC), "scenario": ITEM.scenario}

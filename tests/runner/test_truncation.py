@@ -20,6 +20,8 @@ from workbench.studies.counts import study_counts
 from workbench.studies.definition import StudyError, parse_study_text
 
 B1 = "Given this situation, what should we do?"
+CUT = real_replies.load("b1-answer-cut-at-120")["content"]
+GO_ON = real_replies.load("continuation-after-cut")["content"]
 
 
 def _cut_b1(body):
@@ -28,7 +30,7 @@ def _cut_b1(body):
     if last == CONTINUE_PROMPT:
         return real_replies.reply("continuation-after-cut")
     if B1 in last:
-        return real_replies.reply("b1-answer-cut-at-256")
+        return real_replies.reply("b1-answer-cut-at-120")
     return scripted(body)
 
 
@@ -47,11 +49,13 @@ def _text(name: str, server, on_truncation: str | None) -> str:
 
 
 def test_the_fixtures_name_their_model_and_server():
-    for name in ("b1-answer-cut-at-256", "c1-synthesis-cut-at-256", "m11-critic-cut-at-256"):
+    cuts = (("b1-answer-cut-at-120", 120), ("c1-synthesis-cut-at-120", 120), ("m11-critic-cut-at-250", 250))
+    for name, limit in cuts:
         d = real_replies.load(name)
-        assert d["finish_reason"] == "length" and d["max_tokens"] == 256
-        assert "Qwen2.5-Coder-0.5B-Instruct" in d["model"] and "llama-cpp-python 0.3.36" in d["server"]
-        assert d["provenance"]
+        assert d["finish_reason"] == "length" and d["max_tokens"] == limit
+        assert d["call"]["output_tokens"] == limit          # the server stopped at the limit, not at an end
+        assert "SmolLM2-135M-Instruct" in d["model"] and "llama-cpp-python 0.3.36" in d["server"]
+        assert d["provenance"].startswith("captured") and "reconstructed" not in d
 
 
 async def test_keep_marks_the_turn_the_run_the_output_and_the_counts(store, server):
@@ -64,7 +68,7 @@ async def test_keep_marks_the_turn_the_run_the_output_and_the_counts(store, serv
     assert summary.complete and get_run(db, run_id)["status"] == "done"
     assert get_run(db, run_id)["truncated_turns"] == 1
     out = get_output(db, run_id)
-    assert out["truncated"] == 1 and out["text"].rstrip().endswith("local officials might ask the agency to")
+    assert out["truncated"] == 1 and out["text"].rstrip().endswith(CUT.rstrip()[-80:])
     answer = [e for e in sink.events if e.kind == "turn_finished" and e.turn == "answer"]
     assert answer[0].payload["truncated"] is True and answer[0].payload["max_tokens"] == 256
     assert [e.payload["truncated"] for e in sink.events if e.kind == "run_finished"] == [True]
@@ -112,8 +116,8 @@ async def test_continue_asks_the_model_to_go_on_as_one_logged_turn(store, server
     out = get_output(db, run_id)
     assert get_run(db, run_id)["status"] == "done"
     assert out["truncated"] == 0 and get_run(db, run_id)["truncated_turns"] == 0
-    assert "might ask the agency to raise the toll for everyone else." in out["text"]
-    assert "CONFIDENCE: medium" in out["text"]
+    # the real model started over instead of going on: both parts are kept, joined, as it said them
+    assert out["text"] == CUT + GO_ON and out["text"].count("In this scenario, we have a complex decision") == 2
     turns = [e.turn for e in sink.events if e.kind == "turn_finished"]
     assert turns[:2] == ["answer", "answer.continue1"]
     calls = {r["turn"] for r in db.query("SELECT turn FROM calls WHERE run_id = ?", [run_id])}
@@ -121,7 +125,7 @@ async def test_continue_asks_the_model_to_go_on_as_one_logged_turn(store, server
     asked = [r for r in server.requests if r["messages"][-1]["content"] == CONTINUE_PROMPT]
     assert len(asked) == 1
     assert asked[0]["messages"][-2] == {"role": "assistant",
-                                               "content": real_replies.load("b1-answer-cut-at-256")["content"]}
+                                               "content": real_replies.load("b1-answer-cut-at-120")["content"]}
 
 
 async def test_continue_stops_at_its_bound_and_keeps_the_reply_marked(store, server):
@@ -147,7 +151,7 @@ async def test_a_cut_output_reaches_raters_with_the_mark_and_nothing_else(store,
     texts = [r["text"] for r in db.query("SELECT text FROM blind_items WHERE study_id = ? AND pilot = 0", [study])]
     assert len(texts) == 2
     cut = [t for t in texts if t.endswith(CUT_OFF_MARK)]
-    assert len(cut) == 1 and "local officials might ask the agency to" in cut[0]
+    assert len(cut) == 1 and CUT.rstrip()[-80:] in cut[0]
     assert all("B1" not in t and "length" not in t for t in cut)
 
 
@@ -182,3 +186,23 @@ async def test_a_cut_extraction_says_it_was_cut(store, server):
     report = get_output(db, "cut-extract/toll-bridge/B1/0")["report"]
     assert report["extraction"]["status"] == "unparsed"
     assert report["extraction"]["reason"].endswith("(the reply was cut off at max_tokens)")
+
+
+async def test_a_cut_synthesis_marks_c1s_output(store, server):
+    """C1's final output is its synthesis: the real one cut at max_tokens marks the output and the counts."""
+    db, db_path = store
+    synthesis = real_replies.load("c1-synthesis-cut-at-120")["content"]
+
+    def cut_synthesis(body):
+        if "Synthesize the panel's answers" in body["messages"][-1]["content"]:
+            return real_replies.reply("c1-synthesis-cut-at-120")
+        return scripted(body)
+
+    server.responder = cut_synthesis
+    study = create(db, study_text("cut-c1", conditions=("C1",), api_base=server.url))
+    await run_study(db, gateway(db, db_path), study)
+    run_id = "cut-c1/toll-bridge/C1/0"
+    out = get_output(db, run_id)
+    assert out["truncated"] == 1 and get_run(db, run_id)["truncated_turns"] == 1
+    assert out["text"].rstrip().endswith(synthesis.rstrip()[-80:])
+    assert study_counts(db, study).truncated == {"C1": {"outputs": 1, "truncated": 1}}

@@ -368,7 +368,7 @@ async def test_a_cut_output_is_marked_in_the_grid_and_its_transcript_at_80x24(ap
 
     def cut_answer(body):
         if "Given this situation" in body["messages"][-1]["content"]:
-            return real_replies.reply("b1-answer-cut-at-256")
+            return real_replies.reply("b1-answer-cut-at-120")
         return Reply.text(REPORT)
 
     loopback_server.responder = cut_answer

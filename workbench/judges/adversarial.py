@@ -12,6 +12,12 @@
 - Defender rebuts each one with evidence, or concedes it.
 - Judge scores every criterion (the §VI reply format: score, quote, one
   sentence), with the debate before it as data.
+- Every stage that quotes has its quotes checked against the RECOMMENDATION:
+  the Critic's evidence of each weakness, the Defender's evidence of each
+  rebuttal that disputes one (a concession, verdict "valid", may give none),
+  and the Judge's quote of each criterion. A quote not found there refuses the
+  reply (counted as `refused`), and the stage gets one corrective retry that
+  says why and which text it copied instead (`calls.ask_json`).
 - MetaJudge checks the Judge's scores for sycophancy (scores that follow the
   Critic's or Defender's rhetoric rather than the evidence, praise not earned,
   conceded criticisms ignored). A sycophancy flag reruns the Judge (at most
@@ -32,7 +38,7 @@ from dataclasses import dataclass, field
 from workbench.events import EventSink
 from workbench.judges.calls import RETRY_STRIDE, JudgeItem, JudgeSpec, ask_json
 from workbench.judges.direct import RunOutcome, shown_elsewhere
-from workbench.judges.parse import InvalidReply, extract_json, parse_verdict
+from workbench.judges.parse import InvalidReply, extract_json, parse_verdict, quote_found, quote_refusal
 from workbench.judges.prompt import DATA_RULE, block, evaluator_messages, neutralise, rubric_text
 from workbench.rubrics import Rubric
 
@@ -120,7 +126,13 @@ def _critic_messages(item: JudgeItem, rubric: Rubric, flags: list[str], note: st
     return [{"role": "system", "content": CRITIC_SYSTEM}, {"role": "user", "content": "\n".join(parts)}]
 
 
-def _validate_critic(text: str) -> list[dict]:
+def _check_evidence(holder: str, evidence: str, shown: str, elsewhere: dict[str, str]) -> None:
+    """A stage's evidence must be copied from the RECOMMENDATION, as the Judge's quote (parse.QuoteRefused)."""
+    if not evidence.strip() or not quote_found(evidence, shown):
+        raise quote_refusal(holder, [evidence] if evidence.strip() else [], elsewhere, what="evidence")
+
+
+def _validate_critic(text: str, shown: str, elsewhere: dict[str, str]) -> list[dict]:
     obj = extract_json(text)
     items = obj.get("weaknesses")
     if not isinstance(items, list) or not items:
@@ -133,6 +145,8 @@ def _validate_critic(text: str) -> list[dict]:
         out.append({"id": str(w.get("id") or f"W{i}"), "criterion": str(w.get("criterion", "")),
                     "severity": severity if severity in SEVERITIES else "minor",
                     "issue": str(w["issue"]), "evidence": str(w.get("evidence", ""))})
+    for w in out:
+        _check_evidence(f"weakness {w['id']}", w["evidence"], shown, elsewhere)
     return out
 
 
@@ -151,7 +165,7 @@ def _defender_messages(item: JudgeItem, rubric: Rubric, weaknesses: list[dict], 
     return [{"role": "system", "content": DEFENDER_SYSTEM}, {"role": "user", "content": "\n".join(parts)}]
 
 
-def _validate_defender(text: str) -> list[dict]:
+def _validate_defender(text: str, shown: str, elsewhere: dict[str, str]) -> list[dict]:
     obj = extract_json(text)
     items = obj.get("rebuttals")
     if not isinstance(items, list):
@@ -162,6 +176,9 @@ def _validate_defender(text: str) -> list[dict]:
             raise InvalidReply(f"rebuttal {i} must be an object")
         out.append({"id": str(r.get("id") or f"W{i}"), "verdict": str(r.get("verdict", "")).lower(),
                     "argument": str(r.get("argument", "")), "evidence": str(r.get("evidence", ""))})
+    for r in out:
+        if r["verdict"].strip() != "valid" or r["evidence"].strip():  # a concession may quote nothing
+            _check_evidence(f"rebuttal {r['id']}", r["evidence"], shown, elsewhere)
     return out
 
 
@@ -218,8 +235,10 @@ async def adversarial_run(gateway, judge: JudgeSpec, study_id: str, item: JudgeI
     common = dict(study_id=study_id, agent=judge.name, replicate=run_index,
                   metadata={"item": item.id, "rubric": rubric.id}, sink=sink)
 
+    elsewhere = shown_elsewhere(item, rubric)
     critic = await ask_json(gateway, lambda note: _critic_messages(item, rubric, filtered.flags, note),
-                            _validate_critic, settings=judge.settings(TEMPERATURES["critic"]),
+                            lambda text: _validate_critic(text, shown, elsewhere),
+                            settings=judge.settings(TEMPERATURES["critic"]),
                             turn=f"judge/{rubric.id}/critic", sample_base=offset, step="adversarial critic", **common)
     outcome.absorb(critic)
     if not critic.ok:
@@ -229,7 +248,8 @@ async def adversarial_run(gateway, judge: JudgeSpec, study_id: str, item: JudgeI
 
     defender = await ask_json(gateway, lambda note: _defender_messages(item, rubric, critic.parsed, filtered.flags,
                                                                        note),
-                              _validate_defender, settings=judge.settings(TEMPERATURES["defender"]),
+                              lambda text: _validate_defender(text, shown, elsewhere),
+                              settings=judge.settings(TEMPERATURES["defender"]),
                               turn=f"judge/{rubric.id}/defender", sample_base=offset, step="adversarial defender",
                               **common)
     outcome.absorb(defender)
@@ -253,7 +273,7 @@ async def adversarial_run(gateway, judge: JudgeSpec, study_id: str, item: JudgeI
                 scenario=item.scenario, outcome=item.outcome, response=item.response, rubric=rubric,
                 retry_note=note, extra_blocks=[("DEBATE", debate)], extra_instructions=extra.strip(),
                 system=JUDGE_SYSTEM),
-            lambda text: parse_verdict(text, rubric, shown, shown_elsewhere(item, rubric)), settings=judge.settings(TEMPERATURES["judge"]),
+            lambda text: parse_verdict(text, rubric, shown, elsewhere), settings=judge.settings(TEMPERATURES["judge"]),
             turn=f"judge/{rubric.id}/judge", sample_base=offset + round_ * 10, step="adversarial judge",
             **common)
         outcome.absorb(verdict)

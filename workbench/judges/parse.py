@@ -95,16 +95,18 @@ def parse_score(value, lo: int, hi: int, where: str) -> int:
     return int(value)
 
 
-def quote_refusal(criterion: str, candidates: list[str], elsewhere: dict[str, str] | None) -> QuoteRefused:
-    """Why a criterion's quote is refused: it must be the response's text, and where it came from if known."""
+def quote_refusal(criterion: str, candidates: list[str], elsewhere: dict[str, str] | None, *,
+                  what: str = "quote") -> QuoteRefused:
+    """Why a quote is refused: it must be the response's text, and where it came from if known. `criterion`
+    names what holds the quote (a criterion, or an adversarial stage's "weakness W1"); `what`, its field."""
     quote = candidates[0] if candidates else ""
     if not quote:
-        return QuoteRefused(f"{criterion}: the quote is missing; it must be a passage copied word for word from "
+        return QuoteRefused(f"{criterion}: the {what} is missing; it must be a passage copied word for word from "
                             "the RECOMMENDATION (the response)", criterion=criterion, quote="", source=None)
     source = next((name for name, text in (elsewhere or {}).items()
                    if any(quote_found(q, text) for q in candidates)), None)
     where = f"; it is text of the {source}, not of the response" if source else ""
-    return QuoteRefused(f"{criterion}: the quote must be copied from the RECOMMENDATION (the response); "
+    return QuoteRefused(f"{criterion}: the {what} must be copied from the RECOMMENDATION (the response); "
                         f"{quote[:80]!r} was not found there{where}", criterion=criterion, quote=quote, source=source)
 
 

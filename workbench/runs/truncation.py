@@ -16,6 +16,7 @@ from workbench.gateway.api import GatewayError
 
 LENGTH = "length"               # the finish reason of a reply cut at max_tokens
 MAX_CONTINUATIONS = 3           # continuation turns per cut turn under on_truncation = "continue"
+CUT_NOTE = " (the reply was cut off at max_tokens)"   # added to a parser's reason when its reply was cut
 CONTINUE_PROMPT = ("Your previous reply was cut off by the length limit. Continue exactly where it stopped, "
                    "without repeating anything and without any preamble.")
 

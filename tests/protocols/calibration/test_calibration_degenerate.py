@@ -1,6 +1,7 @@
 """Degenerate judges are named (issue 25 item 6): a judge with zero variance, and judges that are one model, are
-stated in the metrics and the report with their consequence, and every "—" says why. The panel is the real
-session's kind (tests/fixtures/real_replies/calibration-constant-judges.json); the statistics are checked
+stated in the metrics and the report with their consequence, and every "—" says why. The panel's replies are
+real SmolLM2 bytes, one per judge, served for every item (tests/fixtures/real_replies/calibration-constant-judges.json
+says how); the statistics are checked
 against independent references (scipy, the krippendorff package, ICC(2,1) from its mean squares)."""
 
 from __future__ import annotations
@@ -74,23 +75,23 @@ def test_constant_judges_on_one_model_are_named_with_their_consequences(constant
     c = doc["arm_c"]
     assert doc["arm_b"]["sampled"] == PANEL["items"] == c["n_items"]
     kinds = [(d["kind"], d["judges"]) for d in c["degenerate"]]
-    assert kinds == [("constant", ["qwen-a"]), ("constant", ["qwen-b"]), ("constant", ["qwen-c"]),
-                     ("one_model", ["qwen-a", "qwen-b", "qwen-c"])]
-    assert [d.get("value") for d in c["degenerate"][:3]] == [0.5, 0.75, 0.75]
-    void = "α undefined as a test of disagreement: judges qwen-a, qwen-b and qwen-c are constant"
+    assert kinds == [("constant", ["judge-cold"]), ("constant", ["judge-warm"]), ("constant", ["judge-hot"]),
+                     ("one_model", ["judge-cold", "judge-warm", "judge-hot"])]
+    assert [d.get("value") for d in c["degenerate"][:3]] == [0.2, 0.43, 0.6]
+    void = "α undefined as a test of disagreement: judges judge-cold, judge-hot and judge-warm are constant"
     assert c["alpha"]["not_a_test"] == void and c["verdict"] == "undefined"
-    one_model = (f"judges qwen-a, qwen-b and qwen-c are one model (openai/qwen2.5-coder-0.5b-instruct at {url})")
+    one_model = f"judges judge-cold, judge-warm and judge-hot are one model (openai/smollm2 at {url})"
     # the outcome no longer reads "the judges disagree (α < 0.5)"
     assert doc["outcome"]["holds"] is None
     assert doc["outcome"]["summary"].startswith("No pre-registered outcome can be decided: " + void)
     assert "are one model: the agreement among them is not independent" in doc["outcome"]["summary"]
     for where in (text, report):
         assert "Outcome: the judges disagree" not in where
-        assert "judge qwen-a is constant: 0.5 on all 12 items it scored: α undefined as a test of " \
-               "disagreement: judge qwen-a is constant" in where
-        assert one_model + ": judges qwen-a, qwen-b and qwen-c are one model: the agreement among them is " \
-               "not independent" in where
-        assert "Spearman qwen-a vs qwen-b: — (judge qwen-a is constant (0.5 on all 12 items)" in where
+        assert "judge judge-cold is constant: 0.2 on all 12 items it scored: α undefined as a test of " \
+               "disagreement: judge judge-cold is constant" in where
+        assert one_model + ": judges judge-cold, judge-warm and judge-hot are one model: the agreement among them " \
+               "is not independent" in where
+        assert "Spearman judge-cold vs judge-warm: — (judge judge-cold is constant (0.2 on all 12 items)" in where
         assert "ρ(p, judges' mean): — (the judges' mean score is constant: every judge is constant" in where
 
 
@@ -109,7 +110,7 @@ def test_every_dash_in_the_tables_carries_its_reason(constant_panel):
 def test_the_statistics_match_independent_references(constant_panel):
     doc, *_ = constant_panel
     c = doc["arm_c"]
-    x = np.array([[0.5, 0.75, 0.75]] * PANEL["items"])           # items × judges, as the fixture answers
+    x = np.array([[0.2, 0.43, 0.6]] * PANEL["items"])            # items × judges, as the fixture answers
     assert c["alpha"]["value"] == pytest.approx(krippendorff.alpha(reliability_data=x.T,
                                                                    level_of_measurement="interval"))
     assert c["alpha"]["value"] == pytest.approx(-0.4583333)     # computed, shown, but no test of disagreement

@@ -125,3 +125,41 @@ def test_the_judges_reply_schema_bounds_the_score_to_the_seeds_scale():
     steps = SCORE_SCHEMA["schema"]["properties"]["score"]["enum"]
     assert steps[0] == 0.0 and steps[-1] == 1.0 and len(steps) == 101 and 1.2 not in steps
     assert all(parse_score(f'{{"score": {v}, "reason": "r"}}')[0] == v for v in steps)
+
+
+def test_a_judges_retry_is_titled_as_one_with_the_rejections_reason(tmp_path, loopback_server):
+    """As every other stage's: the rejected reply's turn is followed by a note with the reason, and the next ask is
+    titled "retry 1" (not a second "llama scores r1:i1")."""
+    from workbench.runs.view import TranscriptModel
+
+    db, path = make_db(tmp_path)
+    d = definition(api_base=loopback_server.url)
+    save(db, d)
+    loopback_server.queue('{"score": 1.7, "reason": "excellent"}')
+    loopback_server.responder = scripted_scores(lambda judge, art: 0.4)
+    sink = ListSink()
+    out = run(gateway(db, path), d, "llama", item("A sound plan."), sink)
+    assert out.report["score"] == 0.4 and out.report["attempts"] == 2
+    rejected = [e for e in sink.events if e.kind == "turn_rejected"]
+    assert len(rejected) == 1 and rejected[0].turn == "judge-0" and rejected[0].agent == "llama"
+    assert "between 0 and 1" in rejected[0].payload["reason"]
+    model = TranscriptModel()
+    for e in sink.events:
+        model.consume(e)
+    titles = [e.title for e in model.entries if getattr(e, "kind", "") == "turn"]
+    assert titles == ["llama · llama scores r1:i1", "llama · llama scores r1:i1 · retry 1"]
+    notes = [e for e in model.entries if getattr(e, "kind", "") == "retry"]
+    assert [n.body for n in notes] == [rejected[0].payload["reason"]] and "asked again" in notes[0].title
+    started = [e for e in sink.events if e.kind == "turn_started"]
+    assert "retry_reason" not in started[0].payload and started[1].payload["retry_reason"] == rejected[0].payload["reason"]
+
+
+def test_the_last_failed_attempt_is_not_announced_as_a_retry(tmp_path, loopback_server):
+    db, path = make_db(tmp_path)
+    d = definition(api_base=loopback_server.url)
+    save(db, d)
+    loopback_server.responder = scripted_scores(lambda judge, art: 1.7)
+    sink = ListSink()
+    out = run(gateway(db, path), d, "llama", item("A sound plan."), sink)
+    assert out.report["judge_error"] is True and len(out.report["raw"]) == 1 + d["calibration"]["judge_retries"]
+    assert len([e for e in sink.events if e.kind == "turn_rejected"]) == d["calibration"]["judge_retries"]

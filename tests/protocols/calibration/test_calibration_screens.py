@@ -52,6 +52,33 @@ async def test_results_screen_shows_the_outcome_first_and_the_same_numbers(tmp_p
         assert screen.document["arm_c"]["alpha"]["value"] == doc["arm_c"]["alpha"]["value"]
 
 
+async def test_fidelity_tab_gives_every_dash_its_reason(tmp_path):
+    """Empty reliability bins read "— (no interactions in this bin)", the core's reason as the report prints it;
+    no cell of the Fidelity tab is a bare "—"."""
+    from workbench.protocols.calibration.report import EMPTY_BIN, sections
+
+    db, sid = scored_study(tmp_path)
+    doc = study_results(db, sid)
+    counts = [b["count"] for b in doc["arm_a"]["calibration"]["bins"]]
+    assert 0 in counts and any(counts)        # the fixture has empty bins and filled ones
+    app = Host(lambda: CalibrationResultsScreen(db, sid))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        table = app.screen.query_one("#cal-bins", DataTable)
+        rows = [table.get_row_at(i) for i in range(table.row_count)]
+        for count, row in zip(counts, rows):
+            if count:
+                assert all(cell[0].isdigit() for cell in row[2:])
+            else:
+                assert row[2:] == [f"— ({EMPTY_BIN})"] * 3
+        assert not any(cell.strip() == "—" for row in rows for cell in row)
+        # the report's Arm A table says the same of the same bins
+        arm_a = next(s.body for s in sections(doc) if s.title.startswith("Arm A"))
+        assert arm_a.count(f"— ({EMPTY_BIN})") == 3 * counts.count(0)
+        line = app.screen.query_one("#cal-fidelity-line", Static).render().plain
+        assert "—" not in line and f"best k {doc['arm_a']['k_sweep']['best_k']:g}" in line
+
+
 async def test_import_screen_shows_progress_and_each_bad_record(tmp_path):
     db, _ = make_db(tmp_path)
     sid = save(db, definition("cal-import-ui"))

@@ -63,3 +63,32 @@ def test_the_transcript_model_shows_a_started_turn_without_a_rejection_as_itself
 
     model.consume(Event("turn_started", run_id="r", turn="t", agent="critic", payload={"label": "Critic"}))
     assert [e.title for e in model.entries] == ["critic · Critic"]
+
+
+async def test_the_real_critic_cut_at_max_tokens_ends_in_a_counted_error_marked_cut(m11_store, m11_server, tmp_path):
+    """SmolLM2's real Critic reply (tests/fixtures/real_replies/m11-critic-cut-at-250.json: JSON cut at max_tokens, a
+    placeholder copied) for both asks: unparsed twice, each reason saying it was cut, a counted error, and the run's
+    cut turns counted."""
+    from tests.support import real_replies
+    from workbench.runs.runner import run_study
+
+    db, db_path = m11_store
+    _create(db, tmp_path, m11_server, records=(EXAMPLE_A,))
+    cut = real_replies.load("m11-critic-cut-at-250")
+    assert cut["finish_reason"] == "length" and "<from the output or the attribute table>" in cut["content"]
+
+    def real_critic(body):
+        if m11kit.stage_of(body) == "critic":
+            return real_replies.reply("m11-critic-cut-at-250")
+        return m11kit.scripted(body)
+
+    m11_server.responder = real_critic
+    await run_study(db, m11kit.gateway(db, db_path), "m11-e2e")
+    likert = get_run(db, "m11-e2e/seed-a-earbuds/likert/0")
+    assert likert["status"] == "done_with_errors" and likert["truncated_turns"] == 2
+    # the reason says why the JSON broke off, to the retry and in the error
+    assert likert["error"] == ("counted error: critic gave no usable reply (the reply contained no valid JSON object "
+                               "(the reply was cut off at max_tokens))")
+    retry = [b for b in m11_server.requests if m11kit.stage_of(b) == "critic"][1]
+    assert ("could not be used: the reply contained no valid JSON object (the reply was cut off at max_tokens)"
+            in retry["messages"][-1]["content"])

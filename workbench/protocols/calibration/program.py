@@ -4,9 +4,10 @@ The prompt is built from the artifact alone and checked for excluded
 observables before it is sent (`judge_prompt.check_prompt`); a refused prompt
 makes no call and is recorded as `prompt_refused`. A reply that is not one JSON
 object with a `score` in [0, 1] is told why and asked again, `judge_retries`
-times; if it still fails, the run's report holds a `judge_error` with every raw
-reply, and no score. Every call goes through the gateway via `ctx.turn`, so it
-is logged, replayed on resume and replayable with `--replay`.
+times, each retry titled as one in the transcript with the reason; if it still
+fails, the run's report holds a `judge_error` with every raw reply, and no score.
+Every call goes through the gateway via `ctx.turn`, so it is logged, replayed
+on resume and replayable with `--replay`.
 """
 
 from __future__ import annotations
@@ -92,6 +93,8 @@ async def judge_program(ctx: RunContext) -> RunOutput:
         reading = ctx.read_reply(f"judge-{attempt}", "calibration judge", parse_score, text)
         if not reading.ok:
             error = reading.detail
+            if attempt < options["judge_retries"]:
+                ctx.reject(f"judge-{attempt}", error)  # the next ask is titled as its retry, with the reason
             messages = messages + [{"role": "assistant", "content": text}, retry_message(error)]
             continue
         score, reason = reading.value

@@ -22,6 +22,7 @@ from workbench.protocols.m11 import replies, schemas
 from workbench.protocols.m11.prompts import BINARY_TEMPERATURE, TEMPERATURES, messages
 from workbench.protocols.m11.scoring import band
 from workbench.runs.context import RunContext, RunOutput
+from workbench.runs.truncation import CUT_NOTE
 
 PARSE_RETRIES = 1        # one more ask after an unusable reply
 SYCOPHANCY_RETRIES = 1   # seed 003 §2: the MetaJudge recommends a retry
@@ -50,7 +51,7 @@ async def ask(ctx: RunContext, stage: str, build: Callable[[str | None], list[di
         reading = ctx.read_reply(turn_id, f"m11 {stage}", parse, text)
         if reading.ok:
             return reading.value
-        note = reading.detail
+        note = reading.detail + (CUT_NOTE if ctx.was_cut(turn_id) else "")  # say why the JSON broke off
         if attempt < PARSE_RETRIES:
             retries[stage] = retries.get(stage, 0) + 1
             ctx.emit(M11_RETRY, turn=turn_id, agent=stage, reason=note)

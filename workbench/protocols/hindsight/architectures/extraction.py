@@ -142,6 +142,8 @@ async def finish(ctx, text: str):
     ctx.read_reply("extract", "report extraction", _parse_or_refuse, reply)   # counted: parsed, repaired, unparsed
     report = shaped_report(text, reply)
     if report["extraction"]["status"] == "unparsed" and ctx.was_cut("extract"):  # say why the JSON broke off
-        report["extraction"]["reason"] += " (the reply was cut off at max_tokens)"
+        from workbench.runs.truncation import CUT_NOTE
+
+        report["extraction"]["reason"] += CUT_NOTE
     ctx.emit("extraction", turn="extract", agent="extractor", **report["extraction"])
     return FinalOutput(text=text, report=report)

@@ -28,6 +28,9 @@ After a case's three P1 committees are done:
 
 The calls use the study's architecture model at temperature 0 and go through
 the gateway, so a resumed or replayed study classifies from the same replies.
+An extraction copies from a run's output, so its max_tokens is sized to that
+output (`runs/truncation.room_to_copy`, the rule of every copying step), never
+less than the study's.
 """
 
 from __future__ import annotations
@@ -38,6 +41,7 @@ from dataclasses import replace
 
 from workbench.protocols.hindsight.architectures.base import RunContext, parallel, system, user
 from workbench.protocols.hindsight.architectures.prompts import P1_COMPARE, P1_EXTRACT, P1_EXTRACT_SYSTEM
+from workbench.runs.truncation import room_to_copy
 
 LABELS = ("A", "B", "C")
 EXPECTED_CALLS = 4  # three extractions and one comparison
@@ -172,10 +176,11 @@ async def classify_case(ctx: RunContext, runs: list[dict]) -> dict:
 
     async def extract(label: str, run: dict) -> dict:
         turn = f"topology:{case}:extract-{label}"
-        raw = await ctx.turn(turn, "extractor", [system(P1_EXTRACT_SYSTEM),
-                                                 user(P1_EXTRACT.format(output=run["text"].strip()))],
+        output = run["text"].strip()
+        # it copies the recommendation and claims out of the output: room for the output, as every copying step
+        raw = await ctx.turn(turn, "extractor", [system(P1_EXTRACT_SYSTEM), user(P1_EXTRACT.format(output=output))],
                              phase="topology", label=f"Extract run {label}'s recommendation and claims",
-                             role="classifier")
+                             role="classifier", settings=room_to_copy(ctx.settings, output))
         data, error = read_extraction(raw)
         return {"label": label, "run_id": run["run_id"], "replicate": run["replicate"], "raw": raw,
                 "error": error, **(data or {"recommendation": None, "claims": []})}
