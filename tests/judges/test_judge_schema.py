@@ -7,7 +7,8 @@ from tests.blinding.study_fixture import make_study
 from tests.judges.scripted import naive_judge
 from workbench.judges.parse import quote_found
 from workbench.judges.run import judge_study
-from workbench.judges.schema import passages, verdict_schema
+from workbench.judges.schema import verdict_schema
+from workbench.structured.passages import passages
 from workbench.rubrics import load_rubric
 
 CLEAN = ("RECOMMENDATION: Expand in stages with demand gates.\nREASONING: A demand-side contraction would "

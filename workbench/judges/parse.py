@@ -21,9 +21,8 @@ import json
 import re
 
 from workbench.rubrics import Rubric
+from workbench.structured.passages import MIN_QUOTE
 from workbench.structured.reading import InvalidReply, RefusedReply, repaired  # InvalidReply: every parser imports it from here
-
-MIN_QUOTE = 4  # characters, after normalising: a quote must say something
 
 
 class QuoteRefused(RefusedReply):

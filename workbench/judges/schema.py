@@ -11,23 +11,10 @@ from __future__ import annotations
 
 import re
 
-from workbench.judges.parse import MIN_QUOTE
 from workbench.rubrics import Rubric
+from workbench.structured.passages import MAX_PASSAGE, MIN_QUOTE, passages
 
-MAX_PASSAGES = 60          # a long response keeps its first passages: the schema stays small (project's choice)
-MAX_PASSAGE = 400          # characters of one passage
 MAX_JUSTIFICATION = 600    # characters: a justification that cannot run past max_tokens and cut the JSON
-
-
-def passages(response: str) -> list[str]:
-    """The response's sentences and lines, each long enough to be a quote, in order, without repeats."""
-    out: list[str] = []
-    for line in response.splitlines():
-        for piece in re.split(r"(?<=[.!?])\s+", line.strip()):
-            piece = piece.strip().strip("-*# ").strip()[:MAX_PASSAGE]
-            if len(piece) >= MIN_QUOTE and piece not in out:
-                out.append(piece)
-    return out[:MAX_PASSAGES]
 
 
 def verdict_schema(rubric: Rubric, response: str) -> dict:

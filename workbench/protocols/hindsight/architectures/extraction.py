@@ -19,6 +19,7 @@ from __future__ import annotations
 import re
 
 from workbench.protocols.hindsight.architectures.report import REPORT_INSTRUCTION, REPORT_KEYS, parse_report
+from workbench.structured.passages import passages
 
 SHAPES = ("extract", "instruction")
 DEFAULT_SHAPE = "extract"
@@ -53,8 +54,6 @@ def check_copied(source: str, extracted: dict) -> list[str]:
 def extraction_schema(source: str) -> dict:
     """The reply's JSON schema: each field a list of sentences chosen from the output itself, so a model that
     decodes by schema can only copy (the check below still refuses anything that is not a copy)."""
-    from workbench.judges.schema import passages
-
     found = passages(source)
     sentence = {"type": "string", "enum": found} if found else {"type": "string"}
     return {"name": "report_shape", "schema": {
