@@ -30,11 +30,8 @@ def register(sub: argparse._SubParsersAction) -> None:
                                       "cost_ceiling_default, stall_timeout, max_attempts, max_retry_time; "
                                       "ROLE.FIELD for a role's model (architecture, judge, probe, classifier); "
                                       "limits.MODEL.rpm|tpm. An empty VALUE clears an optional field.",
-                          **examples("workbench --batch settings set concurrency 1",
-                                     "workbench --batch settings set judge.model openai/gpt-4o-mini",
-                                     "workbench --batch settings set probe.api_base http://127.0.0.1:8011/v1",
-                                     "workbench --batch settings set probe.api_key_env none",
-                                     "workbench --batch settings set classifier.structured json_object"))
+                          **examples("workbench --batch settings set judge.model openai/gpt-4o-mini",
+                                     "workbench --batch settings set probe.max_connections 1"))
     put.add_argument("key", metavar="KEY")
     put.add_argument("value", metavar="VALUE")
     put.set_defaults(handler=set_setting)
