@@ -1,28 +1,51 @@
-"""The contract suite's fixtures: the toy protocol registered, and each protocol's study built once.
+"""The contract suite's fixtures: the toy protocol installed as an outside package, and each protocol's study
+built once.
 
 Package-scoped: the studies are built once for every module of tests/contract (the commands and the
-screens), and the toy protocol is unregistered when the package's last test has run.
+screens), and the toy protocol is uninstalled when the package's last test has run.
 """
 
 from __future__ import annotations
 
 import contextlib
+import importlib
 import io
 import shutil
+import sys
+from pathlib import Path
 
 import pytest
 
 from tests.contract.studies import BY_PROTOCOL, ContractStudy, copy_stage
-from tests.support.toy_protocol import EchoProtocol
+from tests.support import toy_protocol
 from workbench.cli.main import main
 from workbench.protocol import registry
 
+OUTSIDE = "echo_outside_protocol"  # the toy's package name outside the repository
+
 
 @pytest.fixture(scope="package", autouse=True)
-def toy_registered():
-    registry.register(EchoProtocol())
+def toy_registered(tmp_path_factory):
+    """The toy protocol as a research group would ship it: its own package in a folder outside the repository,
+    with the distribution metadata `pip install` leaves (a dist-info whose `workbench.protocols` entry point
+    names it), found by the registry through that entry point; `registry.register` is not called."""
+    site = tmp_path_factory.mktemp("site-packages")
+    package = site / OUTSIDE
+    package.mkdir()
+    (package / "__init__.py").write_text(Path(toy_protocol.__file__).read_text(encoding="utf-8"), encoding="utf-8")
+    info = site / f"{OUTSIDE}-0.1.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {OUTSIDE}\nVersion: 0.1\n", encoding="utf-8")
+    (info / "entry_points.txt").write_text(f"[workbench.protocols]\n{toy_protocol.NAME} = {OUTSIDE}:PROTOCOL\n",
+                                           encoding="utf-8")
+    sys.path.insert(0, str(site))
+    importlib.invalidate_caches()
+    assert registry.entry_points()[toy_protocol.NAME] == f"{OUTSIDE}:PROTOCOL"
+    assert type(registry.get(toy_protocol.NAME)).__module__ == OUTSIDE  # loaded from outside, not the tests
     yield
-    registry.unregister(EchoProtocol.name)
+    registry.unregister(toy_protocol.NAME)
+    sys.path.remove(str(site))
+    sys.modules.pop(OUTSIDE, None)
 
 
 def quiet(argv: list[str]) -> tuple[int, str, str]:
