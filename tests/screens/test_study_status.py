@@ -56,7 +56,8 @@ async def screens_say(store, sid) -> dict[str, str]:
         rest = choice.split(f"{sid} (hindsight, ", 1)[1]
         label = rest[:rest.rindex(")")]  # the choice's closing parenthesis
         status = app.screen.query_one("#metrics-status", Static)
-        await wait_until(pilot, lambda: sid in str(status.render()), timeout=60, what="the status line")
+        # the panels are on screen once `shown` names the study ("Computing <study> ..." names it before)
+        await wait_until(pilot, lambda: app.screen.shown == sid, timeout=60, what="the study's panels")
         line = str(status.render())
     return {"Studies list": cell, "Studies detail": detail.split("status ", 1)[1],
             "Metrics choice": label,
