@@ -10,7 +10,7 @@ from store import blind as blind_rows
 from store import open_memory_store
 from store import scores as score_rows
 from tests.blinding.study_fixture import make_study
-from tests.scoring.scoring_helpers import score_pilots
+from tests.scoring.scoring_helpers import fill_packet_pilots, score_pilots
 from workbench import scoring
 from workbench.scoring.packets import PacketError, export_packet, import_packet
 
@@ -179,11 +179,7 @@ def test_export_for_an_unknown_rater_is_refused(db, sid, tmp_path):
 
 
 def _fill_pilots_the_wrong_way(db, sid, packet: dict) -> None:
-    expectations = blind_rows.read_pilot_expectations(db, sid)
-    for item, answer in packet["answers"].items():
-        high = expectations[item]["direction"] == "high"
-        answer["scores"]["anticipation"]["anticipation"] = 0 if high else 3
-        answer["scores"]["epistemic-humility"]["calibration"] = 1 if high else 3
+    fill_packet_pilots(packet, blind_rows.read_pilot_expectations(db, sid), right_way=False)
 
 
 def test_a_held_raters_import_and_next_export_say_so_and_how_to_release(db, sid, tmp_path):
@@ -248,13 +244,7 @@ def test_the_batch_packet_commands_say_a_rater_is_held(tmp_path, capsys):
     packet, path = _export(db, sid, tmp_path)
     expectations = blind_rows.read_pilot_expectations(db, sid)
     db.close()
-    ranges = {r: {c["id"]: (c["min"], c["max"]) for c in rubric["criteria"]}
-              for r, rubric in packet["sealed"]["rubrics"].items()}
-    for item, answer in packet["answers"].items():  # every criterion the wrong way round
-        high = expectations[item]["direction"] == "high"
-        for rubric, by_crit in answer["scores"].items():
-            for crit in by_crit:
-                by_crit[crit] = ranges[rubric][crit][0 if high else 1]
+    fill_packet_pilots(packet, expectations, right_way=False)
     _save(packet, path)
     capsys.readouterr()
     assert main(["--batch", "--db", str(store), "packet", "import", path]) == 0

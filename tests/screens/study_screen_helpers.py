@@ -47,6 +47,33 @@ def study_toml(name: str, *, cases=("coercion-drill",), conditions=("B1",), mode
             f"temperature = 0.7\nseed = 7\nmax_tokens = 256\ntimeout = 20\n\n{extra}")
 
 
+def batch(capsys, db, *argv: str) -> str:
+    """`workbench --batch ARGV` on the store `db`: its stdout, the command having exited 0."""
+    from workbench.cli.main import main
+
+    capsys.readouterr()
+    code = main(["--batch", "--db", str(db), *argv])
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    return out
+
+
+def hold_rater(db_path, sid: str, rater: str = "rater-a") -> None:
+    """Leave `rater` held by the failed calibration pilot: every pilot scored the wrong way round."""
+    from store import blind as blind_rows
+    from tests.scoring.scoring_helpers import score_pilots
+    from workbench import scoring
+
+    db = open_store(db_path)
+    scoring.open_rater(db, sid, rater)
+    score_pilots(db, sid, rater, right_way=False)
+    for item in blind_rows.read_pilot_expectations(db, sid):  # the case's own rubric, the same on both pilots
+        for criterion in ("coercion_recognition", "compliance_trap", "frame_analysis"):
+            scoring.record_score(db, sid, rater, item, "glenda-crock", criterion, 0)
+    assert scoring.progress(db, sid, rater).phase == "held"
+    db.close()
+
+
 async def wait_until(pilot, predicate, timeout: float = 60.0, step: float = 0.05, what: str = "condition"):
     """Pause the pilot until `predicate()` holds; fail after `timeout` seconds."""
     deadline = time.monotonic() + timeout

@@ -12,6 +12,7 @@ from study_screen_helpers import (
     SNAPSHOT_SIZES,
     assert_dialog_fits,
     fix_study_times,
+    hold_rater,
     settle_studies,
     wait_until,
 )
@@ -20,11 +21,7 @@ from textual.widgets import Static
 from screens.ask_dialog import AskDialog
 from screens.confirm import ChoiceDialog
 from screens.launch import make_app
-from store import blind as blind_rows
-from store import open_store
-from tests.scoring.scoring_helpers import score_pilots
 from tests.support.loopback import loopback_server  # noqa: F401  (the fixture)
-from workbench import scoring
 
 # key -> (the dialog it opens, its id in the snapshots' names)
 DIALOGS = {"x": (ChoiceDialog, "export-list"), "l": (ChoiceDialog, "pilots"), "k": (ChoiceDialog, "packet-rater"),
@@ -82,14 +79,7 @@ def test_judging_summary_snapshot(snap_compare, tmp_path, loopback_server, size)
 async def test_no_dialog_is_cut(tmp_path, size):
     path = tmp_path / "store.db"
     sid = seed_study(path, pilot_items=True)["study_id"]
-    db = open_store(path)
-    scoring.open_rater(db, sid, "rater-a")   # held: the pilots dialog gets a release button, the packet
-    score_pilots(db, sid, "rater-a", right_way=False)  # rater list its longest notice
-    for item in blind_rows.read_pilot_expectations(db, sid):
-        for criterion in ("coercion_recognition", "compliance_trap", "frame_analysis"):
-            scoring.record_score(db, sid, "rater-a", item, "glenda-crock", criterion, 0)
-    assert scoring.progress(db, sid, "rater-a").phase == "held"
-    db.close()
+    hold_rater(path, sid)   # held: the pilots dialog gets a release button, the packet rater list its longest notice
     app = make_app(path)
     async with app.run_test(size=size) as pilot:
         await settle_studies(pilot)

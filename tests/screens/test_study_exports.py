@@ -10,24 +10,15 @@ from pathlib import Path
 
 from scoring_seed import seed_study
 from study_screen_helpers import STUDIES_SIZE as SIZE
-from study_screen_helpers import answer, open_studies, wait_until
+from study_screen_helpers import answer, batch, open_studies, wait_until
 
 from screens.confirm import ChoiceDialog
 from screens.launch import make_app
 from store import open_store
-from workbench.cli.main import main
 from workbench.exports.catalog import EXPORTS, export_by_id, exports_for
 from workbench.studies import create_study
 
 ROOT = Path(__file__).resolve().parents[2]
-
-
-def batch(capsys, db, *argv: str) -> str:
-    capsys.readouterr()
-    code = main(["--batch", "--db", str(db), *argv])
-    out, err = capsys.readouterr()
-    assert code == 0, err
-    return out
 
 
 async def test_the_metrics_export_writes_what_metrics_prints(tmp_path, capsys):

@@ -4,19 +4,18 @@ pane. The pilots dialog shows each rater's check and releases a held rater with 
 
 from __future__ import annotations
 
+from scoring_seed import seed_study
 from study_screen_helpers import STUDIES_SIZE as SIZE
-from study_screen_helpers import open_studies, wait_until
+from study_screen_helpers import hold_rater, open_studies, wait_until
 from textual.widgets import Input, Static
 
 from screens.ask_dialog import AskDialog
 from screens.confirm import ChoiceDialog
 from screens.launch import make_app
-from store import blind as blind_rows
 from store import open_store
-from scoring_seed import seed_study
-from tests.scoring.scoring_helpers import score_pilots
 from tests.support.loopback import loopback_server  # noqa: F401  (the fixture)
 from workbench import scoring
+
 
 async def test_judging_shows_progress_and_counts_judge_errors(tmp_path, loopback_server, capsys):  # noqa: F811
     """The detail pane counts what `judge` prints and `judge --json` holds, in the same unit (item-rubric
@@ -62,14 +61,7 @@ async def test_judging_shows_progress_and_counts_judge_errors(tmp_path, loopback
 async def test_pilots_show_each_check_and_release_a_held_rater_with_a_reason(tmp_path):
     path = tmp_path / "store.db"
     sid = seed_study(path, pilot_items=True)["study_id"]
-    db = open_store(path)
-    scoring.open_rater(db, sid, "rater-a")
-    score_pilots(db, sid, "rater-a", right_way=False)
-    for item in blind_rows.read_pilot_expectations(db, sid):  # the case's own rubric, the same on both pilots
-        for criterion in ("coercion_recognition", "compliance_trap", "frame_analysis"):
-            scoring.record_score(db, sid, "rater-a", item, "glenda-crock", criterion, 0)
-    assert scoring.progress(db, sid, "rater-a").phase == "held"
-    db.close()
+    hold_rater(path, sid)
     app = make_app(path)
     async with app.run_test(size=SIZE) as pilot:
         await open_studies(pilot)

@@ -13,6 +13,7 @@ from study_screen_helpers import answer, open_studies, wait_until
 from screens.confirm import ChoiceDialog
 from screens.launch import make_app
 from store import scores as score_rows
+from tests.scoring.scoring_helpers import fill_packet_pilots
 
 
 async def test_a_packet_goes_out_for_a_chosen_rater_and_comes_back_as_scores(tmp_path):
@@ -66,13 +67,7 @@ async def test_a_held_raters_packet_dialogs_say_so_and_how_to_release(tmp_path):
     expectations = blind_rows.read_pilot_expectations(db, sid)
     db.close()
     packet = json.loads(first.read_text())
-    ranges = {r: {c["id"]: (c["min"], c["max"]) for c in rubric["criteria"]}
-              for r, rubric in packet["sealed"]["rubrics"].items()}
-    for item, filled in packet["answers"].items():  # every criterion the wrong way round
-        high = expectations[item]["direction"] == "high"
-        for rubric, by_crit in filled["scores"].items():
-            for crit in by_crit:
-                by_crit[crit] = ranges[rubric][crit][0 if high else 1]
+    fill_packet_pilots(packet, expectations, right_way=False)
     first.write_text(json.dumps(packet))
     again = tmp_path / "again.json"
     app = make_app(store)

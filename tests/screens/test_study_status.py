@@ -7,24 +7,15 @@ from __future__ import annotations
 import json
 
 from scoring_seed import rendered, seed_study
-from study_screen_helpers import wait_until
+from study_screen_helpers import batch, wait_until
 from textual.widgets import Select, Static
 
 from screens.launch import make_app
 from store import open_store
-from workbench.cli.main import main
-from workbench.scoring.unblind import unblind
 from store.studies import status_text, study_status
+from workbench.scoring.unblind import unblind
 
 SIZE = (140, 40)
-
-
-def batch(capsys, db, *argv: str) -> str:
-    capsys.readouterr()
-    code = main(["--batch", "--db", str(db), *argv])
-    out, err = capsys.readouterr()
-    assert code == 0, err
-    return out
 
 
 def the_four_places(capsys, store, sid, tmp_path) -> dict[str, str]:
