@@ -94,6 +94,13 @@ class PlantedValue:
     ci_high: float | None = None
     note: str = ""
 
+    @classmethod
+    def of_estimate(cls, parameter: str, planted: float, measure: str, estimate: dict, *,
+                    expected: float | None = None, note: str = "") -> "PlantedValue":
+        """The row of an estimate's document (`Estimate.to_dict()`: its value and 95% CI)."""
+        return cls(parameter, planted, measure, expected, estimate.get("value"), estimate.get("ci_low"),
+                   estimate.get("ci_high"), note)
+
 
 @dataclass
 class MetricsDocument:

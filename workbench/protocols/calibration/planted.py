@@ -23,15 +23,14 @@ def planted_values(db, study_id: str, definition: dict) -> list[PlantedValue]:
     offsets = params.get("judge_offsets") or {}
     data = load(db, study_id)
     alpha = study_results(db, study_id, data)["arm_c"]["alpha"]
-    rows = [PlantedValue("judge_icc", params["judge_icc"], "Arm C's Krippendorff α (interval) over the panel",
-                         recovered=alpha.get("value"), ci_low=alpha.get("ci_low"), ci_high=alpha.get("ci_high"),
-                         note="" if alpha.get("value") is not None else alpha.get("undefined_reason") or "undefined")]
+    rows = [PlantedValue.of_estimate("judge_icc", params["judge_icc"], "Arm C's Krippendorff α (interval) over the "
+                                     "panel", alpha, note="" if alpha.get("value") is not None
+                                     else alpha.get("undefined_reason") or "undefined")]
     truth = {i.id: true_quality(i.v_hat) for i in data.interactions}
     for judge, planted in offsets.items():
         diffs = [by_judge[judge] - truth[item] for item, by_judge in data.scores.items()
                  if judge in by_judge and by_judge[judge] is not None and item in truth]
-        est = mean_ci(diffs).to_dict()
-        rows.append(PlantedValue(f"judge_offsets.{judge}", planted, "mean of the judge's score − logistic(v_hat)",
-                                 recovered=est["value"], ci_low=est.get("ci_low"), ci_high=est.get("ci_high"),
-                                 note="" if diffs else "the judge has no score yet"))
+        rows.append(PlantedValue.of_estimate(f"judge_offsets.{judge}", planted,
+                                             "mean of the judge's score − logistic(v_hat)", mean_ci(diffs).to_dict(),
+                                             note="" if diffs else "the judge has no score yet"))
     return rows

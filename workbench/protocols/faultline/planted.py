@@ -32,6 +32,6 @@ def planted_values(doc: dict, definition: dict) -> list[PlantedValue]:
                 continue
             if est.get("value") is None:
                 note = "; ".join(n for n in (note, est.get("undefined_reason") or "undefined") if n)
-            rows.append(PlantedValue(f"{key}.{cond}", value, measure, expected_value(metric, cond, params),
-                                     est.get("value"), est.get("ci_low"), est.get("ci_high"), note))
+            rows.append(PlantedValue.of_estimate(f"{key}.{cond}", value, measure, est,
+                                                 expected=expected_value(metric, cond, params), note=note))
     return rows

@@ -18,13 +18,7 @@ import math
 from workbench.protocol.base import PlantedValue
 
 READ_AS = (("effects", "anticipation"), ("humility", "epistemic-humility"))
-CLIP = 0.005   # a share of 0 or 1 has no probit: kept just inside
-
-
-def _probit(share: float) -> float:
-    from scipy.stats import norm
-
-    return float(norm.ppf(min(1 - CLIP, max(CLIP, share))))
+CLIP = 0.005   # how far inside (0, 1) a mean share is kept for its probit
 
 
 def case_shares(data, rubric: str, condition: str) -> dict[str, float]:
@@ -54,8 +48,9 @@ def read_back(a: dict[str, float], b: dict[str, float]) -> tuple[float | None, f
     x, y = np.array([a[c] for c in cases]), np.array([b[c] for c in cases])
 
     def effect(p, q, axis=-1):
-        clip = lambda s: np.clip(np.mean(s, axis=axis), CLIP, 1 - CLIP)
-        return math.sqrt(2) * (stats.norm.ppf(clip(p)) - stats.norm.ppf(clip(q)))
+        def probit(shares):  # a mean share of 0 or 1 has no probit: kept just inside
+            return stats.norm.ppf(np.clip(np.mean(shares, axis=axis), CLIP, 1 - CLIP))
+        return math.sqrt(2) * (probit(p) - probit(q))
 
     value = float(effect(x, y))
     if len(cases) < 2:

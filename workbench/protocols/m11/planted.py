@@ -23,8 +23,6 @@ def planted_values(db, study_id: str, definition: dict) -> list[PlantedValue]:
 
     baseline = params_of(definition)["baseline"]
     overall = [r["overall"] for r in sample_results(db, study_id) if r["overall"] is not None]
-    est = mean_ci(overall).to_dict()
-    return [PlantedValue("baseline", baseline, "mean overall score over items (0–5)",
-                         expected=5 * float(norm.cdf(baseline / math.sqrt(2))), recovered=est["value"],
-                         ci_low=est.get("ci_low"), ci_high=est.get("ci_high"),
-                         note="" if overall else "no item has an overall score yet")]
+    return [PlantedValue.of_estimate("baseline", baseline, "mean overall score over items (0–5)",
+                                     mean_ci(overall).to_dict(), expected=5 * float(norm.cdf(baseline / math.sqrt(2))),
+                                     note="" if overall else "no item has an overall score yet")]
