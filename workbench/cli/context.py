@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
+import os
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -59,12 +61,26 @@ class Context:
             if not self.json and human is not None:
                 human = named_text(study, protocol, human() if callable(human) else human)
         if self.json:
-            sys.stdout.write(json_for_terminal(json.dumps(document, indent=2, ensure_ascii=False, default=str)))
-            sys.stdout.write("\n")
+            with self.stdout() as out:
+                out.write(json_for_terminal(json.dumps(document, indent=2, ensure_ascii=False, default=str)))
+                out.write("\n")
         elif human is not None:
             text = human() if callable(human) else human
             if text:
-                print(for_terminal(text))
+                with self.stdout() as out:
+                    print(for_terminal(text), file=out)
+
+    @staticmethod
+    @contextlib.contextmanager
+    def stdout():
+        """stdout, for a result. A reader that stopped early (`workbench --batch … | head`) has what it
+        wanted: the rest goes to /dev/null, with no traceback now or when Python flushes at exit, and the
+        command finishes its work."""
+        try:
+            yield sys.stdout
+            sys.stdout.flush()
+        except BrokenPipeError:
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
 
     def _protocol_of(self, study_id: str) -> str | None:
         from workbench.studies.lookup import find_study

@@ -12,7 +12,6 @@ scores (CSV run_id,concern,value) instead of printing tables.
 from __future__ import annotations
 
 import argparse
-import sys
 
 from workbench.cli.context import FAILED, OK, USAGE, CommandError, Context
 from workbench.cli.examples import examples
@@ -197,13 +196,8 @@ def write_csv(args, ctx: Context, doc) -> None:
         write_text(args.out, buffer.getvalue())
         ctx.info(f"wrote {n} row(s) to {args.out}")
     else:
-        try:
-            write(sys.stdout)
-            sys.stdout.flush()
-        except BrokenPipeError:  # e.g. piped into `head`: the reader has what it wanted
-            import os
-
-            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        with ctx.stdout() as out:
+            write(out)
     for note in doc.notes:
         ctx.info(note)
 
