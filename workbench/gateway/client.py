@@ -84,12 +84,17 @@ class GatewayConfig:
 
 
 def call_key(request: CallRequest) -> str:
-    """sha256 over the replay key: model, messages, sampling settings, replicate, sample, and the reply's
-    JSON schema when the call asks for one (a schema shapes the reply; keys without one are unchanged)."""
+    """sha256 over the replay key: model, messages, sampling settings, replicate, sample, the reply's
+    JSON schema when the call asks for one (a schema shapes the reply; keys without one are unchanged), and
+    a judge's name when the call is a judge's (role "judge")."""
     doc = {"model": request.settings.model, "messages": request.messages,
            "sampling": request.settings.sampling(), "replicate": request.replicate, "sample": request.sample}
     if request.response_schema is not None:
         doc["schema"] = request.response_schema
+    if request.role == "judge" and request.agent:
+        # A judge is its own draw: two judges on one model with the same settings asked the same prompt are
+        # two calls, never one reply served to both by replay or single flight (issue 34: a panel's agreement).
+        doc["judge"] = request.agent
     if request.settings.model == SIM_MODEL:
         # The simulator's reply is a function of more than the messages (whose run, which judge, which item:
         # its planted effects differ by them), so its key holds those too: two simulated judges asked the
