@@ -53,7 +53,8 @@ def create(args, ctx: Context) -> int:
     items = result.get("items") or {}
     for problem in items.get("problems", []):
         ctx.info(problem)
-    loaded = (f"; items: {items['added']} added" + (f", {items['excluded']} excluded" if items["excluded"] else "")
+    loaded = (f"; items: {items.get('to_run', 0)} to run of {items['added']} loaded"
+              + (f", {items['excluded']} excluded" if items["excluded"] else "")
               if items.get("added") or items.get("excluded") else "")
     ctx.emit({"ok": True, "study_id": result["study_id"], "action": result["action"], "definition": d,
               "items": items},

@@ -78,5 +78,8 @@ def load_items(db: sqlite_utils.Database, study_id: str, definition: dict, path:
     from workbench.protocol.registry import protocol_of
 
     base_dir = str(Path(path).resolve().parent) if path is not None else None
-    result = protocol_of(definition).load_items(db, study_id, definition, base_dir)
-    return {"added": result.added, "excluded": result.excluded, "problems": list(result.problems)}
+    protocol = protocol_of(definition)
+    result = protocol.load_items(db, study_id, definition, base_dir)
+    # What the study will run of them (a limit, a sample): the number `study create` says first.
+    to_run = len({plan.item_id for plan in protocol.planned_runs(db, study_id, definition)}) if result.added else 0
+    return {"added": result.added, "excluded": result.excluded, "to_run": to_run, "problems": list(result.problems)}
