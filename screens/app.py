@@ -80,14 +80,16 @@ class WorkbenchApp(App[int]):
         self._guards: dict[Screen, str] = {}
 
     def _bootstrap(self) -> list:
-        """First launch of a store: load the shipped cases and rubrics. Returns problems, never raises on bad files."""
+        """First launch of a store: load the shipped cases and rubrics. Returns the case files refused
+        (file:line: reason), never raises on bad files."""
         from workbench.cases import CaseError
-        from workbench.cases.library import bootstrap
+        from workbench.cases.library import bootstrap, refusal_text, refused_cases
 
         try:
-            bootstrap(self.db)
-        except CaseError as exc:
-            return exc.problems
+            if bootstrap(self.db):
+                return [refusal_text(r) for r in refused_cases(self.db)]
+        except CaseError as exc:  # a shipped rubric that does not parse
+            return [str(p) for p in exc.problems]
         return []
 
     # -- sections ---------------------------------------------------------------------------------
@@ -99,8 +101,9 @@ class WorkbenchApp(App[int]):
             self.action_go(self.sections[0].id)
         if self.startup_problems:
             first = self.startup_problems[0]
-            self.notify(f"{len(self.startup_problems)} problem(s) in the shipped case files; none were loaded. "
-                        f"First: {first}", title="Case library", severity="error", timeout=15)
+            self.notify(f"{len(self.startup_problems)} case file(s) refused (the others are loaded; a study "
+                        f"that names a refused one is refused). First: {first}", title="Case library",
+                        severity="error", timeout=15)
 
     def _section_factory(self, section: Section):
         def make() -> Screen:

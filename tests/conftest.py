@@ -45,5 +45,8 @@ socket.socket.connect_ex = _guarded_connect_ex
 
 @pytest.fixture(autouse=True)
 def _isolated_store(tmp_path, monkeypatch):
-    """Every test gets its own default store path; nothing lands in the user data dir."""
+    """Every test gets its own default store path and case library; nothing lands in the user data dir,
+    and no user's case library reaches a test."""
     monkeypatch.setenv("WORKBENCH_DB", str(tmp_path / "default-store.db"))
+    if "WORKBENCH_CASE_LIBRARY" not in os.environ:  # a test's own choice (tests/screens/conftest.py) stays
+        monkeypatch.setenv("WORKBENCH_CASE_LIBRARY", str(tmp_path / "case-library"))

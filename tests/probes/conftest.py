@@ -64,7 +64,9 @@ def library(tmp_path, monkeypatch):
     for case_id in CASES:
         write_case(cases, case_id)
     monkeypatch.setenv("WORKBENCH_CASES_DIR", str(cases))
-    return SimpleNamespace(cases=cases, db=tmp_path / "store" / "workbench.db")
+    own = tmp_path / "case-library"  # the user's case library: where a probe of a shipped case is written
+    monkeypatch.setenv("WORKBENCH_CASE_LIBRARY", str(own))
+    return SimpleNamespace(cases=cases, own=own, db=tmp_path / "store" / "workbench.db")
 
 
 @pytest.fixture

@@ -38,7 +38,7 @@ def test_batch_probe_then_case_list_shows_the_verdict(library, loopback_server, 
 
     # The key was sent to the server, and is nowhere on disk or in what the commands printed.
     assert loopback_server.request_headers[0]["authorization"] == f"Bearer {FAKE_KEY}"
-    on_disk = [p for p in library.db.parent.rglob("*") if p.is_file()] + list(library.cases.glob("*.md"))
+    on_disk = [p for p in library.db.parent.rglob("*") if p.is_file()] + list(library.cases.glob("*.md")) + list(library.own.glob("*.md"))
     assert on_disk and not [p for p in on_disk if FAKE_KEY.encode() in p.read_bytes()]
     assert FAKE_KEY not in out + err
 

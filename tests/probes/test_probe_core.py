@@ -6,6 +6,7 @@ import json
 
 import pytest
 
+from store import cases as case_rows
 from store.probes import probes_for_case
 from tests.probes.conftest import CASES, scripted_model
 from workbench.cases.listing import case_summaries
@@ -47,11 +48,14 @@ async def test_not_recognized_is_stored_recorded_and_listed(db, library, loopbac
     assert len(json.loads(row["call_ids"])) == 2
     assert summary(db, "quarry-loan")["probe"] == "not_recognized"
     assert summary(db, "ferry-timetable")["probe"] == "not probed"
-    on_disk = parse_file(library.cases / "quarry-loan.md").case
+    # Issue 34: the shipped case stays as it was; the case, with the probe, goes to the user's case library.
+    assert parse_file(library.cases / "quarry-loan.md").case.probes == []
+    on_disk = parse_file(library.own / "quarry-loan.md").case
     [recorded] = on_disk.probes
     assert (recorded.model, recorded.verdict, recorded.scenario_hash) == (
         "openai/probe-target", "not_recognized", on_disk.scenario_hash)
-    assert "recorded in" in result.file_note
+    assert "recorded in the case library" in result.file_note
+    assert case_rows.get_case(db, "quarry-loan")["source_path"] == str((library.own / "quarry-loan.md").resolve())
 
 
 async def test_recognized_case_is_flagged(db, library, loopback_server, remote):
@@ -63,7 +67,7 @@ async def test_recognized_case_is_flagged(db, library, loopback_server, remote):
     listed = summary(db, "ferry-timetable")
     assert listed["recognized"] and listed["probe"].startswith("recognized")
     # The case file now carries the flag; the validator refuses the case as ready until it is dealt with.
-    _cases, problems = validate([library.cases / "ferry-timetable.md"], db)
+    _cases, problems = validate([library.own / "ferry-timetable.md"], db)
     assert any(p.field == "probes" and "transpose" in p.message for p in problems)
 
 

@@ -187,7 +187,8 @@ async def test_first_launch_loads_the_shipped_library_once(app, library):
     again.db.close()
 
 
-async def test_an_invalid_shipped_case_is_reported_and_nothing_is_loaded(library):
+async def test_an_invalid_shipped_case_is_reported_and_the_others_are_loaded(library):
+    """Issue 34: one refused file no longer keeps the whole library out (nor the app from starting)."""
     from screens.launch import make_app
 
     (library.cases / "broken.md").write_text('+++\nid = "broken"\ntitle = "Broken"\ntype = "imaginary"\n+++\n')
@@ -196,8 +197,8 @@ async def test_an_invalid_shipped_case_is_reported_and_nothing_is_loaded(library
     app.notify = lambda message, **kw: notes.append(message)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
-        assert table_ids(app) == []
-        assert notes and "problem(s) in the shipped case files" in notes[0] and "broken.md" in notes[0]
+        assert table_ids(app) and "broken" not in table_ids(app)
+        assert notes and "1 case file(s) refused" in notes[0] and "broken.md" in notes[0]
 
 
 def test_a_file_that_is_not_a_store_exits_1_with_a_message(tmp_path, capsys):

@@ -14,7 +14,8 @@ answer, and accepted the case's title as "the real event".
 
 The result is stored in the probes table (model, date, verdict, both raw
 texts; not for the mock model, whose placeholder answer is no result) and appended to the case file's `[[probes]]` with the scenario hash it
-was asked about. A recognized case is flagged: transpose it (Strategy B) or
+was asked about; a shipped case is never written: the case, with the probe, goes to the user's case library,
+whose copy then takes precedence (`library.writable_path`). A recognized case is flagged: transpose it (Strategy B) or
 exclude it. For a ready case the case validator then reports that flag, which
 is the point: the case may not enter a study as it is.
 """
@@ -265,6 +266,7 @@ def record_probe_in_file(db: sqlite_utils.Database, case_id: str, result: ProbeR
     edits made since the import are kept, and it is only written if it still holds the scenario
     that was probed. An `error` verdict is not a probe result and stays in the store only.
     """
+    from workbench.cases.library import writable_path
     from workbench.cases.parse import parse_file
     from workbench.cases.write import write_case
 
@@ -272,6 +274,9 @@ def record_probe_in_file(db: sqlite_utils.Database, case_id: str, result: ProbeR
         return "not recorded in the case file (no verdict)"
     if not source_path or not Path(source_path).is_file():
         return "not recorded in a case file (the case has no file)"
+    target = writable_path(source_path)  # a shipped case: its copy in the user's case library
+    if target.is_file():
+        source_path = target
     parsed = parse_file(source_path)
     on_disk = parsed.case
     if on_disk is None or any(p.severity == "error" for p in parsed.problems):
@@ -284,11 +289,13 @@ def record_probe_in_file(db: sqlite_utils.Database, case_id: str, result: ProbeR
     on_disk.probes.append(Probe(model=result.model, date=result.asked_at[:10], verdict=result.verdict,
                                 scenario_hash=result.scenario_hash, note=note or ""))
     try:
-        write_case(on_disk, source_path)
+        write_case(on_disk, target)
     except OSError as exc:
-        return f"not recorded in {source_path}: {exc}"
-    case_rows.upsert_cases(db, [(on_disk.to_dict(), str(Path(source_path).resolve()), on_disk.content_hash)])
-    return f"recorded in {source_path}"
+        return f"not recorded in {target}: {exc}"
+    case_rows.upsert_cases(db, [(on_disk.to_dict(), str(target.resolve()), on_disk.content_hash)])
+    if Path(source_path).resolve() != target.resolve():
+        return f"recorded in the case library: {target} (the shipped {source_path} stays as it was)"
+    return f"recorded in {target}"
 
 
 async def run_probes(db: sqlite_utils.Database, gateway, case_ids: list[str], settings: ModelSettings | None = None,

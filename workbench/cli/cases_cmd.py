@@ -78,11 +78,21 @@ def import_(args, ctx: Context) -> int:
 
 
 def list_(args, ctx: Context) -> int:
+    from workbench.cases.library import refusal_text, refused_cases
     from workbench.cases.listing import case_summaries
 
-    rows = case_summaries(ctx.db(), status=args.status, type=args.type, domain=args.domain,
-                          strategy=args.strategy)
-    ctx.emit({"cases": rows}, lambda: _table(rows))
+    db = ctx.db()
+    rows = case_summaries(db, status=args.status, type=args.type, domain=args.domain, strategy=args.strategy)
+    refused = refused_cases(db)
+
+    def human() -> str:
+        lines = [_table(rows)]
+        if refused:  # the library's files the gates refused: not in the store, named with file:line
+            lines.append(f"{len(refused)} case file(s) refused (a study that names one is refused):")
+            lines += [f"  {r['id']}  refused  {refusal_text(r)}" for r in refused]
+        return "\n".join(lines)
+
+    ctx.emit({"cases": rows, "refused": refused}, human)
     return OK
 
 

@@ -97,12 +97,15 @@ def _architectures(c, data: dict, known: list[str]) -> dict:
 def check_cases(db, definition: dict, c) -> None:
     """Every case the study names is in the store, ready, and its own rubric exists."""
     from store import cases as case_rows
-    from workbench.cases.library import known_rubric_ids
+    from workbench.cases.library import known_rubric_ids, refusal_of
 
     rubric_ids = known_rubric_ids(db)
     for case_id in definition["cases"]:
         row = case_rows.get_case(db, case_id)
-        if row is None:
+        if row is None and refusal_of(db, case_id):
+            c.bad("cases", f"case '{case_id}' was refused when the case library was loaded: "
+                           f"{refusal_of(db, case_id)}")
+        elif row is None:
             c.bad("cases", f"no case '{case_id}' in the store (import it with `workbench --batch cases import`)")
         elif row["status"] != "ready":
             c.bad("cases", f"case '{case_id}' is {row['status']}: only ready cases can enter a study "
