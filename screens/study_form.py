@@ -358,10 +358,11 @@ class StudyFormScreen(FormProblems, UnsavedGuard, Screen[str | None]):
     def save_now(self, *, ask: bool = False) -> bool:
         """One try through the core. With `ask`, a draft refused only for missing evaluators starts the
         dialog (in a worker) instead of listing the refusal; the dialog stores it if the user says so."""
+        from workbench.runs.dry_run import largest_prompts
         from workbench.studies import StudyError, create_study
 
         try:
-            result = create_study(self.app.db, text=self.study_text(), name=FORM_NAME)
+            result = create_study(self.app.db, text=self.study_text(), name=FORM_NAME, measure=largest_prompts)
         except StudyError as exc:
             missing = missing_evaluators(self.form_values())
             if ask and missing and all(p.field in missing for p in exc.problems):
@@ -475,13 +476,14 @@ class StudyFormScreen(FormProblems, UnsavedGuard, Screen[str | None]):
 
     def load_file(self, path: str | None) -> bool:
         """Store a study file through the batch core and show it in the form."""
+        from workbench.runs.dry_run import largest_prompts
         from workbench.studies import StudyError, create_study
 
         if not path:
             return False
         path = str(Path(path).expanduser())
         try:
-            result = create_study(self.app.db, path)
+            result = create_study(self.app.db, path, measure=largest_prompts)
         except StudyError as exc:
             self.show_problems([Problem(p.file, p.line, p.field, f"{Path(p.file).name}:{p.line}: {p.message}")
                                 for p in exc.problems])

@@ -23,6 +23,7 @@ CALL_WAITING = "call_waiting"        # a call waits for a connection to its endp
 CALL_SENT = "call_sent"              # the request went out; tokens or the whole reply follow
 CONNECTIONS = "connections"          # the gateway changed an endpoint's connection limit (payload: the change)
 PROVIDER_BATCH = "provider_batch"    # a provider batch was sent, polled, finished or recorded (payload: its state)
+CONTEXT_WARNING = "context_warning"  # a program may not fit its model's context window (payload: warning)
 RUN_STARTED = "run_started"
 RUN_FINISHED = "run_finished"
 RUN_FAILED = "run_failed"

@@ -115,8 +115,9 @@ def test_study_create_refuses_a_prompt_longer_than_the_models_context_window(tmp
     code, _, err = batch(capsys, db, "study", "create", str(study_file))
     assert code == 1, err
     model_line = study_file.read_text().splitlines().index("[model]") + 1
-    assert f"{study_file}:{model_line}: model: item 'glenda-crock' needs about" in err, err
-    assert "8192-token context window of gpt-4" in err
+    assert f"{study_file}:{model_line}: model: gpt-4: condition B1's largest prompt (answer, item " \
+           "'glenda-crock') cannot fit: about" in err, err
+    assert "context window of 8,192 tokens (litellm's model info)" in err
     code, _, err = batch(capsys, db, "study", "show", STUDY)
     assert code == 1  # nothing of the refused study was stored
 

@@ -4,7 +4,7 @@ measured throughput. Pure bookkeeping: events in, snapshots out."""
 from __future__ import annotations
 
 from workbench.cli.run_display import PlainDisplay, progress_line
-from workbench.events import PROGRESS, RUN_FAILED, RUN_FINISHED, RUN_STARTED, TURN_FINISHED, Event
+from workbench.events import PROGRESS, RUN_CANCELLED, RUN_FAILED, RUN_FINISHED, RUN_STARTED, TURN_FINISHED, Event
 from workbench.runs import progress as progress_module
 from workbench.runs.progress import StudyProgress
 
@@ -30,7 +30,9 @@ def test_a_run_making_more_calls_than_declared_does_not_grow_the_total():
     assert (snap["calls_done"], snap["calls_expected"], snap["calls_made"]) == (5, 10, 8)
 
 
-def test_failed_runs_and_short_follow_ups_settle_so_the_bar_ends_at_100():
+def test_short_follow_ups_settle_but_a_failed_run_counts_what_it_did_so_the_bar_never_reads_100():
+    """Issue 34: a study with a failed run read "100% (43/43 calls, 15 made)"; its runs' calls are what was
+    done, the follow-up's unmade calls are settled."""
     p = StudyProgress(RUNS, {"s/c/B1/0": 2, "s/c/C2/0": 5}, extra_calls=3)
     p.update(Event(RUN_STARTED, run_id="s/c/B1/0"))
     p.update(turn("s/c/B1/0"))
@@ -41,12 +43,23 @@ def test_failed_runs_and_short_follow_ups_settle_so_the_bar_ends_at_100():
     p.update(Event(RUN_FINISHED, run_id="s/c/C2/0"))
     for _ in range(2):  # the follow-up needed two of its three calls
         p.update(turn(None))
-    assert p.snapshot()["calls_done"] == 9
+    assert p.snapshot()["calls_done"] == 8
     p.follow_up_ended(3, 2)
     snap = p.snapshot()
-    assert (snap["calls_done"], snap["calls_expected"], snap["fraction"], snap["eta_seconds"]) == (10, 10, 1.0, 0.0)
+    assert (snap["calls_done"], snap["calls_expected"], snap["fraction"]) == (9, 10, 0.9)
     assert snap["calls_made"] == 8
-    assert progress_line(snap).startswith("progress 100% (10/10 calls, 8 made)")
+    assert progress_line(snap).startswith("progress 90% (9/10 calls, 8 made)")
+
+
+def test_a_cancelled_study_never_reads_100_percent():
+    p = StudyProgress(RUNS, {"s/c/B1/0": 1, "s/c/C2/0": 1})
+    p.update(Event(RUN_STARTED, run_id="s/c/B1/0"))
+    p.update(turn("s/c/B1/0"))
+    p.update(Event(RUN_CANCELLED, run_id="s/c/B1/0"))  # its one call made, then cancelled
+    p.update(Event(RUN_CANCELLED, run_id="s/c/C2/0"))  # cancelled before its call
+    snap = p.snapshot()
+    assert (snap["calls_done"], snap["calls_expected"]) == (1, 2)
+    assert progress_line(snap).startswith("progress 50% (1/2 calls)")
 
 
 def test_the_eta_follows_the_recent_rate_not_the_session_average(monkeypatch):

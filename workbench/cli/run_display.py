@@ -12,7 +12,10 @@ import sys
 import time
 
 from workbench.runs import view as run_view
-from workbench.events import CALL_RETRY, CALL_WAITING, CONNECTIONS, PROGRESS, PROVIDER_BATCH, RUN_STARTED, Event
+from workbench.events import (
+    CALL_RETRY, CALL_WAITING, CONNECTIONS, CONTEXT_WARNING, PROGRESS, PROVIDER_BATCH, RUN_STARTED, TURN_FINISHED,
+    Event,
+)
 from workbench.safe_text import for_terminal
 
 
@@ -44,9 +47,11 @@ def calls_text(p: dict) -> str:
 
 
 def percent(p: dict) -> str:
-    """Whole percent, never rounded up to 100 before the work is all done."""
+    """Whole percent, never rounded up to 100 before the work is all done, and never 100 with a run that
+    failed or was cancelled (its calls count as made, not as done)."""
     value = p["fraction"] * 100
-    return "100%" if p["calls_done"] >= p["calls_expected"] else f"{min(value, 99):.0f}%"
+    unfinished = p["runs"].get("failed") or p["runs"].get("cancelled") or p["runs"].get("interrupted")
+    return "100%" if p["calls_done"] >= p["calls_expected"] and not unfinished else f"{min(value, 99):.0f}%"
 
 
 def progress_line(p: dict) -> str:
@@ -96,6 +101,8 @@ class PlainDisplay:
                         f"({p.get('error')}); retrying in {p.get('wait', 0):.1f}s")
         elif event.kind == "topology":
             self._print(topology_line(event.payload))
+        elif event.kind in (CONTEXT_WARNING, TURN_FINISHED) and context_line(event):
+            self._print(context_line(event))
         elif event.kind == CONNECTIONS:
             self._print(connections_line(event.payload))
         elif event.kind == PROVIDER_BATCH:
@@ -107,6 +114,18 @@ class PlainDisplay:
 
     def close(self) -> None:
         return None
+
+
+def context_line(event: Event) -> str:
+    """A warning that a program may not fit its model's window, or a turn the window cut ("" otherwise)."""
+    if event.kind == CONTEXT_WARNING:
+        return f"warning: {event.payload['warning']}"
+    p = event.payload
+    if p.get("cut_by") != "window":
+        return ""
+    return (f"cut       {short(event.run_id)} {event.turn}: the reply was cut by the model's context window after "
+            f"{p.get('output_tokens')} tokens ({p.get('input_tokens')} prompt tokens), not by max_tokens "
+            f"{p.get('max_tokens')}")
 
 
 def connections_line(p: dict) -> str:
@@ -164,6 +183,8 @@ class RichDisplay:
             self._say(f"retry {short(event.run_id)} {event.turn}: {p.get('error')}", "yellow")
         elif event.kind == "topology":
             self._say(topology_line(event.payload))
+        elif event.kind in (CONTEXT_WARNING, TURN_FINISHED) and context_line(event):
+            self._say(context_line(event), "yellow")
         elif event.kind == CONNECTIONS:
             self._say(connections_line(event.payload), "yellow")
         elif event.kind == PROVIDER_BATCH:

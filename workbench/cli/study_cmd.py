@@ -38,10 +38,11 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def create(args, ctx: Context) -> int:
+    from workbench.runs.dry_run import largest_prompts
     from workbench.studies import StudyError, create_study
 
     try:
-        result = create_study(ctx.db(), args.path)
+        result = create_study(ctx.db(), args.path, measure=largest_prompts)
     except StudyError as exc:
         for p in exc.problems:
             ctx.info(str(p))
@@ -53,6 +54,8 @@ def create(args, ctx: Context) -> int:
     items = result.get("items") or {}
     for problem in items.get("problems", []):
         ctx.info(problem)
+    for warning in result.get("warnings", []):
+        ctx.info(f"warning: {warning}")
     loaded = (f"; items: {items.get('to_run', 0)} to run of {items['added']} loaded"
               + (f", {items['excluded']} excluded" if items["excluded"] else "")
               if items.get("added") or items.get("excluded") else "")

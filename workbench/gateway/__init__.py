@@ -17,6 +17,7 @@ from workbench.gateway.api import (
     MOCK_MODEL,
     CallRequest,
     CallResult,
+    ContextOverflow,
     CostCeilingReached,
     GatewayError,
     ModelSettings,
@@ -57,7 +58,7 @@ def build_gateway(db: sqlite_utils.Database, db_path: Path | str | None, *, repl
 
 
 __all__ = [
-    "MOCK_MODEL", "CallRequest", "CallResult", "CostCeilingReached", "Gateway", "GatewayConfig", "GatewayError",
+    "MOCK_MODEL", "CallRequest", "CallResult", "ContextOverflow", "CostCeilingReached", "Gateway", "GatewayConfig", "GatewayError",
     "ModelSettings", "NoBatchAPI", "ProviderBatchConfig", "ReplayMiss", "VerifyResult", "build_gateway", "call_key",
     "default_log_dir", "refuse_unbatchable", "verify_log",
 ]

@@ -108,6 +108,11 @@ class GatewayError(Exception):
         self.attempts = attempts
 
 
+class ContextOverflow(GatewayError):
+    """A prompt did not fit the model's context window: this run fails, and every other call to the same
+    model and server fails at once with the same message, before it is sent (workbench/gateway/context_window.py)."""
+
+
 class ReplayMiss(GatewayError):
     """`--replay` forbids the network and this call is not in the log."""
 

@@ -44,6 +44,7 @@ from workbench.gateway.api import (
     SIM_MODEL,
     CallRequest,
     CallResult,
+    ContextOverflow,
     CostCeilingReached,
     GatewayError,
     ReplayMiss,
@@ -145,6 +146,7 @@ class Gateway:
         self._sink: EventSink | None = None      # where connection changes are shown (the latest caller's)
         self._no_schema: set[str] = set()         # endpoints that refused a response_format: ask without
         self._reserved = 0                        # bytes kept free for the records of calls in flight
+        self._overflowed: dict[tuple[str, str], str] = {}  # (model, api_base) -> the overflow that stopped it
 
     # --- public --------------------------------------------------------------------------------
     def log_path(self, study_id: str | None) -> Path:
@@ -183,6 +185,9 @@ class Gateway:
                 f"run {request.run_id or '-'}) on model {request.settings.model}, replicate {request.replicate}, "
                 f"sample {request.sample}; run without --replay to make it", attempts=0)
         self._check_ceiling(request.study_id)
+        stopped = self._overflowed.get((request.settings.model, request.settings.api_base or ""))
+        if stopped:  # an overflow on this endpoint stopped its runs: said once, the same for every run
+            raise ContextOverflow(stopped, attempts=0)
         send = self._call_network
         if self.config.provider_batch is not None and request.cache and batch_provider(request.settings):
             self._sink = sink
@@ -409,6 +414,8 @@ class Gateway:
                 give_up = f"{attempt} attempts made"
             elif elapsed + wait > policy.max_total:
                 give_up = f"retry time bound of {policy.max_total:g}s reached"
+            if failure.kind == "context_window":
+                raise self._stop_overflowed(request, failure, attempt)
             if give_up:
                 where = f" (turn {request.turn})" if request.turn else ""
                 raise GatewayError(scrub(f"{settings.model}{where}: {failure} [{give_up}]"),
@@ -420,6 +427,16 @@ class Gateway:
                                      # tokens streamed by the failed attempt are void: displays drop them
                                      "discard_partial": bool(failure.partial)}))
             await asyncio.sleep(wait)
+
+    def _stop_overflowed(self, request: CallRequest, failure: AttemptFailed, attempt: int) -> ContextOverflow:
+        """A prompt did not fit: the window it names is learned, and the endpoint's other calls stop."""
+        from workbench.gateway.context_window import learn_from_error, overflow_message
+
+        settings = request.settings
+        window = learn_from_error(settings, str(failure))
+        message = scrub(overflow_message(settings, window, f"turn {request.turn or '-'}: {failure}"))
+        self._overflowed[(settings.model, settings.api_base or "")] = message
+        return ContextOverflow(message, status=failure.status, attempts=attempt)
 
     # --- records -------------------------------------------------------------------------------
     def _base_record(self, request: CallRequest, key: str, *, attempt: int, started: str, mode: str = "none",

@@ -256,6 +256,8 @@ def classify(exc: Exception, partial: str = "") -> AttemptFailed:
     import httpx
     import openai
 
+    from workbench.gateway.overflow import is_overflow
+
     status = getattr(exc, "status_code", None)
     status = status if isinstance(status, int) else None
     headers = getattr(exc, "litellm_response_headers", None) or getattr(getattr(exc, "response", None),
@@ -270,6 +272,9 @@ def classify(exc: Exception, partial: str = "") -> AttemptFailed:
                 "e.g. OPENAI_API_KEY), or api_key_env = \"none\" for a keyless local server")
         return AttemptFailed(f"{message} ({hint})", retryable=False, status=status or 401, kind="auth",
                              partial=partial)
+    if isinstance(exc, litellm.ContextWindowExceededError) or (status == 400 and is_overflow(message)):
+        # the server refused before evaluating anything: no retry can fit, and no generation was paid for
+        return AttemptFailed(message, retryable=False, status=status, kind="context_window", partial=partial)
     if _rejects_response_format(status, message):
         return AttemptFailed(message, retryable=True, status=status, kind="response_format", partial=partial)
     if isinstance(exc, litellm.RateLimitError) or status == 429:

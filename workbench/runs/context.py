@@ -129,6 +129,14 @@ class RunContext:
         if not truncation.is_cut(result.finish_reason):
             return text
         used = settings or self.settings
+        if truncation.cut_by(result.finish_reason, result.output_tokens, used.max_tokens) == truncation.WINDOW:
+            # cut by the context window, not max_tokens: marked so (turn_finished's cut_by), never continued
+            if role == "architecture" and self.on_truncation == "fail":
+                raise truncation.TruncatedReply(truncation.window_cut_message(
+                    turn_id, agent, result.output_tokens, result.input_tokens, used.max_tokens))
+            self.cut_texts.append(text)
+            self._cut_turns.add(turn_id)
+            return text
         # The study's choice covers the turns of the condition's own model (role "architecture"); another role's
         # step (an extractor, a judge, a classifier) keeps its reply, marked, and its parser says what failed.
         if role == "architecture" and self.on_truncation == "fail":
@@ -179,6 +187,8 @@ class RunContext:
                   replayed=result.replayed, placeholder=result.placeholder, finish_reason=result.finish_reason,
                   latency_ms=result.latency_ms, elapsed=round(time.monotonic() - started, 3),
                   call_id=result.call_id, truncated=truncation.is_cut(result.finish_reason),
+                  cut_by=truncation.cut_by(result.finish_reason, result.output_tokens,
+                                           (settings or self.settings).max_tokens),
                   max_tokens=(settings or self.settings).max_tokens)
         if self.on_result is not None:
             self.on_result(turn_id, result)

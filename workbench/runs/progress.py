@@ -6,8 +6,9 @@ count (`StudyProtocol.expected_calls`), so a 24-call committee weighs more than
 a one-call B1. The total (`calls_expected`) is fixed before the first call and
 never moves: a run counts at most its declared calls while it works (a
 committee's extra seconds or amendments do not grow the total) and exactly its
-declared calls once it has ended (done, failed or cancelled: nothing is left to
-do for it), so the bar ends at 100%. `calls_made` is the real number of calls.
+declared calls once it has finished, so the bar of a finished study ends at 100%;
+a run that failed or was cancelled counts the calls it made, so a study with one
+never reads 100%. `calls_made` is the real number of calls.
 The ETA divides the work left by the measured throughput of recent network calls
 (replayed calls are instant and would flatter it).
 """
@@ -48,10 +49,14 @@ class RunState:
     _started: float | None = None
 
     def settled(self) -> int:
-        """The run's share of the study's progress: its declared calls once it ended, else the calls made
-        so far, capped below its declared count (a run that makes more calls does not grow the total)."""
-        if self.status in ENDED:
+        """The run's share of the study's progress: its declared calls once it finished; the calls it made
+        once it failed or was cancelled (what was done, issue 34: a failed or cancelled study never reads
+        100%); else the calls made so far, capped below its declared count (a run that makes more calls
+        does not grow the total)."""
+        if self.status in ("done", "done_with_errors"):
             return self.calls_expected
+        if self.status in ENDED:
+            return min(self.calls_done, self.calls_expected)
         return min(self.calls_done, max(self.calls_expected - 1, 0))
 
     def to_dict(self) -> dict:

@@ -51,6 +51,7 @@ import sqlite_utils
 from store import runs as run_rows
 from store.db import disk_full_error, is_disk_full, store_path
 from workbench.events import (
+    CONTEXT_WARNING,
     PROGRESS,
     RUN_CANCELLED,
     RUN_FAILED,
@@ -139,8 +140,25 @@ async def run_study(db: sqlite_utils.Database, gateway: GatewayLike, study_id: s
     """Run (or resume) a study. `only`: just these runs (a failed one is retried). `allow_lost`: run
     conditions that lost their treatment (`StudyProtocol.lost_treatments`) instead of refusing them."""
     runner = StudyRunner(db, gateway, study_id, sink=sink, control=control)
+    await asyncio.to_thread(refuse_unfit, db, study_id, sink or NullSink())  # before any call
     with (study_lock(db, study_id) if lock else contextlib.nullcontext()):
         return await runner.run(only=only, retry_failed=retry_failed, allow_lost=allow_lost)
+
+
+def refuse_unfit(db: sqlite_utils.Database, study_id: str, sink: EventSink) -> None:
+    """A program whose prompts cannot fit its model's context window is refused before its first call, the
+    window named (workbench/studies/context_check.py); one that may not fit once replies grow is warned of."""
+    from workbench.events import Event
+    from workbench.runs.dry_run import largest_prompts
+    from workbench.studies import load_study
+    from workbench.studies.context_check import study_fit
+
+    found = study_fit(db, study_id, load_study(db, study_id)["definition"], largest_prompts)
+    refused = [m.message() for m in found if m.refused]
+    if refused:
+        raise RunnerError(f"study '{study_id}' cannot run: " + "; ".join(refused))
+    for misfit in found:
+        sink.emit(Event(CONTEXT_WARNING, payload={"warning": misfit.message()}))
 
 
 @contextlib.contextmanager

@@ -1,4 +1,5 @@
-"""A reply cut at max_tokens (the provider's finish_reason "length") and what a study makes of it.
+"""A reply cut at max_tokens (the provider's finish_reason "length") and what a study makes of it; a reply
+cut by the context window instead (`cut_by`) is marked apart and never continued.
 
 The study's `[model] on_truncation` chooses (frozen with the study):
 
@@ -37,6 +38,30 @@ class TruncatedReply(GatewayError):
 
 def is_cut(finish_reason: str | None) -> bool:
     return finish_reason == LENGTH
+
+
+WINDOW = "window"         # what cut a reply: the context window (the prompt left less room than max_tokens)
+MAX_TOKENS = "max_tokens"  # ... or the study's max_tokens
+
+
+def cut_by(finish_reason: str | None, output_tokens: int | None, max_tokens: int | None) -> str | None:
+    """What cut a reply, or None if it was not cut. A server that stops at its context window reports the same
+    "length" as one that stops at max_tokens (llama-cpp-python shrinks max_tokens to the room the prompt
+    leaves); a cut reply with fewer tokens than max_tokens was cut by the window. Continuing it cannot help:
+    the prompt only grows."""
+    if not is_cut(finish_reason):
+        return None
+    if output_tokens is not None and max_tokens and output_tokens < max_tokens:
+        return WINDOW
+    return MAX_TOKENS
+
+
+def window_cut_message(turn: str, agent: str, output_tokens: int | None, input_tokens: int | None,
+                       max_tokens: int | None) -> str:
+    return (f"the reply of {agent or 'a turn'} ({turn}) was cut by the model's context window after "
+            f"{output_tokens} tokens ({input_tokens} prompt tokens left no room for max_tokens = {max_tokens}): "
+            "start the server with a larger context (llama-cpp-python --n_ctx, llama.cpp -c), use fewer "
+            "rounds or a smaller max_tokens")
 
 
 def cut_message(turn: str, agent: str, max_tokens: int | None) -> str:

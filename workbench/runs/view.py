@@ -201,6 +201,7 @@ class TurnEntry:
     kind: str = "turn"
     truncated: bool = False               # the reply was cut at max_tokens
     max_tokens: int | None = None
+    cut_by: str | None = None             # "window": cut by the context window, not max_tokens
 
     @property
     def title(self) -> str:
@@ -218,7 +219,9 @@ class TurnEntry:
             parts.append(f"{self.input_tokens or 0} in + {self.output_tokens or 0} out tok")
         if self.replayed:
             parts.append("replayed")
-        if self.truncated:
+        if self.truncated and self.cut_by == "window":
+            parts.append(f"cut off by the context window after {self.output_tokens} tokens")
+        elif self.truncated:
             parts.append(f"cut off at max_tokens{f' ({self.max_tokens})' if self.max_tokens else ''}")
         return " · ".join(parts + self.badges)
 
@@ -345,6 +348,7 @@ class TranscriptModel:
             if kind == TURN_FINISHED:
                 entry.status, entry.text = "done", p.get("text", "")
                 entry.truncated, entry.max_tokens = bool(p.get("truncated")), p.get("max_tokens")
+                entry.cut_by = p.get("cut_by")
                 entry.input_tokens, entry.output_tokens = p.get("input_tokens"), p.get("output_tokens")
                 entry.cost, entry.replayed = p.get("cost"), bool(p.get("replayed"))
             else:

@@ -30,8 +30,13 @@ def validate_study_text(db: sqlite_utils.Database, text: str, name: str = "<stud
 
 
 def create_study(db: sqlite_utils.Database, path: str | Path | None = None, *, text: str | None = None,
-                 name: str = "<study>") -> dict:
-    """Validate and store a study. Returns {"study_id", "action": created|replaced|unchanged, "definition"}.
+                 name: str = "<study>", measure=None) -> dict:
+    """Validate and store a study. Returns {"study_id", "action": created|replaced|unchanged, "definition"},
+    and "warnings" (a program that may not fit its model's context window).
+
+    `measure`: how the programs' prompts are measured for the context-window check (the callers pass
+    `workbench.runs.dry_run.largest_prompts`, which this package cannot import: runs stand on studies);
+    without it each item's text alone is checked (workbench/studies/context_check.py).
 
     A study that is not frozen yet may be re-created with a changed file (its
     definition is replaced). A frozen one accepts only the identical definition:
@@ -66,11 +71,11 @@ def create_study(db: sqlite_utils.Database, path: str | Path | None = None, *, t
         loaded = load_items(db, study_id, definition, path)
         from workbench.studies.context_check import context_problems
 
-        too_long = context_problems(db, study_id, definition, name, text)
+        too_long, warnings = context_problems(db, study_id, definition, name, text, measure)
         if too_long:  # raised inside the transaction: nothing of the study is stored
             raise StudyError(too_long)
     return {"study_id": study_id, "action": "replaced" if existing else "created", "definition": definition,
-            "items": loaded}
+            "items": loaded, "warnings": warnings}
 
 
 def load_items(db: sqlite_utils.Database, study_id: str, definition: dict, path: str | Path | None) -> dict:
