@@ -64,6 +64,10 @@ class LocalServer:
     def api_base(self) -> str:
         return f"http://127.0.0.1:{self.port}/v1"
 
+    def generations(self) -> int:
+        """The generations the server ran (a refused request runs none)."""
+        return len(GENERATION.findall(self.log_path.read_text(errors="replace")))
+
     def requests(self) -> int:
         """Chat completion requests the server has received so far: the generations it ran (a client that gave
         up on one still had it run: a paid call) plus the requests it refused."""
@@ -78,12 +82,13 @@ class LocalServer:
             self.process.kill()
 
 
-def start_server(log_dir: Path, *, n_ctx: int = 8192, threads: int | None = None) -> LocalServer:
+def start_server(log_dir: Path, *, n_ctx: int | None = 8192, threads: int | None = None) -> LocalServer:
+    """`n_ctx` None: the server's own default context (llama-cpp-python's: 2,048), as a user starts it."""
     port = free_port()
     log_path = log_dir / "llama-server.log"
     threads = threads or max(1, os.cpu_count() or 1)
     cmd = [sys.executable, "-m", "llama_cpp.server", "--model", str(gguf_path()), "--host", "127.0.0.1",
-           "--port", str(port), "--n_ctx", str(n_ctx), "--n_threads", str(threads)]
+           "--port", str(port), "--n_threads", str(threads)] + (["--n_ctx", str(n_ctx)] if n_ctx else [])
     log = open(log_path, "w")
     process = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, preexec_fn=_die_with_parent)
     server = LocalServer(process, port, log_path)
