@@ -103,13 +103,16 @@ def main(argv: list[str] | None = None, *, open_tui: Callable[[Path, RaterLock |
             ctx.emit({"ok": False, "error": str(exc), "details": exc.details})
         print(f"workbench: {for_terminal(exc)}", file=sys.stderr)
         return exc.code
-    except Interrupted as exc:  # SIGHUP/SIGTERM/SIGINT during a calling command: one line, the signal's code
+    except Interrupted as exc:  # SIGHUP/SIGTERM/SIGINT during a long command: one line, the signal's code
         import contextlib
 
         with contextlib.suppress(OSError):  # after SIGHUP the terminal may be gone
             if ctx.json:
                 ctx.emit({"ok": False, "interrupted_by": exc.name, "error": str(exc)})
             print(f"workbench: {exc}", file=sys.stderr, flush=True)
+        if argv is None:  # the command line: stop now (below), not after seconds of interpreter teardown
+            ctx.close()
+            _exit_now(exc.code)
         return exc.code
     except KeyboardInterrupt:
         print("workbench: interrupted", file=sys.stderr)
@@ -128,6 +131,19 @@ def main(argv: list[str] | None = None, *, open_tui: Callable[[Path, RaterLock |
         raise
     finally:
         ctx.close()
+
+
+def _exit_now(code: int) -> None:
+    """End the process at once, after a signal: what is stored is committed and the store closed; tearing
+    down the interpreter (litellm, the embedding model's modules) took seconds, and a signalled command
+    must be gone within two (issue 34). Output is flushed first; nothing else is left to run."""
+    import contextlib
+    import os
+
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(OSError, ValueError):
+            stream.flush()
+    os._exit(code)
 
 
 def _disk_full(ctx: Context, exc: BaseException, *, resumable: bool) -> int:

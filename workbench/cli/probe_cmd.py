@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import asyncio
 from dataclasses import replace
 
 from workbench.cli.context import FAILED, OK, USAGE, CommandError, Context
@@ -34,23 +33,27 @@ class _ProgressSink:
     """Progress lines on stderr: which step is running and every retry."""
 
     def __init__(self, ctx: Context) -> None:
+        from workbench.cli.signals import quiet_when_gone
+
         self.ctx = ctx
+        self.say = quiet_when_gone(ctx.info)
 
     def emit(self, event: Event) -> None:
         if event.kind == "probe_warning":
-            self.ctx.info(f"probe {event.agent}: warning: {event.payload['warning']}")
+            self.say(f"probe {event.agent}: warning: {event.payload['warning']}")
         elif event.kind == TURN_STARTED:
             step = "asking" if event.turn == "probe" else "classifying the answer with"
-            self.ctx.info(f"probe {event.agent}: {step} {event.payload.get('model')}")
+            self.say(f"probe {event.agent}: {step} {event.payload.get('model')}")
         elif event.kind == CALL_RETRY:
-            self.ctx.info(f"probe {event.agent}: attempt {event.payload['attempt']} failed "
+            self.say(f"probe {event.agent}: attempt {event.payload['attempt']} failed "
                           f"({event.payload['error']}); retrying in {event.payload['wait']:.1f}s")
 
 
 def probe(args, ctx: Context) -> int:
+    from workbench.cases.probes import ProbeError, run_probe
+    from workbench.cli.signals import run_interruptible
     from workbench.gateway import build_gateway
     from workbench.gateway.settings import role_settings
-    from workbench.cases.probes import ProbeError, run_probe
 
     db = ctx.db()
     settings = role_settings(db, "probe")
@@ -72,8 +75,10 @@ def probe(args, ctx: Context) -> int:
                              api_base=args.classifier_api_base or None, temperature=0.0)
     gateway = build_gateway(db, ctx.db_path)
     try:
-        result = asyncio.run(run_probe(db, gateway, args.case_id, settings, _ProgressSink(ctx),
-                                       classifier=classifier, record_in_file=not args.no_file))
+        result = run_interruptible(  # a signal: the call in flight recorded as cancelled, nothing stored
+            lambda: run_probe(db, gateway, args.case_id, settings, _ProgressSink(ctx), classifier=classifier,
+                              record_in_file=not args.no_file),
+            what=f"the probe of '{args.case_id}'", resume=f"workbench --batch probe {args.case_id} (the same options)")
     except ProbeError as exc:
         raise CommandError(str(exc)) from exc
     doc = {"ok": result.verdict != "error", "probe": result.to_dict()}

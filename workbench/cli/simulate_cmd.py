@@ -37,11 +37,25 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def raters(args, ctx: Context) -> int:
+    from workbench.cli.signals import interruptible, quiet_when_gone
     from workbench.scoring.packets import PacketError
     from workbench.simulation.raters import NotSimulated, fill_raters
+    from workbench.studies.lookup import StudyNotFound, load_study
 
+    db, say = ctx.db(), quiet_when_gone(ctx.info)
     try:
-        fills = fill_raters(ctx.db(), args.study_id, args.rater or None)
+        names = args.rater or load_study(db, args.study_id)["definition"].get("raters") or [None]
+    except StudyNotFound as exc:
+        raise CommandError(str(exc)) from None
+    fills = []
+    try:
+        with interruptible(f"the simulated raters of '{args.study_id}'",
+                           f"workbench --batch simulate raters {args.study_id} (the raters done are kept)",
+                           "the packet being imported was rolled back, the raters done before are kept"):
+            for number, rater in enumerate(names, 1):  # one rater at a time: progress, and a clean stop
+                if rater is not None:
+                    say(f"simulate raters: {rater} ({number}/{len(names)}) …")
+                fills += fill_raters(db, args.study_id, [rater] if rater is not None else None)
     except (NotSimulated, PacketError) as exc:
         raise CommandError(str(exc)) from None
     lines = [f"SIMULATED raters of {args.study_id}:"]

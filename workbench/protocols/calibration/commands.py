@@ -59,14 +59,16 @@ def register(sub: argparse._SubParsersAction) -> None:
 class _Progress:
     """Batch progress: a line at every tenth of the file (stderr, so --json keeps stdout clean)."""
 
-    def __init__(self, ctx: Context):
-        self.ctx, self.shown = ctx, -1
+    def __init__(self, ctx: Context, what: str = "import", verb: str = "read"):
+        from workbench.cli.signals import quiet_when_gone
+
+        self.say, self.shown, self.what, self.verb = quiet_when_gone(ctx.info), -1, what, verb
 
     def __call__(self, done: int, total: int) -> None:
         step = int(10 * done / total) if total else 10
         if step > self.shown:
             self.shown = step
-            self.ctx.info(f"import: {done}/{total} records read")
+            self.say(f"{self.what}: {done}/{total} records {self.verb}")
 
 
 def handle_import(args, ctx: Context) -> int:
@@ -77,8 +79,14 @@ def handle_import(args, ctx: Context) -> int:
     db = ctx.db()
     protocol_study(db, args.study, "calibration")
     started = time.monotonic()
+    from workbench.cli.signals import interruptible
+
     try:
-        summary = import_file(db, args.study, args.file, progress=_Progress(ctx))
+        with interruptible(f"the import of {args.file} into '{args.study}'",
+                           f"workbench --batch calibration import {args.study} {args.file} (an id already "
+                           "imported is skipped)", "the records being stored were rolled back, those stored "
+                           "before are kept"):
+            summary = import_file(db, args.study, args.file, progress=_Progress(ctx))
     except ImportRefused as exc:
         raise CommandError(str(exc)) from None
     record_import(db, args.study, summary)
@@ -109,7 +117,20 @@ def handle_generate(args, ctx: Context) -> int:
         raise CommandError("--grid values must lie strictly between 0 and 1, --per-bin ≥ 1, --k-true > 0", code=2)
     if not args.out.lower().endswith((".jsonl", ".csv")):
         raise CommandError("--out must end in .jsonl or .csv", code=2)
-    n = write(args.out, generate(p_grid=grid, per_bin=args.per_bin, seed=args.seed, k_true=args.k_true))
+    from workbench.cli.signals import interruptible
+
+    total, progress = len(grid) * args.per_bin, _Progress(ctx, "generate", "drawn")
+
+    def counted(records):
+        for done, record in enumerate(records, 1):
+            if done % 1000 == 0 or done == total:
+                progress(done, total)
+            yield record
+
+    with interruptible(f"generating {args.out}", f"workbench --batch calibration generate --out {args.out} "
+                       "(the same options)", f"{args.out} was not written (it is written whole)"):
+        n = write(args.out, counted(generate(p_grid=grid, per_bin=args.per_bin, seed=args.seed,
+                                             k_true=args.k_true)))
     ctx.emit({"ok": True, "file": args.out, "records": n}, f"{args.out}: {n} interactions written")
     return OK
 

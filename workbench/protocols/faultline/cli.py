@@ -50,9 +50,31 @@ def register(sub: argparse._SubParsersAction) -> None:
     d.set_defaults(handler=debates)
 
 
-def build(args, ctx: Context) -> int:
-    import asyncio
+class _GraphProgress:
+    """What `faultline graphs` is doing, on stderr (stdout keeps the result): each graph asked for, each
+    reply, each retry."""
 
+    def __init__(self, ctx: Context) -> None:
+        from workbench.cli.signals import quiet_when_gone
+
+        self.say = quiet_when_gone(ctx.info)
+
+    def emit(self, event) -> None:
+        from workbench.events import CALL_RETRY, TURN_FINISHED, TURN_STARTED
+
+        p = event.payload
+        if event.kind == TURN_STARTED:
+            self.say(f"faultline graphs: {event.agent}: {p.get('label') or event.turn} …")
+        elif event.kind == TURN_FINISHED:
+            self.say(f"faultline graphs: {event.agent}: {p.get('output_tokens') or 0} tokens"
+                     + (" (replayed)" if p.get("replayed") else ""))
+        elif event.kind == CALL_RETRY:
+            self.say(f"faultline graphs: {event.agent}: attempt {p.get('attempt')} failed ({p.get('error')}); "
+                     f"retrying in {p.get('wait', 0):.1f}s")
+
+
+def build(args, ctx: Context) -> int:
+    from workbench.cli.signals import run_interruptible
     from workbench.gateway import build_gateway
     from workbench.gateway.api import GatewayError
     from workbench.protocols.faultline.graphs import build_study_graphs
@@ -61,12 +83,17 @@ def build(args, ctx: Context) -> int:
     definition = protocol_study(db, args.study, "faultline")["definition"]
     gateway = build_gateway(db, ctx.db_path, replay_only=args.replay, max_connections=args.max_connections,
                             stream=args.stream)
+    again = f"workbench --batch faultline graphs {args.study} (the graphs built are kept)"
     try:
-        result = asyncio.run(build_study_graphs(db, gateway, args.study, definition))
+        result = run_interruptible(
+            lambda: build_study_graphs(db, gateway, args.study, definition, sink=_GraphProgress(ctx)),
+            what=f"building the belief graphs of '{args.study}'", resume=again)
     except GatewayError as exc:
         raise CommandError(f"belief graphs not finished: {exc}; run the command again to resume") from None
-    ctx.emit(result, f"belief graphs of {args.study}: {result['built']} built ({result['failed']} failed to parse, "
-                     f"stored as failed), {result['already']} already there")
+    parsed = result["built"] - result["failed"]  # `built` counts every graph stored, a failed one too
+    ctx.emit({**result, "parsed": parsed},
+             f"belief graphs of {args.study}: {parsed} built, {result['failed']} failed to parse (stored as "
+             f"failed), {result['already']} already there")
     return OK
 
 
