@@ -7,6 +7,7 @@ sample): `sample` separates independent draws of one identical prompt inside
 a run (e.g. five respondents given the same text), so replicates and samples
 are never collapsed into one call. Each sample also draws with its own seed
 (`workbench/gateway/seeds.py`), applied by the gateway and recorded with the call.
+A judge's call (role "judge") also keys on the judge's name: two judges are two draws.
 """
 
 from __future__ import annotations
