@@ -22,9 +22,9 @@ def header_commands(path: Path) -> list[list[str]]:
     for line in path.read_text(encoding="utf-8").splitlines():
         if not line.startswith("#"):
             break
-        words = shlex.split(line.lstrip("#"), comments=True)
-        if words[:1] == ["workbench"]:
-            commands.append(words[1:])
+        text = line.lstrip("#").strip()
+        if text.startswith("workbench "):  # prose around the commands is not shell
+            commands.append(shlex.split(text, comments=True)[1:])
     return commands
 
 

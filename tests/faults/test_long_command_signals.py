@@ -147,3 +147,24 @@ def test_calibration_import_stops_on_sigterm_keeps_whole_batches_and_a_rerun_fin
     store = open_store(db)
     assert store["items"].count - before == kept + again["added"]  # nothing lost, nothing twice
     store.close()
+
+
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM, signal.SIGHUP])
+def test_the_writing_commands_mechanism_unwinds_the_work_where_it_is(sig):
+    """`interruptible` (calibration import and generate, simulate raters): the signal raises Interrupted inside
+    the work, so its open transaction or whole-file write unwinds; the handlers are restored after."""
+    from workbench.cli.signals import Interrupted, interruptible
+
+    before = signal.getsignal(sig)
+    unwound = []
+    with pytest.raises(Interrupted) as caught:
+        with interruptible("the work", "workbench --batch again", "the write was rolled back"):
+            try:
+                os.kill(os.getpid(), sig)
+                time.sleep(5)  # never reached: the handler raises first
+            finally:
+                unwound.append(True)
+    assert unwound and caught.value.code == 128 + sig
+    assert str(caught.value) == (f"{signal.Signals(sig).name}: the work interrupted, the write was rolled back; "
+                                 "continue with: workbench --batch again")
+    assert signal.getsignal(sig) == before
