@@ -73,26 +73,27 @@ async def _measure(db, protocol, study_id: str, definition: dict, plan, full: bo
 
 def largest_prompts(db, study_id: str, definition: dict) -> list[PromptSize]:
     """Every call's prompt size of each condition's largest run, with short and with full replies."""
+    return _run(measure_prompts(db, study_id, definition))
+
+
+async def measure_prompts(db, study_id: str, definition: dict) -> list[PromptSize]:
+    """`largest_prompts` on the running event loop (the runner's: the store stays on its thread)."""
     from workbench.protocol.registry import protocol_of
 
     protocol = protocol_of(definition)
-
-    async def both() -> list[PromptSize]:
-        out = []
-        for plan in _largest_plans(db, protocol, study_id, definition):
-            short = await _measure(db, protocol, study_id, definition, plan, full=False)
-            full = await _measure(db, protocol, study_id, definition, plan, full=True)
-            full_by_turn = {(r.turn, r.agent, r.sample): t for r, t in full}
-            for request, tokens in short:
-                longest = full_by_turn.get((request.turn, request.agent, request.sample), tokens)
-                out.append(PromptSize(request.settings, plan.condition, f"{request.turn or 'a turn'}, item '{plan.item_id}'", tokens,
-                                      max(tokens, longest)))
-            shorts = {(r.turn, r.agent, r.sample) for r, _ in short}
-            out += [PromptSize(r.settings, plan.condition, r.turn or "a turn", 0, t)  # reached only with long replies
-                    for r, t in full if (r.turn, r.agent, r.sample) not in shorts]
-        return out
-
-    return _run(both())
+    out = []
+    for plan in _largest_plans(db, protocol, study_id, definition):
+        short = await _measure(db, protocol, study_id, definition, plan, full=False)
+        full = await _measure(db, protocol, study_id, definition, plan, full=True)
+        full_by_turn = {(r.turn, r.agent, r.sample): t for r, t in full}
+        for request, tokens in short:
+            longest = full_by_turn.get((request.turn, request.agent, request.sample), tokens)
+            where = f"{request.turn or 'a turn'}, item '{plan.item_id}'"
+            out.append(PromptSize(request.settings, plan.condition, where, tokens, max(tokens, longest)))
+        shorts = {(r.turn, r.agent, r.sample) for r, _ in short}
+        out += [PromptSize(r.settings, plan.condition, r.turn or "a turn", 0, t)  # reached only with long replies
+                for r, t in full if (r.turn, r.agent, r.sample) not in shorts]
+    return out
 
 
 def _run(coro):

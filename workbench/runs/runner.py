@@ -140,20 +140,24 @@ async def run_study(db: sqlite_utils.Database, gateway: GatewayLike, study_id: s
     """Run (or resume) a study. `only`: just these runs (a failed one is retried). `allow_lost`: run
     conditions that lost their treatment (`StudyProtocol.lost_treatments`) instead of refusing them."""
     runner = StudyRunner(db, gateway, study_id, sink=sink, control=control)
-    await asyncio.to_thread(refuse_unfit, db, study_id, sink or NullSink())  # before any call
+    await refuse_unfit(db, study_id, sink or NullSink())  # before any call
     with (study_lock(db, study_id) if lock else contextlib.nullcontext()):
         return await runner.run(only=only, retry_failed=retry_failed, allow_lost=allow_lost)
 
 
-def refuse_unfit(db: sqlite_utils.Database, study_id: str, sink: EventSink) -> None:
+async def refuse_unfit(db: sqlite_utils.Database, study_id: str, sink: EventSink) -> None:
     """A program whose prompts cannot fit its model's context window is refused before its first call, the
-    window named (workbench/studies/context_check.py); one that may not fit once replies grow is warned of."""
+    window named (workbench/studies/context_check.py); one that may not fit once replies grow is warned of.
+    The dry run runs on this loop, the store on its own thread; only a model with a known window is measured."""
     from workbench.events import Event
-    from workbench.runs.dry_run import largest_prompts
+    from workbench.runs.dry_run import measure_prompts
     from workbench.studies import load_study
-    from workbench.studies.context_check import study_fit
+    from workbench.studies.context_check import has_window, misfits
 
-    found = study_fit(db, study_id, load_study(db, study_id)["definition"], largest_prompts)
+    definition = load_study(db, study_id)["definition"]
+    if not has_window(definition):
+        return
+    found = misfits(await measure_prompts(db, study_id, definition))
     refused = [m.message() for m in found if m.refused]
     if refused:
         raise RunnerError(f"study '{study_id}' cannot run: " + "; ".join(refused))

@@ -118,9 +118,14 @@ def study_fit(db: sqlite_utils.Database, study_id: str, definition: dict, measur
               ) -> list[Misfit]:
     """What does not fit, measured by `measure` (the dry run) or, without one, by the items alone. Nothing
     is measured when no model of the study has a known window (the offline models)."""
-    if not any(window_of(s) for s in model_tables(definition)):
+    if not has_window(definition):
         return []
     return misfits((measure or item_sizes)(db, study_id, definition))
+
+
+def has_window(definition: dict) -> bool:
+    """Whether any model of the study has a known window: else there is nothing to check (the offline models)."""
+    return any(window_of(s) for s in model_tables(definition))
 
 
 def context_problems(db: sqlite_utils.Database, study_id: str, definition: dict, name: str, text: str | None,
