@@ -181,7 +181,7 @@ def cohens_d_paired(
     if ci_method == "bootstrap":
         lo, hi, how, why = _bootstrap_ci((a, b), _paired_dz, True, confidence, n_resamples, seed)
         if why:
-            details.update(values=[float(v) for v in diffs])
+            details.update(differences=[float(v) for v in diffs])
             return Estimate(dz, n=n, method="cohen's d_z (paired)", details=details, ci_undefined_reason=why)
     else:
         se_normal = math.sqrt(1 / n + dz * dz / (2 * n))

@@ -75,13 +75,15 @@ def fmt_num(x: float | None, digits: int = 2) -> str:
 
 
 def too_small_text(e: Estimate, digits: int = 2) -> str:
-    """"n too small: 1.00, 2.00" (one sample) or "n too small: 1.00, 2.00 vs 0.00" (two): the values a CI
-    would have been bootstrapped from."""
+    """"n too small: 1.00, 2.00" (one sample), "n too small: 1.00, 2.00 vs 0.00" (two) or "n too small:
+    differences 1.00, -1.00" (pairs): the values a CI would have been bootstrapped from."""
     def values(key: str) -> str:
         return ", ".join(fmt_num(v, digits) for v in e.details.get(key) or [])
 
     if "values_x" in e.details:
         return f"n too small: {values('values_x')} vs {values('values_y')}"
+    if "differences" in e.details:
+        return f"n too small: differences {values('differences')}"
     return f"n too small: {values('values')}" if e.details.get("values") else "n too small"
 
 
