@@ -35,13 +35,13 @@ from screens.metrics_plots import (
     reliability_painter,
 )
 from screens.widgets.section import SectionScreen
-from workbench.metrics.render import RenderedTable
+from workbench.metrics.render import RenderedTable, base_id
 from workbench.safe_text import for_terminal
 
 # Which tab each rendered table goes to.
 TAB_OF = {
     "overall": "tab-tables", "table1": "tab-tables", "table2": "tab-tables", "table3": "tab-tables",
-    "table4": "tab-tables",
+    "table4": "tab-tables", "predictions": "tab-tables",
     "agreement": "tab-agreement", "judges": "tab-agreement", "panel": "tab-agreement",
     "judge_errors": "tab-agreement", "audit": "tab-agreement",
     "dq": "tab-dq", "dq_baseline": "tab-dq",
@@ -296,12 +296,13 @@ class MetricsScreen(SectionScreen):
         self._status(f"{analysis.data.study_id}: {analysis.status_line()}  "
                      f"freeze hash {(analysis.data.freeze_hash or '-')[:12]}")
         for table in result.tables:
-            scroll = self.query_one(f"#scroll-{TAB_OF.get(table.id, 'tab-counts')[4:]}", VerticalScroll)
+            tab = TAB_OF.get(base_id(table.id), "tab-counts")  # an evaluator's block: table1-e2 is a table1
+            scroll = self.query_one(f"#scroll-{tab[4:]}", VerticalScroll)
             await scroll.mount(MetricPanel(table))
         blinded = analysis.blinded
         self.plot("#plot-means", "Overall means, 95% CI (blinded)" if blinded else "Means per condition, 95% CI",
                   *means_painter(plot_data.means_series(analysis)))
-        self.plot("#plot-forest", "Effect sizes (blinded: none)" if blinded else "Effect sizes, d_z (paired) or d, 95% CI",
+        self.plot("#plot-forest", "Effect sizes (blinded: none)" if blinded else "Effect sizes, Cohen's d, 95% CI",
                   forest_painter(plot_data.forest_series(analysis)))
         self.plot("#plot-agreement", "Inter-rater kappa by metric and criterion",
                   *agreement_painter(plot_data.agreement_series(analysis)))

@@ -65,9 +65,27 @@ def test_degenerate_means():
     empty = mean_ci([None, float("nan")])
     assert not empty.defined and "no non-missing" in empty.undefined_reason
     one = mean_ci([2.5])
-    assert one.value == 2.5 and not one.has_ci and "n < 2" in one.ci_undefined_reason
-    flat = mean_ci([2, 2, 2, 2])
+    assert one.value == 2.5 and not one.has_ci and one.ci_undefined_reason.startswith("n too small")
+    flat = mean_ci([2, 2, 2, 2, 2])
     assert flat.value == 2 and not flat.has_ci and "zero variance" in flat.ci_undefined_reason
+
+
+def test_no_bootstrap_ci_under_the_minimum_of_units_one_rule():
+    """Two cases' "95% CI" was their range (issue 30): under MIN_BOOTSTRAP_UNITS there is none, and the values
+    are kept for printing; from the minimum on, the bootstrap runs."""
+    from workbench.metrics.descriptive import MIN_BOOTSTRAP_UNITS
+    from workbench.metrics.render import fmt_ci, fmt_est
+
+    assert MIN_BOOTSTRAP_UNITS == 5
+    two = mean_ci([1.0, 2.0])
+    assert not two.has_ci and two.details["values"] == [1.0, 2.0]
+    assert fmt_est(two) == "1.50 (n too small: 1.00, 2.00)" and fmt_ci(two) == "n too small: 1.00, 2.00"
+    four = mean_ci([1, 2, 3, 4])
+    assert not four.has_ci and four.ci_undefined_reason.startswith("n too small")
+    five = mean_ci([1, 2, 3, 4, 6])
+    assert five.has_ci and five.ci_low < five.value < five.ci_high
+    diff = mean_difference_ci([1, 2, 3, 4, 5, 6], [1, 2, 3, 4])  # the rule holds per sample
+    assert not diff.has_ci and fmt_ci(diff) == "n too small: 1.00, 2.00, 3.00, 4.00, 5.00, 6.00 vs 1.00, 2.00, 3.00, 4.00"
 
 
 def test_mean_difference_percentile_matches_hand_two_sample_bootstrap():
@@ -87,5 +105,5 @@ def test_mean_difference_degenerate():
     assert not mean_difference_ci([], [1, 2]).defined
     e = mean_difference_ci([1], [1, 2, 3])
     assert e.value == -1 and not e.has_ci
-    e = mean_difference_ci([2, 2], [1, 1])
+    e = mean_difference_ci([2] * 5, [1] * 5)
     assert e.value == 1 and not e.has_ci and "constant" in e.ci_undefined_reason

@@ -129,3 +129,69 @@ def test_mann_whitney_degenerate_inputs():
     assert not mann_whitney_u([], [1, 2]).defined
     same = mann_whitney_u([2, 2, 2], [2, 2])
     assert not same.defined and "identical" in same.undefined_reason
+
+
+# --- Table 4's statistic (issue 30): Cohen's d with a percentile bootstrap CI, d_z beside ---------------------
+
+TABLE4_A = np.array([2.0, 3.0, 2.5, 1.0, 3.0, 2.0, 2.5])
+TABLE4_B = np.array([1.0, 2.0, 0.5, 1.5, 1.0, 2.0, 0.0])
+
+
+def _hand_d(x, y):
+    """Cohen's d, pooled SD (ddof 1), written out here: the reference the core is checked against."""
+    nx, ny = x.shape[-1], y.shape[-1]
+    sp = np.sqrt(((nx - 1) * x.var(axis=-1, ddof=1) + (ny - 1) * y.var(axis=-1, ddof=1)) / (nx + ny - 2))
+    with np.errstate(all="ignore"):
+        return (x.mean(axis=-1) - y.mean(axis=-1)) / sp
+
+
+def _hand_percentile(dist, confidence=0.95):
+    dist = dist[~np.isnan(dist)]
+    tail = (1 - confidence) / 2
+    return tuple(np.quantile(dist, [tail, 1 - tail], method="inverted_cdf"))
+
+
+def test_table4_d_and_its_bootstrap_ci_against_a_hand_computation():
+    e = cohens_d(TABLE4_A, TABLE4_B, ci_method="bootstrap", seed=3)
+    assert e.value == pytest.approx(float(_hand_d(TABLE4_A, TABLE4_B)))
+    # the same resamples SciPy draws (each sample on its own, one generator, in order), d by hand on each
+    rng = np.random.default_rng(3)
+    bx = TABLE4_A[rng.integers(0, 7, (9999, 7))]
+    by = TABLE4_B[rng.integers(0, 7, (9999, 7))]
+    lo, hi = _hand_percentile(_hand_d(bx, by))
+    assert (e.ci_low, e.ci_high) == pytest.approx((lo, hi))
+    assert e.ci_low < e.value < e.ci_high and "bootstrap percentile" in e.method
+
+
+def test_table4_d_z_and_its_paired_bootstrap_ci_against_a_hand_computation():
+    e = cohens_d_paired(TABLE4_A, TABLE4_B, ci_method="bootstrap", seed=4)
+    diffs = TABLE4_A - TABLE4_B
+    assert e.value == pytest.approx(diffs.mean() / diffs.std(ddof=1))
+    assert e.value == pytest.approx(stats.ttest_rel(TABLE4_A, TABLE4_B).statistic / math.sqrt(7))  # SciPy's t / sqrt(n)
+    rng = np.random.default_rng(4)
+    idx = rng.integers(0, 7, (9999, 7))  # the pairs resampled together
+    bd = diffs[idx]
+    with np.errstate(all="ignore"):
+        lo, hi = _hand_percentile(bd.mean(axis=1) / bd.std(axis=1, ddof=1))
+    assert (e.ci_low, e.ci_high) == pytest.approx((lo, hi))
+
+
+def test_table4_d_is_not_d_z_on_paired_data():
+    """The seed's column is Cohen's d; on correlated pairs d_z differs from it (the old Table 4 printed d_z)."""
+    d = cohens_d(TABLE4_A, TABLE4_B).value
+    dz = cohens_d_paired(TABLE4_A, TABLE4_B).value
+    assert abs(d - dz) > 0.1
+
+
+def test_table4_bootstrap_needs_the_minimum_of_units_per_condition():
+    e = cohens_d([3.0, 2.0, 2.5, 1.0], [1.0, 0.0, 1.5, 0.5, 1.0], ci_method="bootstrap")
+    assert e.defined and not e.has_ci and e.ci_undefined_reason.startswith("n too small")
+    assert e.details["values_x"] == [3.0, 2.0, 2.5, 1.0]
+    dz = cohens_d_paired([3.0, 2.0, 2.5, 1.0], [1.0, 0.0, 1.5, 0.5], ci_method="bootstrap")
+    assert not dz.has_ci and dz.ci_undefined_reason.startswith("n too small")
+
+
+def test_table4_bootstrap_without_variance_says_unbounded_rather_than_a_number():
+    # every difference equals 1 but one: most resamples have sd 0 and d_z at +inf
+    e = cohens_d_paired([2.0, 2, 2, 2, 2, 3], [1.0, 1, 1, 1, 1, 1], ci_method="bootstrap")
+    assert e.defined and not e.has_ci and "unbounded" in e.ci_undefined_reason

@@ -24,13 +24,17 @@ def data(seeded):
     return load_study_data(seeded[0], "seeded-study")
 
 
-def test_table4_cells_name_their_statistic(data):
-    t4 = next(t for t in analysis_tables(analyze(data, embedder=FakeEmbedder())) if t.id == "table4")
-    assert t4.columns[2] == "Effect size (d or d_z)"
-    for row in t4.rows:
-        if row[2] != "undefined" and not row[2].startswith("undefined"):
-            symbol = "d_z" if row[4].startswith("paired") else "d"
-            assert row[2].startswith(f"{symbol} = "), row
+def test_table4_columns_are_the_seeds_then_d_z_beside(data):
+    analysis = analyze(data, embedder=FakeEmbedder())
+    t4 = next(t for t in analysis_tables(analysis) if t.id == "table4")
+    assert t4.columns[:5] == ["Comparison", "Metric", "Cohen's d", "95% CI", "Interpretation"]
+    assert t4.columns[5] == "d_z (paired) [95% CI]"
+    for row, r in zip(t4.rows, analysis.table4.rows):
+        assert row[2] == f"{r.estimate.value:.2f}"
+        # three cases per condition: "n too small" with the values in the CI column, and no size word
+        assert row[3].startswith("n too small: ") and " vs " in row[3]
+        assert row[4].startswith("inconclusive") and not any(w in row[4] for w in ("small", "medium", "large")[1:])
+        assert row[5].startswith(f"{r.paired.value:.2f} (n too small: ")
 
 
 def test_glenda_crock_predictions_beside_the_observed_means(data):
@@ -41,7 +45,7 @@ def test_glenda_crock_predictions_beside_the_observed_means(data):
     assert rows["B1"]["predicted"] == (0, 1) and rows["C2"]["predicted"] == (2, 3)
     assert {r["verdict"] for r in rows.values()} == {"within"}
     report = build_report(analyze(data, embedder=FakeEmbedder()))
-    assert "## Glenda/Crock: predicted (seed 000 §VIII) vs observed" in report
+    assert "### Glenda/Crock: predicted (seed 000 §VIII) vs observed - human raters" in report
     assert "| C2 | 2-3 | 3.00" in report
 
 

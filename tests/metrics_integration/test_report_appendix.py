@@ -53,7 +53,7 @@ def test_a_blinded_report_keeps_tables_1_to_4_as_headings_and_names_no_condition
 def test_an_unblinded_report_has_the_tables_themselves(seeded):
     report, _ = _report(seeded[0])
     assert HIDDEN_NOTE not in report
-    assert "### Table 1 - Condition x metric scores\n\n| Condition |" in report
+    assert "### Table 1 - Condition x metric scores - human raters\n\n| Condition |" in report
 
 
 def test_notes_are_one_compact_paragraph_under_each_table(seeded):

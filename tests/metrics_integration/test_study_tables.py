@@ -115,7 +115,8 @@ def test_table3_composites_by_hand(data, rubric, table):
         cell = row.cells[rubric]
         assert cell.estimate.value == pytest.approx(np.mean(item_means))
         assert cell.estimate.n == 1 and not cell.estimate.has_ci  # one case: no CI, and it says why
-        assert "n < 2" in cell.estimate.ci_undefined_reason
+        assert cell.estimate.ci_undefined_reason.startswith("n too small")
+        assert cell.estimate.details["values"] == [cell.estimate.value]  # the values, printed instead
     # rater-b left frame_analysis empty on B1: only rater-a's composite (0) counts.
     assert t3.rows[0].cells["glenda-crock"].estimate.value == 0.0
 
@@ -134,7 +135,12 @@ def dz(a, b):
     return d.mean() / d.std(ddof=1)
 
 
-def test_table4_seed_comparisons_paired(data):
+def pooled_d(a, b):
+    sp = np.sqrt(((len(a) - 1) * np.var(a, ddof=1) + (len(b) - 1) * np.var(b, ddof=1)) / (len(a) + len(b) - 2))
+    return (np.mean(a) - np.mean(b)) / sp
+
+
+def test_table4_seed_comparisons_are_cohens_d_with_d_z_beside(data):
     t4 = table4(data, [parse_comparison("C1:B1:eh")])
     labels = [(r.comparison.a, r.comparison.b, r.metric.key, r.seed) for r in t4.rows]
     assert labels == [("C2", "B1", "anticipation", True), ("C2", "B3", "anticipation", True),
@@ -144,13 +150,14 @@ def test_table4_seed_comparisons_paired(data):
         table = ANT if r.metric.key == "anticipation" else EH
         a = [unit(table, c, r.comparison.a) for c in CASES]
         b = [unit(table, c, r.comparison.b) for c in CASES]
-        assert r.estimate.value == pytest.approx(dz(a, b))
-        assert r.design.startswith("paired d_z (3 shared cases)")
-        assert r.estimate.ci_low < r.estimate.value < r.estimate.ci_high
-        # Cohen's word only when the CI excludes zero, else "inconclusive" with the n (issue 24 item 2)
-        spans = r.estimate.ci_low <= 0 <= r.estimate.ci_high
-        assert r.interpretation == (f"inconclusive (CI spans 0; n = {r.estimate.n})" if spans
-                                    else interpret_d(r.estimate.value))
+        # the seed's statistic: Cohen's d over the cases as independent groups; d_z over the 3 shared cases beside
+        assert r.estimate.value == pytest.approx(pooled_d(a, b))
+        assert r.paired.value == pytest.approx(dz(a, b)) and r.n_shared == 3
+        # three cases per condition: under the minimum for a bootstrap CI, so no CI and no Cohen's word
+        assert not r.estimate.has_ci and r.estimate.ci_undefined_reason.startswith("n too small")
+        assert sorted(r.estimate.details["values_x"]) == pytest.approx(sorted(a))
+        assert sorted(r.estimate.details["values_y"]) == pytest.approx(sorted(b))
+        assert r.interpretation == f"inconclusive (n too small for a CI; n = {r.estimate.n})"
 
 
 def test_table4_user_duplicate_of_seed_row_is_dropped(data):
@@ -163,11 +170,10 @@ def test_effect_size_independent_when_cases_are_not_shared(data):
     data.items = {k: v for k, v in data.items.items()
                   if not ((v.condition == "C2" and v.case_id == B) or (v.condition == "B1" and v.case_id == H))}
     r = effect_size(data, Comparison("C2", "B1", "anticipation"))
-    assert r.design == "independent d (pooled SD)" and r.n_shared == 1
+    assert r.paired is None and r.n_shared == 1  # one shared case: no d_z
     a = [unit(ANT, c, "C2") for c in (H, G)]
     b = [unit(ANT, c, "B1") for c in (G, B)]
-    sp = np.sqrt(((len(a) - 1) * np.var(a, ddof=1) + (len(b) - 1) * np.var(b, ddof=1)) / (len(a) + len(b) - 2))
-    assert r.estimate.value == pytest.approx((np.mean(a) - np.mean(b)) / sp)
+    assert r.estimate.value == pytest.approx(pooled_d(a, b))
 
 
 def test_effect_size_undefined_with_reason(data):

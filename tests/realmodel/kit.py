@@ -19,7 +19,7 @@ SHIPPED_PORT = "127.0.0.1:8011"
 
 # The commands each protocol's example study lists in its opening comment, between create and report.
 CHAINS_BY_STUDY = {
-    "hindsight-local": [["run", "{s}"], ["judge", "{s}"]],
+    "hindsight-local": [["run", "{s}"], ["judge", "{s}"], ["unblind", "{s}"]],
     # a 135M model's belief graphs often fail to parse: the graph condition then runs marked, not refused
     "faultline-local": [["faultline", "graphs", "{s}"], ["run", "{s}", "--allow-missing-graphs"]],
     "m11-local": [["run", "{s}"]],

@@ -164,3 +164,42 @@ def test_the_shipped_mock_study_parses_and_the_readme_documents_every_key():
     assert undocumented == []
     for member in DEFAULT_ROSTER:  # the default roster and each role's brief are documented
         assert member.brief in readme
+
+
+def test_the_evaluator_key_names_whose_scores_fill_the_tables():
+    """Issue 30: `evaluator` is checked against the study's raters and judges, kept in the definition (so it is
+    frozen and hashed with it) only when given, and defaults to the raters, else the one judge."""
+    from workbench.studies.evaluator import describe, evaluators_of
+
+    base = 'name = "tiny"\ncases = ["toll-bridge"]\n'
+    judge = '[[judges]]\nname = "j"\n'
+    d = parse_study_text(base + 'raters = []\n' + judge, "s.toml")
+    assert "evaluator" not in d  # a file without it keeps the definition (and freeze) it had
+    assert [e.key for e in evaluators_of(d)] == ["judge:j"] and describe(d).endswith("(the default)")
+    d = parse_study_text(base + 'raters = ["ada"]\n' + judge, "s.toml")
+    assert [e.key for e in evaluators_of(d)] == ["raters"]
+    d = parse_study_text(base + 'raters = ["ada"]\nevaluator = "both"\n' + judge, "s.toml")
+    assert d["evaluator"] == "both" and [e.key for e in evaluators_of(d)] == ["raters", "judge:j"]
+    d = parse_study_text(base + 'raters = ["ada"]\nevaluator = "judge:j"\n' + judge, "s.toml")
+    assert [e.key for e in evaluators_of(d)] == ["judge:j"]
+    assert problems(base + 'raters = []\nevaluator = "raters"\n' + judge) == [
+        's.toml:4: evaluator: "raters" needs raters (the study names none)']
+    assert problems(base + 'raters = ["ada"]\nevaluator = "judge:k"\n' + judge) == [
+        "s.toml:4: evaluator: no judge named 'k' (judges: j)"]
+    assert problems(base + 'raters = []\nevaluator = "both"\n' + judge) == [
+        's.toml:4: evaluator: "both" needs raters and at least one [[judges]] table']
+    assert "must be \"raters\", \"judge:<name>\" or \"both\"" in problems(base + 'raters = []\nevaluator = "llm"\n'
+                                                                          + judge)[0]
+    two = judge + '[[judges]]\nname = "k"\n'
+    assert "name the one its tables come from" in problems(base + 'raters = []\n' + two)[0]
+    assert parse_study_text(base + 'raters = []\nevaluator = "judge:k"\n' + two, "s.toml")["evaluator"] == "judge:k"
+
+
+def test_the_evaluator_is_part_of_the_freeze_hash():
+    from workbench.studies.freeze import frozen_definition
+
+    base = 'name = "tiny"\ncases = ["toll-bridge"]\nraters = ["ada"]\n[[judges]]\nname = "j"\n'
+    plain = parse_study_text(base, "s.toml")
+    judged = parse_study_text(base.replace('raters = ["ada"]\n', 'raters = ["ada"]\nevaluator = "judge:j"\n'),
+                              "s.toml")
+    assert frozen_definition(plain) != frozen_definition(judged)

@@ -87,14 +87,14 @@ def render(doc: dict) -> str:
              f"  {doc['effect_name']}: {doc['effect_meaning']}"]
     grid = doc["case_grid"]
     width = max([34, *(len(r["comparison"]) for r in doc["comparisons"])])
-    dz = any("implied_dz" in r for r in doc["comparisons"])
-    lines.append(f"  {'comparison':<{width}} {doc['effect_name']:>5}" + (f" {'d_z':>5}" if dz else "")
+    dz = any("implied_d" in r for r in doc["comparisons"])  # the generic design: the d Table 4 estimates
+    lines.append(f"  {'comparison':<{width}} {doc['effect_name']:>5}" + (f" {'d(T4)':>5}" if dz else "")
                  + f" {'power':>6}   " + " ".join(f"n={n:<3}" for n in grid))
     for row in doc["comparisons"]:
         at_n = "-" if row["power"] is None else f"{row['power']:.2f}"
         curve = " ".join(f"{row['power_by_cases'][n]:<5.2f}" for n in grid)
         lines.append(f"  {row['comparison']:<{width}} {row['effect']:>5.2f}"
-                     + (f" {row['implied_dz']:>5.2f}" if dz else "") + f" {at_n:>6}   {curve}")
+                     + (f" {row['implied_d']:>5.2f}" if dz else "") + f" {at_n:>6}   {curve}")
         lines.append(f"    {doc['effect_name']} from {row['source']}")
     lines.append(f"  n = number of {doc['unit']}")
     lines += [f"  {line}" for line in doc.get("not_simulated", []) + doc.get("notes", [])]

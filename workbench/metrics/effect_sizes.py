@@ -8,9 +8,37 @@ from typing import Any
 
 import numpy as np
 
+from .descriptive import DEFAULT_RESAMPLES, DEFAULT_SEED, bootstrap_distribution, percentile_interval, too_few_units
 from .estimate import Estimate, clean_numeric, clean_pairs, z_critical
 
-CI_METHODS = ("noncentral_t", "normal")
+CI_METHODS = ("noncentral_t", "normal", "bootstrap")
+
+
+def _pooled_d(x: np.ndarray, y: np.ndarray, axis: int = -1) -> np.ndarray:
+    """Cohen's d with pooled SD along ``axis`` (vectorised over resamples); 0/0 gives NaN, c/0 gives +-inf."""
+    nx, ny = x.shape[axis], y.shape[axis]
+    pooled = np.sqrt(((nx - 1) * np.var(x, axis=axis, ddof=1) + (ny - 1) * np.var(y, axis=axis, ddof=1))
+                     / (nx + ny - 2))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return (np.mean(x, axis=axis) - np.mean(y, axis=axis)) / pooled
+
+
+def _paired_dz(x: np.ndarray, y: np.ndarray, axis: int = -1) -> np.ndarray:
+    diffs = x - y
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.mean(diffs, axis=axis) / np.std(diffs, axis=axis, ddof=1)
+
+
+def _bootstrap_ci(samples: tuple[np.ndarray, ...], statistic, paired: bool, confidence: float,
+                  n_resamples: int, seed: int) -> tuple[float | None, float | None, str, str | None]:
+    """(low, high, how, reason-when-none): the one bootstrap rule (minimum units, then percentile)."""
+    small = too_few_units(len(samples[0])) if paired else too_few_units(*(len(s) for s in samples))
+    if small:
+        return None, None, "", small
+    dist = bootstrap_distribution(samples, statistic, paired=paired, n_resamples=n_resamples, seed=seed)
+    lo, hi, how = percentile_interval(dist, confidence)
+    how = f"{how}, {n_resamples} resamples, seed {seed}" + (", cases resampled together" if paired else "")
+    return lo, hi, how, None if lo is not None else how
 
 
 def _nct_ncp_limits(t_obs: float, df: float, confidence: float) -> tuple[float, float]:
@@ -61,6 +89,8 @@ def cohens_d(
     *,
     confidence: float = 0.95,
     ci_method: str = "noncentral_t",
+    n_resamples: int = DEFAULT_RESAMPLES,
+    seed: int = DEFAULT_SEED,
 ) -> Estimate:
     """Cohen's d for two independent samples, with a confidence interval.
 
@@ -73,7 +103,10 @@ def cohens_d(
     t = d * sqrt(n_x n_y / (n_x + n_y)) with df = n_x + n_y - 2 (exact under
     normality and equal variances; the method of MBESS ``ci.smd``).
     ``"normal"`` uses d +- z * sqrt((n_x+n_y)/(n_x n_y) + d^2 / (2 (n_x+n_y)))
-    (Hedges & Olkin 1985).
+    (Hedges & Olkin 1985). ``"bootstrap"``: each sample resampled on its own
+    (SciPy, ``n_resamples``, seeded), the percentile interval of the resampled
+    d's (resamples where d is 0/0 left out and counted; a limit at +-inf means
+    no CI); no CI under the minimum number of units (``too_few_units``).
 
     Missing data: None/NaN dropped from each sample separately.
 
@@ -93,11 +126,17 @@ def cohens_d(
                                   n=n1 + n2, method="cohen's d", details=details)
     diff = float(np.mean(a) - np.mean(b))
     d = diff / s_pooled
-    se_normal = math.sqrt((n1 + n2) / (n1 * n2) + d * d / (2 * (n1 + n2)))
-    scale = math.sqrt(n1 * n2 / (n1 + n2))
-    lo, hi, how = _d_interval(d, scale, df, se_normal, confidence, ci_method)
     details.update(mean_difference=diff, sd_pooled=s_pooled, df=df,
                    hedges_g=d * (1 - 3 / (4 * df - 1)))
+    if ci_method == "bootstrap":
+        lo, hi, how, why = _bootstrap_ci((a, b), _pooled_d, False, confidence, n_resamples, seed)
+        if why:
+            details.update(values_x=[float(v) for v in a], values_y=[float(v) for v in b])
+            return Estimate(d, n=n1 + n2, method="cohen's d (pooled SD)", details=details, ci_undefined_reason=why)
+    else:
+        se_normal = math.sqrt((n1 + n2) / (n1 * n2) + d * d / (2 * (n1 + n2)))
+        scale = math.sqrt(n1 * n2 / (n1 + n2))
+        lo, hi, how = _d_interval(d, scale, df, se_normal, confidence, ci_method)
     return Estimate(d, lo, hi, n=n1 + n2, method=f"cohen's d (pooled SD); {how} CI",
                     confidence=confidence, details=details)
 
@@ -108,6 +147,8 @@ def cohens_d_paired(
     *,
     confidence: float = 0.95,
     ci_method: str = "noncentral_t",
+    n_resamples: int = DEFAULT_RESAMPLES,
+    seed: int = DEFAULT_SEED,
 ) -> Estimate:
     """Cohen's d_z for paired samples (e.g. the same cases under two conditions).
 
@@ -115,7 +156,8 @@ def cohens_d_paired(
 
     CI: ``"noncentral_t"`` (default) inverts the noncentral t of
     t = d_z * sqrt(n), df = n - 1. ``"normal"`` uses
-    d_z +- z * sqrt(1/n + d_z^2 / (2n)).
+    d_z +- z * sqrt(1/n + d_z^2 / (2n)). ``"bootstrap"``: the pairs resampled
+    together, percentile interval as in :func:`cohens_d`.
 
     Missing data: pairwise deletion (a pair is used only if both values are
     present); ``details["n_dropped"]`` counts dropped pairs.
@@ -135,9 +177,15 @@ def cohens_d_paired(
         return Estimate.undefined("all paired differences are equal (sd of differences is 0)",
                                   n=n, method="cohen's d_z", details=details)
     dz = float(np.mean(diffs)) / sd
-    se_normal = math.sqrt(1 / n + dz * dz / (2 * n))
-    lo, hi, how = _d_interval(dz, math.sqrt(n), n - 1, se_normal, confidence, ci_method)
     details.update(mean_difference=float(np.mean(diffs)), sd_difference=sd, df=n - 1)
+    if ci_method == "bootstrap":
+        lo, hi, how, why = _bootstrap_ci((a, b), _paired_dz, True, confidence, n_resamples, seed)
+        if why:
+            details.update(differences=[float(v) for v in diffs])
+            return Estimate(dz, n=n, method="cohen's d_z (paired)", details=details, ci_undefined_reason=why)
+    else:
+        se_normal = math.sqrt(1 / n + dz * dz / (2 * n))
+        lo, hi, how = _d_interval(dz, math.sqrt(n), n - 1, se_normal, confidence, ci_method)
     return Estimate(dz, lo, hi, n=n, method=f"cohen's d_z (paired); {how} CI",
                     confidence=confidence, details=details)
 

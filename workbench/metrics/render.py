@@ -6,7 +6,8 @@ drill-down references per cell (`refs`) that a screen follows to the items and s
 
 Number format: 2 decimals (3 for p-values and calibration errors), CI as "[low, high]"; an undefined
 statistic prints "undefined" and its reason goes to the table's notes (:class:`Notes`); a mean without
-CI prints "(no CI)" with the reason in the notes.
+CI prints "(no CI)" with the reason in the notes, or, under the minimum number of units for a bootstrap
+CI (`descriptive.MIN_BOOTSTRAP_UNITS`), "(n too small: <the values>)".
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from .descriptive import is_too_small
 from .estimate import Estimate
 
 FORCED_TAG = "[FORCED UNBLINDING]"  # every table of a study unblinded by force carries it
@@ -49,6 +51,18 @@ class RenderedTable:
         return None
 
 
+def block_id(table_id: str, block: int) -> str:
+    """A table repeated once per evaluator: the first (primary) block keeps its id (table1 ...), the next
+    blocks' get -e2, -e3 ..."""
+    return table_id if block == 0 else f"{table_id}-e{block + 1}"
+
+
+def base_id(table_id: str) -> str:
+    """table1-e2 -> table1: which table a block's table is (a screen files it by this)."""
+    head, sep, tail = table_id.rpartition("-e")
+    return head if sep and tail.isdigit() else table_id
+
+
 # --- numbers -------------------------------------------------------------------------------------------
 
 def fmt_num(x: float | None, digits: int = 2) -> str:
@@ -60,9 +74,24 @@ def fmt_num(x: float | None, digits: int = 2) -> str:
     return s
 
 
+def too_small_text(e: Estimate, digits: int = 2) -> str:
+    """"n too small: 1.00, 2.00" (one sample), "n too small: 1.00, 2.00 vs 0.00" (two) or "n too small:
+    differences 1.00, -1.00" (pairs): the values a CI would have been bootstrapped from."""
+    def values(key: str) -> str:
+        return ", ".join(fmt_num(v, digits) for v in e.details.get(key) or [])
+
+    if "values_x" in e.details:
+        return f"n too small: {values('values_x')} vs {values('values_y')}"
+    if "differences" in e.details:
+        return f"n too small: differences {values('differences')}"
+    return f"n too small: {values('values')}" if e.details.get("values") else "n too small"
+
+
 def fmt_ci(e: Estimate, digits: int = 2) -> str:
-    if not e.defined or not e.has_ci:
+    if not e.defined:
         return DASH
+    if not e.has_ci:
+        return too_small_text(e, digits) if is_too_small(e.ci_undefined_reason) else DASH
     return f"[{fmt_num(e.ci_low, digits)}, {fmt_num(e.ci_high, digits)}]"
 
 
@@ -73,7 +102,12 @@ def fmt_est(e: Estimate | None, digits: int = 2, *, ci: bool = True) -> str:
         return "undefined"
     text = fmt_num(e.value, digits)
     if ci:
-        text += f" {fmt_ci(e, digits)}" if e.has_ci else " (no CI)"
+        if e.has_ci:
+            text += f" {fmt_ci(e, digits)}"
+        elif is_too_small(e.ci_undefined_reason):
+            text += f" ({too_small_text(e, digits)})"
+        else:
+            text += " (no CI)"
     return text
 
 

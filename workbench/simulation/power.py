@@ -1,22 +1,26 @@
 """Power analysis and planted-effect recovery on the statistics core: no model calls, seconds.
 
-The planted model of one comparison A − B on one metric, per case c, condition k, replicate j, rater r:
+The planted model of one comparison A − B on one metric, per case c, condition k, replicate j, evaluator r:
 
     true score   T[c,k,j] = d·[k = A] + sqrt(ρ)·u[c] + sqrt(1 − ρ)·e[c,k,j]      (unit true-score SD)
-    rater score  X[c,k,j,r] = T[c,k,j] + b[r] + sqrt((1 − icc) / icc)·η[c,k,j,r]
+    score        X[c,k,j,r] = T[c,k,j] + b[r] + sqrt((1 − icc) / icc)·η[c,k,j,r]
 
-u, e, η standard normal; b a rater's fixed bias (cancels in a paired comparison); ρ the share of the
-true-score variance that belongs to the case (`case_correlation`); icc the raters' planted reliability.
-So d is the planted effect in true-score SDs (Cohen's d). The metric core scores an item by the mean over
-raters and a case by the mean over its replicates, then computes the paired d_z over cases
-(`cohens_d_paired`); the d_z it estimates is
+u, e, η standard normal; b an evaluator's fixed bias (a shift of every score, so it changes no difference);
+ρ the share of the true-score variance that belongs to the case (`case_correlation`); icc the evaluators'
+planted reliability. The evaluators are the study's primary evaluator (`workbench.studies.evaluator`): its
+human raters at `rater_icc`, or one LLM judge at `judge_icc`. So d is the planted effect in true-score SDs.
+The metric core scores an item by the mean over raters (a judge: its verdict) and a case by the mean over its
+replicates, then Table 4 computes Cohen's d over cases, the two conditions' cases as independent groups:
 
-    d_z = d / sqrt(2(1 − ρ)/m + 2(1 − icc)/(icc·R·m))      (m replicates, R raters)
+    d(Table 4) = d / sqrt(ρ + (1 − ρ)/m + (1 − icc)/(icc·R·m))      (m replicates, R raters)
 
-A comparison is detected when the 95% CI of d_z excludes 0, which for the noncentral-t CI is exactly a
-two-sided paired t test at α = 0.05 (at ncp = 0 the noncentral t is the central t); the power table
-uses SciPy's `ttest_rel` over all simulations at once for speed, and `recovery` runs
-`cohens_d_paired` itself on each simulation.
+(d_z over the shared cases, printed beside it, estimates d / sqrt(2(1 − ρ)/m + 2(1 − icc)/(icc·R·m)).)
+A comparison is detected when Table 4's 95% CI of d excludes 0 on the planted side. That CI is a bootstrap,
+too slow to redraw for thousands of simulations, so the power table decides by the two-sample t test on the
+same case scores (SciPy's `ttest_ind` over all simulations at once), which the bootstrap percentile CI of d
+follows; `recovery` runs the core's `cohens_d(..., ci_method="bootstrap")` itself on each simulation and
+reports how often the two agree. Under the minimum of units for a bootstrap CI (`MIN_BOOTSTRAP_UNITS`
+cases) Table 4 prints no CI, so nothing is detected: power 0.
 """
 
 from __future__ import annotations
@@ -37,14 +41,21 @@ class Design:
     case_correlation: float = 0.5
     alpha: float = 0.05
 
+    def _noise(self) -> float:
+        return (1 - self.icc) / (self.icc * max(1, self.raters) * self.replicates)
+
+    def implied_d(self, d: float) -> float:
+        """The Cohen's d Table 4 estimates: the planted d over the SD of a case's score under one condition."""
+        rho, m = self.case_correlation, self.replicates
+        return d / math.sqrt(rho + (1 - rho) / m + self._noise())
+
     def implied_dz(self, d: float) -> float:
-        m, r = self.replicates, max(1, self.raters)
-        var = 2 * (1 - self.case_correlation) / m + 2 * (1 - self.icc) / (self.icc * r * m)
-        return d / math.sqrt(var)
+        """The d_z printed beside it: the planted d over the SD of a case's difference."""
+        return d / math.sqrt(2 * (1 - self.case_correlation) / self.replicates + 2 * self._noise())
 
 
-def simulate_differences(design: Design, d: float, sims: int, seed: int):
-    """(sims, cases) per-case differences of the two conditions' case scores, as the core computes them."""
+def simulate_case_scores(design: Design, d: float, sims: int, seed: int):
+    """(sims, cases, 2): each case's score under A and under B, as the core computes them."""
     import numpy as np
 
     rng = np.random.default_rng(seed)
@@ -53,18 +64,21 @@ def simulate_differences(design: Design, d: float, sims: int, seed: int):
     u = rng.standard_normal((sims, n, 1, 1)) * math.sqrt(rho)
     e = rng.standard_normal((sims, n, 2, m)) * math.sqrt(1 - rho)
     eta = rng.standard_normal((sims, n, 2, m, r)) * noise
-    bias = rng.standard_normal((sims, 1, 1, 1, r)) * 0.3  # raters' own biases: they cancel in a pair
+    bias = rng.standard_normal((sims, 1, 1, 1, r)) * 0.3  # evaluators' own biases: a shift of every score
     true = u + e + np.array([d, 0.0]).reshape(1, 1, 2, 1)
-    scores = (true[..., None] + bias + eta).mean(axis=4).mean(axis=3)  # item: mean of raters; case: of replicates
-    return scores[:, :, 0] - scores[:, :, 1]
+    return (true[..., None] + bias + eta).mean(axis=4).mean(axis=3)  # item: mean of raters; case: of replicates
 
 
 def power(design: Design, d: float, sims: int = DEFAULT_SIMS, seed: int = 0) -> float:
-    """P(the 95% CI of the paired d_z excludes 0 on the side of the planted effect)."""
+    """P(Table 4's 95% CI of Cohen's d excludes 0 on the side of the planted effect)."""
     from scipy import stats
 
-    diffs = simulate_differences(design, d, sims, seed)
-    t, p = stats.ttest_rel(diffs, diffs * 0.0, axis=1)
+    from workbench.metrics.descriptive import MIN_BOOTSTRAP_UNITS
+
+    if design.cases < MIN_BOOTSTRAP_UNITS:
+        return 0.0
+    scores = simulate_case_scores(design, d, sims, seed)
+    t, p = stats.ttest_ind(scores[:, :, 0], scores[:, :, 1], axis=1)
     sign = 1.0 if d >= 0 else -1.0
     return float(((p < design.alpha) & (t * sign > 0)).mean())
 
@@ -82,43 +96,46 @@ def power_independent(n_per_group: int, d: float, sims: int = DEFAULT_SIMS, seed
     return float(((p < alpha) & (t > 0)).mean())
 
 
-def analytic_power_paired(design: Design, d: float) -> float:
-    """The exact power of the paired t test at the implied d_z (noncentral t), for checking the simulation."""
-    from scipy import stats
-
-    n = design.cases
-    df, ncp = n - 1, design.implied_dz(d) * math.sqrt(n)
-    crit = stats.t.ppf(1 - design.alpha / 2, df)
-    return float(stats.nct.sf(crit, df, ncp) + stats.nct.cdf(-crit, df, ncp))
-
-
 @dataclass
 class Recovery:
     planted_d: float
+    implied_d: float         # the Cohen's d Table 4 estimates
     implied_dz: float
     sims: int
-    coverage: float          # share of CIs that contain the implied d_z
-    mean_estimate: float
+    coverage: float          # share of bootstrap CIs of d that contain the implied d
+    mean_estimate: float     # mean Cohen's d
     detected: float          # share of CIs that exclude 0 on the planted side
+    agrees_with_t: float     # share of simulations where that detection equals the t test's (the power table's)
 
     def to_dict(self) -> dict:
         return asdict(self)
 
 
-def recovery(design: Design, d: float, sims: int = 200, seed: int = 0) -> Recovery:
-    """Simulate the design `sims` times and estimate each with the metric core's `cohens_d_paired`."""
-    from workbench.metrics.effect_sizes import cohens_d_paired
+def recovery(design: Design, d: float, sims: int = 200, seed: int = 0, n_resamples: int = 1999) -> Recovery:
+    """Simulate the design `sims` times and estimate each with Table 4's statistic, the core's Cohen's d with
+    its bootstrap CI (`n_resamples` per simulation; a design under the minimum of units has no CI)."""
+    from scipy import stats
 
-    diffs = simulate_differences(design, d, sims, seed)
-    target = design.implied_dz(d)
-    covered = detected = 0
+    from workbench.metrics.effect_sizes import cohens_d
+
+    scores = simulate_case_scores(design, d, sims, seed)
+    target = design.implied_d(d)
+    covered = detected = agree = 0
     total = 0.0
-    for row in diffs:
-        est = cohens_d_paired(list(row), [0.0] * len(row))
+    for k, case_scores in enumerate(scores):
+        a, b = case_scores[:, 0], case_scores[:, 1]
+        est = cohens_d(list(a), list(b), ci_method="bootstrap", n_resamples=n_resamples, seed=seed + k)
         total += est.value
-        covered += est.ci_low <= target <= est.ci_high
-        detected += (est.ci_low > 0) if d >= 0 else (est.ci_high < 0)
-    return Recovery(d, target, sims, covered / sims, total / sims, detected / sims)
+        found = False
+        if est.has_ci:
+            covered += est.ci_low <= target <= est.ci_high
+            found = (est.ci_low > 0) if d >= 0 else (est.ci_high < 0)
+        detected += found
+        t, p = stats.ttest_ind(a, b)
+        by_t = bool(est.has_ci) and p < design.alpha and (t > 0 if d >= 0 else t < 0)
+        agree += int(found == by_t)
+    return Recovery(d, target, design.implied_dz(d), sims, covered / sims, total / sims, detected / sims,
+                    agree / sims)
 
 
 # --- a study's pre-registered comparisons ------------------------------------------------------------
@@ -137,10 +154,8 @@ def study_power(definition: dict, effects: dict[str, float], sims: int = DEFAULT
 
     params = params_of(definition)
     n_cases = protocol_of(definition).units(definition) or 1
-    # raters: 0 when the study has none (faultline: its metrics are measured once per run, by its own
-    # pipeline); the simulation then draws one measurement per run with the same reliability (max(1, raters))
-    design = Design(cases=n_cases, replicates=int(definition.get("replicates") or 1),
-                    raters=len(definition.get("raters") or []), icc=params["rater_icc"],
+    raters, icc = measurement_of(definition, params)
+    design = Design(cases=n_cases, replicates=int(definition.get("replicates") or 1), raters=raters, icc=icc,
                     case_correlation=params["case_correlation"])
     rows = []
     for label in comparisons or []:
@@ -159,14 +174,39 @@ def study_power(definition: dict, effects: dict[str, float], sims: int = DEFAULT
         curve = {n: power(Design(n, design.replicates, design.raters, design.icc, design.case_correlation),
                           d, sims, seed) for n in grid}
         rows.append({"comparison": f"{a}:{b}:{metric}", "d": d, "source": source,
-                     "implied_dz": design.implied_dz(d), "power": at_n, "power_by_cases": curve})
+                     "implied_d": design.implied_d(d), "power": at_n, "power_by_cases": curve})
+    from workbench.metrics.descriptive import MIN_BOOTSTRAP_UNITS
+
     return {"design": asdict(design), "sims": sims, "comparisons": rows, "case_grid": list(grid),
-            "method": "paired d_z over cases, detected when its 95% CI excludes 0 (two-sided paired t)"}
+            "evaluator": evaluator_text(definition),
+            "method": "Table 4's Cohen's d over cases, detected when its 95% CI excludes 0 (two-sample t); "
+                      f"no CI under {MIN_BOOTSTRAP_UNITS} cases"}
 
 
-def measurement_text(design: dict) -> str:
+def measurement_of(definition: dict, params: dict) -> tuple[int, float]:
+    """(evaluators per item, their reliability) for the study's primary evaluator: its raters at `rater_icc`,
+    or one judge at `judge_icc`. A study with neither (faultline: its metrics are measured once per run by its
+    own pipeline) gets 0 raters; the simulation then draws one measurement per run at `rater_icc`."""
+    from workbench.studies.evaluator import evaluators_of
+
+    evaluators = evaluators_of(definition)
+    if evaluators and evaluators[0].is_judge:
+        return 1, params["judge_icc"]
+    return len(definition.get("raters") or []), params["rater_icc"]
+
+
+def evaluator_text(definition: dict) -> str:
+    from workbench.studies.evaluator import describe
+
+    return describe(definition)
+
+
+def measurement_text(design: dict, judge: bool = False) -> str:
     """How each run's score is measured in the generic simulated design, in words (its `design_text`): by
-    the study's raters, or, with none, once per run by the protocol's own measure."""
+    the study's raters or its judge (the primary evaluator), or, with none, once per run by the protocol's
+    own measure."""
+    if judge:
+        return f"one LLM judge (the primary evaluator) at ICC {design['icc']:.2f}"
     if design["raters"] >= 1:
         return f"{design['raters']} rater(s) at ICC {design['icc']:.2f}"
     return f"no raters (each run's score is measured once, at an assumed reliability of {design['icc']:.2f})"
@@ -207,10 +247,14 @@ def generic_document(definition: dict, effects: dict[str, float], sims: int, gri
         return {"design": None, "sims": sims, "comparisons": [], "case_grid": list(grid)}
     doc = study_power(definition, effects, sims, comparisons, grid)
     d = doc["design"]
-    doc.update(design_text=f"{d['cases']} case(s), {d['replicates']} replicate(s), {measurement_text(d)}, "
+    from workbench.studies.evaluator import evaluators_of
+
+    evaluators = evaluators_of(definition)
+    judge = bool(evaluators) and evaluators[0].is_judge
+    doc.update(design_text=f"{d['cases']} case(s), {d['replicates']} replicate(s), {measurement_text(d, judge)}, "
                            f"case correlation {d['case_correlation']:.2f}",
                size_text=f"{d['cases']} case(s)", unit="cases", effect_name="d",
-               effect_meaning="Cohen's d in true-score SDs")
+               effect_meaning="planted Cohen's d in true-score SDs (d(T4): the d over cases Table 4 estimates)")
     for row in doc["comparisons"]:
         row["effect"] = row["d"]
     return doc

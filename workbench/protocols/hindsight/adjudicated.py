@@ -9,7 +9,7 @@ def side_by_side(db, study_id: str, data=None) -> dict:
     """{"margin", "queue": n, "resolved": n, "open": n, "rows": [{"group", "metric", "raw", "adjudicated"}]}
     with Estimates in raw/adjudicated; rows are per condition once unblinded, else one "all" row per metric."""
     from store.adjudication import adjudications
-    from workbench.protocols.hindsight.metrics.tables import overall_table, table1, table3
+    from workbench.protocols.hindsight.metrics.tables import HUMAN_RATERS, overall_table, table1, table3
     from workbench.protocols.hindsight.metrics.study_data import load_study_data
     from workbench.scoring.adjudication import adjudicated_data, disagreements, margin_of
 
@@ -20,12 +20,12 @@ def side_by_side(db, study_id: str, data=None) -> dict:
     adjusted = adjudicated_data(data, adj)
     rows = []
     if data.blinded:
-        raw_t, adj_t = overall_table(data), overall_table(adjusted)
+        raw_t, adj_t = overall_table(data, HUMAN_RATERS), overall_table(adjusted, HUMAN_RATERS)
         for r, a in zip(raw_t.rows, adj_t.rows):
             rows.append({"group": "all", "metric": r.metric.label, "raw": r.estimate, "adjudicated": a.estimate})
     else:
         for make in (table1, table3):
-            raw_t, adj_t = make(data), make(adjusted)
+            raw_t, adj_t = make(data, HUMAN_RATERS), make(adjusted, HUMAN_RATERS)  # adjudication is of raters
             for r, a in zip(raw_t.rows, adj_t.rows):
                 for m in raw_t.metrics:
                     rows.append({"group": r.condition, "metric": m.label, "raw": r.cells[m.key].estimate,

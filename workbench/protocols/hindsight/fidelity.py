@@ -28,8 +28,17 @@ PROJECT_CHOICES = (
     "cannot be reproduced (Pearson r over P2..P5 is 0.791); the formula is followed, not the example.",
     "Decision-quality DQ-2 anchoring flag: r > 0.3 (seed 001 §2.2 step 4), reported per condition as runs "
     "flagged of runs where r was computed; the seed's \"significantly\" is read as the threshold alone.",
-    "Table 4: the seed's column says Cohen's d; when at least two cases have both conditions the project uses "
-    "the paired d_z (a different scale), and each cell names which one it holds.",
+    "Table 4: Cohen's d with the pooled SD over the two conditions' cases as independent groups (the seed's "
+    "column); its 95% CI is a percentile bootstrap (the seed names no method). The paired d_z over the cases "
+    "both conditions share is printed beside it, without Cohen's words, which go on d only and only when its CI "
+    "excludes 0.",
+    "Bootstrap CIs: none under 5 independent units per sample (cases, for Tables 1, 3 and 4); the cell prints "
+    "\"n too small\" with the values. The seed names no minimum.",
+    "The evaluator whose scores fill Tables 1-4 is the study's `evaluator` (seed 000 §VI.3 allows a fresh LLM "
+    "instance or human raters); left out, it is the human raters when the study names any, else its one judge.",
+    "Seed 001's baseline targets (DQ-1 0.3-0.5 sequential, 0.7-0.9 parallel; DQ-2 0.5-0.7 and 0.9-1.0; DQ-3 "
+    "0.4-0.6 and 0.7-0.9) are read as ranges for the sequential (B3) and parallel (C1, C2) means; the seed's "
+    "\"naive\" and \"ThinkTank\" are taken to be those two.",
     "Glenda/Crock predictions: a condition's observed mean composite is \"within\" its predicted range when "
     "lo <= mean <= hi.",
     "Expected perspectives per complexity class take the upper bound of the seed's ranges (3 / 5 / 8).",

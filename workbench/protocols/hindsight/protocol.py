@@ -49,7 +49,10 @@ class HindsightProtocol(StudyProtocol):
         study_section.check_cases(db, definition, bad)
 
     def summary_line(self, definition: dict) -> str:
-        return f"{len(definition['cases'])} case(s) x {len(definition['conditions'])} condition(s)"
+        from workbench.studies.evaluator import describe
+
+        return (f"{len(definition['cases'])} case(s) x {len(definition['conditions'])} condition(s); "
+                f"{describe(definition)}")
 
     def units(self, definition: dict) -> int:
         return len(definition["cases"])

@@ -1,7 +1,8 @@
 """The markdown report of a study (`workbench --batch report STUDY --out FILE.md`).
 
 Sections: status (blinded / unblinded / forced), the study's settings and
-freeze hash, Tables 1-4 (or the condition-free overall table while blinded),
+freeze hash, Tables 1-4 with the Glenda/Crock predictions (or the condition-free
+overall table while blinded), one block per evaluator, then their agreement,
 agreement (inter-rater vs the pre-registered targets, human vs judge, judge
 panel, judge errors, blindness audit), decision quality, calibration of judge
 scores when there are data for it, contamination probes, counts, and the
@@ -15,17 +16,25 @@ import re
 from datetime import datetime, timezone
 
 from workbench.protocols.hindsight.metrics.tables import BLINDED_LABEL, FORCED_LABEL
-from workbench.metrics.render import to_markdown
+from workbench.metrics.render import base_id, to_markdown
 from workbench.protocols.hindsight.metrics.render import analysis_tables
 
 DEFINITIONS = """\
+- **Evaluator**: the study's `evaluator` (frozen with it): the human raters (an item's score is the mean over
+  them) or one LLM judge (its verdict; judge_error verdicts are left out, never scored as 0); with both, every
+  table is computed once per evaluator, one block each, followed by their agreement.
 - **Unit of analysis (Tables 1, 3, 4)**: the (case, condition) pair, valued as the mean over that case's items
-  under the condition (one item per replicate) of the mean over human raters. A cell is the mean over cases with
+  under the condition (one item per replicate) of the evaluator's item score. A cell is the mean over cases with
   a 95% bootstrap CI (SciPy BCa, 9999 resamples, seed 0; percentile when BCa is not finite); N counts cases.
+- **Bootstrap CIs**: none under MIN_UNITS units per sample (the project's choice): the cell prints "n too small"
+  with the values instead (a 95% bootstrap interval over two cases is their range, covering about half the time).
 - **Composites**: Glenda/Crock = sum of 3 binary criteria (0-3); Blast Radius = sum of 3 criteria 0-2 (0-6);
-  a rater's composite needs every criterion.
-- **Effect sizes**: paired d_z over cases both conditions share (at least 2), else the independent d with
-  pooled SD; CI by noncentral-t inversion; |d| < 0.2 negligible, < 0.5 small, < 0.8 medium, else large.
+  an evaluator's composite needs every criterion.
+- **Effect sizes (Table 4)**: Cohen's d = (mean A - mean B) / pooled SD over the two conditions' case units as
+  independent groups, with a percentile bootstrap CI (each condition's cases resampled on their own, 9999
+  resamples, seed 0); Cohen's words on |d| (< 0.2 negligible, < 0.5 small, < 0.8 medium, else large) only when
+  the CI excludes 0. Beside it, d_z = mean(A - B) / sd(A - B) over the cases that have both conditions (at
+  least 2), with a paired bootstrap CI; it is on another scale and carries no words.
 - **Inter-rater agreement**: Cohen's kappa (two raters; Light's mean pairwise kappa for more), unweighted and
   quadratic-weighted, on the rubric's full scale; the pre-registered target is checked against the unweighted
   kappa; Krippendorff's alpha (ordinal).
@@ -48,6 +57,7 @@ SETTING_LABELS = {  # key -> the label a reader of the appendix sees
     "conditions": "Conditions", "replicates": "Replicates", "model": "Architecture model", "judges": "LLM judge",
     "raters": "Human raters", "rubrics": "Rubrics", "rubric_versions": "Rubric version", "thresholds": "Threshold",
     "blinding": "Blinding", "cost_ceiling": "Cost ceiling", "custom_concerns": "Custom concerns (DQ-3)",
+    "evaluator": "Evaluator",
     "architectures": "Architecture", "hindsight": "Hindsight option",
 }
 # Tables 1-4 compare conditions; while blinded each keeps its heading, its body waits (names no condition)
@@ -129,6 +139,8 @@ def build_report(analysis, *, generated_at: str | None = None, fidelity: str = "
     parts.append(f"- Study id: `{d.study_id}`; protocol: {d.protocol}")
     parts.append(f"- Frozen: {d.frozen_at or 'not frozen'}; freeze hash: `{d.freeze_hash or '-'}`")
     parts.append(f"- Status: {analysis.status_line()}")
+    evaluator = analysis.settings.get("evaluator") or ""
+    parts.append(f"- {evaluator[:1].upper()}{evaluator[1:]}")
     parts.append(f"- Generated: {generated_at}")
     if d.forced:
         parts.append(f"- **{FORCED_LABEL}.** Every table below is marked.")
@@ -136,49 +148,36 @@ def build_report(analysis, *, generated_at: str | None = None, fidelity: str = "
     parts += ["", "## Settings", "", _settings_block(analysis)]
     if fidelity:
         parts += ["## Fidelity to the seed", "", fidelity]
-    tables = {t.id: t for t in analysis_tables(analysis)}
+    tables = analysis_tables(analysis)
+    results = ["overall", "table1", "table2", "table3", "table4", "predictions"]
+    agreement = ["agreement", "judges", "panel", "judge_errors", "audit"]
+    if len(analysis.blocks) > 1:  # the evaluators' agreement follows their blocks
+        results, agreement = results + ["judges"], [i for i in agreement if i != "judges"]
     sections = [
-        ("Results", ["overall", "table1", "table2", "table3", "table4"]),
+        ("Results", results),
         ("Contamination probes", ["probes"]),  # beside the tables (seed 000 §XIII.3)
-        ("Agreement", ["agreement", "judges", "panel", "judge_errors", "audit"]),
+        ("Agreement", agreement),
         ("Decision quality", ["dq", "dq_spread", "dq_baseline"]),
         ("Calibration of judge scores", ["calibration", "reliability"]),
         ("Counts", ["counts"]),
     ]
     for heading, ids in sections:
-        present = [tables[i] for i in ids if i in tables]
+        present = [t for t in tables if base_id(t.id) in ids]
         if not present:
             continue
         parts += [f"## {heading}", ""]
         for t in present:
             parts += [_table_markdown(t)]
         if heading == "Results" and d.blinded:
-            parts += [f"### {title}\n\n{HIDDEN_NOTE}\n" for table_id, title in HIDDEN_TABLES if table_id not in tables]
+            shown = {t.id for t in tables}
+            parts += [f"### {title}\n\n{HIDDEN_NOTE}\n" for table_id, title in HIDDEN_TABLES if table_id not in shown]
         if heading == "Results" and adjudication:
             parts += ["### Raw and adjudicated results", "", adjudication]
-    if not d.blinded:
-        parts += _predictions(analysis)
-        if topology:
-            parts += ["## Topology by case and condition", "", topology]
-    parts += ["## Definitions", "", DEFINITIONS + ("" if d.blinded else P1_DEFINITION)]
+    if not d.blinded and topology:
+        parts += ["## Topology by case and condition", "", topology]
+    from workbench.metrics.descriptive import MIN_BOOTSTRAP_UNITS
+
+    definitions = DEFINITIONS.replace("MIN_UNITS", str(MIN_BOOTSTRAP_UNITS))
+    parts += ["## Definitions", "", definitions + ("" if d.blinded else P1_DEFINITION)]
     return re.sub(r"\n{3,}", "\n\n", "\n".join(parts)).rstrip() + "\n"  # one blank line between blocks
 
-
-def _predictions(analysis) -> list[str]:
-    """Seed 000 §VIII's pre-registered Glenda/Crock ranges beside the observed Table 3 means."""
-    from workbench.protocols.hindsight.metrics.tables import glenda_crock_predictions
-    from workbench.metrics.render import fmt_est
-
-    rows = glenda_crock_predictions(analysis.table3)
-    if not rows:
-        return []
-    out = ["## Glenda/Crock: predicted (seed 000 §VIII) vs observed", "",
-           "| Condition | Predicted (0-3) | Observed mean [95% CI] | Observed vs prediction |", "|---|---|---|---|"]
-    for r in rows:
-        lo, hi = r["predicted"]
-        out.append(f"| {r['condition']} | {lo}-{hi} | {fmt_est(r['observed'])} | {r['verdict']} |")
-    contradicted = [r["condition"] for r in rows if r["verdict"] in ("below", "above")]
-    out += ["", "The predictions were stated in the seed before any run. "
-            + (f"Results contradict them for {', '.join(contradicted)}; reported as observed." if contradicted
-               else "No defined result falls outside its predicted range.") + "", ""]
-    return out

@@ -31,9 +31,11 @@ def metrics_document(db, study_id: str, options: dict) -> MetricsDocument:
 
     analysis = analysis_for(db, study_id, options)
     head = f"Study {analysis.data.study_id} ({analysis.data.protocol}); {analysis.status_line()}\n"
+    text = head + "\n" + tables_text(analysis_tables(analysis))
+    if not analysis.data.raters:  # adjudication settles disagreements between human raters
+        return MetricsDocument({**analysis.to_dict(), "adjudication": None}, text=text)
     side = adjudicated.side_by_side(db, study_id, analysis.data)
-    text = (head + "\n" + tables_text(analysis_tables(analysis))
-            + "\nRaw and adjudicated results\n" + adjudicated.markdown(side))
+    text += "\nRaw and adjudicated results\n" + adjudicated.markdown(side)
     return MetricsDocument({**analysis.to_dict(), "adjudication": adjudicated.to_dict(side)}, text=text)
 
 
@@ -46,4 +48,5 @@ def report_text(db, study_id: str, options: dict) -> str:
     analysis = analysis_for(db, study_id, options)
     return build_report(analysis, fidelity=fidelity.section(db, study_id, dict(analysis.data.definition)),
                         topology="" if analysis.data.blinded else fidelity.topology_section(db, study_id),
-                        adjudication=adjudicated.markdown(adjudicated.side_by_side(db, study_id, analysis.data)))
+                        adjudication=adjudicated.markdown(adjudicated.side_by_side(db, study_id, analysis.data))
+                        if analysis.data.raters else "")

@@ -1,6 +1,7 @@
 """Hindsight's keys of a study file: `cases`, `[architectures.X]` options, `[metrics] custom_concerns`,
-and `[hindsight]`: the study's fidelity settings (report shape, study kind, training cutoff,
-contamination overrides, adjudication margin).
+`evaluator` (whose scores Tables 1-4 come from: `workbench.studies.evaluator`), and `[hindsight]`: the
+study's fidelity settings (report shape, study kind, training cutoff, contamination overrides,
+adjudication margin).
 
 They sit at the top level of the file (the format predates protocol sections,
 and every shipped hindsight study uses it).
@@ -13,8 +14,9 @@ from typing import Callable
 from workbench.cases.validate import decision_date_problem
 from workbench.protocols.hindsight import gates
 from workbench.protocols.hindsight.architectures import architecture, conditions
+from workbench.studies.evaluator import check_evaluator
 
-TOP_KEYS = ("cases", "architectures", "metrics", "hindsight")
+TOP_KEYS = ("cases", "architectures", "metrics", "hindsight", "evaluator")
 
 
 def check_section(data: dict, definition: dict, c) -> dict:
@@ -23,6 +25,9 @@ def check_section(data: dict, definition: dict, c) -> dict:
     if "cases" in data and not cases and isinstance(data["cases"], list):
         c.bad("cases", "must name at least one case")
     out = {"cases": cases, "architectures": _architectures(c, data, conditions()), "hindsight": _fidelity(c, data)}
+    evaluator = check_evaluator(c, data, definition)
+    if evaluator is not None:  # kept only when given: a file without it keeps the definition it had
+        out["evaluator"] = evaluator
     if "metrics" in data:  # [metrics] custom_concerns = [...]: extra DQ-3 concerns (metrics/dq_study.py)
         metrics = c.table(data, "metrics", "metrics")
         c.unknown(metrics, ("custom_concerns",), "metrics")

@@ -54,6 +54,7 @@ from .tables import (
     BLINDED_LABEL,
     EPISTEMIC_HUMILITY,
     Metric,
+    HUMAN_RATERS,
     item_scores,
     metric_values,
     resolve_metric,
@@ -197,7 +198,7 @@ def human_vs_judge(data: StudyData) -> list[JudgeAgreementRow]:
     rows = []
     metrics = agreement_metrics(data)
     for metric in metrics:
-        human = item_scores(data, metric)
+        human = item_scores(data, metric, HUMAN_RATERS)
         judged = metric_values(data.verdicts, metric, data)
         lo, hi = metric.scale
         cats = list(range(lo, hi + 1))

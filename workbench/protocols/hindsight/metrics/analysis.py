@@ -2,6 +2,9 @@
 
 `analyze(data, ...)` is pure over a :class:`StudyData`; `analyze_study(db,
 study_id, ...)` loads the study and wires the store-backed embedding cache.
+Tables 1, 3, 4 (or the blinded overall table) are computed once per evaluator
+of the study (`evaluator` in the study file): one :class:`EvaluatorBlock`
+each, the primary first; `table1`... of the analysis are the primary block's.
 The three front ends render the same :class:`StudyAnalysis` through
 `render.py` beside this module, so their numbers cannot drift apart.
 """
@@ -19,6 +22,8 @@ from .agreement_report import AgreementReport, agreement_report, judged_pairs
 from .dq_study import DQReport, decision_quality_report
 from .judge_calibration import JudgeCalibrationRow, judge_calibration
 from .study_data import ProbeRow, StudyData, load_study_data
+from workbench.studies.evaluator import Evaluator, describe
+
 from .tables import (
     BLINDED_LABEL,
     FORCED_LABEL,
@@ -27,7 +32,9 @@ from .tables import (
     EffectTable,
     OverallTable,
     TopologyTable,
+    glenda_crock_predictions,
     overall_table,
+    study_evaluators,
     table1,
     table2,
     table3,
@@ -49,6 +56,7 @@ def public_settings(data: StudyData) -> dict[str, Any]:
         "rubrics": list(d.get("rubrics") or []),
         "judges": [{k: j.get(k) for k in ("name", "model", "temperature", "pipeline", "runs")}
                    for j in d.get("judges") or []],
+        "evaluator": describe(dict(d)),
         "thresholds": data.thresholds, "blinding": dict(d.get("blinding") or {}),
         "cost_ceiling": d.get("cost_ceiling"),
         "custom_concerns": list(data.custom_concerns),
@@ -83,6 +91,31 @@ def study_counts(data: StudyData) -> dict[str, Any]:
 
 
 @dataclass
+class EvaluatorBlock:
+    """One evaluator's tables, in the same layout for every evaluator."""
+
+    evaluator: Evaluator
+    table1: ConditionTable | None
+    table3: ConditionTable | None
+    table4: EffectTable | None
+    overall: OverallTable | None
+
+    @property
+    def predictions(self) -> list[dict]:
+        """Seed 000 §VIII's Glenda/Crock predictions against this evaluator's Table 3."""
+        return glenda_crock_predictions(self.table3)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"evaluator": self.evaluator.key, "label": self.evaluator.label,
+                "table1": self.table1.to_dict() if self.table1 else None,
+                "table3": self.table3.to_dict() if self.table3 else None,
+                "table4": self.table4.to_dict() if self.table4 else None,
+                "overall": self.overall.to_dict() if self.overall else None,
+                "predictions": [{**p, "predicted": list(p["predicted"]), "observed": p["observed"].to_dict()}
+                                for p in self.predictions]}
+
+
+@dataclass
 class StudyAnalysis:
     data: StudyData
     settings: dict[str, Any]
@@ -98,6 +131,7 @@ class StudyAnalysis:
     probes: list[ProbeRow]
     comparisons: tuple[Comparison, ...] = ()
     notes: list[str] = field(default_factory=list)
+    blocks: list[EvaluatorBlock] = field(default_factory=list)
 
     @property
     def blinded(self) -> bool:
@@ -128,6 +162,8 @@ class StudyAnalysis:
                       "forced_unblinding": d.forced, "status": self.status_line()},
             "label": BLINDED_LABEL if d.blinded else None,
             "settings": self.settings, "counts": self.counts,
+            "evaluator": self.blocks[0].evaluator.key if self.blocks else None,
+            "evaluators": [b.to_dict() for b in self.blocks],
             "table1": self.table1.to_dict() if self.table1 else None,
             "table2": self.table2.to_dict() if self.table2 else None,
             "table3": self.table3.to_dict() if self.table3 else None,
@@ -144,14 +180,18 @@ def analyze(data: StudyData, *, comparisons: Sequence[Comparison] = (), embedder
             include_dq: bool = True, concern_source: str = "auto") -> StudyAnalysis:
     """Every table and panel of the study. Blinded: condition-free parts only (see module docs)."""
     notes = []
-    if data.blinded:
-        t1 = t2 = t3 = t4 = None
-        overall = overall_table(data)
-        if comparisons:
-            notes.append(f"{BLINDED_LABEL}: the requested comparisons need an unblinded study.")
-    else:
-        overall = None
-        t1, t2, t3, t4 = table1(data), table2(data), table3(data), table4(data, comparisons)
+    blocks = []
+    for evaluator in study_evaluators(data):
+        if data.blinded:
+            blocks.append(EvaluatorBlock(evaluator, None, None, None, overall_table(data, evaluator)))
+        else:
+            blocks.append(EvaluatorBlock(evaluator, table1(data, evaluator), table3(data, evaluator),
+                                         table4(data, comparisons, evaluator), None))
+    first = blocks[0]
+    t1, t3, t4, overall = first.table1, first.table3, first.table4, first.overall
+    t2 = None if data.blinded else table2(data)
+    if data.blinded and comparisons:
+        notes.append(f"{BLINDED_LABEL}: the requested comparisons need an unblinded study.")
     dq = None
     if include_dq and (data.perspectives or data.outputs):
         if embedder is None:
@@ -161,7 +201,7 @@ def analyze(data: StudyData, *, comparisons: Sequence[Comparison] = (), embedder
         dq = decision_quality_report(data, embedder, concern_source=concern_source)
     return StudyAnalysis(data, public_settings(data), study_counts(data), t1, t2, t3, t4, overall,
                          agreement_report(data), dq, judge_calibration(data), list(data.probes),
-                         tuple(comparisons), notes)
+                         tuple(comparisons), notes, blocks)
 
 
 def analyze_study(db, study_id: str, *, comparisons: Sequence[Comparison] = (),

@@ -67,6 +67,22 @@ SEQUENTIAL_CONDITIONS = ("B3",)
 PARALLEL_CONDITIONS = ("C1", "C2")
 DQ_PARTS = ("dq1", "dq2", "dq3", "weighted")
 DQ_LABELS = {"dq1": "DQ-1 diversity", "dq2": "DQ-2 anchoring", "dq3": "DQ-3 coverage", "weighted": "DQ weighted"}
+# Seed 001's baseline targets (§2.1-2.3 "Baseline Target"): (naive / sequential, ThinkTank / parallel) ranges.
+# The seed gives none for the weighted score.
+SEED_TARGETS = {"dq1": ((0.3, 0.5), (0.7, 0.9)), "dq2": ((0.5, 0.7), (0.9, 1.0)), "dq3": ((0.4, 0.6), (0.7, 0.9))}
+
+
+def target_verdict(est: Estimate, target: tuple[float, float]) -> str:
+    """An observed mean against a seed target range: "within", "below", "above" or "undefined"."""
+    if not est.defined:
+        return "undefined"
+    lo, hi = target
+    return "below" if est.value < lo else "above" if est.value > hi else "within"
+
+
+def targets_text() -> str:
+    return "; ".join(f"{DQ_LABELS[p]} sequential {s[0]:g}-{s[1]:g}, parallel {q[0]:g}-{q[1]:g}"
+                     for p, (s, q) in SEED_TARGETS.items())
 
 
 @dataclass(frozen=True)

@@ -19,10 +19,10 @@ from workbench.rubrics import units
 
 from .agreement_report import PILOTS
 from .study_data import StudyData
-from .tables import BLINDED_LABEL, condition_units, item_scores, metric_values, resolve_metric
+from .tables import BLINDED_LABEL, condition_units, item_scores, metric_values, resolve_metric, study_evaluators
 
 
-def _item_rows(data: StudyData, metric, item_ids, title: str, table_id: str) -> RenderedTable:
+def _item_rows(data: StudyData, metric, item_ids, title: str, table_id: str, evaluator=None) -> RenderedTable:
     if data.blinded:
         return _blinded_items(data, metric, item_ids, title, table_id)
     human = metric_values(data.scores, metric, data)
@@ -34,7 +34,7 @@ def _item_rows(data: StudyData, metric, item_ids, title: str, table_id: str) -> 
     for v in data.verdicts:
         if v.status != "ok" and v.rubric_id == metric.rubric_id:
             errors[(v.item_id, v.evaluator)].add(v.criterion)
-    means = item_scores(data, metric)
+    means = item_scores(data, metric, _raters_or(evaluator))
     out = RenderedTable(table_id, title, ["Item", "Case", "Condition", "Rep."] + raters + ["Mean"] + judges, [])
     for item_id in sorted(item_ids, key=lambda i: (data.items[i].case_id, data.items[i].replicate or 0, i)):
         it = data.items[item_id]
@@ -49,7 +49,22 @@ def _item_rows(data: StudyData, metric, item_ids, title: str, table_id: str) -> 
         out.rows.append(row)
     out.notes = [f"{metric.label}: each rater's current value, the item mean over raters, and each judge's "
                  "current verdict (judge_error = excluded)."]
+    if evaluator is not None and evaluator.is_judge:
+        out.notes.append(f"The cell behind this list is computed from the LLM judge {evaluator.name}'s verdicts.")
     return out
+
+
+def _raters_or(evaluator):
+    """The Mean column is always the raters' mean (the judges have their own columns)."""
+    from .tables import HUMAN_RATERS
+
+    return HUMAN_RATERS if evaluator is None or evaluator.is_judge else evaluator
+
+
+def _evaluator(data: StudyData, key: str | None):
+    """The evaluator a block's reference names (its key), else the study's primary one."""
+    evaluators = study_evaluators(data)
+    return next((e for e in evaluators if e.key == key), evaluators[0])
 
 
 def _blinded_items(data: StudyData, metric, item_ids, title: str, table_id: str) -> RenderedTable:
@@ -76,15 +91,16 @@ def drilldown(data: StudyData, ref: DrillRef) -> RenderedTable:
     if kind in ("condition_cell", "effect", "dq_group", "topology", "audit") and data.blinded:
         raise ValueError(f"{BLINDED_LABEL}: this number needs an unblinded study")
     if kind == "condition_cell":
-        condition, key = args
-        metric = resolve_metric(data, key)
-        ids = [i for u in condition_units(data, metric, condition) for i in u.item_ids]
-        return _item_rows(data, metric, ids, f"{condition} x {metric.label}: items behind the cell", "drill")
+        condition, key, *who = args
+        metric, evaluator = resolve_metric(data, key), _evaluator(data, who[0] if who else None)
+        ids = [i for u in condition_units(data, metric, condition, evaluator=evaluator) for i in u.item_ids]
+        return _item_rows(data, metric, ids, f"{condition} x {metric.label}: items behind the cell", "drill",
+                          evaluator)
     if kind == "effect":
-        a, b, key = args
-        metric = resolve_metric(data, key)
-        ua = {u.case_id: u for u in condition_units(data, metric, a)}
-        ub = {u.case_id: u for u in condition_units(data, metric, b)}
+        a, b, key, *who = args
+        metric, evaluator = resolve_metric(data, key), _evaluator(data, who[0] if who else None)
+        ua = {u.case_id: u for u in condition_units(data, metric, a, evaluator=evaluator)}
+        ub = {u.case_id: u for u in condition_units(data, metric, b, evaluator=evaluator)}
         out = RenderedTable("drill", f"{a} vs. {b}, {metric.label}: per-case units",
                             ["Case", a, b, f"{a} - {b}", f"{a} items", f"{b} items"], [])
         for case in sorted(set(ua) | set(ub)):
@@ -93,13 +109,14 @@ def drilldown(data: StudyData, ref: DrillRef) -> RenderedTable:
             out.rows.append([case, fmt_num(va), fmt_num(vb), fmt_num(va - vb) if None not in (va, vb) else DASH,
                              " ".join(ua[case].item_ids) if case in ua else DASH,
                              " ".join(ub[case].item_ids) if case in ub else DASH])
-        out.notes = ["A case with both conditions is a pair for d_z; the rest only count for an independent d."]
+        out.notes = ["Cohen's d uses every case of each condition as an independent group; a case with both "
+                     f"conditions is also a pair for d_z. Units from the {evaluator.label}."]
         return out
     if kind == "overall":
-        (key,) = args
-        metric = resolve_metric(data, key)
-        ids = sorted(i for i in item_scores(data, metric))
-        return _item_rows(data, metric, ids, f"{metric.label}: rated items", "drill")
+        key, *who = args
+        metric, evaluator = resolve_metric(data, key), _evaluator(data, who[0] if who else None)
+        ids = sorted(i for i in item_scores(data, metric, evaluator))
+        return _item_rows(data, metric, ids, f"{metric.label}: rated items", "drill", evaluator)
     if kind == "agreement":
         (key,) = args
         metric = resolve_metric(data, key)

@@ -19,7 +19,7 @@ from typing import Any
 from workbench.metrics.calibration import CalibrationReport, calibration
 
 from .study_data import StudyData
-from .tables import ANTICIPATION, item_scores, metric_values, resolve_metric
+from .tables import ANTICIPATION, HUMAN_RATERS, item_scores, metric_values, resolve_metric
 
 DEFAULT_OUTCOME_THRESHOLD = 2.0
 DEFAULT_BINS = 10
@@ -47,7 +47,7 @@ def judge_calibration(data: StudyData, *, metric_key: str = ANTICIPATION,
         metric = resolve_metric(data, metric_key)
     except ValueError:
         return []
-    human = item_scores(data, metric)
+    human = item_scores(data, metric, HUMAN_RATERS)
     judged = metric_values(data.verdicts, metric, data)
     lo, hi = metric.scale
     rule = f"outcome = 1 when the human mean {metric.label} >= {outcome_threshold:g}, else 0"

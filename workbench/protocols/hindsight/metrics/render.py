@@ -15,7 +15,18 @@ the notes.
 
 from __future__ import annotations
 
-from workbench.metrics.render import DASH, FORCED_TAG, DrillRef, Notes, RenderedTable, fmt_ci, fmt_est, fmt_num, fmt_p
+from workbench.metrics.render import (
+    DASH,
+    FORCED_TAG,
+    DrillRef,
+    Notes,
+    RenderedTable,
+    block_id,
+    fmt_ci,
+    fmt_est,
+    fmt_num,
+    fmt_p,
+)
 from workbench.protocols.hindsight.metrics.study_data import CONDITION_LABELS
 from workbench.protocols.hindsight.metrics.tables import BLINDED_LABEL, ConditionRow, ConditionTable
 from workbench.rubrics import units
@@ -36,11 +47,21 @@ def _condition_label(c: str) -> str:
 
 # --- the study's tables --------------------------------------------------------------------------------
 
-def condition_table(analysis, table: ConditionTable) -> RenderedTable:
+def _block_title(analysis, title: str, evaluator) -> str:
+    return _title(analysis, f"{title} - {evaluator.label}")
+
+
+def _who(evaluator, block: int) -> tuple:
+    """A drill-down reference's evaluator argument: none for the primary block (its default)."""
+    return () if block == 0 else (evaluator.key,)
+
+
+def condition_table(analysis, table: ConditionTable, block: int = 0) -> RenderedTable:
     notes = Notes()
     cols = ["Condition"] + [f"{m.label} ({m.scale[0]}-{m.scale[1]})" if m.criterion else m.label
                             for m in table.metrics] + ["N cases"]
-    out = RenderedTable(table.id, _title(analysis, table.title), cols, [])
+    out = RenderedTable(block_id(table.id, block), _block_title(analysis, table.title, table.evaluator), cols, [])
+    who = _who(table.evaluator, block)
 
     def add(row: ConditionRow) -> None:
         i = len(out.rows)
@@ -49,10 +70,10 @@ def condition_table(analysis, table: ConditionTable) -> RenderedTable:
             e = row.cells[m.key].estimate
             cells.append(fmt_est(e))
             notes.add(f"{row.condition} x {m.label}", e)
-            out.refs[(i, j + 1)] = DrillRef("condition_cell", (row.condition, m.key))
+            out.refs[(i, j + 1)] = DrillRef("condition_cell", (row.condition, m.key, *who))
         ns = [row.n_cases[m.key] for m in table.metrics]
         cells.append(str(ns[0]) if len(set(ns)) == 1 else " / ".join(str(n) for n in ns) if ns else "0")
-        out.refs[(i, 0)] = DrillRef("condition_cell", (row.condition, table.metrics[0].key)) \
+        out.refs[(i, 0)] = DrillRef("condition_cell", (row.condition, table.metrics[0].key, *who)) \
             if table.metrics else DrillRef("none")
         out.rows.append(cells)
 
@@ -81,35 +102,79 @@ def table2_rendered(analysis) -> RenderedTable:
     return out
 
 
-def table4_rendered(analysis) -> RenderedTable:
-    t = analysis.table4
+def table4_rendered(analysis, t=None, block: int = 0) -> RenderedTable:
+    """Seed §XII Table 4: Cohen's d, its bootstrap CI, the interpretation (words on d only), then d_z beside."""
+    t = t or analysis.table4
     notes = Notes()
-    out = RenderedTable(t.id, _title(analysis, t.title),
-                        ["Comparison", "Metric", "Effect size (d or d_z)", "95% CI", "Design", "Interpretation"],
-                        [])
+    out = RenderedTable(block_id(t.id, block), _block_title(analysis, t.title, t.evaluator),
+                        ["Comparison", "Metric", "Cohen's d", "95% CI", "Interpretation", "d_z (paired) [95% CI]",
+                         "N cases (A / B / both)"], [])
+    who = _who(t.evaluator, block)
     for i, r in enumerate(t.rows):
         label = r.metric.label if r.metric else r.comparison.metric
-        value = fmt_est(r.estimate, ci=False)
-        if r.estimate.defined:  # say which statistic the cell holds: paired d_z and d are on different scales
-            value = f"{'d_z' if r.design.startswith('paired') else 'd'} = {value}"
-        out.rows.append([r.comparison.label + ("" if r.seed else " *"), label, value,
-                         fmt_ci(r.estimate), r.design, r.interpretation])
+        out.rows.append([r.comparison.label + ("" if r.seed else " *"), label, fmt_est(r.estimate, ci=False),
+                         fmt_ci(r.estimate), r.interpretation, fmt_est(r.paired) if r.paired else DASH,
+                         f"{r.n_a} / {r.n_b} / {r.n_shared}"])
         if r.estimate.defined:
-            out.refs[(i, 0)] = DrillRef("effect", (r.comparison.a, r.comparison.b, r.comparison.metric))
-        notes.add(f"{r.comparison.label} {label}", r.estimate)
+            out.refs[(i, 0)] = DrillRef("effect", (r.comparison.a, r.comparison.b, r.comparison.metric, *who))
+        notes.add(f"{r.comparison.label} {label} d", r.estimate)
+        notes.add(f"{r.comparison.label} {label} d_z", r.paired)
     out.notes = list(t.notes) + ["* = a comparison the user added."] + notes.lines
     return out
 
 
-def overall_rendered(analysis) -> RenderedTable:
-    t = analysis.overall
+def overall_rendered(analysis, t=None, block: int = 0) -> RenderedTable:
+    t = t or analysis.overall
     notes = Notes()
-    out = RenderedTable(t.id, t.title, ["Metric", "Mean [95% CI]", "N items", "N cases"], [])
+    out = RenderedTable(block_id(t.id, block), f"{t.title} - {t.evaluator.label}",
+                        ["Metric", "Mean [95% CI]", "N items", "N cases"], [])
     for i, r in enumerate(t.rows):
         out.rows.append([r.metric.label, fmt_est(r.estimate), str(r.n_items), str(r.n_cases)])
-        out.refs[(i, 0)] = DrillRef("overall", (r.metric.key,))
+        out.refs[(i, 0)] = DrillRef("overall", (r.metric.key, *_who(t.evaluator, block)))
         notes.add(r.metric.label, r.estimate)
     out.notes = list(t.notes) + notes.lines
+    return out
+
+
+def predictions_rendered(analysis, block) -> RenderedTable | None:
+    """Seed 000 §VIII's pre-registered Glenda/Crock ranges beside this evaluator's observed Table 3 means."""
+    rows = block.predictions
+    if not rows:
+        return None
+    index = analysis.blocks.index(block)
+    out = RenderedTable(block_id("predictions", index),
+                        _block_title(analysis, "Glenda/Crock: predicted (seed 000 §VIII) vs observed", block.evaluator),
+                        ["Condition", "Predicted (0-3)", "Observed mean [95% CI]", "Observed vs prediction"], [])
+    for r in rows:
+        lo, hi = r["predicted"]
+        out.rows.append([r["condition"], f"{lo}-{hi}", fmt_est(r["observed"]), r["verdict"]])
+    contradicted = [r["condition"] for r in rows if r["verdict"] in ("below", "above")]
+    out.notes = ["The predictions were stated in the seed before any run. "
+                 + (f"Results contradict them for {', '.join(contradicted)}; reported as observed." if contradicted
+                    else "No defined result falls outside its predicted range.")]
+    return out
+
+
+def evaluator_blocks(analysis) -> list[RenderedTable]:
+    """One block per evaluator in the same layout (Table 1, Table 3, Table 4, the predictions; blinded: the
+    overall table); Table 2 codes the P1 runs' outputs, not scores, so it is the same for every evaluator and
+    comes once, after the primary block's Table 1 (the seed's order)."""
+    out: list[RenderedTable] = []
+    for k, block in enumerate(analysis.blocks):
+        if block.overall is not None:
+            out.append(overall_rendered(analysis, block.overall, k))
+        if block.table1 is not None:
+            out.append(condition_table(analysis, block.table1, k))
+        if k == 0 and analysis.table2 is not None:
+            out.append(table2_rendered(analysis))
+        if block.table3 is not None and block.table3.metrics:
+            out.append(condition_table(analysis, block.table3, k))
+        if block.table4 is not None:
+            out.append(table4_rendered(analysis, block.table4, k))
+        if not analysis.blinded:
+            predictions = predictions_rendered(analysis, block)
+            if predictions is not None:
+                out.append(predictions)
     return out
 
 
@@ -205,7 +270,10 @@ def dq_rendered(analysis) -> RenderedTable:
             out.refs[(i, 0)] = DrillRef("dq_group", (r.group,))
         for p in ("dq1", "dq2", "dq3", "weighted"):
             notes.add(f"{r.group} {p}", r.parts[p])
-    out.notes = list(dq.notes) + notes.lines
+    from .dq_study import targets_text
+
+    out.notes = list(dq.notes) + [f"Seed 001 baseline targets: {targets_text()} (beside the sequential and "
+                                  "parallel means in the baseline table)."] + notes.lines
     return out
 
 
@@ -225,19 +293,29 @@ def dq_spread_rendered(analysis) -> RenderedTable:
 
 
 def dq_baseline_rendered(analysis) -> RenderedTable:
-    from .dq_study import DQ_LABELS
+    from .dq_study import DQ_LABELS, SEED_TARGETS, target_verdict
+
+    def target(part: str, side: int, est) -> str:
+        if part not in SEED_TARGETS:
+            return DASH
+        lo, hi = SEED_TARGETS[part][side]
+        return f"{lo:.2f}-{hi:.2f} ({target_verdict(est, (lo, hi))})"
 
     out = RenderedTable("dq_baseline", _title(analysis, "Sequential (B3) vs parallel (C1, C2) baseline"),
-                        ["Measure", "Sequential", "Parallel", "Difference", "Rank-biserial r", "p", "Cohen's d"], [])
+                        ["Measure", "Sequential", "Seed 001 target", "Parallel", "Seed 001 target", "Difference",
+                         "Rank-biserial r", "p", "Cohen's d"], [])
     notes = Notes()
     for part, b in analysis.dq.baseline.items():
-        out.rows.append([DQ_LABELS[part], fmt_est(b.sequential), fmt_est(b.parallel), fmt_est(b.difference),
+        out.rows.append([DQ_LABELS[part], fmt_est(b.sequential), target(part, 0, b.sequential),
+                         fmt_est(b.parallel), target(part, 1, b.parallel), fmt_est(b.difference),
                          fmt_est(b.mann_whitney, ci=False), fmt_p(b.mann_whitney.details.get("p_value")),
                          fmt_est(b.cohens_d, ci=False)])
         notes.add(f"{DQ_LABELS[part]} d", b.cohens_d)
         notes.add(f"{DQ_LABELS[part]} r", b.mann_whitney)
-    out.notes = ["Difference = parallel - sequential, bootstrap CI. Runs with an undefined value are left out."] \
-        + notes.lines
+    out.notes = ["Difference = parallel - sequential, bootstrap CI. Runs with an undefined value are left out.",
+                 "Seed 001 targets: the naive (single-agent sequential) baseline and the parallel (ThinkTank) "
+                 "expectation the seed states for DQ-1, DQ-2 and DQ-3 (none for the weighted score); the mean is "
+                 "within, below or above the range."] + notes.lines
     return out
 
 
@@ -298,20 +376,12 @@ def counts_rendered(analysis) -> RenderedTable:
 
 def analysis_tables(analysis) -> list[RenderedTable]:
     """Every table of an analysis, in report order."""
-    out: list[RenderedTable] = []
-    if analysis.overall is not None:
-        out.append(overall_rendered(analysis))
-    if analysis.table1 is not None:
-        out.append(condition_table(analysis, analysis.table1))
-    if analysis.table2 is not None:
-        out.append(table2_rendered(analysis))
-    if analysis.table3 is not None and analysis.table3.metrics:
-        out.append(condition_table(analysis, analysis.table3))
-    if analysis.table4 is not None:
-        out.append(table4_rendered(analysis))
+    out: list[RenderedTable] = evaluator_blocks(analysis)
+    if len(analysis.blocks) > 1 and analysis.agreement.human_vs_judge:
+        out.append(judge_agreement_rendered(analysis))  # the evaluators' agreement, right after their blocks
     out.append(probes_rendered(analysis))  # beside the tables (seed 000 §XIII.3)
     out.append(agreement_rendered(analysis))
-    if analysis.agreement.human_vs_judge:
+    if len(analysis.blocks) <= 1 and analysis.agreement.human_vs_judge:
         out.append(judge_agreement_rendered(analysis))
     if analysis.agreement.judge_panel:
         out.append(judge_panel_rendered(analysis))

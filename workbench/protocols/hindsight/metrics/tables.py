@@ -7,22 +7,30 @@ Unit of analysis (the choice every table below shares)
   criterion's value; a multi-criterion rubric (Glenda/Crock, Blast Radius)
   gives the sum of its criteria, and only when that evaluator scored every
   criterion of the item (a partial composite is missing, never a low score).
-* The **item score** is the mean of the human raters' ratings of the item.
-  Items nobody rated are missing.
+* The **evaluator** is the study's (`evaluator` in the study file,
+  `workbench.studies.evaluator`): the human raters, or one LLM judge; with
+  both, every table is computed once per evaluator (one block each).
+* The **item score** is, for the raters, the mean of the human raters' ratings
+  of the item; for a judge, the judge's verdict (its runs already combined by
+  their median, `workbench.judges.aggregate`; a judge_error is no verdict).
+  Items the evaluator did not rate are missing.
 * The **unit** of Tables 1, 3 and 4 is the (case, condition) pair: the mean of
   the item scores of that case under that condition (one item when
   replicates = 1; the mean over replicates otherwise). Cases are the
   independent units of the study, so a condition's cell is the mean over its
   cases with a 95% bootstrap CI (``mean_ci``: SciPy BCa, 9999 resamples,
-  seed 0, percentile fallback) and "N cases" counts the cases that have a unit.
+  seed 0, percentile fallback; none under the project's minimum of units,
+  ``MIN_BOOTSTRAP_UNITS``: "n too small" with the values) and "N cases" counts
+  the cases that have a unit.
 * Pilot items (the calibration pair) are never part of a table.
 * **P1** runs are three C2 replicates per case. They are not a row of the
   B1-C3 comparison; Table 1 and Table 3 show them in a separate line below
   the rule ("P1 (3 x C2)"), each case's unit being the mean over its
   replicates, and Table 2 shows their topology. P1 takes part in Table 4
   only when a user asks for it by name.
-* LLM-judge verdicts never enter Tables 1-4; they are compared with the
-  humans in the agreement report.
+* Table 4 is Cohen's d (pooled SD, the two conditions' cases as independent
+  groups) with a percentile bootstrap CI; where at least 2 cases have both
+  conditions, the paired d_z over them stands beside it.
 
 Blinded studies get :func:`overall_table` instead: per metric, the mean of
 item scores over all non-pilot items (unit: the blind item), labelled
@@ -37,10 +45,11 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from workbench.metrics.descriptive import mean_ci
+from workbench.metrics.descriptive import is_too_small, mean_ci
 from workbench.metrics.effect_sizes import cohens_d, cohens_d_paired
 from workbench.metrics.estimate import Estimate, to_jsonable
 from workbench.metrics.ratings import Rating
+from workbench.studies.evaluator import RATERS, Evaluator, evaluators_of
 
 from .study_data import CONDITION_LABELS, StudyData
 
@@ -136,9 +145,30 @@ def metric_values(ratings: Iterable[Rating], metric: Metric, data: StudyData) ->
     return dict(out)
 
 
-def item_scores(data: StudyData, metric: Metric) -> dict[str, float]:
-    """item -> mean over human raters (non-pilot items with at least one rating)."""
-    values = metric_values(data.scores, metric, data)
+HUMAN_RATERS = Evaluator(RATERS)
+
+
+def study_evaluators(data: StudyData) -> list[Evaluator]:
+    """The study's evaluators, the primary first (a study that names none: its human raters)."""
+    return evaluators_of(dict(data.definition)) or [HUMAN_RATERS]
+
+
+def primary_evaluator(data: StudyData) -> Evaluator:
+    return study_evaluators(data)[0]
+
+
+def evaluator_ratings(data: StudyData, evaluator: Evaluator) -> list[Rating]:
+    """The ratings an evaluator's tables are computed from: every human score, or one judge's verdicts."""
+    if evaluator.kind == RATERS:
+        return data.scores
+    return [v for v in data.verdicts if v.evaluator == evaluator.name]
+
+
+def item_scores(data: StudyData, metric: Metric, evaluator: Evaluator | None = None) -> dict[str, float]:
+    """item -> the evaluator's score (raters: mean over them; a judge: its verdict), non-pilot items only.
+    Default evaluator: the study's primary one."""
+    evaluator = evaluator or primary_evaluator(data)
+    values = metric_values(evaluator_ratings(data, evaluator), metric, data)
     return {item: sum(v.values()) / len(v) for item, v in values.items()
             if item in data.items and not data.items[item].pilot and v}
 
@@ -156,11 +186,11 @@ class Unit:
 
 
 def condition_units(data: StudyData, metric: Metric, condition: str,
-                    scores: dict[str, float] | None = None) -> list[Unit]:
+                    scores: dict[str, float] | None = None, evaluator: Evaluator | None = None) -> list[Unit]:
     """One unit per case: the mean item score of that case's items under ``condition``."""
     if data.blinded:
         raise ValueError("condition units need an unblinded study")
-    scores = item_scores(data, metric) if scores is None else scores
+    scores = item_scores(data, metric, evaluator) if scores is None else scores
     by_case: dict[str, list[str]] = defaultdict(list)
     for item in data.study_items():
         if item.condition == condition and item.id in scores:
@@ -215,24 +245,37 @@ class ConditionTable:
     p1_row: ConditionRow | None
     notes: tuple[str, ...]
     forced: bool = False
+    evaluator: Evaluator = HUMAN_RATERS
 
     def to_dict(self) -> dict[str, Any]:
-        return {"id": self.id, "title": self.title, "metrics": [m.to_dict() for m in self.metrics],
+        return {"id": self.id, "title": self.title, "evaluator": self.evaluator.key,
+                "metrics": [m.to_dict() for m in self.metrics],
                 "rows": [r.to_dict() for r in self.rows],
                 "p1_row": self.p1_row.to_dict() if self.p1_row else None,
                 "notes": list(self.notes), "forced_unblinding": self.forced}
 
 
-UNIT_NOTE = ("Unit: one (case, condition) pair = mean over that case's items (replicates) of the mean over "
-             "human raters; cell = mean over cases, 95% bootstrap CI (BCa, 9999 resamples, seed 0); "
-             "N = cases with a rated item. Pilot items and LLM-judge verdicts are excluded.")
+def unit_note(evaluator: Evaluator) -> str:
+    """What one unit is, for the evaluator whose scores fill the table."""
+    from workbench.metrics.descriptive import MIN_BOOTSTRAP_UNITS
+
+    if evaluator.kind == RATERS:
+        item = "the mean over the human raters (LLM-judge verdicts are not part of this block)"
+    else:
+        item = (f"the verdict of the LLM judge {evaluator.name} (a composite needs a verdict on every criterion; "
+                "judge_errors are left out, never scored as 0; human scores are not part of this block)")
+    return (f"Unit: one (case, condition) pair = mean over that case's items (replicates) of {item}; cell = "
+            "mean over cases, 95% bootstrap CI (BCa, 9999 resamples, seed 0), none under "
+            f"{MIN_BOOTSTRAP_UNITS} cases (\"n too small\", with the values); N = cases with a rated item. "
+            "Pilot items are excluded.")
 P1_NOTE = ("P1 (three C2 runs per case) is not one of the compared conditions: its line below the rule "
            "averages each case's three replicates; its convergence is Table 2.")
 
 
 def _condition_table(data: StudyData, table_id: str, title: str, metrics: Sequence[Metric],
-                     extra_notes: Sequence[str] = ()) -> ConditionTable:
-    scores = {m.key: item_scores(data, m) for m in metrics}
+                     extra_notes: Sequence[str] = (), evaluator: Evaluator | None = None) -> ConditionTable:
+    evaluator = evaluator or primary_evaluator(data)
+    scores = {m.key: item_scores(data, m, evaluator) for m in metrics}
     study_conditions = data.conditions
 
     def row(cond: str) -> ConditionRow:
@@ -241,15 +284,15 @@ def _condition_table(data: StudyData, table_id: str, title: str, metrics: Sequen
 
     rows = tuple(row(c) for c in study_conditions if c != "P1")
     p1 = row("P1") if "P1" in study_conditions else None
-    notes = [UNIT_NOTE, *extra_notes]
+    notes = [unit_note(evaluator), *extra_notes]
     if p1 is not None:
         notes.append(P1_NOTE)
     if data.forced:
         notes.insert(0, FORCED_LABEL)
-    return ConditionTable(table_id, title, tuple(metrics), rows, p1, tuple(notes), data.forced)
+    return ConditionTable(table_id, title, tuple(metrics), rows, p1, tuple(notes), data.forced, evaluator)
 
 
-def table1(data: StudyData) -> ConditionTable:
+def table1(data: StudyData, evaluator: Evaluator | None = None) -> ConditionTable:
     """Seed §XII Table 1: condition x Anticipation and Epistemic Humility, mean [95% CI], N cases."""
     metrics = [resolve_metric(data, r) for r in TABLE1_RUBRICS if data.rubric(r)]
     types = sorted({data.cases[u].type for u in data.cases})
@@ -258,7 +301,7 @@ def table1(data: StudyData) -> ConditionTable:
         n = {t: sum(1 for c in data.cases.values() if c.type == t) for t in types}
         notes.append("Historical and constructed cases are pooled (seed §XIV open question 1): "
                      + ", ".join(f"{v} {t}" for t, v in n.items()) + ".")
-    return _condition_table(data, "table1", "Table 1 - Condition x metric scores", metrics, notes)
+    return _condition_table(data, "table1", "Table 1 - Condition x metric scores", metrics, notes, evaluator)
 
 
 def table3_metrics(data: StudyData) -> list[Metric]:
@@ -295,11 +338,12 @@ def glenda_crock_predictions(table: ConditionTable | None) -> list[dict]:
     return out
 
 
-def table3(data: StudyData) -> ConditionTable:
+def table3(data: StudyData, evaluator: Evaluator | None = None) -> ConditionTable:
     """Seed §XII Table 3: the specialized tests' composites (Glenda/Crock 0-3, Blast Radius 0-6)."""
-    notes = ["Composite = sum of the rubric's criteria per rater and item (all criteria needed). "
+    notes = ["Composite = sum of the rubric's criteria per evaluator and item (all criteria needed). "
              "A specialized rubric usually belongs to one constructed case, so N is 1 and no CI exists."]
-    return _condition_table(data, "table3", "Table 3 - Specialized test scores", table3_metrics(data), notes)
+    return _condition_table(data, "table3", "Table 3 - Specialized test scores", table3_metrics(data), notes,
+                            evaluator)
 
 
 # --- Table 2 ----------------------------------------------------------------------------------------
@@ -389,13 +433,14 @@ def interpret_d(d: float | None) -> str:
 
 
 def interpret_effect(est: Estimate) -> str:
-    """Cohen's word only when the 95% CI excludes zero; otherwise the effect is inconclusive, said with why
-    (a d_z of 2.1 from two cases with a CI of [-0.65, 5.01] is no "large" effect)."""
+    """Cohen's word (on d) only when its 95% CI excludes zero; otherwise the effect is inconclusive, said with
+    why (a d of 2.1 from two cases per condition has no CI, and is no "large" effect)."""
     if est.value is None:
         return "undefined"
     n = f"n = {est.n}"
     if est.ci_low is None or est.ci_high is None:
-        return f"inconclusive (no CI; {n})"
+        return f"inconclusive (n too small for a CI; {n})" if is_too_small(est.ci_undefined_reason) \
+            else f"inconclusive (no CI; {n})"
     if est.ci_low <= 0 <= est.ci_high:
         return f"inconclusive (CI spans 0; {n})"
     return interpret_d(est.value)
@@ -405,8 +450,8 @@ def interpret_effect(est: Estimate) -> str:
 class EffectRow:
     comparison: Comparison
     metric: Metric | None
-    estimate: Estimate
-    design: str               # "paired d_z" | "independent d" | "-"
+    estimate: Estimate        # Cohen's d, pooled SD, bootstrap CI
+    paired: Estimate | None   # d_z over the cases both conditions share (None: fewer than 2 shared)
     interpretation: str
     n_a: int
     n_b: int
@@ -420,7 +465,7 @@ class EffectRow:
     def to_dict(self) -> dict[str, Any]:
         return {"comparison": self.comparison.label, "a": self.comparison.a, "b": self.comparison.b,
                 "metric": self.metric.to_dict() if self.metric else self.comparison.metric,
-                "estimate": self.estimate.to_dict(), "design": self.design,
+                "estimate": self.estimate.to_dict(), "d_z": self.paired.to_dict() if self.paired else None,
                 "interpretation": self.interpretation, "n_a": self.n_a, "n_b": self.n_b,
                 "n_shared": self.n_shared, "mean_a": self.mean_a, "mean_b": self.mean_b,
                 "seed_comparison": self.seed}
@@ -433,23 +478,31 @@ class EffectTable:
     rows: tuple[EffectRow, ...]
     notes: tuple[str, ...]
     forced: bool = False
+    evaluator: Evaluator = HUMAN_RATERS
 
     def to_dict(self) -> dict[str, Any]:
-        return {"id": self.id, "title": self.title, "rows": [r.to_dict() for r in self.rows],
+        return {"id": self.id, "title": self.title, "evaluator": self.evaluator.key,
+                "rows": [r.to_dict() for r in self.rows],
                 "notes": list(self.notes), "forced_unblinding": self.forced}
 
 
-EFFECT_NOTE = ("d = (A - B) standardised. Cases are shared across conditions, so when at least 2 cases have "
-               "both conditions the paired d_z = mean(A-B)/sd(A-B) over those cases is used (a case missing "
-               "either side is dropped); otherwise the independent d with pooled SD over all cases of each. "
-               "d_z is not on the same scale as d (d_z = d / sqrt(2(1 - r)) for equal SDs). 95% CI by "
-               "noncentral-t inversion. Labels by |d|: <0.2 negligible, <0.5 small, <0.8 medium, else large.")
+def effect_note() -> str:
+    from workbench.metrics.descriptive import MIN_BOOTSTRAP_UNITS
+
+    return ("Cohen's d = (mean A - mean B) / pooled SD, the two conditions' case units as independent groups "
+            "(seed §XII). 95% CI: percentile bootstrap of d, each condition's cases resampled on their own "
+            f"(9999 resamples, seed 0); none under {MIN_BOOTSTRAP_UNITS} cases per condition (\"n too small\"). "
+            "Interpretation: Cohen's words on |d| (<0.2 negligible, <0.5 small, <0.8 medium, else large), only "
+            "when the CI excludes 0. d_z (paired) = mean(A-B) / sd(A-B) over the cases that have both "
+            "conditions (at least 2), with a paired bootstrap CI; it is on another scale than d "
+            "(d_z = d / sqrt(2(1 - r)) for equal SDs) and carries no words.")
 
 
-def effect_size(data: StudyData, comparison: Comparison, *, seed: bool = False) -> EffectRow:
-    """Cohen's d for one comparison of two conditions on one metric (paired over cases when possible)."""
+def effect_size(data: StudyData, comparison: Comparison, *, seed: bool = False,
+                evaluator: Evaluator | None = None) -> EffectRow:
+    """Cohen's d for one comparison of two conditions on one metric, and d_z over the cases they share."""
     def undefined_row(reason: str, metric: Metric | None = None) -> EffectRow:
-        return EffectRow(comparison, metric, Estimate.undefined(reason, method="cohen's d"), "-", "undefined",
+        return EffectRow(comparison, metric, Estimate.undefined(reason, method="cohen's d"), None, "undefined",
                          0, 0, 0, None, None, seed)
 
     try:
@@ -461,23 +514,20 @@ def effect_size(data: StudyData, comparison: Comparison, *, seed: bool = False) 
             return undefined_row(f"condition {cond} is not in this study", metric)
     if comparison.a == comparison.b:
         return undefined_row("a condition compared with itself", metric)
-    scores = item_scores(data, metric)
+    scores = item_scores(data, metric, evaluator)
     ua = condition_units(data, metric, comparison.a, scores)
     ub = condition_units(data, metric, comparison.b, scores)
     va, vb = {u.case_id: u.value for u in ua}, {u.case_id: u.value for u in ub}
     shared = sorted(set(va) & set(vb))
-    if len(shared) >= 2:
-        est = cohens_d_paired([va[c] for c in shared], [vb[c] for c in shared])
-        design = f"paired d_z ({len(shared)} shared cases)"
-    else:
-        est = cohens_d(list(va.values()), list(vb.values()))
-        design = "independent d (pooled SD)"
+    est = cohens_d(list(va.values()), list(vb.values()), ci_method="bootstrap")
+    paired = (cohens_d_paired([va[c] for c in shared], [vb[c] for c in shared], ci_method="bootstrap")
+              if len(shared) >= 2 else None)
     mean = lambda v: sum(v) / len(v) if v else None  # noqa: E731
-    return EffectRow(comparison, metric, est, design, interpret_effect(est), len(va), len(vb), len(shared),
+    return EffectRow(comparison, metric, est, paired, interpret_effect(est), len(va), len(vb), len(shared),
                      mean(list(va.values())), mean(list(vb.values())), seed, tuple(ua), tuple(ub))
 
 
-def table4(data: StudyData, extra: Sequence[Comparison] = ()) -> EffectTable:
+def table4(data: StudyData, extra: Sequence[Comparison] = (), evaluator: Evaluator | None = None) -> EffectTable:
     """Seed §XII Table 4: the seed's four comparisons, then the user's (duplicates dropped)."""
     seen: set[tuple[str, str, str]] = set()
     rows = []
@@ -490,11 +540,12 @@ def table4(data: StudyData, extra: Sequence[Comparison] = ()) -> EffectTable:
         if k in seen:
             continue
         seen.add(k)
-        rows.append(effect_size(data, comp, seed=is_seed))
-    notes = [EFFECT_NOTE]
+        rows.append(effect_size(data, comp, seed=is_seed, evaluator=evaluator))
+    notes = [effect_note()]
     if data.forced:
         notes.insert(0, FORCED_LABEL)
-    return EffectTable("table4", "Table 4 - Effect sizes", tuple(rows), tuple(notes), data.forced)
+    return EffectTable("table4", "Table 4 - Effect sizes", tuple(rows), tuple(notes), data.forced,
+                       evaluator or primary_evaluator(data))
 
 
 # --- blinded: condition-free overall --------------------------------------------------------------
@@ -518,26 +569,30 @@ class OverallTable:
     title: str
     rows: tuple[OverallRow, ...]
     notes: tuple[str, ...]
+    evaluator: Evaluator = HUMAN_RATERS
 
     def to_dict(self) -> dict[str, Any]:
-        return {"id": self.id, "title": self.title, "rows": [r.to_dict() for r in self.rows],
+        return {"id": self.id, "title": self.title, "evaluator": self.evaluator.key,
+                "rows": [r.to_dict() for r in self.rows],
                 "notes": list(self.notes), "blinded": True, "label": BLINDED_LABEL}
 
 
-def overall_table(data: StudyData) -> OverallTable:
+def overall_table(data: StudyData, evaluator: Evaluator | None = None) -> OverallTable:
     """Condition-free means for a blinded study: per metric, over every rated non-pilot item."""
+    evaluator = evaluator or primary_evaluator(data)
     metrics = [resolve_metric(data, r) for r in data.scored_rubric_ids() if data.rubric(r)]
     if not metrics:
         metrics = [resolve_metric(data, r) for r in TABLE1_RUBRICS if data.rubric(r)]
     rows = []
     for m in metrics:
-        scores = item_scores(data, m)
+        scores = item_scores(data, m, evaluator)
         ids = tuple(sorted(scores))
         est = mean_ci([scores[i] for i in ids]) if ids else Estimate.undefined("no rated items", method="mean")
         rows.append(OverallRow(m, est, len(ids), len({data.items[i].case_id for i in ids}), ids))
-    notes = (f"{BLINDED_LABEL}. Unit: the blind item (mean over human raters); mean over all rated non-pilot "
+    who = "mean over the human raters" if evaluator.kind == RATERS else f"the verdict of the LLM judge {evaluator.name}"
+    notes = (f"{BLINDED_LABEL}. Unit: the blind item ({who}); mean over all rated non-pilot "
              "items with a 95% bootstrap CI. Tables 1-4 need the study to be unblinded.",)
-    return OverallTable("overall", f"Overall scores ({BLINDED_LABEL})", tuple(rows), notes)
+    return OverallTable("overall", f"Overall scores ({BLINDED_LABEL})", tuple(rows), notes, evaluator)
 
 
 def tables_to_dict(*tables: Any) -> list[Any]:

@@ -1,0 +1,74 @@
+"""A judge-only hindsight study on the real local model fills its tables from the judge (issue 30).
+
+The smallest study that shows it: `studies/local/hindsight-local.toml` (no raters, one judge on the local
+model) over the two ready cases and the two single-prompt conditions B1 and B3, so that each condition has two
+case units and Table 4's Cohen's d can exist. A 135M judge may fail to give a verdict: the check is that
+every cell is computed from the verdicts that parsed, no more and no fewer -- N is the number of cases with a
+parsed verdict (N > 0 wherever one parsed), the value their mean, and `metrics --json` the same numbers.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+
+import pytest
+import sqlite_utils
+
+pytestmark = pytest.mark.realmodel
+
+STUDY = "hindsight-judge-local"
+
+
+def parsed_units(db_path, study: str, judge: str, rubric: str) -> dict[str, dict[str, float]]:
+    """condition -> case -> mean of the judge's ok verdicts on `rubric` (one criterion), from the store."""
+    from store import metrics_data as q
+
+    db = sqlite_utils.Database(db_path)
+    key = {k["item_id"]: k for k in q.unblinded_key(db, study)}
+    items = {i["id"]: i for i in q.blind_items(db, study)}
+    verdicts = [v for v in q.current_verdicts(db, study) if v["judge"] == judge and v["status"] == "ok"]
+    ids = {h: r["rubric_id"] for h, r in q.rubric_definitions(db, [v["rubric_hash"] for v in verdicts]).items()}
+    values: dict[tuple[str, str], list[float]] = defaultdict(list)
+    for v in verdicts:
+        if ids[v["rubric_hash"]] == rubric and not items[v["item_id"]]["pilot"]:
+            values[(key[v["item_id"]]["condition"], items[v["item_id"]]["case_id"])].append(v["value"])
+    out: dict[str, dict[str, float]] = defaultdict(dict)
+    for (condition, case), vs in values.items():
+        out[condition][case] = sum(vs) / len(vs)
+    return out
+
+
+def test_a_judge_only_study_fills_its_tables_from_the_judge(workbench):
+    path = workbench.study_file("hindsight-local")
+    text = path.read_text()
+    for old, new in (('name = "hindsight-local"', f'name = "{STUDY}"'),
+                     ('cases = ["glenda-crock"]', 'cases = ["glenda-crock", "blast-radius"]'),
+                     ('conditions = ["B1", "C1"]', 'conditions = ["B1", "B3"]')):
+        assert old in text, old
+        text = text.replace(old, new)
+    path.write_text(text)
+    created = workbench.run("study", "create", str(path))
+    assert "tables from: the LLM judge judge-local" in created.stdout
+    workbench.run("run", STUDY, ok=(0, 1))
+    workbench.run("judge", STUDY, ok=(0, 1))
+    workbench.run("unblind", STUDY)
+    doc = workbench.json("metrics", STUDY, "--compare", "B3:B1:anticipation")
+
+    assert doc["evaluator"] == "judge:judge-local"
+    units = parsed_units(workbench.db, STUDY, "judge-local", "anticipation")
+    assert any(units.values()), "the judge parsed no Anticipation verdict at all"
+    rows = {r["condition"]: r for r in doc["table1"]["rows"]}
+    for condition in ("B1", "B3"):
+        cell = rows[condition]["cells"]["anticipation"]["estimate"]
+        expected = units.get(condition, {})
+        assert rows[condition]["n_cases"]["anticipation"] == len(expected)
+        if expected:
+            assert cell["value"] == pytest.approx(sum(expected.values()) / len(expected))
+        else:
+            assert cell["value"] is None and cell["undefined_reason"]
+    added = next(r for r in doc["table4"]["rows"] if (r["a"], r["b"]) == ("B3", "B1"))
+    assert (added["n_a"], added["n_b"]) == (len(units.get("B3", {})), len(units.get("B1", {})))
+    estimate = added["estimate"]
+    assert (estimate["value"] is None) == bool(estimate["undefined_reason"])  # a number, or the reason there is none
+    text = workbench.run("metrics", STUDY).stdout
+    assert "Table 1 - Condition x metric scores - LLM judge judge-local" in text
