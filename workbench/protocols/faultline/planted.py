@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from workbench.protocol.base import PlantedValue
 from workbench.protocols.faultline.conditions import condition
+from workbench.protocols.faultline.measures import tie_rule
 from workbench.protocols.faultline.power import expected_value
 
 READ_AS = (("stance_shift", "dSD", "mean ΔSD over debates"), ("adherence", "BA", "mean BA over debates"),
@@ -19,6 +20,7 @@ def planted_values(doc: dict, definition: dict) -> list[PlantedValue]:
     from workbench.simmodel.params import params_of
 
     params = params_of(definition)
+    tie = tie_rule(definition["faultline"])
     rows = []
     for key, metric, measure in READ_AS:
         for cond, value in (params.get(key) or {}).items():
@@ -27,11 +29,11 @@ def planted_values(doc: dict, definition: dict) -> list[PlantedValue]:
             if metric == "BA" and condition(cond).nodes == 0:
                 note = "the condition shows no belief graph: nothing to restate"
             if est is None:
-                rows.append(PlantedValue(f"{key}.{cond}", value, measure, expected_value(metric, cond, params),
+                rows.append(PlantedValue(f"{key}.{cond}", value, measure, expected_value(metric, cond, params, tie),
                                          note=note or f"{metric} is not measured for {cond}"))
                 continue
             if est.get("value") is None:
                 note = "; ".join(n for n in (note, est.get("undefined_reason") or "undefined") if n)
             rows.append(PlantedValue.of_estimate(f"{key}.{cond}", value, measure, est,
-                                                 expected=expected_value(metric, cond, params), note=note))
+                                                 expected=expected_value(metric, cond, params, tie), note=note))
     return rows

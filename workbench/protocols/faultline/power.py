@@ -12,8 +12,9 @@ Every run's metric is drawn as the `sim` model's simulator (simulate.py) produce
 `[simulation]` table (its defaults where a condition plants nothing):
 
 - ACC: on each verifiable claim of the topic, each closing stance (a persona's, or a baseline sample's)
-  is right with probability `accuracy[condition]`; the run's answer is the sign majority (a tie is not
-  correct); ACC = correct claims / verifiable claims. Debates have the pair's two personas, `single`
+  is right with probability `accuracy[condition]`; the run's answer is the sign majority, a tie earning
+  half under the study's `acc_tie = "half"` and nothing under "strict" (measures.vote_credit);
+  ACC = credit / verifiable claims. Debates have the pair's two personas, `single`
   one answer, `self-consistency` five samples.
 - BA: each of a persona's 3 argument sentences per message (opening, each round, closing) restates a
   node of its belief graph with probability `adherence[condition]` when the condition shows a graph,
@@ -32,6 +33,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from workbench.protocols.faultline.conditions import SC_SAMPLES, SELF_CONSISTENCY, SINGLE, condition
+from workbench.protocols.faultline.measures import HALF, tie_rule
 from workbench.protocols.faultline.simulate import DEFAULT_ACCURACY, DEFAULT_ADHERENCE, SENTENCES_PER_MESSAGE
 
 ALPHA = 0.05
@@ -53,10 +55,11 @@ class Layout:
     pairs: int
     replicates: int
     rounds: int
+    tie: str = HALF      # ACC's rule for a split vote (the study's acc_tie)
 
     def with_topics(self, n: int) -> "Layout":
         return Layout(tuple(self.claims[i % len(self.claims)] for i in range(n)), self.pairs, self.replicates,
-                      self.rounds)
+                      self.rounds, self.tie)
 
     def runs(self, cond: str) -> int:
         per_topic = self.pairs if condition(cond).is_debate else 1
@@ -77,7 +80,7 @@ def layout_of(definition: dict) -> tuple[Layout, str]:
         claims = tuple((2, 2) for _ in section["topics"])
         note = f"the topic library could not be read ({exc}); assumed 2 contested and 2 verifiable claims a topic"
     return Layout(claims, len(section["pairs"]), int(definition.get("replicates") or 1),
-                  int(section["rounds"])), note
+                  int(section["rounds"]), tie_rule(section)), note
 
 
 def planted(params: dict, key: str, cond: str) -> tuple[float, bool]:
@@ -100,7 +103,8 @@ def draw(rng, metric: str, cond: str, params: dict, layout: Layout, sims: int, o
         per_topic = layout.pairs if c.is_debate else 1
         k = np.array([v for _, v in layout.claims])
         right = rng.random((sims, topics, per_topic, reps, k.max(), samples)) < p
-        correct = 2 * right.sum(axis=-1) > samples                         # the sign majority; a tie is not
+        votes = 2 * right.sum(axis=-1)
+        correct = (votes > samples) + (0.5 if layout.tie == HALF else 0.0) * (votes == samples)   # a tie: half or 0
         mask = np.arange(k.max())[None, :] < k[:, None]                     # (topics, claims)
         acc = (correct & mask[None, :, None, None, :]).sum(axis=-1) / k[None, :, None, None]
         return acc.reshape(sims, -1)
@@ -121,7 +125,7 @@ def draw(rng, metric: str, cond: str, params: dict, layout: Layout, sims: int, o
     raise ValueError(f"no planted model for {metric}")
 
 
-def expected_value(metric: str, cond: str, params: dict) -> float:
+def expected_value(metric: str, cond: str, params: dict, tie: str = HALF) -> float:
     """What `metric` reads on average for `cond` under the plant, in closed form (the mean of `draw`)."""
     from scipy import stats
 
@@ -129,7 +133,8 @@ def expected_value(metric: str, cond: str, params: dict) -> float:
     if metric == "ACC":
         p, _ = planted(params, "accuracy", cond)
         samples = PERSONAS if c.is_debate else SC_SAMPLES if cond == SELF_CONSISTENCY else 1
-        return float(stats.binom.sf(samples // 2, samples, p))          # a strict majority is right
+        split = stats.binom.pmf(samples // 2, samples, p) if samples % 2 == 0 and tie == HALF else 0.0
+        return float(stats.binom.sf(samples // 2, samples, p) + 0.5 * split)   # a strict majority, half a tie
     if metric == "BA":
         return planted(params, "adherence", cond)[0] if c.nodes > 0 else 0.0
     if metric == "dSD":   # opening SD 1, 1.5, 2 with chance 1/4, 1/2, 1/4; the gap rounds 2(SD + shift) + N(0, 0.5²)
