@@ -106,7 +106,7 @@ def draw(rng, metric: str, cond: str, params: dict, layout: Layout, sims: int, o
         votes = 2 * right.sum(axis=-1)
         correct = (votes > samples) + (0.5 if layout.tie == HALF else 0.0) * (votes == samples)   # a tie: half or 0
         mask = np.arange(k.max())[None, :] < k[:, None]                     # (topics, claims)
-        acc = (correct & mask[None, :, None, None, :]).sum(axis=-1) / k[None, :, None, None]
+        acc = (correct * mask[None, :, None, None, :]).sum(axis=-1) / k[None, :, None, None]
         return acc.reshape(sims, -1)
     if metric == "BA":
         a, _ = planted(params, "adherence", cond)
@@ -148,6 +148,29 @@ def expected_value(metric: str, cond: str, params: dict, tie: str = HALF) -> flo
                 total += weight * (hi - lo) * (g / 2 - sd)
         return total
     raise ValueError(f"no planted model for {metric}")
+
+
+def expected_cr(p: float, replicates: int, claims: int, min_cluster_size: int = 2) -> float:
+    """CR's mean for one repeated debate under the `sim` model's plant (simulate.crux_cards): each of the
+    topic's contested claims (at most 4) gets a card per run that asks the claim's own question with
+    probability p, else a question of that run alone. A question asked in k runs is one cluster when k ≥
+    min_cluster_size (stable when k ≥ 3), else k noise points; each one-off question is noise. Exact, over
+    every k per claim (it assumes the topic's own questions are not the same crux as one another)."""
+    from itertools import product
+
+    import numpy as np
+    from scipy import stats
+
+    from workbench.protocols.faultline.measures import CR_MIN_RUNS
+
+    claims = min(claims, 4)
+    weights = stats.binom.pmf(range(replicates + 1), replicates, p)
+    total = 0.0
+    for ks in product(range(replicates + 1), repeat=claims):
+        units = sum((1 if k >= min_cluster_size else k) + replicates - k for k in ks)
+        stable = sum(1 for k in ks if k >= max(min_cluster_size, CR_MIN_RUNS))
+        total += float(np.prod([weights[k] for k in ks])) * stable / units if units else 0.0
+    return total
 
 
 def openings_for(rng, layout: Layout, sims: int):
