@@ -123,10 +123,19 @@ def unknown_claim_stances(report: dict) -> int:
     return sum(1 for n in report.get("notes", []) if n.get("kind") == "unknown_claim_ids")
 
 
+EQUAL_VOTES = 2   # a persona pair's votes: self-consistency's first samples read as a vote of this many
+
+
 def baseline_metrics(report: dict, verifiable: list[dict], tie: str = measures.HALF) -> dict:
-    """ACC of a baseline run: its samples' stances as the vote (one sample for `single`)."""
+    """ACC of a baseline run: its samples' stances as the vote (one sample for `single`). Self-consistency
+    also reads ACC over its first two samples alone (`ACC_equal_votes`: as many votes as a debate's pair,
+    the project's added comparison; sample 0 is the single answer's draw)."""
     acc, _ = _acc([s for s in report["stances"] if s is not None], verifiable, tie)
-    return {"ACC": acc, "errors": len(report["errors"]), "unknown_claim_stances": unknown_claim_stances(report)}
+    out = {"ACC": acc, "errors": len(report["errors"]), "unknown_claim_stances": unknown_claim_stances(report)}
+    if len(report["stances"]) > EQUAL_VOTES:
+        out["ACC_equal_votes"], _ = _acc([s for s in report["stances"][:EQUAL_VOTES] if s is not None], verifiable,
+                                         tie)
+    return out
 
 
 def _sized(graphs: dict, persona: str, size: int) -> dict | None:
@@ -313,6 +322,8 @@ def summarise(docs: list[dict], cr: list[dict], conditions: list[str], rule: dic
                              "runs") + ")")
     if SELF_CONSISTENCY not in conditions:
         answer, why = "undecided", "the study has no self-consistency condition"
+    equal_votes = compare(debate_acc, _values(docs, SELF_CONSISTENCY, "ACC_equal_votes"),
+                          f"ACC: all debate conditions − self-consistency over its first {EQUAL_VOTES} samples")
     by_divergence = {}
     for level in ("low", "medium", "high"):
         sub = [d for d in docs if d.get("divergence") == level]
@@ -320,7 +331,7 @@ def summarise(docs: list[dict], cr: list[dict], conditions: list[str], rule: dic
             by_divergence[level] = {m: _mean(sub, None, m) for m in ("BA", "dSD", "spread_trend", "CG", "ACC")}
             by_divergence[level]["CR"] = mean_of([g for g in cr if g.get("divergence") == level], "repeated debates")
     return {"headline": {"question": "debate beats self-consistency on ACC", "answer": answer, "why": why,
-                         **headline},
+                         **headline, "equal_votes": equal_votes},
             "rules": rule, "conditions": per_condition, "comparisons": study_comparisons(docs, cr, conditions),
             "by_divergence": by_divergence, "spread_by_round": spread_by_round(docs),
             "crux_recurrence": cr, "debates": docs,

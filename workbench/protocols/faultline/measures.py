@@ -117,8 +117,11 @@ def crux_clusters(questions, *, min_cluster_size: int = 2, same: float = SAME_CR
     neighbours is noise; questions that are not the same crux never share a cluster, however their runs
     fall. `allow_single_cluster` lets one crux asked in every repeat be one cluster (HDBSCAN's default never
     returns a single cluster). Near pairs share one distance because sklearn 1.9's epsilon search fails when
-    it climbs from a cluster born below epsilon (and would merge it upwards anyway)."""
+    it climbs from a cluster born below epsilon (and would merge it upwards anyway). Far-apart questions
+    all at distance 2 can still come out as a cluster (ties in the linkage tree), so each cluster is split
+    into its parts linked by near pairs, and a part smaller than `min_cluster_size` is noise."""
     import numpy as np
+    from scipy.sparse.csgraph import connected_components
     from sklearn.cluster import HDBSCAN
 
     v = _unit(questions)
@@ -126,8 +129,18 @@ def crux_clusters(questions, *, min_cluster_size: int = 2, same: float = SAME_CR
     epsilon = 1.0 - same
     distance = np.where(near, epsilon / 2, 2.0)
     np.fill_diagonal(distance, 0.0)
-    return HDBSCAN(min_cluster_size=min_cluster_size, metric="precomputed", allow_single_cluster=True,
-                   cluster_selection_epsilon=epsilon, copy=True).fit_predict(distance)
+    labels = HDBSCAN(min_cluster_size=min_cluster_size, metric="precomputed", allow_single_cluster=True,
+                     cluster_selection_epsilon=epsilon, copy=True).fit_predict(distance)
+    out, next_label = np.full(len(labels), -1), 0
+    for label in sorted(set(labels.tolist()) - {-1}):
+        members = np.flatnonzero(labels == label)
+        _, parts = connected_components(near[np.ix_(members, members)], directed=False)
+        for part in set(parts.tolist()):
+            idx = members[parts == part]
+            if len(idx) >= min_cluster_size:
+                out[idx] = next_label
+                next_label += 1
+    return out
 
 
 def crux_recurrence(questions, runs: list[str], *, min_cluster_size: int = 2, min_runs: int = CR_MIN_RUNS,

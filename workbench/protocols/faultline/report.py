@@ -47,6 +47,17 @@ def acc_rule_line(rules: dict) -> str:
             "a claim whose stance extraction failed for every voter is left out of the denominator and counted.")
 
 
+def equal_votes_line(row: dict | None) -> str:
+    """The project's added comparison: self-consistency read over as many votes as a debate's pair."""
+    if not row:
+        return ""
+    p = row["mann_whitney"]["details"].get("p_value")
+    return (f"On equal votes (the project's addition, not the verdict): {row['comparison']}: mean difference "
+            f"{fmt(row['mean_difference'])}, Mann-Whitney r {fmt(row['mann_whitney'])}"
+            + (f", p = {p:.4g}" if p is not None else "") + ". Two votes against two: with the same per-agent "
+            "accuracy this reads no difference; the headline's gap is what five votes add.")
+
+
 def embedding_line(rules: dict) -> str:
     """The embedding model beside every threshold it moves (seed 002 names BGE-large)."""
     model = rules.get("embedding_model") or "—"
@@ -111,6 +122,7 @@ def sections(doc: dict) -> list[ReportSection]:
         "Verdict rule (the project's choice): yes when the 95% bootstrap CI of mean ACC(debate) − "
         "ACC(self-consistency) lies above 0, no when it lies at or below 0, undecided otherwise.",
         acc_rule_line(rules),
+        *filter(None, [equal_votes_line(doc["headline"].get("equal_votes"))]),
     ]))]
     model = rules.get("embedding_model") or "—"
     rows = [f"| condition | BA (> 0.6; grounded at cos ≥ {GROUNDING}, {model}) | ΔSD (≥ 0) | spread trend ({model}) | "
