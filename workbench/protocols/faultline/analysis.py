@@ -293,10 +293,9 @@ def spread_by_round(docs: list[dict]) -> dict[str, list[dict]]:
 
 
 def summarise(docs: list[dict], cr: list[dict], conditions: list[str], rule: dict | None = None) -> dict:
+    """The study's document from its per-run metrics and CR groups; `rule`: `rules(section)`, for the report."""
     from workbench.protocols.faultline.comparisons import compare, study_comparisons
 
-    rule = rule or {"embedding_model": "", "acc_tie": measures.HALF, "crux_similarity": measures.SAME_CRUX,
-                    "hdbscan_min_cluster_size": 2}
     per_condition = {}
     for c in conditions:
         metrics = ("BA", "dSD", "spread_trend", "CG", "ACC") if condition(c).is_debate else ("ACC",)
@@ -332,7 +331,7 @@ def summarise(docs: list[dict], cr: list[dict], conditions: list[str], rule: dic
             by_divergence[level]["CR"] = mean_of([g for g in cr if g.get("divergence") == level], "repeated debates")
     return {"headline": {"question": "debate beats self-consistency on ACC", "answer": answer, "why": why,
                          **headline, "equal_votes": equal_votes},
-            "rules": rule, "conditions": per_condition, "comparisons": study_comparisons(docs, cr, conditions),
+            "rules": rule or {}, "conditions": per_condition, "comparisons": study_comparisons(docs, cr, conditions),
             "by_divergence": by_divergence, "spread_by_round": spread_by_round(docs),
             "crux_recurrence": cr, "debates": docs,
             "errors": {"runs_with_errors": sum(1 for d in docs if d["metrics"].get("errors")),

@@ -5,7 +5,7 @@ crux recurrence and errors. Text only; every number comes from analysis.study_me
 from __future__ import annotations
 
 from workbench.protocol.base import ReportSection
-from workbench.protocols.faultline.measures import GROUNDING, SAME_CRUX, STRICT
+from workbench.protocols.faultline.measures import GROUNDING, STRICT, THRESHOLDS
 from workbench.protocols.faultline.treatment import label, mark
 
 
@@ -63,9 +63,9 @@ def embedding_line(rules: dict) -> str:
     model = rules.get("embedding_model") or "—"
     return (f"Embedding model: **{model}** (seed 002 names BGE-large; no offline BGE ships as a package, see the "
             f"protocol README). Every cosine threshold is read in this model's space and moves with it: BA's "
-            f"claim–node grounding at ≥ {GROUNDING} ({model}), CG's > 0.55 ({model}), CR's same-crux similarity "
-            f"≥ {rules.get('crux_similarity', SAME_CRUX)} ({model}); semantic spread is measured in it too. CR "
-            f"clusters with scikit-learn HDBSCAN, min_cluster_size {rules.get('hdbscan_min_cluster_size', 2)}; a "
+            f"claim–node grounding at ≥ {GROUNDING} ({model}), CG's {THRESHOLDS['CG'][0]} ({model}), CR's "
+            f"same-crux similarity ≥ {rules.get('crux_similarity', '—')} ({model}); semantic spread is measured in it too. CR "
+            f"clusters with scikit-learn HDBSCAN, min_cluster_size {rules.get('hdbscan_min_cluster_size', '—')}; a "
             "noise point is a crux no other repeat restates and counts as a cluster of one run.")
 
 
@@ -125,9 +125,10 @@ def sections(doc: dict) -> list[ReportSection]:
         *filter(None, [equal_votes_line(doc["headline"].get("equal_votes"))]),
     ]))]
     model = rules.get("embedding_model") or "—"
-    rows = [f"| condition | BA (> 0.6; grounded at cos ≥ {GROUNDING}, {model}) | ΔSD (≥ 0) | spread trend ({model}) | "
-            f"CG (> 0.55, {model}) | CR (> 0.4; same crux at cos ≥ {rules.get('crux_similarity', SAME_CRUX)}, {model}) "
-            "| ACC |", "|---|---|---|---|---|---|---|"]
+    seed = {k: v[0] for k, v in THRESHOLDS.items()}
+    rows = [f"| condition | BA ({seed['BA']}; grounded at cos ≥ {GROUNDING}, {model}) | ΔSD ({seed['dSD']}) | "
+            f"spread trend ({model}) | CG ({seed['CG']}, {model}) | CR ({seed['CR']}; same crux at cos ≥ "
+            f"{rules.get('crux_similarity', '—')}, {model}) | ACC |", "|---|---|---|---|---|---|---|"]
     dropped = []
     for cond, m in doc["conditions"].items():
         def cell(k):
