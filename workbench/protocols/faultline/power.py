@@ -1,10 +1,10 @@
 """Faultline's power on its own pre-registered comparisons, simulated from its planted effects (seed 002).
 
-The comparisons are the ones `analysis.summarise` makes and the report prints: the headline "ACC: all
-debate conditions − self-consistency" (seed 002: "Run this comparison first"), ACC of each debate condition
-against each baseline, and BA and ΔSD of each debate condition against plain. Each is detected when the
-Mann-Whitney U test the report prints (`workbench.metrics.effect_sizes.mann_whitney_u`: exact p without ties
-and with min(n) ≤ 8, else the normal approximation with tie and continuity correction) gives p < 0.05,
+The comparisons simulated are these of the report's (`comparisons.py`; its node, architecture, divergence
+and CR families are not): the headline "ACC: all debate conditions − self-consistency" (seed 002: "Run
+this comparison first"), ACC of each debate condition against each baseline, and BA and ΔSD of each debate
+condition against plain. Each is detected when the Mann-Whitney U test the report prints
+(`workbench.metrics.effect_sizes.mann_whitney_u`: exact p without ties and with min(n) ≤ 8, else the normal approximation with tie and continuity correction) gives p < 0.05,
 two-sided, with the rank-biserial r on the planted side. Spread trend and CG are compared too, but nothing
 plants them (they follow the embeddings), so no power is simulated for them and the document says so.
 
