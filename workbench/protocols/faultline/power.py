@@ -6,7 +6,8 @@ this comparison first"), ACC of each debate condition against each baseline, and
 condition against plain. Each is detected when the Mann-Whitney U test the report prints
 (`workbench.metrics.effect_sizes.mann_whitney_u`: exact p without ties and with min(n) ≤ 8, else the normal
 approximation with tie and continuity correction) gives p < 0.05, two-sided, with the rank-biserial r on
-the planted side. Spread trend and CG are compared too, but nothing plants them (they follow the embeddings), so no power is simulated for them and the document says so.
+the planted side. Spread trend and CG are compared too, but nothing plants them (they follow the
+embeddings), so no power is simulated for them and the document says so.
 
 Every run's metric is drawn as the `sim` model's simulator (simulate.py) produces it, from the study's
 `[simulation]` table (its defaults where a condition plants nothing):
