@@ -55,7 +55,7 @@ def equal_votes_line(row: dict | None) -> str:
     return (f"On equal votes (the project's addition, not the verdict): {row['comparison']}: mean difference "
             f"{fmt(row['mean_difference'])}, Mann-Whitney r {fmt(row['mann_whitney'])}"
             + (f", p = {p:.4g}" if p is not None else "") + ". Two votes against two: with the same per-agent "
-            "accuracy this reads no difference; the headline's gap is what five votes add.")
+            "accuracy both have the same mean, so what the headline shows beyond this line is what five votes add.")
 
 
 def embedding_line(rules: dict) -> str:
