@@ -13,6 +13,7 @@ from textual.widgets import DataTable, Footer, Static
 from textual_plotext import PlotextPlot
 
 from screens.faultline import render
+from workbench.protocols.faultline.report import dropped_text
 
 METRICS = (("BA", "BA >0.6"), ("dSD", "ΔSD ≥0"), ("spread_trend", "spread Δ"), ("CG", "CG >0.55"),
            ("CR", "CR >0.4"), ("ACC", "ACC"))
@@ -101,8 +102,10 @@ class FaultlineMetricsScreen(Screen):
 
     def _summary(self) -> str:
         doc, e = self.document, self.document["errors"]
+        model = (doc.get("rules") or {}).get("embedding_model") or "—"
         return (f"{len(doc['debates'])} runs measured · {e['extraction_errors']} extraction error(s) in "
-                f"{e['runs_with_errors']} run(s), left missing · ✓/✗ against seed 002's thresholds")
+                f"{e['runs_with_errors']} run(s), left missing · ✓/✗ against seed 002's thresholds, cosines in "
+                f"{model}")
 
     def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
         """The highlighted condition's undefined metrics, each with its reason."""
@@ -113,6 +116,8 @@ class FaultlineMetricsScreen(Screen):
         row = self.document["conditions"].get(cond, {}) if cond else {}
         why = [f"{label}: {render.escape(row[key]['undefined_reason'])}" for key, label in METRICS
                if key in row and row[key]["value"] is None]
+        why += [f"{label}: {dropped_text(row[key]['dropped'])}: {render.escape(row[key]['dropped']['reasons'])}"
+                for key, label in METRICS if key in row and row[key].get("dropped")]
         self.query_one("#fl-errors", Static).update("\n".join([self._summary(), *why]))
 
     @staticmethod

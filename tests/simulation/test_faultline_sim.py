@@ -51,7 +51,7 @@ def test_faultline_sim_recovers_the_planted_stance_shift_and_adherence(tmp_path,
         cond = name.split(".", 1)[1]
         assert rows[name][4] == f"{doc['conditions'][cond][metric]['value']:.3f}"
     assert rows["adherence.graph-20"][1] == "0.8" and rows["adherence.graph-20"][3] == "0.800"
-    assert rows["accuracy.plain"][3] == "0.360"                        # two personas: both right, 0.6²
+    assert rows["accuracy.plain"][3] == "0.600"                        # two personas, a split earns half: 0.6
     # the report's designed-power line is `power`'s faultline document at the study's N (one computation)
     import sqlite_utils
 

@@ -25,6 +25,8 @@ plain = -0.5               # contested claim from opening to closing (stance poi
 graph-20 = 0.8
 [simulation.accuracy]      # per condition: probability a stance on a verifiable claim matches the truth
 self-consistency = 0.75
+[simulation.crux_recurrence]  # per debate condition: probability a crux card asks the debate's own question
+qbaf-20 = 0.9              # (else a question of that run alone): CR's planted recurrence
 # calibration (seed 004)
 [simulation.judge_offsets] # per judge: offset added to its [0, 1] score (a lenient or harsh judge)
 llama = 0.1
@@ -46,11 +48,11 @@ DEFAULTS: dict[str, Any] = {
     "seed": 0, "baseline": -0.3, "case_correlation": 0.5, "judge_icc": 0.6, "judge_bias": 0.0,
     "rater_icc": 0.7, "effects": {}, "humility": {}, "rater_bias": {},
     "topology": {"basin": 0.5, "ridge": 0.3, "plateau": 0.2},
-    "stance_shift": {}, "adherence": {}, "accuracy": {}, "judge_offsets": {},
+    "stance_shift": {}, "adherence": {}, "accuracy": {}, "judge_offsets": {}, "crux_recurrence": {},
 }
 # per-condition tables: key -> (lowest, highest value)
 CONDITION_TABLES = {"effects": (-4, 4), "humility": (-4, 4), "stance_shift": (-2, 2), "adherence": (0, 1),
-                    "accuracy": (0, 1)}
+                    "accuracy": (0, 1), "crux_recurrence": (0, 1)}
 TOPOLOGIES = ("basin", "ridge", "plateau")
 SIM_MODEL = "sim"  # the offline simulator's model string (the gateway and label.py read it from here)
 

@@ -72,27 +72,101 @@ def test_crux_grounding_by_hand():
     assert "no crux card cites" in m.crux_grounding(cards[:1], [None]).undefined_reason
 
 
-def _planted():
-    """Two tight clusters: one question asked in all 5 runs (stable), one asked in runs 1-2 only."""
-    rng = np.random.default_rng(3)
-    stable = [E[0] + rng.normal(0, 0.01, 4) for _ in range(5)]
-    local = [E[1] + rng.normal(0, 0.01, 4) for _ in range(2)]
-    return np.array(stable + local), ["r1", "r2", "r3", "r4", "r5", "r1", "r2"]
+RUNS = ["r1", "r2", "r3", "r4", "r5"]
 
 
-def test_crux_recurrence_on_a_planted_structure():
-    vecs, runs = _planted()
-    est = m.crux_recurrence(vecs, runs)
-    assert est.details["clusters"] == 2 and est.details["stable"] == 1
+def _cruxes(n: int, seed: int = 3):
+    """n crux directions far apart (random in 64 dimensions: pairwise cosine near 0)."""
+    rng = np.random.default_rng(seed)
+    v = rng.standard_normal((n, 64))
+    return v / np.linalg.norm(v, axis=1, keepdims=True)
+
+
+def _asked(crux, runs, seed: int = 0):
+    """The crux asked once in each of `runs`, each time in slightly other words (cosine ≈ 0.99)."""
+    rng = np.random.default_rng(seed)
+    return [crux + rng.normal(0, 0.01, len(crux)) for _ in runs], list(runs)
+
+
+def test_cr_every_question_recurring_in_every_run_is_1():
+    a, b = _cruxes(2)
+    (qa, ra), (qb, rb) = _asked(a, RUNS), _asked(b, RUNS, 1)
+    est = m.crux_recurrence(np.array(qa + qb), ra + rb)
+    assert est.value == 1.0 and est.details["clusters"] == 2 and est.details["noise"] == 0
+
+
+def test_cr_one_crux_asked_identically_in_all_five_runs_is_1_not_undefined():
+    est = m.crux_recurrence(np.array([E[0]] * 5), RUNS)
+    assert est.value == 1.0 and est.details == {"stable": 1, "clusters": 1, "noise": 0, "questions": 5, "runs": 5}
+
+
+@pytest.mark.parametrize("order", [0, 1, 2, 3])
+def test_cr_fifteen_questions_that_never_recur_read_0_whatever_their_runs(order):
+    runs = list(np.random.default_rng(order).permutation(RUNS * 3))
+    est = m.crux_recurrence(_cruxes(15, seed=order), runs)
+    # each question is HDBSCAN noise: a crux of its own, found in one run; none spans 3
+    assert est.value == 0.0 and est.details["noise"] == 15 and est.details["clusters"] == 0 and est.n == 15
+
+
+def test_cr_half_the_cruxes_recurring_is_half():
+    a, b, c, d = _cruxes(4)
+    (qa, ra), (qb, rb) = _asked(a, RUNS), _asked(b, RUNS, 1)
+    est = m.crux_recurrence(np.array(qa + qb + [c, d]), ra + rb + ["r1", "r4"])
     assert est.value == pytest.approx(0.5)
+    assert est.details == {"stable": 2, "clusters": 2, "noise": 2, "questions": 12, "runs": 5}
 
 
-def test_crux_recurrence_undefined_cases():
-    vecs, runs = _planted()
-    assert "a stable cluster spans 3" in m.crux_recurrence(vecs[:2], ["r1", "r2"]).undefined_reason
-    scattered = np.array([E[0], E[1], E[2], E[3]])
-    est = m.crux_recurrence(scattered, ["r1", "r2", "r3", "r4"])
-    assert not est.defined and "noise" in est.undefined_reason
+def test_cr_a_crux_in_two_runs_is_a_cluster_but_not_stable():
+    a, b = _cruxes(2)
+    (qa, ra), (qb, rb) = _asked(a, RUNS), _asked(b, ["r1", "r2"], 1)
+    est = m.crux_recurrence(np.array(qa + qb), ra + rb)
+    assert est.value == pytest.approx(0.5) and est.details["clusters"] == 2 and est.details["stable"] == 1
+    # min_cluster_size 3: the pair is too small to be a cluster: two noise points, each a one-run crux
+    wide = m.crux_recurrence(np.array(qa + qb), ra + rb, min_cluster_size=3)
+    assert wide.value == pytest.approx(1 / 3) and wide.details["noise"] == 2 and "min_cluster_size 3" in wide.method
+
+
+def test_cr_same_crux_similarity_is_the_line_between_one_crux_and_none():
+    # five questions, one a run, each pair at cosine 0.8 (a shared axis plus one of its own)
+    eye = np.eye(6)
+    asked = np.array([math.sqrt(0.8) * eye[0] + math.sqrt(0.2) * eye[i] for i in range(1, 6)])
+    assert (asked @ asked.T)[0, 1] == pytest.approx(0.8)
+    assert m.crux_recurrence(asked, RUNS).value == 1.0                       # one crux at 0.7 (the default)
+    apart = m.crux_recurrence(asked, RUNS, same=0.9)
+    assert apart.value == 0.0 and apart.details["noise"] == 5                 # five one-off cruxes at 0.9
+
+
+def test_cr_undefined_with_fewer_than_three_runs():
+    a = _cruxes(1)[0]
+    assert "a stable cluster spans 3" in m.crux_recurrence(np.array([a, a]), ["r1", "r2"]).undefined_reason
+
+
+def test_cr_on_minilm_questions(minilm):
+    """The bundled MiniLM: one crux asked in every run in other words, and five one-off questions."""
+    recurring = ["Is nuclear waste storage a solved problem?", "Is the storage of nuclear waste a solved problem?",
+                 "Is nuclear waste storage a solved problem?", "Has the problem of storing nuclear waste been solved?",
+                 "Is nuclear waste storage a solved problem today?"]
+    one_off = ["Should cities ban cars from their centres?", "Does a four-day week raise productivity?",
+               "Will sugar taxes reduce obesity?", "Should phones be banned in schools?",
+               "Does rent control reduce housing supply?"]
+    est = m.crux_recurrence(minilm.embed(recurring + one_off), RUNS + RUNS)
+    assert est.details == {"stable": 1, "clusters": 1, "noise": 5, "questions": 10, "runs": 5}
+    assert est.value == pytest.approx(1 / 6)
+
+
+def test_vote_credit_and_its_tie_rules():
+    # a persona pair: both right 1, both wrong 0, split half (strict: 0)
+    assert m.vote_credit([2, 1], True) == 1.0 and m.vote_credit([-1, -2], True) == 0.0
+    assert m.vote_credit([1, -1], True) == 0.5 and m.vote_credit([1, -1], True, m.STRICT) == 0.0
+    assert m.vote_credit([1, -1], False) == 0.5
+    assert m.vote_credit([1, None], True) == 1.0           # one persona took no stance: the other's counts
+    assert m.vote_credit([None, None], True) == 0.0         # nobody took a stance: not correct
+    assert m.vote_credit([0, 0], True) == 0.0               # a neutral majority is not correct
+    assert m.vote_credit([1, 0], True) == 0.5               # right and neutral tie
+    # five samples: 2 for, 2 against, 1 neutral → for and against tie: half
+    assert m.vote_credit([1, 2, -1, -1, 0], True) == 0.5 and m.vote_credit([1, 2, -1, -1, 0], True, m.STRICT) == 0
+    assert m.vote_credit([1, 1, 1, -1, -1], True) == 1.0 and m.vote_credit([1, 1, 1, -1, -1], False) == 0.0
+    assert m.vote_credit([1, -1, 0], True) == pytest.approx(1 / 3)   # three signs tied
 
 
 def test_majority_and_accuracy():
@@ -100,14 +174,13 @@ def test_majority_and_accuracy():
     assert m.majority([2, -2]) is None          # a tie is no majority
     assert m.majority([None, None]) is None
     truths = {"v1": True, "v2": False, "v3": True}
-    # v1 right, v2 right, v3 neutral (not correct) → 2/3
-    est = m.accuracy({"v1": 1, "v2": -1, "v3": 0}, truths, {"v1", "v2", "v3"})
-    assert est.value == pytest.approx(2 / 3) and est.details["correct"] == 2
-    # v3 has no extracted stance: left out, counted
-    est = m.accuracy({"v1": 1, "v2": 1, "v3": None}, truths, {"v1", "v2"})
+    est = m.accuracy({"v1": 1.0, "v2": 0.5, "v3": 0.0}, truths)
+    assert est.value == pytest.approx(1.5 / 3) and est.details["correct"] == 1.5 and est.n == 3
+    # v3's stance extraction failed for every voter: left out, counted
+    est = m.accuracy({"v1": 1.0, "v2": 0.0, "v3": None}, truths)
     assert est.value == pytest.approx(0.5) and est.details["unextracted"] == 1
-    assert "no verifiable claims" in m.accuracy({}, {}, set()).undefined_reason
-    assert "could be extracted" in m.accuracy({}, truths, set()).undefined_reason
+    assert "no verifiable claims" in m.accuracy({}, {}).undefined_reason
+    assert "could be extracted" in m.accuracy({"v1": None}, truths).undefined_reason
 
 
 def test_thresholds_are_the_seeds():

@@ -38,12 +38,17 @@ def test_the_planted_metrics_have_their_closed_form_means():
     layout = fp.Layout(((2, 3), (1, 2)), pairs=2, replicates=2, rounds=2)
     rng = np.random.default_rng(0)
     sims = 4000
-    # ACC: a debate's majority of two personas is right only when both are (a tie is not correct)
-    for cond, want in (("plain", 0.6 ** 2), ("single", 0.3), ("self-consistency", majority_right(0.7, 5)),
-                       ("graph-20", 0.7 ** 2)):                                  # graph-20: the default 0.7
-        got = fp.draw(rng, "ACC", cond, params, layout, sims)
-        assert got.shape == (sims, layout.runs(cond))
-        assert got.mean() == pytest.approx(want, abs=0.01), cond
+    # ACC: a split pair earns half (acc_tie "half"), so a debate reads the per-agent accuracy, p² + p(1 − p);
+    # under "strict" a tie is not correct and a debate is right only when both personas are, p²
+    strict = fp.Layout(layout.claims, pairs=2, replicates=2, rounds=2, tie="strict")
+    for lay, cond, want in ((layout, "plain", 0.6), (layout, "single", 0.3),
+                            (layout, "self-consistency", majority_right(0.7, 5)), (layout, "graph-20", 0.7),
+                            (strict, "plain", 0.6 ** 2), (strict, "graph-20", 0.7 ** 2),   # graph-20: the default 0.7
+                            (strict, "self-consistency", majority_right(0.7, 5))):
+        got = fp.draw(rng, "ACC", cond, params, lay, sims)
+        assert got.shape == (sims, lay.runs(cond))
+        assert got.mean() == pytest.approx(want, abs=0.01), (cond, lay.tie)
+        assert fp.expected_value("ACC", cond, params, lay.tie) == pytest.approx(want), (cond, lay.tie)
     assert majority_right(0.7, 5) == pytest.approx(0.83692, abs=1e-5)
     # BA: the planted adherence where a graph is shown; none where it is not
     assert fp.draw(rng, "BA", "graph-20", params, layout, sims).mean() == pytest.approx(0.8, abs=0.005)
@@ -121,13 +126,14 @@ def test_the_study_power_covers_its_preregistered_comparisons_with_their_planted
     row = {r["comparison"]: r for r in doc["comparisons"]}
     # planted in studies/faultline-sim.toml: plain 0.6 and self-consistency 0.7; adherence graph-20 0.8
     acc = row["ACC: plain − self-consistency"]
-    assert acc["expected"]["a"] == pytest.approx(0.36, abs=0.02)
+    assert acc["expected"]["a"] == pytest.approx(0.6, abs=0.02)      # a split pair earns half: p, not p²
     assert acc["expected"]["b"] == pytest.approx(majority_right(0.7, 5), abs=0.02)
     assert row["BA: graph-20 − plain"]["effect"] == pytest.approx(0.8, abs=0.01)
     assert row["dSD: graph-20 − plain"]["effect"] > 0.5 and row["dSD: qbaf-20 − plain"]["effect"] > 0
     # two debates a condition: the study cannot detect anything; with more topics it can
     assert acc["runs"] == [2, 2] and acc["power"] == 0.0
-    assert acc["power_by_cases"][20] > 0.9 and acc["power_by_cases"][20] > acc["power_by_cases"][5]
+    # a split pair earns half: the planted gap is 0.84 − 0.6, smaller than under the strict rule (0.84 − 0.36)
+    assert acc["power_by_cases"][20] > 0.75 and acc["power_by_cases"][20] > acc["power_by_cases"][5]
     assert doc["design"]["raters"] == 0 and "no raters" in doc["design_text"] and doc["unit"] == "topics"
     assert DEFAULT_SIMS == 2000
 
@@ -184,7 +190,9 @@ def test_the_power_model_is_the_simulators_own_draws():
     claim = {"id": "c1", "truth": True}
     n = 3000
     debates = [world(f"d{i}", "plain") for i in range(n)]
-    both = sum(w.verifiable(claim, "a") == 1 and w.verifiable(claim, "b") == 1 for w in debates) / n
+    right = [(w.verifiable(claim, "a") == 1) + (w.verifiable(claim, "b") == 1) for w in debates]
+    both = sum(r == 2 for r in right) / n
+    half = sum(1.0 if r == 2 else 0.5 if r == 1 else 0.0 for r in right) / n
     sc = sum(sum(world(f"d{i}", "self-consistency").verifiable(claim, "answer", k) == 1 for k in range(5)) >= 3
              for i in range(n)) / n
     shifts = []
@@ -195,10 +203,13 @@ def test_the_power_model_is_the_simulators_own_draws():
     layout = fp.Layout(((1, 1),), pairs=1, replicates=1, rounds=2)
     rng = np.random.default_rng(1)
     model_acc = fp.draw(rng, "ACC", "plain", params, layout, 20000).mean()
+    strict = fp.Layout(((1, 1),), pairs=1, replicates=1, rounds=2, tie="strict")
+    model_strict = fp.draw(rng, "ACC", "plain", params, strict, 20000).mean()
     model_sc = fp.draw(rng, "ACC", "self-consistency", params, layout, 20000).mean()
     model_dsd = fp.draw(rng, "dSD", "plain", params, layout, 20000, fp.openings_for(rng, layout, 20000)).mean()
     tol = 4 * math.sqrt(0.25 / n)
-    assert abs(both - model_acc) < tol and abs(sc - model_sc) < tol
+    assert abs(half - model_acc) < tol and abs(both - model_strict) < tol and abs(sc - model_sc) < tol
     assert abs(np.mean(shifts) - model_dsd) < 4 * np.std(shifts) / math.sqrt(n)
     assert fp.expected_value("dSD", "plain", params) == pytest.approx(model_dsd, abs=0.02)
-    assert fp.expected_value("ACC", "plain", params) == pytest.approx(0.36)
+    assert fp.expected_value("ACC", "plain", params) == pytest.approx(0.6)
+    assert fp.expected_value("ACC", "plain", params, "strict") == pytest.approx(0.36)

@@ -12,7 +12,7 @@ from collections import defaultdict
 import sqlite_utils
 
 from workbench.protocols.faultline import measures
-from workbench.protocols.faultline.conditions import SELF_CONSISTENCY, SINGLE, condition
+from workbench.protocols.faultline.conditions import SELF_CONSISTENCY, condition
 
 CSV_COLUMNS = ["run_id", "item", "topic", "pair", "divergence", "condition", "replicate", "metric", "scope",
                "value", "n", "threshold", "meets", "undefined_reason"]
@@ -40,31 +40,45 @@ class Vectors:
         return self.embedder.embed(texts) if texts else None
 
 
-def debate_metrics(report: dict, graphs: dict[str, dict], embed) -> dict:
-    """BA, ΔSD, spread per round, CG and ACC of one debate (`report`: a debate run's output report).
-    `graphs`: "persona:size" → graph; 0-node conditions are measured against the persona's smallest
-    built graph, if the study has one (project's choice: the control BA that graph conditions must beat)."""
-    personas = report["personas"]
-    by_id = {m["id"]: m for m in report["messages"]}
-    out: dict = {"BA": {}, "spread": [], "errors": len(report.get("errors", [])),
-                 "unknown_claim_stances": unknown_claim_stances(report)}
-    # BA per persona and pooled
-    grounded = total = 0
-    for pid in personas:
-        graph = _graph_for(graphs, pid, report["nodes"])
+def _ba(report: dict, graph_of, embed) -> tuple[dict, dict]:
+    """BA per persona and pooled over the debate's personas, each measured against `graph_of(persona)`."""
+    per, grounded, total = {}, 0, 0
+    for pid in report["personas"]:
+        graph = graph_of(pid)
         claims = [c for m in report["messages"] if m["persona"] == pid for c in (report["claims"].get(m["id"]) or [])]
-        nodes = [n["claim"] for n in graph["nodes"]] if graph else []
-        est = measures.belief_adherence(embed(claims), embed(nodes))
         if graph is None:
             est = measures.undefined("the study built no belief graph for this persona", method="BA")
-        out["BA"][pid] = _est(est)
+        else:
+            est = measures.belief_adherence(embed(claims), embed([n["claim"] for n in graph["nodes"]]))
+        per[pid] = _est(est)
         if est.defined:
             grounded += est.details["grounded"]
             total += est.details["claims"]
-    reasons = sorted({b["undefined_reason"] for b in out["BA"].values() if b["undefined_reason"]})
-    out["BA_pooled"] = _est(measures.Estimate(grounded / total, n=total, method="BA pooled over personas")
-                            if total else measures.undefined("no persona's BA is defined: " + "; ".join(reasons),
-                                                             method="BA"))
+    reasons = sorted({b["undefined_reason"] for b in per.values() if b["undefined_reason"]})
+    pooled = (measures.Estimate(grounded / total, n=total, method="BA pooled over personas") if total else
+              measures.undefined("no persona's BA is defined: " + "; ".join(reasons), method="BA"))
+    return per, _est(pooled)
+
+
+def built_sizes(graphs: dict, persona: str) -> list[int]:
+    return sorted(int(k.split(":")[1]) for k, g in graphs.items() if k.startswith(f"{persona}:") and g.get("nodes"))
+
+
+def debate_metrics(report: dict, graphs: dict[str, dict], embed, tie: str = measures.HALF) -> dict:
+    """BA, ΔSD, spread per round, CG and ACC of one debate (`report`: a debate run's output report).
+    `graphs`: "persona:size" → graph. A 0-node condition's BA is measured against each size the study built
+    (`BA_against`, the yardstick a comparison with that size uses) and, in `BA_pooled`, against the
+    persona's smallest built graph (project's choice: the control BA that graph conditions must beat).
+    `tie`: ACC's rule for a split vote (measures.vote_credit)."""
+    personas = report["personas"]
+    by_id = {m["id"]: m for m in report["messages"]}
+    out: dict = {"spread": [], "errors": len(report.get("errors", [])),
+                 "unknown_claim_stances": unknown_claim_stances(report)}
+    out["BA"], out["BA_pooled"] = _ba(report, lambda pid: _graph_for(graphs, pid, report["nodes"]), embed)
+    if not report["nodes"]:
+        sizes = sorted({s for pid in personas for s in built_sizes(graphs, pid)})
+        out["BA_against"] = {str(size): _ba(report, lambda pid, size=size: _sized(graphs, pid, size), embed)[1]
+                             for size in sizes}
     # ΔSD over the contested claims
     contested = [c["id"] for c in report.get("contested", [])] or report.get("contested_ids", [])
     st = report["stances"]
@@ -90,14 +104,18 @@ def debate_metrics(report: dict, graphs: dict[str, dict], embed) -> dict:
         cg = measures.undefined("the debate produced no crux cards" + (" (the crux step failed to parse)" if any(
             e["step"] == "crux" for e in report.get("errors", [])) else ""), method="CG")
     out["CG"] = _est(cg)
-    # ACC: the personas' majority closing stance on each verifiable claim
-    truths = {c["id"]: c["truth"] for c in report.get("verifiable", [])}
+    # ACC: the personas' closing stances on each verifiable claim, as a vote
     closing = [s for s in st["closing"].values() if s is not None]
-    verdicts = {c: measures.majority([s.get(c) for s in closing]) for c in truths}
-    extracted = {c for c in truths if any(s.get(c) is not None for s in closing)}
-    out["ACC"] = _est(measures.accuracy(verdicts, truths, extracted))
-    out["majority"] = verdicts
+    out["ACC"], out["majority"] = _acc(closing, report.get("verifiable", []), tie)
     return out
+
+
+def _acc(voters: list[dict], verifiable: list[dict], tie: str) -> tuple[dict, dict]:
+    """ACC over the voters whose stance extraction parsed, and the majority sign per claim (None: a tie)."""
+    truths = {c["id"]: c["truth"] for c in verifiable}
+    credits = {c: (measures.vote_credit([s.get(c) for s in voters], t, tie) if voters else None)
+               for c, t in truths.items()}
+    return _est(measures.accuracy(credits, truths)), {c: measures.majority([s.get(c) for s in voters]) for c in truths}
 
 
 def unknown_claim_stances(report: dict) -> int:
@@ -105,27 +123,33 @@ def unknown_claim_stances(report: dict) -> int:
     return sum(1 for n in report.get("notes", []) if n.get("kind") == "unknown_claim_ids")
 
 
-def baseline_metrics(report: dict, truths: dict[str, bool]) -> dict:
-    parsed = [s for s in report["stances"] if s is not None]
-    extracted = {c for c in truths if any(s.get(c) is not None for s in parsed)}
-    return {"ACC": _est(measures.accuracy(report["final"], truths, extracted)), "errors": len(report["errors"]),
-            "unknown_claim_stances": unknown_claim_stances(report)}
+EQUAL_VOTES = 2   # a persona pair's votes: self-consistency's first samples read as a vote of this many
+
+
+def baseline_metrics(report: dict, verifiable: list[dict], tie: str = measures.HALF) -> dict:
+    """ACC of a baseline run: its samples' stances as the vote (one sample for `single`). Self-consistency
+    also reads ACC over its first two samples alone (`ACC_equal_votes`: as many votes as a debate's pair,
+    the project's added comparison; sample 0 is the single answer's draw)."""
+    acc, _ = _acc([s for s in report["stances"] if s is not None], verifiable, tie)
+    out = {"ACC": acc, "errors": len(report["errors"]), "unknown_claim_stances": unknown_claim_stances(report)}
+    if len(report["stances"]) > EQUAL_VOTES:
+        out["ACC_equal_votes"], _ = _acc([s for s in report["stances"][:EQUAL_VOTES] if s is not None], verifiable,
+                                         tie)
+    return out
+
+
+def _sized(graphs: dict, persona: str, size: int) -> dict | None:
+    g = graphs.get(f"{persona}:{size}")
+    return g if g and g.get("nodes") else None
 
 
 def _graph_for(graphs: dict, persona: str, nodes: int) -> dict | None:
+    """The graph a condition's BA is measured against: its own size, or the smallest built for 0 nodes."""
     if nodes:
         g = graphs.get(f"{persona}:{nodes}")
         return g if g and g.get("nodes") else g
-    sizes = sorted(int(k.split(":")[1]) for k, g in graphs.items() if k.startswith(f"{persona}:") and g.get("nodes"))
+    sizes = built_sizes(graphs, persona)
     return graphs[f"{persona}:{sizes[0]}"] if sizes else None
-
-
-def _compare(x: list, y: list, label: str) -> dict:
-    from workbench.metrics.descriptive import mean_difference_ci
-    from workbench.metrics.effect_sizes import mann_whitney_u
-
-    return {"comparison": label, "mean_difference": _est(mean_difference_ci(x, y)),
-            "mann_whitney": _est(mann_whitney_u(x, y))}
 
 
 def verdict(diff: dict) -> tuple[str, str]:
@@ -142,6 +166,15 @@ def verdict(diff: dict) -> tuple[str, str]:
     return "undecided", "the CI contains 0"
 
 
+def rules(section: dict) -> dict:
+    """The measurement choices a study's metrics follow, as its frozen section holds them. A study stored
+    before `acc_tie` existed was measured with the strict rule and keeps it."""
+    return {"embedding_model": section["embedding_model"],
+            "acc_tie": measures.tie_rule(section),
+            "crux_similarity": section.get("crux_similarity", measures.SAME_CRUX),
+            "hdbscan_min_cluster_size": section["hdbscan_min_cluster_size"]}
+
+
 def study_metrics(db: sqlite_utils.Database, study_id: str, definition: dict, progress=None) -> dict:
     """`progress(step, done, total)` (workbench.metrics.embeddings.progress_text words it) hears the embedding
     model's loading and each run measured: the first analysis embeds for a minute."""
@@ -152,8 +185,8 @@ def study_metrics(db: sqlite_utils.Database, study_id: str, definition: dict, pr
     from workbench.protocols.faultline.items import DEBATE, TOPIC
     from store.items import list_items
 
-    section = definition["faultline"]
-    embed = Vectors(db, section["embedding_model"], progress)
+    rule = rules(definition["faultline"])
+    embed = Vectors(db, rule["embedding_model"], progress)
     tell = progress or (lambda step, done, total: None)
     graphs = stored_graphs(db, study_id)
     topics = {i["id"]: i["payload"]["topic"] for i in list_items(db, study_id, kind=TOPIC)}
@@ -174,13 +207,13 @@ def study_metrics(db: sqlite_utils.Database, study_id: str, definition: dict, pr
         if cond.is_debate:
             topic = debates[run["case_id"]]["topic"]
             report = {**report, "contested": topic["contested"], "verifiable": topic["verifiable"]}
-            m = debate_metrics(report, graphs, embed)
+            m = debate_metrics(report, graphs, embed, rule["acc_tie"])
             base.update(topic=topic["id"], pair=report["pair"], divergence=report["divergence"])
             for card in report.get("cruxes", []):
                 cr_groups[(run["case_id"], run["condition"])].append((run["id"], card["question"]))
         else:
             topic = topics[run["case_id"]]
-            m = baseline_metrics(report, {c["id"]: c["truth"] for c in topic["verifiable"]})
+            m = baseline_metrics(report, topic["verifiable"], rule["acc_tie"])
             base.update(topic=topic["id"], pair=None, divergence=None)
         notes = [n["note"] for n in report.get("notes", [])]   # read, but not as asked (unknown claim ids)
         docs.append({**base, "metrics": m, **({"notes": notes} if notes else {})})
@@ -194,48 +227,74 @@ def study_metrics(db: sqlite_utils.Database, study_id: str, definition: dict, pr
         rows = cr_groups.get((item, cond_id), [])
         vecs = embed([q for _, q in rows])
         est = measures.crux_recurrence(vecs if vecs is not None else [], [r for r, _ in rows],
-                                       min_cluster_size=section["hdbscan_min_cluster_size"])
-        cr.append({"item": item, "condition": cond_id, "runs": n, **_est(est)})
+                                       min_cluster_size=rule["hdbscan_min_cluster_size"],
+                                       same=rule["crux_similarity"])
+        cr.append({"item": item, "condition": cond_id, "runs": n,
+                   "divergence": debates[item]["pair"]["divergence"], **_est(est)})
     from workbench.protocols.faultline.treatment import study_lost_treatments
 
-    doc = summarise(docs, cr, [c for c in definition["conditions"]])
+    doc = summarise(docs, cr, [c for c in definition["conditions"]], rule)
     doc["lost_treatments"] = study_lost_treatments(db, study_id, definition)  # tables mark these conditions
     return doc
 
 
-def _key(metric: str) -> str:
-    return {"BA": "BA_pooled"}.get(metric, metric)
-
-
 def _values(docs: list[dict], cond: str, metric: str) -> list[float]:
-    key = _key(metric)
-    return [d["metrics"][key]["value"] for d in docs if d["condition"] == cond and key in d["metrics"]
-            and d["metrics"][key]["value"] is not None]
+    from workbench.protocols.faultline.comparisons import values
+
+    return values(docs, [], [cond], metric)
 
 
 def _why_none(estimates: list[dict], what: str) -> str:
     """Why a mean over debates has no value: no debates, or the per-debate reasons with their counts."""
     if not estimates:
         return f"no finished {what}"
+    return f"undefined in all {len(estimates)} {what}: " + _reasons(estimates)
+
+
+def _reasons(estimates: list[dict]) -> str:
     reasons = defaultdict(int)
     for e in estimates:
-        reasons[e["undefined_reason"]] += 1
-    return f"undefined in all {len(estimates)} {what}: " + "; ".join(f"{r} ({n})" for r, n in reasons.items())
+        if e["value"] is None:
+            reasons[e["undefined_reason"]] += 1
+    return "; ".join(f"{r} ({n})" for r, n in reasons.items())
 
 
-def _mean(docs: list[dict], cond: str | None, metric: str, what: str = "debates") -> dict:
+def mean_of(estimates: list[dict], what: str) -> dict:
+    """The mean over debates (or runs, or repeated debates) with its bootstrap CI. Those whose value is
+    undefined drop out of the mean and are counted in `dropped`, with their reasons, for every view to show."""
     from workbench.metrics.descriptive import mean_ci
 
-    ests = [d["metrics"][_key(metric)] for d in docs if (cond is None or d["condition"] == cond)
-            and _key(metric) in d["metrics"]]
-    out = _est(mean_ci([e["value"] for e in ests if e["value"] is not None]))
+    out = _est(mean_ci([e["value"] for e in estimates if e["value"] is not None]))
+    dropped = sum(1 for e in estimates if e["value"] is None)
     if out["value"] is None:
-        out["undefined_reason"] = _why_none(ests, what)
+        out["undefined_reason"] = _why_none(estimates, what)
+    elif dropped:
+        out["dropped"] = {"count": dropped, "of": len(estimates), "what": what, "reasons": _reasons(estimates)}
     return out
 
 
-def summarise(docs: list[dict], cr: list[dict], conditions: list[str]) -> dict:
+def _mean(docs: list[dict], cond: str | None, metric: str, what: str = "debates") -> dict:
+    from workbench.protocols.faultline.comparisons import key
+
+    return mean_of([d["metrics"][key(metric)] for d in docs if (cond is None or d["condition"] == cond)
+                    and key(metric) in d["metrics"]], what)
+
+
+def spread_by_round(docs: list[dict]) -> dict[str, list[dict]]:
+    """condition → per round (0 = openings, last = closings) the mean spread over its debates, with its CI."""
     from workbench.metrics.descriptive import mean_ci
+
+    per: dict[str, dict[int, list[float]]] = {}
+    for d in docs:
+        for r in d["metrics"].get("spread", []):
+            if r["value"] is not None:
+                per.setdefault(d["condition"], {}).setdefault(r["round"], []).append(r["value"])
+    return {c: [{"round": rnd, **_est(mean_ci(v))} for rnd, v in sorted(rounds.items())] for c, rounds in per.items()}
+
+
+def summarise(docs: list[dict], cr: list[dict], conditions: list[str], rule: dict | None = None) -> dict:
+    """The study's document from its per-run metrics and CR groups; `rule`: `rules(section)`, for the report."""
+    from workbench.protocols.faultline.comparisons import compare, study_comparisons
 
     per_condition = {}
     for c in conditions:
@@ -246,17 +305,14 @@ def summarise(docs: list[dict], cr: list[dict], conditions: list[str]) -> dict:
                            "threshold": measures.THRESHOLDS.get(metric, ("",))[0]}
             row[metric]["meets"] = measures.meets(metric, row[metric]["value"])
         if condition(c).is_debate:
-            groups = [g for g in cr if g["condition"] == c]
-            row["CR"] = {**_est(mean_ci([g["value"] for g in groups if g["value"] is not None])),
+            row["CR"] = {**mean_of([g for g in cr if g["condition"] == c], "repeated debates"),
                          "threshold": measures.THRESHOLDS["CR"][0]}
-            if row["CR"]["value"] is None:
-                row["CR"]["undefined_reason"] = _why_none(groups, "repeated debates")
             row["CR"]["meets"] = measures.meets("CR", row["CR"]["value"])
         per_condition[c] = row
     debate_conds = [c for c in conditions if condition(c).is_debate]
     debate_acc = [v for c in debate_conds for v in _values(docs, c, "ACC")]
     sc_acc = _values(docs, SELF_CONSISTENCY, "ACC")
-    headline = _compare(debate_acc, sc_acc, "ACC: all debate conditions − self-consistency")
+    headline = compare(debate_acc, sc_acc, "ACC: all debate conditions − self-consistency")
     answer, why = verdict(headline["mean_difference"])
     if not debate_acc or not sc_acc:
         why = "no defined ACC for " + " or ".join(w for w, v in (("a debate", debate_acc),
@@ -265,25 +321,18 @@ def summarise(docs: list[dict], cr: list[dict], conditions: list[str]) -> dict:
                              "runs") + ")")
     if SELF_CONSISTENCY not in conditions:
         answer, why = "undecided", "the study has no self-consistency condition"
-    comparisons = []
-    for c in debate_conds:
-        for base in (SELF_CONSISTENCY, SINGLE):
-            if base in conditions:
-                comparisons.append({"metric": "ACC", **_compare(_values(docs, c, "ACC"), _values(docs, base, "ACC"),
-                                                                f"ACC: {c} − {base}")})
-        if c != "plain" and "plain" in conditions:
-            for metric in ("BA", "dSD", "spread_trend", "CG"):
-                comparisons.append({"metric": metric, **_compare(_values(docs, c, metric),
-                                                                 _values(docs, "plain", metric),
-                                                                 f"{metric}: {c} − plain")})
+    equal_votes = compare(debate_acc, _values(docs, SELF_CONSISTENCY, "ACC_equal_votes"),
+                          f"ACC: all debate conditions − self-consistency over its first {EQUAL_VOTES} samples")
     by_divergence = {}
     for level in ("low", "medium", "high"):
         sub = [d for d in docs if d.get("divergence") == level]
         if sub:
             by_divergence[level] = {m: _mean(sub, None, m) for m in ("BA", "dSD", "spread_trend", "CG", "ACC")}
+            by_divergence[level]["CR"] = mean_of([g for g in cr if g.get("divergence") == level], "repeated debates")
     return {"headline": {"question": "debate beats self-consistency on ACC", "answer": answer, "why": why,
-                         **headline},
-            "conditions": per_condition, "comparisons": comparisons, "by_divergence": by_divergence,
+                         **headline, "equal_votes": equal_votes},
+            "rules": rule or {}, "conditions": per_condition, "comparisons": study_comparisons(docs, cr, conditions),
+            "by_divergence": by_divergence, "spread_by_round": spread_by_round(docs),
             "crux_recurrence": cr, "debates": docs,
             "errors": {"runs_with_errors": sum(1 for d in docs if d["metrics"].get("errors")),
                        "extraction_errors": sum(d["metrics"].get("errors", 0) for d in docs),
@@ -318,5 +367,6 @@ def csv_rows(doc: dict) -> list[dict]:
             add(d, "CG", "debate", m["CG"])
         add(d, "ACC", "debate" if "BA" in m else "baseline", m["ACC"])
     for g in doc["crux_recurrence"]:
-        add({"item": g["item"], "condition": g["condition"]}, "CR", f"{g['runs']} runs", g)
+        add({"item": g["item"], "condition": g["condition"], "divergence": g.get("divergence")}, "CR",
+            f"{g['runs']} runs", g)
     return rows

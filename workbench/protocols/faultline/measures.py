@@ -15,6 +15,7 @@ from workbench.metrics.estimate import Estimate, undefined
 
 GROUNDING = 0.7       # BA: nearest belief node at or above this cosine → grounded (seed)
 CR_MIN_RUNS = 3       # CR: a cluster is stable when it spans this many runs (seed)
+SAME_CRUX = 0.7       # CR: questions at or above this cosine can be one crux (project's choice: the seed's BA 0.7)
 THRESHOLDS = {"BA": ("> 0.6", lambda v: v > 0.6), "dSD": (">= 0", lambda v: v >= 0),
               "CG": ("> 0.55", lambda v: v > 0.55), "CR": ("> 0.4", lambda v: v > 0.4)}
 
@@ -107,36 +108,80 @@ def crux_grounding(cards, sources: list) -> Estimate:
 
 
 # --- 5. crux recurrence -----------------------------------------------------------------------------
-def crux_recurrence(questions, runs: list[str], *, min_cluster_size: int = 2, min_runs: int = CR_MIN_RUNS
-                    ) -> Estimate:
-    """CR = clusters spanning ≥ min_runs runs / clusters, clustering the crux questions of the repeats of
-    one debate with scikit-learn's HDBSCAN (euclidean on unit vectors, library defaults otherwise; noise
-    points form no cluster). HDBSCAN by default never returns one cluster holding everything: a set whose
-    questions all agree is then reported as noise, and CR is undefined with that reason."""
+def crux_clusters(questions, *, min_cluster_size: int = 2, same: float = SAME_CRUX):
+    """scikit-learn HDBSCAN labels (−1: noise) for unit question vectors, with an absolute line for "the same
+    crux" (project's choice; README): two questions at or above cosine `same` are near, at one distance
+    below HDBSCAN's `cluster_selection_epsilon`, and any other pair is at the largest cosine distance, 2.
+    Below its epsilon HDBSCAN selects clusters as DBSCAN* does, so a cluster is a set of at least
+    `min_cluster_size` questions linked by near pairs, and a question without min_cluster_size − 1 near
+    neighbours is noise; questions that are not the same crux never share a cluster, however their runs
+    fall. `allow_single_cluster` lets one crux asked in every repeat be one cluster (HDBSCAN's default never
+    returns a single cluster). Near pairs share one distance because sklearn 1.9's epsilon search fails when
+    it climbs from a cluster born below epsilon (and would merge it upwards anyway). Far-apart questions
+    all at distance 2 can still come out as a cluster (ties in the linkage tree), so each cluster is split
+    into its parts linked by near pairs, and a part smaller than `min_cluster_size` is noise."""
+    import numpy as np
+    from scipy.sparse.csgraph import connected_components
+    from sklearn.cluster import HDBSCAN
+
+    v = _unit(questions)
+    near = (v @ v.T) >= same - 1e-12
+    epsilon = 1.0 - same
+    distance = np.where(near, epsilon / 2, 2.0)
+    np.fill_diagonal(distance, 0.0)
+    labels = HDBSCAN(min_cluster_size=min_cluster_size, metric="precomputed", allow_single_cluster=True,
+                     cluster_selection_epsilon=epsilon, copy=True).fit_predict(distance)
+    out, next_label = np.full(len(labels), -1), 0
+    for label in sorted(set(labels.tolist()) - {-1}):
+        members = np.flatnonzero(labels == label)
+        _, parts = connected_components(near[np.ix_(members, members)], directed=False)
+        for part in set(parts.tolist()):
+            idx = members[parts == part]
+            if len(idx) >= min_cluster_size:
+                out[idx] = next_label
+                next_label += 1
+    return out
+
+
+def crux_recurrence(questions, runs: list[str], *, min_cluster_size: int = 2, min_runs: int = CR_MIN_RUNS,
+                    same: float = SAME_CRUX) -> Estimate:
+    """CR = stable clusters / clusters over the crux questions of the repeats of one debate. Clusters are
+    `crux_clusters`; a noise point is a crux no other question restates, a cluster of its own that spans
+    one run (project's choice: so a set where nothing recurs reads 0, not undefined). A cluster is stable
+    when it spans ≥ `min_runs` runs (seed: 3+). Every question recurring in ≥ 3 runs → 1; none → 0."""
     n_runs = len(set(runs))
     if n_runs < min_runs:
         return undefined(f"{n_runs} run(s) of this debate have crux cards; a stable cluster spans {min_runs}",
                          method="CR", details={"runs": n_runs})
     if len(runs) < min_cluster_size:
-        return undefined("too few crux questions to cluster", method="CR")
-    from sklearn.cluster import HDBSCAN
-
-    labels = HDBSCAN(min_cluster_size=min_cluster_size, copy=True).fit_predict(_unit(questions))
+        return undefined(f"{len(runs)} crux question(s), fewer than HDBSCAN's min_cluster_size {min_cluster_size}",
+                         method="CR", details={"runs": n_runs, "questions": len(runs)})
+    labels = crux_clusters(questions, min_cluster_size=min_cluster_size, same=same)
     clusters: dict[int, set[str]] = {}
     for label, run in zip(labels, runs):
         if label >= 0:
             clusters.setdefault(int(label), set()).add(run)
-    if not clusters:
-        return undefined("HDBSCAN found no cluster: every crux question is noise (as it is, by HDBSCAN's design, "
-                         "when all the questions form one single group)", method="CR",
-                         details={"questions": len(runs), "runs": n_runs})
+    noise = int((labels < 0).sum())
     stable = sum(1 for members in clusters.values() if len(members) >= min_runs)
-    return Estimate(stable / len(clusters), n=len(clusters), method="CR: HDBSCAN clusters spanning >= 3 runs",
-                    details={"stable": stable, "clusters": len(clusters), "questions": len(runs), "runs": n_runs,
-                             "noise": int((labels < 0).sum())})
+    total = len(clusters) + noise
+    return Estimate(stable / total, n=total,
+                    method=f"CR: HDBSCAN clusters (min_cluster_size {min_cluster_size}, same crux at cosine >= "
+                           f"{same}) spanning >= {min_runs} runs; noise points count as one-run clusters",
+                    details={"stable": stable, "clusters": len(clusters), "noise": noise, "questions": len(runs),
+                             "runs": n_runs})
 
 
 # --- 6. accuracy ------------------------------------------------------------------------------------
+HALF, STRICT = "half", "strict"
+TIE_RULES = (HALF, STRICT)   # study key `acc_tie`; HALF is the default (README: accuracy on equal terms)
+
+
+def tie_rule(section: dict) -> str:
+    """A study's ACC rule for a split vote. One stored before `acc_tie` existed was measured strictly and
+    keeps that rule (its definition, and so its hash, has no such key)."""
+    return section.get("acc_tie", STRICT)
+
+
 def sign(v: int | None) -> int | None:
     return None if v is None else (v > 0) - (v < 0)
 
@@ -149,15 +194,35 @@ def majority(values: list[int | None]) -> int | None:
     return counts[0][0]
 
 
-def accuracy(verdicts: dict[str, int | None], truths: dict[str, bool], extracted: set[str]) -> Estimate:
-    """ACC = claims whose majority stance matches the truth / verifiable claims. A tie or a neutral
-    majority is not correct; a claim with no extracted stance at all is left out and counted."""
+def vote_credit(values: list[int | None], truth: bool, tie: str = HALF) -> float:
+    """What a vote (a pair's closing stances, or the self-consistency samples) earns on one verifiable claim:
+    1 when the most common stance sign is the true one, 0 when it is another sign or nobody took a stance.
+    A tie between the top signs earns 1/k under `half` when the true sign is one of the k tied (a fair
+    coin's expectation: a split pair earns 0.5, so a debate's ACC has the per-agent accuracy as its mean,
+    like a single answer's), and 0 under `strict` (a tie is no majority)."""
+    counts = Counter(s for s in (sign(v) for v in values) if s is not None)
+    if not counts:
+        return 0.0
+    top = max(counts.values())
+    tied = [s for s, n in counts.items() if n == top]
+    right = 1 if truth else -1
+    if right not in tied:
+        return 0.0
+    if len(tied) == 1:
+        return 1.0
+    return 1.0 / len(tied) if tie == HALF else 0.0
+
+
+def accuracy(credits: dict[str, float | None], truths: dict[str, bool]) -> Estimate:
+    """ACC = the credit earned on the verifiable claims / verifiable claims (`vote_credit` per claim). A claim
+    whose voters' stance extractions all failed has None: it is left out and counted (a failure is never
+    scored); a claim the voters took no stance on earns 0 and stays in the denominator (project's choice)."""
     if not truths:
         return undefined("the topic has no verifiable claims", method="ACC")
-    counted = [c for c in truths if c in extracted]
+    counted = {c: credits[c] for c in truths if credits.get(c) is not None}
     if not counted:
         return undefined("no stance on a verifiable claim could be extracted", method="ACC",
                          details={"unextracted": len(truths)})
-    correct = sum(1 for c in counted if verdicts.get(c) == (1 if truths[c] else -1))
+    correct = sum(counted.values())
     return Estimate(correct / len(counted), n=len(counted), method="ACC: majority stance vs ground truth",
                     details={"correct": correct, "unextracted": len(truths) - len(counted)})

@@ -1,19 +1,21 @@
 """Faultline's power on its own pre-registered comparisons, simulated from its planted effects (seed 002).
 
-The comparisons are the ones `analysis.summarise` makes and the report prints: the headline "ACC: all
-debate conditions − self-consistency" (seed 002: "Run this comparison first"), ACC of each debate condition
-against each baseline, and BA and ΔSD of each debate condition against plain. Each is detected when the
-Mann-Whitney U test the report prints (`workbench.metrics.effect_sizes.mann_whitney_u`: exact p without ties
-and with min(n) ≤ 8, else the normal approximation with tie and continuity correction) gives p < 0.05,
-two-sided, with the rank-biserial r on the planted side. Spread trend and CG are compared too, but nothing
-plants them (they follow the embeddings), so no power is simulated for them and the document says so.
+The comparisons simulated are these of the report's (`comparisons.py`; its node, architecture, divergence
+and CR families are not): the headline "ACC: all debate conditions − self-consistency" (seed 002: "Run
+this comparison first"), ACC of each debate condition against each baseline, and BA and ΔSD of each debate
+condition against plain. Each is detected when the Mann-Whitney U test the report prints
+(`workbench.metrics.effect_sizes.mann_whitney_u`: exact p without ties and with min(n) ≤ 8, else the normal
+approximation with tie and continuity correction) gives p < 0.05, two-sided, with the rank-biserial r on
+the planted side. Spread trend and CG are compared too, but nothing plants them (they follow the
+embeddings), so no power is simulated for them and the document says so.
 
 Every run's metric is drawn as the `sim` model's simulator (simulate.py) produces it, from the study's
 `[simulation]` table (its defaults where a condition plants nothing):
 
 - ACC: on each verifiable claim of the topic, each closing stance (a persona's, or a baseline sample's)
-  is right with probability `accuracy[condition]`; the run's answer is the sign majority (a tie is not
-  correct); ACC = correct claims / verifiable claims. Debates have the pair's two personas, `single`
+  is right with probability `accuracy[condition]`; the run's answer is the sign majority, a tie earning
+  half under the study's `acc_tie = "half"` and nothing under "strict" (measures.vote_credit);
+  ACC = credit / verifiable claims. Debates have the pair's two personas, `single`
   one answer, `self-consistency` five samples.
 - BA: each of a persona's 3 argument sentences per message (opening, each round, closing) restates a
   node of its belief graph with probability `adherence[condition]` when the condition shows a graph,
@@ -32,6 +34,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from workbench.protocols.faultline.conditions import SC_SAMPLES, SELF_CONSISTENCY, SINGLE, condition
+from workbench.protocols.faultline.measures import HALF, tie_rule
 from workbench.protocols.faultline.simulate import DEFAULT_ACCURACY, DEFAULT_ADHERENCE, SENTENCES_PER_MESSAGE
 
 ALPHA = 0.05
@@ -53,10 +56,11 @@ class Layout:
     pairs: int
     replicates: int
     rounds: int
+    tie: str = HALF      # ACC's rule for a split vote (the study's acc_tie)
 
     def with_topics(self, n: int) -> "Layout":
         return Layout(tuple(self.claims[i % len(self.claims)] for i in range(n)), self.pairs, self.replicates,
-                      self.rounds)
+                      self.rounds, self.tie)
 
     def runs(self, cond: str) -> int:
         per_topic = self.pairs if condition(cond).is_debate else 1
@@ -77,7 +81,7 @@ def layout_of(definition: dict) -> tuple[Layout, str]:
         claims = tuple((2, 2) for _ in section["topics"])
         note = f"the topic library could not be read ({exc}); assumed 2 contested and 2 verifiable claims a topic"
     return Layout(claims, len(section["pairs"]), int(definition.get("replicates") or 1),
-                  int(section["rounds"])), note
+                  int(section["rounds"]), tie_rule(section)), note
 
 
 def planted(params: dict, key: str, cond: str) -> tuple[float, bool]:
@@ -100,9 +104,10 @@ def draw(rng, metric: str, cond: str, params: dict, layout: Layout, sims: int, o
         per_topic = layout.pairs if c.is_debate else 1
         k = np.array([v for _, v in layout.claims])
         right = rng.random((sims, topics, per_topic, reps, k.max(), samples)) < p
-        correct = 2 * right.sum(axis=-1) > samples                         # the sign majority; a tie is not
+        votes = 2 * right.sum(axis=-1)
+        correct = (votes > samples) + (0.5 if layout.tie == HALF else 0.0) * (votes == samples)   # a tie: half or 0
         mask = np.arange(k.max())[None, :] < k[:, None]                     # (topics, claims)
-        acc = (correct & mask[None, :, None, None, :]).sum(axis=-1) / k[None, :, None, None]
+        acc = (correct * mask[None, :, None, None, :]).sum(axis=-1) / k[None, :, None, None]
         return acc.reshape(sims, -1)
     if metric == "BA":
         a, _ = planted(params, "adherence", cond)
@@ -121,7 +126,7 @@ def draw(rng, metric: str, cond: str, params: dict, layout: Layout, sims: int, o
     raise ValueError(f"no planted model for {metric}")
 
 
-def expected_value(metric: str, cond: str, params: dict) -> float:
+def expected_value(metric: str, cond: str, params: dict, tie: str = HALF) -> float:
     """What `metric` reads on average for `cond` under the plant, in closed form (the mean of `draw`)."""
     from scipy import stats
 
@@ -129,7 +134,8 @@ def expected_value(metric: str, cond: str, params: dict) -> float:
     if metric == "ACC":
         p, _ = planted(params, "accuracy", cond)
         samples = PERSONAS if c.is_debate else SC_SAMPLES if cond == SELF_CONSISTENCY else 1
-        return float(stats.binom.sf(samples // 2, samples, p))          # a strict majority is right
+        split = stats.binom.pmf(samples // 2, samples, p) if samples % 2 == 0 and tie == HALF else 0.0
+        return float(stats.binom.sf(samples // 2, samples, p) + 0.5 * split)   # a strict majority, half a tie
     if metric == "BA":
         return planted(params, "adherence", cond)[0] if c.nodes > 0 else 0.0
     if metric == "dSD":   # opening SD 1, 1.5, 2 with chance 1/4, 1/2, 1/4; the gap rounds 2(SD + shift) + N(0, 0.5²)
@@ -143,6 +149,29 @@ def expected_value(metric: str, cond: str, params: dict) -> float:
                 total += weight * (hi - lo) * (g / 2 - sd)
         return total
     raise ValueError(f"no planted model for {metric}")
+
+
+def expected_cr(p: float, replicates: int, claims: int, min_cluster_size: int = 2) -> float:
+    """CR's mean for one repeated debate under the `sim` model's plant (simulate.crux_cards): each of the
+    topic's contested claims (at most 4) gets a card per run that asks the claim's own question with
+    probability p, else a question of that run alone. A question asked in k runs is one cluster when k ≥
+    min_cluster_size (stable when k ≥ 3), else k noise points; each one-off question is noise. Exact, over
+    every k per claim (it assumes the topic's own questions are not the same crux as one another)."""
+    from itertools import product
+
+    import numpy as np
+    from scipy import stats
+
+    from workbench.protocols.faultline.measures import CR_MIN_RUNS
+
+    claims = min(claims, 4)
+    weights = stats.binom.pmf(range(replicates + 1), replicates, p)
+    total = 0.0
+    for ks in product(range(replicates + 1), repeat=claims):
+        units = sum((1 if k >= min_cluster_size else k) + replicates - k for k in ks)
+        stable = sum(1 for k in ks if k >= max(min_cluster_size, CR_MIN_RUNS))
+        total += float(np.prod([weights[k] for k in ks])) * stable / units if units else 0.0
+    return total
 
 
 def openings_for(rng, layout: Layout, sims: int):

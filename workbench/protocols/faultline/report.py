@@ -5,6 +5,7 @@ crux recurrence and errors. Text only; every number comes from analysis.study_me
 from __future__ import annotations
 
 from workbench.protocol.base import ReportSection
+from workbench.protocols.faultline.measures import GROUNDING, STRICT, THRESHOLDS
 from workbench.protocols.faultline.treatment import label, mark
 
 
@@ -17,7 +18,13 @@ def fmt(est: dict | None, digits: int = 3) -> str:
     text = f"{est['value']:.{digits}f}"
     if est.get("ci_low") is not None:
         text += f" [{est['ci_low']:.{digits}f}, {est['ci_high']:.{digits}f}]"
-    return text + f" (n={est['n']})"
+    dropped = est.get("dropped")
+    return text + f" (n={est['n']}" + (f"; {dropped_text(dropped)}" if dropped else "") + ")"
+
+
+def dropped_text(dropped: dict) -> str:
+    """'1 of 4 repeated debates undefined': those left out of a mean, never averaged away unseen."""
+    return f"{dropped['count']} of {dropped['of']} {dropped['what']} undefined"
 
 
 def headline_line(doc: dict) -> str:
@@ -27,8 +34,84 @@ def headline_line(doc: dict) -> str:
     return f"Debate beats self-consistency on ACC: **{h['answer']}** — mean difference {shown}; {h['why']}."
 
 
+def acc_rule_line(rules: dict) -> str:
+    """ACC's rule for a split vote, as the study froze it (acc_tie)."""
+    if rules.get("acc_tie") == STRICT:
+        return ("ACC rule (acc_tie = \"strict\", a study option): a vote whose top stance signs tie earns nothing, so a "
+                "persona pair that splits is wrong: with per-agent accuracy p a debate reads p² in expectation, a "
+                "single answer p.")
+    return ("ACC rule (acc_tie = \"half\", the project's default): a vote whose top stance signs tie earns 1/k when the "
+            "true sign is one of the k tied (a fair coin's expectation), so a persona pair that splits earns 0.5 and "
+            "a debate with per-agent accuracy p reads p in expectation, as a single answer does; self-consistency's "
+            "five samples read the majority of five, P(Bin(5, p) ≥ 3). A claim no voter took a stance on earns 0; "
+            "a claim whose stance extraction failed for every voter is left out of the denominator and counted.")
+
+
+def equal_votes_line(row: dict | None) -> str:
+    """The project's added comparison: self-consistency read over as many votes as a debate's pair."""
+    if not row:
+        return ""
+    p = row["mann_whitney"]["details"].get("p_value")
+    return (f"On equal votes (the project's addition, not the verdict): {row['comparison']}: mean difference "
+            f"{fmt(row['mean_difference'])}, Mann-Whitney r {fmt(row['mann_whitney'])}"
+            + (f", p = {p:.4g}" if p is not None else "") + ". Two votes against two: with the same per-agent "
+            "accuracy both have the same mean, so what the headline shows beyond this line is what five votes add.")
+
+
+def embedding_line(rules: dict) -> str:
+    """The embedding model beside every threshold it moves (seed 002 names BGE-large)."""
+    model = rules.get("embedding_model") or "—"
+    return (f"Embedding model: **{model}** (seed 002 names BGE-large; no offline BGE ships as a package, see the "
+            f"protocol README). Every cosine threshold is read in this model's space and moves with it: BA's "
+            f"claim–node grounding at ≥ {GROUNDING} ({model}), CG's {THRESHOLDS['CG'][0]} ({model}), CR's "
+            f"same-crux similarity ≥ {rules.get('crux_similarity', '—')} ({model}); semantic spread is measured in it too. CR "
+            f"clusters with scikit-learn HDBSCAN, min_cluster_size {rules.get('hdbscan_min_cluster_size', '—')}; a "
+            "noise point is a crux no other repeat restates and counts as a cluster of one run.")
+
+
+FAMILIES = (("baselines", "ACC against the baselines"), ("plain", "Each debate condition against plain"),
+            ("nodes", "Belief-graph nodes per persona (0 / 20 / 50; each level pools its conditions)"),
+            ("architecture", "Architecture against architecture (each pools its node counts)"),
+            ("divergence", "Initial divergence level against level (each pools every debate condition)"))
+
+
+def comparison_tables(doc: dict, lost: dict) -> str:
+    parts = []
+    for family, title in FAMILIES:
+        rows = [c for c in doc["comparisons"] if c.get("family") == family]
+        if not rows:
+            continue
+        table = [f"**{title}**", "", "| comparison | mean difference (95% bootstrap CI) | Mann-Whitney r | U | p |",
+                 "|---|---|---|---|---|"]
+        for c in rows:
+            det = c["mann_whitney"]["details"]
+            p, u = det.get("p_value"), det.get("U")
+            pooled = [label(g, lost) for g in c["groups"]["a"] + c["groups"]["b"] if g in lost and g not in c["comparison"]]
+            name = mark(c["comparison"], lost) + (f" (pools {', '.join(pooled)})" if pooled else "")
+            table.append(f"| {name} | {fmt(c['mean_difference'])} | {fmt(c['mann_whitney'])} | "
+                         f"{'—' if u is None else f'{u:g}'} | {'—' if p is None else f'{p:.4g}'} |")
+        parts.append("\n".join(table))
+    return ("A − B; Mann-Whitney U two-sided (rank-biserial r > 0: A tends higher), p not corrected for the number of "
+            "rows (project's choice: the headline is the comparison seed 002 puts first). BA of a 0-node condition "
+            "is read against the graph size it is compared with.\n\n" + "\n\n".join(parts))
+
+
+def spread_table(doc: dict, lost: dict) -> str:
+    series = doc.get("spread_by_round") or {}
+    rounds = sorted({r["round"] for rows in series.values() for r in rows})
+    if not rounds:
+        return "No spread measured."
+    head = ["| condition | " + " | ".join(f"round {r}" for r in rounds) + " |", "|---" * (len(rounds) + 1) + "|"]
+    for cond, rows in series.items():
+        by = {r["round"]: r for r in rows}
+        head.append(f"| {label(cond, lost)} | " + " | ".join(fmt(by.get(r), 2) if r in by else "—" for r in rounds) + " |")
+    return ("Mean semantic spread per round over each condition's debates (round 0 = openings, the last = "
+            "closings), 95% bootstrap CIs.\n\n" + "\n".join(head))
+
+
 def sections(doc: dict) -> list[ReportSection]:
     lost = doc.get("lost_treatments") or {}
+    rules = doc.get("rules") or {}
     out = [ReportSection("Faultline: does debate beat self-consistency?", "\n\n".join([
         headline_line(doc),
         f"Mann-Whitney U (rank-biserial r): {fmt(doc['headline']['mann_whitney'])}"
@@ -38,9 +121,15 @@ def sections(doc: dict) -> list[ReportSection]:
            "treatment."] if lost else []),
         "Verdict rule (the project's choice): yes when the 95% bootstrap CI of mean ACC(debate) − "
         "ACC(self-consistency) lies above 0, no when it lies at or below 0, undecided otherwise.",
+        acc_rule_line(rules),
+        *filter(None, [equal_votes_line(doc["headline"].get("equal_votes"))]),
     ]))]
-    rows = ["| condition | BA (> 0.6) | ΔSD (≥ 0) | spread trend | CG (> 0.55) | CR (> 0.4) | ACC |",
-            "|---|---|---|---|---|---|---|"]
+    model = rules.get("embedding_model") or "—"
+    seed = {k: v[0] for k, v in THRESHOLDS.items()}
+    rows = [f"| condition | BA ({seed['BA']}; grounded at cos ≥ {GROUNDING}, {model}) | ΔSD ({seed['dSD']}) | "
+            f"spread trend ({model}) | CG ({seed['CG']}, {model}) | CR ({seed['CR']}; same crux at cos ≥ "
+            f"{rules.get('crux_similarity', '—')}, {model}) | ACC |", "|---|---|---|---|---|---|---|"]
+    dropped = []
     for cond, m in doc["conditions"].items():
         def cell(k):
             if k not in m:
@@ -49,25 +138,28 @@ def sections(doc: dict) -> list[ReportSection]:
             return fmt(m[k]) + mark
         rows.append(f"| {label(cond, lost)} | {cell('BA')} | {cell('dSD')} | {cell('spread_trend')} | {cell('CG')} | "
                     f"{cell('CR')} | {cell('ACC')} |")
+        dropped += [f"- {label(cond, lost)}, {k}: {dropped_text(v['dropped'])}: {v['dropped']['reasons']}"
+                    for k, v in m.items() if v.get("dropped")]
     if lost:
         out.append(ReportSection("Faultline conditions without their treatment", "\n".join(
             f"- {label(c, lost)}: its persona read \"(no beliefs recorded)\", so it ran as plain under its own "
             "name (run with --allow-missing-graphs); every comparison with it is marked." for c in lost)))
-    out.append(ReportSection("Faultline metrics by condition", "Means with 95% bootstrap CIs over debates "
-                             "(CR: over repeated debates); ✓/✗ against seed 002's thresholds.\n\n" + "\n".join(rows)))
-    comp = ["| comparison | mean difference | Mann-Whitney r | p |", "|---|---|---|---|"]
-    for c in doc["comparisons"]:
-        p = c["mann_whitney"]["details"].get("p_value")
-        comp.append(f"| {mark(c['comparison'], lost)} | {fmt(c['mean_difference'])} | {fmt(c['mann_whitney'])} | "
-                    f"{'—' if p is None else f'{p:.4g}'} |")
-    out.append(ReportSection("Faultline condition comparisons", "\n".join(comp)))
+    out.append(ReportSection("Faultline metrics by condition", embedding_line(rules) + "\n\nMeans with 95% bootstrap "
+                             "CIs over debates (CR: over repeated debates); ✓/✗ against seed 002's thresholds. "
+                             "A debate whose metric is undefined drops out of its mean and is counted.\n\n"
+                             + "\n".join(rows) + ("\n\nLeft out of the means:\n" + "\n".join(dropped) if dropped else "")))
+    out.append(ReportSection("Faultline condition comparisons", comparison_tables(doc, lost)))
+    out.append(ReportSection("Faultline semantic spread per round", spread_table(doc, lost)))
     if doc["by_divergence"]:
-        div = ["| divergence | BA | ΔSD | spread trend | CG | ACC |", "|---|---|---|---|---|---|"]
+        div = ["| divergence | BA | ΔSD | spread trend | CG | CR | ACC |", "|---|---|---|---|---|---|---|"]
         for level, m in doc["by_divergence"].items():
-            div.append(f"| {level} | " + " | ".join(fmt(m[k]) for k in ("BA", "dSD", "spread_trend", "CG", "ACC"))
+            div.append(f"| {level} | " + " | ".join(fmt(m.get(k)) for k in ("BA", "dSD", "spread_trend", "CG", "CR", "ACC"))
                        + " |")
         out.append(ReportSection("Faultline metrics by initial divergence", "\n".join(div)))
-    cr = [f"- {g['item']} × {label(g['condition'], lost)} ({g['runs']} runs): {fmt(g)}" for g in doc["crux_recurrence"]]
+    cr = [f"- {g['item']} × {label(g['condition'], lost)} ({g['runs']} runs): {fmt(g)}" + (
+          f": {g['details']['stable']} stable of {g['details']['clusters']} cluster(s) + {g['details']['noise']} "
+          f"noise point(s), {g['details']['questions']} questions" if g.get("value") is not None else "")
+          for g in doc["crux_recurrence"]]
     out.append(ReportSection("Faultline crux recurrence", "\n".join(cr) or "No repeated debates."))
     e = doc["errors"]
     unknown = ""
@@ -78,9 +170,10 @@ def sections(doc: dict) -> list[ReportSection]:
         f"{e['runs_with_errors']} runs; their values are missing, never filled in.\n\n" + unknown +
         "Choices seed 002 does not make are the project's own and are listed in "
         "workbench/protocols/faultline/README.md: the prompts, the latent reading, population SD for ΔSD, "
-        "card-source centroid for CG, HDBSCAN min_cluster_size, the sign-majority vote for ACC (ties are not "
-        "correct), BA of 0-node conditions against the persona's smallest built graph, the verdict rule, and the reply "
-        "schemas' constraints.")))
+        "card-source centroid for CG, CR's HDBSCAN settings (min_cluster_size, the same-crux similarity, noise "
+        "points as one-run clusters), ACC's split rule and denominator, BA of 0-node conditions against the "
+        "persona's smallest built graph (or the size compared with), the verdict rule, the comparison families, "
+        "the embedding model, and the reply schemas' constraints.")))
     return out
 
 

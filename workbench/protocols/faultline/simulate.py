@@ -12,6 +12,9 @@ Planted (from the study's `[simulation]` table, see workbench/simmodel/params.py
 - accuracy: a stance on a verifiable claim (a baseline answer, a persona's closing) matches the claim's
   truth with probability `accuracy[condition]` (0.7 when not planted); self-consistency's five samples
   draw independently, so the majority vote can beat one sample.
+- crux recurrence: each crux card asks its contested claim's question, the same in every repeat, with
+  probability `crux_recurrence[condition]` (1 when not planted), else a question of that run alone
+  (ONE_OFF: unrelated subjects, each used once per debate and condition), so CR reads the planted share.
 Replies speak each step's format: persona statements with one `On [claim id] …: … (+1).` line per claim
 (latent conditions: PRIVATE: then PUBLIC:), belief graphs, QBAF maps, crux cards that cite the message
 ids the claim was argued in, and the extractor's claims and stances, which it reads from the statement
@@ -39,6 +42,17 @@ OFF_GRAPH = ("The details of the proposal decide more than the slogans on either
              "My opponent skipped over the question of who pays.", "History offers examples that cut both ways here.",
              "We should say plainly what would change our minds.", "The numbers quoted so far leave out the transition.",
              "Nobody in this room disputes that the stakes are high.")
+ONE_OFF = ("Should cities close their centres to private cars?", "Does homework help children learn?",
+           "Should museums return objects taken in colonial times?", "Is a tax on air travel fair to the poor?",
+           "Should voting be compulsory?", "Do open-plan offices hurt concentration?",
+           "Should zoos keep elephants?", "Is daylight saving time worth keeping?",
+           "Should professional athletes be allowed to unionise?", "Do loyalty cards cost shoppers money?",
+           "Should libraries lend tools as well as books?", "Is remote surgery safe over public networks?",
+           "Should fishing quotas be auctioned?", "Do speed cameras reduce road deaths?",
+           "Should public broadcasters carry advertising?", "Is space tourism a waste of fuel?",
+           "Should children learn to code before they learn to write essays?",
+           "Do tall buildings make cities lonelier?", "Should chess be an Olympic sport?",
+           "Is vinyl better than streaming for musicians' income?")
 STANCE_WORDS = {-2: "strongly against", -1: "against", 0: "undecided on", 1: "for", 2: "strongly for"}
 _CLAIM = re.compile(r"^- \[([^\]]+)\] (.*)$", re.MULTILINE)
 _NODE = re.compile(r"^(n\d+) \(credence [\d.]+\): (.*)$", re.MULTILINE)
@@ -194,9 +208,13 @@ class World:
         """One card per contested claim, citing every persona message that states a stance on it."""
         messages = [(mid, text) for mid, _name, text in _MSG.findall(prompt) if not mid.startswith("M-")]
         cards = []
-        for c in (self.topic.get("contested") or [])[:4]:
+        recurs = self._p("crux_recurrence", 1.0)
+        for j, c in enumerate((self.topic.get("contested") or [])[:4]):
             cited = [mid for mid, text in messages if f"On [{c['id']}]" in text]
-            cards.append({"question": f"Is it so that {c['claim'][0].lower()}{c['claim'][1:].rstrip('.')}?",
+            own = draws.rng(self.seed, "crux", self.item_id, self.condition, self.replicate, c["id"]).random() >= recurs
+            question = (ONE_OFF[(self.replicate * 4 + j) % len(ONE_OFF)] if own else
+                        f"Is it so that {c['claim'][0].lower()}{c['claim'][1:].rstrip('.')}?")
+            cards.append({"question": question,
                           "diagnosis": f"They weigh the evidence on {c['claim'].rstrip('.').lower()} differently.",
                           "messages": cited})
         return {"cards": cards or [{"question": "What is the question really about?",

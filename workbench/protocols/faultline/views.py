@@ -97,10 +97,6 @@ def metrics_document(db: sqlite_utils.Database, study_id: str, progress=None) ->
 
 
 def spread_series(doc: dict) -> dict[str, list[tuple[int, float]]]:
-    """condition → (round, mean spread over its debates) for the spread-per-round plot."""
-    acc: dict[str, dict[int, list[float]]] = {}
-    for d in doc["debates"]:
-        for r in d["metrics"].get("spread", []):
-            if r["value"] is not None:
-                acc.setdefault(d["condition"], {}).setdefault(r["round"], []).append(r["value"])
-    return {c: sorted((rnd, sum(v) / len(v)) for rnd, v in rounds.items()) for c, rounds in acc.items()}
+    """condition → (round, mean spread over its debates) for the spread-per-round plot: the report's numbers."""
+    return {c: [(r["round"], r["value"]) for r in rounds if r["value"] is not None]
+            for c, rounds in doc["spread_by_round"].items()}

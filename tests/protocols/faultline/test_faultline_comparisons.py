@@ -1,0 +1,135 @@
+"""Seed 002's comparisons (issue 31): CR between conditions, 0/20/50 nodes, every architecture against every
+other, every pair of divergence levels; each row's Mann-Whitney U against SciPy and its mean difference and
+bootstrap CI against SciPy's bootstrap, on fixed per-debate values."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from scipy import stats
+
+from workbench.protocols.faultline.analysis import summarise
+
+CONDITIONS = ["plain", "graph-20", "graph-50", "qbaf", "latent-20", "single", "self-consistency"]
+NODES = {"plain": 0, "qbaf": 0, "graph-20": 20, "latent-20": 20, "graph-50": 50}
+ARCH = {"plain": "plain", "qbaf": "qbaf", "graph-20": "graph", "graph-50": "graph", "latent-20": "latent"}
+LEVELS = ("low", "medium", "high")
+
+
+def est(v):
+    return {"value": v, "undefined_reason": None if v is not None else "planted undefined", "n": 1}
+
+
+def fixture():
+    """Per debate: BA, ΔSD, spread trend, CG and ACC from a seeded generator; plain's BA against each size."""
+    rng = np.random.default_rng(5)
+    docs, cr = [], []
+    for cond in CONDITIONS:
+        for k in range(6):
+            level = LEVELS[k % 3]
+            debate = cond in NODES
+            m = {"ACC": est(float(rng.integers(0, 5)) / 4)}
+            if debate:
+                m.update(BA_pooled=est(float(rng.uniform(0, 1))), dSD=est(float(rng.normal())),
+                         spread_trend=est(float(rng.normal(0, 0.1))), CG=est(float(rng.uniform(0.3, 0.8))),
+                         spread=[])
+                if NODES[cond] == 0:
+                    m["BA_against"] = {"20": est(float(rng.uniform(0, 0.3))), "50": est(float(rng.uniform(0, 0.3)))}
+            docs.append({"condition": cond, "item": f"t{k}", "divergence": level if debate else None, "metrics": m})
+            if debate:
+                cr.append({"item": f"t{k}", "condition": cond, "runs": 5, "divergence": level,
+                           **est(float(rng.integers(0, 4)) / 3 if k != 5 else None)})
+    return docs, cr
+
+
+def values(docs, cr, conds, metric, level=None, size=None):
+    if metric == "CR":
+        return [g["value"] for g in cr if g["condition"] in conds and g["value"] is not None
+                and (level is None or g["divergence"] == level)]
+    key = "BA_pooled" if metric == "BA" else metric
+    out = []
+    for d in docs:
+        if d["condition"] in conds and (level is None or d["divergence"] == level):
+            e = d["metrics"]["BA_against"][str(size)] if (metric == "BA" and size and "BA_against" in d["metrics"]) \
+                else d["metrics"][key]
+            out.append(e["value"])
+    return out
+
+
+def check(row, x, y):
+    """The row's U, p and rank-biserial r against SciPy; its mean difference and CI against scipy.stats.bootstrap."""
+    mw = row["mann_whitney"]
+    ties = len(set(x + y)) < len(x + y)
+    ref = stats.mannwhitneyu(x, y, alternative="two-sided",
+                             method="exact" if not ties and min(len(x), len(y)) <= 8 else "asymptotic")
+    assert mw["details"]["U"] == pytest.approx(ref.statistic) and mw["details"]["p_value"] == pytest.approx(ref.pvalue)
+    assert mw["value"] == pytest.approx(2 * ref.statistic / (len(x) * len(y)) - 1)
+    diff = row["mean_difference"]
+    assert diff["value"] == pytest.approx(np.mean(x) - np.mean(y))
+    boot = stats.bootstrap((np.array(x), np.array(y)), lambda a, b, axis: a.mean(axis) - b.mean(axis), vectorized=True,
+                           n_resamples=9999, method="BCa", rng=np.random.default_rng(0))
+    assert (diff["ci_low"], diff["ci_high"]) == pytest.approx((boot.confidence_interval.low,
+                                                               boot.confidence_interval.high))
+
+
+@pytest.fixture(scope="module")
+def doc():
+    docs, cr = fixture()
+    return docs, cr, summarise(docs, cr, CONDITIONS)
+
+
+def rows(doc, family):
+    return {r["comparison"]: r for r in doc[2]["comparisons"] if r["family"] == family}
+
+
+def test_cr_is_compared_between_conditions(doc):
+    docs, cr, _ = doc
+    row = rows(doc, "plain")["CR: graph-20 − plain"]
+    check(row, values(docs, cr, ["graph-20"], "CR"), values(docs, cr, ["plain"], "CR"))
+    assert row["mean_difference"]["n"] == 10        # the repeated debate whose CR is undefined drops out
+
+
+def test_node_levels_pool_their_conditions_and_read_plain_ba_at_the_size_compared(doc):
+    docs, cr, _ = doc
+    got = rows(doc, "nodes")
+    assert {k.split(": ")[1] for k in got} == {"20 nodes − 0 nodes", "50 nodes − 0 nodes", "50 nodes − 20 nodes"}
+    zero, twenty, fifty = ["plain", "qbaf"], ["graph-20", "latent-20"], ["graph-50"]
+    check(got["BA: 50 nodes − 0 nodes"], values(docs, cr, fifty, "BA"), values(docs, cr, zero, "BA", size=50))
+    check(got["BA: 20 nodes − 0 nodes"], values(docs, cr, twenty, "BA"), values(docs, cr, zero, "BA", size=20))
+    check(got["CR: 50 nodes − 20 nodes"], values(docs, cr, fifty, "CR"), values(docs, cr, twenty, "CR"))
+    check(got["dSD: 20 nodes − 0 nodes"], values(docs, cr, twenty, "dSD"), values(docs, cr, zero, "dSD"))
+    # graph-50 − plain reads plain against the 50-node graph too
+    check(rows(doc, "plain")["BA: graph-50 − plain"], values(docs, cr, ["graph-50"], "BA"),
+          values(docs, cr, ["plain"], "BA", size=50))
+
+
+def test_every_architecture_against_every_other(doc):
+    docs, cr, _ = doc
+    got = rows(doc, "architecture")
+    pairs = {k.split(": ")[1] for k in got}
+    assert pairs == {"graph − plain", "qbaf − plain", "latent − plain", "qbaf − graph", "latent − graph",
+                     "latent − qbaf"}
+    assert len(got) == 6 * 6                          # six metrics each
+    check(got["ACC: latent − graph"], values(docs, cr, ["latent-20"], "ACC"), values(docs, cr, ["graph-20", "graph-50"], "ACC"))
+    check(got["CG: qbaf − plain"], values(docs, cr, ["qbaf"], "CG"), values(docs, cr, ["plain"], "CG"))
+
+
+def test_every_pair_of_divergence_levels(doc):
+    docs, cr, _ = doc
+    got = rows(doc, "divergence")
+    assert {k.split(": ")[1] for k in got} == {"medium − low divergence", "high − low divergence",
+                                               "high − medium divergence"}
+    debates = list(NODES)
+    for metric in ("ACC", "CR", "spread_trend"):
+        check(got[f"{metric}: high − low divergence"], values(docs, cr, debates, metric, "high"),
+              values(docs, cr, debates, metric, "low"))
+
+
+def test_a_dropped_repeated_debate_is_counted_in_its_condition_cell(doc):
+    docs, cr, summary = doc
+    cell = summary["conditions"]["graph-20"]["CR"]
+    assert cell["n"] == 5 and cell["dropped"]["count"] == 1 and cell["dropped"]["of"] == 6
+    assert "planted undefined (1)" in cell["dropped"]["reasons"]
+    from workbench.protocols.faultline.report import fmt
+
+    assert fmt(cell).endswith("(n=5; 1 of 6 repeated debates undefined)")

@@ -1,0 +1,106 @@
+"""Seed 002's comparisons ("Compare conditions with Mann-Whitney U + bootstrap CIs") over a study's
+per-debate metrics, in families the report prints as tables:
+
+- `baselines`: ACC of each debate condition − single and − self-consistency ("Run this comparison first");
+- `plain`: each debate condition − plain on BA, ΔSD, spread trend, CG and CR;
+- `nodes`: belief-graph nodes per persona (seed: 0 / 20 / 50, "does belief complexity improve BA, ΔSD,
+  CR?"), every pair of levels the study has, each level pooling its debate conditions;
+- `architecture`: every architecture against every other ("which MAD variant wins?"), each pooling its
+  node counts;
+- `divergence`: every pair of initial divergence levels ("does divergence improve quality or cause
+  breakdown?"), each pooling every debate condition.
+
+Each row: mean difference A − B with a seeded bootstrap CI, and Mann-Whitney U (rank-biserial r, p),
+from `workbench.metrics`. p-values are not corrected for the number of rows (project's choice, named in
+the report): the headline is the one comparison the seed puts first.
+
+BA of a 0-node condition (nothing shown, so a control) is measured against the graph of the size it is
+compared with: `graph-50 − plain` and `50 nodes − 0 nodes` read plain's claims against the 50-node graph.
+Where no one size applies (architecture and divergence pools), against the persona's smallest built graph,
+as in the table (README, project's choice 6).
+"""
+
+from __future__ import annotations
+
+from itertools import combinations
+
+from workbench.protocols.faultline.conditions import CONDITIONS, SELF_CONSISTENCY, SINGLE, condition
+
+METRICS = ("BA", "dSD", "spread_trend", "CG", "CR", "ACC")
+LEVELS = ("low", "medium", "high")
+
+
+def key(metric: str) -> str:
+    return {"BA": "BA_pooled"}.get(metric, metric)
+
+
+def compare(x: list, y: list, label: str) -> dict:
+    from workbench.metrics.descriptive import mean_difference_ci
+    from workbench.metrics.effect_sizes import mann_whitney_u
+
+    return {"comparison": label, "mean_difference": mean_difference_ci(x, y).to_dict(),
+            "mann_whitney": mann_whitney_u(x, y).to_dict()}
+
+
+def values(docs: list[dict], cr: list[dict], conds: list[str], metric: str, *, yardstick: int | None = None,
+           divergence: str | None = None) -> list[float]:
+    """The defined values of `metric` for the debates (CR: the repeated debates) of `conds`; `yardstick`: the
+    graph size a 0-node condition's BA is read against."""
+    if metric == "CR":
+        return [g["value"] for g in cr if g["condition"] in conds and g["value"] is not None
+                and (divergence is None or g.get("divergence") == divergence)]
+    out = []
+    for d in docs:
+        if d["condition"] not in conds or (divergence is not None and d.get("divergence") != divergence):
+            continue
+        m = d["metrics"]
+        est = m.get(key(metric))
+        if metric == "BA" and yardstick and "BA_against" in m:
+            est = m["BA_against"].get(str(yardstick))
+        if est and est.get("value") is not None:
+            out.append(est["value"])
+    return out
+
+
+def _row(family: str, metric: str, label: str, a: list[str], b: list[str], x: list, y: list) -> dict:
+    return {"family": family, "metric": metric, **compare(x, y, label), "groups": {"a": a, "b": b}}
+
+
+def study_comparisons(docs: list[dict], cr: list[dict], conditions: list[str]) -> list[dict]:
+    debates = [c for c in conditions if condition(c).is_debate]
+    rows = []
+    for c in debates:
+        for base in (SELF_CONSISTENCY, SINGLE):
+            if base in conditions:
+                rows.append(_row("baselines", "ACC", f"ACC: {c} − {base}", [c], [base],
+                                 values(docs, cr, [c], "ACC"), values(docs, cr, [base], "ACC")))
+    if "plain" in conditions:
+        for c in debates:
+            if c == "plain":
+                continue
+            size = condition(c).nodes or None
+            for metric in ("BA", "dSD", "spread_trend", "CG", "CR"):
+                rows.append(_row("plain", metric, f"{metric}: {c} − plain", [c], ["plain"],
+                                 values(docs, cr, [c], metric), values(docs, cr, ["plain"], metric, yardstick=size)))
+    by_nodes: dict[int, list[str]] = {}
+    for c in debates:
+        by_nodes.setdefault(condition(c).nodes, []).append(c)
+    for lo, hi in combinations(sorted(by_nodes), 2):
+        for metric in METRICS:
+            rows.append(_row("nodes", metric, f"{metric}: {hi} nodes − {lo} nodes", by_nodes[hi], by_nodes[lo],
+                             values(docs, cr, by_nodes[hi], metric),
+                             values(docs, cr, by_nodes[lo], metric, yardstick=hi if lo == 0 else None)))
+    by_arch: dict[str, list[str]] = {}
+    for c in sorted(debates, key=list(CONDITIONS).index):
+        by_arch.setdefault(condition(c).architecture, []).append(c)
+    for first, later in combinations(list(by_arch), 2):
+        for metric in METRICS:
+            rows.append(_row("architecture", metric, f"{metric}: {later} − {first}", by_arch[later], by_arch[first],
+                             values(docs, cr, by_arch[later], metric), values(docs, cr, by_arch[first], metric)))
+    present = [lv for lv in LEVELS if any(d.get("divergence") == lv for d in docs)]
+    for lower, higher in combinations(present, 2):
+        for metric in METRICS:
+            rows.append(_row("divergence", metric, f"{metric}: {higher} − {lower} divergence", [higher], [lower],
+                             values(docs, cr, debates, metric, divergence=higher),
+                             values(docs, cr, debates, metric, divergence=lower)))
+    return rows
