@@ -78,19 +78,28 @@ def _outcome(doc: dict) -> str:
 
 
 def _prereg(doc: dict) -> str:
-    p = doc["preregistration"]
+    p, n = doc["preregistration"], doc["sample_sizes"]
     judges = ", ".join(f"{j['name']} ({j['model']})" for j in p["judges"])
-    lines = [f"- p grid: {p['p_grid']}, {p['per_bin']} per bin" + (" (below the seed's ≥ 500)" if p["per_bin"] < 500
-                                                                   else ""),
+    a, b = n["arm_a"], n["arm_b"]
+    lines = [f"- p grid (the generator's): {p['p_grid']}, pre-registered {p['per_bin']} per grid value; "
+             f"{p['n_bins']} reliability bins",
              f"- k = {p['k']:g}; k sweep {p['k_sweep'][0]:g} … {p['k_sweep'][-1]:g} ({len(p['k_sweep'])} values)",
-             f"- Arm B sample: {p['sample_size']}" + (" (below the seed's ≥ 1000)" if p["sample_size"] < 1000 else "")
-             + f", seed {p['sample_seed']}, {p['strata_bins']} p bins",
+             f"- Arm B sample: {p['sample_size']} pre-registered, seed {p['sample_seed']}, {p['strata_bins']} p bins",
              f"- judges: {judges}",
              f"- rubric: {p['rubric']} (sha256 {p['rubric_sha256'][:16]}…)",
-             f"- excluded fields: {', '.join(p['excluded_fields'])}",
+             f"- excluded fields: {', '.join(p['excluded_fields']) or 'none'}",
              f"- α thresholds: escalate below {p['alpha_threshold']:g}, strong at ≥ {p['strong_alpha']:g}",
-             f"- joined CSV schema v{p['schema_version']}: {', '.join(p['joined_schema'])}"]
-    return "\n".join(lines)
+             f"- joined CSV schema v{p['schema_version']}: {', '.join(p['joined_schema'])}",
+             "",
+             "Sample sizes, counted from the data:",
+             "",
+             f"- Arm A: {a['interactions']} interaction(s); per reliability bin {a['per_bin']} ({a['non_empty_bins']} "
+             f"non-empty, smallest {a['smallest_bin']}; the seed asks ≥ {a['seed_min_per_bin']} per bin)",
+             f"- Arm B: {b['sampled']} interaction(s) judged of {b['accepted']} accepted (the seed asks ≥ "
+             f"{b['seed_min']})",
+             f"- Arm C: {n['arm_c']['items_scored_by_two_or_more']} interaction(s) scored by two or more judges"]
+    warnings = [f"- WARNING: {w}" for w in n["warnings"]] + [f"- FLAG: {f}" for f in p["flags"]]
+    return "\n".join(lines + ([""] + warnings if warnings else []))
 
 
 def _arm_a(doc: dict) -> str:
