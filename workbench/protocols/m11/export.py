@@ -13,8 +13,8 @@ def export_document(db, study_id: str) -> dict:
     doc = study_metrics(db, study_id, results=results)
     samples = [{**s, "item": r["item"], "binary_reason": (r["binary_report"] or {}).get("reason"),
                 "pipeline_runs": [{k: rep.get(k) for k in ("run_index", "status", "overall", "scores", "summary",
-                                                           "band", "evidence", "debate", "retries", "failed_stage",
-                                                           "error")} for rep in r["run_reports"]]}
+                                                           "band", "evidence", "debate", "judge_verdicts", "retries",
+                                                           "failed_stage", "error")} for rep in r["run_reports"]]}
                for s, r in zip(doc["samples"], results)]
     return {"format": "m11-results/1", **{k: v for k, v in doc.items() if k != "samples"}, "samples": samples}
 

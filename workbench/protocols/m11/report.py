@@ -5,7 +5,7 @@ validation points, human agreement and cost)."""
 from __future__ import annotations
 
 from workbench.protocol.base import ReportSection
-from workbench.protocols.m11.scoring import CRITERIA
+from workbench.protocols.m11.scoring import CRITERIA, score_text
 
 
 def num(v, digits: int = 2) -> str:
@@ -53,8 +53,8 @@ def bands_section(doc: dict) -> str:
              f"{r['expected_percent'][0]}-{r['expected_percent'][1]}%"] for r in doc["bands"]["rows"]]
     cross = doc["binary"]["cross_table"]
     crow = [[v, *[cross[v][r["band"]] for r in doc["bands"]["rows"]]] for v in ("PASS", "FAIL")]
-    return ("Bands read from the overall score (mean of the five criteria), beside the distribution seed 003 "
-            "§7 expects for each band's Likert range.\n\n" +
+    return ("Bands read from the overall score (mean of the five criteria) as shown, to a tenth, beside the "
+            "distribution seed 003 §7 expects for each band's Likert range.\n\n" +
             _table(["band", "Likert range", "samples", "observed", "expected"], rows) +
             "\n\nBinary verdict against the band:\n\n" +
             _table(["binary", *[r["band"] for r in doc["bands"]["rows"]]], crow))
@@ -74,7 +74,7 @@ def profile_section(doc: dict) -> str:
 def samples_section(doc: dict) -> str:
     rows = []
     for s in doc["samples"]:
-        rows.append([s["id"], num(s["overall"]), s["band"] or "-", s["confidence"] or "-",
+        rows.append([s["id"], score_text(s["overall"]), s["band"] or "-", s["confidence"] or "-",
                      s["binary"] or "-", len(s["errors"]), "; ".join(v["constraint"] for v in s["never_violations"])
                      or "-"])
     return _table(["sample", "overall", "band", "confidence", "binary", "errors", "NEVER violations"], rows)
