@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from rich.text import Text
 
-from workbench.protocols.m11.report import num, pct
+from workbench.protocols.m11.report import num, pct, trend_scope
 from workbench.protocols.m11.scoring import score_text
 from workbench.runs.view import cost_text
 
@@ -66,9 +66,11 @@ def likert(doc: dict) -> Text:
     top = max([h["count"] for h in doc["histogram"]] + [1])
     for h in doc["histogram"]:
         t.append(f"{h['lo']:.1f}-{h['hi']:.1f}  {bar(h['count'], top, 20)} {h['count']}\n")
-    t.append(f"\nTrend: studies of module {doc['module']}\n", style="bold")
-    for tr in doc["trend"]:
-        t.append(f"{tr['study'][:28]:<28} pass {pct(tr['pass_rate']):>6} · mean {num(tr['mean_overall'])}\n")
+    t.append("\nTrend\n", style="bold")
+    t.append(trend_scope(doc["trend"]) + "\n")
+    for tr in doc["trend"]["rows"]:
+        t.append(f"{tr['study'][:22]:<22} {tr['kind']:<9} {tr['last_run_at'][:10]} pass {pct(tr['pass_rate']):>6} "
+                 f"· mean {num(tr['mean_overall'])}\n", style="bold" if tr["this_study"] else "")
     return t
 
 

@@ -105,7 +105,7 @@ async def test_the_sample_browser_shows_input_output_expected_and_the_debate(res
         await pilot.press("down")
         await pilot.pause()
         debate = str(screen.query_one("#m11-debate", Static).render())
-        assert "overall 2.00 FAIL" in debate
+        assert "overall 2.0 FAIL" in debate
         assert "W1 [critical] accuracy: Stainless Steel is MATERIAL" in debate
         assert "NEVER violation: Stainless Steel (material)" in debate
         assert "(none)" in str(screen.query_one("#m11-expected", Static).render())

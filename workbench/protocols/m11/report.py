@@ -64,11 +64,26 @@ def profile_section(doc: dict) -> str:
     prof = doc["profile"]
     rows = [[c, num(prof[c]), "#" * int(round((prof[c] or 0) * 4))] for c in CRITERIA]
     hist = [[f"{h['lo']:.1f}-{h['hi']:.1f}", h["count"], "#" * h["count"]] for h in doc["histogram"]]
-    trend = [[t["study"], t["samples"], pct(t["pass_rate"]), num(t["mean_overall"])] for t in doc["trend"]]
     return ("Mean per criterion (0-5):\n\n" + _table(["criterion", "mean", "profile"], rows) +
             "\n\nOverall score histogram:\n\n" + _table(["overall", "samples", ""], hist) +
-            f"\n\nTrend over the studies of module {doc['module']}:\n\n" +
-            _table(["study", "samples", "pass rate", "mean overall"], trend))
+            "\n\n" + trend_section(doc["trend"]))
+
+
+def trend_scope(t: dict) -> str:
+    """What the trend lists and what it leaves out, in one sentence (the report and the dashboard)."""
+    kinds = f"{t['kind']} studies" if t["scope"] == "same" else "studies of every kind (each labelled)"
+    left = ", ".join(f"{n} {why}" for why, n in t["left_out"].items())
+    return (f"Trend over the {kinds} of module {t['module']} that ran, created no later than this one"
+            + (f"; left out: {left}" if left else "") + ".")
+
+
+def trend_section(t: dict | None) -> str:
+    if t is None:
+        return ""
+    rows = [[r["study"] + (" (this study)" if r["this_study"] else ""), r["kind"], r["created_at"][:10],
+             r["last_run_at"][:10], r["samples"], pct(r["pass_rate"]), num(r["mean_overall"])] for r in t["rows"]]
+    return trend_scope(t) + "\n\n" + _table(["study", "kind", "created", "last run", "samples", "pass rate",
+                                              "mean overall"], rows)
 
 
 def samples_section(doc: dict) -> str:
