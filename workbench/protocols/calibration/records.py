@@ -212,7 +212,12 @@ def _within_limit(col: str, value: Any) -> None:
         for key, inner in value.items():
             _within_limit(f"{col}.{key}", inner)
         return
-    size = len(value) if isinstance(value, str) else len(json.dumps(value, ensure_ascii=False, default=str))
+    if isinstance(value, str):
+        size = len(value)
+    elif isinstance(value, list):
+        size = len(json.dumps(value, ensure_ascii=False, default=str))
+    else:
+        return   # a number, a flag or null: short by nature
     if size > MAX_FIELD_CHARS:
         raise RecordError(col, f"is {size:,} characters long; the limit is {MAX_FIELD_CHARS:,} (a field is sent "
                                "whole to every judge)")
