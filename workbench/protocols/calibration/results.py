@@ -328,14 +328,14 @@ def preregistration_flags(o: dict) -> list[str]:
         missing = [f for f in SEED_EXCLUDED if f not in o["excluded_fields"]]
         if missing:
             flags.append(f"the seed's excluded field(s) {', '.join(missing)} are not excluded: the judges may see them")
-    for key in ("n_bins", "strata_bins"):
+    for key in ("n_bins", "strata_bins") if o.get("generator") is not None else ():   # the grid draws data only there
         n = o[key]
         edges = [q for q in o["p_grid"] if abs(q * n - round(q * n)) < 1e-9]
         empty = n - len({min(int(q * n + 1e-9), n - 1) for q in o["p_grid"]})
         if edges:
             flags.append(f"p grid value(s) {', '.join(f'{q:g}' for q in edges)} lie on an edge of the {n} "
                          f"`{key}` bins: which bin they fall in depends on rounding")
-        if empty and o.get("generator") is not None:
+        if empty:
             flags.append(f"{empty} of the {n} `{key}` bins hold no p grid value: on generated data they stay empty")
     return flags
 
