@@ -96,8 +96,9 @@ class CalibrationImportScreen(Screen):
         bar = self.query_one("#cal-import-progress", ProgressBar)
         bar.update(total=max(summary.records, 1), progress=max(summary.records, 1))
         more = summary.problems_total - len(summary.problems)
+        nothing = "[b]Nothing loaded[/b] (see the problem below) · " if not summary.added + summary.already_present else ""
         self.query_one("#cal-import-summary", Static).update(
-            f"{summary.records} read · {summary.added} added · {summary.already_present} already present · "
+            nothing + f"{summary.records} read · {summary.added} added · {summary.already_present} already present · "
             f"{summary.bad} bad · {summary.conflicting} conflicting" + (f" (+{more} problems not listed)" if more else ""))
         table = self.query_one("#cal-import-problems", DataTable)
         table.clear()

@@ -82,9 +82,13 @@ class CalibrationResultsScreen(Screen):
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="calibration-results")
     def compute(self) -> None:
-        from workbench.protocols.calibration.results import study_results
+        from workbench.protocols.calibration.results import NotPreregistered, study_results
 
-        doc = study_results(self.db, self.study_id)
+        try:
+            doc = study_results(self.db, self.study_id)
+        except NotPreregistered as exc:  # no number before the pre-registration is frozen
+            self.app.call_from_thread(self.query_one("#cal-outcome", Static).update, escape(str(exc)))
+            return
         self.app.call_from_thread(self.show, doc)
 
     def show(self, doc: dict) -> None:

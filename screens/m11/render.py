@@ -8,7 +8,8 @@ from __future__ import annotations
 
 from rich.text import Text
 
-from workbench.protocols.m11.report import num, pct
+from workbench.protocols.m11.report import num, pct, trend_scope
+from workbench.protocols.m11.scoring import score_text
 from workbench.runs.view import cost_text
 
 SEVERITY_STYLE = {"critical": "bold red", "major": "yellow", "minor": "dim"}
@@ -65,9 +66,11 @@ def likert(doc: dict) -> Text:
     top = max([h["count"] for h in doc["histogram"]] + [1])
     for h in doc["histogram"]:
         t.append(f"{h['lo']:.1f}-{h['hi']:.1f}  {bar(h['count'], top, 20)} {h['count']}\n")
-    t.append(f"\nTrend: studies of module {doc['module']}\n", style="bold")
-    for tr in doc["trend"]:
-        t.append(f"{tr['study'][:28]:<28} pass {pct(tr['pass_rate']):>6} · mean {num(tr['mean_overall'])}\n")
+    t.append("\nTrend\n", style="bold")
+    t.append(trend_scope(doc["trend"]) + "\n")
+    for tr in doc["trend"]["rows"]:
+        t.append(f"{tr['study'][:22]:<22} {tr['kind']:<9} {tr['last_run_at'][:10]} pass {pct(tr['pass_rate']):>6} "
+                 f"· mean {num(tr['mean_overall'])}\n", style="bold" if tr["this_study"] else "")
     return t
 
 
@@ -90,7 +93,7 @@ def confidence(doc: dict) -> Text:
 
 def sample_label(s: dict) -> Text:
     t = Text(f"{s['id'][:22]:<22} ")
-    t.append(f"{num(s['overall'], 1):>3}", style=BAND_STYLE.get(s["band"] or "", "dim"))
+    t.append(f"{score_text(s['overall']):>3}", style=BAND_STYLE.get(s["band"] or "", "dim"))
     return t
 
 
@@ -114,7 +117,7 @@ def sample_io(sample: dict) -> tuple[Text, Text, Text]:
 
 def debate(sample: dict) -> Text:
     t = Text()
-    t.append(f"{sample['id']}: overall {num(sample['overall'])} ", style="bold")
+    t.append(f"{sample['id']}: overall {score_text(sample['overall'])} ", style="bold")
     t.append(sample["band"] or "unscored", style=BAND_STYLE.get(sample["band"] or "", "dim"))
     t.append(f" · confidence {sample['confidence'] or '-'} · binary {sample['binary'] or '-'}\n")
     for v in sample["never_violations"]:
@@ -127,7 +130,7 @@ def debate(sample: dict) -> Text:
         if rep["status"] != "ok":
             t.append(f": counted error at {rep['failed_stage']} ({rep['error']})\n", style="red")
             continue
-        t.append(f": overall {num(rep['overall'])} {rep['band']}\n")
+        t.append(f": overall {score_text(rep['overall'])} {rep['band']}\n")
         rebuttals = {r["id"]: r for r in rep["debate"]["rebuttals"]}
         for w in rep["debate"]["weaknesses"]:
             t.append(f"{w['id']} [{w['severity']}] ", style=SEVERITY_STYLE.get(w["severity"], ""))
@@ -137,6 +140,11 @@ def debate(sample: dict) -> Text:
                 t.append("   ↳ ")
                 t.append(r["verdict"], style=VERDICT_STYLE.get(r["verdict"], ""))
                 t.append(f": {r['argument']}\n")
+        for earlier in (rep.get("judge_verdicts") or [])[:-1]:   # a sycophancy retry's first verdict
+            flag = "flagged sycophantic" if earlier.get("sycophantic") else "replaced"
+            t.append(f"Judge, round {earlier['round']} ({flag}): overall {score_text(earlier['overall'])} "
+                     f"{earlier['band']}; " + ", ".join(f"{c} {v}" for c, v in earlier["scores"].items()) + "\n",
+                     style="dim")
         t.append("Judge: " + ", ".join(f"{c} {v}" for c, v in rep["scores"].items()) + "\n")
         t.append(f"{rep['summary']}\n", style="italic")
         for m in rep["debate"]["metajudge"]:

@@ -47,12 +47,15 @@ SYCOPHANCY_RETRIES = 1
 SEVERITIES = ("critical", "major", "minor")
 REQUIRED_FIELDS = {"m11-likert": ("attribute_table", "validated_use", "hard_constraints")}
 
+# A bare "score: 3" in a recommendation is taken for a score claim aimed at the judge; a protocol whose items
+# hold scores as data (M11's module outputs) leaves this one out by name.
+SCORE_CLAIM = r"\bscore\s*(?:=|:)?\s*\d\b"
 INJECTION_PATTERNS = [
     r"ignore\s+(?:all\s+|any\s+)?(?:the\s+)?(?:previous|prior|above|earlier)\s+instructions?",
     r"disregard\s+(?:all\s+|any\s+)?(?:the\s+)?(?:previous|prior|above|earlier|your)\s+(?:instructions?|rules?)",
     r"\byou\s+are\s+now\b", r"\bsystem\s+prompt\b", r"\bnew\s+instructions?\s*:",
     r"\b(?:give|assign|award)\s+(?:this|it|me|the\s+response)?\s*(?:a\s+)?(?:score|rating)\s+of\s+\d",
-    r"\bscore\s*(?:=|:)?\s*\d\b", r"<\|im_(?:start|end)\|>", r"\[/?INST\]", r"<{3,}|>{3,}",
+    SCORE_CLAIM, r"<\|im_(?:start|end)\|>", r"\[/?INST\]", r"<{3,}|>{3,}",
 ]
 
 CRITIC_SYSTEM = ("You are the Critic in an evaluation debate. Your job is to find the weaknesses of the "

@@ -59,6 +59,14 @@ def save(db, d: dict) -> str:
     return d["name"]
 
 
+def freeze(db, study_id: str) -> str:
+    """Freeze the study: no calibration metric is shown before (results.require_frozen)."""
+    from workbench.studies.freeze import freeze_study
+
+    freeze_study(db, study_id)
+    return study_id
+
+
 gateway = test_gateway
 
 
@@ -89,9 +97,11 @@ def scored_study(tmp_path, name: str = "cal-screens"):
     from store.runs import ensure_runs
 
     db, _ = make_db(tmp_path)
-    d = definition(name, section={"generator": {"per_bin": 10, "seed": 5}, "per_bin": 10})
+    # ten reliability bins, so that some stay empty (the six grid values leave four without an interaction)
+    d = definition(name, section={"generator": {"per_bin": 10, "seed": 5}, "per_bin": 10, "n_bins": 10})
     sid = save(db, d)
     PROTOCOL.load_items(db, sid, d)
+    freeze(db, sid)
     items = ["baseline-01:i000000", "baseline-02:i000013", "baseline-03:i000026", "baseline-04:i000039",
              "baseline-01:i000052", "baseline-02:i000005"]
     scores = [[0.1, 0.2, 0.1], [0.3, 0.3, 0.5], [0.5, 0.4, 0.6], [0.6, 0.7, 0.6], [0.9, 0.8, 0.9], [None, 0.2, 0.3]]

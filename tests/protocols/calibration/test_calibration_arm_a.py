@@ -6,7 +6,7 @@ import math
 
 import pytest
 
-from tests.protocols.calibration.calkit import definition, make_db, save
+from tests.protocols.calibration.calkit import definition, freeze, make_db, save
 from workbench.protocols.calibration import PROTOCOL
 from workbench.protocols.calibration.generator import generate, planted_ece
 from workbench.protocols.calibration.results import load, study_results
@@ -19,7 +19,7 @@ def _study(tmp_path, name, k_true):
     d = definition(name, section={"generator": {"per_bin": 500, "seed": 11, "k_true": k_true}})
     sid = save(db, d)
     assert PROTOCOL.load_items(db, sid, d).added == 3000
-    return db, sid
+    return db, freeze(db, sid)
 
 
 def test_generator_draws_the_seed_grid_with_500_per_bin():
@@ -69,7 +69,7 @@ def test_metrics_recover_a_planted_miscalibration_and_the_k_that_fixes_it(tmp_pa
 
 def test_no_interactions_gives_undefined_not_zero(tmp_path):
     db, _ = make_db(tmp_path)
-    sid = save(db, definition("cal-empty"))
+    sid = freeze(db, save(db, definition("cal-empty")))
     data = load(db, sid)
     doc = study_results(db, sid, data)
     assert doc["arm_a"]["calibration"]["ece"]["value"] is None

@@ -17,7 +17,7 @@ import pytest
 from scipy.stats import spearmanr
 
 from tests.protocols.calibration import calkit
-from tests.protocols.calibration.calkit import make_db, save, definition
+from tests.protocols.calibration.calkit import definition, freeze, make_db, save
 from tests.support import real_replies
 from tests.support.loopback import DUMMY_KEY, LoopbackServer
 from workbench.cli.main import main
@@ -142,7 +142,7 @@ def _panel_study(tmp_path, scores: dict[str, list[float]], models: dict[str, str
         for i, s in enumerate(vals):
             write_output(db, f"i{i:02d}-{j}", str(s), {"judge": j, "score": s, "judge_error": False,
                                                       "run_id": "base", "interaction_id": f"i{i:02d}"})
-    return study_results(db, sid)
+    return study_results(db, freeze(db, sid))
 
 
 def test_one_constant_judge_voids_alpha_and_only_its_own_correlations(tmp_path):

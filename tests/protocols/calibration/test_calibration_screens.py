@@ -103,6 +103,14 @@ async def test_import_screen_shows_progress_and_each_bad_record(tmp_path):
         await pilot.click("#cal-import-go")
         await settle(pilot)
         assert "no such file" in str(screen.query_one("#cal-import-summary", Static).render())
+        # a file that loads nothing says so, and its problem names the column
+        header_only = tmp_path / "no-v-hat.csv"
+        header_only.write_text("run_id,interaction_id,scenario,ground_truth,content\nr,9,s,1,c\n", encoding="utf-8")
+        screen.query_one("#cal-import-path", Input).value = str(header_only)
+        await pilot.click("#cal-import-go")
+        await settle(pilot)
+        assert str(screen.query_one("#cal-import-summary", Static).render()).startswith("Nothing loaded")
+        assert table.get_row_at(0)[1:] == ["header", "lacks the column(s) v_hat"]
 
 
 def test_results_snapshot_80x24(snap_compare, tmp_path):

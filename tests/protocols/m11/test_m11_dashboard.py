@@ -99,13 +99,13 @@ async def test_the_sample_browser_shows_input_output_expected_and_the_debate(res
         await pilot.pause()
         screen = app.screen
         debate = str(screen.query_one("#m11-debate", Static).render())
-        assert "seed-a-earbuds: overall 4.40 PASS" in debate
+        assert "seed-a-earbuds: overall 4.4 PASS" in debate
         options = screen.query_one("#m11-samples", OptionList)
         options.focus()
         await pilot.press("down")
         await pilot.pause()
         debate = str(screen.query_one("#m11-debate", Static).render())
-        assert "overall 2.00 FAIL" in debate
+        assert "overall 2.0 FAIL" in debate
         assert "W1 [critical] accuracy: Stainless Steel is MATERIAL" in debate
         assert "NEVER violation: Stainless Steel (material)" in debate
         assert "(none)" in str(screen.query_one("#m11-expected", Static).render())

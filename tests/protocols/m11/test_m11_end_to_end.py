@@ -60,7 +60,7 @@ async def test_a_study_runs_through_the_shared_runner_to_metrics_and_report(m11_
     assert doc["binary"]["agreement"]["value"] == 1.0
     assert doc["input_filter"]["excluded"] == 1
     sections = {s.title: s.body for s in PROTOCOL.report_sections(db, "m11-e2e")}
-    assert "| seed-a-earbuds | 4.40 | PASS |" in sections["Samples"]
+    assert "| seed-a-earbuds | 4.4 | PASS |" in sections["Samples"]
     assert "| PASS | 3.5–4.4 | 1 | 50.0% | 25-35% |" in sections["Bands and binary comparison"]
 
 

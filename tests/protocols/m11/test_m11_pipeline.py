@@ -97,6 +97,20 @@ async def test_a_sycophancy_flag_has_the_judge_score_once_more(m11_store, m11_se
     assert [c["sycophantic"] for c in report["debate"]["metajudge"]] == [True, False]
     assert result["overall"] == 1.0 and report["sycophancy_unresolved"] is False
     assert m11_server.count == 6
+    # the first verdict, the one flagged, stays in the results beside the one that counts (not only in the log)
+    first, second = report["judge_verdicts"]
+    assert (first["round"], first["sycophantic"], first["overall"], first["band"]) == (1, True, 2.0, "FAIL")
+    assert first["scores"] == {"accuracy": 1, "relevance": 2, "completeness": 3, "clarity": 3, "reasoning": 1}
+    assert first["summary"] == "Over-constrained: materials and safety listed as mechanisms."
+    assert (second["round"], second["sycophantic"], second["overall"]) == (2, False, 1.0)
+    from workbench.protocols.m11.export import export_document
+
+    [exported] = export_document(db, study_id)["samples"]
+    assert exported["pipeline_runs"][0]["judge_verdicts"] == report["judge_verdicts"]
+    from screens.m11.render import debate
+
+    shown = debate(exported).plain
+    assert "Judge, round 1 (flagged sycophantic): overall 2.0 FAIL; accuracy 1, relevance 2" in shown
 
 
 async def test_three_runs_give_confidence_from_their_spread(m11_store, m11_server, tmp_path):
@@ -113,6 +127,6 @@ async def test_three_runs_give_confidence_from_their_spread(m11_store, m11_serve
     db, study_id, _ = await _study(m11_store, tmp_path, m11_server, [EXAMPLE_A], conditions=("likert",), runs=3)
     [result] = sample_results(db, study_id)
     assert result["run_overalls"] == [4.4, 4.4, 4.0]
-    assert result["overall"] == 4.27 and result["spread"] == 0.4
+    assert result["overall"] == 4.3 and result["spread"] == 0.4      # mean 4.267, shown and banded as 4.3
     assert result["confidence"] == "HIGH"  # spread 0.4, all three in PASS
     assert m11_server.count == 12

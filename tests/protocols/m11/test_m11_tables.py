@@ -25,8 +25,10 @@ def _item(item_id: str, hc=(), expected=None) -> dict:
 
 
 def test_bands_follow_the_seed_with_the_gaps_closed_downward():
-    assert [band(v) for v in (5.0, 4.5, 4.47, 4.4, 3.5, 3.4, 2.5, 2.4, 0.0)] == [
-        "Strong PASS", "Strong PASS", "PASS", "PASS", "PASS", "Borderline", "Borderline", "FAIL", "FAIL"]
+    # 4.47 is shown "4.5" and banded as shown; 4.44 is shown "4.4"
+    assert [band(v) for v in (5.0, 4.5, 4.47, 4.44, 4.4, 3.5, 3.4, 2.5, 2.4, 0.0)] == [
+        "Strong PASS", "Strong PASS", "Strong PASS", "PASS", "PASS", "PASS", "Borderline", "Borderline", "FAIL",
+        "FAIL"]
     assert overall({"accuracy": 5, "relevance": 4, "completeness": 5, "clarity": 4, "reasoning": 4}) == 4.4
     assert overall({"accuracy": 1, "relevance": 2, "completeness": 3, "clarity": 3, "reasoning": 1}) == 2.0
 

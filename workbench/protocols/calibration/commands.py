@@ -4,8 +4,9 @@
     calibration generate --out FILE        the documented generator (seed 004's latent-probability grid)
     calibration export STUDY --out DIR     <DIR>/<ts>_calibration_fidelity/ and <DIR>/<ts>_calibration_judge/
 
-`import` exits 1 when any record was bad (the good ones are loaded all the same)
-or the import was refused (unknown or frozen study).
+`import` exits 1 when it loaded nothing (an empty or unreadable file, a missing
+column, a format other than CSV or JSONL), when any record was bad (the good ones
+are loaded all the same), or when the import was refused (unknown or frozen study).
 """
 
 from __future__ import annotations
@@ -91,7 +92,7 @@ def handle_import(args, ctx: Context) -> int:
         raise CommandError(str(exc)) from None
     record_import(db, args.study, summary)
     elapsed = time.monotonic() - started
-    doc = {"ok": summary.bad == 0 and summary.conflicting == 0, **summary.to_dict(), "elapsed": round(elapsed, 3)}
+    doc = {"ok": summary.ok, **summary.to_dict(), "elapsed": round(elapsed, 3)}
 
     def human() -> str:
         lines = [str(p) for p in summary.problems]
@@ -154,10 +155,14 @@ def export_entries() -> list:
 
 def handle_export(args, ctx: Context) -> int:
     from workbench.protocols.calibration.exports import export_all
+    from workbench.protocols.calibration.results import NotPreregistered
 
     db = ctx.db()
     protocol_study(db, args.study, "calibration")
-    out = export_all(db, args.study, args.out)
+    try:
+        out = export_all(db, args.study, args.out)
+    except NotPreregistered as exc:
+        raise CommandError(str(exc)) from None
     doc = {"ok": True, "fidelity": out["fidelity"], "judge": out["judge"],
            "outcome": out["document"]["outcome"]["holds"]}
     ctx.emit(doc, lambda: (f"{out['fidelity']}\n{out['judge']}\n{out['document']['outcome']['summary']}"))

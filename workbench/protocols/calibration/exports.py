@@ -36,7 +36,9 @@ COLUMN_DOC = {
     "judge_errors": ("integer", "judges whose reply stayed invalid (judge_error) or whose prompt was refused"),
     "panel_alpha": ("number", "Krippendorff's alpha (interval) of the whole panel: the same on every row"),
     "panel_icc": ("number", "ICC(2,1) of the whole panel: the same on every row"),
-    "panel_verdict": ("string", "the decision rule's verdict for the panel: the same on every row"),
+    "panel_verdict": ("string", "the study's outcome, as the report states it: strong, poorly_calibrated, "
+                                "judges_disagree, proxy_judges_disagree, or none (no pre-registered outcome holds "
+                                "or can be decided); the same on every row"),
     "schema_version": ("integer", "the pre-registered schema version"),
 }
 
@@ -139,7 +141,7 @@ def joined_rows(data: StudyData, doc: dict) -> list[dict]:
     o = data.options
     sampled = set(data.sampled)
     alpha, icc = doc["arm_c"]["alpha"]["value"], doc["arm_c"]["icc_2_1"]["value"]
-    verdict = doc["arm_c"]["verdict"]
+    verdict = panel_verdict(doc["outcome"])
     rows = []
     for i in sorted((i for i in data.interactions if i.accepted), key=lambda i: i.id):
         scores = data.scores.get(i.id, {})
@@ -155,6 +157,12 @@ def joined_rows(data: StudyData, doc: dict) -> list[dict]:
                     "panel_icc": _cell(icc), "panel_verdict": verdict, "schema_version": o["schema_version"]})
         rows.append(row)
     return rows
+
+
+def panel_verdict(outcome: dict) -> str:
+    """The joined CSV's `panel_verdict`: the outcome `outcomes.decide` reached (the report's), never a verdict
+    of its own (Arm C's α alone would call a poorly calibrated proxy with agreeing judges "strong")."""
+    return outcome["holds"] or "none"
 
 
 def schema_document(data: StudyData) -> dict:

@@ -39,6 +39,11 @@ class ImportSummary:
     problems: list[Problem] = field(default_factory=list)
     problems_total: int = 0
 
+    @property
+    def ok(self) -> bool:
+        """Every record read and loaded (or already there): no problem, and not an empty or unreadable file."""
+        return self.records > 0 and self.problems_total == 0
+
     def to_dict(self) -> dict:
         return {"file": self.file, "records": self.records, "added": self.added,
                 "already_present": self.already_present, "conflicting": self.conflicting, "bad": self.bad,
@@ -70,6 +75,8 @@ def import_file(db: sqlite_utils.Database, study_id: str, path: str | Path, *,
     records = ((line, p) for line, p in read_records(path, result, progress=tick))
     summary = add_records(db, study_id, records, source=str(path))
     summary.records, summary.bad = result.good + result.bad, result.bad
+    if summary.records == 0 and not result.problems:
+        result.problems.append(Problem(str(path), 1, "file", "holds no records"))
     summary.problems_total = len(result.problems) + summary.conflicting
     summary.problems = (result.problems + summary.problems)[:MAX_KEPT_PROBLEMS]
     return summary

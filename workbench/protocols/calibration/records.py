@@ -8,7 +8,9 @@ proxy observable, kept with the record and never shown to a judge.
 
 `read_records` yields (line, payload) for good records and collects a Problem
 for each bad one; one bad field makes the whole record bad, and the rest of
-the file still loads.
+the file still loads. A field longer than `MAX_FIELD_CHARS` makes its record
+bad in either format (every judge would be sent it whole). A CSV may start
+with a UTF-8 byte-order mark (Excel's "CSV UTF-8").
 """
 
 from __future__ import annotations
@@ -26,6 +28,10 @@ REQUIRED = ("run_id", "interaction_id", "scenario", "v_hat", "ground_truth")
 CONTENT_ALIASES = ("content", "text", "output")
 KNOWN = set(REQUIRED) | set(CONTENT_ALIASES) | {"accepted", "observables"}
 TRUE, FALSE = {"true", "1", "yes"}, {"false", "0", "no"}
+MAX_FIELD_CHARS = 100_000   # the project's limit on one field (CSV cell or JSON value), in characters
+# csv's own limit (131,072 by default) is raised while reading, so that a long cell meets the limit above, with
+# its column named, as a JSONL value does, and not the csv module's row-level error
+CSV_READ_LIMIT = 1 << 30
 
 
 class RecordError(ValueError):
@@ -94,10 +100,18 @@ def read_records(path: Path, result: ReadResult, *, progress: Callable[[int], No
 
 def _csv_rows(path: Path, name: str, result: ReadResult) -> Iterator[tuple[int, dict | None]]:
     try:
-        f = open(path, encoding="utf-8", newline="")
+        f = open(path, encoding="utf-8-sig", newline="")  # -sig: a byte-order mark is not part of the header
     except OSError as exc:
         result.problems.append(Problem(name, 1, "file", f"cannot read: {exc}"))
         return
+    previous = csv.field_size_limit(CSV_READ_LIMIT)
+    try:
+        yield from _csv_body(f, name, result)
+    finally:
+        csv.field_size_limit(previous)
+
+
+def _csv_body(f, name: str, result: ReadResult) -> Iterator[tuple[int, dict | None]]:
     with f:
         reader = csv.reader(f)
         try:
@@ -165,6 +179,8 @@ def normalise(raw: dict) -> dict:
     for col in REQUIRED:
         if col not in raw:
             raise RecordError(col, "is missing")
+    for col, value in raw.items():
+        _within_limit(col, value)
     out: dict[str, Any] = {
         "run_id": _text(raw, "run_id"),
         "interaction_id": _text(raw, "interaction_id"),
@@ -188,6 +204,23 @@ def normalise(raw: dict) -> dict:
             observables[key] = _observable(value)
     out["observables"] = observables
     return out
+
+
+def _within_limit(col: str, value: Any) -> None:
+    """One field's size, the same in every format: a string's length, another value's JSON text."""
+    if isinstance(value, dict):
+        for key, inner in value.items():
+            _within_limit(f"{col}.{key}", inner)
+        return
+    if isinstance(value, str):
+        size = len(value)
+    elif isinstance(value, list):
+        size = len(json.dumps(value, ensure_ascii=False, default=str))
+    else:
+        return   # a number, a flag or null: short by nature
+    if size > MAX_FIELD_CHARS:
+        raise RecordError(col, f"is {size:,} characters long; the limit is {MAX_FIELD_CHARS:,} (a field is sent "
+                               "whole to every judge)")
 
 
 def _text(raw: dict, col: str) -> str:

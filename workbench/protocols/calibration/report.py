@@ -12,7 +12,12 @@ from workbench.protocols.calibration.outcomes import outcome_lines
 
 OWN_CHOICES = [
     "p = sigmoid(k · v_hat) is recomputed from each imported v_hat at the pre-registered `k` (default 1).",
-    "Reliability bins are equal-width over [0, 1] (`n_bins`, default 10); ECE is count-weighted.",
+    "Reliability bins are equal-width over [0, 1] (`n_bins`, default 6: one per value of the seed's grid, none "
+    "on an edge); ECE is count-weighted.",
+    "No metric is shown before the study is frozen: the pre-registration cannot change after its numbers were "
+    "seen (a frozen study refuses a changed definition).",
+    "The seed's minimums (≥ 500 interactions per bin, ≥ 1000 judged) are warnings beside the sizes counted from "
+    "the data, not refusals.",
     "The k sweep's default grid is 0.25 to 4.0 in steps of 0.25.",
     "'Well calibrated' means ECE ≤ `ece_threshold` (default 0.05) at the pre-registered k.",
     "'Judges agree' in outcomes 2 and 4 means α ≥ `strong_alpha` (the seed's 0.7 from outcome 1); "
@@ -20,7 +25,7 @@ OWN_CHOICES = [
     "'Proxy and judges disagree' means Spearman ρ between p and the judges' mean score < `proxy_judge_rho` "
     "(default 0.3).",
     "Arm B's sample gives each (scenario, p bin) stratum an equal share, water-filled past small strata; "
-    "p bins for the sample and for disagreement-by-bin are `strata_bins` (default 5) equal-width bins.",
+    "p bins for the sample and for disagreement-by-bin are `strata_bins` (default 6) equal-width bins.",
     "The judge rubric (rubrics/calibration-content-quality.toml) has five anchored levels placed at 0, 0.25, "
     "0.5, 0.75 and 1; the judge may answer any value in [0, 1] as JSON {score, reason}.",
     "An invalid reply is told why and asked again `judge_retries` times (default 1) before it counts as a "
@@ -28,6 +33,7 @@ OWN_CHOICES = [
     "The prompt check looks for excluded values only when they are at least 3 characters long; names in any "
     "spelling are always refused.",
     "Arm A uses every imported interaction; Arm B samples accepted ones (`accepted`, default true).",
+    "An imported field holds at most 100,000 characters, in CSV and JSONL alike; a longer one makes its record bad.",
     "A judge whose two or more scores are all one value is constant: α is still computed and shown, but it is "
     "undefined as a test of disagreement, so no outcome that rests on α is decided; its Spearman correlations "
     "are undefined and say why.",
@@ -78,19 +84,28 @@ def _outcome(doc: dict) -> str:
 
 
 def _prereg(doc: dict) -> str:
-    p = doc["preregistration"]
+    p, n = doc["preregistration"], doc["sample_sizes"]
     judges = ", ".join(f"{j['name']} ({j['model']})" for j in p["judges"])
-    lines = [f"- p grid: {p['p_grid']}, {p['per_bin']} per bin" + (" (below the seed's ≥ 500)" if p["per_bin"] < 500
-                                                                   else ""),
+    a, b = n["arm_a"], n["arm_b"]
+    lines = [f"- p grid (the generator's): {p['p_grid']}, pre-registered {p['per_bin']} per grid value; "
+             f"{p['n_bins']} reliability bins",
              f"- k = {p['k']:g}; k sweep {p['k_sweep'][0]:g} … {p['k_sweep'][-1]:g} ({len(p['k_sweep'])} values)",
-             f"- Arm B sample: {p['sample_size']}" + (" (below the seed's ≥ 1000)" if p["sample_size"] < 1000 else "")
-             + f", seed {p['sample_seed']}, {p['strata_bins']} p bins",
+             f"- Arm B sample: {p['sample_size']} pre-registered, seed {p['sample_seed']}, {p['strata_bins']} p bins",
              f"- judges: {judges}",
              f"- rubric: {p['rubric']} (sha256 {p['rubric_sha256'][:16]}…)",
-             f"- excluded fields: {', '.join(p['excluded_fields'])}",
+             f"- excluded fields: {', '.join(p['excluded_fields']) or 'none'}",
              f"- α thresholds: escalate below {p['alpha_threshold']:g}, strong at ≥ {p['strong_alpha']:g}",
-             f"- joined CSV schema v{p['schema_version']}: {', '.join(p['joined_schema'])}"]
-    return "\n".join(lines)
+             f"- joined CSV schema v{p['schema_version']}: {', '.join(p['joined_schema'])}",
+             "",
+             "Sample sizes, counted from the data:",
+             "",
+             f"- Arm A: {a['interactions']} interaction(s); per reliability bin {a['per_bin']} ({a['non_empty_bins']} "
+             f"non-empty, smallest {a['smallest_bin']}; the seed asks ≥ {a['seed_min_per_bin']} per bin)",
+             f"- Arm B: {b['sampled']} interaction(s) judged of {b['accepted']} accepted (the seed asks ≥ "
+             f"{b['seed_min']})",
+             f"- Arm C: {n['arm_c']['items_scored_by_two_or_more']} interaction(s) scored by two or more judges"]
+    warnings = [f"- WARNING: {w}" for w in n["warnings"]] + [f"- FLAG: {f}" for f in p["flags"]]
+    return "\n".join(lines + ([""] + warnings if warnings else []))
 
 
 def _arm_a(doc: dict) -> str:

@@ -16,6 +16,25 @@ from workbench.protocols.calibration.outcomes import Inputs, alpha_rule, decide
 from workbench.protocols.calibration.sampling import bin_label, p_bin, proxy_p
 
 
+class NotPreregistered(KeyError):
+    """Metrics asked of a study that is not frozen. A KeyError, so the shared `metrics` and `report` commands
+    refuse it as they refuse an unknown study: exit 1 with this message."""
+
+    def __str__(self) -> str:
+        return str(self.args[0])
+
+
+def require_frozen(study: dict) -> None:
+    """Seed 004: Arm A's p grid, sample sizes and k sweep, the α threshold and the rubric are fixed "before data
+    collection". No metric is shown before the study is frozen, so none can be seen and then redefined (a frozen
+    study refuses a changed definition): the project's choice over marking numbers exploratory (README)."""
+    if not study["frozen_at"]:
+        raise NotPreregistered(
+            f"study '{study['id']}' is not frozen: its pre-registration (k, p grid, bins, sample size, thresholds, "
+            "rubric) can still change, so no calibration metric is shown yet (seed 004: fixed before data "
+            f"collection). Freeze it first: workbench --batch study freeze {study['id']}")
+
+
 @dataclass
 class Interaction:
     id: str
@@ -51,6 +70,7 @@ def load(db: sqlite_utils.Database, study_id: str) -> StudyData:
     study = study_rows.get_study(db, study_id)
     if study is None:
         raise KeyError(f"no study '{study_id}' in the store")
+    require_frozen(study)
     definition = study["definition"]
     options = definition["calibration"]
     k = options["k"]
@@ -263,8 +283,61 @@ def study_results(db: sqlite_utils.Database, study_id: str, data: StudyData | No
         "items": {"interactions": len(data.interactions), "accepted": b["accepted_interactions"],
                   "imports": [{k: v for k, v in imp.items() if k != "problems"} for imp in imports]},
         "arm_a": a, "arm_b": b, "arm_c": c,
-        "preregistration": preregistration(data),
+        "sample_sizes": sample_sizes(a, b, c),
+        "preregistration": {**preregistration(data), "flags": preregistration_flags(o)},
     }
+
+
+def sample_sizes(a: dict, b: dict, c: dict) -> dict:
+    """What each arm holds, counted from the data (never the settings), with the seed's minimums as warnings."""
+    from workbench.protocols.calibration.section import SEED_MIN_PER_BIN, SEED_MIN_SAMPLE
+
+    counts = [x["count"] for x in a["calibration"]["bins"]]
+    filled = [n for n in counts if n]
+    short = sum(1 for n in filled if n < SEED_MIN_PER_BIN)
+    warnings = []
+    if short:
+        warnings.append(f"Arm A: {short} of the {len(filled)} non-empty reliability bin(s) hold fewer than the "
+                        f"seed's {SEED_MIN_PER_BIN} interactions (smallest: {min(filled)})")
+    if b["sampled"] < SEED_MIN_SAMPLE:
+        warnings.append(f"Arm B: {b['sampled']} interaction(s) judged, below the seed's {SEED_MIN_SAMPLE}")
+    if b["sampled"] < b["sample_size_preregistered"]:
+        warnings.append(f"Arm B: {b['sampled']} interaction(s) judged of the {b['sample_size_preregistered']} "
+                        f"pre-registered ({b['accepted_interactions']} accepted interaction(s) in the data)")
+    return {"arm_a": {"interactions": a["n"], "per_bin": counts, "non_empty_bins": len(filled),
+                      "smallest_bin": min(filled) if filled else 0, "bins_below_seed": short,
+                      "seed_min_per_bin": SEED_MIN_PER_BIN},
+            "arm_b": {"sampled": b["sampled"], "preregistered": b["sample_size_preregistered"],
+                      "accepted": b["accepted_interactions"], "seed_min": SEED_MIN_SAMPLE},
+            "arm_c": {"items_scored_by_two_or_more": c["n_items"]},
+            "warnings": warnings}
+
+
+def preregistration_flags(o: dict) -> list[str]:
+    """Pre-registered values that depart from the seed or weaken it, each said in the report."""
+    from workbench.protocols.calibration.section import SEED_ALPHA_THRESHOLD, SEED_EXCLUDED, SEED_STRONG_ALPHA
+
+    flags = []
+    if (o["alpha_threshold"], o["strong_alpha"]) != (SEED_ALPHA_THRESHOLD, SEED_STRONG_ALPHA):
+        flags.append(f"α thresholds {o['alpha_threshold']:g} / {o['strong_alpha']:g} differ from the seed's "
+                     f"{SEED_ALPHA_THRESHOLD:g} / {SEED_STRONG_ALPHA:g} (escalate below / strong at or above)")
+    if not o["excluded_fields"]:
+        flags.append("no excluded fields: the judges' prompts are not checked for the proxy's observables, the "
+                     "seed's prompt discipline is off")
+    else:
+        missing = [f for f in SEED_EXCLUDED if f not in o["excluded_fields"]]
+        if missing:
+            flags.append(f"the seed's excluded field(s) {', '.join(missing)} are not excluded: the judges may see them")
+    for key in ("n_bins", "strata_bins") if o.get("generator") is not None else ():   # the grid draws data only there
+        n = o[key]
+        edges = [q for q in o["p_grid"] if abs(q * n - round(q * n)) < 1e-9]
+        empty = n - len({min(int(q * n + 1e-9), n - 1) for q in o["p_grid"]})
+        if edges:
+            flags.append(f"p grid value(s) {', '.join(f'{q:g}' for q in edges)} lie on an edge of the {n} "
+                         f"`{key}` bins: which bin they fall in depends on rounding")
+        if empty:
+            flags.append(f"{empty} of the {n} `{key}` bins hold no p grid value: on generated data they stay empty")
+    return flags
 
 
 def preregistration(data: StudyData) -> dict:

@@ -16,6 +16,12 @@ SECTION = "calibration"
 SEED_P_GRID = [0.05, 0.2, 0.4, 0.6, 0.8, 0.95]          # seed 004 Arm A
 SEED_EXCLUDED = ["task_progress_delta", "rework_count", "verifier_rejections", "tool_misuse_flags",
                  "counterparty_engagement_delta"]         # seed 004 Arm B, prompt discipline
+SEED_MIN_PER_BIN = 500                                    # seed 004 Arm A: ≥ 500 interactions per bin
+SEED_MIN_SAMPLE = 1000                                    # seed 004 Arm B: ≥ 1000 interactions
+SEED_ALPHA_THRESHOLD, SEED_STRONG_ALPHA = 0.5, 0.7        # seed 004 Arm C and outcome 1
+# Six equal-width bins, one per value of the seed's grid and none on an edge (edges at 1/6, 1/3, …): with ten
+# bins four are always empty, with five the grid's 0.2, 0.4, 0.6 and 0.8 sit on edges and two are (issue 31)
+DEFAULT_BINS = 6
 DEFAULT_RUBRIC = "calibration-content-quality"
 DEFAULT_K_SWEEP = [round(0.25 * i, 2) for i in range(1, 17)]   # 0.25 … 4.0 (project's choice)
 SCENARIOS = ["negotiation", "code-review", "customer-support", "planning"]
@@ -26,13 +32,13 @@ DEFAULTS: dict[str, Any] = {
     "per_bin": 500,                # seed: ≥ 500 interactions per grid value
     "k": 1.0,                      # the proxy's slope: p = sigmoid(k · v_hat)
     "k_sweep": DEFAULT_K_SWEEP,
-    "n_bins": 10,                  # equal-width reliability bins
+    "n_bins": DEFAULT_BINS,        # equal-width reliability bins
     "sample_size": 1000,           # Arm B: seed says ≥ 1000
     "sample_seed": 4004,
-    "strata_bins": 5,              # p bins for the stratified sample and disagreement-by-bin
+    "strata_bins": DEFAULT_BINS,   # p bins for the stratified sample and disagreement-by-bin
     "excluded_fields": SEED_EXCLUDED,
-    "alpha_threshold": 0.5,        # seed: escalate below
-    "strong_alpha": 0.7,           # seed: the strong result at or above
+    "alpha_threshold": SEED_ALPHA_THRESHOLD,   # seed: escalate below
+    "strong_alpha": SEED_STRONG_ALPHA,         # seed: the strong result at or above
     "ece_threshold": 0.05,         # project's choice: "well calibrated" means ECE ≤ this at k
     "proxy_judge_rho": 0.3,        # project's choice: proxy and judges "agree" when Spearman(p, judges) ≥ this
     "rubric": DEFAULT_RUBRIC,

@@ -32,7 +32,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     e.set_defaults(handler=handle_estimate)
     x = m11.add_parser("export", help="write the study's results as one JSON file",
                        description="Write the study's metrics and every sample's results (scores, band, each "
-                                   "pipeline run's verdict and evidence) into one JSON file, format m11-results/1, "
+                                   "pipeline run's verdict and evidence) into one JSON file, format m11-results/2, "
                                    "written whole.",
                        **examples("workbench --batch m11 export m11-sample-mock --out m11-results.json"))
     x.add_argument("study", metavar="STUDY")

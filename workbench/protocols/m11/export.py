@@ -1,5 +1,9 @@
 """The per-study JSON export (seed 003 §11's results file): every sample's {overall, scores, summary} with
-its band, confidence, runs and full debate, and the study's tables."""
+its band, confidence, runs and full debate, and the study's tables.
+
+Format m11-results/2: `trend` is an object (its scope, this study's kind, the rows, each dated and labelled, and
+what was left out), and each pipeline run carries every Judge verdict (`judge_verdicts`); /1 had a list of rows.
+"""
 
 from __future__ import annotations
 
@@ -13,10 +17,10 @@ def export_document(db, study_id: str) -> dict:
     doc = study_metrics(db, study_id, results=results)
     samples = [{**s, "item": r["item"], "binary_reason": (r["binary_report"] or {}).get("reason"),
                 "pipeline_runs": [{k: rep.get(k) for k in ("run_index", "status", "overall", "scores", "summary",
-                                                           "band", "evidence", "debate", "retries", "failed_stage",
-                                                           "error")} for rep in r["run_reports"]]}
+                                                           "band", "evidence", "debate", "judge_verdicts", "retries",
+                                                           "failed_stage", "error")} for rep in r["run_reports"]]}
                for s, r in zip(doc["samples"], results)]
-    return {"format": "m11-results/1", **{k: v for k, v in doc.items() if k != "samples"}, "samples": samples}
+    return {"format": "m11-results/2", **{k: v for k, v in doc.items() if k != "samples"}, "samples": samples}
 
 
 __all__ = ["export_document", "public"]

@@ -17,23 +17,53 @@ def options_of(db, study_id: str) -> tuple[dict, dict]:
     return study["definition"], study["definition"].get("m11") or {}
 
 
-def trend(db, module: str) -> list[dict]:
-    """Pass rate and mean overall of every M11 study of this module, oldest first."""
-    from store.studies import list_studies
+KINDS = ("real", "simulated", "dry run")
+
+
+def study_kind(definition: dict) -> str:
+    """What a study's numbers are: "simulated" (the offline `sim` model), "dry run" (every call on `mock`,
+    placeholder text) or "real" (a model's answers)."""
+    from workbench.simmodel.label import is_simulated
+    from workbench.simulation.marks import is_placeholder
+
+    if is_simulated(definition):
+        return "simulated"
+    return "dry run" if is_placeholder(definition) else "real"
+
+
+def trend(db, study_id: str) -> dict:
+    """The trend of like with like (seed 003 §10, "trend over time"): the M11 studies of this study's module,
+    of its kind (real, simulated or dry run; every kind with `[m11] trend = "all"`), that ran at least once and
+    were created no later than this study, oldest first, each dated and labelled. A study created later never
+    changes this study's trend; `left_out` counts the studies created before it that were not listed, and why."""
+    from store.runs import list_runs
+    from store.studies import get_study, list_studies
     from workbench.protocols.m11.results import sample_results
 
-    out = []
-    for s in list_studies(db):
-        options = s["definition"].get("m11") or {}
-        if s["protocol"] != "m11" or options.get("module", "M11") != module:
-            continue
-        results = sample_results(db, s["id"])
-        dist = tables.band_distribution(results)
-        scored = [r["overall"] for r in results if r["overall"] is not None]
-        out.append({"study": s["id"], "created_at": s["created_at"], "samples": len(results), "scored": dist["n"],
-                    "pass_rate": dist["pass_rate"],
-                    "mean_overall": round(sum(scored) / len(scored), 2) if scored else None})
-    return out
+    this = get_study(db, study_id)
+    options = this["definition"].get("m11") or {}
+    module, scope, kind = options.get("module", "M11"), options.get("trend", "same"), study_kind(this["definition"])
+    rows, left_out = [], {"never ran": 0, **{k: 0 for k in KINDS if k != kind}}
+    for s in list_studies(db):   # by created_at, then id: the same order every time
+        if s["protocol"] == "m11" and (s["definition"].get("m11") or {}).get("module", "M11") == module:
+            s_kind = study_kind(s["definition"])
+            finished = [r["finished_at"] for r in list_runs(db, s["id"]) if r["finished_at"]]
+            if scope == "same" and s_kind != kind:
+                left_out[s_kind] += 1
+            elif not finished:
+                left_out["never ran"] += 1
+            else:
+                results = sample_results(db, s["id"])
+                dist = tables.band_distribution(results)
+                scored = [r["overall"] for r in results if r["overall"] is not None]
+                rows.append({"study": s["id"], "kind": s_kind, "created_at": s["created_at"],
+                             "last_run_at": max(finished), "this_study": s["id"] == study_id, "samples": len(results),
+                             "scored": dist["n"], "pass_rate": dist["pass_rate"],
+                             "mean_overall": round(sum(scored) / len(scored), 2) if scored else None})
+        if s["id"] == study_id:
+            break   # nothing created after this study: a later study never changes its trend
+    return {"module": module, "scope": scope, "kind": kind, "rows": rows,
+            "left_out": {k: v for k, v in left_out.items() if v}}
 
 
 def study_metrics(db, study_id: str, *, with_trend: bool = True, results: list[dict] | None = None) -> dict:
@@ -59,7 +89,7 @@ def study_metrics(db, study_id: str, *, with_trend: bool = True, results: list[d
         "human": human_validation(db, study_id, results, options,
                                   (definition.get("thresholds") or {}).get("human_r", 0.85)),
         "cost": {"estimate": estimate(definition, [r["item"] for r in results]), "actual": actual(results)},
-        "trend": trend(db, options.get("module", "M11")) if with_trend else [],
+        "trend": trend(db, study_id) if with_trend else None,
     }
 
 

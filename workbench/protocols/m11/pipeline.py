@@ -63,6 +63,7 @@ async def likert_program(ctx: RunContext) -> RunOutput:
     item, run_index = ctx.item, ctx.replicate
     retries: dict[str, int] = {}
     base = {"kind": "likert", "item_id": item["id"], "run_index": run_index}
+    verdicts: list[dict] = []   # every Judge verdict in order: a sycophancy retry's first one is kept
     try:
         weaknesses = await ask(ctx, "critic", lambda note: messages("critic", item, note=note), replies.critic,
                                temperature=TEMPERATURES["critic"], turn="critic", retries=retries,
@@ -83,6 +84,9 @@ async def likert_program(ctx: RunContext) -> RunOutput:
                 label=f"Judge, run {run_index + 1}", schema=schemas.judge_schema())
             ctx.emit(STAGE_EVENT, agent="judge", stage="judge", scores=judged["scores"], overall=judged["overall"],
                      summary=judged["summary"])
+            verdicts.append({"round": round_ + 1, **{k: judged[k] for k in ("overall", "scores", "evidence",
+                                                                              "summary")},
+                             "band": band(judged["overall"])})
             try:
                 check = await ask(ctx, "metajudge", lambda note, j=judged: messages(
                     "metajudge", item, weaknesses=weaknesses, rebuttals=rebuttals, judged=j, note=note),
@@ -92,6 +96,7 @@ async def likert_program(ctx: RunContext) -> RunOutput:
                 checks.append({"error": exc.reason})
                 break
             checks.append(check)
+            verdicts[-1]["sycophantic"] = check["sycophantic"]
             ctx.emit(STAGE_EVENT, agent="metajudge", stage="metajudge", **check)
             if not check["sycophantic"] or round_ == SYCOPHANCY_RETRIES:
                 break
@@ -99,12 +104,13 @@ async def likert_program(ctx: RunContext) -> RunOutput:
             reason = check["reason"] or "the scores follow the debate's rhetoric, not the evidence"
     except StageFailed as exc:
         report = {**base, "status": "error", "failed_stage": exc.stage, "error": exc.reason, "raw": exc.raw,
-                  "retries": retries}
+                  "judge_verdicts": verdicts, "retries": retries}
         ctx.emit(M11_ERROR, agent=exc.stage, stage=exc.stage, error=exc.reason)
         return RunOutput(text=f"counted error: {exc.stage} gave no usable reply ({exc.reason})", report=report)
     result = {"overall": judged["overall"], "scores": judged["scores"], "summary": judged["summary"]}
     report = {**base, "status": "ok", **result, "band": band(judged["overall"]), "evidence": judged["evidence"],
               "debate": {"weaknesses": weaknesses, "rebuttals": rebuttals, "metajudge": checks},
+              "judge_verdicts": verdicts,   # the last one is the run's verdict
               "sycophancy_unresolved": bool(checks and checks[-1].get("sycophantic")), "retries": retries}
     return RunOutput(text=json.dumps(result, ensure_ascii=False, indent=2), report=report)
 

@@ -80,6 +80,13 @@ class M11Protocol(StudyProtocol):
         put_artifact(db, study_id, FILTER_ARTIFACT, "report", {"file": options["items"], **result.summary()})
         return ItemLoad(added=added, excluded=result.excluded, problems=[str(p) for p in result.problems])
 
+    def extra_rubrics(self, db, definition: dict) -> list[str]:
+        """The rubric every pipeline stage reads (prompts.criteria_text), frozen even when the raters' list
+        leaves it out."""
+        from workbench.protocols.m11.prompts import RUBRIC
+
+        return [] if RUBRIC in definition.get("rubrics", []) else [RUBRIC]
+
     def frozen_artefacts(self, db, study_id: str, definition: dict) -> list[tuple[str, str, str]]:
         import json
 

@@ -5,8 +5,11 @@ array) holding the product's `title`, `validated_use`, `attribute_table`
 (list of attributes, or an object of name -> value), and the module's
 `hard_constraints` (list) and `reasoning`; optionally `id` and `expected` (the
 correct hard constraints). The three fields the seed requires are
-`attribute_table`, `validated_use` and `hard_constraints`. Every problem names
-file, line and field; a bad record is excluded and counted, the others load.
+`attribute_table`, `validated_use` and `hard_constraints`. Seed 003 §6's own
+layout loads too: the table as `attributes`, and the fields either flat or as
+`{"input": {title, validated_use, attributes}, "output": {hard_constraints,
+reasoning}}`. Every problem names file, line and field (as the file spells it);
+a bad record is excluded and counted, the others load.
 Instruction-like text in any field (injection patterns) excludes the record
 (`injection = "exclude"`, the default) or only flags it (`"flag"`).
 """
@@ -22,6 +25,8 @@ from pathlib import Path
 from workbench.problems import Problem
 
 REQUIRED = ("attribute_table", "validated_use", "hard_constraints")
+ALIASES = {"attributes": "attribute_table"}   # seed 003 §6 names the attribute table `attributes`
+PARTS = ("input", "output")                   # seed 003 §6 shows a record as its input and its output
 ITEM_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
 ITEM_KIND = "module_output"
 
@@ -43,11 +48,23 @@ class FilterResult:
                 "flagged": [p.to_dict() for p in self.flagged]}
 
 
-def injection_patterns() -> list[re.Pattern]:
-    """The shared judges' injection patterns (one list for the whole workbench)."""
-    from workbench.judges.adversarial import INJECTION_PATTERNS
+# A module output may hold a score as data ("Energy Star score: 3"); what is an injection is a score addressed
+# to the evaluator: "score this output 5", "overall score: 5", "your rating should be 5".
+SCORE_INSTRUCTIONS = (
+    r"\b(?:rate|score|grade|mark)\s+(?:this|it|me|the)(?:\s+(?:output|module(?:\s+output)?|response|answer))?"
+    r"(?:\s+(?:as|a|an|at))?\s+\d",
+    r"\b(?:overall|final|likert|judge'?s?|your|the\s+correct)\s+(?:score|rating|grade)\s*"
+    r"(?:should\s+be|must\s+be|is|=|:)\s*\d",
+)
 
-    return [re.compile(p, re.IGNORECASE) for p in INJECTION_PATTERNS]
+
+def injection_patterns() -> list[re.Pattern]:
+    """The shared judges' injection patterns (one list for the whole workbench) without the bare score claim,
+    which an M11 record may hold as data, and with the score instructions above in its place."""
+    from workbench.judges.adversarial import INJECTION_PATTERNS, SCORE_CLAIM
+
+    shared = [p for p in INJECTION_PATTERNS if p != SCORE_CLAIM]
+    return [re.compile(p, re.IGNORECASE) for p in (*shared, *SCORE_INSTRUCTIONS)]
 
 
 def read_records(path: Path) -> tuple[list[tuple[int, object]], list[Problem]]:
@@ -108,15 +125,17 @@ def check_record(value: object, line: int, name: str, seen: set[str], patterns: 
                  injection: str) -> tuple[dict | None, list[Problem], list[Problem]]:
     """One record: (payload or None, problems, injection flags)."""
     problems: list[Problem] = []
+    spelled: dict[str, str] = {}   # a field's name as the file spells it, where that differs
 
     def bad(where: str, message: str) -> None:
-        problems.append(Problem(name, line, where, message))
+        problems.append(Problem(name, line, spelled.get(where, where), message))
 
     if value is None:
         return None, [], []
     if not isinstance(value, dict):
         bad("record", "must be a JSON object")
         return None, problems, []
+    value = flat_record(value, spelled, bad)
     for key in REQUIRED:
         if key not in value:
             bad(key, "is required")
@@ -154,7 +173,7 @@ def check_record(value: object, line: int, name: str, seen: set[str], patterns: 
             for p in patterns:
                 m = p.search(text)
                 if m:
-                    flags.append(Problem(name, line, key, f"instruction-like text {m.group(0)!r}",
+                    flags.append(Problem(name, line, spelled.get(key, key), f"instruction-like text {m.group(0)!r}",
                                          severity="error" if injection == "exclude" else "warning"))
                     break
     if injection == "exclude":
@@ -166,6 +185,32 @@ def check_record(value: object, line: int, name: str, seen: set[str], patterns: 
                "attribute_table": attributes, "hard_constraints": constraints, "reasoning": reasoning.strip(),
                "expected": expected, "flags": [f"{f.field}: {f.message}" for f in flags]}
     return payload, [], flags
+
+
+def flat_record(value: dict, spelled: dict[str, str], bad) -> dict:
+    """The record as one flat object with the InputFilter's field names: `input` and `output` objects merged
+    in, `attributes` read as `attribute_table`; `spelled` learns each moved field's name in the file."""
+    flat = {k: v for k, v in value.items() if not (k in PARTS and isinstance(v, dict))}
+    for part in PARTS:
+        inner = value.get(part)
+        if not isinstance(inner, dict):
+            continue
+        for key, v in inner.items():
+            if key in flat:
+                bad(key, f"is given both at the top level and in '{part}'")
+                continue
+            flat[key] = v
+            spelled[key] = f"{part}.{key}"
+    for alias, key in ALIASES.items():
+        if alias not in flat:
+            continue
+        where = spelled.pop(alias, alias)
+        if key in flat:
+            bad(key, f"give one of '{key}' and '{alias}' (seed 003 §6's name for it), not both")
+            continue
+        flat[key] = flat.pop(alias)
+        spelled[key] = where
+    return flat
 
 
 def _texts(value) -> list[str]:

@@ -5,7 +5,7 @@ validation points, human agreement and cost)."""
 from __future__ import annotations
 
 from workbench.protocol.base import ReportSection
-from workbench.protocols.m11.scoring import CRITERIA
+from workbench.protocols.m11.scoring import CRITERIA, score_text
 
 
 def num(v, digits: int = 2) -> str:
@@ -53,8 +53,8 @@ def bands_section(doc: dict) -> str:
              f"{r['expected_percent'][0]}-{r['expected_percent'][1]}%"] for r in doc["bands"]["rows"]]
     cross = doc["binary"]["cross_table"]
     crow = [[v, *[cross[v][r["band"]] for r in doc["bands"]["rows"]]] for v in ("PASS", "FAIL")]
-    return ("Bands read from the overall score (mean of the five criteria), beside the distribution seed 003 "
-            "§7 expects for each band's Likert range.\n\n" +
+    return ("Bands read from the overall score (mean of the five criteria) as shown, to a tenth, beside the "
+            "distribution seed 003 §7 expects for each band's Likert range.\n\n" +
             _table(["band", "Likert range", "samples", "observed", "expected"], rows) +
             "\n\nBinary verdict against the band:\n\n" +
             _table(["binary", *[r["band"] for r in doc["bands"]["rows"]]], crow))
@@ -64,17 +64,32 @@ def profile_section(doc: dict) -> str:
     prof = doc["profile"]
     rows = [[c, num(prof[c]), "#" * int(round((prof[c] or 0) * 4))] for c in CRITERIA]
     hist = [[f"{h['lo']:.1f}-{h['hi']:.1f}", h["count"], "#" * h["count"]] for h in doc["histogram"]]
-    trend = [[t["study"], t["samples"], pct(t["pass_rate"]), num(t["mean_overall"])] for t in doc["trend"]]
     return ("Mean per criterion (0-5):\n\n" + _table(["criterion", "mean", "profile"], rows) +
             "\n\nOverall score histogram:\n\n" + _table(["overall", "samples", ""], hist) +
-            f"\n\nTrend over the studies of module {doc['module']}:\n\n" +
-            _table(["study", "samples", "pass rate", "mean overall"], trend))
+            "\n\n" + trend_section(doc["trend"]))
+
+
+def trend_scope(t: dict) -> str:
+    """What the trend lists and what it leaves out, in one sentence (the report and the dashboard)."""
+    kinds = f"{t['kind']} studies" if t["scope"] == "same" else "studies of every kind (each labelled)"
+    left = ", ".join(f"{n} {why}" for why, n in t["left_out"].items())
+    return (f"Trend over the {kinds} of module {t['module']} that ran, created no later than this one"
+            + (f"; left out: {left}" if left else "") + ".")
+
+
+def trend_section(t: dict | None) -> str:
+    if t is None:
+        return ""
+    rows = [[r["study"] + (" (this study)" if r["this_study"] else ""), r["kind"], r["created_at"][:10],
+             r["last_run_at"][:10], r["samples"], pct(r["pass_rate"]), num(r["mean_overall"])] for r in t["rows"]]
+    return trend_scope(t) + "\n\n" + _table(["study", "kind", "created", "last run", "samples", "pass rate",
+                                              "mean overall"], rows)
 
 
 def samples_section(doc: dict) -> str:
     rows = []
     for s in doc["samples"]:
-        rows.append([s["id"], num(s["overall"]), s["band"] or "-", s["confidence"] or "-",
+        rows.append([s["id"], score_text(s["overall"]), s["band"] or "-", s["confidence"] or "-",
                      s["binary"] or "-", len(s["errors"]), "; ".join(v["constraint"] for v in s["never_violations"])
                      or "-"])
     return _table(["sample", "overall", "band", "confidence", "binary", "errors", "NEVER violations"], rows)

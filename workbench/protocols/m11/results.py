@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from statistics import mean
 
-from workbench.protocols.m11.scoring import CRITERIA, band, confidence
+from workbench.protocols.m11.scoring import CRITERIA, band, confidence, shown
 
 
 def aggregate(item: dict, likert: list[dict], binary: dict | None, costs: dict | None = None) -> dict:
@@ -26,7 +26,7 @@ def aggregate(item: dict, likert: list[dict], binary: dict | None, costs: dict |
            "confidence": None, "spread": None, "summary": None, "binary": None, "binary_error": None,
            "cost": costs or {"cost": 0.0, "cost_unknown": False}}
     if ok:
-        out["overall"] = round(mean(r["overall"] for r in ok), 2)
+        out["overall"] = shown(mean(r["overall"] for r in ok))   # to a tenth: what is shown is what is banded
         out["scores"] = {c: round(mean(r["scores"][c] for r in ok), 2) for c in CRITERIA}
         out["band"] = band(out["overall"])
         out["confidence"] = confidence(out["run_overalls"])

@@ -2,10 +2,16 @@
 
 Seed 003 §5-§7: five criteria scored 0-5, overall = their MEAN (Example A:
 5,4,5,4,4 -> 4.4; Example B: 1,2,3,3,1 -> 2.0), read in four bands.
+
+An overall score is shown to a tenth, as the seed writes its scores and its
+ranges (4.4, 2.0; 3.5-4.4), and its band is decided on that shown value, never
+on more digits: a sample averaging 3.467 over its runs is shown "3.5" and is
+PASS, as the seed's table reads "3.5" (README, "Project choices").
 """
 
 from __future__ import annotations
 
+from decimal import ROUND_HALF_UP, Decimal
 from statistics import mean
 
 CRITERIA = ("accuracy", "relevance", "completeness", "clarity", "reasoning")
@@ -38,15 +44,27 @@ MEDIUM_SPREAD = 1.0
 CONFIDENCE_LEVELS = ("HIGH", "MEDIUM", "LOW")
 
 
+def shown(value: float) -> float:
+    """An overall score as every view shows it and its band is read: to a tenth, halves up."""
+    return float(Decimal(repr(float(value))).quantize(Decimal("0.1"), rounding=ROUND_HALF_UP))
+
+
+def score_text(value: float | None) -> str:
+    """The shown overall score as text ("-" when there is none)."""
+    return "-" if value is None else f"{shown(value):.1f}"
+
+
 def overall(scores: dict[str, int | float]) -> float:
-    """The mean of the five criteria, rounded to two decimals (what is shown is what is banded)."""
+    """The mean of the five criteria, as shown (a multiple of 0.2 for whole-number scores: exact)."""
     missing = [c for c in CRITERIA if c not in scores]
     if missing:
         raise ValueError(f"scores lack {', '.join(missing)}")
-    return round(mean(float(scores[c]) for c in CRITERIA), 2)
+    return shown(mean(float(scores[c]) for c in CRITERIA))
 
 
 def band(value: float) -> str:
+    """The band of the value as shown (to a tenth), so a shown "3.5" is never called Borderline."""
+    value = shown(value)
     for name, lower, _ in BANDS:
         if value >= lower - 1e-9:
             return name

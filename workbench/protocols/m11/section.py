@@ -3,6 +3,8 @@
     [m11]
     items = "cases/m11/sample.jsonl"  # module outputs (JSONL or JSON), relative to the study file or the repo
     module = "M11"                    # the module evaluated: studies of one module form its trend
+    trend = "same"                    # the trend lists studies of this one's kind (real, simulated, dry run);
+                                      # "all": every kind, each labelled
     runs = 3                          # pipeline runs per sample: 3 (confidence from their spread) or 1
     limit = 10                        # evaluate only the first N items of the file (0: all)
     injection = "exclude"             # records with instruction-like text: "exclude" or "flag"
@@ -16,7 +18,9 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-KEYS = ("items", "module", "runs", "limit", "injection", "human_sample", "human_seed")
+KEYS = ("items", "module", "runs", "limit", "injection", "human_sample", "human_seed", "trend")
+# `trend` ("same" unless given) is stored only when the file gives it, so that the definition of a study
+# frozen before the key existed is still the one its unchanged file gives
 DEFAULTS: dict[str, Any] = {"module": "M11", "runs": 3, "limit": 0, "injection": "exclude", "human_sample": 20}
 
 
@@ -41,6 +45,11 @@ def check_section(data: dict, definition: dict, bad: Callable[[str, str], None])
             out["module"] = t["module"].strip()
         else:
             bad("m11.module", "must be a non-empty string")
+    if "trend" in t:
+        if t["trend"] in ("same", "all"):
+            out["trend"] = t["trend"]
+        else:
+            bad("m11.trend", 'must be "same" (studies of this one\'s kind: real, simulated or dry run) or "all"')
     _int(t, "runs", out, bad, lo=1, hi=3)
     if out["runs"] == 2:
         bad("m11.runs", "must be 1 (single-run mode) or 3 (confidence from the spread of three runs)")
