@@ -205,8 +205,13 @@ def dq_rendered(analysis) -> RenderedTable:
             out.refs[(i, 0)] = DrillRef("dq_group", (r.group,))
         for p in ("dq1", "dq2", "dq3", "weighted"):
             notes.add(f"{r.group} {p}", r.parts[p])
-    out.notes = list(dq.notes) + notes.lines
+    out.notes = list(dq.notes) + _unsplit(dq) + notes.lines
     return out
+
+
+def _unsplit(dq) -> list[str]:
+    """The flag of replies that could not be split into perspectives: every DQ table carries it."""
+    return [dq.unsplit_note] if dq.unsplit_note else []
 
 
 def dq_spread_rendered(analysis) -> RenderedTable:
@@ -220,7 +225,8 @@ def dq_spread_rendered(analysis) -> RenderedTable:
                          *(fmt_num(r.sd.get(p)) for p in ("dq1", "dq2", "dq3", "weighted")), flag])
     out.notes = ["SD: sample SD (n - 1) over the runs with a value; one run has none. Anchoring: runs whose "
                  "Pearson r(generation order, similarity to the first perspective) exceeds 0.3 (seed 001 §2.2), "
-                 "of the runs where r was computed (sequential runs with four or more perspectives)."]
+                 "of the runs where r was computed (sequential runs with four or more perspectives)."] \
+        + _unsplit(analysis.dq)
     return out
 
 
@@ -237,7 +243,7 @@ def dq_baseline_rendered(analysis) -> RenderedTable:
         notes.add(f"{DQ_LABELS[part]} d", b.cohens_d)
         notes.add(f"{DQ_LABELS[part]} r", b.mann_whitney)
     out.notes = ["Difference = parallel - sequential, bootstrap CI. Runs with an undefined value are left out."] \
-        + notes.lines
+        + _unsplit(analysis.dq) + notes.lines
     return out
 
 
