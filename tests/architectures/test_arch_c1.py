@@ -11,7 +11,7 @@ from tests.runner.studykit import requests_with
 async def test_c1_respondents_see_neither_the_framing_nor_each_other(run_conditions, server):
     summary, events, db = await run_conditions("C1")
     assert server.count == 8  # frame + 5 respondents + synthesis + the report-shape extraction (issue 13)
-    frame = requests_with(server, "Frame the decision before the panel's answers come in")
+    frame = requests_with(server, "Set out the decision before the panel's answers come in")
     respondents = requests_with(server, "You are adviser", where="system")
     synthesis = requests_with(server, "Synthesize the panel's answers")
     assert len(frame) == 1 and len(respondents) == 5 and len(synthesis) == 1

@@ -146,7 +146,7 @@ def scripted(body: dict) -> str:
                 "PERSPECTIVE 2: Regulators\nThe law forbids selective exemptions.\n\n"
                 "PERSPECTIVE 3: The public\nTrust depends on not yielding to threats.\n\n"
                 f"SYNTHESIS\nAll three point to resisting.\n\n{REPORT}")
-    if "Frame the decision" in last:
+    if "Frame the decision" in last or "Set out the decision" in last:
         return f"FRAMING {tag}: decide whether to comply, resist or negotiate."
     m = re.match(r"You are adviser (\d+) of", sys)
     if m:

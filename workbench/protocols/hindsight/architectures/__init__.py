@@ -67,3 +67,13 @@ def prompt_templates() -> dict[str, str]:
         for k, v in (getattr(module, "PROMPTS", None) or {}).items():
             out[f"{cond}.{k}"] = v
     return out
+
+
+def condition_prompts(conditions_: list[str], options: dict) -> dict[str, list[tuple[str, str, str]]]:
+    """What each condition sends under a study's options, for the cue audit: (name, text, origin)."""
+    return {c: list(architecture(c).prompts(options)) for c in conditions_ if hasattr(architecture(c), "prompts")}
+
+
+def seed_texts() -> dict[str, str]:
+    """The seed's own description of each condition (seed 000 §V)."""
+    return {c: getattr(m, "SEED_TEXT", "") for c, m in registry().items()}

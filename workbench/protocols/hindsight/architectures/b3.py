@@ -14,8 +14,9 @@ means and every DQ table names it, never counting it as one perspective.
 from __future__ import annotations
 
 from workbench.protocols.hindsight.architectures.base import (
-    FinalOutput, RunContext, final_output, report_request, situation, user,
+    FinalOutput, RunContext, common_prompts, final_output, report_request, situation, user,
 )
+from workbench.protocols.hindsight.architectures.extraction import instruction
 from workbench.protocols.hindsight.architectures.extraction import extra_calls
 from workbench.protocols.hindsight.architectures.perspective_split import split_by_extraction, worth_asking
 from workbench.protocols.hindsight.architectures.perspectives import split_perspectives
@@ -23,6 +24,15 @@ from workbench.protocols.hindsight.architectures.prompts import B3_LAYOUT, B3_PR
 
 CONDITION = "B3"
 TITLE = "Multi-perspective prompt"
+
+
+SEED_TEXT = ('Single LLM asked for multiple viewpoints: "Give 3-5 genuinely different perspectives on this '
+             'decision, then synthesize a recommendation."')
+
+
+def prompts(options: dict) -> list[tuple[str, str, str]]:
+    layout = [("prompts.B3_LAYOUT", B3_LAYOUT, "project")] if instruction(options) else []
+    return common_prompts(options) + [("prompts.B3_PROMPT", B3_PROMPT, "seed")] + layout
 
 
 def expected_calls(options: dict) -> int:

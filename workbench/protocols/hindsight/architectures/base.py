@@ -8,6 +8,8 @@ An architecture module (b1.py, c2.py, ...) defines:
     def expected_calls(options: dict) -> int          # for progress and ETA
     # optional:
     def check_options(raw, path, bad) -> dict         # its [architectures.X] table, defaults filled
+    def prompts(options) -> [(name, text, origin)]    # what it sends, for the cue audit (origin seed|project)
+    SEED_TEXT = "..."                                 # the seed's own description of the condition (§V)
     def replicates(study_replicates: int) -> list[int]
     DRAW_OFFSET = 0                                   # see RunContext.draw
 
@@ -58,6 +60,17 @@ def situation(ctx: RunContext) -> str:
     return SITUATION.format(scenario=ctx.scenario.strip())
 
 
+def common_prompts(options: dict) -> list[tuple[str, str, str]]:
+    """The prompt text every condition sends (the cue audit's view): the scenario's frame and, under
+    `report_shape = "instruction"`, the report instruction appended to every final step."""
+    from workbench.protocols.hindsight.architectures.extraction import instruction
+    from workbench.protocols.hindsight.architectures.prompts import SITUATION
+
+    extra = instruction(options).strip()
+    return [("prompts.SITUATION", SITUATION, "project")] + ([("report.REPORT_INSTRUCTION", extra, "project")]
+                                                            if extra else [])
+
+
 def report_request(ctx: RunContext) -> str:
     """What a condition's final step appends: nothing (the seed's prompts as they are), or the report
     instruction when the study pre-registered `report_shape = "instruction"`."""
@@ -73,6 +86,7 @@ async def final_output(ctx: RunContext, text: str) -> FinalOutput:
     return await finish(ctx, text)
 
 
-__all__ = ["FinalOutput", "RunCancelled", "RunContext", "TurnStats", "draw_settings", "final_output", "parallel",
+__all__ = ["FinalOutput", "RunCancelled", "RunContext", "TurnStats", "common_prompts", "draw_settings", "final_output",
+           "parallel",
            "report_request", "situation",
            "system", "user"]

@@ -10,7 +10,8 @@ Respondents' answers are `perspective` events with order 1 and parallel = true
 from __future__ import annotations
 
 from workbench.protocols.hindsight.architectures.base import (
-    FinalOutput, RunContext, check_int_options, final_output, parallel, report_request, situation, system, user,
+    FinalOutput, RunContext, check_int_options, common_prompts, final_output, parallel, report_request, situation,
+    system, user,
 )
 from workbench.protocols.hindsight.architectures.extraction import extra_calls
 from workbench.protocols.hindsight.architectures.prompts import (
@@ -50,6 +51,18 @@ def framing_of(options: dict) -> str:
     """Who reads the framing; a definition frozen before the option showed it to the respondents, and keeps
     doing so on resume."""
     return (options.get("C1") or {}).get("framing", "respondents")
+
+
+SEED_TEXT = ("Central coordinator distributes the question to 5 independent respondents, then synthesizes. "
+             "Respondents do not see each other's outputs.")
+
+
+def prompts(options: dict) -> list[tuple[str, str, str]]:
+    names = ("C1_COORDINATOR_SYSTEM", "C1_FRAME", "C1_RESPOND")
+    suffix = "_FRAMED" if framing_of(options) == "respondents" else ""
+    chosen = [(f"prompts.{n}{suffix}", t, "project") for n, t in zip(names, FRAMINGS[framing_of(options)])]
+    return common_prompts(options) + chosen + [("prompts.C1_RESPONDENT_SYSTEM", C1_RESPONDENT_SYSTEM, "project"),
+                                               ("prompts.C1_SYNTHESIZE", C1_SYNTHESIZE, "project")]
 
 
 def expected_calls(options: dict) -> int:

@@ -40,8 +40,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from workbench.protocols.hindsight.architectures.base import (
-    FinalOutput, RunContext, check_int_options, final_output, parallel, report_request, situation, system, user,
+    FinalOutput, RunContext, check_int_options, common_prompts, final_output, parallel, report_request, situation,
+    system, user,
 )
+from workbench.protocols.hindsight.architectures import prompts as templates
 from workbench.protocols.hindsight.architectures.extraction import extra_calls
 from workbench.protocols.hindsight.architectures.lines import (
     first_tagged, own_and_quoted, parse_amendments, parse_second, parse_vote, same_text,
@@ -85,6 +87,19 @@ def check_options(raw: dict, path: str, bad) -> dict:
         bad(f"{path}.mover", f"must be the id of a roster member other than the chair ({', '.join(members)})")
     out["mover"] = mover
     return out
+
+
+SEED_TEXT = ("Full adversarial committee with fixed roster, Robert's Rules, deliberation, and resolution. "
+             "(Standard /committee pipeline.)")
+
+
+def prompts(options: dict) -> list[tuple[str, str, str]]:
+    """Every template of the meeting, and each member's role as its system prompt gives it."""
+    opts = committee_options(options)
+    name = opts.get("roster_name") or "custom"
+    steps = [(f"prompts.{k}", v, "project") for k, v in templates.templates().items() if k.startswith("C2_")]
+    roles = [(f"roster.{name}.{m['id']}", f"{m['name']}. {m['brief']}", "project") for m in opts["roster"]]
+    return common_prompts(options) + steps + roles
 
 
 def committee_options(options: dict) -> dict:

@@ -42,6 +42,18 @@ def fan_prompts(options: dict) -> tuple[str, str]:
     return FANS[(options.get("C3") or {}).get("fan", "tail-risk")]
 
 
+SEED_TEXT = ("Fan (scenario generation) followed by funnel (committee deliberation on scenarios). Full /scenarios "
+             "-> /committee pipeline.")
+
+
+def prompts(options: dict) -> list[tuple[str, str, str]]:
+    name = (options.get("C3") or {}).get("fan", "tail-risk")
+    fan, briefing = fan_prompts(options)
+    suffix = "_TAIL_RISK" if name == "tail-risk" else ""
+    return [(f"prompts.C3_FAN{suffix}", fan, "project"), (f"prompts.C3_BRIEFING{suffix}", briefing, "project")] \
+        + c2.prompts(options)
+
+
 def expected_calls(options: dict) -> int:
     return 1 + c2.expected_calls(options)
 

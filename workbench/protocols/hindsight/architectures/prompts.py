@@ -30,10 +30,10 @@ B3_LAYOUT = ("\n\nLayout: write each perspective under its own heading line \"PE
 
 # --- C1: hub-and-spoke committee -------------------------------------------------------------
 C1_COORDINATOR_SYSTEM = ("You coordinate a panel of {n} advisers who each answer the question independently, "
-                         "without seeing one another's answers. Before their answers come in you frame the "
+                         "without seeing one another's answers. Before their answers come in you set out the "
                          "decision; afterwards you synthesize their answers into one recommendation.")
 
-C1_FRAME = ("{situation}\n\nFrame the decision before the panel's answers come in: state the decision to be made, "
+C1_FRAME = ("{situation}\n\nSet out the decision before the panel's answers come in: state the decision to be made, "
             "the options on the table, and what a good answer should address. Do not recommend a course of "
             "action yourself.")
 
@@ -58,7 +58,7 @@ C1_RESPOND_FRAMED = ("{situation}\n\nThe panel's coordinator frames the question
 
 C1_ANSWER = "ADVISER {i}:\n{text}"
 
-C1_SYNTHESIZE = ("{situation}\n\nYour framing of the decision was:\n\n{framing}\n\nThe advisers answered "
+C1_SYNTHESIZE = ("{situation}\n\nYou set out the decision as follows:\n\n{framing}\n\nThe advisers answered "
                  "independently:\n\n{answers}\n\nSynthesize the panel's answers into one recommendation: say "
                  "where they agree, where they differ, and how you weigh the differences.{report}")
 

@@ -177,3 +177,15 @@ def _custom_roster(raw: list[dict], path: str, bad: Callable[[str, str], None]) 
     if len([m for m in out if not m["chair"]]) < 2:
         bad(path, "needs at least two members besides the chair (one to move, one to second)")
     return out
+
+
+def roster_name_of(c2_options: dict) -> str:
+    """The roster a study's C2 options hold: its recorded name, else (a definition from before the names) the
+    named roster whose members it repeats, else "custom"."""
+    if c2_options.get("roster_name"):
+        return c2_options["roster_name"]
+    members = c2_options.get("roster") or []
+    for name, (named, _mover) in NAMED_ROSTERS.items():
+        if members == [m.to_dict() for m in named]:
+            return name
+    return "custom"
