@@ -38,7 +38,7 @@ async def test_an_unseconded_motion_dies_is_minuted_and_the_next_member_moves(ru
     seconds = [(e.agent, e.payload["seconded"]) for e in events if e.kind == "second" and e.payload["on"] == "motion"]
     # the proposer's motion: asked of all four others, in roster order after it; the devil's advocate's: the
     # first member after it seconds
-    assert seconds == [("devils-advocate", False), ("examiner", False), ("mediator", False), ("independent", False),
+    assert seconds == [("devils-advocate", False), ("examiner", False), ("mediator", False), ("arbiter", False),
                        ("examiner", True)]
     debate = requests_with(server, "Debate, round 1")
     assert debate and all("died for want of a second" in b["messages"][-1]["content"] for b in debate)
@@ -59,12 +59,12 @@ async def test_when_every_motion_dies_there_is_no_debate_and_no_vote(run_conditi
 
 
 async def test_a_seconded_amendment_is_voted_on(run_conditions, server):
-    server.responder = declining("amendment", but="Independent member")
+    server.responder = declining("amendment", but="Arbiter")
     summary, events, db = await run_conditions("C2")
     seconds = [(e.agent, e.payload["seconded"]) for e in events
                if e.kind == "second" and e.payload["on"] == "amendment 1"]
-    # the devil's advocate moved it: asked in roster order after it, until the independent member seconds
-    assert seconds == [("examiner", False), ("mediator", False), ("independent", True)]
+    # the devil's advocate moved it: asked in roster order after it, until the arbiter seconds
+    assert seconds == [("examiner", False), ("mediator", False), ("arbiter", True)]
     assert len(requests_with(server, "puts amendment 1")) == 5
     assert next(e for e in events if e.kind == "amendment" and e.turn is None).payload["status"] == "adopted"
 

@@ -15,7 +15,7 @@ PROJECT_CHOICES = (
     "Every condition is shown the scenario as `Situation:` followed by the case's scenario text.",
     "The committee conditions' prompts (coordinator, respondents, roster, Robert's Rules steps, scenario fan) "
     "are the project's own: the seed names the structures, not their prompts. The default roster names roles by "
-    "their function in the deliberation (proposer, devil's advocate, examiner, mediator, independent member).",
+    "their function in the deliberation (proposer, devil's advocate, examiner, mediator, arbiter).",
     "C1: the coordinator sets out the decision before the respondents answer; its statement goes to its own "
     "synthesis only, so the respondents see the scenario alone.",
     "C2 under Robert's Rules: a motion or amendment nobody seconds dies and is minuted; after a main motion dies "

@@ -38,8 +38,10 @@ CHAIR = Member(
 )
 
 # The default: each member is named by what it does in the deliberation (propose, oppose, examine,
-# reconcile, judge), never by a topic to look for, so that the committee conditions differ from the
-# single-prompt ones only in structure (seed 000 §V); the cue audit (cue_audit.py) checks it.
+# reconcile, weigh), never by a topic to look for, so that the committee conditions differ from the
+# single-prompt ones only in structure (seed 000 §V); the cue audit (workbench/cue_audit) checks it. The
+# names are uncommon words on purpose: the scrubber removes a study's role names from every output, so a
+# name like "independent" would blank that word wherever any condition wrote it.
 FUNCTIONAL_ROSTER: tuple[Member, ...] = (
     CHAIR,
     Member(
@@ -63,7 +65,7 @@ FUNCTIONAL_ROSTER: tuple[Member, ...] = (
         "could adopt. You say where the disagreement remains.",
     ),
     Member(
-        "independent", "Independent member",
+        "arbiter", "Arbiter",
         "You weigh the arguments the other members make and take the position you find most convincing, "
         "saying which argument convinced you.",
     ),
