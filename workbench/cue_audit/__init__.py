@@ -142,16 +142,20 @@ def run_audit(prompts: dict[str, list[Prompt]], baseline: str, criteria: list[Cr
     base_best = {j: max((sim.get((i, j), 0.0) for i, (cond, _, _) in enumerate(units) if cond == baseline),
                         default=0.0) for j in range(len(criteria))}
 
+    of_prompt: dict[tuple[str, int], list[int]] = {}  # (condition, prompt) -> its sentences' rows in `units`
+    for i, (cond, p, _) in enumerate(units):
+        of_prompt.setdefault((cond, id(p)), []).append(i)
     findings: list[Finding] = []
     for cond, ps in prompts.items():
         if cond == baseline:
             continue
         seed_words = stems_in(structure.get(cond, ""))
+        words_of = {id(p): stems_in(p.text) for p in ps}
         for j, c in enumerate(criteria):
             for p in ps:
-                found = stems_in(p.text)
+                found = words_of[id(p)]
                 hits = tuple(t for t, stem in terms[(c.rubric, c.id)] if stem in found and stem not in base_stems)
-                close = [(sim.get((i, j), 0.0), s) for i, (uc, up, s) in enumerate(units) if uc == cond and up is p]
+                close = [(sim.get((i, j), 0.0), units[i][2]) for i in of_prompt.get((cond, id(p)), [])]
                 best = max(close, default=(0.0, ""))
                 meaning = best[0] >= threshold and base_best[j] < threshold
                 if not hits and not meaning:

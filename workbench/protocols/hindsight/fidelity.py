@@ -16,12 +16,14 @@ PROJECT_CHOICES = (
     "The committee conditions' prompts (coordinator, respondents, roster, Robert's Rules steps, scenario fan) "
     "are the project's own: the seed names the structures, not their prompts. The default roster names roles by "
     "their function in the deliberation (proposer, devil's advocate, examiner, mediator, arbiter).",
-    "C1: the coordinator sets out the decision before the respondents answer; its statement goes to its own "
-    "synthesis only, so the respondents see the scenario alone.",
-    "C2 under Robert's Rules: a motion or amendment nobody seconds dies and is minuted; after a main motion dies "
+    "The hub-and-spoke committee: the coordinator sets out the decision before the respondents answer; its "
+    "statement goes to its own synthesis only, so the respondents see the scenario alone.",
+    "The peer committee under Robert's Rules: a motion or amendment nobody seconds dies and is minuted; after a "
+    "main motion dies "
     "the chair calls on the next member in roster order (two motions in all by default); when every one dies "
     "there is no debate and no vote, and the chair reports that the committee adopted nothing.",
-    "B3's perspectives are read from the reply's own layout (labelled, headings, numbered or lettered lists, bold "
+    "The multi-perspective prompt's perspectives are read from the reply's own layout (labelled, headings, "
+    "numbered or lettered lists, bold "
     "lead-ins, prose ordinals); a reply none of them splits is split by a copy-only extraction where the model "
     "decodes by schema, else flagged and left out of the DQ means.",
     "The cue audit's key terms are the content words of a criterion's name and question (stop words and the words "
@@ -165,11 +167,11 @@ def _structure_lines(definition: dict) -> list[str]:
                        "single-prompt conditions are not told: the committee conditions differ in instruction as "
                        "well as structure.")
     if "C1" in conds and framing_of(arch) == "respondents":
-        out.append("- **C1 framing: every respondent read the coordinator's framing first (a pre-registered "
-                   "DEVIATION):** the seed's respondents are independent.")
+        out.append("- **Hub-and-spoke framing: every respondent read the coordinator's framing first (a "
+                   "pre-registered DEVIATION):** the seed's respondents are independent.")
     if "C3" in conds and (arch.get("C3") or {}).get("fan", "tail-risk") != DEFAULT_FAN:
-        out.append("- **C3 fan: one scenario asked to be a tail risk (a pre-registered DEVIATION):** the Anticipation "
-                   "rubric rewards seeing such a risk, and no other condition is told to look for one.")
+        out.append("- **Scenario fan: one scenario asked to be a tail risk (a pre-registered DEVIATION):** the "
+                   "Anticipation rubric rewards seeing such a risk, and no other condition is told to look for one.")
     return out
 
 
