@@ -12,7 +12,7 @@ order (the first that yields two or more perspectives wins):
   (`1. **The Security View**`, `2) Economic:`, `B. Legal`);
 - bold: paragraphs that open with a bold lead-in (`**Security view:** ...`);
 - prose: paragraphs that open with an ordinal or a perspective phrase
-  (`First, ...`, `Second, ...`, `From a security standpoint, ...`,
+  (`First, ...`, `Secondly, ...`, `From a security standpoint, ...`,
   `Another perspective ...`).
 
 A perspective runs to the next one, or to the synthesis: a heading, bold
@@ -40,7 +40,8 @@ _LABELLED = re.compile(r"^[ \t>#*_]*(?:perspective|viewpoint|view)[ \t]+(\d+|[A-
 _HEADING = re.compile(r"^[ \t]*(#{1,6})[ \t]+(.*?)[ \t#]*$")
 _NUMBERED = re.compile(r"^(?:(\d{1,2})|([A-Ea-e]))[.)][ \t]+(.+)$")
 _BOLD = re.compile(r"^[ \t]*(?:\*\*|__)(.+?)(?:\*\*|__)[ \t]*[:.\-–—]?[ \t]*(.*)$")
-_PROSE = re.compile(r"^[ \t]*(?:(first|second|third|fourth|fifth|sixth|finally|lastly)\b[,:]?|"
+_PROSE = re.compile(r"^[ \t]*(?:(first(?:ly)?|second(?:ly)?|third(?:ly)?|fourth(?:ly)?|fifth(?:ly)?|sixth|finally|lastly)"
+                    r"\b[,:]?|"
                     r"(from (?:a|an|the) [^,.:;]{1,60}?(?:perspective|standpoint|point of view|viewpoint|view|lens)\b)|"
                     r"((?:one|another|a (?:second|third|fourth|fifth|final|further)) (?:perspective|view|viewpoint)\b))",
                     re.IGNORECASE)
