@@ -1,5 +1,5 @@
-"""B3's perspectives read whatever the layout (issue 30 item 4): a corpus of layouts models write (a reply captured
-from SmolLM2 among them), a property over generated replies, the copy-only split where the model decodes by schema,
+"""B3's perspectives read whatever the layout (issue 30 item 4): a corpus of layouts models write, a property over
+generated replies, the copy-only split where the model decodes by schema,
 and a reply that still cannot be split: flagged in the DQ tables and left out of the DQ means."""
 
 from __future__ import annotations
@@ -12,7 +12,6 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tests.runner.studykit import scripted
-from tests.support.real_replies import load
 from workbench.protocols.hindsight.architectures.perspective_split import read_split
 from workbench.protocols.hindsight.architectures.perspectives import split_perspectives
 from workbench.structured.reading import RefusedReply
@@ -62,15 +61,6 @@ def test_a_reply_without_two_perspectives_is_not_split():
     assert split_perspectives("Just do it. It is fine.").sections == []
     assert split_perspectives("Perspective 1: Only one\nA single view.\n\nSynthesis\nGo.").sections == []
     assert split_perspectives("").sections == []
-
-
-def test_a_reply_captured_from_a_real_model_splits():
-    fixture = load("b3-smollm2-perspectives")
-    split = split_perspectives(fixture["content"])
-    assert split.layout == fixture["expected"]["layout"]
-    assert [s.title for s in split.sections] == fixture["expected"]["titles"]
-    for section in split.sections:  # every perspective is the model's own text, never the synthesis
-        assert section.text and section.text in fixture["content"]
 
 
 # --- a property over generated replies -------------------------------------------------------------------------
