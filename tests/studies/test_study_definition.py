@@ -167,3 +167,19 @@ def test_the_shipped_mock_study_parses_and_the_readme_documents_every_key():
         assert f"`{name}`" in readme
         for member in members:
             assert member.brief in readme
+
+
+def test_named_structure_options_are_checked_by_name():
+    """Issue 30: the roster, C1's framing and C3's fan are named choices; a wrong name is refused with the key,
+    the choices and what they mean."""
+    base = 'name = "tiny"\ncases = ["toll-bridge"]\nraters = []\njudges = []\n'
+    found = problems(base + '[architectures.C2]\nroster = "topical"\n[architectures.C1]\nframing = "all"\n'
+                            '[architectures.C3]\nfan = "risky"\n')
+    assert any("architectures.C2.roster: 'topical' is not a named roster; use one of functional, content-briefs"
+               in p for p in found)
+    assert any("architectures.C1.framing: must be one of synthesis, respondents" in p for p in found)
+    assert any("architectures.C3.fan: must be one of neutral, tail-risk" in p for p in found)
+    d = parse_study_text(base + '[architectures.C2]\nroster = "content-briefs"\n', "s.toml")
+    c2 = d["architectures"]["C2"]
+    assert c2["roster_name"] == "content-briefs" and c2["mover"] == "strategist"
+    assert [m["id"] for m in c2["roster"]][:2] == ["chair", "risk-analyst"]

@@ -53,6 +53,16 @@ def check_int_options(raw: dict, path: str, bad, limits: dict[str, tuple[int, in
     return out
 
 
+def check_choice(raw: dict, path: str, bad, key: str, choices, default: str, why: str) -> str:
+    """A condition's named option from its `[architectures.X]` table (one of `choices`); a bad value is reported
+    through `bad`, with `why` (what the choices mean), and falls back to the default."""
+    value = raw.get(key, default)
+    if value not in choices:
+        bad(f"{path}.{key}", f"must be one of {', '.join(choices)} ({why})")
+        value = default
+    return value
+
+
 def situation(ctx: RunContext) -> str:
     """The scenario as every condition shows it."""
     from workbench.protocols.hindsight.architectures.prompts import SITUATION
@@ -86,7 +96,8 @@ async def final_output(ctx: RunContext, text: str) -> FinalOutput:
     return await finish(ctx, text)
 
 
-__all__ = ["FinalOutput", "RunCancelled", "RunContext", "TurnStats", "common_prompts", "draw_settings", "final_output",
+__all__ = ["FinalOutput", "RunCancelled", "RunContext", "TurnStats", "check_choice", "common_prompts", "draw_settings",
+           "final_output",
            "parallel",
            "report_request", "situation",
            "system", "user"]

@@ -10,7 +10,7 @@ Respondents' answers are `perspective` events with order 1 and parallel = true
 from __future__ import annotations
 
 from workbench.protocols.hindsight.architectures.base import (
-    FinalOutput, RunContext, check_int_options, common_prompts, final_output, parallel, report_request, situation,
+    FinalOutput, RunContext, check_choice, check_int_options, common_prompts, final_output, parallel, report_request, situation,
     system, user,
 )
 from workbench.protocols.hindsight.architectures.extraction import extra_calls
@@ -38,12 +38,9 @@ DEFAULT_FRAMING = "synthesis"
 def check_options(raw: dict, path: str, bad) -> dict:
     out: dict = check_int_options(raw, path, bad, {"respondents": (DEFAULTS["respondents"], 1, 20)},
                                   known=("framing",))
-    framing = raw.get("framing", DEFAULT_FRAMING)
-    if framing not in FRAMINGS:
-        bad(f"{path}.framing", f"must be one of {', '.join(FRAMINGS)} (\"respondents\": every respondent reads the "
-                               "coordinator's framing first, a deviation the report prints)")
-        framing = DEFAULT_FRAMING
-    out["framing"] = framing
+    out["framing"] = check_choice(raw, path, bad, "framing", FRAMINGS, DEFAULT_FRAMING,
+                                  "\"respondents\": every respondent reads the coordinator's framing first, a "
+                                  "deviation the report prints")
     return out
 
 

@@ -11,7 +11,9 @@ The committee is C2's, with the study's [architectures.C2] roster and limits.
 from __future__ import annotations
 
 from workbench.protocols.hindsight.architectures import c2
-from workbench.protocols.hindsight.architectures.base import FinalOutput, RunContext, check_int_options, situation, user
+from workbench.protocols.hindsight.architectures.base import (
+    FinalOutput, RunContext, check_choice, check_int_options, situation, user,
+)
 from workbench.protocols.hindsight.architectures.lines import numbered_sections
 from workbench.protocols.hindsight.architectures.prompts import (
     C3_BRIEFING, C3_BRIEFING_TAIL_RISK, C3_FAN, C3_FAN_TAIL_RISK,
@@ -27,12 +29,8 @@ DEFAULT_FAN = "neutral"
 
 def check_options(raw: dict, path: str, bad) -> dict:
     out: dict = check_int_options(raw, path, bad, {"scenarios": (DEFAULTS["scenarios"], 2, 10)}, known=("fan",))
-    fan = raw.get("fan", DEFAULT_FAN)
-    if fan not in FANS:
-        bad(f"{path}.fan", f"must be one of {', '.join(FANS)} (\"tail-risk\" asks that one scenario be a tail "
-                           "risk, which a rubric rewards: a deviation the report prints)")
-        fan = DEFAULT_FAN
-    out["fan"] = fan
+    out["fan"] = check_choice(raw, path, bad, "fan", FANS, DEFAULT_FAN, "\"tail-risk\" asks that one scenario be a "
+                              "tail risk, which a rubric rewards: a deviation the report prints")
     return out
 
 
