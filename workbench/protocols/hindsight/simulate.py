@@ -58,6 +58,8 @@ LENSES = (
     "Think a decade ahead. Competitors' moves, market shifts and the options this choice closes off matter more "
     "than this year's numbers.",
 )
+LENS_TITLES = ("Money", "Operations", "Legal exposure", "Customers", "People", "Technology", "Reputation",
+               "The long term")
 _TOPOLOGY = ("basin", "ridge", "plateau")
 # B3 layouts the simulator writes (workbench/protocols/hindsight/architectures/perspectives.py reads them all)
 B3_LAYOUTS = (
@@ -153,7 +155,7 @@ class Run:
         for i in range(3):
             anchored = i and draws.rng(seed, "anchor", self.case, self.condition, self.replicate, i).random() < ANCHORING
             lens = first if anchored else self._lens(f"view-{i + 1}")
-            views.append(layout.format(n=i + 1, letter="ABC"[i], title=f"View {i + 1}",
+            views.append(layout.format(n=i + 1, letter="ABC"[i], title=LENS_TITLES[lens],
                                        body=f"{LENSES[lens]}\n{risks[i % len(risks)]}"))
         return "\n\n".join(views)
 
