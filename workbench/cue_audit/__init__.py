@@ -171,20 +171,44 @@ def run_audit(prompts: dict[str, list[Prompt]], baseline: str, criteria: list[Cr
 
 def study_cue_audit(db, study_id: str) -> CueAudit | None:
     """The audit of one study (None when its protocol supplies no prompts): its protocol's prompts per
-    condition, the rubrics the study is scored on (frozen, else the library's), embeddings cached in the store."""
+    condition, the rubrics the study is scored on (frozen, else the library's latest), embeddings cached in
+    the store."""
     from store.embeddings import StoreEmbeddingCache
-    from workbench.blinding.context import load_study
+    from store.studies import get_study
     from workbench.metrics.embeddings import Embedder
     from workbench.protocol.registry import protocol_of
 
-    context = load_study(db, study_id)
-    protocol = protocol_of(context.definition)
-    given = protocol.condition_prompts(context.definition)
+    study = get_study(db, study_id)
+    if study is None:
+        raise KeyError(f"no study '{study_id}' in the store")
+    definition = study["definition"]
+    protocol = protocol_of(definition)
+    given = protocol.condition_prompts(definition)
     if not given or not protocol.cue_baseline:
         return None
     prompts = {cond: [Prompt(*p) for p in ps] for cond, ps in given.items()}
-    rubric_ids = list(context.definition.get("rubrics") or [])
-    rubric_ids += [r for r in protocol.extra_rubrics(db, context.definition) if r not in rubric_ids]
-    rubrics = [context.rubrics[r] for r in rubric_ids if r in context.rubrics]
-    return run_audit(prompts, protocol.cue_baseline, criteria_of(rubrics), Embedder(cache=StoreEmbeddingCache(db)),
-                     structure=protocol.condition_structure())
+    rubric_ids = list(definition.get("rubrics") or [])
+    rubric_ids += [r for r in protocol.extra_rubrics(db, definition) if r not in rubric_ids]
+    return run_audit(prompts, protocol.cue_baseline, criteria_of(study_rubrics(db, study_id, rubric_ids)),
+                     Embedder(cache=StoreEmbeddingCache(db)), structure=protocol.condition_structure())
+
+
+def study_rubrics(db, study_id: str, rubric_ids: list[str]) -> list:
+    """The rubrics a study is scored on: the versions it froze, else the library's latest (a draft study)."""
+    from store import blind as blind_rows
+    from store import rubrics as rubric_rows
+    from workbench.rubrics import parse_rubric
+
+    frozen = {}
+    for artefact in blind_rows.frozen_texts(db, study_id, "rubric"):
+        rubric = parse_rubric(artefact["content"], f"frozen rubric {artefact['ref']}")
+        frozen[rubric.id] = rubric
+    out = []
+    for rid in rubric_ids:
+        if rid in frozen:
+            out.append(frozen[rid])
+            continue
+        versions = rubric_rows.rubric_versions(db, rid)
+        if versions:
+            out.append(parse_rubric(versions[-1]["text"], f"rubric {rid}"))
+    return out

@@ -98,7 +98,8 @@ def prompts(options: dict) -> list[tuple[str, str, str]]:
     opts = committee_options(options)
     name = opts.get("roster_name") or "custom"
     steps = [(f"prompts.{k}", v, "project") for k, v in templates.templates().items() if k.startswith("C2_")]
-    roles = [(f"roster.{name}.{m['id']}", f"{m['name']}. {m['brief']}", "project") for m in opts["roster"]]
+    roles = [(f"roster.{name}.{m['id']}", f"{m['name']}. {m['brief']}", "project") for m in opts["roster"]
+             if isinstance(m, dict)]  # a member stored as a bare name (a hand-written definition) has no brief
     return common_prompts(options) + steps + roles
 
 

@@ -195,7 +195,9 @@ def _perspectives_by_run(data: StudyData) -> dict[str, list[Perspective]]:
     out: dict[str, list[Perspective]] = defaultdict(list)
     for p in data.perspectives:
         out[p.run_id].append(p)  # an unsplit reply's flag rides on its one event (see run_decision_quality)
-    return {k: sorted(v, key=lambda p: (p.order, p.seq)) for k, v in out.items()}
+    # parallel perspectives share order 1 and arrive in whatever order their calls finish: the agent (a member,
+    # a respondent) keeps the matrix the same from one store to the next
+    return {k: sorted(v, key=lambda p: (p.order, p.agent or "", p.seq)) for k, v in out.items()}
 
 
 def run_decision_quality(data: StudyData, embedder, *, threshold: float = INDEPENDENCE_THRESHOLD,
