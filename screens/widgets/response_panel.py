@@ -83,7 +83,7 @@ class CasePanel(VerticalScroll, can_focus=False):
 
     def __init__(self, **kwargs) -> None:
         super().__init__(**kwargs)
-        self.shown: tuple[str, str, str | None] | None = None
+        self.shown: tuple[str, str, str | None, str | None] | None = None
 
     def compose(self) -> ComposeResult:
         yield Static("Scenario", classes="case-heading", markup=False)
@@ -91,9 +91,12 @@ class CasePanel(VerticalScroll, can_focus=False):
         yield Static("Outcome (what actually happened)", classes="case-heading case-outcome-heading",
                      id="case-outcome-heading", markup=False)
         yield Static("", id="case-outcome", markup=False)
+        yield Static("Transposition (scenario -> real case)", classes="case-heading case-outcome-heading",
+                     id="case-transposition-heading", markup=False)
+        yield Static("", id="case-transposition", markup=False)
 
     def show(self, view: ItemView) -> None:
-        shown = (view.case_title, view.scenario, view.outcome)
+        shown = (view.case_title, view.scenario, view.outcome, view.transposition)
         if shown == self.shown:
             return
         self.shown = shown
@@ -104,4 +107,10 @@ class CasePanel(VerticalScroll, can_focus=False):
         outcome = self.query_one("#case-outcome", Static)
         outcome.display = has_outcome
         outcome.update(Text(for_terminal((view.outcome or "").strip())))
+        # a transposed case's mapping, for reading the outcome back onto the scenario (the same for every item)
+        mapped = view.transposition is not None
+        self.query_one("#case-transposition-heading").display = mapped
+        mapping = self.query_one("#case-transposition", Static)
+        mapping.display = mapped
+        mapping.update(Text(for_terminal((view.transposition or "").strip())))
         self.scroll_home(animate=False)

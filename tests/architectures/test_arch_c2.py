@@ -13,9 +13,9 @@ MEMBERS = [m.name for m in DEFAULT_ROSTER if not m.chair]
 
 async def test_c2_meeting_calls_visibility_and_events(run_conditions, server):
     summary, events, db = await run_conditions("C2")
-    # question 1 + openings 5 + motion 1 + second 1 + debate 2x5 + amendment vote 5 + restate 1
-    # + main vote 5 + resolution 1 + the report-shape extraction 1 (issue 13)
-    assert server.count == 31
+    # question 1 + openings 5 + motion 1 + second 1 + debate 2x5 + amendment second 1 + amendment vote 5
+    # + restate 1 + main vote 5 + resolution 1 + the report-shape extraction 1 (issue 13)
+    assert server.count == 32
     openings = requests_with(server, "Give your opening statement")
     assert sorted(role_of(b["messages"][0]["content"]) for b in openings) == sorted(MEMBERS)
     statements = {e.agent: e.payload["text"] for e in events if e.kind == "perspective"}
@@ -35,22 +35,26 @@ async def test_c2_meeting_calls_visibility_and_events(run_conditions, server):
 
     protocol = [e for e in events if e.kind in ("question", "motion", "second", "amendment", "vote", "resolution")]
     kinds = [e.kind for e in protocol]
-    assert kinds == (["question", "motion", "second", "amendment"] + ["vote"] * 5 + ["amendment", "motion"]
-                     + ["vote"] * 5 + ["resolution"])
+    assert kinds == (["question", "motion", "second", "amendment", "second"] + ["vote"] * 5
+                     + ["amendment", "motion"] + ["vote"] * 5 + ["resolution"])
     motion = protocol[1]
-    assert motion.agent == "strategist" and motion.payload["text"] == \
+    assert motion.agent == "proposer" and motion.payload["text"] == \
         "Resist the demands and disclose the threat publicly."
-    # the strategist is last in the roster, so the first member asked to second is the risk analyst
-    assert protocol[2].payload["seconded"] is True and protocol[2].agent == "risk-analyst"
+    # the proposer is first in the roster, so the first member asked to second is the devil's advocate
+    assert protocol[2].payload["seconded"] is True and protocol[2].agent == "devils-advocate"
+    assert protocol[2].payload["on"] == "motion"
     moved = protocol[3]
-    assert moved.payload["status"] == "moved" and moved.agent == "risk-analyst"
+    assert moved.payload["status"] == "moved" and moved.agent == "devils-advocate"
     assert moved.payload["text"] == "disclose only after a legal review"
-    assert all(e.payload["on"] == "amendment 1" and e.payload["vote"] == "aye" for e in protocol[4:9])
-    assert protocol[9].payload["status"] == "adopted" and protocol[9].payload["tally"]["aye"] == 5
-    assert protocol[10].payload["amended"] is True
-    main_votes = {e.agent: e.payload["vote"] for e in protocol[11:16]}
+    # the amendment is seconded before its vote, by the first member after its mover
+    assert protocol[4].payload["seconded"] is True and protocol[4].agent == "examiner"
+    assert protocol[4].payload["on"] == "amendment 1"
+    assert all(e.payload["on"] == "amendment 1" and e.payload["vote"] == "aye" for e in protocol[5:10])
+    assert protocol[10].payload["status"] == "adopted" and protocol[10].payload["tally"]["aye"] == 5
+    assert protocol[11].payload["amended"] is True
+    main_votes = {e.agent: e.payload["vote"] for e in protocol[12:17]}
     assert main_votes["devils-advocate"] == "nay"
-    assert main_votes["stakeholder-advocate"] == "unparsed"  # no VOTE line: never counted as a vote
+    assert main_votes["mediator"] == "unparsed"  # no VOTE line: never counted as a vote
     resolution = protocol[-1].payload
     assert resolution["tally"] == {"aye": 3, "nay": 1, "abstain": 0, "unparsed": 1}
     assert resolution["carried"] is True

@@ -1,6 +1,6 @@
 """C2 amendments that change something (issue 25 item 2): one that repeats the motion or an amendment
 already moved is ruled out of order with a line in the minutes and no vote; one copied from the minutes
-is the quoted member's, not the speaker's; the plan counts amendment votes up to the limit."""
+is the quoted member's, not the speaker's; the plan counts amendment seconds and votes up to the limit."""
 
 from __future__ import annotations
 
@@ -48,8 +48,8 @@ def test_sameness_folds_case_whitespace_and_wrapping_only():
 
 
 async def test_no_op_amendments_are_ruled_out_without_a_vote_and_quotes_are_not_moved(run_conditions, server):
-    server.responder = noisy
-    summary, events, db = await run_conditions("C2")
+    server.responder = noisy  # the roster the replies were captured under
+    summary, events, db = await run_conditions("C2", extra='[architectures.C2]\nroster = "content-briefs"\n')
     amendments = [e.payload for e in events if e.kind == "amendment" and e.turn]
     by_status = [(a["status"], a["name"]) for a in amendments]
     assert by_status == [("moved", "Risk analyst"), ("ruled_out", "Devil's advocate"),
@@ -58,15 +58,16 @@ async def test_no_op_amendments_are_ruled_out_without_a_vote_and_quotes_are_not_
     assert "repeats the motion" in amendments[1]["note"]
     assert "repeats amendment 1" in amendments[3]["note"]
     assert [a["number"] for a in amendments if a["status"] == "moved"] == [1, 2]
-    # two votes of five members, not four
+    # two seconds and two votes of five members, not four
+    assert len(requests_with(server, "Do you second the amendment")) == 2
     assert len(requests_with(server, "puts amendment")) == 2 * 5
     resolution_prompt = requests_with(server, "write the committee's resolution")[0]["messages"][-1]["content"]
     assert resolution_prompt.count("ruled out of order") == 2 and "no vote was held" in resolution_prompt
-    # the plan holds the calls made: the committee may vote on up to max_amendments (3) amendments
+    # the plan holds the calls made: the committee may second and vote on up to max_amendments (3) amendments
     from workbench.protocols.hindsight.architectures.extraction import extra_calls
 
     planned = c2.expected_calls({})
-    assert planned == 1 + 5 + 1 + 1 + 2 * 5 + 5 + 1 + extra_calls({}) + 3 * 5 + 1
+    assert planned == 1 + 5 + 1 + 1 + 2 * 5 + 5 + 1 + extra_calls({}) + 3 * (1 + 5) + 1
     assert server.count <= planned and [r["status"] for r in db["runs"].rows] == ["done"]
 
 def test_the_plan_counts_amendment_votes_up_to_the_limit():
@@ -74,8 +75,8 @@ def test_the_plan_counts_amendment_votes_up_to_the_limit():
         return c2.expected_calls({"C2": c2.check_options(opts, "architectures.C2", _bad)})
 
     base = plan(max_amendments=0)
-    assert plan(max_amendments=1) == base + 5 + 1          # one vote of five members, one restatement
-    assert plan(max_amendments=3) == base + 3 * 5 + 1
+    assert plan(max_amendments=1) == base + 1 + 5 + 1      # one second, a vote of five members, one restatement
+    assert plan(max_amendments=3) == base + 3 * (1 + 5) + 1
     assert plan(max_amendments=3, debate_rounds=0) == plan(max_amendments=0, debate_rounds=0)  # no debate
 
 

@@ -11,12 +11,12 @@ from tests.runner.studykit import requests_with
 
 async def test_c3_fans_out_scenarios_then_the_committee_deliberates_over_them(run_conditions, server):
     summary, events, db = await run_conditions("C3")
-    assert server.count == 32  # the fan, then the full C2 meeting, then the report-shape extraction
+    assert server.count == 33  # the fan, then the full C2 meeting (one amendment seconded), then the extraction
     scenarios = [e for e in events if e.kind == "scenario"]
     assert [e.payload["order"] for e in scenarios] == [1, 2, 3, 4]
     assert [e.payload["title"] for e in scenarios] == ["Path 1", "Path 2", "Path 3", "Path 4"]
     fan = requests_with(server, "divergent scenarios")
-    assert len(fan) == 1 and "tail risk" in fan[0]["messages"][-1]["content"]
+    assert len(fan) == 1 and "tail risk" not in fan[0]["messages"][-1]["content"]  # issue 30: no rubric cue
     extraction = requests_with(server, "the sentences of the response that state")
     assert len(extraction) == 1
     committee = [b for b in server.requests if b is not fan[0] and b is not extraction[0]]
@@ -39,7 +39,7 @@ async def test_p1_three_independent_committees_then_topology(run_conditions, ser
     summary, events, db = await run_conditions("P1")
     runs = list_runs(db, "arch-study")
     assert [(r["condition"], r["replicate"], r["status"]) for r in runs] == [("P1", i, "done") for i in range(3)]
-    assert server.count == 3 * 31 + 4  # three meetings (each with its report extraction), three extractions, one comparison
+    assert server.count == 3 * 32 + 4  # three meetings (each with its report extraction), three extractions, one comparison
     # each committee is its own draw: replicate 100..102 in the log and seed 7 + draw at the model
     for r in runs:
         calls = calls_for(db, run_id=r["id"])
@@ -106,3 +106,9 @@ async def test_p1_topology_extraction_has_room_for_the_output_it_copies(run_cond
         assert body["max_tokens"] == len(output) // 3 + 256 > 256
     compare = requests_with(server, "Group the runs whose recommendations")
     assert [b["max_tokens"] for b in compare] == [256]  # it writes labels, copies nothing: the study's own
+
+
+async def test_c3_tail_risk_fan_is_a_preregistered_option(run_conditions, server):
+    await run_conditions("C3", extra='[architectures.C3]\nfan = "tail-risk"\n')
+    assert "tail risk" in requests_with(server, "divergent scenarios")[0]["messages"][-1]["content"]
+    assert requests_with(server, "including the tail risks")

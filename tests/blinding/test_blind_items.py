@@ -116,3 +116,22 @@ def test_an_output_scrubbed_to_nothing_is_held_back_from_raters_and_judges(db):
     # it stays held back at every later blinding, and the researcher can list it
     assert prepare_study(db, sid).held_back == summary.held_back
     assert held_back_outputs(db, sid) == summary.held_back
+
+
+@pytest.mark.parametrize("headed", [True, False])
+def test_the_pilots_are_written_in_the_layout_of_the_real_items(db, headed):
+    """Issue 30: a pilot in a layout no real item has tells the rater it is a pilot. Real items in the report
+    headings (a study that pre-registered the report layout) get headed pilots; prose items get prose pilots."""
+    from workbench.pilots.calibration import HEADINGS
+
+    prose = {c: f"I would stage the rollout ({c}).\n\nDemand may contract, so keep a fallback ready." for c in CONDITIONS}
+    sid = make_study(db, **({} if headed else {"texts": prose}))
+    prepare_study(db, sid)
+    pilots = [i["text"] for i in blind_rows.blind_items(db, sid) if i["pilot"]]
+    assert len(pilots) == 2
+    for text in pilots:
+        carries = [bool(re.search(rf"^{h}\b", text, re.MULTILINE)) for h in HEADINGS]
+        assert carries == [headed] * 4
+    if not headed:  # the same easy distinction, in paragraphs
+        assert any("structural" in t and "My confidence is medium." in t for t in pilots)
+        assert any("There are no risks of significance." in t for t in pilots)

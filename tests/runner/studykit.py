@@ -146,7 +146,7 @@ def scripted(body: dict) -> str:
                 "PERSPECTIVE 2: Regulators\nThe law forbids selective exemptions.\n\n"
                 "PERSPECTIVE 3: The public\nTrust depends on not yielding to threats.\n\n"
                 f"SYNTHESIS\nAll three point to resisting.\n\n{REPORT}")
-    if "Frame the decision for the panel" in last:
+    if "Frame the decision" in last or "Set out the decision" in last:
         return f"FRAMING {tag}: decide whether to comply, resist or negotiate."
     m = re.match(r"You are adviser (\d+) of", sys)
     if m:
@@ -161,11 +161,11 @@ def scripted(body: dict) -> str:
         return f"Opening statement of the {role} ({tag})."
     if "move a main motion" in last:
         return "MOTION: Resist the demands and disclose the threat publicly.\nThis protects our independence."
-    if "Do you second the motion" in last:
+    if "Do you second the" in last:  # the main motion or an amendment
         return "SECOND: yes\nThe committee should debate it."
     if "Debate, round" in last:
         speech = f"Debate speech of the {role} ({tag})."
-        if role == "Risk analyst" and "round 1 of" in last:
+        if role == "Devil's advocate" and "round 1 of" in last:
             speech += "\nAMENDMENT: disclose only after a legal review"
         return speech
     if "puts amendment" in last:
@@ -175,7 +175,7 @@ def scripted(body: dict) -> str:
     if "puts the main motion to a vote" in last:
         if role == "Devil's advocate":
             return "VOTE: nay\nThe committee underrates the shutdown risk."
-        if role == "Stakeholder advocate":
+        if role == "Mediator":
             return "I have doubts either way and will not say."
         return "VOTE: aye\nIt keeps us out of the compliance trap."
     if "write the committee's resolution" in last:

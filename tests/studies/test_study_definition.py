@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from tests.runner.studykit import study_text
-from workbench.protocols.hindsight.architectures.roster import DEFAULT_ROSTER
+from workbench.protocols.hindsight.architectures.roster import DEFAULT_ROSTER, NAMED_ROSTERS
 from workbench.studies import StudyError, create_study, parse_study_text
 from workbench.studies.definition import default_blinding_seed
 
@@ -31,11 +31,12 @@ def test_a_minimal_file_gets_every_default():
                           "timeout": 120.0, "on_truncation": "keep"}
     assert d["thresholds"] == {"kappa_anticipation": 0.70, "kappa_epistemic_humility": 0.65, "alpha_judges": 0.5}
     assert d["blinding"] == {"overlap": 1.0, "pilot_items": True, "seed": default_blinding_seed("tiny")}
-    assert d["architectures"]["C1"] == {"respondents": 5}
-    assert d["architectures"]["C3"] == {"scenarios": 4}
+    assert d["architectures"]["C1"] == {"respondents": 5, "framing": "synthesis"}
+    assert d["architectures"]["C3"] == {"scenarios": 4, "fan": "neutral"}
     c2 = d["architectures"]["C2"]
-    assert [m["id"] for m in c2["roster"]] == [m.id for m in DEFAULT_ROSTER]
-    assert c2["mover"] == "strategist" and c2["debate_rounds"] == 2 and c2["max_amendments"] == 3
+    assert [m["id"] for m in c2["roster"]] == [m.id for m in DEFAULT_ROSTER] and c2["roster_name"] == "functional"
+    assert c2["mover"] == "proposer" and c2["debate_rounds"] == 2 and c2["max_amendments"] == 3
+    assert c2["motion_attempts"] == 2
     assert d["cost_ceiling"] is None
 
 
@@ -162,8 +163,26 @@ def test_the_shipped_mock_study_parses_and_the_readme_documents_every_key():
     tables.discard("[architectures]")
     undocumented = sorted({k for k in leaves if f"`{k}`" not in readme} | {t for t in tables if t not in readme})
     assert undocumented == []
-    for member in DEFAULT_ROSTER:  # the default roster and each role's brief are documented
-        assert member.brief in readme
+    for name, (members, _mover) in NAMED_ROSTERS.items():  # each named roster and each role's brief is documented
+        assert f"`{name}`" in readme
+        for member in members:
+            assert member.brief in readme
+
+
+def test_named_structure_options_are_checked_by_name():
+    """Issue 30: the roster, C1's framing and C3's fan are named choices; a wrong name is refused with the key,
+    the choices and what they mean."""
+    base = 'name = "tiny"\ncases = ["toll-bridge"]\nraters = []\njudges = []\n'
+    found = problems(base + '[architectures.C2]\nroster = "topical"\n[architectures.C1]\nframing = "all"\n'
+                            '[architectures.C3]\nfan = "risky"\n')
+    assert any("architectures.C2.roster: 'topical' is not a named roster; use one of functional, content-briefs"
+               in p for p in found)
+    assert any("architectures.C1.framing: must be one of synthesis, respondents" in p for p in found)
+    assert any("architectures.C3.fan: must be one of neutral, tail-risk" in p for p in found)
+    d = parse_study_text(base + '[architectures.C2]\nroster = "content-briefs"\n', "s.toml")
+    c2 = d["architectures"]["C2"]
+    assert c2["roster_name"] == "content-briefs" and c2["mover"] == "strategist"
+    assert [m["id"] for m in c2["roster"]][:2] == ["chair", "risk-analyst"]
 
 
 def test_the_evaluator_key_names_whose_scores_fill_the_tables():

@@ -26,7 +26,8 @@ def test_freeze_records_every_artefact_and_a_reproducible_hash(store):
     # the study's rubrics plus the toll-bridge case's own rubric
     assert {r for k, r in kinds if k == "rubric"} == {"anticipation", "epistemic-humility", "glenda-crock"}
     assert ("prompt", "prompts.B1_PROMPT") in kinds and ("prompt", "report.REPORT_INSTRUCTION") in kinds
-    assert ("prompt", "roster.default.devils-advocate") in kinds
+    assert ("prompt", "roster.functional.devils-advocate") in kinds
+    assert ("prompt", "roster.content-briefs.risk-analyst") in kinds
     study = get_study(db, "f1")
     assert study["freeze_hash"] == result["freeze_hash"] == freeze_hash(rows) and study["status"] == "frozen"
     case_row = next(r for r in rows if r["ref"] == "toll-bridge")

@@ -75,7 +75,7 @@ def prepare_study(db: sqlite_utils.Database, study_id: str) -> BlindingSummary:
         items, keys, held_back = _items_from_outputs(db, study)
         pilots_created = 0
         if not existing and study.blinding.get("pilot_items", True) and (items or statuses.get("done")):
-            pilot_items, pilot_keys = _pilot_items(study)
+            pilot_items, pilot_keys = _pilot_items(study, [i["text"] for i in items])
             items += pilot_items
             keys += pilot_keys
             pilots_created = len(pilot_items)
@@ -134,16 +134,17 @@ def _texts_to_blind(db: sqlite_utils.Database, study: StudyContext) -> list[dict
     return [t for t in texts if t["run_id"] not in done]
 
 
-def _pilot_items(study: StudyContext) -> tuple[list[dict], list[dict]]:
+def _pilot_items(study: StudyContext, real_texts: list[str]) -> tuple[list[dict], list[dict]]:
+    """The two calibration pilots, written in the layout of the real items they hide among."""
     import json
 
-    from workbench.pilots.calibration import pilot_texts
+    from workbench.pilots.calibration import layout_of, pilot_texts
 
     case_id = next((c for c in study.definition.get("cases") or [] if c in study.cases), None)
     if case_id is None:
         return [], []
     items, keys = [], []
-    for direction, text in pilot_texts(study.cases[case_id]).items():
+    for direction, text in pilot_texts(study.cases[case_id], layout_of(real_texts)).items():
         item_id = new_item_id()
         items.append({"id": item_id, "study_id": study.id, "case_id": case_id, "text": text, "pilot": 1})
         keys.append({"item_id": item_id, "study_id": study.id, "run_id": None,

@@ -51,6 +51,18 @@ class Transposition:
     def is_empty(self) -> bool:
         return not (self.original or self.mapping or self.verifiers or any(self.preserves.values()))
 
+    def for_evaluators(self) -> str | None:
+        """What an evaluator needs to map the transposed scenario back to the real case (seed 000 §III, strategy
+        B), or None for a case that is not transposed. The same for every item of the case: it names no
+        condition."""
+        if not self.mapping:
+            return None
+        lines = ["The scenario is a structural transposition of a real case"
+                 + (f": {self.original}." if self.original else ".")
+                 + " Read the scenario's terms as the real case's when you compare the response with the outcome:"]
+        lines += [f"- {m.get('to', '')} (in the scenario) = {m.get('from', '')} (in the real case)" for m in self.mapping]
+        return "\n".join(lines)
+
 
 @dataclass
 class Probe:

@@ -70,7 +70,7 @@ def show(args, ctx: Context) -> int:
     from workbench.studies import StudyNotFound, study_summary, summary_text
 
     try:
-        summary = study_summary(ctx.db(), args.study_id)
+        summary = study_summary(ctx.db(), args.study_id, cue_audit=True)
     except StudyNotFound as exc:
         raise CommandError(str(exc)) from None
     ctx.emit(summary, lambda: summary_text(summary), study=args.study_id)

@@ -36,6 +36,15 @@ def load_model_library() -> None:
     litellm_module()
 
 
+def decodes_by_schema(settings: ModelSettings) -> bool:
+    """Whether a call on `settings` sends a JSON schema the model decodes by (an api_base server, a model
+    litellm says supports response schemas, or the `structured` setting): a step that is worth making only
+    when its reply is held to a schema asks this first."""
+    from workbench.gateway.transport import structured_mode
+
+    return structured_mode(settings, {}) != "none"
+
+
 def build_gateway(db: sqlite_utils.Database, db_path: Path | str | None, *, replay_only: bool = False,
                   config: GatewayConfig | None = None, max_connections: int | None = None,
                   stream: bool = False, provider_batch: ProviderBatchConfig | None = None) -> Gateway:
@@ -60,5 +69,6 @@ def build_gateway(db: sqlite_utils.Database, db_path: Path | str | None, *, repl
 __all__ = [
     "MOCK_MODEL", "CallRequest", "CallResult", "ContextOverflow", "CostCeilingReached", "Gateway", "GatewayConfig", "GatewayError",
     "ModelSettings", "NoBatchAPI", "ProviderBatchConfig", "ReplayMiss", "VerifyResult", "build_gateway", "call_key",
+    "decodes_by_schema",
     "default_log_dir", "refuse_unbatchable", "verify_log",
 ]

@@ -274,6 +274,7 @@ async def adversarial_run(gateway, judge: JudgeSpec, study_id: str, item: JudgeI
             gateway,
             lambda note, extra=extra: evaluator_messages(
                 scenario=item.scenario, outcome=item.outcome, response=item.response, rubric=rubric,
+                transposition=item.transposition,
                 retry_note=note, extra_blocks=[("DEBATE", debate)], extra_instructions=extra.strip(),
                 system=JUDGE_SYSTEM),
             lambda text: parse_verdict(text, rubric, shown, elsewhere), settings=judge.settings(TEMPERATURES["judge"]),

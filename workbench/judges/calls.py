@@ -57,6 +57,7 @@ class JudgeItem:
     scenario: str
     outcome: str | None
     response: str
+    transposition: str | None = None  # a transposed case's mapping to the real case (every item of the case)
 
 
 @dataclass

@@ -50,6 +50,8 @@ def shown_elsewhere(item: JudgeItem, rubric: Rubric) -> dict[str, str]:
     out = {"rubric": rubric_text(rubric), "scenario": item.scenario or ""}
     if item.outcome:
         out["outcome"] = item.outcome
+    if item.transposition:
+        out["transposition"] = item.transposition
     return out
 
 
@@ -62,7 +64,7 @@ async def direct_run(gateway, judge: JudgeSpec, study_id: str, item: JudgeItem, 
     for k, part in enumerate(parts):
         def build(note: str | None, part: Rubric = part) -> list[dict]:
             return evaluator_messages(scenario=item.scenario, outcome=item.outcome, response=item.response,
-                                      rubric=part, retry_note=note)
+                                      rubric=part, retry_note=note, transposition=item.transposition)
 
         elsewhere = shown_elsewhere(item, part)
         asked = await ask_json(

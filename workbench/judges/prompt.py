@@ -97,11 +97,15 @@ def reply_format(rubric: Rubric) -> str:
 
 def evaluator_messages(*, scenario: str, outcome: str | None, response: str, rubric: Rubric,
                        retry_note: str | None = None, extra_blocks: list[tuple[str, str]] | None = None,
-                       extra_instructions: str = "", system: str = SYSTEM) -> list[dict[str, str]]:
+                       extra_instructions: str = "", system: str = SYSTEM,
+                       transposition: str | None = None) -> list[dict[str, str]]:
     """The §VI evaluator prompt for one (case, anonymized output) pair and one rubric.
 
-    `outcome` is None outside the hindsight protocol. A fresh context: a system
-    and a user message, nothing from any other call.
+    `outcome` is None outside the hindsight protocol. `transposition`: a transposed case's mapping to the real
+    case (seed 000 §III: "the evaluator must map transposed outcomes back to the real case"), given after the
+    outcome as a fourth document; the project's addition to the §VI template, for transposed cases only. It is
+    the case's, the same for every response, so it names no condition. A fresh context: a system and a user
+    message, nothing from any other call.
     """
     docs = ["1. SCENARIO: A description of the situation as it appeared at the decision point.",
             "2. RECOMMENDATION: An anonymized response recommending a course of action."]
@@ -111,9 +115,15 @@ def evaluator_messages(*, scenario: str, outcome: str | None, response: str, rub
         parts += ["You also know what actually happened afterward:",
                   "3. OUTCOME: the historical outcome record (for a constructed case, the structural "
                   "features the scenario was built to contain).", ""]
+        if transposition:
+            parts += ["4. TRANSPOSITION: the scenario is a structural transposition of a real case; this maps the "
+                      "scenario's terms to the real case's, so that you can map the outcome back to the scenario.",
+                      ""]
     parts += [DATA_RULE, "", block("SCENARIO", scenario)]
     if outcome is not None:
         parts += ["", block("OUTCOME", outcome)]
+        if transposition:
+            parts += ["", block("TRANSPOSITION", transposition)]
     parts += ["", block("RECOMMENDATION", response)]
     for name, text in extra_blocks or []:
         parts += ["", block(name, text)]

@@ -109,7 +109,8 @@ def judge_items(db: sqlite_utils.Database, study: StudyContext) -> list[tuple[Ju
         case = study.cases.get(row["case_id"])
         item = JudgeItem(id=row["id"], scenario=case.scenario if case else "",
                          outcome=(case.outcome if case else "") if study.shows_outcome else None,
-                         response=row["text"])
+                         response=row["text"],
+                         transposition=case.transposition.for_evaluators() if case and study.shows_outcome else None)
         out.append((item, row["case_id"], bool(row["pilot"])))
     return sorted(out, key=lambda t: (not t[2], t[0].id))
 

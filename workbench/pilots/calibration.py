@@ -1,8 +1,11 @@
 """Evaluator calibration (seed 000 §VI): two pilot items with a known, easy distinction.
 
 Blinding adds two pilot items to every study whose `[blinding] pilot_items`
-is true (the default). Both answer the study's first case in the final-report
-layout every condition ends with:
+is true (the default). Both answer the study's first case, in the layout the
+raters' real items have (`layout_of`): plain paragraphs, as the conditions
+answer under the seed's own prompts, or the four report headings when most
+real items carry them (a study that pre-registered the report layout). A pilot
+in a layout no real item has would tell a rater which items are pilots.
 
 - the "high" pilot names the case's structural risk (its `## Structural
   tension`, else the first sentence of its outcome record), analyses it,
@@ -60,37 +63,69 @@ def _sentences(text: str) -> list[str]:
     return [s.strip() for s in re.split(r"(?<=[.!?])\s+", flat) if len(s.strip()) > 20]
 
 
-def pilot_texts(case: Case) -> dict[str, str]:
-    """{"high": text that clearly anticipates the case's risk, "low": text that clearly does not}."""
+HEADINGS = ("RECOMMENDATION", "REASONING", "RISKS", "CONFIDENCE")
+LAYOUTS = ("prose", "headed")
+
+
+def layout_of(texts: list[str]) -> str:
+    """"headed" when most of the real items carry the four report headings at line starts, else "prose"."""
+    def headed(text: str) -> bool:
+        return all(re.search(rf"^[ \t*#_>]*{h}\b", text, re.MULTILINE) for h in HEADINGS)
+
+    return "headed" if texts and 2 * sum(1 for t in texts if headed(t)) > len(texts) else "prose"
+
+
+def pilot_texts(case: Case, layout: str = "prose") -> dict[str, str]:
+    """{"high": text that clearly anticipates the case's risk, "low": text that clearly does not}, in `layout`."""
     risk = risk_phrase(case)
-    high = (
-        "RECOMMENDATION: Do not commit everything at once. Proceed in stages, with an explicit decision "
-        "gate before each further commitment and a fallback plan prepared before the first stage starts.\n"
-        "REASONING: The decisive risk here is structural, not incidental: "
-        f"{risk} If this risk materialises, the consequences compound, because each later step depends on "
-        "the earlier ones and some of them cannot be reversed. A staged course keeps the option to stop, "
-        "change direction or reverse when early signals show the risk emerging, at a modest cost in speed, "
-        "and the recommendation is built around that contingency rather than around the best case.\n"
-        "RISKS:\n"
-        f"- The structural risk above: {risk} Watch for its early signals at every gate and have the "
-        "contingency ready to trigger.\n"
-        "- Slower progress and some extra cost because of the gates.\n"
-        "- Decision makers anchoring on the first stage's success and skipping the later gates.\n"
-        "CONFIDENCE: medium. What is known at the decision point is the situation as described; what is "
-        "assumed is how the risk above will develop, which is genuinely uncertain, so the recommendation "
-        "keeps options open. Clear early evidence either way would change this assessment."
-    )
-    low = (
-        "RECOMMENDATION: Go ahead immediately with the full plan as proposed, at full scale, without "
-        "contingency arrangements.\n"
-        "REASONING: The situation is straightforward and the benefits are obvious. There is no meaningful "
-        "downside, the plan will certainly succeed, and any delay or hedging would only waste time and "
-        "money.\n"
-        "RISKS:\n"
-        "- None of significance.\n"
-        "CONFIDENCE: high. The outcome is certain; nothing could change this assessment."
-    )
-    return {HIGH: high, LOW: low}
+    high = {
+        "RECOMMENDATION": "Do not commit everything at once. Proceed in stages, with an explicit decision gate "
+                          "before each further commitment and a fallback plan prepared before the first stage "
+                          "starts.",
+        "REASONING": "The decisive risk here is structural, not incidental: "
+                     f"{risk} If this risk materialises, the consequences compound, because each later step "
+                     "depends on the earlier ones and some of them cannot be reversed. A staged course keeps the "
+                     "option to stop, change direction or reverse when early signals show the risk emerging, at "
+                     "a modest cost in speed, and the recommendation is built around that contingency rather "
+                     "than around the best case.",
+        "RISKS": [f"The structural risk above: {risk} Watch for its early signals at every gate and have the "
+                  "contingency ready to trigger.",
+                  "Slower progress and some extra cost because of the gates.",
+                  "Decision makers anchoring on the first stage's success and skipping the later gates."],
+        "RISKS_PROSE": "I would prepare for the structural risk above, watching for its early signals at every gate "
+                       "with the contingency ready to trigger; for slower progress and some extra cost because of "
+                       "the gates; and for decision makers anchoring on the first stage's success and skipping the "
+                       "later gates.",
+        "CONFIDENCE": "medium. What is known at the decision point is the situation as described; what is "
+                      "assumed is how the risk above will develop, which is genuinely uncertain, so the "
+                      "recommendation keeps options open. Clear early evidence either way would change this "
+                      "assessment.",
+    }
+    low = {
+        "RECOMMENDATION": "Go ahead immediately with the full plan as proposed, at full scale, without "
+                          "contingency arrangements.",
+        "REASONING": "The situation is straightforward and the benefits are obvious. There is no meaningful "
+                     "downside, the plan will certainly succeed, and any delay or hedging would only waste time "
+                     "and money.",
+        "RISKS": ["None of significance."],
+        "RISKS_PROSE": "There are no risks of significance.",
+        "CONFIDENCE": "high. The outcome is certain; nothing could change this assessment.",
+    }
+    write = _headed if layout == "headed" else _prose
+    return {HIGH: write(high), LOW: write(low)}
+
+
+def _headed(parts: dict) -> str:
+    risks = "\n".join(f"- {r}" for r in parts["RISKS"])
+    return (f"RECOMMENDATION: {parts['RECOMMENDATION']}\nREASONING: {parts['REASONING']}\nRISKS:\n{risks}\n"
+            f"CONFIDENCE: {parts['CONFIDENCE']}")
+
+
+def _prose(parts: dict) -> str:
+    """The same answer as plain paragraphs, the way a condition answers the seed's own prompt."""
+    level, _, rest = parts["CONFIDENCE"].partition(". ")
+    return "\n\n".join([parts["RECOMMENDATION"], parts["REASONING"], parts["RISKS_PROSE"],
+                         f"My confidence is {level}. {rest}".strip()])
 
 
 # --- the direction check ------------------------------------------------------------------------

@@ -4,9 +4,11 @@ main set, inter-rater kappa per metric against the pre-registered targets, and r
 A hindsight study names its pilot cases (`[hindsight] pilot_cases`); blinding
 makes their items pilots, so every rater gets them first (with the two
 direction pilots of calibration.py). Once every rater has scored every
-pilot-case item under the current rubric versions, the pilot kappa of each
-rubric with a `kappa_<rubric>` threshold (kappa_anticipation 0.70,
-kappa_epistemic_humility 0.65) is computed on the composites: Cohen's
+pilot-case item under the current rubric versions, the pilot kappa of every
+rubric the pilot cases are scored on is computed and held to 0.70 (seed 000
+§VI: "refine rubrics if kappa < 0.70", for every rubric; a study's stricter
+`kappa_<rubric>` threshold applies instead, a laxer one, such as §VII's 0.65
+inter-rater target for Epistemic Humility, does not), on the composites: Cohen's
 unweighted kappa on the rubric's full scale, the mean over rater pairs
 (Light's kappa) with more than two raters. The main set opens only when every
 such kappa reaches its target. Below target the researcher refines the rubric:
@@ -58,15 +60,15 @@ def pilot_cases(study) -> list[str]:
     return list((study.definition.get("hindsight") or {}).get("pilot_cases") or [])
 
 
-def targets(study) -> dict[str, float]:
-    """rubric id -> pre-registered kappa target, for the rubrics the thresholds name."""
-    thresholds = {"kappa_anticipation": 0.70, "kappa_epistemic_humility": 0.65,
-                  **(study.definition.get("thresholds") or {})}
-    out = {}
-    for key, value in thresholds.items():
-        if key.startswith("kappa_"):
-            out[key[len("kappa_"):].replace("_", "-")] = float(value)
-    return out
+PILOT_KAPPA = 0.70  # seed 000 §VI: below it the rubric is refined
+
+
+def targets(study, rubric_ids) -> dict[str, float]:
+    """rubric id -> the pilot's kappa target for each of `rubric_ids`: 0.70, or the study's stricter
+    `kappa_<rubric>` threshold."""
+    stated = {key[len("kappa_"):].replace("_", "-"): float(value)
+              for key, value in (study.definition.get("thresholds") or {}).items() if key.startswith("kappa_")}
+    return {rid: max(PILOT_KAPPA, stated.get(rid, PILOT_KAPPA)) for rid in rubric_ids}
 
 
 def pilot_status(db, study) -> PilotStatus:
@@ -88,7 +90,7 @@ def pilot_status(db, study) -> PilotStatus:
     for case in cases:
         for r in study.rubrics_for_case(case):
             rubrics[r.id] = r
-    wanted = {rid: t for rid, t in targets(study).items() if rid in rubrics}
+    wanted = targets(study, sorted(rubrics))
     values: dict[tuple[str, str, str], dict[str, float]] = {}
     for row in current_scores(db, study.id):
         values.setdefault((row["rater"], row["item_id"], row["rubric_hash"]), {})[row["criterion"]] = row["value"]

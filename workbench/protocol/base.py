@@ -29,6 +29,7 @@ What a protocol says, and who asks:
 | the offline `sim` model | `simulator` (its `simulate.py`) | workbench.simmodel.engine |
 | power on its own metrics | `power_document` (None: the shared generic design) | workbench.simulation.power |
 | planted against recovered | `planted_vs_recovered` (a `sim` study's report) | workbench.reports |
+| conditions that differ only in structure | `condition_prompts`, `cue_baseline`, `condition_structure` | workbench.cue_audit (study show, the report) |
 
 Default implementations make the optional parts optional: a protocol with one
 item, one call and one metric overrides `program`, `planned_runs` and `metrics`.
@@ -193,6 +194,18 @@ class StudyProtocol:
         return []
 
     # --- runs -----------------------------------------------------------------------------------------
+    # --- the cue audit (workbench.cue_audit): conditions that differ only in structure -------------------
+    cue_baseline: str | None = None   # the condition whose prompts every other condition's are compared with
+
+    def condition_prompts(self, definition: dict) -> dict[str, list[tuple[str, str, str]]] | None:
+        """Every condition's prompt texts for the cue audit, as (name, text, origin) with origin "seed" (the
+        seed's own wording) or "project"; None: the protocol's conditions are not audited."""
+        return None
+
+    def condition_structure(self) -> dict[str, str]:
+        """The seed's own description of each condition: terms found there are the structure, not a cue."""
+        return {}
+
     def planned_runs(self, db: "sqlite_utils.Database", study_id: str, definition: dict) -> list[RunPlan]:
         raise NotImplementedError(f"protocol '{self.name}' plans no runs")
 

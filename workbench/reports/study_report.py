@@ -15,7 +15,7 @@ def study_report_text(db, study_id: str, protocol, options: dict) -> str:
     text = protocol_report(db, study_id, protocol, options)
     # A report is read with `cat` and `less` too: a study description's or a reply's escape sequences and
     # control bytes would act on that terminal, so the file holds none (tabs and newlines stay).
-    return for_terminal(text.rstrip("\n") + "\n\n" + counts_section(db, study_id)
+    return for_terminal(text.rstrip("\n") + "\n\n" + cue_audit_section(db, study_id) + counts_section(db, study_id)
                         + connections_section(db, study_id) + provider_batch_section(db, study_id) + "\n"
                         + structured_section(db, study_id) + "\n" + call_log_section(db, study_id))
 
@@ -25,6 +25,21 @@ def write_study_report(db, study_id: str, protocol, options: dict, out: str | Pa
     from workbench.files import write_text
 
     return write_text(out, study_report_text(db, study_id, protocol, options))
+
+
+def cue_audit_section(db, study_id: str) -> str:
+    """Which rubric criteria each condition's prompts cue beyond the baseline's (workbench.cue_audit); nothing
+    for a protocol whose conditions are not audited."""
+    from workbench.cue_audit import study_cue_audit
+
+    audit = study_cue_audit(db, study_id)
+    if audit is None:
+        return ""
+    lines = audit.lines()
+    body = lines[0].removeprefix("cue audit   ") + "\n\n" + "".join(f"- {line.strip()}\n" for line in lines[1:])
+    return ("## Cue audit\n\nSeed 000 §V: only the deliberative structure differs. A finding marked [project] is a "
+            "cue of the project's own wording (a pre-registered deviation, or one to remove); [seed] is the seed's "
+            "own prompt; [structure] a term of the seed's own description of the condition.\n\n" + body + "\n")
 
 
 def counts_section(db, study_id: str) -> str:

@@ -242,6 +242,9 @@ def describe(event: Event) -> NoteEntry | None:
     if kind == "question":
         return NoteEntry("question", f"QUESTION stated by the {event.agent or 'chair'}")
     if kind == "motion":
+        if p.get("status") == "died":
+            return NoteEntry("motion", f"MOTION DIED for want of a second (moved by {p.get('mover') or event.agent})",
+                             p.get("text", ""), tone="failed")
         note = "" if p.get("parsed", True) else "\n(no MOTION: line; the whole reply stands as the motion)"
         if p.get("amended"):
             nums = ", ".join(str(n) for n in p.get("amendments", []))
@@ -273,7 +276,10 @@ def describe(event: Event) -> NoteEntry | None:
                          p.get("reason") or "", tone=vote)
     if kind == "resolution":
         carried = p.get("carried")
-        body = p.get("motion", "")
+        if p.get("no_motion"):
+            return NoteEntry("resolution", "RESOLUTION: no motion was seconded; the committee adopted nothing",
+                             tone="failed")
+        body = p.get("motion") or ""
         for m in p.get("minority") or []:
             body += f"\nminority report, {m.get('name')}: {m.get('reason') or '(no reason given)'}"
         return NoteEntry("resolution", f"RESOLUTION: the motion is {'carried' if carried else 'not carried'} "

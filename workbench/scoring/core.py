@@ -148,6 +148,7 @@ class RaterDesk:
             case_title=case.title if case else "", scenario=case.scenario if case else "",
             outcome=(case.outcome if case else "") if self.study.shows_outcome else None,
             response=item["text"], rubrics=[RubricView.of(r) for r in rubrics], scores=scores, notes=notes,
+            transposition=case.transposition.for_evaluators() if case and self.study.shows_outcome else None,
             complete=self.complete(item_id), skipped=self.state.skipped(item_id),
         )
 

@@ -78,6 +78,7 @@ class ItemView:
     outcome: str | None          # the outcome record (hindsight protocol only)
     response: str                # the scrubbed final output
     rubrics: list[RubricView]
+    transposition: str | None = None  # a transposed case's mapping to the real case (the same for all its items)
     scores: dict[str, dict[str, int | None]] = field(default_factory=dict)  # rubric id -> criterion -> value
     notes: dict[str, str] = field(default_factory=dict)   # "*" (item), "rubric/criterion" -> note
     complete: bool = False

@@ -10,10 +10,18 @@ from workbench.simmodel.label import LABEL, is_simulated
 from workbench.studies.lookup import load_study
 
 
-def study_summary(db: sqlite_utils.Database, study_id: str) -> dict:
+def study_summary(db: sqlite_utils.Database, study_id: str, *, cue_audit: bool = False) -> dict:
+    """`cue_audit`: also run the cue audit (workbench.cue_audit; embeddings cached in the store, the model
+    loaded only for texts it has not seen): `study show` asks for it, a screen's quick summary does not."""
     from workbench.studies.counts import study_counts
 
     study = load_study(db, study_id)
+    audit = None
+    if cue_audit:
+        from workbench.cue_audit import study_cue_audit
+
+        found = study_cue_audit(db, study_id)
+        audit = found.to_dict() if found is not None else None
     return {
         "id": study["id"],
         "protocol": study["protocol"],
@@ -31,6 +39,7 @@ def study_summary(db: sqlite_utils.Database, study_id: str) -> dict:
                                          "convergent_recommendation")} for t in topology_for_study(db, study_id)],
         "connections": connection_lines(db, study_id),
         "provider_batches": provider_batch_lines(db, study_id),
+        "cue_audit": audit,
     }
 
 
@@ -120,4 +129,8 @@ def summary_text(s: dict) -> str:
         lines.append(f"topology    {topo['case_id']} {topo['condition']}: {topo['pattern']}{extra}")
     lines += [f"connections {line.removeprefix('connections ')}" for line in s.get("connections", [])]
     lines += s.get("provider_batches", [])
+    if s.get("cue_audit"):
+        from workbench.cue_audit import audit_lines
+
+        lines += audit_lines(s["cue_audit"])
     return "\n".join(lines)

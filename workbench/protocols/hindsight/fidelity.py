@@ -14,7 +14,21 @@ from collections import Counter
 PROJECT_CHOICES = (
     "Every condition is shown the scenario as `Situation:` followed by the case's scenario text.",
     "The committee conditions' prompts (coordinator, respondents, roster, Robert's Rules steps, scenario fan) "
-    "are the project's own: the seed names the structures, not their prompts.",
+    "are the project's own: the seed names the structures, not their prompts. The default roster names roles by "
+    "their function in the deliberation (proposer, devil's advocate, examiner, mediator, arbiter).",
+    "The hub-and-spoke committee: the coordinator sets out the decision before the respondents answer; its "
+    "statement goes to its own synthesis only, so the respondents see the scenario alone.",
+    "The peer committee under Robert's Rules: a motion or amendment nobody seconds dies and is minuted; after a "
+    "main motion dies "
+    "the chair calls on the next member in roster order (two motions in all by default); when every one dies "
+    "there is no debate and no vote, and the chair reports that the committee adopted nothing.",
+    "The multi-perspective prompt's perspectives are read from the reply's own layout (labelled, headings, "
+    "numbered or lettered lists, bold "
+    "lead-ins, prose ordinals); a reply none of them splits is split by a copy-only extraction where the model "
+    "decodes by schema, else flagged and left out of the DQ means.",
+    "The cue audit's key terms are the content words of a criterion's name and question (stop words and the words "
+    "of the question's frame left out, light stems); its meaning threshold is a MiniLM cosine of 0.42 to the "
+    "criterion's question, set between the briefs that cue (0.42-0.44) and the default prompts (at most 0.40).",
     "The report shape (recommendation, reasoning, risks, confidence) comes from a separate extraction call at "
     "temperature 0 that may only copy sentences; one copied sentence not found in the output (whitespace aside) "
     "refuses the whole extraction, and the run's report stays empty with the reason. Raters and judges read the "
@@ -113,6 +127,7 @@ def section(db, study_id: str, definition: dict) -> str:
                      "asking for RECOMMENDATION / REASONING / RISKS / CONFIDENCE was appended to every condition's "
                      "final step, and the multi-perspective condition was asked for perspective headings; this "
                      "changes the seed's single prompts (it asks the single-prompt condition to list risks).")
+    lines += _structure_lines(definition)
     fidelity = definition.get("hindsight") or {}
     kind = fidelity.get("study_kind", "pilot")
     corpus = _corpus(db, definition)
@@ -135,6 +150,38 @@ def section(db, study_id: str, definition: dict) -> str:
     lines += ["", "The project's own choices where the seeds give no rule:", ""]
     lines += [f"- {c}" for c in PROJECT_CHOICES]
     return "\n".join(lines) + "\n"
+
+
+def _structure_lines(definition: dict) -> list[str]:
+    """The committee roster, C1's framing and C3's fan: the defaults, or the pre-registered deviations that put a
+    rubric's cue in a committee's prompts (the cue audit lists what each one cues)."""
+    from workbench.protocols.hindsight.architectures.c1 import framing_of
+    from workbench.protocols.hindsight.architectures.c3 import DEFAULT_FAN
+    from workbench.protocols.hindsight.architectures.roster import DEFAULT_ROSTER_NAME, roster_name_of
+
+    conds = set(definition.get("conditions") or [])
+    arch = definition.get("architectures") or {}
+    out = []
+    if conds & {"C2", "C3", "P1"}:
+        name = roster_name_of(arch.get("C2") or {})
+        if name == DEFAULT_ROSTER_NAME:
+            out.append(f"- Committee roster: `{name}` (the default): each member is named by what it does in the "
+                       "deliberation, with no topic to look for.")
+        elif name == "custom":
+            out.append("- **Committee roster: the study's own (a DEVIATION from the default roster).** Its briefs "
+                       "are the study's; the cue audit lists any rubric criterion they cue.")
+        else:
+            out.append(f"- **Committee roster: `{name}` (a pre-registered DEVIATION).** Its briefs name topics "
+                       "rubric criteria reward (tail risks, the framing of the question, precedent), which the "
+                       "single-prompt conditions are not told: the committee conditions differ in instruction as "
+                       "well as structure.")
+    if "C1" in conds and framing_of(arch) == "respondents":
+        out.append("- **Hub-and-spoke framing: every respondent read the coordinator's framing first (a "
+                   "pre-registered DEVIATION):** the seed's respondents are independent.")
+    if "C3" in conds and (arch.get("C3") or {}).get("fan", "tail-risk") != DEFAULT_FAN:
+        out.append("- **Scenario fan: one scenario asked to be a tail risk (a pre-registered DEVIATION):** the "
+                   "Anticipation rubric rewards seeing such a risk, and no other condition is told to look for one.")
+    return out
 
 
 def topology_section(db, study_id: str) -> str:

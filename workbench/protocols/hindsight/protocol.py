@@ -147,6 +147,20 @@ class HindsightProtocol(StudyProtocol):
                                 ready=ready, done=done, work=_topology_work(db, study_id, case_id, group, cond)))
         return out
 
+    # --- the cue audit: conditions that differ only in structure (workbench.cue_audit) --------------------
+    cue_baseline = "B1"
+
+    def condition_prompts(self, definition: dict) -> dict[str, list[tuple[str, str, str]]]:
+        from workbench.protocols.hindsight.architectures import condition_prompts
+
+        conds = list(dict.fromkeys(["B1", *(definition.get("conditions") or [])]))
+        return condition_prompts(conds, self.run_options(definition))
+
+    def condition_structure(self) -> dict[str, str]:
+        from workbench.protocols.hindsight.architectures import seed_texts
+
+        return seed_texts()
+
     # --- metrics and report ---------------------------------------------------------------------------
     def metrics(self, db, study_id: str, options: dict | None = None):
         from workbench.protocols.hindsight.results import metrics_document

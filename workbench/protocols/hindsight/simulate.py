@@ -13,7 +13,7 @@ Planted (from the study's `[simulation]` table, see workbench/simmodel/params.py
 - the DQ-3 concern judge (role "concern") scores each listed concern addressed with probability
   Φ(latent), else mentioned or not discussed, in the JSON the assessment asks for.
 Every reply speaks the format its prompt asks for (committee moves with VOTE / SECOND / MOTION lines,
-numbered PERSPECTIVE and SCENARIO sections, the four report headings, the extraction's and the topology
+B3's perspectives in one of several layouts, numbered SCENARIO sections, the four report headings, the extraction's and the topology
 comparison's JSON), so the architectures' own parsers read it. Every reply starts with the SIMULATED banner.
 """
 
@@ -58,7 +58,17 @@ LENSES = (
     "Think a decade ahead. Competitors' moves, market shifts and the options this choice closes off matter more "
     "than this year's numbers.",
 )
+LENS_TITLES = ("Money", "Operations", "Legal exposure", "Customers", "People", "Technology", "Reputation",
+               "The long term")
 _TOPOLOGY = ("basin", "ridge", "plateau")
+# B3 layouts the simulator writes (workbench/protocols/hindsight/architectures/perspectives.py reads them all)
+B3_LAYOUTS = (
+    "PERSPECTIVE {n}: {title}\n{body}",
+    "**Perspective {letter}: {title}**\n{body}",
+    "### {n}. {title}\n{body}",
+    "{n}. **{title}**: {body}",
+    "**{title}:** {body}",
+)
 
 
 class HindsightSimulator:
@@ -136,15 +146,18 @@ class Run:
                 "RISKS:\n" + "\n".join(f"- {r}" for r in self.risks()) + f"\nCONFIDENCE: {confidence}")
 
     def perspectives(self) -> str:
-        """B3's three views, one after another: each later view may anchor on the first one's lens."""
+        """B3's three views, one after another: each later view may anchor on the first one's lens. The layout
+        is drawn per run among those models write (B3_LAYOUTS), so B3's parser is exercised end to end."""
         seed, risks = self.params["seed"], self.risks()
         first = self._lens("view-1")
+        layout = draws.rng(seed, "b3-layout", self.case, self.condition, self.replicate).choice(B3_LAYOUTS)
         views = []
         for i in range(3):
             anchored = i and draws.rng(seed, "anchor", self.case, self.condition, self.replicate, i).random() < ANCHORING
             lens = first if anchored else self._lens(f"view-{i + 1}")
-            views.append(f"PERSPECTIVE {i + 1}: View {i + 1}\n{LENSES[lens]}\n{risks[i % len(risks)]}")
-        return "\n".join(views)
+            views.append(layout.format(n=i + 1, letter="ABC"[i], title=LENS_TITLES[lens],
+                                       body=f"{LENSES[lens]}\n{risks[i % len(risks)]}"))
+        return "\n\n".join(views)
 
     def perspective(self, agent: str) -> str:
         """A parallel member's own view: a lens drawn for this member alone."""

@@ -55,14 +55,25 @@ def draw_for(condition: str, replicate: int) -> int:
 
 def prompt_templates() -> dict[str, str]:
     """Everything the freeze hashes as prompt text: every template, the report instruction and
-    the default roster's briefs, plus any PROMPTS a condition module defines itself."""
+    each named roster's briefs, plus any PROMPTS a condition module defines itself."""
     from workbench.protocols.hindsight.architectures import prompts, report, roster
 
     out = {f"prompts.{k}": v for k, v in prompts.templates().items()}
     out["report.REPORT_INSTRUCTION"] = report.REPORT_INSTRUCTION
-    for m in roster.DEFAULT_ROSTER:
-        out[f"roster.default.{m.id}"] = f"{m.name} (chair: {m.chair})\n{m.brief}"
+    for name, (members, _mover) in roster.NAMED_ROSTERS.items():
+        for m in members:
+            out[f"roster.{name}.{m.id}"] = f"{m.name} (chair: {m.chair})\n{m.brief}"
     for cond, module in registry().items():
         for k, v in (getattr(module, "PROMPTS", None) or {}).items():
             out[f"{cond}.{k}"] = v
     return out
+
+
+def condition_prompts(conditions_: list[str], options: dict) -> dict[str, list[tuple[str, str, str]]]:
+    """What each condition sends under a study's options, for the cue audit: (name, text, origin)."""
+    return {c: list(architecture(c).prompts(options)) for c in conditions_ if hasattr(architecture(c), "prompts")}
+
+
+def seed_texts() -> dict[str, str]:
+    """The seed's own description of each condition (seed 000 §V)."""
+    return {c: getattr(m, "SEED_TEXT", "") for c, m in registry().items()}

@@ -3,13 +3,20 @@
 from __future__ import annotations
 
 from workbench.protocols.hindsight.architectures.base import (
-    FinalOutput, RunContext, final_output, report_request, situation, user,
+    FinalOutput, RunContext, common_prompts, final_output, report_request, situation, user,
 )
 from workbench.protocols.hindsight.architectures.extraction import extra_calls
 from workbench.protocols.hindsight.architectures.prompts import B2_PROMPT
 
 CONDITION = "B2"
 TITLE = "Chain-of-thought"
+
+
+SEED_TEXT = ('Single LLM with structured reasoning: "Think step by step. What are the key factors? What are the risks? What do you recommend?"')
+
+
+def prompts(options: dict) -> list[tuple[str, str, str]]:
+    return common_prompts(options) + [("prompts.B2_PROMPT", B2_PROMPT, "seed")]
 
 
 def expected_calls(options: dict) -> int:

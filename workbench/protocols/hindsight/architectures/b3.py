@@ -3,26 +3,40 @@
 The perspectives are generated in sequence inside one reply, so each is a
 `perspective` event with its generation order and parallel = false (seed 001
 §2.2: sequential generation is the anchoring baseline). The seed's prompt asks
-for no layout, so the perspectives are read from the model's own "Perspective n"
-headings (B3_LAYOUT asks for them only under `report_shape = "instruction"`); a
-reply without them becomes one perspective holding the whole text, marked unparsed.
+for no layout, so the perspectives are read from whatever layout the model
+chose (perspectives.py: labelled, headings, numbered or lettered lists, bold
+lead-ins, prose). A reply none of them splits is copied apart by a logged,
+copy-only extraction where the model decodes by schema (perspective_split.py);
+one that still cannot be split is flagged (`unsplit`): DQ leaves it out of its
+means and every DQ table names it, never counting it as one perspective.
 """
 
 from __future__ import annotations
 
 from workbench.protocols.hindsight.architectures.base import (
-    FinalOutput, RunContext, final_output, report_request, situation, user,
+    FinalOutput, RunContext, common_prompts, final_output, report_request, situation, user,
 )
+from workbench.protocols.hindsight.architectures.extraction import instruction
 from workbench.protocols.hindsight.architectures.extraction import extra_calls
-from workbench.protocols.hindsight.architectures.lines import numbered_sections
+from workbench.protocols.hindsight.architectures.perspective_split import split_by_extraction, worth_asking
+from workbench.protocols.hindsight.architectures.perspectives import split_perspectives
 from workbench.protocols.hindsight.architectures.prompts import B3_LAYOUT, B3_PROMPT
 
 CONDITION = "B3"
 TITLE = "Multi-perspective prompt"
-STOP_WORDS = ("SYNTHESIS", "RECOMMENDATION")
+
+
+SEED_TEXT = ('Single LLM asked for multiple viewpoints: "Give 3-5 genuinely different perspectives on this '
+             'decision, then synthesize a recommendation."')
+
+
+def prompts(options: dict) -> list[tuple[str, str, str]]:
+    layout = [("prompts.B3_LAYOUT", B3_LAYOUT, "project")] if instruction(options) else []
+    return common_prompts(options) + [("prompts.B3_PROMPT", B3_PROMPT, "seed")] + layout
 
 
 def expected_calls(options: dict) -> int:
+    """The answer and the report extraction; the perspective split is a fallback, made beyond the plan."""
     return 1 + extra_calls(options)
 
 
@@ -30,12 +44,17 @@ async def run(ctx: RunContext) -> FinalOutput:
     extra = report_request(ctx)
     prompt = B3_PROMPT.format(situation=situation(ctx), layout=B3_LAYOUT if extra else "", report=extra)
     text = await ctx.turn("answer", "model", [user(prompt)], phase="answer", label="Perspectives and synthesis")
-    sections = numbered_sections(text, "PERSPECTIVE", STOP_WORDS)
+    split = split_perspectives(text)
+    sections, layout, why = split.sections, split.layout, "no layout the parser reads"
+    if not sections and worth_asking(ctx):
+        sections, problem = await split_by_extraction(ctx, text)
+        layout, why = ("extraction", "") if sections else ("", f"{why}; the copy-only split failed: {problem}")
     if sections:
         for order, s in enumerate(sections, start=1):
             ctx.emit("perspective", turn="answer", agent="model", text=s.text, title=s.title, order=order,
-                     parallel=False, label_number=s.number)
+                     parallel=False, label_number=s.number, layout=layout)
     else:
         ctx.emit("perspective", turn="answer", agent="model", text=text, title="", order=1, parallel=False,
-                 unparsed=True, note="no PERSPECTIVE headings found: the whole reply is one perspective")
+                 unparsed=True, unsplit=True,
+                 note=f"the reply could not be split into perspectives ({why}): flagged, left out of DQ means")
     return await final_output(ctx, text)

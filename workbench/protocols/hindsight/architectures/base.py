@@ -8,6 +8,8 @@ An architecture module (b1.py, c2.py, ...) defines:
     def expected_calls(options: dict) -> int          # for progress and ETA
     # optional:
     def check_options(raw, path, bad) -> dict         # its [architectures.X] table, defaults filled
+    def prompts(options) -> [(name, text, origin)]    # what it sends, for the cue audit (origin seed|project)
+    SEED_TEXT = "..."                                 # the seed's own description of the condition (§V)
     def replicates(study_replicates: int) -> list[int]
     DRAW_OFFSET = 0                                   # see RunContext.draw
 
@@ -51,11 +53,32 @@ def check_int_options(raw: dict, path: str, bad, limits: dict[str, tuple[int, in
     return out
 
 
+def check_choice(raw: dict, path: str, bad, key: str, choices, default: str, why: str) -> str:
+    """A condition's named option from its `[architectures.X]` table (one of `choices`); a bad value is reported
+    through `bad`, with `why` (what the choices mean), and falls back to the default."""
+    value = raw.get(key, default)
+    if value not in choices:
+        bad(f"{path}.{key}", f"must be one of {', '.join(choices)} ({why})")
+        value = default
+    return value
+
+
 def situation(ctx: RunContext) -> str:
     """The scenario as every condition shows it."""
     from workbench.protocols.hindsight.architectures.prompts import SITUATION
 
     return SITUATION.format(scenario=ctx.scenario.strip())
+
+
+def common_prompts(options: dict) -> list[tuple[str, str, str]]:
+    """The prompt text every condition sends (the cue audit's view): the scenario's frame and, under
+    `report_shape = "instruction"`, the report instruction appended to every final step."""
+    from workbench.protocols.hindsight.architectures.extraction import instruction
+    from workbench.protocols.hindsight.architectures.prompts import SITUATION
+
+    extra = instruction(options).strip()
+    return [("prompts.SITUATION", SITUATION, "project")] + ([("report.REPORT_INSTRUCTION", extra, "project")]
+                                                            if extra else [])
 
 
 def report_request(ctx: RunContext) -> str:
@@ -73,6 +96,8 @@ async def final_output(ctx: RunContext, text: str) -> FinalOutput:
     return await finish(ctx, text)
 
 
-__all__ = ["FinalOutput", "RunCancelled", "RunContext", "TurnStats", "draw_settings", "final_output", "parallel",
+__all__ = ["FinalOutput", "RunCancelled", "RunContext", "TurnStats", "check_choice", "common_prompts", "draw_settings",
+           "final_output",
+           "parallel",
            "report_request", "situation",
            "system", "user"]

@@ -5,28 +5,34 @@ The meeting, in order (each step is one or more turns through the gateway):
 1. The chair states the question.                                  event `question`
 2. Opening statements, in parallel: each member sees the scenario and the
    question only, never another member's statement.                events `perspective` (parallel)
-3. The mover (default: the strategist) moves a main motion on a
-   `MOTION:` line.                                                  event `motion`
+3. The mover (default: the roster's own, the proposer in the default
+   roster) moves a main motion on a `MOTION:` line.                 event `motion`
 4. Members are asked in roster order, starting after the mover, to second
    it (`SECOND: yes|no`) until one does.                            events `second`
+   A motion nobody seconds dies, and the minutes say so (event `motion` with
+   status "died"); the chair then calls on the next member in roster order to
+   move one, up to `motion_attempts` motions in all. When every one dies, no
+   motion comes before the committee: no debate and no vote, and the chair's
+   report says the committee adopted nothing (Robert's Rules).
 5. Debate rounds (default 2): members speak in roster order and see the
    minutes so far, every earlier statement included; a speaker may move
    amendments on `AMENDMENT:` lines in its own words (up to `max_amendments`
    in all; later ones, and one that repeats the motion or an amendment
    already moved, are ruled out of order, with a line in the minutes; lines
    copied from the minutes are recorded as quoted).                 events `amendment`
-6. Each amendment is put to a vote (members vote in parallel with a
+6. Each amendment needs a second (asked as the main motion's is, starting
+   after its mover); one nobody seconds dies, minuted, with no vote. A seconded
+   amendment is put to a vote (members vote in parallel with a
    `VOTE: aye|nay|abstain` line and a reason), then the chair restates the
-   motion as amended if any amendment was adopted.                  events `vote`, `amendment`, `motion`
+   motion as amended if any amendment was adopted.                  events `second`, `vote`, `amendment`, `motion`
 7. The vote on the main motion, in parallel.                        events `vote`
 8. The chair writes the resolution with the tally and any minority report;
    this is the final step and carries the report instruction.       event `resolution`
 
 A vote reply without a readable VOTE line is counted as "unparsed", never as
-a vote. A question is carried when ayes outnumber nays (abstentions and
-unparsed replies do not count; a tie fails; the chair does not vote). If no
-member seconds the main motion, the chair rules it before the committee anyway
-and the minutes say so, so that every meeting reaches a resolution.
+a vote; a second without a readable SECOND line is not a second. A question
+is carried when ayes outnumber nays (abstentions and unparsed replies do not
+count; a tie fails; the chair does not vote).
 """
 
 from __future__ import annotations
@@ -34,8 +40,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from workbench.protocols.hindsight.architectures.base import (
-    FinalOutput, RunContext, check_int_options, final_output, parallel, report_request, situation, system, user,
+    FinalOutput, RunContext, check_int_options, common_prompts, final_output, parallel, report_request, situation,
+    system, user,
 )
+from workbench.protocols.hindsight.architectures import prompts as templates
 from workbench.protocols.hindsight.architectures.extraction import extra_calls
 from workbench.protocols.hindsight.architectures.lines import (
     first_tagged, own_and_quoted, parse_amendments, parse_second, parse_vote, same_text,
@@ -45,36 +53,54 @@ from workbench.protocols.hindsight.architectures.prompts import (
     C2_DEBATE,
     C2_FAILED_NOTE,
     C2_MOVE,
+    C2_NO_MOTION,
     C2_OPENING,
     C2_QUESTION,
     C2_RESOLUTION,
     C2_RESTATE,
     C2_SECOND,
+    C2_SECOND_AMENDMENT,
     C2_SYSTEM,
     C2_VOTE_AMENDMENT,
     C2_VOTE_MOTION,
 )
-from workbench.protocols.hindsight.architectures.roster import DEFAULT_MOVER, Member, check_roster, roster_from_options
+from workbench.protocols.hindsight.architectures.roster import Member, check_roster, default_mover, roster_from_options
 
 CONDITION = "C2"
 TITLE = "Peer-agent committee"
-DEFAULTS = {"debate_rounds": 2, "max_amendments": 3, "statement_words": 250}
+DEFAULTS = {"debate_rounds": 2, "max_amendments": 3, "statement_words": 250, "motion_attempts": 2}
 
 
 def check_options(raw: dict, path: str, bad) -> dict:
-    limits = {"debate_rounds": (0, 6), "max_amendments": (0, 10), "statement_words": (50, 2000)}
+    limits = {"debate_rounds": (0, 6), "max_amendments": (0, 10), "statement_words": (50, 2000),
+              "motion_attempts": (1, 10)}
     counts = check_int_options(raw, path, bad, {k: (DEFAULTS[k], *limits[k]) for k in DEFAULTS},
                                known=("roster", "mover"))
-    roster = check_roster(raw.get("roster"), f"{path}.roster", bad)
-    out: dict = {"roster": roster, **counts}
+    roster, roster_name = check_roster(raw.get("roster"), f"{path}.roster", bad)
+    out: dict = {"roster": roster, "roster_name": roster_name, **counts}
     members = [m["id"] for m in roster if not m["chair"]]
     mover = raw.get("mover")
     if mover is None:
-        mover = DEFAULT_MOVER if DEFAULT_MOVER in members else (members[0] if members else DEFAULT_MOVER)
+        named = default_mover(roster_name)
+        mover = named if named in members else (members[0] if members else "")
     elif mover not in members:
         bad(f"{path}.mover", f"must be the id of a roster member other than the chair ({', '.join(members)})")
     out["mover"] = mover
     return out
+
+
+SEED_TEXT = ("Full adversarial committee with fixed roster, Robert's Rules, deliberation, and resolution. "
+             "(Standard /committee pipeline.)")
+
+
+def prompts(options: dict) -> list[tuple[str, str, str]]:
+    """Every template of the meeting, and each member's role as its system prompt gives it."""
+    opts = committee_options(options)
+    name = opts.get("roster_name") or "custom"
+    steps = [(f"prompts.{k}", v, "project") for k, v in templates.templates().items() if k.startswith("C2_")]
+    roles = [(f"roster.{name}.{m['id']}", f"{m['name']}. {m['brief']}", "project") for m in opts["roster"]
+             if isinstance(m, dict)]  # a member stored as a bare name (a hand-written definition) has no brief
+    return common_prompts(options) + steps + roles
 
 
 def committee_options(options: dict) -> dict:
@@ -92,10 +118,11 @@ def expected_calls(options: dict) -> int:
     opts = committee_options(options)
     members = len([m for m in opts["roster"] if not m["chair"]])
     amendments = opts["max_amendments"] if opts["debate_rounds"] else 0
-    # question + openings + motion + one second + debate + main vote + resolution
+    # question + openings + motion + one second + debate + main vote + resolution (a motion that needs more
+    # asks to be seconded, or dies and is followed by another, makes calls beyond the plan: progress allows it)
     base = 1 + members + 1 + 1 + opts["debate_rounds"] * members + members + 1 + extra_calls(options)
-    # each amendment: a vote of every member; any adopted: the chair restates the motion
-    return base + amendments * members + (1 if amendments else 0)
+    # each amendment: one second and a vote of every member; any adopted: the chair restates the motion
+    return base + amendments * (1 + members) + (1 if amendments else 0)
 
 
 async def run(ctx: RunContext) -> FinalOutput:
@@ -172,8 +199,10 @@ class Committee:
         self.minutes.append(f"THE QUESTION, stated by the {chair.name}:\n{question.strip()}")
 
         await self._openings(question)
-        motion, mover = await self._main_motion()
-        await self._second(motion, mover)
+        moved = await self._seconded_motion()
+        if moved is None:
+            return await self._no_motion()
+        motion = moved
         amendments = await self._debate(motion)
         motion = await self._amend(motion, amendments)
         tally = await self._vote("main motion", "vote-motion", C2_VOTE_MOTION, motion=motion)
@@ -193,35 +222,50 @@ class Committee:
         self.minutes.append("OPENING STATEMENTS:\n\n" + "\n\n".join(
             f"[{m.name}]\n{s.strip()}" for m, s in zip(self.members, statements)))
 
-    async def _main_motion(self) -> tuple[str, Member]:
-        mover = next(m for m in self.members if m.id == self.opts["mover"])
-        reply = await self.ctx.turn("motion", mover.id, self._ask(mover, self._fill(C2_MOVE, name=mover.name)),
+    async def _seconded_motion(self) -> str | None:
+        """The main motion that came before the committee, or None when every motion moved died unseconded.
+        The mover moves first; after a motion dies the chair calls on the next member in roster order."""
+        first = next(i for i, m in enumerate(self.members) if m.id == self.opts["mover"])
+        attempts = min(self.opts.get("motion_attempts", 1), len(self.members))
+        for attempt in range(attempts):
+            mover = self.members[(first + attempt) % len(self.members)]
+            motion = await self._main_motion(mover, attempt)
+            if await self._second(mover, f"second{'-' + str(attempt + 1) if attempt else ''}", C2_SECOND,
+                                  "motion", motion=motion):
+                return motion
+            self.ctx.emit("motion", turn=None, agent=self.chair.id, text=motion, mover=mover.id, amended=False,
+                          status="died", note="no member seconded it: it died and was not debated")
+            self.minutes.append(f"The motion moved by the {mover.name} died for want of a second; it was not "
+                                "debated.")
+        return None
+
+    async def _main_motion(self, mover: Member, attempt: int) -> str:
+        turn = "motion" if attempt == 0 else f"motion-{attempt + 1}"
+        reply = await self.ctx.turn(turn, mover.id, self._ask(mover, self._fill(C2_MOVE, name=mover.name)),
                                     phase="motion", label=f"{mover.name} moves the main motion")
         motion = first_tagged(reply, "MOTION")
         parsed = motion is not None
         motion = motion if parsed else reply.strip()
-        self.ctx.emit("motion", turn="motion", agent=mover.id, text=motion, mover=mover.id, amended=False,
+        self.ctx.emit("motion", turn=turn, agent=mover.id, text=motion, mover=mover.id, amended=False,
                       parsed=parsed)
         self.minutes.append(f"MAIN MOTION, moved by the {mover.name}:\n{reply.strip()}")
-        return motion, mover
+        return motion
 
-    async def _second(self, motion: str, mover: Member) -> None:
+    async def _second(self, mover: Member, turn_prefix: str, template: str, what: str, **kw) -> bool:
+        """Ask the members in roster order, starting after the mover, until one seconds (Robert's Rules:
+        a motion or an amendment needs a second before it is debated or voted on)."""
         start = self.members.index(mover)
-        order = self.members[start + 1:] + self.members[:start]
-        for m in order:
-            turn = f"second:{m.id}"
-            reply = await self.ctx.turn(turn, m.id, self._ask(m, self._fill(C2_SECOND, mover=mover.name,
-                                                                                motion=motion)),
-                                        phase="second", label=f"{m.name}: second?")
+        for m in self.members[start + 1:] + self.members[:start]:
+            turn = f"{turn_prefix}:{m.id}"
+            reply = await self.ctx.turn(turn, m.id, self._ask(m, self._fill(template, mover=mover.name, **kw)),
+                                        phase="second", label=f"{m.name}: second the {what}?")
             seconded = parse_second(reply)
-            self.ctx.emit("second", turn=turn, agent=m.id, seconded=seconded, text=reply.strip(), name=m.name)
+            self.ctx.emit("second", turn=turn, agent=m.id, seconded=seconded, text=reply.strip(), name=m.name,
+                          on=what)
             if seconded:
-                self.minutes.append(f"The motion was seconded by the {m.name}.")
-                return
-        self.ctx.emit("second", turn=None, agent=self.chair.id, seconded=False, ruling=True,
-                      text="No member seconded the motion; the chair rules it before the committee.")
-        self.minutes.append("No member seconded the motion; the chair ruled it before the committee so that "
-                            "the meeting can reach a decision.")
+                self.minutes.append(f"The {what} was seconded by the {m.name}.")
+                return True
+        return False
 
     async def _debate(self, motion: str) -> list[dict]:
         rounds = self.opts["debate_rounds"]
@@ -272,6 +316,15 @@ class Committee:
     async def _amend(self, motion: str, amendments: list[dict]) -> str:
         adopted = []
         for a in amendments:
+            mover = next(m for m in self.members if m.id == a["mover"])
+            if not await self._second(mover, f"second-amendment-{a['number']}", C2_SECOND_AMENDMENT,
+                                      f"amendment {a['number']}", motion=motion, number=a["number"],
+                                      amendment=a["text"]):
+                self.ctx.emit("amendment", turn=None, agent=self.chair.id, number=a["number"], text=a["text"],
+                              mover=a["mover"], status="died", note="no member seconded it: no vote was held")
+                self.minutes.append(f"AMENDMENT {a['number']}, moved by the {a['name']}, died for want of a "
+                                    f"second; no vote was held: {a['text']}")
+                continue
             tally = await self._vote(f"amendment {a['number']}", f"vote-amendment-{a['number']}",
                                      C2_VOTE_AMENDMENT, motion=motion, number=a["number"], mover=a["name"],
                                      amendment=a["text"])
@@ -295,6 +348,15 @@ class Committee:
                       amended=True, parsed=parsed, amendments=[a["number"] for a in adopted])
         self.minutes.append(f"THE MAIN MOTION AS AMENDED:\n{restated}")
         return restated
+
+    async def _no_motion(self) -> FinalOutput:
+        """Every motion died unseconded: no debate, no vote; the chair reports that nothing was adopted."""
+        prompt = self._fill(C2_NO_MOTION, report=report_request(self.ctx))
+        text = await self.ctx.turn("resolution", self.chair.id, self._ask(self.chair, prompt),
+                                   phase="resolution", label=f"{self.chair.name} reports: no motion was seconded")
+        self.ctx.emit("resolution", turn="resolution", agent=self.chair.id, motion=None, carried=False,
+                      tally=Tally().counts(), minority=[], no_motion=True)
+        return await final_output(self.ctx, text)
 
     async def _resolution(self, motion: str, tally: Tally) -> FinalOutput:
         lines = "\n".join(f"- {v['name']}: {v['vote']}" + (f": {v['reason']}" if v["reason"] else "")

@@ -23,6 +23,13 @@ def replicates(study_replicates: int) -> list[int]:
     return list(range(RUNS))
 
 
+SEED_TEXT = "Run C2 three times on the same case; analyze convergence vs. divergence across runs."
+
+
+def prompts(options: dict) -> list[tuple[str, str, str]]:
+    return c2.prompts(options)
+
+
 def expected_calls(options: dict) -> int:
     return c2.expected_calls(options)
 

@@ -100,6 +100,7 @@ class RunDQ:
     agents: tuple[str, ...] = ()
     concern_source: str = "none"    # rater | model | none
     concerns: tuple[tuple[str, float | None], ...] = ()
+    unsplit: bool = False           # its reply could not be split into perspectives: out of the DQ-1/DQ-2 means
 
     def part(self, name: str) -> Estimate:
         return getattr(self, name)
@@ -109,7 +110,7 @@ class RunDQ:
                 "n_perspectives": self.n_perspectives, "generation": self.generation,
                 **{p: self.part(p).to_dict() for p in DQ_PARTS},
                 "similarity": [list(r) for r in self.similarity], "concern_source": self.concern_source,
-                "concerns": dict(self.concerns)}
+                "concerns": dict(self.concerns), "unsplit": self.unsplit}
 
 
 @dataclass(frozen=True)
@@ -122,11 +123,12 @@ class DQRow:
     # seed 001 §2.2 step 4: runs whose r(order, similarity to first) > 0.3, of the runs where r was computed
     anchoring_flagged: int = 0
     anchoring_tested: int = 0
+    unsplit: int = 0                # runs whose reply could not be split into perspectives (flagged)
 
     def to_dict(self) -> dict[str, Any]:
         return {"group": self.group, "n_runs": self.n_runs, **{k: v.to_dict() for k, v in self.parts.items()},
                 "sd": dict(self.sd), "anchoring_flagged": self.anchoring_flagged,
-                "anchoring_tested": self.anchoring_tested}
+                "anchoring_tested": self.anchoring_tested, "unsplit": self.unsplit}
 
 
 @dataclass(frozen=True)
@@ -138,9 +140,20 @@ class DQReport:
     blinded: bool
     encoded: int = 0                # texts the embedder had to encode (0 with a warm cache)
 
+    @property
+    def unsplit_note(self) -> str | None:
+        """The flag every DQ table carries when a multi-perspective reply could not be split."""
+        n = sum(1 for r in self.runs if r.unsplit)
+        if not n:
+            return None
+        where = "" if self.blinded else " (" + ", ".join(
+            f"{r.group} {r.unsplit}" for r in self.rows if r.unsplit and r.group != "all") + ")"
+        return (f"FLAGGED: {n} run(s){where} whose reply could not be split into perspectives: DQ-1 and DQ-2 "
+                "leave them out of every mean and the baseline; none is counted as one perspective.")
+
     def to_dict(self) -> dict[str, Any]:
         return {"runs": [] if self.blinded else [r.to_dict() for r in self.runs],
-                "rows": [r.to_dict() for r in self.rows],
+                "rows": [r.to_dict() for r in self.rows], "unsplit_note": self.unsplit_note,
                 "baseline": {k: v.to_dict() for k, v in self.baseline.items()},
                 "notes": list(self.notes), "label": BLINDED_LABEL if self.blinded else None,
                 "texts_encoded": self.encoded}
@@ -197,8 +210,10 @@ def run_coverage(data: StudyData, run_id: str, rows: Sequence[ConcernScore], *,
 def _perspectives_by_run(data: StudyData) -> dict[str, list[Perspective]]:
     out: dict[str, list[Perspective]] = defaultdict(list)
     for p in data.perspectives:
-        out[p.run_id].append(p)
-    return {k: sorted(v, key=lambda p: (p.order, p.seq)) for k, v in out.items()}
+        out[p.run_id].append(p)  # an unsplit reply's flag rides on its one event (see run_decision_quality)
+    # parallel perspectives share order 1 and arrive in whatever order their calls finish: the agent (a member,
+    # a respondent) keeps the matrix the same from one store to the next
+    return {k: sorted(v, key=lambda p: (p.order, p.agent or "", p.seq)) for k, v in out.items()}
 
 
 def run_decision_quality(data: StudyData, embedder, *, threshold: float = INDEPENDENCE_THRESHOLD,
@@ -210,6 +225,8 @@ def run_decision_quality(data: StudyData, embedder, *, threshold: float = INDEPE
     for c in data.concern_scores:
         concern_rows[c.run_id].append(c)
     run_ids = sorted((set(persp) | set(data.outputs)) & set(data.runs))
+    unsplit = {rid for rid in run_ids if any(p.unsplit for p in persp.get(rid, []))}
+    persp = {rid: ps for rid, ps in persp.items() if rid not in unsplit}  # never one perspective
     texts = [p.text for rid in run_ids for p in persp.get(rid, [])]
     vectors = embedder.embed(texts) if texts else np.empty((0, 0))
     out, offset = [], 0
@@ -230,9 +247,11 @@ def run_decision_quality(data: StudyData, embedder, *, threshold: float = INDEPE
             generation = "parallel" if parallel else "sequential"
         else:
             sim = np.empty((0, 0))
-            dq1 = Estimate.undefined("the run emitted no perspectives", method="DQ-1 perspective diversity")
-            dq2 = Estimate.undefined("the run emitted no perspectives", method="DQ-2 anchoring elimination")
-            generation = "none"
+            why = ("flagged: its reply could not be split into perspectives" if rid in unsplit
+                   else "the run emitted no perspectives")
+            dq1 = Estimate.undefined(why, method="DQ-1 perspective diversity")
+            dq2 = Estimate.undefined(why, method="DQ-2 anchoring elimination")
+            generation = "unsplit" if rid in unsplit else "none"
         if rid in data.outputs:
             dq3, source, used = run_coverage(data, rid, concern_rows.get(rid, []), source=concern_source)
         else:
@@ -241,7 +260,7 @@ def run_decision_quality(data: StudyData, embedder, *, threshold: float = INDEPE
         out.append(RunDQ(rid, run.case_id, run.condition, n, generation, dq1, dq2, dq3, weighted,
                          tuple(tuple(float(x) for x in row) for row in sim),
                          tuple(p.agent or f"P{i + 1}" for i, p in enumerate(ps)), source,
-                         tuple(sorted(used.items()))))
+                         tuple(sorted(used.items())), rid in unsplit))
     return out
 
 
@@ -266,7 +285,7 @@ def _summary_row(group: str, runs: Sequence[RunDQ]) -> DQRow:
         why = reasons.most_common(1)[0][0] if reasons else "no runs"
         parts[p] = Estimate.undefined(f"no run with a defined value; e.g. {why}" if len(reasons) > 1 else why,
                                       method="mean")
-    return DQRow(group, len(runs), parts, sds, flagged, len(tested))
+    return DQRow(group, len(runs), parts, sds, flagged, len(tested), sum(1 for r in runs if r.unsplit))
 
 
 def decision_quality_report(data: StudyData, embedder, *, threshold: float = INDEPENDENCE_THRESHOLD,

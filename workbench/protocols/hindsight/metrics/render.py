@@ -272,9 +272,14 @@ def dq_rendered(analysis) -> RenderedTable:
             notes.add(f"{r.group} {p}", r.parts[p])
     from .dq_study import targets_text
 
-    out.notes = list(dq.notes) + [f"Seed 001 baseline targets: {targets_text()} (beside the sequential and "
-                                  "parallel means in the baseline table)."] + notes.lines
+    out.notes = list(dq.notes) + _unsplit(dq) + [f"Seed 001 baseline targets: {targets_text()} (beside the "
+                                                 "sequential and parallel means in the baseline table)."] + notes.lines
     return out
+
+
+def _unsplit(dq) -> list[str]:
+    """The flag of replies that could not be split into perspectives: every DQ table carries it."""
+    return [dq.unsplit_note] if dq.unsplit_note else []
 
 
 def dq_spread_rendered(analysis) -> RenderedTable:
@@ -288,7 +293,8 @@ def dq_spread_rendered(analysis) -> RenderedTable:
                          *(fmt_num(r.sd.get(p)) for p in ("dq1", "dq2", "dq3", "weighted")), flag])
     out.notes = ["SD: sample SD (n - 1) over the runs with a value; one run has none. Anchoring: runs whose "
                  "Pearson r(generation order, similarity to the first perspective) exceeds 0.3 (seed 001 §2.2), "
-                 "of the runs where r was computed (sequential runs with four or more perspectives)."]
+                 "of the runs where r was computed (sequential runs with four or more perspectives)."] \
+        + _unsplit(analysis.dq)
     return out
 
 
@@ -315,7 +321,7 @@ def dq_baseline_rendered(analysis) -> RenderedTable:
     out.notes = ["Difference = parallel - sequential, bootstrap CI. Runs with an undefined value are left out.",
                  "Seed 001 targets: the naive (single-agent sequential) baseline and the parallel (ThinkTank) "
                  "expectation the seed states for DQ-1, DQ-2 and DQ-3 (none for the weighted score); the mean is "
-                 "within, below or above the range."] + notes.lines
+                 "within, below or above the range."] + _unsplit(analysis.dq) + notes.lines
     return out
 
 

@@ -49,6 +49,7 @@ class Perspective:
     order: int
     parallel: bool
     agent: str | None = None
+    unsplit: bool = False  # a reply that could not be split into perspectives: flagged, never one perspective
 
 
 @dataclass(frozen=True)
@@ -135,7 +136,8 @@ def load_study_data(db, study_id: str) -> StudyData:
         if not text:
             continue
         data.perspectives.append(Perspective(e["run_id"], int(e["seq"]), text, int(p.get("order") or 1),
-                                             bool(p.get("parallel", False)), e.get("agent")))
+                                             bool(p.get("parallel", False)), e.get("agent"),
+                                             bool(p.get("unsplit") or p.get("unparsed"))))
     data.outputs = q.final_outputs(db, study_id)
     data.concern_scores = [ConcernScore(c["run_id"], c["concern"], c["value"], c["source"], c["rater"], c["at"])
                            for c in q.current_concern_scores(db, study_id)]

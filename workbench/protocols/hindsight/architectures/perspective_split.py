@@ -1,0 +1,77 @@
+"""B3's perspectives by a copy-only extraction, for a reply whose layout the parser cannot read (issue 30).
+
+Where the model decodes by schema, one more logged call (like the report-shape
+extraction, extraction.py) is asked to copy each perspective's sentences out of
+the reply; the schema lists the reply's own passages, so a server that decodes
+by schema can only copy. Every copied sentence must then be found in the reply
+(whitespace aside): one that is not refuses the whole split, as do fewer than
+two perspectives. A refused or unreadable split leaves the reply unsplit
+(flagged, never one perspective). Counted under "perspective split".
+"""
+
+from __future__ import annotations
+
+import re
+
+from workbench.protocols.hindsight.architectures.lines import Section
+from workbench.structured.passages import passages
+
+STEP = "perspective split"
+
+
+def split_schema(source: str) -> dict:
+    found = passages(source)
+    sentence = {"type": "string", "enum": found} if found else {"type": "string"}
+    return {"name": "perspective_split", "schema": {
+        "type": "object", "required": ["perspectives"],
+        "properties": {"perspectives": {"type": "array", "minItems": 2, "maxItems": 8,
+                                        "items": {"type": "array", "minItems": 1, "maxItems": 12,
+                                                  "items": sentence}}}}}
+
+
+def _norm(text: str) -> str:
+    return re.sub(r"\s+", " ", text or "").strip()
+
+
+def read_split(source: str, reply: str) -> list[list[str]]:
+    """The perspectives (each a list of copied sentences) of a split reply; InvalidReply says why not."""
+    from workbench.judges.parse import InvalidReply, extract_json
+    from workbench.structured.reading import RefusedReply
+
+    data = extract_json(reply)
+    groups = data.get("perspectives")
+    if not isinstance(groups, list) or not all(isinstance(g, list) and all(isinstance(s, str) for s in g)
+                                               for g in groups):
+        raise InvalidReply("'perspectives' is not a list of lists of sentences")
+    groups = [[s.strip() for s in g if s.strip()] for g in groups]
+    groups = [g for g in groups if g]
+    if len(groups) < 2:
+        raise InvalidReply(f"{len(groups)} perspective(s) copied: a split needs two or more")
+    haystack = _norm(source)
+    added = [s for g in groups for s in g if _norm(s) not in haystack]
+    if added:
+        raise RefusedReply(f"{len(added)} sentence(s) are not in the response: the split may only copy")
+    return groups
+
+
+async def split_by_extraction(ctx, text: str) -> tuple[list[Section], str]:
+    """(sections, "") from the extraction, or ([], why not). Makes the call only where the model decodes by
+    schema (the caller asks `worth_asking` first)."""
+    from workbench.protocols.hindsight.architectures.extraction import extraction_settings
+    from workbench.protocols.hindsight.architectures.prompts import EXTRACT_SYSTEM, SPLIT
+    from workbench.runs.context import system, user
+
+    reply = await ctx.turn("split", "extractor", [system(EXTRACT_SYSTEM), user(SPLIT.format(output=text.strip()))],
+                           phase="split", label="Extraction: copy each perspective's sentences", role="extraction",
+                           settings=extraction_settings(ctx.settings, text), schema=split_schema(text))
+    reading = ctx.read_reply("split", STEP, lambda r: read_split(text, r), reply)  # counted per outcome
+    if not reading.ok:
+        return [], reading.detail
+    return [Section(i, "", " ".join(g)) for i, g in enumerate(reading.value, start=1)], ""
+
+
+def worth_asking(ctx) -> bool:
+    """The split is asked only of a model that decodes by schema: elsewhere it could write its own text."""
+    from workbench.gateway import decodes_by_schema
+
+    return decodes_by_schema(ctx.settings)
