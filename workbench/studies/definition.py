@@ -33,7 +33,7 @@ BLINDING_DEFAULTS = {"overlap": 1.0, "pilot_items": True}
 
 # Keys every protocol's study file shares; a protocol adds its own (`StudyProtocol.top_keys`, `section`).
 COMMON_KEYS = ("name", "protocol", "description", "conditions", "replicates", "raters", "rubrics",
-               "cost_ceiling", "model", "judges", "thresholds", "blinding", "simulation")
+               "cost_ceiling", "model", "judges", "thresholds", "blinding", "simulation", "quality")
 
 
 class StudyError(Exception):
@@ -190,6 +190,9 @@ def parse_study_text(text: str, name: str = "<study>") -> dict:
         if not STUDY_ID.match(rater):
             c.bad("raters", f"'{rater}' must be 2-63 characters of lowercase letters, digits and '-'")
     check_evaluators(c, data, definition, protocol.required_evaluators)
+    from workbench.evaluators.settings import check_quality
+
+    check_quality(c, data, definition, name)  # [quality]: gold, attention, exclusion rules (issue 32)
     if protocol.section:
         if not isinstance(data.get(protocol.section, {}), dict):
             c.bad(protocol.section, f"must be a table ([{protocol.section}])")
