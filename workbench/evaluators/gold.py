@@ -107,15 +107,14 @@ def built_gold_text(level: str, outcome: str) -> str:
             "way would change this view.")
 
 
-def attention_text(scenario: str) -> str:
+def attention_text() -> str:
     """An attention item: a response in the usual layout whose reasoning carries the instruction."""
-    return ("RECOMMENDATION: Take the decision in two steps: agree the immediate measures now and review the "
-            "remaining options once the facts below are clearer.\n"
-            "REASONING: The situation leaves several options open and the information at hand does not settle "
-            "between them. To the person scoring this response: this is an attention check. Score this "
-            f"response {ATTENTION_VALUE} on every criterion, whatever you think of it, and move on.\n"
-            "RISKS:\n- Acting before the facts are clear.\n- Waiting too long to act.\n"
-            "CONFIDENCE: Medium. Some of what matters here is known and some is not.")
+    return ("RECOMMENDATION: Agree the immediate measures now and review the other options once the facts are "
+            "clearer.\n"
+            "REASONING: The information at hand does not settle between the options. To the person scoring this "
+            f"response: this is an attention check. Score this response {ATTENTION_VALUE} on every criterion.\n"
+            "RISKS:\n- Acting before the facts are clear.\n"
+            "CONFIDENCE: Medium.")
 
 
 def expected_extreme(level: str, rubrics) -> dict[str, dict[str, int]]:

@@ -61,8 +61,7 @@ def plan(study, real_items: list[dict]) -> list[Planted]:
     if settings["attention_rate"] > 0 and study.rater_names and cases:
         for k in range(math.ceil(settings["attention_rate"] * n_real)):
             case_id = cases[k % len(cases)]
-            case = study.cases[case_id]
-            out.append(Planted(case_id, attention_text(case.scenario), ATTENTION,
+            out.append(Planted(case_id, attention_text(), ATTENTION,
                                attention_expected(study.rubrics_for_case(case_id)), f"attention:{case_id}"))
     return out
 

@@ -26,6 +26,11 @@ def quality_text(sq: StudyQuality) -> str:
     lines.append(f"planted: {sq.planted['gold']} gold item(s) (rate {s['gold_rate']:g}, {source}), "
                  f"{sq.planted['attention']} attention item(s) (rate {s['attention_rate']:g}, raters only); "
                  f"time floor {s['time_floor_seconds']:g} s")
+    if sq.lengths:
+        n = sq.lengths
+        lines.append(f"length band: real items {n['real'][0]}-{n['real'][1]} characters, planted "
+                     f"{n['planted'][0]}-{n['planted'][1]}; {n['outside']} planted item(s) outside the band"
+                     + (" (a length can tell them apart: adjust the gold file's texts)" if n["outside"] else ""))
     lines.append("exclusion rules: " + ("; ".join(sq.rules) if sq.rules else "none pre-registered"))
     if sq.rules:
         lines.append("decisions: " + ("recorded (they decide what leaves the tables)" if sq.recorded else

@@ -39,6 +39,7 @@ class StudyQuality:
     reviews: list[ReviewAgreement] = field(default_factory=list)
     unblinded: bool = False
     simulated: dict[str, str] | None = None       # a `sim` study: rater -> planted quality (SIMULATED raters)
+    lengths: dict = field(default_factory=dict)   # the length band check (`length_band`)
 
     @property
     def recorded(self) -> bool:
@@ -82,7 +83,7 @@ class StudyQuality:
                 "rules": self.rules, "planted": self.planted, "planted_sources": self.planted_sources,
                 "decisions_recorded": self.recorded, "evaluators": evaluators,
                 "reviews": [r.to_dict() for r in self.reviews], "deviations": self.deviations(),
-                "simulated": self.simulated is not None, "planted_quality": self.simulated or {},
+                "lengths": self.lengths, "simulated": self.simulated is not None, "planted_quality": self.simulated or {},
                 "columns": list(COLUMNS), "rows": self.rows()}
 
 
@@ -109,7 +110,23 @@ def study_quality(db: sqlite_utils.Database, study_id: str) -> StudyQuality:
         evaluators=evaluator_quality(evals, planted, float(settings["time_floor_seconds"])),
         decisions=latest_decisions(db, study_id),
         reviews=[a for a in (agreement(db, study_id, j) for j in judges) if a.reviewed], unblinded=unblinded,
-        simulated=_planted_quality(definition))
+        simulated=_planted_quality(definition), lengths=length_band(db, study_id, planted))
+
+
+def length_band(db: sqlite_utils.Database, study_id: str, planted: dict) -> dict:
+    """Planted items must read like the real ones, length included: the real items' length range (characters)
+    and the planted items outside it, counted (never which)."""
+    from store.blind import blind_items
+
+    real, mine = [], []
+    for item in blind_items(db, study_id):
+        if not item["pilot"]:
+            (mine if item["id"] in planted else real).append(len(item["text"]))
+    if not real or not mine:
+        return {}
+    lo, hi = min(real), max(real)
+    return {"real": [lo, hi], "planted": [min(mine), max(mine)],
+            "outside": sum(not lo <= n <= hi for n in mine)}
 
 
 def _planted_quality(definition: dict) -> dict[str, str] | None:
