@@ -12,7 +12,7 @@ NEUTRAL = ("RECOMMENDATION: Expand in stages with demand gates.\nREASONING: A de
 FILLER = (" Demand forecasts for the region have missed by a wide margin before, and the berths take three "
           "years to build.")
 # Real items of the lengths real responses have (about 300 to 1200 characters), one per condition.
-TEXTS = {c: NEUTRAL.replace("CONFIDENCE:", FILLER * k + "\nCONFIDENCE:") + f" #{c}"
+TEXTS = {c: NEUTRAL.replace("CONFIDENCE:", FILLER * k + "\nCONFIDENCE:")
          for k, c in enumerate(("B1", "B2", "B3", "C1", "C2", "C3", "P1"))}
 QUALITY = {"gold_rate": 0.3, "attention_rate": 0.2, "time_floor_seconds": 5.0,
            "exclude_if": ["gold_exact < 0.7", "raters: under_floor > 0.2"], "verdicts": "original"}

@@ -190,9 +190,6 @@ def parse_study_text(text: str, name: str = "<study>") -> dict:
         if not STUDY_ID.match(rater):
             c.bad("raters", f"'{rater}' must be 2-63 characters of lowercase letters, digits and '-'")
     check_evaluators(c, data, definition, protocol.required_evaluators)
-    from workbench.evaluators.settings import check_quality
-
-    check_quality(c, data, definition, name)  # [quality]: gold, attention, exclusion rules (issue 32)
     if protocol.section:
         if not isinstance(data.get(protocol.section, {}), dict):
             c.bad(protocol.section, f"must be a table ([{protocol.section}])")
@@ -200,6 +197,9 @@ def parse_study_text(text: str, name: str = "<study>") -> dict:
             definition[protocol.section] = protocol.check_section(data, definition, c)
     else:  # a protocol whose keys sit at the top of the file (hindsight: cases, architectures, metrics)
         definition.update(protocol.check_section(data, definition, c))
+    from workbench.evaluators.settings import check_quality
+
+    check_quality(c, data, definition, name)  # [quality]: gold, attention, exclusion rules (issue 32)
     if c.problems:
         raise StudyError(c.problems)
     return definition
