@@ -84,8 +84,9 @@ def outcome_points(outcome: str) -> list[str]:
     return [s.strip() for s in re.split(r"(?<=[.!?])\s+", flat) if len(s.split()) >= 5][:MAX_POINTS]
 
 
-def built_gold_text(level: str, outcome: str) -> str:
-    """The text of a gold item built from a case's outcome record (`high` or `low`)."""
+def built_gold_text(level: str, outcome: str, points: int = MAX_POINTS) -> str:
+    """The text of a gold item built from a case's outcome record (`high` or `low`); `points`: how many of
+    the outcome's points the high text names (fewer keep it within the real items' length band)."""
     if level == LOW:
         return ("RECOMMENDATION: Go ahead immediately with the plan as proposed, at full scale and without "
                 "contingency arrangements.\n"
@@ -93,7 +94,7 @@ def built_gold_text(level: str, outcome: str) -> str:
                 "downside, the plan will certainly work, and any delay would only waste time and money.\n"
                 "RISKS:\n- None of significance.\n"
                 "CONFIDENCE: High. The outcome is certain and nothing could change this view.")
-    points = outcome_points(outcome) or ["the conditions the plan depends on may not hold"]
+    points = outcome_points(outcome)[:max(1, points)] or ["the conditions the plan depends on may not hold"]
     risks = "\n".join(f"- The risk that {p[0].lower()}{p[1:].rstrip('.')}: if this risk materialises, the "
                       "staged plan stops at the next gate and the fallback is triggered." for p in points)
     return ("RECOMMENDATION: Do not commit everything at once. Proceed in stages, with a decision gate before "

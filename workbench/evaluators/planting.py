@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from workbench.evaluators.gold import (
     HIGH,
     LOW,
+    MAX_POINTS,
     attention_expected,
     attention_text,
     built_gold_text,
@@ -55,7 +56,8 @@ def plan(study, real_items: list[dict]) -> list[Planted]:
     rng = random.Random(f"{int(study.blinding.get('seed') or 0)}:planted")
     out: list[Planted] = []
     if settings["gold_rate"] > 0:
-        pool = _gold_pool(study, settings, cases)
+        longest = max(len(i.get("text") or "") for i in real_items)
+        pool = _gold_pool(study, settings, cases, longest)
         rng.shuffle(pool)
         out += pool[:math.ceil(settings["gold_rate"] * n_real)]
     if settings["attention_rate"] > 0 and study.rater_names and cases:
@@ -66,16 +68,23 @@ def plan(study, real_items: list[dict]) -> list[Planted]:
     return out
 
 
-def _gold_pool(study, settings: dict, cases: list[str]) -> list[Planted]:
+def _gold_pool(study, settings: dict, cases: list[str], longest: int) -> list[Planted]:
     if settings.get("gold_items"):
         return [_from_file(study, g) for g in settings["gold_items"]]
     pool = []
     for case_id in cases:
         rubrics = study.rubrics_for_case(case_id)
         for level in (HIGH, LOW):
-            pool.append(Planted(case_id, built_gold_text(level, study.cases[case_id].outcome), GOLD,
+            pool.append(Planted(case_id, _fitting(level, study.cases[case_id].outcome, longest), GOLD,
                                 expected_extreme(level, rubrics), f"outcome:{case_id}:{level}"))
     return pool
+
+
+def _fitting(level: str, outcome: str, longest: int) -> str:
+    """The built text naming as many outcome points as fit within the longest real item (at least one):
+    a planted item longer than every real one would stand out by its length alone."""
+    texts = [built_gold_text(level, outcome, k) for k in range(MAX_POINTS, 0, -1)]
+    return next((t for t in texts if len(t) <= longest), texts[-1])
 
 
 def _from_file(study, g: dict) -> Planted:

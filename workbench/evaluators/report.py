@@ -14,8 +14,8 @@ def table_text(headings: tuple[str, ...] | list[str], body: list[list[str]]) -> 
     return [line(headings), line(["-" * w for w in widths]), *(line(r) for r in body)]
 
 
-def quality_text(sq: StudyQuality) -> str:
-    """What `evaluators qc STUDY` prints, and the body of the report's section."""
+def head_lines(sq: StudyQuality) -> list[str]:
+    """What the study pre-registered and planted (the lines above the table)."""
     s = sq.settings
     lines = [f"evaluator quality of {sq.study_id}"]
     if sq.simulated is not None:
@@ -36,19 +36,30 @@ def quality_text(sq: StudyQuality) -> str:
         lines.append("decisions: " + ("recorded (they decide what leaves the tables)" if sq.recorded else
                                       "not recorded yet: provisional; they are taken by `evaluators qc STUDY "
                                       "--apply` or at unblinding"))
-    lines += ["", *table_text(COLUMNS, sq.rows())]
+    return lines
+
+
+def tail_lines(sq: StudyQuality) -> list[str]:
+    """The rules that fired, the judges' review agreement and the deviations (the lines below the table)."""
+    lines: list[str] = []
     fired_lines = [f"  {q.evaluator}: {', '.join(sq.decision(q)[1])}" for q in sq.evaluators if sq.decision(q)[1]]
     if fired_lines:
-        lines += ["", "rules that fired:", *fired_lines]
+        lines += ["rules that fired:", *fired_lines]
     if sq.reviews:
-        lines += ["", "blind review of judge verdicts (" + ("tables read corrected verdicts" if
-                  s["verdicts"] == "corrected" else "tables read the original verdicts") + "):"]
+        lines += ["blind review of judge verdicts (" + ("tables read corrected verdicts" if
+                  sq.settings["verdicts"] == "corrected" else "tables read the original verdicts") + "):"]
         lines += [f"  {r.judge}: {r.reviewed} reviewed, {r.right} right, {r.corrected} corrected; agreement "
                   f"{share(r.agreement)}" + (f", mean correction {r.mean_abs_correction:.2f} points"
-                                               if r.mean_abs_correction is not None else "") for r in sq.reviews]
+                                              if r.mean_abs_correction is not None else "") for r in sq.reviews]
     if sq.deviations():
-        lines += ["", "DEVIATIONS (overrides of the pre-registered rules):", *(f"  {d}" for d in sq.deviations())]
-    return "\n".join(lines)
+        lines += ["DEVIATIONS (overrides of the pre-registered rules):", *(f"  {d}" for d in sq.deviations())]
+    return lines
+
+
+def quality_text(sq: StudyQuality) -> str:
+    """What `evaluators qc STUDY` prints, and the body of the report's section."""
+    tail = tail_lines(sq)
+    return "\n".join([*head_lines(sq), "", *table_text(COLUMNS, sq.rows()), *([""] + tail if tail else [])])
 
 
 def report_section(db: sqlite_utils.Database, study_id: str) -> str:
