@@ -11,7 +11,7 @@ from __future__ import annotations
 from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Vertical
+from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import DataTable, Static
 
@@ -27,9 +27,9 @@ class EvaluatorPanelScreen(ModalScreen[None]):
     EvaluatorPanelScreen > Vertical { width: 98%; height: 92%; border: thick $accent; background: $surface;
                                       padding: 0 1; }
     EvaluatorPanelScreen #qc-title { text-style: bold; }
-    EvaluatorPanelScreen #qc-head { color: $text-muted; }
-    EvaluatorPanelScreen #qc-table { height: 1fr; }
-    EvaluatorPanelScreen #qc-foot { color: $text-muted; max-height: 6; }
+    EvaluatorPanelScreen #qc-table { height: auto; max-height: 60%; }
+    EvaluatorPanelScreen #qc-notes { height: 1fr; border-top: solid $accent; }
+    EvaluatorPanelScreen #qc-hint { color: $text-muted; }
     """
 
     BINDINGS = [
@@ -53,9 +53,11 @@ class EvaluatorPanelScreen(ModalScreen[None]):
     def compose(self) -> ComposeResult:
         with Vertical():
             yield Static(f"Evaluator quality of {self.study_id}", id="qc-title", markup=False)
-            yield Static("", id="qc-head", markup=False)
             yield DataTable(id="qc-table", cursor_type="row", zebra_stripes=True)
-            yield Static("", id="qc-foot", markup=False)
+            with VerticalScroll(id="qc-notes"):
+                yield Static("", id="qc-text", markup=False)
+            yield Static("a applies the rules · o overrides · v reviews a judge · escape closes", id="qc-hint",
+                         markup=False)
 
     def on_mount(self) -> None:
         from workbench.evaluators.study import COLUMNS
@@ -72,10 +74,8 @@ class EvaluatorPanelScreen(ModalScreen[None]):
         table.clear()
         for row in self.quality.rows():
             table.add_row(*row)
-        self.query_one("#qc-head", Static).update("\n".join(head_lines(self.quality)[1:]))
-        self.query_one("#qc-foot", Static).update("\n".join(tail_lines(self.quality)) or
-                                                  "a applies the rules · o overrides · v reviews a judge · "
-                                                  "escape closes")
+        # what the study pre-registered and planted, then what fired, the reviews and the deviations
+        self.query_one("#qc-text", Static).update("\n".join([*tail_lines(self.quality), *head_lines(self.quality)[1:]]))
 
     def _selected(self):
         if not self.quality or not self.quality.evaluators:

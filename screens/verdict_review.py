@@ -84,13 +84,13 @@ class VerdictReviewScreen(ModalScreen[None]):
         if u.outcome is not None:
             item += ["", "OUTCOME", u.outcome]
         anchors = "\n".join(f"  {a['score']} {a['label']}: {a['text']}" for a in u.anchors)
-        item += ["", f"{u.rubric_name} / {u.criterion_name} ({u.low}..{u.high}): {u.question}", anchors]
+        item += ["", f"ANCHORS of {u.rubric_name} / {u.criterion_name}", anchors]
         self.query_one("#review-item", Static).update("\n".join(item))
         state = ("not reviewed yet" if u.mark is None else f"marked right by {u.by}" if u.mark == "right"
                  else f"corrected to {u.corrected:g} by {u.by}: {u.reason}")
         self.query_one("#review-verdict", Static).update(
-            f"VERDICT {u.value:g} on {u.criterion_name}  [{state}]\nquote: {u.quote or '—'}\n"
-            f"reasoning: {u.reasoning or '—'}")
+            f"{u.rubric_name} / {u.criterion_name} ({u.low}..{u.high}): {u.question}\n"
+            f"VERDICT {u.value:g}  [{state}]\nquote: {u.quote or '—'}\nreasoning: {u.reasoning or '—'}")
         self.query_one("#review-body", VerticalScroll).scroll_home(animate=False)
 
     def action_close(self) -> None:

@@ -19,8 +19,8 @@ from workbench.evaluators.review import ReviewAgreement, agreement
 from workbench.evaluators.settings import OVERRIDE, fired, parse_rule, quality_of
 
 # The headings of the one table, in order.
-COLUMNS = ("evaluator", "kind", "gold exact", "gold ±1", "attention", "median s", "under floor", "longest run",
-           "modal share", "LOO rho", "drift", "decision")
+COLUMNS = ("evaluator", "kind", "decision", "gold exact", "gold ±1", "attention", "median s", "under floor",
+           "longest run", "modal share", "LOO rho", "drift")
 
 
 def share(v: float | None) -> str:
@@ -61,12 +61,11 @@ class StudyQuality:
         out = []
         for q in self.evaluators:
             attention = (f"{q.attention_passed}/{q.attention_items}" if q.attention_items else "—")
-            out.append([q.evaluator, "rater" if q.kind == HUMAN else "judge", share(q.gold_exact),
+            out.append([q.evaluator, "rater" if q.kind == HUMAN else "judge", self.decision(q)[0], share(q.gold_exact),
                         share(q.gold_within_one), attention,
                         "—" if q.median_seconds is None else f"{q.median_seconds:.1f}", share(q.under_floor),
                         "—" if q.longest_run is None else str(q.longest_run), share(q.modal_share),
-                        share(q.loo_agreement), "—" if q.drift is None else f"{q.drift:+.2f}",
-                        self.decision(q)[0]])
+                        share(q.loo_agreement), "—" if q.drift is None else f"{q.drift:+.2f}"])
         return out
 
     def deviations(self) -> list[str]:
