@@ -587,7 +587,8 @@ def evaluator_quality(db: sqlite_utils.Database) -> None:
     # judge receives reads it. `scores.seconds`: open-to-save time of a score on the desk (or from a packet).
     # `evaluator_decisions`: the pre-registered exclusion rules applied to each evaluator, and overrides with
     # their reason (append-only; the latest row per evaluator holds). `verdict_reviews`: a researcher's blind
-    # review of a judge's verdicts (append-only; the verdict row itself is never changed).
+    # review of a judge's verdicts (append-only; the verdict row itself is never changed). `planted_audits`: the
+    # blindness audit of planted items (can a model tell a gold item from a real one?).
     for statement in _statements("""
         CREATE TABLE planted_items (
             item_id TEXT PRIMARY KEY REFERENCES blind_items (id),
@@ -628,6 +629,17 @@ def evaluator_quality(db: sqlite_utils.Database) -> None:
             by TEXT NOT NULL,
             at TEXT NOT NULL
         );
-        CREATE INDEX idx_verdict_reviews_study ON verdict_reviews (study_id, judge)
+        CREATE INDEX idx_verdict_reviews_study ON verdict_reviews (study_id, judge);
+        CREATE TABLE planted_audits (
+            id INTEGER PRIMARY KEY,
+            study_id TEXT NOT NULL REFERENCES studies (id),
+            item_id TEXT NOT NULL,
+            model TEXT NOT NULL,
+            guess TEXT,                             -- study | check | NULL (never answered)
+            planted INTEGER NOT NULL,               -- the truth (a gold item), read from the sealed table
+            raw TEXT,
+            at TEXT NOT NULL
+        );
+        CREATE INDEX idx_planted_audits_study ON planted_audits (study_id, model)
     """):
         db.execute(statement)

@@ -112,3 +112,17 @@ def verdict_for_review(db: sqlite_utils.Database, verdict_id: int) -> dict | Non
     r = dict(rows[0])
     r["detail"] = json.loads(r["detail"] or "{}")
     return r
+
+
+# --- the blindness audit of planted items ----------------------------------------------------------
+
+def add_planted_audit(db: sqlite_utils.Database, row: dict) -> None:
+    with writer(db):
+        db["planted_audits"].insert({**row, "at": now()})
+
+
+def planted_audits(db: sqlite_utils.Database, study_id: str, model: str | None = None) -> list[dict]:
+    where, args = "study_id = ?", [study_id]
+    if model is not None:
+        where, args = where + " AND model = ?", args + [model]
+    return [dict(r) for r in db["planted_audits"].rows_where(where, args, order_by="id")]

@@ -7,6 +7,8 @@ import json
 import math
 import re
 
+import pytest
+
 from store import blind as blind_rows
 from store.quality import planted
 from tests.evaluators.helpers import quality_study
@@ -114,3 +116,48 @@ def test_planted_items_never_enter_the_tables(db):
     data = load_ratings(db, sid)
     assert not set(planted(db, sid)) & set(data.items)
     assert data.planted_items == len(planted(db, sid)) == 4
+
+
+async def test_the_planted_audit_flags_gold_items_that_stand_out(store, loopback_server):
+    from workbench.gateway.api import ModelSettings
+    from workbench.judges.audit import audit_study
+    from workbench.judges.planted_audit import audit_planted
+
+    db, gateway = store
+    sid = quality_study(db, pilot_items=False)
+    prepare_study(db, sid)
+    sealed = planted(db, sid)
+
+    def spotter(body):  # an auditor that recognises the built gold texts' wording
+        response = split(user_text(body))[0]["RESPONSE"]
+        check = "decision gate" in response or "Go ahead immediately" in response
+        return json.dumps({"guess": "check" if check else "study", "reason": "its wording"})
+
+    loopback_server.responder = spotter
+    settings = ModelSettings(model="openai/auditor", api_base=loopback_server.url)
+    report = await audit_planted(db, gateway, sid, settings)
+    assert (report.gold, report.gold_called_check, report.real, report.real_called_check) == (2, 2, 7, 0)
+    from scipy.stats import fisher_exact
+
+    assert report.p_value == pytest.approx(fisher_exact([[2, 0], [0, 7]], alternative="greater").pvalue)
+    assert report.leak_suspected
+    attention = {i for i, p in sealed.items() if p["kind"] == "attention"}
+    for body in loopback_server.requests:  # attention items are never audited
+        assert not any(blind_rows.blind_item(db, i)["text"] in user_text(body) for i in attention)
+    # the setup audit leaves planted items out: they have no setup to guess
+    loopback_server.requests.clear()
+    loopback_server.responder = lambda body: json.dumps({"guess": "B1", "reason": "a guess"})
+    setup = await audit_study(db, gateway, sid, ModelSettings(model="openai/auditor2", api_base=loopback_server.url))
+    assert setup.n + setup.invalid == 7
+
+
+async def test_the_planted_audit_passes_when_gold_items_blend_in(store, loopback_server):
+    from workbench.gateway.api import ModelSettings
+    from workbench.judges.planted_audit import audit_planted
+
+    db, gateway = store
+    sid = quality_study(db, pilot_items=False)
+    prepare_study(db, sid)
+    loopback_server.responder = lambda body: json.dumps({"guess": "study", "reason": "reads like the rest"})
+    report = await audit_planted(db, gateway, sid, ModelSettings(model="openai/auditor", api_base=loopback_server.url))
+    assert report.gold_called_check == 0 and report.p_value == 1.0 and not report.leak_suspected

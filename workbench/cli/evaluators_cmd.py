@@ -38,6 +38,16 @@ def register(sub: argparse._SubParsersAction) -> None:
     o.add_argument("--reason", required=True, metavar="TEXT", help="why (printed in the report)")
     o.add_argument("--by", metavar="NAME", help="who decides (default: the login name)")
     o.set_defaults(handler=override)
+    a = psub.add_parser("audit", help="can a model tell the gold items from the study's own? (blindness audit)",
+                        description="Show each real and gold item alone to a model, told that a few are the "
+                                    "researcher's check items, and ask which this one is; Fisher's exact test of "
+                                    "whether gold items are called checks more often than real ones.",
+                        **examples("workbench --batch evaluators audit glenda-crock-sim",
+                                   "workbench --batch evaluators audit my-study --model openai/gpt-4o-mini"))
+    a.add_argument("study_id", metavar="STUDY")
+    a.add_argument("--model", metavar="MODEL", help="the auditor (default: the study's first judge's model)")
+    a.add_argument("--api-base", metavar="URL", help="the auditor's api_base")
+    a.set_defaults(handler=audit)
     r = psub.add_parser("review", help="a blind review of a judge's verdicts",
                         description="Without --verdict: list the judge's review sample (item, rubric criterion, "
                                     "verdict, quote, reasoning; never the condition) with any marks so far. With "
@@ -125,3 +135,28 @@ def review(args, ctx: Context) -> int:
     ctx.emit({"ok": True, **row}, f"verdict {row['verdict_id']} of {row['judge']} marked {said} by {row['by']} "
                                   "(the verdict itself is kept as it was)", study=args.study_id)
     return OK
+
+
+def audit(args, ctx: Context) -> int:
+    import asyncio
+
+    from workbench.blinding.context import BlindingError, load_study
+    from workbench.gateway import build_gateway
+    from workbench.gateway.api import ModelSettings
+    from workbench.judges.planted_audit import audit_planted
+
+    db = ctx.db()
+    try:
+        study = load_study(db, args.study_id)
+    except BlindingError as exc:
+        raise CommandError(str(exc)) from None
+    first = (study.judges or [{}])[0]
+    model = args.model or first.get("model")
+    if not model:
+        raise CommandError("the planted-item audit needs a model: pass --model or name a judge")
+    api_base = args.api_base if args.model else (args.api_base or first.get("api_base"))
+    settings = ModelSettings(model=model, api_base=api_base or None, temperature=0.0)
+    report = asyncio.run(audit_planted(db, build_gateway(db, ctx.db_path), args.study_id, settings,
+                                       progress=ctx.info))
+    ctx.emit({"ok": not report.failed_calls, **report.to_dict()}, report.text(), study=args.study_id)
+    return OK if not report.failed_calls else 1

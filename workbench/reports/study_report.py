@@ -17,7 +17,10 @@ def study_report_text(db, study_id: str, protocol, options: dict) -> str:
 
     evaluators = report_section(db, study_id)  # every protocol's report lists every evaluator's quality
     if evaluators:
-        text = text.rstrip("\n") + "\n\n" + evaluators
+        from workbench.judges.planted_audit import planted_audit_report
+
+        audit = planted_audit_report(db, study_id)
+        text = text.rstrip("\n") + "\n\n" + evaluators + (f"\n{audit.text()}\n" if audit.model else "")
     # A report is read with `cat` and `less` too: a study description's or a reply's escape sequences and
     # control bytes would act on that terminal, so the file holds none (tabs and newlines stay).
     return for_terminal(text.rstrip("\n") + "\n\n" + counts_section(db, study_id)
