@@ -126,30 +126,20 @@ async def test_the_review_marks_right_and_corrects_keeping_the_verdict(tmp_path)
 
 
 @pytest.mark.parametrize("size", [(80, 24), (140, 40)], ids=["80x24", "140x40"])
-def test_evaluator_panel_snapshot(snap_compare, tmp_path, size):
+@pytest.mark.parametrize("screen", [
+    pytest.param(EvaluatorPanelScreen, id="panel"),
+    pytest.param(lambda sid: VerdictReviewScreen(sid, "judge-a"), id="review"),
+])
+def test_snapshot(snap_compare, tmp_path, size, screen):
     path = tmp_path / "store.db"
     sid = scored_study(path)
     app = make_app(path)
 
     async def run_before(pilot):
         await open_studies(pilot)
-        app.push_screen(EvaluatorPanelScreen(sid))
-        await wait_until(pilot, lambda: isinstance(app.screen, EvaluatorPanelScreen), what="the panel")
-        await pilot.pause()
-
-    assert snap_compare(app, terminal_size=size, run_before=run_before)
-
-
-@pytest.mark.parametrize("size", [(80, 24), (140, 40)], ids=["80x24", "140x40"])
-def test_verdict_review_snapshot(snap_compare, tmp_path, size):
-    path = tmp_path / "store.db"
-    sid = scored_study(path)
-    app = make_app(path)
-
-    async def run_before(pilot):
-        await open_studies(pilot)
-        app.push_screen(VerdictReviewScreen(sid, "judge-a"))
-        await wait_until(pilot, lambda: isinstance(app.screen, VerdictReviewScreen), what="the review")
+        app.push_screen(screen(sid))
+        await wait_until(pilot, lambda: isinstance(app.screen, (EvaluatorPanelScreen, VerdictReviewScreen)),
+                         what="the screen")
         await pilot.pause()
 
     assert snap_compare(app, terminal_size=size, run_before=run_before)
