@@ -140,7 +140,8 @@ class StudyCommands(ListProvider):
 
 class StudiesScreen(StudyActions, JudgingActions, PacketActions, SectionScreen):
     """The studies in the store; n creates one, o loads a study file, f freezes, r opens its runs,
-    j judges, l shows the calibration pilots, u unblinds, p writes the report, x exports."""
+    j judges, l shows the calibration pilots, e the evaluators' quality, u unblinds, p writes the report,
+    x exports."""
 
     SECTION_ID = "studies"
     # StudyCommands offers them by study
