@@ -127,6 +127,8 @@ class StudyCommands(ListProvider):
                      "a third rater's score or a consensus", partial(screen.adjudicate, study_id)),
                     (f"studies: topology review {study_id}", "hindsight, unblinded: code each case and "
                      "condition Basin / Ridge / Plateau with a reason", partial(screen.topology, study_id)),
+                    (f"studies: evaluators {study_id}", "quality of every rater and judge, the exclusion rules, "
+                     "a blind review of a judge's verdicts", partial(screen.evaluators, study_id)),
                     (f"studies: unblind {study_id}", "open the sealed key (asks, names what it opens, records "
                      "a reason)", partial(screen.unblind, study_id)),
                     (f"studies: report {study_id}", "write the Markdown report to a file you name",
@@ -138,12 +140,13 @@ class StudyCommands(ListProvider):
 
 class StudiesScreen(StudyActions, JudgingActions, PacketActions, SectionScreen):
     """The studies in the store; n creates one, o loads a study file, f freezes, r opens its runs,
-    j judges, l shows the calibration pilots, u unblinds, p writes the report, x exports."""
+    j judges, l shows the calibration pilots, e the evaluators' quality, u unblinds, p writes the report,
+    x exports."""
 
     SECTION_ID = "studies"
     # StudyCommands offers them by study
     PALETTE_SKIP = {"new_study", "load_file", "freeze", "runs", "judge", "pilots", "unblind", "report", "export",
-                    "packet_export", "packet_import", "adjudicate", "topology", "cancel_judging"}
+                    "packet_export", "packet_import", "adjudicate", "topology", "cancel_judging", "evaluators"}
     SUB_TITLE = "Studies"
     COMMANDS = {StudyCommands}
     CSS_PATH = "styles/studies.tcss"
@@ -181,6 +184,9 @@ class StudiesScreen(StudyActions, JudgingActions, PacketActions, SectionScreen):
                         "or a consensus"),
         Binding("t", "topology", "Topology", id="studies.topology", show=False,
                 tooltip="Hindsight, once unblinded: review the selected study's Basin / Ridge / Plateau codings"),
+        Binding("e", "evaluators", "Evaluators", id="studies.evaluators", show=False,
+                tooltip="Evaluator quality of the selected study: gold, attention, time, straight-lining, "
+                        "agreement, drift; the exclusion rules; a blind review of a judge's verdicts"),
         Binding("g", "refresh", "Refresh", id="studies.refresh", show=False,
                 tooltip="Reload the studies from the store"),
     ]
@@ -424,6 +430,15 @@ class StudiesScreen(StudyActions, JudgingActions, PacketActions, SectionScreen):
 
         if self._is_hindsight(study_id, "adjudication"):
             self.app.push_screen(AdjudicationScreen(study_id))
+
+    def action_evaluators(self) -> None:
+        self._on_selected(self.evaluators)
+
+    def evaluators(self, study_id: str) -> None:
+        """The evaluator panel (issue 32): computed blind, so open at any time."""
+        from screens.evaluators import EvaluatorPanelScreen
+
+        self.app.push_screen(EvaluatorPanelScreen(study_id))
 
     def action_topology(self) -> None:
         self._on_selected(self.topology)

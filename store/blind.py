@@ -113,7 +113,8 @@ def read_sealed_key(db: sqlite_utils.Database, study_id: str) -> list[dict]:
 
 
 def draw_anchors(db: sqlite_utils.Database, study_id: str) -> dict[str, str]:
-    """Blind item id -> a digest of what it stands for (its run, or the pilot's case and direction).
+    """Blind item id -> a digest of what it stands for (its run, the pilot's case and direction, or a
+    gold or attention item's text).
 
     The blind item ids are random per store; the simulated raters key their draws by this instead, so
     the same study gives the same scores in every store. A one-way digest, never the run id itself:
@@ -121,9 +122,11 @@ def draw_anchors(db: sqlite_utils.Database, study_id: str) -> dict[str, str]:
     import hashlib
 
     out = {}
-    for r in db.query("SELECT k.item_id, k.run_id, k.pilot_expectation, i.case_id FROM blind_key k "
+    for r in db.query("SELECT k.item_id, k.run_id, k.pilot_expectation, i.case_id, i.text FROM blind_key k "
                       "JOIN blind_items i ON i.id = k.item_id WHERE k.study_id = ?", [study_id]):
         what = json.dumps([r["run_id"], r["case_id"], r["pilot_expectation"]], sort_keys=True)
+        if r["run_id"] is None and r["pilot_expectation"] is None:  # a gold or attention item: its text
+            what += r["text"]
         out[r["item_id"]] = hashlib.sha256(what.encode("utf-8")).hexdigest()[:24]
     return out
 

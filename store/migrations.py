@@ -578,3 +578,68 @@ def probe_classification(db: sqlite_utils.Database) -> None:
     # A probe keeps the classifier's side next to the probed model's answer: which model classified, its own
     # verdict, the event it says was identified, and whether that event only restated the case (issue 25).
     db.execute("ALTER TABLE probes ADD COLUMN classification TEXT")  # JSON; NULL on earlier probes
+
+
+@migrations(name="0013_evaluator_quality")
+def evaluator_quality(db: sqlite_utils.Database) -> None:
+    # Evaluator quality control (issue 32). `planted_items` is sealed like `blind_key`: which blind items are
+    # gold (known scores) or attention checks (an instructed answer), and what they expect; nothing a rater or
+    # judge receives reads it. `scores.seconds`: open-to-save time of a score on the desk (or from a packet).
+    # `evaluator_decisions`: the pre-registered exclusion rules applied to each evaluator, and overrides with
+    # their reason (append-only; the latest row per evaluator holds). `verdict_reviews`: a researcher's blind
+    # review of a judge's verdicts (append-only; the verdict row itself is never changed). `planted_audits`: the
+    # blindness audit of planted items (can a model tell a gold item from a real one?).
+    for statement in _statements("""
+        CREATE TABLE planted_items (
+            item_id TEXT PRIMARY KEY REFERENCES blind_items (id),
+            study_id TEXT NOT NULL REFERENCES studies (id),
+            kind TEXT NOT NULL CHECK (kind IN ('gold', 'attention')),
+            expected TEXT NOT NULL,                 -- JSON: {rubric id: {criterion id: value}}
+            source TEXT NOT NULL,                   -- the gold file's item name, or 'outcome:<case>:<level>'
+            sealed_at TEXT NOT NULL
+        );
+        CREATE INDEX idx_planted_items_study ON planted_items (study_id);
+        ALTER TABLE scores ADD COLUMN seconds REAL;
+        CREATE TABLE evaluator_decisions (
+            id INTEGER PRIMARY KEY,
+            study_id TEXT NOT NULL REFERENCES studies (id),
+            evaluator TEXT NOT NULL,
+            kind TEXT NOT NULL,                     -- human | judge
+            excluded INTEGER NOT NULL,
+            rules TEXT NOT NULL DEFAULT '[]',       -- JSON: the rules that fired
+            quality TEXT NOT NULL DEFAULT '{}',     -- JSON: the figures the decision read
+            act TEXT NOT NULL,                      -- rules | override
+            reason TEXT,
+            by TEXT NOT NULL,
+            at TEXT NOT NULL
+        );
+        CREATE INDEX idx_evaluator_decisions_study ON evaluator_decisions (study_id, evaluator);
+        CREATE TABLE verdict_reviews (
+            id INTEGER PRIMARY KEY,
+            study_id TEXT NOT NULL REFERENCES studies (id),
+            verdict_id INTEGER NOT NULL REFERENCES verdicts (id),
+            judge TEXT NOT NULL,
+            item_id TEXT NOT NULL,
+            rubric_hash TEXT NOT NULL,
+            criterion TEXT NOT NULL,
+            original REAL,
+            mark TEXT NOT NULL CHECK (mark IN ('right', 'corrected')),
+            corrected REAL,
+            reason TEXT,
+            by TEXT NOT NULL,
+            at TEXT NOT NULL
+        );
+        CREATE INDEX idx_verdict_reviews_study ON verdict_reviews (study_id, judge);
+        CREATE TABLE planted_audits (
+            id INTEGER PRIMARY KEY,
+            study_id TEXT NOT NULL REFERENCES studies (id),
+            item_id TEXT NOT NULL,
+            model TEXT NOT NULL,
+            guess TEXT,                             -- study | check | NULL (never answered)
+            planted INTEGER NOT NULL,               -- the truth (a gold item), read from the sealed table
+            raw TEXT,
+            at TEXT NOT NULL
+        );
+        CREATE INDEX idx_planted_audits_study ON planted_audits (study_id, model)
+    """):
+        db.execute(statement)

@@ -13,7 +13,7 @@ import sqlite_utils
 from store.cases import now
 from store.db import writer
 
-COLUMNS = "id, study_id, rater, item_id, rubric_hash, criterion, value, note, action, source, at, undoes"
+COLUMNS = "id, study_id, rater, item_id, rubric_hash, criterion, value, note, action, source, at, undoes, seconds"
 
 
 def append(db: sqlite_utils.Database, row: dict) -> int:

@@ -16,7 +16,8 @@ import re
 import pytest
 
 from store import blind as blind_rows
-from tests.blinding.study_fixture import JUDGE_MODEL, STUDY_MODEL, make_study
+from tests.blinding.study_fixture import JUDGE_MODEL, STUDY_MODEL, TELL_TEXTS
+from tests.evaluators.helpers import quality_study
 from tests.scoring.scoring_helpers import score_pilots
 from workbench import scoring
 from workbench.scoring.packets import build_packet, export_packet
@@ -34,6 +35,8 @@ FORBIDDEN_WORDS = [
     # sealed-key and run words
     "run-", '"run_id"', '"condition"', '"replicate"', "pilot_expectation", '"direction"', "scrub_log",
     "sealed_at", "judge", "verdict",
+    # planted items (gold and attention) and the evaluator quality figures
+    "gold", "planted", '"expected"', '"kind"', "outcome:", "attention:", "quality", "exclude", "straight-lin", "loo_",
 ]
 TIMESTAMP = re.compile(r"\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}")
 OTHER_NOTE = "RATER-B-PRIVATE-7731"
@@ -57,8 +60,9 @@ def _assert_clean(label: str, text: str) -> None:
 
 @pytest.fixture
 def walked(db, tmp_path):
-    """Everything rater-a can reach, after rater-b has scored with extreme values and a private note."""
-    sid = make_study(db)
+    """Everything rater-a can reach, after rater-b has scored with extreme values and a private note. The
+    study plants gold and attention items (issue 32): nothing may mark them either."""
+    sid = quality_study(db, texts=TELL_TEXTS)
     seen: list[tuple[str, str]] = []
     seen.append(("open_rater", _text(scoring.open_rater(db, sid, "rater-a"))))
     seen.append(("packet during calibration", _text(build_packet(db, sid, "rater-a"))))
@@ -100,9 +104,13 @@ def walked(db, tmp_path):
     return sid, seen, own, json.loads(packet_text)
 
 
-def test_nothing_a_rater_can_reach_names_a_condition_model_run_time_or_other_rater(walked):
-    _sid, seen, _own, _packet = walked
+def test_nothing_a_rater_can_reach_names_a_condition_model_run_time_or_other_rater(walked, db):
+    sid, seen, _own, _packet = walked
     assert len(seen) > 30
+    from store.quality import planted
+
+    planted_ids = set(planted(db, sid))
+    assert len(planted_ids) == 4 and all(any(i in text for _, text in seen) for i in planted_ids)  # walked too
     for label, text in seen:
         _assert_clean(label, text)
 

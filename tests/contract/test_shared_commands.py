@@ -96,6 +96,7 @@ SIMPLE = [
     ("power", "created", ["power", "{study}", "--sims", "100"], lambda s: True),
     ("log verify", "judged", ["log", "verify", "{study}"], lambda s: True),
     ("unblind", "judged", ["unblind", "{study}", "--by", "contract", "--reason", "the contract suite"], lambda s: True),
+    ("evaluators qc", "judged", ["evaluators", "qc", "{study}"], lambda s: True),
 ]
 
 

@@ -55,7 +55,7 @@ TELLS = {
 }
 
 
-def study_text(name: str, conditions, raters, pilot_items: bool, judge_api_base: str = "") -> str:
+def study_text(name: str, conditions, raters, pilot_items: bool, judge_api_base: str = "", extra: str = "") -> str:
     """`judge_api_base`: the judge is `openai/judge-a` at that address (a loopback server), not the default."""
     judge = (f'model = "openai/judge-a"\napi_base = "{judge_api_base}"\ntemperature = 0.0' if judge_api_base
              else f'model = "{JUDGE_MODEL}"')
@@ -64,7 +64,7 @@ def study_text(name: str, conditions, raters, pilot_items: bool, judge_api_base:
     return (f'name = "{name}"\nprotocol = "hindsight"\ncases = ["{CASE_ID}"]\nconditions = [{quoted}]\n'
             f'replicates = 1\nraters = [{names}]\nrubrics = ["anticipation", "epistemic-humility"]\n\n'
             f'[model]\nname = "{STUDY_MODEL}"\n\n[[judges]]\nname = "judge-a"\n{judge}\n\n'
-            f"[blinding]\npilot_items = {'true' if pilot_items else 'false'}\nseed = 11\n")
+            f"[blinding]\npilot_items = {'true' if pilot_items else 'false'}\nseed = 11\n{extra}")
 
 
 @contextmanager
@@ -78,13 +78,13 @@ def counted_item_ids(study_id: str):
 
 def seed_study(db_path: Path, *, name: str = "glenda-scoring", conditions=("B1", "C2"),
                raters=("rater-a", "rater-b"), pilot_items: bool = False, run: bool = True,
-               judge_api_base: str = "") -> dict:
-    """A frozen, finished and blinded study (with `run=False`: frozen, nothing run yet).
-    Returns {"study_id", "run_ids"}."""
+               judge_api_base: str = "", extra: str = "") -> dict:
+    """A frozen, finished and blinded study (with `run=False`: frozen, nothing run yet); `extra`: more of the
+    study file (a [quality] table). Returns {"study_id", "run_ids"}."""
     db = open_store(db_path)
     try:
         bootstrap(db)
-        sid = create_study(db, text=study_text(name, conditions, raters, pilot_items, judge_api_base), name="study.toml")["study_id"]
+        sid = create_study(db, text=study_text(name, conditions, raters, pilot_items, judge_api_base, extra), name="study.toml")["study_id"]
         freeze_study(db, sid)
         if not run:
             return {"study_id": sid, "run_ids": []}

@@ -36,7 +36,11 @@ CONDITION_WORDS = [
 ]
 MODEL_WORDS = [STUDY_MODEL, STUDY_MODEL.split("/")[-1], JUDGE_MODEL, JUDGE_MODEL.split("/")[-1], "gpt-4o",
                "openai", "anthropic", "claude", "mock model"]
-SEALED_WORDS = ["pilot_expectation", "scrub_log", "sealed_at", "run_id", "blind_key"]
+SEALED_WORDS = ["pilot_expectation", "scrub_log", "sealed_at", "run_id", "blind_key",
+                # gold and attention items (issue 32) carry no mark, and no quality figure reaches the desk
+                "gold", "planted", "expected", "outcome:", "quality", "exclude", "straight-lin"]
+# the study plants gold and attention items among the real ones
+QUALITY = '\n[quality]\ngold_rate = 0.5\nattention_rate = 0.3\nexclude_if = ["gold_exact < 0.7"]\n'
 CASE_NOTES = ["Pre-registered predictions", "kept here for the researcher", "Research needed",
               "How the five selection criteria read"]
 TIMESTAMP = re.compile(r"\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}")
@@ -69,7 +73,7 @@ def whole_text(screen) -> str:
 def study(tmp_path):
     """Every condition, the calibration pilots, and rater B done with 3s (1s) everywhere and a note."""
     path = tmp_path / "store.db"
-    info = seed_study(path, name="glenda-blind", conditions=CONDITIONS, pilot_items=True)
+    info = seed_study(path, name="glenda-blind", conditions=CONDITIONS, pilot_items=True, extra=QUALITY)
     sid = info["study_id"]
     db = open_store(path)
     scoring.open_rater(db, sid, "rater-b")
@@ -149,7 +153,8 @@ async def test_no_state_of_the_scoring_screen_reveals_a_condition_model_run_time
     """Also: rater B's scores never show in rater A's grid (checked during the walk)."""
     path, _sid, run_ids, expectations, items = study
     seen = await walk(make_app(path), expectations)
-    assert seen[-1] == ("visited", "6 of 6 pairs")  # 9 outputs (P1 is 3 runs) and 2 pilots
+    # 9 outputs (P1 is 3 runs), 2 pilots, 2 gold items (the one case's two) and 3 attention items (0.3 x 9)
+    assert seen[-1] == ("visited", "8 of 8 pairs")
     for state, text in seen:
         assert leaks(text, run_ids) == [], f"{state}: {leaks(text, run_ids)}"
     # The walk saw every response (so the check covered them all), each scrubbed of its tells.

@@ -3,7 +3,9 @@
 Blind item ids are random per store (`blinding/items.py`), so a simulated rater that keyed its draws by
 them scored differently in every store. Here the README main job is built twice and its metrics document
 and report compared byte for byte, masking only what truly differs between two stores: the clock, the
-random blind item ids, and the call log's head hash (its lines carry the time of each call).
+random blind item ids, the call log's head hash (its lines carry the time of each call), and the two
+evaluator-quality figures that follow each rater's queue order (longest run, drift), which the blinding
+draws from the random item ids.
 """
 
 from __future__ import annotations
@@ -21,10 +23,26 @@ VOLATILE = [
 ]
 
 
+ORDER_COLUMNS = ("longest run", "drift")  # workbench/evaluators/study.py COLUMNS that read the queue order
+
+
 def masked(text: str) -> str:
     for pattern, replacement in VOLATILE:
         text = pattern.sub(replacement, text)
-    return text
+    return _order_masked(text)
+
+
+def _order_masked(text: str) -> str:
+    from workbench.evaluators.study import COLUMNS
+
+    drop = [COLUMNS.index(c) for c in ORDER_COLUMNS]
+    lines = []
+    for line in text.splitlines():
+        cells = re.split(r"\s{2,}", line)
+        if len(cells) == len(COLUMNS) and cells[1] in ("rater", "judge"):
+            line = "  ".join("<order>" if k in drop else c for k, c in enumerate(cells))
+        lines.append(line)
+    return "\n".join(lines)
 
 
 def main_job(tmp_path, tag: str, capsys) -> tuple[str, str]:
@@ -50,6 +68,7 @@ def test_the_main_job_gives_the_same_metrics_and_report_in_two_fresh_stores(tmp_
     assert re.findall(VOLATILE[1][0], metrics_one) != re.findall(VOLATILE[1][0], metrics_two)
     assert masked(metrics_one) == masked(metrics_two)
     assert masked(report_one) == masked(report_two)
+    assert "rater-c    rater" in report_one and "EXCLUDED" in report_one  # the planted careless rater
     assert json.loads(metrics_one)["study"]["id"] == "glenda-crock-sim"
     assert "Table 1" in report_one and "Table 3" in report_one and "Table 4" in report_one
     # the raters did score (the comparison is not of two empty tables)

@@ -9,9 +9,10 @@ caller sees the first one's items). It:
    item: the text goes through the scrubber (`scrub.py`), the item gets a
    random opaque id, and the key row (item -> run, scrub log) is sealed;
 3. on the first blinding, adds the two calibration pilots (`pilots/calibration.py`)
-   with their expected direction sealed in the key;
+   with their expected direction sealed in the key, and the gold and attention
+   items the study pre-registers (`evaluators/planting.py`), sealed in `planted_items`;
 4. registers the study's raters and appends the new items to each rater's
-   queue (`assign.py`).
+   queue (`assign.py`); planted items go to every rater.
 
 An output the scrubber leaves (near) empty (`scrub.emptied_reason`) is held
 back: no blind item is made of it, so it reaches no rater, judge or auditor.
@@ -28,7 +29,9 @@ from dataclasses import asdict, dataclass, field
 import sqlite_utils
 
 from store import blind as blind_rows
+from store.cases import now
 from store.db import writer
+from store.quality import insert_planted, planted_kinds
 from store.runs import truncated_run_ids
 from workbench.blinding.assign import ItemRef, order_queue, rater_seed, share_out
 from workbench.blinding.context import BlindingError, StudyContext, load_study
@@ -74,6 +77,9 @@ def prepare_study(db: sqlite_utils.Database, study_id: str) -> BlindingSummary:
                                 f"(`workbench --batch run {study_id} --resume`) before blind evaluation")
         items, keys, held_back = _items_from_outputs(db, study)
         pilots_created = 0
+        planted: list[dict] = []
+        if not existing and items:
+            planted = _planted_items(study, items, keys)
         if not existing and study.blinding.get("pilot_items", True) and (items or statuses.get("done")):
             pilot_items, pilot_keys = _pilot_items(study, [i["text"] for i in items])
             items += pilot_items
@@ -85,8 +91,11 @@ def prepare_study(db: sqlite_utils.Database, study_id: str) -> BlindingSummary:
                                 f"(`workbench --batch run {study_id}`){why}")
         if items:
             blind_rows.insert_items(db, items, keys)
+        if planted:
+            insert_planted(db, planted, at=now())
         _assign(db, study, [ItemRef(i["id"], i["case_id"], bool(i["pilot"])) for i in items])
-        return _summary(db, study, len(items) - pilots_created, pilots_created, statuses, held_back)
+        return _summary(db, study, len(items) - pilots_created - len(planted), pilots_created, statuses,
+                        held_back)
 
 
 def _summary(db, study: StudyContext, created: int, pilots: int, statuses: dict,
@@ -153,6 +162,32 @@ def _pilot_items(study: StudyContext, real_texts: list[str]) -> tuple[list[dict]
     return items, keys
 
 
+def _planted_items(study: StudyContext, items: list[dict], keys: list[dict]) -> list[dict]:
+    """Gold and attention items (`evaluators/planting.py`) made blind items like the real ones: appended to
+    `items` and `keys` (no run, no pilot mark); returns their sealed `planted_items` rows."""
+    from workbench.evaluators.planting import PlantingError, plan
+    from workbench.simmodel.label import REPLY_BANNER, is_simulated
+
+    try:
+        planned = plan(study, items)
+    except PlantingError as exc:
+        raise BlindingError(f"study '{study.id}': {exc}") from None
+    models, roles = study.model_names(), study.role_names()
+    rows = []
+    for p in planned:
+        case = study.cases.get(p.case_id)
+        text = scrub(p.text, ScrubContext(model_names=models, roles=roles,
+                                          scenario=case.scenario if case else "")).text
+        if is_simulated(study.definition):  # every response of a simulated study carries the banner
+            text = f"{REPLY_BANNER}\n{text}"
+        item_id = new_item_id()
+        items.append({"id": item_id, "study_id": study.id, "case_id": p.case_id, "text": text, "pilot": 0})
+        keys.append({"item_id": item_id, "study_id": study.id, "run_id": None, "scrub_log": []})
+        rows.append({"item_id": item_id, "study_id": study.id, "kind": p.kind, "expected": p.expected,
+                     "source": p.source})
+    return rows
+
+
 def _assign(db: sqlite_utils.Database, study: StudyContext, new_items: list[ItemRef]) -> None:
     blinding_seed = int(study.blinding.get("seed") or 0)
     known = {r["name"]: r for r in blind_rows.raters(db, study.id, kind=None)}
@@ -170,11 +205,13 @@ def _assign(db: sqlite_utils.Database, study: StudyContext, new_items: list[Item
         next_position[a["rater"]] = max(next_position.get(a["rater"], 0), a["position"] + 1)
         held.setdefault(a["rater"], set()).add(a["item_id"])
     pilots = [i for i in batch if i.pilot]
-    shares = share_out([i for i in batch if not i.pilot], study.rater_names,
+    planted_ids = planted_kinds(db, study.id)  # gold and attention items: every rater gets every one
+    everyone = pilots + [i for i in batch if i.id in planted_ids]
+    shares = share_out([i for i in batch if not i.pilot and i.id not in planted_ids], study.rater_names,
                        float(study.blinding.get("overlap", 1.0)), blinding_seed)
     rows = []
     for name in study.rater_names:
-        mine = [i for i in pilots + shares.get(name, []) if i.id not in held.get(name, set())]
+        mine = [i for i in everyone + shares.get(name, []) if i.id not in held.get(name, set())]
         rows += [{"rater": name, **row}
                  for row in order_queue(mine, seeds[name], start=next_position.get(name, 0))]
     if new_raters or rows:

@@ -28,6 +28,7 @@ COMMAND_MODULES = [
     "workbench.cli.judge_cmd",
     "workbench.cli.packet_cmd",
     "workbench.cli.unblind_cmd",
+    "workbench.cli.evaluators_cmd",
     "workbench.cli.metrics_cmd",
     "workbench.cli.report_cmd",
     "workbench.cli.export_cmd",

@@ -39,5 +39,8 @@ def unblind(args, ctx: Context) -> int:
     else:
         text = f"study {args.study_id} unblinded by {record['by']} at {record['at']}" + (
             " (FORCED: scoring was not complete; every result is marked)" if record["forced"] else "")
+        if record.get("excluded"):
+            text += (f"\nexcluded by the pre-registered [quality] rules before the key was opened: "
+                     f"{', '.join(record['excluded'])} (their scores leave the tables; `evaluators qc` shows why)")
     ctx.emit({"ok": True, **record}, text, study=args.study_id)
     return OK

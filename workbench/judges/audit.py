@@ -23,6 +23,7 @@ import sqlite_utils
 
 from store import blind as blind_rows
 from store import verdicts as audit_rows
+from store.quality import planted_kinds
 from workbench.blinding.context import load_study
 from workbench.blinding.items import prepare_study
 from workbench.blinding.unblind import audit_conditions
@@ -116,7 +117,9 @@ async def audit_study(db: sqlite_utils.Database, gateway, study_id: str, setting
     truth = {item: fold(cond) for item, cond in audit_conditions(db, study_id).items()}
     setups = audit_setups([*(study.definition.get("conditions") or []), *truth.values()])
     done = {r["item_id"] for r in audit_rows.audit_rows(db, study_id, settings.model)}
-    items = [i for i in blind_rows.blind_items(db, study_id) if not i["pilot"] and i["id"] not in done]
+    planted = planted_kinds(db, study_id)  # gold and attention items have no setup to guess
+    items = [i for i in blind_rows.blind_items(db, study_id)
+             if not i["pilot"] and i["id"] not in done and i["id"] not in planted]
     limit = asyncio.Semaphore(max(1, concurrency))
     failed = 0
 

@@ -33,6 +33,7 @@ import sqlite_utils
 
 from store import blind as blind_rows
 from store import verdicts as verdict_rows
+from store.quality import planted_kinds
 from workbench.blinding.context import StudyContext, load_study
 from workbench.blinding.items import prepare_study
 from workbench.events import EventSink, NullSink
@@ -103,9 +104,13 @@ class JudgingReport:
 
 
 def judge_items(db: sqlite_utils.Database, study: StudyContext) -> list[tuple[JudgeItem, str, bool]]:
-    """(what the judge sees, case id, pilot) for every blind item, pilots first."""
+    """(what the judge sees, case id, pilot) for every blind item, pilots first. Gold items are judged like
+    any other (in id order, so among the real ones); attention items are for human raters only."""
+    attention = {i for i, kind in planted_kinds(db, study.id).items() if kind == "attention"}
     out = []
     for row in blind_rows.blind_items(db, study.id):
+        if row["id"] in attention:
+            continue
         case = study.cases.get(row["case_id"])
         item = JudgeItem(id=row["id"], scenario=case.scenario if case else "",
                          outcome=(case.outcome if case else "") if study.shows_outcome else None,

@@ -6,6 +6,12 @@ agreement statistics, adjudication, a protocol's own tables) works on the return
 needs more (its cases, its runs' by-products) subclasses StudyRatings and fills the rest itself:
 `start` reads the study and its items, `fill_ratings` the rest of what is here.
 
+Evaluator quality control (`workbench/evaluators/`) is applied here, once for every protocol: planted
+gold and attention items never become items (so none of their scores or verdicts enters a table); an
+evaluator a recorded decision excludes (`evaluators.exclusions`) leaves `scores`/`verdicts` and the
+`raters`/`judges` lists (named in `excluded`); and where the study pre-registered corrected verdicts
+(`[quality] verdicts = "corrected"`), a verdict a blind review corrected carries the corrected value.
+
 Blindness: for a study whose ``unblinded_at`` is NULL the sealed key is never read -- items carry
 no run, condition or replicate, runs carry no condition, and blindness audits come without their
 guesses. ``StudyRatings.blinded`` tells every consumer to stay condition-free.
@@ -16,6 +22,10 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
+
+from store.quality import planted_kinds
+from workbench.evaluators.exclusions import excluded
+from workbench.evaluators.review import corrections
 
 
 @dataclass(frozen=True)
@@ -111,6 +121,8 @@ class StudyRatings:
     judge_error_rows: dict[str, int] = field(default_factory=dict)
     audits: list[AuditRow] = field(default_factory=list)
     runs: dict[str, RunInfo] = field(default_factory=dict)
+    excluded: dict[str, str] = field(default_factory=dict)   # evaluator -> kind, left out by a recorded decision
+    planted_items: int = 0                                   # gold and attention items, never in a table
 
     # --- what the definition says -------------------------------------------------------------
     @property
@@ -124,13 +136,14 @@ class StudyRatings:
 
     @property
     def raters(self) -> tuple[str, ...]:
-        named = list(self.definition.get("raters") or [])
+        named = [r for r in self.definition.get("raters") or [] if self.excluded.get(r) != "human"]
         seen = sorted({s.evaluator for s in self.scores} - set(named))
         return tuple(named + seen)
 
     @property
     def judges(self) -> tuple[str, ...]:
-        named = [j.get("name") for j in self.definition.get("judges") or [] if j.get("name")]
+        named = [j.get("name") for j in self.definition.get("judges") or []
+                 if j.get("name") and self.excluded.get(j.get("name")) != "judge"]
         seen = sorted({v.evaluator for v in self.verdicts} - set(named))
         return tuple(named + seen)
 
@@ -181,7 +194,11 @@ def start(db, study_id: str, cls: type[R] = StudyRatings) -> R:
         frozen_at=header["frozen_at"], freeze_hash=header["freeze_hash"],
         unblinded_at=header["unblinded_at"], unblinded_by=header["unblinded_by"], status=header["status_text"])
     key = {} if blinded else {k["item_id"]: k for k in q.unblinded_key(db, study_id)}
+    planted = planted_kinds(db, study_id)
+    data.planted_items = len(planted)
     for row in q.blind_items(db, study_id):
+        if row["id"] in planted:  # gold and attention items check the evaluators, never the study
+            continue
         k = key.get(row["id"], {})
         data.items[row["id"]] = Item(row["id"], row["case_id"], bool(row["pilot"]), k.get("run_id"),
                                      k.get("condition"), k.get("replicate"))
@@ -207,13 +224,16 @@ def fill_ratings(db, data: StudyRatings, named_rubrics: Iterable[str] | None = N
     def rubric_id(h: str) -> str:
         return data.rubrics[h].rubric_id if h in data.rubrics else f"unknown:{h[:12]}"
 
+    data.excluded = excluded(db, study_id)
+    corrected = corrections(db, study_id, data.definition)
     data.scores = [Rating("human", r["rater"], r["item_id"], rubric_id(r["rubric_hash"]), r["rubric_hash"],
                           r["criterion"], float(r["value"]), "ok", r["at"], None, r["id"])
-                   for r in scores if r["item_id"] in data.items]
+                   for r in scores if r["item_id"] in data.items and data.excluded.get(r["rater"]) != "human"]
     data.verdicts = [Rating("judge", r["judge"], r["item_id"], rubric_id(r["rubric_hash"]), r["rubric_hash"],
-                            r["criterion"], None if r["value"] is None or r["status"] != "ok" else float(r["value"]),
+                            r["criterion"], None if r["value"] is None or r["status"] != "ok"
+                            else float(corrected.get(r["id"], r["value"])),
                             "ok" if r["status"] == "ok" else "judge_error", r["at"], r["model"], r["id"])
-                     for r in verdicts if r["item_id"] in data.items]
+                     for r in verdicts if r["item_id"] in data.items and data.excluded.get(r["judge"]) != "judge"]
     data.judge_error_rows = q.judge_error_rows(db, study_id)
     data.audits = [AuditRow(a["item_id"], a["model"], None if a["correct"] is None else bool(a["correct"]))
                    for a in q.blindness_audits(db, study_id)]

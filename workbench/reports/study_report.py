@@ -13,6 +13,14 @@ def study_report_text(db, study_id: str, protocol, options: dict) -> str:
     from workbench.reports import protocol_report
 
     text = protocol_report(db, study_id, protocol, options)
+    from workbench.evaluators.report import report_section
+
+    evaluators = report_section(db, study_id)  # every protocol's report lists every evaluator's quality
+    if evaluators:
+        from workbench.judges.planted_audit import planted_audit_report
+
+        audit = planted_audit_report(db, study_id)
+        text = text.rstrip("\n") + "\n\n" + evaluators + (f"\n{audit.text()}\n" if audit.model else "")
     # A report is read with `cat` and `less` too: a study description's or a reply's escape sequences and
     # control bytes would act on that terminal, so the file holds none (tabs and newlines stay).
     return for_terminal(text.rstrip("\n") + "\n\n" + cue_audit_section(db, study_id) + counts_section(db, study_id)

@@ -200,8 +200,9 @@ class RaterDesk:
     # --- actions: each re-reads the rater's rows, writes one row, and answers from memory -------
 
     def record_score(self, item_id: str, rubric_id: str, criterion: str, value: int, *,
-                     source: str = "tui") -> ScoreReceipt:
-        """Score one criterion of one item (a new row; the latest row is the current value)."""
+                     source: str = "tui", seconds: float | None = None) -> ScoreReceipt:
+        """Score one criterion of one item (a new row; the latest row is the current value). `seconds`: the
+        time since the rater opened the item on the desk, kept with the score (evaluator quality)."""
         source = _source(source)
         with writer(self.db):
             self.refresh()
@@ -213,7 +214,8 @@ class RaterDesk:
             number = _valid_value(value, crit.min, crit.max, f"{rubric_id}/{criterion}")
             previous = self.state.value(item_id, rubric.hash, criterion)
             self._append({"item_id": item_id, "rubric_hash": rubric.hash, "criterion": criterion,
-                          "value": number, "action": "score", "source": source})
+                          "value": number, "action": "score", "source": source,
+                          "seconds": None if seconds is None else round(float(seconds), 3)})
             return ScoreReceipt(item_id, "score", rubric_id, criterion, number, _int(previous),
                                 self.complete(item_id), self.progress())
 

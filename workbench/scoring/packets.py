@@ -21,7 +21,8 @@ Format (`hindsight-workbench/rater-packet`, version 1):
       "answers": {                        <- the rater fills these in
         "<opaque id>": {"label": "Response Alpha",
                         "scores": {"<rubric id>": {"<criterion id>": 2 | null}},
-                        "note": ""}
+                        "note": "",
+                        "seconds": 95 | null}      <- time spent on the item (optional)
       }
     }
 
@@ -77,7 +78,8 @@ with a whole number in that criterion's range (min..max, see sealed.rubrics and 
 write an optional one-sentence justification in answers[<item>].note. The scenario and (for
 hindsight studies) the outcome record of each item are under sealed.cases; the response is
 sealed.items[].response. Leave a score null to leave it unscored (null never clears a score you
-gave before). Do not edit anything under "sealed" or "signature": the packet is signed, and an
+gave before). If your tool measures it, write the seconds you spent on an item in answers[<item>].seconds
+(optional). Do not edit anything under "sealed" or "signature": the packet is signed, and an
 edited packet is refused. Then hand the file back for `workbench --batch packet import FILE`."""
 
 
@@ -155,7 +157,8 @@ def _packet(db: sqlite_utils.Database, study_id: str, rater: str) -> tuple[dict,
         items.append({"item": view.item_id, "label": view.label, "position": view.position, "side": view.side,
                       "partner": view.partner_id, "case": case_keys[case_id], "response": view.response,
                       "rubrics": [r.id for r in view.rubrics]})
-        answers[view.item_id] = {"label": view.label, "scores": view.scores, "note": view.notes.get("*", "")}
+        answers[view.item_id] = {"label": view.label, "scores": view.scores, "note": view.notes.get("*", ""),
+                                 "seconds": None}
     packet_id = str(uuid.uuid4())
     sealed = {"packet_id": packet_id, "store": packet_rows.store_id(db), "rater": rater, "phase": phase,
               "instructions": INSTRUCTIONS, "rubrics": rubrics, "cases": cases, "items": items}
@@ -292,6 +295,11 @@ def _changes(s: RaterDesk, sealed: dict, answers: dict, base_id: int) -> tuple[l
             continue
         rubrics = {r.id: r for r in s.rubrics(item_id)}
         scores = answer.get("scores") or {}
+        seconds = answer.get("seconds")
+        if seconds is not None and (isinstance(seconds, bool) or not isinstance(seconds, (int, float))
+                                    or seconds < 0):
+            problems.append(f"{label}.seconds: {seconds!r} is not a number of seconds")
+            seconds = None
         if not isinstance(scores, dict):
             problems.append(f"{label}: scores must be an object keyed by rubric id")
             continue
@@ -328,7 +336,8 @@ def _changes(s: RaterDesk, sealed: dict, answers: dict, base_id: int) -> tuple[l
                                      f"{_show(current)} in the store after this packet was exported")
                 else:
                     rows.append({"study_id": s.study.id, "rater": s.rater, "item_id": item_id,
-                                 "rubric_hash": rubric.hash, "criterion": crit_id, "value": value})
+                                 "rubric_hash": rubric.hash, "criterion": crit_id, "value": value,
+                                 "seconds": None if seconds is None else float(seconds)})
         note = answer.get("note", "")
         if note is not None and not isinstance(note, str):
             problems.append(f"{label}.note: must be text")

@@ -20,6 +20,8 @@ or timestamp.
 
 from __future__ import annotations
 
+import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import sqlite_utils
@@ -124,6 +126,8 @@ class ScoringSession:
     cell: int = 0                     # focused criterion of that response
     progress: Progress | None = None
     desk: RaterDesk | None = None     # the study's context, read once for the sitting
+    clock: Callable[[], float] = time.monotonic
+    opened_at: float | None = None    # when the pair on screen was opened: each score keeps the time since
 
     # -- entry and reloading ------------------------------------------------------------------
 
@@ -189,6 +193,8 @@ class ScoringSession:
         return next(k for k, u in enumerate(self.units) if item_id in u.items)
 
     def _show(self, index: int, *, item: str | None = None, cell: Cell | None = None) -> None:
+        if index != self.index or self.opened_at is None:
+            self.opened_at = self.clock()
         self.index = index
         self.views = self._read_views(index)
         if item is not None:
@@ -287,7 +293,8 @@ class ScoringSession:
         if not cell.min <= value <= cell.max:
             raise ScoringError(f"{cell.criterion_name} takes a score from {cell.min} to {cell.max}")
         before = self.phase
-        receipt = self.desk.record_score(view.item_id, cell.rubric_id, cell.criterion_id, value)
+        seconds = None if self.opened_at is None else self.clock() - self.opened_at
+        receipt = self.desk.record_score(view.item_id, cell.rubric_id, cell.criterion_id, value, seconds=seconds)
         self.reload(fresh=True)
         if self.index is None:  # the pair just closed (a pilot re-scored the wrong way): go where it may
             self.land()

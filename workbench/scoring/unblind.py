@@ -4,7 +4,8 @@
 assigned items not fully scored; `force=True` unblinds anyway and the study
 is marked `unblind_forced`, which every result read through
 `workbench.blinding.unblind.item_labels` carries. After unblinding, scoring
-is closed.
+is closed. A study whose `[quality]` pre-registers exclusion rules has them applied and recorded first
+(`evaluators/exclusions.py`), so its decisions are taken before the key is opened.
 """
 
 from __future__ import annotations
@@ -51,8 +52,23 @@ def unblind(db: sqlite_utils.Database, study_id: str, *, by: str, force: bool = 
         detail = ", ".join(f"{r} {c['done']}/{c['total']}" for r, c in remaining.items())
         raise UnblindRefused(f"study '{study_id}': scoring is not complete ({detail}); finish it, or unblind "
                              "with --force (every result is then marked as force-unblinded)", remaining)
+    decided = _decide_exclusions(db, study_id, by.strip())
     record = blind_rows.record_unblinding(db, study_id, by=by.strip(), forced=bool(remaining),
                                           reason=reason)
     record["already"] = False
+    record["excluded"] = [r["evaluator"] for r in decided if r["excluded"]]
     record["remaining"] = remaining
     return record
+
+
+def _decide_exclusions(db: sqlite_utils.Database, study_id: str, by: str) -> list[dict]:
+    """The pre-registered exclusion rules decide before the key is opened (`evaluators/exclusions.py`);
+    the decision rows written (none for a study without rules)."""
+    from store.studies import get_study
+    from workbench.evaluators.exclusions import apply_rules
+    from workbench.evaluators.settings import quality_of
+
+    study = get_study(db, study_id)
+    if study is not None and quality_of(study["definition"])["exclude_if"]:
+        return apply_rules(db, study_id, by=by)
+    return []

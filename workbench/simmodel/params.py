@@ -14,6 +14,9 @@ C2 = 1.0
 C2 = 0.5
 [simulation.rater_bias]    # points added to one rater's scores (a harsh or lenient rater)
 rater-b = -0.3
+[simulation.rater_quality] # planted quality of a simulated rater (workbench/simulation/raters.py):
+rater-a = "careful"        # careful: reads every item (30-120 s), reliability 0.95;
+rater-c = "careless"       # careless: after the pilots, clicks through in 1-4 s, mostly the same score
 [simulation.topology]      # how often P1's three runs form each pattern (weights)
 basin = 0.5
 ridge = 0.3
@@ -50,6 +53,9 @@ DEFAULTS: dict[str, Any] = {
     "topology": {"basin": 0.5, "ridge": 0.3, "plateau": 0.2},
     "stance_shift": {}, "adherence": {}, "accuracy": {}, "judge_offsets": {}, "crux_recurrence": {},
 }
+# Kept in the definition only when the file has them, so a study without them keeps its definition (and hash).
+OPTIONAL = ("rater_quality",)
+RATER_QUALITIES = ("careful", "careless")
 # per-condition tables: key -> (lowest, highest value)
 CONDITION_TABLES = {"effects": (-4, 4), "humility": (-4, 4), "stance_shift": (-2, 2), "adherence": (0, 1),
                     "accuracy": (0, 1), "crux_recurrence": (0, 1)}
@@ -64,7 +70,7 @@ def defaults() -> dict[str, Any]:
 def check_simulation(c, data: dict, definition: dict) -> dict:
     """Validate `[simulation]` with the study checker `c` (file:line problems); defaults filled."""
     t = c.table(data, "simulation", "simulation")
-    c.unknown(t, tuple(DEFAULTS), "simulation")
+    c.unknown(t, (*DEFAULTS, *OPTIONAL), "simulation")
     out = defaults()
     seed = t.get("seed", 0)
     if isinstance(seed, bool) or not isinstance(seed, int):
@@ -99,6 +105,16 @@ def check_simulation(c, data: dict, definition: dict) -> dict:
         if rater not in raters:
             c.bad(f"simulation.rater_bias.{rater}", f"'{rater}' is not one of the study's raters")
         out["rater_bias"][rater] = c.number(bias, rater, f"simulation.rater_bias.{rater}", 0.0, lo=-3, hi=3)
+    quality = c.table(t, "rater_quality", "simulation.rater_quality")
+    if quality:
+        out["rater_quality"] = {}
+    for rater, kind in quality.items():
+        if rater not in raters:
+            c.bad(f"simulation.rater_quality.{rater}", f"'{rater}' is not one of the study's raters")
+        elif kind not in RATER_QUALITIES:
+            c.bad(f"simulation.rater_quality.{rater}", f"must be one of {', '.join(RATER_QUALITIES)} (got {kind!r})")
+        else:
+            out["rater_quality"][rater] = kind
     if "topology" in t:
         topo = c.table(t, "topology", "simulation.topology")
         c.unknown(topo, TOPOLOGIES, "simulation.topology")
@@ -126,5 +142,5 @@ def params_of(definition: dict | None) -> dict[str, Any]:
     """The study's planted parameters, defaults filled (a definition without the table gets defaults)."""
     table = (definition or {}).get("simulation") or {}
     out = defaults()
-    out.update({k: v for k, v in table.items() if k in DEFAULTS})
+    out.update({k: v for k, v in table.items() if k in DEFAULTS or k in OPTIONAL})
     return out

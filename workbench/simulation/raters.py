@@ -13,6 +13,7 @@ mix with nothing, and the dry run reaches unblinding, metrics and the report.
 
 from __future__ import annotations
 
+import re
 from dataclasses import asdict, dataclass, field
 
 from workbench.simmodel import draws
@@ -35,27 +36,58 @@ class RaterFill:
         return asdict(self)
 
 
+# An instruction inside a response (an attention item): an attentive rater, who reads it, follows it.
+INSTRUCTION = re.compile(r"score this response (\d+) on every criterion", re.IGNORECASE)
+# Planted rater quality (`[simulation.rater_quality]`): how reliable a rater is and how long an item takes.
+# A careless rater reads the calibration pilots like anyone (so the pilots do not stop them), then clicks
+# through, without reading: CLICKED of the time the same key, otherwise any score, in a few seconds.
+CAREFUL_ICC = 0.95
+CLICKED, CLICKED_KEY = 0.8, 2
+SECONDS = {"careful": (30.0, 120.0), "careless": (1.0, 4.0), None: (20.0, 90.0)}
+
+
 def answers_for(packet: dict, rater: str, params: dict, anchors: dict[str, str]) -> dict:
-    """The packet's answers, every criterion scored by the simulated rater (other answers kept).
+    """The packet's answers, every criterion scored by the simulated rater (other answers kept), with the
+    seconds the rater spent on each item.
 
     `anchors` (`store.blind.draw_anchors`): each item's stable name. A draw is keyed by it, never by
-    the blind item id, which is random per store: the same study then gives the same scores anywhere."""
+    the blind item id, which is random per store: the same study gives the same scores anywhere."""
     sealed = packet["sealed"]
     bias = (params.get("rater_bias") or {}).get(rater, 0.0)
+    quality = (params.get("rater_quality") or {}).get(rater)
+    careless = quality == "careless" and sealed.get("phase") == "scoring"
+    icc = CAREFUL_ICC if quality == "careful" else params["rater_icc"]
     answers = packet.get("answers") or {}
     for item in sealed["items"]:
+        anchor = anchors[item["item"]]
         outcome = (sealed["cases"].get(item["case"]) or {}).get("outcome") or ""
         entry = answers.setdefault(item["item"], {"label": item["label"], "scores": {}, "note": ""})
+        if entry.get("seconds") is None:
+            lo, hi = SECONDS["careless" if careless else "careful" if quality == "careful" else None]
+            entry["seconds"] = round(draws.rng(params["seed"], "seconds", rater, anchor).uniform(lo, hi), 1)
+        instructed = None if careless else INSTRUCTION.search(item["response"])
         for rubric_id in item["rubrics"]:
             rubric = sealed["rubrics"][rubric_id]
             got = entry["scores"].setdefault(rubric_id, {})
             for c in rubric["criteria"]:
                 if got.get(c["id"]) is not None:
                     continue
+                if instructed:
+                    got[c["id"]] = min(max(int(instructed.group(1)), c["min"]), c["max"])
+                    continue
+                if careless:
+                    got[c["id"]] = _clicked(params["seed"], rater, anchor, rubric_id, c["id"], c["min"], c["max"])
+                    continue
                 true = true_score(item["response"], outcome, rubric_id, c["id"], c["min"], c["max"], c.get("name", ""))
-                z = draws.normal(params["seed"], "rater", rater, anchors[item["item"]], rubric_id, c["id"])
-                got[c["id"]] = perceived(true, c["min"], c["max"], params["rater_icc"], bias, z)
+                z = draws.normal(params["seed"], "rater", rater, anchor, rubric_id, c["id"])
+                got[c["id"]] = perceived(true, c["min"], c["max"], icc, bias, z)
     return answers
+
+
+def _clicked(seed: int, rater: str, anchor: str, rubric_id: str, criterion: str, lo: int, hi: int) -> int:
+    """A careless rater's score: mostly the same key (CLICKED_KEY, within the criterion's range), sometimes any."""
+    r = draws.rng(seed, "careless", rater, anchor, rubric_id, criterion)
+    return min(max(CLICKED_KEY, lo), hi) if r.random() < CLICKED else r.randint(lo, hi)
 
 
 def fill_raters(db, study_id: str, raters: list[str] | None = None) -> list[RaterFill]:

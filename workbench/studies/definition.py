@@ -33,7 +33,7 @@ BLINDING_DEFAULTS = {"overlap": 1.0, "pilot_items": True}
 
 # Keys every protocol's study file shares; a protocol adds its own (`StudyProtocol.top_keys`, `section`).
 COMMON_KEYS = ("name", "protocol", "description", "conditions", "replicates", "raters", "rubrics",
-               "cost_ceiling", "model", "judges", "thresholds", "blinding", "simulation")
+               "cost_ceiling", "model", "judges", "thresholds", "blinding", "simulation", "quality")
 
 
 class StudyError(Exception):
@@ -197,6 +197,9 @@ def parse_study_text(text: str, name: str = "<study>") -> dict:
             definition[protocol.section] = protocol.check_section(data, definition, c)
     else:  # a protocol whose keys sit at the top of the file (hindsight: cases, architectures, metrics)
         definition.update(protocol.check_section(data, definition, c))
+    from workbench.evaluators.settings import check_quality
+
+    check_quality(c, data, definition, name)  # [quality]: gold, attention, exclusion rules (issue 32)
     if c.problems:
         raise StudyError(c.problems)
     return definition

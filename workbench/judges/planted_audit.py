@@ -1,0 +1,131 @@
+"""The blindness audit of planted items: can a model tell a gold item from the study's own items?
+
+Each real item and each gold item (attention items are meant to be noticed, and no judge sees them) is
+shown alone, as raters and judges see it, to a model told that a few of the responses are check items the
+researcher wrote with known answers, and asked which this one is. The audit reads the sealed table
+(`store.quality.planted`) only to score the guesses, and publishes aggregates: how often "check" was said of
+gold items and of real ones, and Fisher's exact test (SciPy, one-sided) of whether gold items draw "check"
+more often. A small p means the gold items stand out: rewrite them (the gold file) before trusting the
+gold accuracy of any evaluator.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import asdict, dataclass
+
+import sqlite_utils
+
+from store import blind as blind_rows
+from store import quality as rows
+from workbench.blinding.items import prepare_study
+from workbench.events import EventSink
+from workbench.gateway.api import CostCeilingReached, GatewayError, ModelSettings
+from workbench.judges.calls import ask_json
+from workbench.judges.parse import InvalidReply, extract_json
+from workbench.judges.prompt import DATA_RULE, block
+
+LEAK_P = 0.05
+GUESSES = ("study", "check")
+SYSTEM = ("You audit anonymized decision recommendations. You judge how each was produced, from its text alone, "
+          "and you reply only in JSON.")
+
+
+@dataclass
+class PlantedAuditReport:
+    study_id: str
+    model: str
+    gold: int                  # gold items with a valid guess
+    gold_called_check: int
+    real: int                  # real items with a valid guess
+    real_called_check: int
+    invalid: int
+    p_value: float | None      # Fisher's exact test, one-sided: gold items draw "check" more often
+    leak_suspected: bool
+    failed_calls: int = 0
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+    def text(self) -> str:
+        if not self.gold:
+            return f"planted-item audit ({self.model}): no gold item audited yet"
+        p = "—" if self.p_value is None else f"{self.p_value:.3g}"
+        return (f"planted-item audit ({self.model}): gold items called check {self.gold_called_check}/{self.gold}, "
+                f"real items {self.real_called_check}/{self.real}; Fisher p = {p}"
+                + ("; GOLD ITEMS STAND OUT" if self.leak_suspected else "") + (
+                    f"; {self.invalid} never answered" if self.invalid else ""))
+
+
+def audit_messages(response: str, note: str | None) -> list[dict]:
+    parts = [DATA_RULE, "", "Most responses in this study were written by the decision-making systems under "
+             "study. A few are check items that the researcher wrote by hand, with known scores.", "",
+             block("RESPONSE", response), "",
+             'Which is this RESPONSE? Reply with one JSON object: {"guess": "study" or "check", '
+             '"reason": "<one sentence>"}']
+    if note:
+        parts += ["", f"Your previous reply could not be used: {note}. Reply with the JSON object only."]
+    return [{"role": "system", "content": SYSTEM}, {"role": "user", "content": "\n".join(parts)}]
+
+
+def _validate(text: str) -> str:
+    guess = str(extract_json(text).get("guess", "")).strip().lower()
+    if guess not in GUESSES:
+        raise InvalidReply('"guess" must be "study" or "check"')
+    return guess
+
+
+async def audit_planted(db: sqlite_utils.Database, gateway, study_id: str, settings: ModelSettings, *,
+                        concurrency: int = 4, sink: EventSink | None = None, progress=None) -> PlantedAuditReport:
+    """Ask `settings.model` about every real and gold item not yet audited with that model."""
+    say = progress or (lambda message: None)
+    prepare_study(db, study_id)
+    kinds = rows.planted_kinds(db, study_id)
+    done = {r["item_id"] for r in rows.planted_audits(db, study_id, settings.model)}
+    items = [i for i in blind_rows.blind_items(db, study_id)
+             if not i["pilot"] and kinds.get(i["id"]) != "attention" and i["id"] not in done]
+    limit = asyncio.Semaphore(max(1, concurrency))
+    failed = 0
+
+    async def one(item: dict) -> None:
+        nonlocal failed
+        async with limit:
+            try:
+                asked = await ask_json(gateway, lambda note: audit_messages(item["text"], note), _validate,
+                                       settings=settings, study_id=study_id, turn="planted-audit", agent="auditor",
+                                       role="audit", metadata={"item": item["id"]}, sink=sink)
+            except CostCeilingReached:
+                raise
+            except GatewayError as exc:
+                failed += 1
+                say(f"planted audit: call failed for {item['id']} ({exc}); it will be retried next time")
+                return
+        rows.add_planted_audit(db, {"study_id": study_id, "item_id": item["id"], "model": settings.model,
+                                    "guess": asked.parsed, "planted": int(item["id"] in kinds),
+                                    "raw": asked.raws[-1] if asked.raws else None})
+
+    await asyncio.gather(*(one(i) for i in items))
+    report = planted_audit_report(db, study_id, settings.model)
+    report.failed_calls = failed
+    return report
+
+
+def planted_audit_report(db: sqlite_utils.Database, study_id: str, model: str | None = None) -> PlantedAuditReport:
+    """The audit's aggregates (of one model, or the latest model audited)."""
+    audited = rows.planted_audits(db, study_id)
+    if model is None and audited:
+        model = audited[-1]["model"]
+    audited = [r for r in audited if r["model"] == model]
+    valid = [r for r in audited if r["guess"] in GUESSES]
+    gold = [r for r in valid if r["planted"]]
+    real = [r for r in valid if not r["planted"]]
+    g_check = sum(r["guess"] == "check" for r in gold)
+    r_check = sum(r["guess"] == "check" for r in real)
+    p_value = None
+    if gold and real:
+        from scipy.stats import fisher_exact
+
+        p_value = float(fisher_exact([[g_check, len(gold) - g_check], [r_check, len(real) - r_check]],
+                                     alternative="greater").pvalue)
+    return PlantedAuditReport(study_id, model or "", len(gold), g_check, len(real), r_check,
+                              len(audited) - len(valid), p_value, bool(p_value is not None and p_value < LEAK_P))
