@@ -51,7 +51,8 @@ PROJECT_CHOICES = (
     "The evaluator whose scores fill Tables 1-4 is the study's `evaluator` (seed 000 §VI.3 allows a fresh LLM "
     "instance or human raters); left out, it is the human raters when the study names any, else its one judge.",
     "Seed 001's baseline targets (DQ-1 0.3-0.5 sequential, 0.7-0.9 parallel; DQ-2 0.5-0.7 and 0.9-1.0; DQ-3 "
-    "0.4-0.6 and 0.7-0.9) are read as ranges for the sequential (B3) and parallel (C1, C2) means; the seed's "
+    "0.4-0.6 and 0.7-0.9) are read as ranges for the sequential (one agent, several perspectives) and "
+    "parallel (independent respondents, committee members) means; the seed's "
     "\"naive\" and \"ThinkTank\" are taken to be those two.",
     "Glenda/Crock predictions: a condition's observed mean composite is \"within\" its predicted range when "
     "lo <= mean <= hi.",
