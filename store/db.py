@@ -5,10 +5,28 @@ from __future__ import annotations
 import contextlib
 import errno
 import sqlite3
+import sys
 from pathlib import Path
 from typing import Iterator
 
-import sqlite_utils
+
+def _import_sqlite_utils():
+    """sqlite-utils imports pandas and numpy when they are installed, only to map their types when it creates
+    a table from values; the store's tables come from migrations. Those two imports were half the start-up of
+    every batch command, so they are hidden while sqlite-utils loads (later imports of them work as usual)."""
+    hidden = [name for name in ("pandas", "numpy") if name not in sys.modules]
+    for name in hidden:
+        sys.modules[name] = None  # an ImportError for sqlite-utils, which then does without
+    try:
+        import sqlite_utils
+    finally:
+        for name in hidden:
+            if sys.modules.get(name, ...) is None:
+                del sys.modules[name]
+    return sqlite_utils
+
+
+sqlite_utils = _import_sqlite_utils()
 
 BUSY_TIMEOUT_MS = 30_000
 
