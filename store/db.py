@@ -128,11 +128,19 @@ def writer(db: sqlite_utils.Database) -> Iterator[sqlite_utils.Database]:
     """One write transaction, taken with BEGIN IMMEDIATE so that two processes
     writing at once queue on the busy timeout instead of failing on upgrade.
 
-    Nested use falls back to a savepoint through sqlite-utils' `atomic()`.
+    Nested use takes a savepoint (one name for all: SQLite nests them, and the statement stays compiled,
+    where sqlite-utils' `atomic()` makes up a new name, and a new statement, each time).
     """
     if db.conn.in_transaction:
-        with db.atomic():
+        db.conn.execute("SAVEPOINT writer")
+        try:
             yield db
+        except BaseException:
+            if db.conn.in_transaction:  # an error may have ended the whole transaction already
+                db.conn.execute("ROLLBACK TO SAVEPOINT writer")
+                db.conn.execute("RELEASE SAVEPOINT writer")
+            raise
+        db.conn.execute("RELEASE SAVEPOINT writer")
         return
     db.execute("BEGIN IMMEDIATE")
     try:

@@ -141,6 +141,7 @@ class Gateway:
         self._sink: EventSink | None = None      # where connection changes are shown (the latest caller's)
         self._no_schema: set[str] = set()         # endpoints that refused a response_format: ask without
         self._reserved = 0                        # bytes kept free for the records of calls in flight
+        self._store_file: tuple[Path | None] | None = None  # the store's file (None: in memory), once known
 
     # --- public --------------------------------------------------------------------------------
     def log_path(self, study_id: str | None) -> Path:
@@ -453,9 +454,11 @@ class Gateway:
             self._repair(log, request.study_id, torn)
         need = 2 * (len(json.dumps(request.messages, ensure_ascii=False)) + 8 * int(request.settings.max_tokens or 0)) \
             + 65536
-        from store.db import store_path
+        if self._store_file is None:  # asked once: a store does not move
+            from store.db import store_path
 
-        for what, where in (("the call log", log.path.parent), ("a call record", store_path(self.db))):
+            self._store_file = (store_path(self.db),)
+        for what, where in (("the call log", log.path.parent), ("a call record", self._store_file[0])):
             if where is None:
                 continue
             folder = Path(where) if Path(where).is_dir() else Path(where).parent

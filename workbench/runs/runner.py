@@ -43,6 +43,7 @@ import contextlib
 import os
 import time
 import traceback
+from collections import deque
 from dataclasses import asdict, dataclass, field
 from typing import Iterator
 
@@ -73,6 +74,11 @@ from workbench.runs.settings import run_settings
 from workbench.runs.transcript import TranscriptSink
 from workbench.runs.truncation import output_truncated
 from workbench.studies.items import run_item
+
+
+# Runs under way at once. The gateway's limits throttle their calls (far fewer at a time); a run waiting for a
+# connection holds its program's state, so starting all of a 100,000-run study at once held all of them.
+RUNS_AT_ONCE = 256
 
 
 class RunnerError(Exception):
@@ -315,14 +321,34 @@ class StudyRunner:
             if r["status"] in ("failed", "cancelled", "interrupted"):
                 run_rows.reset_run(self.db, r["id"])
                 r["status"] = "pending"
-            self._tasks[r["id"]] = asyncio.create_task(self._execute(r), name=f"run {r['id']}")
+        waiting, errors, idle = deque(selected), [], asyncio.Event()
+
+        def start_runs() -> None:
+            """Start waiting runs while fewer than RUNS_AT_ONCE are under way (none once the study is cancelled:
+            those stay as they were, for --resume)."""
+            while waiting and len(self._tasks) < RUNS_AT_ONCE and not self.control.cancelled:
+                run = waiting.popleft()
+                if self.control.run_cancelled(run["id"]):
+                    continue
+                task = self._tasks[run["id"]] = asyncio.create_task(self._execute(run), name=f"run {run['id']}")
+                task.add_done_callback(lambda t, run_id=run["id"]: run_ended(run_id, t))
+            if not self._tasks:
+                idle.set()
+
+        def run_ended(run_id: str, task: asyncio.Task) -> None:
+            del self._tasks[run_id]
+            # A run cancelled through the control ends as a cancelled task: not an error of the study. Any other
+            # exception is a bug, raised once every run has ended.
+            if not task.cancelled() and isinstance(task.exception(), Exception):
+                errors.append(task.exception())
+            start_runs()
+
+        start_runs()
         self._start_follow_ups(runs)  # resumed studies: groups whose runs were all done before
         try:
-            # Runs cancelled through the control end as cancelled tasks (some before they ever started):
-            # that is not an error of the study. Any other exception is a bug and is raised.
-            for result in await asyncio.gather(*self._tasks.values(), return_exceptions=True):
-                if isinstance(result, Exception):
-                    raise result
+            await idle.wait()
+            if errors:
+                raise errors[0]
             while any(not t.done() for t in self._follow_up_tasks.values()):
                 for result in await asyncio.gather(*self._follow_up_tasks.values(), return_exceptions=True):
                     if isinstance(result, Exception):
@@ -385,10 +411,15 @@ class StudyRunner:
         self._mark_interrupted(run_id, f"interrupted: {self.control.reason}")
 
     def _mark_interrupted(self, run_id: str, error: str) -> None:
-        """Best effort: a full disk may refuse even this; a run left `running` reads as interrupted too."""
+        """Best effort: a full disk may refuse even this; a run left `running` reads as interrupted too. The
+        status goes first and alone (the smallest write: the one a nearly full disk may still take), then the
+        run's pending events."""
+        event = Event(RUN_CANCELLED, run_id=run_id, payload={"error": error, "interrupted": True})
         try:
-            self._end_run(run_id, "interrupted", Event(RUN_CANCELLED, run_id=run_id,
-                                                       payload={"error": error, "interrupted": True}), error=error)
+            run_rows.finish_run(self.db, run_id, "interrupted", error=error)
+            self._rows[run_id].update(status="interrupted", error=error)
+            self.emit(event)
+            self.transcript.flush(run_id)
         except Exception as exc:
             if not is_disk_full(exc):
                 raise
