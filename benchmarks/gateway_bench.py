@@ -39,19 +39,20 @@ def _answer(body: dict) -> str:
     return ANSWER
 
 
-def _serve(latency: float, conn) -> None:
+def _serve(latency: float, conn, responder=_answer) -> None:
     """Run a loopback server in its own process, so its work does not share the client's GIL."""
-    with LoopbackServer(_answer, latency=latency) as server:
+    with LoopbackServer(responder, latency=latency) as server:
         conn.send(server.url)
         conn.recv()  # until the benchmark says stop
         conn.send(server.max_in_flight)
 
 
 @contextlib.contextmanager
-def server_process(latency: float):
+def server_process(latency: float, responder=_answer):
+    """The loopback server in its own process; `responder` (a module-level function) answers each request."""
     ctx = multiprocessing.get_context("spawn")
     parent, child = ctx.Pipe()
-    proc = ctx.Process(target=_serve, args=(latency, child), daemon=True)
+    proc = ctx.Process(target=_serve, args=(latency, child, responder), daemon=True)
     proc.start()
     stats: dict = {}
     try:

@@ -1,21 +1,27 @@
 """The `workbench` command: the TUI, or `--batch` commands through workbench.cli (the top of the house).
 
-`make_app` is the one factory of the app, used here and by the snapshot tests.
+`make_app` is the one factory of the app, used here and by the snapshot tests. A batch command never
+imports the screens (nor Textual): `main` hands the command line to workbench.cli, which opens the TUI
+through `run_app` only without --batch.
 """
 
 from __future__ import annotations
 
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from screens.app import WorkbenchApp
-from screens.rater_desk import RaterApp
-from workbench.scoring.rater_lock import RaterLock
+if TYPE_CHECKING:
+    from screens.app import WorkbenchApp
+    from workbench.scoring.rater_lock import RaterLock
 
 
 def make_app(db_path: Path, rater: RaterLock | None = None) -> WorkbenchApp:
     """The app on the store at `db_path`; with `rater`, locked to that rater's blind scoring of one study
     (screens/rater_desk.py), after refusing a lock that cannot be honoured (RaterLockRefused)."""
+    from screens.app import WorkbenchApp
+    from screens.rater_desk import RaterApp
+
     if rater is not None:
         return RaterApp(Path(db_path), rater)
     return WorkbenchApp(Path(db_path))

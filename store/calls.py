@@ -8,6 +8,7 @@ from typing import Any
 import sqlite_utils
 
 from store.db import writer
+from store.prepared import insert_row, select_rows
 
 COLUMNS = (
     "study_id", "run_id", "turn", "agent", "role", "call_key", "attempt", "model", "api_base", "request",
@@ -16,26 +17,51 @@ COLUMNS = (
 )
 
 
-def add_call(db: sqlite_utils.Database, record: dict[str, Any]) -> int:
-    """Insert one attempt. `request` and `settings` may be given as Python objects."""
+def add_call(db: sqlite_utils.Database, record: dict[str, Any], *, answers: int | None = None) -> int:
+    """Insert one attempt. `request` and `settings` may be given as Python objects. `answers`: the journal
+    entry of the request this attempt records (`journal_sent`), closed in the same transaction."""
     row = {k: record.get(k) for k in COLUMNS}
     for key in ("request", "settings"):
         if not isinstance(row[key], str):
             row[key] = json.dumps(row[key], ensure_ascii=False, sort_keys=True)
     with writer(db):
-        return db["calls"].insert(row).last_pk
+        call_id = insert_row(db, "calls", row)
+        if answers is not None:
+            db.execute("DELETE FROM call_journal WHERE id = ?", [answers])
+        return call_id
+
+
+# --- the request journal: a request is on record before it is sent ----------------------------------------
+
+JOURNAL_COLUMNS = ("study_id", "run_id", "turn", "agent", "call_key", "attempt", "model", "api_base",
+                   "prompt_tokens", "max_tokens", "cost_estimate", "sent_at", "pid")
+
+
+def journal_sent(db: sqlite_utils.Database, entry: dict[str, Any]) -> int:
+    """Journal one request about to be sent; returns the entry's id. Its call record removes it
+    (`add_call(answers=id)`): an entry left behind is a request sent and never answered."""
+    with writer(db):
+        return insert_row(db, "call_journal", {k: entry.get(k) for k in JOURNAL_COLUMNS})
+
+
+def journal_unanswered(db: sqlite_utils.Database, study_id: str | None) -> list[dict]:
+    """The study's journaled requests that no call record answers (in flight now, or lost in a crash)."""
+    return select_rows(db, "SELECT * FROM call_journal WHERE study_id IS ? ORDER BY id", [study_id])
+
+
+def journal_mark_lost(db: sqlite_utils.Database, ids: list[int], at: str) -> None:
+    """Mark entries as lost: their process ended without answering them (they stay, counted as lost)."""
+    with writer(db):
+        db.conn.executemany("UPDATE call_journal SET lost_at = ? WHERE id = ? AND lost_at IS NULL",
+                            [(at, i) for i in ids])
 
 
 def find_ok_call(db: sqlite_utils.Database, call_key: str, study_id: str | None) -> dict | None:
     """The earliest successful call with this key in this study (or outside any study), if any."""
-    row = db.execute(
-        "SELECT * FROM calls WHERE call_key = ? AND study_id IS ? AND status = 'ok' ORDER BY id LIMIT 1",
-        [call_key, study_id],
-    ).fetchone()
-    if row is None:
-        return None
-    cols = [d[0] for d in db.execute("SELECT * FROM calls LIMIT 0").description]
-    return dict(zip(cols, row))
+    rows = select_rows(
+        db, "SELECT * FROM calls WHERE call_key = ? AND study_id IS ? AND status = 'ok' ORDER BY id LIMIT 1",
+        [call_key, study_id])
+    return rows[0] if rows else None
 
 
 def spent(db: sqlite_utils.Database, *, study_id: str | None = None, run_id: str | None = None) -> dict:
@@ -70,8 +96,10 @@ def calls_for(db: sqlite_utils.Database, *, study_id: str | None = None, run_id:
     if run_id is not None:
         where.append("run_id = ?")
         params.append(run_id)
-    return [dict(r) for r in db["calls"].rows_where(" AND ".join(where) or None, params or None,
-                                                     order_by="id", limit=limit)]
+    sql = "SELECT * FROM calls" + (f" WHERE {' AND '.join(where)}" if where else "") + " ORDER BY id"
+    if limit is not None:
+        sql += f" LIMIT {int(limit)}"
+    return select_rows(db, sql, params)
 
 
 def study_cost_ceiling(db: sqlite_utils.Database, study_id: str) -> float | None:

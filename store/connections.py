@@ -5,13 +5,14 @@ from __future__ import annotations
 import sqlite_utils
 
 from store.db import writer
+from store.prepared import insert_row
 
 
 def add_change(db: sqlite_utils.Database, *, study_id: str | None, endpoint: str, old: int, new: int, reason: str,
                at: str) -> None:
     with writer(db):
-        db["connection_changes"].insert({"study_id": study_id, "endpoint": endpoint, "old": old, "new": new,
-                                         "reason": reason, "at": at})
+        insert_row(db, "connection_changes", {"study_id": study_id, "endpoint": endpoint, "old": old, "new": new,
+                                              "reason": reason, "at": at})
 
 
 def changes_for(db: sqlite_utils.Database, study_id: str) -> list[dict]:

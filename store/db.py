@@ -5,10 +5,28 @@ from __future__ import annotations
 import contextlib
 import errno
 import sqlite3
+import sys
 from pathlib import Path
 from typing import Iterator
 
-import sqlite_utils
+
+def _import_sqlite_utils():
+    """sqlite-utils imports pandas and numpy when they are installed, only to map their types when it creates
+    a table from values; the store's tables come from migrations. Those two imports were half the start-up of
+    every batch command, so they are hidden while sqlite-utils loads (later imports of them work as usual)."""
+    hidden = [name for name in ("pandas", "numpy") if name not in sys.modules]
+    for name in hidden:
+        sys.modules[name] = None  # an ImportError for sqlite-utils, which then does without
+    try:
+        import sqlite_utils
+    finally:
+        for name in hidden:
+            if sys.modules.get(name, ...) is None:
+                del sys.modules[name]
+    return sqlite_utils
+
+
+sqlite_utils = _import_sqlite_utils()
 
 BUSY_TIMEOUT_MS = 30_000
 
@@ -110,11 +128,19 @@ def writer(db: sqlite_utils.Database) -> Iterator[sqlite_utils.Database]:
     """One write transaction, taken with BEGIN IMMEDIATE so that two processes
     writing at once queue on the busy timeout instead of failing on upgrade.
 
-    Nested use falls back to a savepoint through sqlite-utils' `atomic()`.
+    Nested use takes a savepoint (one name for all: SQLite nests them, and the statement stays compiled,
+    where sqlite-utils' `atomic()` makes up a new name, and a new statement, each time).
     """
     if db.conn.in_transaction:
-        with db.atomic():
+        db.conn.execute("SAVEPOINT writer")
+        try:
             yield db
+        except BaseException:
+            if db.conn.in_transaction:  # an error may have ended the whole transaction already
+                db.conn.execute("ROLLBACK TO SAVEPOINT writer")
+                db.conn.execute("RELEASE SAVEPOINT writer")
+            raise
+        db.conn.execute("RELEASE SAVEPOINT writer")
         return
     db.execute("BEGIN IMMEDIATE")
     try:

@@ -3,19 +3,30 @@
 from __future__ import annotations
 
 import json
+from typing import Iterable
 
 import sqlite_utils
 
 from store.db import writer
+from store.prepared import insert_row, select_rows
 
 
 def append_event(db: sqlite_utils.Database, run_id: str, kind: str, *, turn: str | None, agent: str | None,
                  payload: dict, at: str) -> int:
     """Append one event with the run's next sequence number; returns that number."""
+    return append_events(db, run_id, [(kind, turn, agent, json.dumps(payload, ensure_ascii=False), at)])
+
+
+def append_events(db: sqlite_utils.Database, run_id: str,
+                  events: Iterable[tuple[str, str | None, str | None, str, str]]) -> int:
+    """Append a run's events, each (kind, turn, agent, payload as JSON, at), with its next sequence numbers,
+    in one transaction (or in the caller's); returns the last number."""
     with writer(db):
-        seq = db.execute("SELECT coalesce(max(seq), 0) + 1 FROM events WHERE run_id = ?", [run_id]).fetchone()[0]
-        db["events"].insert({"run_id": run_id, "seq": seq, "turn": turn, "kind": kind, "agent": agent,
-                             "payload": json.dumps(payload, ensure_ascii=False), "at": at})
+        seq = db.execute("SELECT coalesce(max(seq), 0) FROM events WHERE run_id = ?", [run_id]).fetchone()[0]
+        for kind, turn, agent, payload, at in events:
+            seq += 1
+            insert_row(db, "events", {"run_id": run_id, "seq": seq, "turn": turn, "kind": kind, "agent": agent,
+                                      "payload": payload, "at": at})
     return seq
 
 
@@ -26,7 +37,7 @@ def events_for_run(db: sqlite_utils.Database, run_id: str, *, after_seq: int = 0
     if kinds:
         where += f" AND kind IN ({', '.join('?' for _ in kinds)})"
         params += list(kinds)
-    return [_decode(r) for r in db["events"].rows_where(where, params, order_by="seq")]
+    return [_decode(r) for r in select_rows(db, f"SELECT * FROM events WHERE {where} ORDER BY seq", params)]
 
 
 def events_for_study(db: sqlite_utils.Database, study_id: str, kinds: list[str]) -> list[dict]:

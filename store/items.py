@@ -17,6 +17,7 @@ import sqlite_utils
 
 from store.cases import now
 from store.db import writer
+from store.prepared import select_rows
 
 BATCH = 2000
 
@@ -66,7 +67,7 @@ def iter_items(db: sqlite_utils.Database, study_id: str, *, kind: str | None = N
 
 
 def get_item(db: sqlite_utils.Database, study_id: str, item_id: str) -> dict | None:
-    rows = list(db["items"].rows_where("study_id = ? AND id = ?", [study_id, item_id]))
+    rows = select_rows(db, "SELECT * FROM items WHERE study_id = ? AND id = ?", [study_id, item_id])
     return _item(rows[0]) if rows else None
 
 

@@ -643,3 +643,33 @@ def evaluator_quality(db: sqlite_utils.Database) -> None:
         CREATE INDEX idx_planted_audits_study ON planted_audits (study_id, model)
     """):
         db.execute(statement)
+
+
+@migrations(name="0014_call_journal")
+def call_journal(db: sqlite_utils.Database) -> None:
+    # The request journal (issue 34): a request is journaled before it is sent, and its entry removed in the
+    # transaction that records its call. An entry left behind was sent and never answered: after a crash it is
+    # marked lost (`lost_at`), counted and priced by its estimate (prompt tokens, max_tokens).
+    for statement in _statements("""
+        CREATE TABLE call_journal (
+            id INTEGER PRIMARY KEY,
+            study_id TEXT,
+            run_id TEXT,
+            turn TEXT,
+            agent TEXT,
+            call_key TEXT NOT NULL,
+            attempt INTEGER NOT NULL,
+            model TEXT NOT NULL,
+            api_base TEXT,
+            prompt_tokens INTEGER NOT NULL,
+            max_tokens INTEGER,
+            cost_estimate REAL,
+            sent_at TEXT NOT NULL,
+            pid INTEGER NOT NULL,
+            lost_at TEXT
+        );
+        CREATE INDEX idx_call_journal_study ON call_journal (study_id, id);
+        -- a run's (re)start deletes its artifacts by run: without this, a scan of every study's artifacts
+        CREATE INDEX IF NOT EXISTS idx_artifacts_run ON artifacts (run_id)
+    """):
+        db.execute(statement)

@@ -8,18 +8,18 @@ import sqlite_utils
 
 from store.cases import now
 from store.db import writer
+from store.prepared import select_rows, upsert_row
 
 
 def write_output(db: sqlite_utils.Database, run_id: str, text: str, report: dict, *, truncated: bool = False) -> None:
     """`truncated`: the text ends where the model was cut off at max_tokens."""
     with writer(db):
-        db["outputs"].upsert({"run_id": run_id, "text": text,
-                              "report": json.dumps(report, ensure_ascii=False),
-                              "truncated": int(truncated), "created_at": now()}, pk="run_id")
+        upsert_row(db, "outputs", {"run_id": run_id, "text": text, "report": json.dumps(report, ensure_ascii=False),
+                                   "truncated": int(truncated), "created_at": now()}, pk=("run_id",))
 
 
 def get_output(db: sqlite_utils.Database, run_id: str) -> dict | None:
-    rows = list(db["outputs"].rows_where("run_id = ?", [run_id]))
+    rows = select_rows(db, "SELECT * FROM outputs WHERE run_id = ?", [run_id])
     return _decode(rows[0]) if rows else None
 
 

@@ -6,6 +6,7 @@ import sqlite_utils
 
 from store.cases import now
 from store.db import writer
+from store.prepared import select_rows
 
 STATUSES = ("pending", "running", "done", "done_with_errors", "failed", "cancelled", "interrupted")
 # A run whose program ended: its output stands. `done_with_errors`: the program ended in a counted error (an
@@ -20,23 +21,22 @@ def ensure_runs(db: sqlite_utils.Database, study_id: str, plans: list[dict]) -> 
     (study, case, condition, replicate) makes a second call a no-op.
     """
     with writer(db):
-        before = db["runs"].count_where("study_id = ?", [study_id])
-        for p in plans:
-            db.execute(
-                "INSERT OR IGNORE INTO runs (id, study_id, case_id, condition, replicate, status) "
-                "VALUES (?, ?, ?, ?, ?, 'pending')",
-                [p["id"], study_id, p["case_id"], p["condition"], p["replicate"]])
-        return db["runs"].count_where("study_id = ?", [study_id]) - before
+        before = db.conn.total_changes
+        db.conn.executemany(
+            "INSERT OR IGNORE INTO runs (id, study_id, case_id, condition, replicate, status) "
+            "VALUES (?, ?, ?, ?, ?, 'pending')",
+            [(p["id"], study_id, p["case_id"], p["condition"], p["replicate"]) for p in plans])
+        return db.conn.total_changes - before
 
 
 def list_runs(db: sqlite_utils.Database, study_id: str) -> list[dict]:
-    return [dict(r) for r in db["runs"].rows_where(
-        "study_id = ?", [study_id], order_by="case_id, condition, replicate")]
+    return select_rows(db, "SELECT * FROM runs WHERE study_id = ? ORDER BY case_id, condition, replicate",
+                       [study_id])
 
 
 def get_run(db: sqlite_utils.Database, run_id: str) -> dict | None:
-    rows = list(db["runs"].rows_where("id = ?", [run_id]))
-    return dict(rows[0]) if rows else None
+    rows = select_rows(db, "SELECT * FROM runs WHERE id = ?", [run_id])
+    return rows[0] if rows else None
 
 
 def start_attempt(db: sqlite_utils.Database, run_id: str) -> int:

@@ -5,14 +5,15 @@ from __future__ import annotations
 import sqlite_utils
 
 from store.db import writer
+from store.prepared import upsert_row
 
 
 def put_reply(db: sqlite_utils.Database, *, study_id: str, key: str, step: str, outcome: str, detail: str,
               at: str) -> None:
     """Record one reading; the same reply read again (a resumed run's replay) replaces its row."""
     with writer(db):
-        db["structured_replies"].upsert({"study_id": study_id, "key": key, "step": step, "outcome": outcome,
-                                         "detail": detail, "at": at}, pk=("study_id", "key"))
+        upsert_row(db, "structured_replies", {"study_id": study_id, "key": key, "step": step, "outcome": outcome,
+                                              "detail": detail, "at": at}, pk=("study_id", "key"))
 
 
 def outcome_counts(db: sqlite_utils.Database, study_id: str) -> list[dict]:

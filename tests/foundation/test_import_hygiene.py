@@ -42,3 +42,28 @@ def test_cli_start_does_not_load_heavy_libraries():
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == ""
+
+
+def test_batch_commands_through_the_workbench_command_load_neither_textual_nor_pandas(tmp_path):
+    """`workbench --batch …` (screens.launch, the console script) hands the command to workbench.cli before
+    anything of the screens is imported, and the store loads sqlite-utils without its optional pandas and
+    numpy: a batch command imports neither Textual nor pandas, a study run on `mock` included."""
+    study = ROOT / "studies" / "calibration-small.toml"
+    code = (
+        "import contextlib, io, sys\n"
+        "from screens.launch import main\n"
+        f"db = {str(tmp_path / 'store.db')!r}\n"
+        "with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):\n"
+        "    try:\n"
+        "        main(['--batch', '--help'])\n"
+        "    except SystemExit:\n"
+        "        pass\n"
+        f"    assert main(['--batch', '--db', db, 'study', 'create', {str(study)!r}]) == 0\n"
+        "    assert main(['--batch', '--db', db, 'study', 'show', 'calibration-small']) == 0\n"
+        "    assert main(['--batch', '--db', db, 'run', 'calibration-small']) == 0\n"
+        "loaded = [m for m in ('textual', 'pandas', 'screens.app') if m in sys.modules]\n"
+        "print(','.join(loaded))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=600)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "", f"loaded by batch commands: {out.stdout}"

@@ -158,6 +158,8 @@ def summary_text(s, counts) -> str:
         f"{s.replayed} replayed), {s.input_tokens} input + {s.output_tokens} output tokens, {cost}, "
         f"{duration(s.elapsed)}",
     ]
+    if counts.lost.calls:  # requests a crashed process sent and never recorded
+        lines.insert(2, counts.lost.text())
     for t in s.topology:
         extra = f"; switching assumption: {t['switching_assumption']}" if t["switching_assumption"] else ""
         lines.append(f"topology {t['case_id']} {t['condition']}: {t['pattern']}{extra}")

@@ -24,6 +24,7 @@ import asyncio
 import dataclasses
 import hashlib
 import json
+import os
 import random
 import shutil
 import tempfile
@@ -147,6 +148,7 @@ class Gateway:
         self._no_schema: set[str] = set()         # endpoints that refused a response_format: ask without
         self._reserved = 0                        # bytes kept free for the records of calls in flight
         self._overflowed: dict[tuple[str, str], str] = {}  # (model, api_base) -> the overflow that stopped it
+        self._store_file: tuple[Path | None] | None = None  # the store's file (None: in memory), once known
 
     # --- public --------------------------------------------------------------------------------
     def log_path(self, study_id: str | None) -> Path:
@@ -341,7 +343,8 @@ class Gateway:
             reserved = 0
             try:
                 async with state["sem"]:
-                    reserved = self._ensure_recordable(request)  # never pay for a reply that cannot be written
+                    # never pay for a reply that cannot be written; the request is journaled before it is sent
+                    reserved, journal = self._ensure_recordable(request, key, attempt, sends=endpoint is not None)
                     emit(CALL_SENT, stream=stream)
                     started_at, t0 = _now(), time.perf_counter()
                     try:
@@ -368,7 +371,7 @@ class Gateway:
                         record.update(status="cancelled", error="cancelled by the caller", error_kind="cancelled",
                                       finished_at=_now(), latency_ms=round((time.perf_counter() - t0) * 1000.0, 3))
                         try:
-                            self._record(record)
+                            self._record(record, answers=journal)
                         except DiskFull:
                             pass
                         finally:
@@ -389,7 +392,7 @@ class Gateway:
                     cost = cost_of(settings.model, outcome.input_tokens, outcome.output_tokens)
                     record.update(status="ok", response=outcome.text, finish_reason=outcome.finish_reason,
                                   input_tokens=outcome.input_tokens, output_tokens=outcome.output_tokens, cost=cost)
-                    call_id = self._record(record)
+                    call_id = self._record(record, answers=journal)
                     if cost:
                         self._spent[request.study_id] = self._study_spent(request.study_id) + cost
                     return CallResult(text=outcome.text, finish_reason=outcome.finish_reason, model=settings.model,
@@ -399,7 +402,7 @@ class Gateway:
 
                 record.update(status="error", error=str(failure), error_kind=failure.kind,
                               http_status=failure.status, partial_response=failure.partial or None)
-                self._record(record)
+                self._record(record, answers=journal)
             finally:
                 self._reserved -= reserved  # the record is written (or the call failed): room freed
             elapsed = time.monotonic() - first_start
@@ -459,11 +462,13 @@ class Gateway:
             log = self._logs[study_id or ""] = CallLog(self.log_path(study_id))
         return log
 
-    def _ensure_recordable(self, request: CallRequest) -> int:
+    def _ensure_recordable(self, request: CallRequest, key: str, attempt: int, *,
+                           sends: bool) -> tuple[int, int | None]:
         """Before a request goes out: the log ends in a whole line (a torn line the store never recorded is
         cut away, and the cut recorded; one it did record stops everything), and both the log's and the
-        store's disks have room for this call's record besides the records of the calls in flight. Returns
-        the bytes reserved for this call (released once its record is written)."""
+        store's disks have room for this call's record besides the records of the calls in flight; then a
+        request that `sends` to a server is journaled (workbench/gateway/journal.py). Returns the bytes
+        reserved for this call (released once its record is written) and its journal entry."""
         log = self._log(request.study_id)
         try:
             log.check_tail()
@@ -471,9 +476,11 @@ class Gateway:
             self._repair(log, request.study_id, torn)
         need = 2 * (len(json.dumps(request.messages, ensure_ascii=False)) + 8 * int(request.settings.max_tokens or 0)) \
             + 65536
-        from store.db import store_path
+        if self._store_file is None:  # asked once: a store does not move
+            from store.db import store_path
 
-        for what, where in (("the call log", log.path.parent), ("a call record", store_path(self.db))):
+            self._store_file = (store_path(self.db),)
+        for what, where in (("the call log", log.path.parent), ("a call record", self._store_file[0])):
             if where is None:
                 continue
             folder = Path(where) if Path(where).is_dir() else Path(where).parent
@@ -483,8 +490,28 @@ class Gateway:
                 continue
             if free - self._reserved < need:
                 raise DiskFull(what, where)
+        journal = self._journal(request, key, attempt) if sends else None
         self._reserved += need
-        return need
+        return need, journal
+
+    def _journal(self, request: CallRequest, key: str, attempt: int) -> int:
+        from workbench.gateway.transport import cost_of
+
+        settings = request.settings
+        prompt = estimate_tokens(request.messages, 0)
+        entry = {"study_id": request.study_id, "run_id": request.run_id, "turn": request.turn,
+                 "agent": request.agent, "call_key": key, "attempt": attempt, "model": settings.model,
+                 "api_base": settings.api_base, "prompt_tokens": prompt, "max_tokens": settings.max_tokens,
+                 "cost_estimate": cost_of(settings.model, prompt, settings.max_tokens or 0), "sent_at": _now(),
+                 "pid": os.getpid()}
+        try:
+            return call_rows.journal_sent(self.db, entry)
+        except Exception as exc:
+            if is_disk_full(exc):
+                from store.db import store_path
+
+                raise DiskFull("the request journal", store_path(self.db) or "the store") from exc
+            raise
 
     def _repair(self, log: CallLog, study_id: str | None, torn: TornTail) -> None:
         """Cut a torn last line the store never recorded, and record the cut; refuse one it did record."""
@@ -496,8 +523,9 @@ class Gateway:
         log.cut_tail(torn)
         call_rows.record_log_repair(self.db, study_id, torn.line, torn.bytes)
 
-    def _record(self, record: dict[str, Any]) -> int:
-        """Append to the study's JSONL log, then the same record to the store. Returns the call id."""
+    def _record(self, record: dict[str, Any], *, answers: int | None = None) -> int:
+        """Append to the study's JSONL log, then the same record to the store (closing the journal entry it
+        `answers`, in the same transaction). Returns the call id."""
         record = _scrub_record(record)
         log = self._log(record["study_id"])
         try:
@@ -512,7 +540,7 @@ class Gateway:
             raise GatewayError(f"cannot append to the call log {log.path}: {exc}") from exc
         row = dict(record, request=record["messages"], log_line=line, log_hash=digest)
         try:
-            return call_rows.add_call(self.db, row)
+            return call_rows.add_call(self.db, row, answers=answers)
         except Exception as exc:
             if is_disk_full(exc):
                 from store.db import store_path

@@ -10,6 +10,8 @@ position hashes differently, is refused.
 
 Lines past the store's last record are allowed and counted: a process killed
 (or a disk filled) between the log append and the store insert leaves one.
+Requests journaled as sent and never answered (a crash: workbench/gateway/journal.py) have no line; the
+check names them.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ import sqlite_utils
 
 from store import calls as call_rows
 from workbench.gateway.calllog import GENESIS, verify_log
+from workbench.gateway.journal import lost_calls
 
 
 @dataclass
@@ -36,9 +39,10 @@ class LogCheck:
     problems: list[str] = field(default_factory=list)
     unrecorded: int = 0             # lines past the store's last record
     repairs: list[str] = field(default_factory=list)   # torn tails cut away before a call, as recorded
+    lost: str | None = None         # requests journaled as sent and never answered, lost in a crash (no line)
 
     def message(self) -> str:
-        repaired = "".join(f"; {r}" for r in self.repairs)
+        repaired = "".join(f"; {r}" for r in [*self.repairs, *([self.lost] if self.lost else [])])
         if self.ok:
             extra = (f"; {self.unrecorded} line(s) past the store's record (a call interrupted between log and "
                      "store)" if self.unrecorded else "")
@@ -77,6 +81,7 @@ def check_log(db: sqlite_utils.Database, study_id: str | None, path: str | Path)
     hashes = [str(e.get("hash", "")) if e else "" for e in entries]
     check = LogCheck(ok=True, path=str(path), lines=len(hashes), recorded=len(record),
                      head=hashes[-1] if hashes else GENESIS)
+    check.lost = lost_calls(db, study_id).text()
     check.repairs = [f"tail repaired at line {r['line']}: {r['bytes']} bytes of an unrecorded line removed "
                      f"({r['at']})" for r in call_rows.log_repairs(db, study_id)]
 

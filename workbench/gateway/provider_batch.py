@@ -29,6 +29,7 @@ from typing import Any
 
 from store import calls as call_rows
 from store import provider_batches as rows
+from store.db import writer
 from workbench.events import PROVIDER_BATCH, Event, NullSink
 from workbench.gateway.api import CallRequest, CallResult, GatewayError, ModelSettings
 
@@ -185,8 +186,8 @@ class Batcher:
         provider = batch_provider(settings) or "openai"
         batch_id = uuid.uuid4().hex
         try:
-            for p in group:  # never pay for replies that cannot be written
-                p.reserved = self.gateway._ensure_recordable(p.request)
+            for p in group:  # never pay for replies that cannot be written (each is recorded before it is sent)
+                p.reserved, _ = self.gateway._ensure_recordable(p.request, p.key, 1, sends=False)
         except Exception as exc:  # a full disk: every caller stops with it, nothing was sent
             self._release(group)
             for p in group:
@@ -322,12 +323,14 @@ class Batcher:
             if body is None:
                 why = _item_error(item, state.status)
                 record.update(status="error", error=why, error_kind="provider_batch")
-                self.gateway._record(record)
-                rows.mark_request(self.db, batch_id, key, "failed")
+                with writer(self.db):  # the call and its request's state: one commit per item
+                    self.gateway._record(record)
+                    rows.mark_request(self.db, batch_id, key, "failed")
                 self._resolve(batch["study_id"], key, _Outcome(error=why))
                 continue
-            result = self._record_reply(record, body, key)
-            rows.mark_request(self.db, batch_id, key, "recorded")
+            with writer(self.db):
+                result = self._record_reply(record, body, key)
+                rows.mark_request(self.db, batch_id, key, "recorded")
             if result.cost is None:
                 priced = False
             else:

@@ -24,10 +24,23 @@ def _is_secret_name(name: str) -> bool:
     return upper.endswith(SECRET_SUFFIXES) or upper in PROVIDER_KEYS
 
 
+_found: tuple[object, list[tuple[str, str]]] | None = None  # (the environment it was read from, the secrets)
+
+
 def secret_values() -> list[tuple[str, str]]:
-    """(name, value) of every secret-looking variable, longest value first so overlaps redact whole."""
+    """(name, value) of every secret-looking variable, longest value first so overlaps redact whole.
+
+    Asked for every call record; read again only when the environment changed (a copy of the os module's
+    own mapping, compared in C: reading every variable through os.environ cost more than the record)."""
+    global _found
+    raw = getattr(os.environ, "_data", None)
+    seen = tuple(raw.items()) if isinstance(raw, dict) else None
+    if seen is not None and _found is not None and _found[0] == seen:
+        return _found[1]
     found = [(k, v) for k, v in os.environ.items() if _is_secret_name(k) and len(v) >= MIN_SECRET_LENGTH]
-    return sorted(found, key=lambda kv: len(kv[1]), reverse=True)
+    found.sort(key=lambda kv: len(kv[1]), reverse=True)
+    _found = (seen, found) if seen is not None else None
+    return found
 
 
 def scrub(text: str | None, secrets: list[tuple[str, str]] | None = None) -> str | None:

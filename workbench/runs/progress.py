@@ -11,13 +11,16 @@ a run that failed or was cancelled counts the calls it made, so a study with one
 never reads 100%. `calls_made` is the real number of calls.
 The ETA divides the work left by the measured throughput of recent network calls
 (replayed calls are instant and would flatter it).
+
+The totals are kept up to date as events arrive (each changed run's share taken out, then put back), so a
+snapshot costs the same for ten runs as for a hundred thousand.
 """
 
 from __future__ import annotations
 
 import time
 from collections import deque
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass, fields
 
 from workbench.events import (
     CALL_SENT, CALL_WAITING, RUN_CANCELLED, RUN_FAILED, RUN_FINISHED, RUN_STARTED, TURN_FINISHED, Event,
@@ -60,11 +63,22 @@ class RunState:
         return min(self.calls_done, max(self.calls_expected - 1, 0))
 
     def to_dict(self) -> dict:
-        d = asdict(self)
-        d.pop("_started")
+        d = {name: getattr(self, name) for name in _SHOWN}
         if self._started is not None:
             d["elapsed"] = round(time.monotonic() - self._started, 1)
         return d
+
+
+_SHOWN = tuple(f.name for f in fields(RunState) if f.name != "_started")
+
+
+_CHANGING = frozenset({CALL_WAITING, CALL_SENT, TURN_FINISHED, RUN_STARTED, RUN_FINISHED, RUN_FAILED,
+                       RUN_CANCELLED})  # the events that change a run's state
+
+
+def fraction(done: int, expected: int) -> float:
+    """The share of the work done, as the progress bar and line show it (an empty plan is done)."""
+    return round(done / expected, 4) if expected else 1.0
 
 
 class StudyProgress:
@@ -87,6 +101,13 @@ class StudyProgress:
             if r["status"] in ("done", "done_with_errors"):
                 state.calls_done = state.calls_expected
             self.runs[r["id"]] = state
+        # Running totals over every run (`_count`): by status, this command's settled calls, tokens, cost.
+        self._statuses: dict[str, int] = {s: 0 for s in STATUS_KEYS}
+        self._settled = self._input_tokens = self._output_tokens = self._cost_unknown = self._waiting = 0
+        self._cost = 0.0
+        for state in self.runs.values():
+            self._count(state, 1)
+        self._expected = sum(s.calls_expected for s in self.runs.values() if s.run_id in self.selected)
         self.extra_expected = extra_calls  # calls outside runs (P1 topology)
         self.extra_done = 0                # follow-up calls made, or settled when a follow-up ended
         self.started = time.monotonic()
@@ -95,9 +116,29 @@ class StudyProgress:
         self._recent: deque[float] = deque(maxlen=RATE_WINDOW + 1)  # times of recent network calls
         self.paused = False
 
+    def _count(self, s: RunState, sign: int) -> None:
+        """Add a run's share to the totals (sign 1), or take it out (-1) before the run changes."""
+        self._statuses[s.status] = self._statuses.get(s.status, 0) + sign
+        if s.run_id in self.selected:
+            self._settled += sign * s.settled()
+        self._input_tokens += sign * s.input_tokens
+        self._output_tokens += sign * s.output_tokens
+        self._cost += sign * s.cost
+        self._cost_unknown += sign * s.cost_unknown
+        self._waiting += sign * s.waiting
+
     def update(self, event: Event) -> RunState | None:
         """Apply one event; returns the run state it changed, if any."""
         state = self.runs.get(event.run_id) if event.run_id else None
+        if state is None or event.kind not in _CHANGING:
+            return self._apply(event, state)
+        self._count(state, -1)
+        try:
+            return self._apply(event, state)
+        finally:
+            self._count(state, 1)
+
+    def _apply(self, event: Event, state: RunState | None) -> RunState | None:
         if event.kind in (CALL_WAITING, CALL_SENT):  # a queued call is waiting, not streaming
             if state is None:
                 return None
@@ -154,12 +195,9 @@ class StudyProgress:
         return calls / span if span > 0 else None
 
     def snapshot(self) -> dict:
-        counts: dict[str, int] = {s: 0 for s in STATUS_KEYS}
-        for s in self.runs.values():
-            counts[s.status] = counts.get(s.status, 0) + 1
-        mine = [s for s in self.runs.values() if s.run_id in self.selected]  # this command's own work
-        expected = sum(s.calls_expected for s in mine) + self.extra_expected
-        done = sum(s.settled() for s in mine) + self.extra_done
+        counts = {s: n for s, n in self._statuses.items() if n or s in STATUS_KEYS}
+        expected = self._expected + self.extra_expected  # this command's own work
+        done = self._settled + self.extra_done
         elapsed = time.monotonic() - self.started
         remaining = max(expected - done, 0)
         rate = self.rate()
@@ -171,13 +209,10 @@ class StudyProgress:
         return {
             "runs": counts, "total_runs": len(self.runs), "calls_done": done, "calls_expected": expected,
             "calls_made": self.calls_made,
-            "fraction": round(done / expected, 4) if expected else 1.0, "elapsed": round(elapsed, 1),
-            "eta_seconds": eta, "paused": self.paused,
-            "calls_waiting": sum(s.waiting for s in self.runs.values()),
-            "input_tokens": sum(s.input_tokens for s in self.runs.values()),
-            "output_tokens": sum(s.output_tokens for s in self.runs.values()),
-            "cost": round(sum(s.cost for s in self.runs.values()), 6),
-            "cost_unknown": any(s.cost_unknown for s in self.runs.values()),
+            "fraction": fraction(done, expected), "elapsed": round(elapsed, 1),
+            "eta_seconds": eta, "paused": self.paused, "calls_waiting": self._waiting,
+            "input_tokens": self._input_tokens, "output_tokens": self._output_tokens,
+            "cost": round(self._cost, 6) + 0.0, "cost_unknown": self._cost_unknown > 0,
         }
 
     def run_states(self) -> list[dict]:

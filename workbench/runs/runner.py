@@ -43,7 +43,8 @@ import contextlib
 import os
 import time
 import traceback
-from dataclasses import dataclass, field
+from collections import deque
+from dataclasses import asdict, dataclass, field
 from typing import Iterator
 
 import sqlite_utils
@@ -63,6 +64,8 @@ from workbench.events import (
     watching,
 )
 from workbench.gateway.api import CostCeilingReached, GatewayError, GatewayLike
+from workbench.gateway.journal import LostCalls
+from workbench.gateway.journal import settle as settle_journal
 from workbench.protocol.base import FollowUp, RunPlan, StudyProtocol
 from workbench.protocol.registry import protocol_of
 from workbench.runs.context import RunContext, TurnStats, draw_settings
@@ -72,6 +75,11 @@ from workbench.runs.settings import run_settings
 from workbench.runs.transcript import TranscriptSink
 from workbench.runs.truncation import output_truncated
 from workbench.studies.items import run_item
+
+
+# Runs under way at once. The gateway's limits throttle their calls (far fewer at a time); a run waiting for a
+# connection holds its program's state, so starting all of a 100,000-run study at once held all of them.
+RUNS_AT_ONCE = 256
 
 
 class RunnerError(Exception):
@@ -96,6 +104,7 @@ class RunSummary:
     topology: list[dict] = field(default_factory=list)
     topology_errors: list[dict] = field(default_factory=list)
     stopped: str | None = None                # why the study stopped early (cancel, cost ceiling, signal)
+    lost_found: dict = field(default_factory=dict)  # requests an earlier, crashed process left unanswered
     interrupted: list[dict] = field(default_factory=list)
 
     @property
@@ -217,6 +226,8 @@ class StudyRunner:
         self._disk_full: BaseException | None = None
         self._items: dict[str, object] = {}
         self._draining = False
+        self._rows: dict[str, dict] = {}  # the study's run rows, kept as they end (what follow-ups are asked with)
+        self.lost = LostCalls()  # requests of an earlier process found unanswered as this one started
 
     # --- the event stream ---------------------------------------------------------------------
     def watching(self, run_id: str | None) -> bool:
@@ -225,6 +236,10 @@ class StudyRunner:
 
     def emit(self, event: Event) -> None:
         self.transcript.emit(event)
+        self._show(event)
+
+    def _show(self, event: Event) -> None:
+        """To the caller's display, with the progress it changed."""
         self.user_sink.emit(event)
         if self.progress is not None:
             changed = self.progress.update(event)
@@ -233,6 +248,15 @@ class StudyRunner:
                 if changed is not None:
                     snap["run"] = changed.to_dict()
                 self.user_sink.emit(Event(PROGRESS, payload=snap))
+
+    def _end_run(self, run_id: str, status: str, event: Event, **finish) -> None:
+        """A run's end: its status (and output), its last events and the rows deferred with them in one
+        transaction; then shown."""
+        self.transcript.emit(event)
+        self.transcript.flush(run_id, lambda: run_rows.finish_run(self.db, run_id, status, **finish))
+        if run_id in self._rows:
+            self._rows[run_id].update(status=status, error=finish.get("error"))
+        self._show(event)
 
     # --- planning ------------------------------------------------------------------------------
     def _select(self, runs: list[dict], only: list[str] | None, retry_failed: bool) -> list[dict]:
@@ -272,11 +296,15 @@ class StudyRunner:
         draw = self.protocol.draw(plan) if draw is None else draw
         replies = run_id or f"follow-up:{plan.item_id}:{plan.condition}"
         settings = draw_settings(run_settings(self.protocol, self.definition, plan), draw)
+        on_reply = record = recorder(self.db, self.study_id, replies)
+        if run_id is not None:  # a run's readings are written with its turn's events
+            def on_reply(turn, step, reading):
+                self.transcript.defer(run_id, lambda: record(turn, step, reading))
         return RunContext(gateway=self.gateway, sink=self, settings=settings, item=self._item(plan.item_id),
                           options=self.protocol.run_options(self.definition), study_id=self.study_id,
                           run_id=run_id, case_id=plan.item_id, condition=plan.condition, replicate=plan.replicate,
                           draw=draw, control=self.control, on_result=on_result, definition=self.definition,
-                          on_reply=recorder(self.db, self.study_id, replies))
+                          on_reply=on_reply)
 
     # --- running -------------------------------------------------------------------------------
     def _refuse_lost_treatments(self, selected: list[dict], allow: bool) -> None:
@@ -296,7 +324,11 @@ class StudyRunner:
         from workbench.simmodel.refusal import refuse_mixing  # sim and real data never share a study (issue 16)
 
         refuse_mixing(self.db, self.study_id, self.definition, RunnerError)
+        # Requests an ended process sent and never recorded are lost (paid, replies gone): on record as such
+        # before any new call; every count of the study names them (workbench/studies/counts.py).
+        self.lost = settle_journal(self.db, self.study_id)
         runs = await ready_study(self.db, self.gateway, self.study_id, sink=self, control=self.control)
+        self._rows = {r["id"]: r for r in runs}
         selected = self._select(runs, only, retry_failed)
         self._refuse_lost_treatments(selected, allow_lost)
         follow_ups = self.protocol.follow_ups(self.db, self.study_id, self.definition, runs)
@@ -310,14 +342,35 @@ class StudyRunner:
         for r in selected:
             if r["status"] in ("failed", "cancelled", "interrupted"):
                 run_rows.reset_run(self.db, r["id"])
-            self._tasks[r["id"]] = asyncio.create_task(self._execute(r), name=f"run {r['id']}")
+                r["status"] = "pending"
+        waiting, errors, idle = deque(selected), [], asyncio.Event()
+
+        def start_runs() -> None:
+            """Start waiting runs while fewer than RUNS_AT_ONCE are under way (none once the study is cancelled:
+            those stay as they were, for --resume)."""
+            while waiting and len(self._tasks) < RUNS_AT_ONCE and not self.control.cancelled:
+                run = waiting.popleft()
+                if self.control.run_cancelled(run["id"]):
+                    continue
+                task = self._tasks[run["id"]] = asyncio.create_task(self._execute(run), name=f"run {run['id']}")
+                task.add_done_callback(lambda t, run_id=run["id"]: run_ended(run_id, t))
+            if not self._tasks:
+                idle.set()
+
+        def run_ended(run_id: str, task: asyncio.Task) -> None:
+            del self._tasks[run_id]
+            # A run cancelled through the control ends as a cancelled task: not an error of the study. Any other
+            # exception is a bug, raised once every run has ended.
+            if not task.cancelled() and isinstance(task.exception(), Exception):
+                errors.append(task.exception())
+            start_runs()
+
+        start_runs()
         self._start_follow_ups(runs)  # resumed studies: groups whose runs were all done before
         try:
-            # Runs cancelled through the control end as cancelled tasks (some before they ever started):
-            # that is not an error of the study. Any other exception is a bug and is raised.
-            for result in await asyncio.gather(*self._tasks.values(), return_exceptions=True):
-                if isinstance(result, Exception):
-                    raise result
+            await idle.wait()
+            if errors:
+                raise errors[0]
             while any(not t.done() for t in self._follow_up_tasks.values()):
                 for result in await asyncio.gather(*self._follow_up_tasks.values(), return_exceptions=True):
                     if isinstance(result, Exception):
@@ -380,10 +433,15 @@ class StudyRunner:
         self._mark_interrupted(run_id, f"interrupted: {self.control.reason}")
 
     def _mark_interrupted(self, run_id: str, error: str) -> None:
-        """Best effort: a full disk may refuse even this; a run left `running` reads as interrupted too."""
+        """Best effort: a full disk may refuse even this; a run left `running` reads as interrupted too. The
+        status goes first and alone (the smallest write: the one a nearly full disk may still take), then the
+        run's pending events."""
+        event = Event(RUN_CANCELLED, run_id=run_id, payload={"error": error, "interrupted": True})
         try:
             run_rows.finish_run(self.db, run_id, "interrupted", error=error)
-            self.emit(Event(RUN_CANCELLED, run_id=run_id, payload={"error": error, "interrupted": True}))
+            self._rows[run_id].update(status="interrupted", error=error)
+            self.emit(event)
+            self.transcript.flush(run_id)
         except Exception as exc:
             if not is_disk_full(exc):
                 raise
@@ -391,14 +449,16 @@ class StudyRunner:
     async def _execute_run(self, run: dict) -> None:
         run_id, condition, plan = run["id"], run["condition"], self._plan(run)
         attempt = run_rows.start_attempt(self.db, run_id)
+        self._rows[run_id].update(status="running", error=None)
         started = time.monotonic()
         self.emit(Event(RUN_STARTED, run_id=run_id, payload={
             "case_id": run["case_id"], "condition": condition, "replicate": run["replicate"], "attempt": attempt,
             "draw": self.protocol.draw(plan), "calls_expected": self.progress.runs[run_id].calls_expected if self.progress else None}))
 
-        def on_result(turn: str, result) -> None:
+        def on_result(turn: str, result) -> None:  # the turn's end: its events and the run's usage, one commit
             self.stats.add(result)
-            run_rows.add_usage(self.db, run_id, result.input_tokens, result.output_tokens, result.cost)
+            self.transcript.flush(run_id, lambda: run_rows.add_usage(
+                self.db, run_id, result.input_tokens, result.output_tokens, result.cost))
 
         ctx = self._context(plan, run_id, on_result)
         try:
@@ -409,14 +469,15 @@ class StudyRunner:
             if self.control.interrupted or from_outside:  # a signal, a full disk, the process shutting down
                 self._mark_interrupted(run_id, f"interrupted: {reason if not from_outside else 'shutting down'}")
             else:
-                run_rows.finish_run(self.db, run_id, "cancelled", error=f"cancelled: {reason}")
-                self.emit(Event(RUN_CANCELLED, run_id=run_id, payload={"error": f"cancelled: {reason}"}))
+                self._end_run(run_id, "cancelled", Event(RUN_CANCELLED, run_id=run_id,
+                                                         payload={"error": f"cancelled: {reason}"}),
+                              error=f"cancelled: {reason}")
             if from_outside:
                 raise
             return
         except CostCeilingReached as exc:
-            run_rows.finish_run(self.db, run_id, "cancelled", error=str(exc))
-            self.emit(Event(RUN_CANCELLED, run_id=run_id, payload={"error": str(exc)}))
+            self._end_run(run_id, "cancelled", Event(RUN_CANCELLED, run_id=run_id, payload={"error": str(exc)}),
+                          error=str(exc))
             self.control.cancel(str(exc))
             return
         except GatewayError as exc:
@@ -433,23 +494,24 @@ class StudyRunner:
                      else output_truncated(output.text, ctx.cut_texts))
         error = output.counted_error or self.protocol.counted_error(output)
         status = "done_with_errors" if error else "done"
-        run_rows.finish_run(self.db, run_id, status, error=error, truncated_turns=len(ctx.cut_texts),
-                            output={"text": output.text, "report": output.report, "truncated": truncated})
-        self.emit(Event(RUN_FINISHED, run_id=run_id, payload={
+        self._end_run(run_id, status, Event(RUN_FINISHED, run_id=run_id, payload={
             "status": status, "elapsed": round(time.monotonic() - started, 2), "error": error,
             "truncated": truncated, "truncated_turns": len(ctx.cut_texts),
-            "report_missing": output.report.get("missing", [])}))
-        self._start_follow_ups(run_rows.list_runs(self.db, self.study_id))
+            "report_missing": output.report.get("missing", [])}),
+            error=error, truncated_turns=len(ctx.cut_texts),
+            output={"text": output.text, "report": output.report, "truncated": truncated})
+        self._start_follow_ups(list(self._rows.values()))
 
     def _fail(self, run_id: str, error: str, trace: str | None = None) -> None:
-        run_rows.finish_run(self.db, run_id, "failed", error=error)
         payload = {"error": error}
         if trace:
             payload["traceback"] = trace
-        self.emit(Event(RUN_FAILED, run_id=run_id, payload=payload))
+        self._end_run(run_id, "failed", Event(RUN_FAILED, run_id=run_id, payload=payload), error=error)
 
     # --- follow-ups (work that waits on a group of finished runs) -------------------------------
     def _start_follow_ups(self, runs: list[dict]) -> None:
+        if type(self.protocol).follow_ups is StudyProtocol.follow_ups:
+            return  # the protocol has none (asking would cost a pass over every run, after every run)
         for f in self.protocol.follow_ups(self.db, self.study_id, self.definition, runs):
             if f.ready and not f.done and f.key not in self._follow_up_tasks:
                 self._follow_up_tasks[f.key] = asyncio.create_task(self._follow_up(f), name=f"follow-up {f.key}")
@@ -497,4 +559,4 @@ class StudyRunner:
             topology=[{k: t[k] for k in ("case_id", "condition", "pattern", "switching_assumption",
                                          "convergent_recommendation")}
                       for t in topology_for_study(self.db, self.study_id)],
-            topology_errors=self._follow_up_errors, stopped=self._stopped)
+            topology_errors=self._follow_up_errors, stopped=self._stopped, lost_found=asdict(self.lost))

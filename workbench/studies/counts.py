@@ -13,6 +13,8 @@ Every count here is over the whole study, read from the store:
   again is still one. Pilot items count like the others, as in the judging summary.
 - truncated: per condition, the finished outputs and how many of them end in a reply cut at max_tokens.
 - runs `done_with_errors`: finished runs whose program ended in a counted error (their own status).
+- calls lost: requests journaled as sent whose process died before their reply was recorded (paid, the
+  replies lost; `workbench.gateway.journal`), with their estimated cost, apart from the calls made.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ import sqlite_utils
 from store import calls as call_rows
 from store import runs as run_rows
 from store import verdicts as verdict_rows
+from workbench.gateway.journal import LostCalls, lost_calls
 from workbench.rubrics import units
 from workbench.studies.costs import cost_text
 
@@ -44,6 +47,7 @@ class StudyCounts:
     calls_cancelled: int = 0   # attempts the caller cancelled in flight (not counted as made: they may not
                                # have reached the model)
     truncated: dict[str, dict[str, int]] | None = None   # condition -> {"outputs", "truncated"}
+    lost: LostCalls = LostCalls()   # requests sent and never answered: their process died first
 
     @property
     def outputs_truncated(self) -> int:
@@ -54,7 +58,10 @@ class StudyCounts:
 
     @classmethod
     def from_dict(cls, d: dict) -> "StudyCounts":
-        return cls(**{k: v for k, v in d.items() if k in cls.__dataclass_fields__})
+        fields = {k: v for k, v in d.items() if k in cls.__dataclass_fields__}
+        if isinstance(fields.get("lost"), dict):
+            fields["lost"] = LostCalls(**fields["lost"])
+        return cls(**fields)
 
     def runs_text(self) -> str:
         total = sum(self.runs.values())
@@ -77,8 +84,8 @@ class StudyCounts:
 
     def text(self) -> str:
         """The lines every place prints: runs, calls, and the cut outputs when there are any."""
-        cut = self.truncated_text()
-        return f"{self.runs_text()}\n{self.calls_text()}" + (f"\n{cut}" if cut else "")
+        extra = [line for line in (self.truncated_text(), self.lost.text()) if line]
+        return "\n".join([self.runs_text(), self.calls_text(), *extra])
 
 
 def status_text(status: str) -> str:
@@ -95,4 +102,4 @@ def study_counts(db: sqlite_utils.Database, study_id: str) -> StudyCounts:
         calls_replayed=spent["replayed"], input_tokens=spent["input_tokens"], output_tokens=spent["output_tokens"],
         cost=round(float(spent["cost"]), 6), cost_unknown_calls=spent["cost_unknown_calls"],
         judged=judged, judge_errors=errors, calls_cancelled=spent["cancelled"],
-        truncated=run_rows.truncated_counts(db, study_id))
+        truncated=run_rows.truncated_counts(db, study_id), lost=lost_calls(db, study_id))

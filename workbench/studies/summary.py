@@ -124,6 +124,8 @@ def summary_text(s: dict) -> str:
     lines.append(f"counts      {counts.calls_text()}")
     if counts.truncated_text():
         lines.append(f"truncated   {counts.truncated_text()}")
+    if counts.lost.text():
+        lines.append(f"lost        {counts.lost.text()}")
     for topo in s["topology"]:
         extra = f" (switching assumption: {topo['switching_assumption']})" if topo["switching_assumption"] else ""
         lines.append(f"topology    {topo['case_id']} {topo['condition']}: {topo['pattern']}{extra}")
