@@ -13,7 +13,7 @@ from .estimate import Estimate, clean_numeric
 DEFAULT_RESAMPLES = 9999
 DEFAULT_SEED = 0
 
-# The one rule for every bootstrap CI the tool prints (the project's own choice; the hindsight README says
+# The one rule for every bootstrap CI the tool prints (the project's own choice; the protocol READMEs say
 # why): under MIN_BOOTSTRAP_UNITS independent units (per sample) there is no CI, and the cell prints
 # "n too small" with the values. Measured here with SciPy's BCa bootstrap of a mean of normal data (300
 # samples each): a nominal 95% interval covers 56% at n = 2 (it is the range of the two values), about
