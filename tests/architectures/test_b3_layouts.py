@@ -12,6 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tests.runner.studykit import scripted
+from tests.support import real_replies
 from workbench.protocols.hindsight.architectures.perspective_split import read_split
 from workbench.protocols.hindsight.architectures.perspectives import split_perspectives
 from workbench.structured.reading import RefusedReply
@@ -107,6 +108,39 @@ def test_a_split_may_only_copy():
         read_split(SOURCE, json.dumps({"perspectives": [["Security matters most."], ["Costs will rise sharply."]]}))
     with pytest.raises(Exception, match="two or more"):
         read_split(SOURCE, json.dumps({"perspectives": [["Security matters most here."]]}))
+
+    with pytest.raises(RefusedReply, match="more than one perspective"):  # one sentence, two perspectives
+        read_split(SOURCE, json.dumps({"perspectives": [["Security matters most here."],
+                                                         ["Security matters most here.", "Costs will rise sharply."]]}))
+
+
+def test_a_captured_real_b3_reply_in_prose_is_not_split_and_its_copied_split_is_refused():
+    """SmolLM2 on llama-cpp-python (tests/fixtures/real_replies): the B3 answer is prose with no perspective
+    marked, so the parser finds none; the copy-only split then copied the same sentences into every group, which
+    copies only but splits nothing: refused, so the run is flagged unsplit rather than given fake perspectives."""
+    answer = real_replies.load("b3-prose-no-perspectives")["content"]
+    split_reply = real_replies.load("b3-split-copies-the-same-sentences")["content"]
+    assert split_perspectives(answer).sections == []
+    with pytest.raises(RefusedReply, match="more than one perspective"):
+        read_split(answer, split_reply)
+
+
+async def test_the_captured_real_b3_replies_end_to_end_leave_the_run_flagged_unsplit(run_conditions, server):
+    answer = real_replies.load("b3-prose-no-perspectives")["content"]
+    split_reply = real_replies.load("b3-split-copies-the-same-sentences")["content"]
+
+    def reply(body: dict) -> str:
+        last = body["messages"][-1]["content"]
+        if "Give 3-5 genuinely different perspectives" in last:
+            return answer
+        if "Copy out, word for word, the sentences of each perspective" in last:
+            return split_reply
+        return scripted(body)
+
+    server.responder = reply
+    summary, events, db = await run_conditions("B3")
+    (flag,) = [e.payload for e in events if e.kind == "perspective"]
+    assert flag["unsplit"] is True and "more than one perspective" in flag["note"]
 
 
 UNSPLIT = "We should act on this now. Security matters most here. Costs will rise sharply. Act in stages."

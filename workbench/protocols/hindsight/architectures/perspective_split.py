@@ -51,6 +51,16 @@ def read_split(source: str, reply: str) -> list[list[str]]:
     added = [s for g in groups for s in g if _norm(s) not in haystack]
     if added:
         raise RefusedReply(f"{len(added)} sentence(s) are not in the response: the split may only copy")
+    # a sentence is one perspective's: the same sentences copied into every group split nothing (a small real
+    # model did exactly this with a prose reply: tests/fixtures/real_replies/b3-split-copies-the-same-sentences)
+    owners: dict[str, int] = {}
+    for g in groups:
+        for s in {_norm(s) for s in g}:
+            owners[s] = owners.get(s, 0) + 1
+    shared = sum(1 for n in owners.values() if n > 1)
+    if shared:
+        raise RefusedReply(f"{shared} sentence(s) copied into more than one perspective: a split gives each "
+                           "sentence to one perspective")
     return groups
 
 
