@@ -75,6 +75,7 @@ class WorkbenchApp(App[int]):
         self.db = open_workbench_store(self.db_path)
         self.context = WorkbenchContext(self.db, self.db_path)
         self.sections: list[Section] = list(SECTIONS)
+        self.chosen_study: str | None = None  # chosen in Studies; Runs and Metrics follow it (and say so)
         self.startup_problems = self._bootstrap()
         # Screens with edits that must not be lost on quit, and the mode each lives in.
         self._guards: dict[Screen, str] = {}

@@ -240,7 +240,10 @@ class StudiesScreen(StudyActions, JudgingActions, PacketActions, SectionScreen):
 
     @on(DataTable.RowHighlighted, "#study-table")
     def _highlighted(self, event: DataTable.RowHighlighted) -> None:
-        self.show_detail(event.row_key.value if event.row_key else None)
+        study_id = event.row_key.value if event.row_key else None
+        if study_id is not None and hasattr(self.app, "chosen_study"):
+            self.app.chosen_study = study_id  # Runs and Metrics follow it
+        self.show_detail(study_id)
 
     def show_detail(self, study_id: str | None) -> None:
         from workbench.simmodel.label import is_simulated

@@ -130,21 +130,29 @@ class StudyActions:
         export_id = await self.app.push_screen_wait(export_dialog(study_id, exports_for(self.app.db, study_id)))
         if export_id == CANCEL:
             return
+        from screens.folder_ask import ask_to_write
+        from workbench.files.defaults import OUTPUT_ENV, default_output
+
         entry = export_by_id(export_id, self.app.db, study_id)
         folder = await self.app.push_screen_wait(AskDialog(
-            f"{entry.title} of {study_id}", f"The folder to write (replaced whole): {entry.description}.",
-            value=f"{study_id}-{entry.id}"))
-        if folder:
-            self._write_export(study_id, export_id, folder)
+            f"{entry.title} of {study_id}", f"The folder to write: {entry.description}. A folder that holds "
+            f"files is asked about first; only files the workbench wrote there are ever replaced. (The proposed "
+            f"folder is under ${OUTPUT_ENV}, or your documents folder.)",
+            value=str(default_output(study_id, entry.id))))
+        if not folder:
+            return
+        replace = await ask_to_write(self, folder)
+        if replace is not None:
+            self._write_export(study_id, export_id, folder, replace)
 
     @work(thread=True, group=STUDY_WORK, exit_on_error=False)
-    def _write_export(self, study_id: str, export_id: str, folder: str) -> str:
+    def _write_export(self, study_id: str, export_id: str, folder: str, replace: bool = False) -> str:
         from workbench.exports.catalog import export_by_id
         from workbench.paths import thread_connection
 
         db = thread_connection(self.app.db)
         try:
-            return export_by_id(export_id, db, study_id).write(db, study_id, folder).summary
+            return export_by_id(export_id, db, study_id).write(db, study_id, folder, replace=replace).summary
         finally:
             if db is not self.app.db:
                 db.close()
