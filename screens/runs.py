@@ -232,10 +232,14 @@ class RunsScreen(UnsavedGuard, SectionScreen):
             ("  ·  ", "dim"), frozen, chosen))
 
     def _show_stored_progress(self, states: list[dict]) -> None:
-        done = sum(1 for s in states if s["status"] == "done")
+        """The bar: runs finished (done, with or without counted errors: workbench.studies.counts)."""
+        from workbench.studies.counts import FINISHED, study_counts
+
+        done = sum(1 for s in states if s["status"] in FINISHED)
         bar = self.query_one("#study-progress", ProgressBar)
         bar.update(total=max(len(states), 1), progress=done)
-        self.query_one("#progress-text", Static).update(stored_totals_line(states) if states else "")
+        line = stored_totals_line(states, study_counts(self.app.db, self.study_id)) if states else ""
+        self.query_one("#progress-text", Static).update(line)
 
     # -- running ----------------------------------------------------------------------------------
 

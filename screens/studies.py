@@ -24,7 +24,7 @@ from textual.worker import Worker, WorkerState
 from screens.commands import ListProvider
 from screens.study_actions import STUDY_WORK, JudgingActions, PacketActions, StudyActions
 from screens.widgets.section import SectionScreen
-from workbench.studies.counts import status_text
+from workbench.studies.counts import runs_cell
 
 STATUS_STYLE = {"draft": "yellow", "frozen": "green", "unblinded": "cyan"}  # the store names it (study_status)
 SIM_STYLE = "bold magenta"
@@ -72,16 +72,6 @@ def power_text(doc: dict) -> str:
         lines.append(f"{i:>2} " + " ".join(f"{row['power_by_cases'][n]:>4.2f}" for n in grid))
     lines += doc.get("not_simulated", []) + doc.get("notes", [])
     return "\n".join(lines)
-
-
-def runs_text(counts: dict[str, int]) -> str:
-    """`4/10 done, 1 running, 1 failed`: a study's runs in one short cell."""
-    total = sum(counts.values())
-    if not total:
-        return "not run"
-    extra = [f"{counts[k]} {status_text(k)}" for k in ("done_with_errors", "running", "failed", "cancelled")
-             if counts.get(k)]
-    return ", ".join([f"{counts.get('done', 0)}/{total} done", *extra])
 
 
 class StudyTable(DataTable):
@@ -220,7 +210,7 @@ class StudiesScreen(StudyActions, JudgingActions, PacketActions, SectionScreen):
         studies = list_studies(db)
         for s in studies:
             table.add_row(s["id"], status_cell(s["status"], is_simulated(s["definition"]), s["status_text"]),
-                          runs_text(run_status_counts(db, s["id"])), key=s["id"])
+                          runs_cell(run_status_counts(db, s["id"])), key=s["id"])
         if keep and any(s["id"] == keep for s in studies):
             table.move_cursor(row=table.get_row_index(keep))
         n = len(studies)
