@@ -98,6 +98,7 @@ class MetricPanel(Vertical):
             dt.cursor_coordinate = cursor
 
 
+NO_STUDIES = [("no study", ("no study",))]  # the one option while there is none (its value is no study id)
 NOT_THIS_PROTOCOL = "{name}: this protocol's metrics are all on the Tables tab (as `metrics` prints them)."
 
 # The plots as they stand with no study shown (a study is being computed, or has none of these).
@@ -183,8 +184,8 @@ class MetricsScreen(SectionScreen):
 
     def compose_section(self) -> ComposeResult:
         with Horizontal(id="metrics-bar"):
-            # no blank row: the prompt is not a study one could choose (Textual 8's Select.BLANK is falsy)
-            yield Select([], prompt="study", id="study-select", allow_blank=False, compact=True,
+            # no blank row: a prompt row is no study one could choose (it was, and errored)
+            yield Select(NO_STUDIES, id="study-select", allow_blank=False, compact=True,
                          tooltip="The study to analyse")
             yield Input(placeholder="compare A:B:METRIC, ... (c)", id="compare-input", compact=True)
         yield Static("Pick a study.", id="metrics-status", markup=False)
@@ -251,7 +252,7 @@ class MetricsScreen(SectionScreen):
         else:
             target = self.study_id if self.study_id in ids else (ids[0] if ids else None)
         with self.prevent(Select.Changed):
-            select.set_options(options)
+            select.set_options(options or NO_STUDIES)
             if target:
                 select.value = target
         if not studies:

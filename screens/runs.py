@@ -214,7 +214,7 @@ class RunsScreen(UnsavedGuard, SectionScreen):
         self._show_study_note()
         self._show_stored_progress(states)
         view = self.query_one(TranscriptView)
-        if view.run_id not in grid.states:  # no run of this study chosen (or another study's): say which study
+        if view.run_id not in grid.states and (view.run_id or view.border_title):  # another study's (or its title)
             self.call_later(view.show, None, None, f"{study_id}: no run chosen")
 
     def _show_study_note(self) -> None:

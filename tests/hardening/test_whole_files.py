@@ -66,7 +66,7 @@ def test_calibration_export_on_a_full_disk_leaves_no_partial_folder_and_names_th
     code, stdout, err = batch(capsys, db, "--json", "calibration", "export", study, "--out", str(out))
     assert code == 0, err
     written = json.loads(stdout)
-    manifest = ".workbench-files.json"  # each folder lists the files the workbench wrote in it
+    manifest = ".workbench-files"  # each folder lists the files the workbench wrote in it
     assert sorted(os.listdir(written["fidelity"])) == [manifest, "k_sweep.csv", "k_sweep.png", "reliability.png",
                                                        "reliability_bins.csv", "summary.json"]
     assert sorted(os.listdir(written["judge"])) == [manifest, "agreement.json", "joined.csv", "joined.schema.json",
@@ -121,7 +121,7 @@ def test_faultline_debates_replace_only_their_own_files_of_a_folder(tmp_path, ca
     code, _, err = batch(capsys, db, "faultline", "debates", study, "--out", str(out), "--force")
     assert code == 0, err
     ours = [f"{study}__topic__plain__{i}.json" for i in range(3)]
-    assert sorted(p.name for p in out.iterdir()) == sorted([".workbench-files.json", "old.json", *ours])
+    assert sorted(p.name for p in out.iterdir()) == sorted([".workbench-files", "old.json", *ours])
     assert json.loads((out / f"{study}__topic__plain__2.json").read_text())["metrics"] == {"BA": 2}
     assert (out / "old.json").read_text() == "{}"  # the user's file: never replaced, never deleted
     assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".debates")] == []
@@ -129,7 +129,7 @@ def test_faultline_debates_replace_only_their_own_files_of_a_folder(tmp_path, ca
     del debates[2]  # written again with one debate fewer: the workbench's stale file goes, the user's stays
     code, _, err = batch(capsys, db, "faultline", "debates", study, "--out", str(out), "--force")
     assert code == 0, err
-    assert sorted(p.name for p in out.iterdir()) == sorted([".workbench-files.json", "old.json", *ours[:2]])
+    assert sorted(p.name for p in out.iterdir()) == sorted([".workbench-files", "old.json", *ours[:2]])
 
 
 def test_a_report_file_holds_no_escape_or_control_bytes_from_a_study(tmp_path, capsys, monkeypatch):

@@ -17,7 +17,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("export", help="the whole study for other tools: Inspect AI logs, tidy tables",
                        description="Export STUDY for other tools. Each file is written whole. A DIR that holds "
                                    "anything needs --force, and even then only the files the workbench wrote "
-                                   "there (its manifest, .workbench-files.json) are replaced; nothing else in it "
+                                   "there (its manifest, .workbench-files) are replaced; nothing else in it "
                                    "is replaced or deleted.")
     kinds = p.add_subparsers(dest="kind", metavar="KIND", required=True)
     i = kinds.add_parser("inspect", help="Inspect AI eval logs, one per condition",

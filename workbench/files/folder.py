@@ -25,7 +25,7 @@ from typing import Callable
 
 from workbench.files.whole import WriteError, write_error, write_text
 
-MANIFEST = ".workbench-files.json"
+MANIFEST = ".workbench-files"  # JSON inside; no extension, so a tool globbing *.json or *.csv never reads it
 WRITER = "hindsight-workbench"
 
 

@@ -1,0 +1,122 @@
+"""Issue 33, item 1: one study on screen at a time. One store holds a study of every registered protocol;
+each section switches between them in turn, and what it shows after switching from one study to another
+is exactly what it shows for that study opened alone: nothing of the previous study remains (before, the
+Metrics section kept one study's tables and plots under the next one's name)."""
+
+from __future__ import annotations
+
+import pytest
+from textual.widgets import DataTable, Static
+
+from screens.launch import make_app
+from tests.contract.conftest import quiet
+from tests.contract.studies import STUDIES
+from tests.contract.test_shared_screens import idle
+from tests.screens.study_screen_helpers import wait_until
+
+SIZE = (160, 50)
+ORDER = [s.name for s in STUDIES]
+
+
+@pytest.fixture(scope="module")
+def four_store(tmp_path_factory, toy_registered):
+    """Every contract study in one store: created, run, judged and rated where it has judges and raters."""
+    root = tmp_path_factory.mktemp("four")
+    db = str(root / "store.db")
+
+    def step(*argv: str) -> None:
+        code, out, err = quiet(["--batch", "--db", db, *argv])
+        assert code == 0, f"{' '.join(argv)} exited {code}\n{out}\n{err}"
+
+    for study in STUDIES:
+        path = root / f"{study.name}.toml"
+        path.write_text(study.study_text(), encoding="utf-8")
+        step("study", "create", str(path))
+        if study.before_freeze:
+            step(*study.before_freeze, study.name)
+        step("run", study.name)
+        if study.judges:
+            step("judge", study.name)
+        if study.raters:
+            step("simulate", "raters", study.name)
+    return db
+
+
+LISTS = {"study-table"}  # the Studies section's list of every study: the one place other studies belong
+
+
+def content(screen, *, lists: bool = True) -> list[str]:
+    """What a section shows, as sorted texts: every visible Static, every DataTable cell, every border title
+    (`lists`: with the list of every study)."""
+    texts = []
+    for widget in screen.query("*"):
+        if not widget.display or (not lists and widget.id in LISTS):
+            continue
+        if isinstance(widget, Static):
+            texts.append(str(widget.render()))
+        elif isinstance(widget, DataTable):
+            texts += [str(c) for r in range(widget.row_count) for c in widget.get_row_at(r)]
+        if widget.border_title:
+            texts.append(str(widget.border_title))
+    return sorted(t for t in texts if t.strip())
+
+
+async def shown_alone(four_store, section: str, study_id: str, show) -> list[str]:
+    app = make_app(four_store)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press(section)
+        await idle(pilot)
+        await show(pilot, study_id)
+        return content(app.screen)
+
+
+async def check_switching(four_store, section: str, show) -> None:
+    alone = {sid: await shown_alone(four_store, section, sid, show) for sid in ORDER}
+    app = make_app(four_store)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press(section)
+        await idle(pilot)
+        for previous, sid in zip(ORDER + ORDER[:1], ORDER[1:] + ORDER[:2]):  # each after another, then round again
+            await show(pilot, sid)
+            now = content(app.screen)
+            stale = sorted(set(now) - set(alone[sid]))
+            assert not stale, f"after {previous}, {sid} shows what it does not show alone: {stale[:5]}"
+            assert sorted(set(alone[sid]) - set(now)) == [], f"{sid} after {previous} misses some of its own"
+            for other in ORDER:
+                if other != sid:
+                    assert all(other not in t for t in content(app.screen, lists=False)), \
+                        f"{other} still on screen under {sid}"
+
+
+async def show_metrics(pilot, sid: str) -> None:
+    from textual.widgets import Select
+
+    screen = pilot.app.screen
+    await wait_until(pilot, lambda: screen.protocols, what="the study list")
+    screen.query_one("#study-select", Select).value = sid
+    await wait_until(pilot, lambda: screen.shown == sid, timeout=300, what=f"the metrics of {sid}")
+    await idle(pilot)
+
+
+async def show_runs(pilot, sid: str) -> None:
+    pilot.app.screen.select_study(sid)
+    await idle(pilot)
+    assert pilot.app.screen.study_id == sid
+
+
+async def show_studies(pilot, sid: str) -> None:
+    pilot.app.screen.refresh_list(select=sid)
+    await idle(pilot)
+    assert pilot.app.screen.selected_study_id() == sid
+
+
+async def test_metrics_shows_one_study_at_a_time(four_store):
+    await check_switching(four_store, "5", show_metrics)
+
+
+async def test_runs_shows_one_study_at_a_time(four_store):
+    await check_switching(four_store, "3", show_runs)
+
+
+async def test_studies_shows_one_study_at_a_time(four_store):
+    await check_switching(four_store, "2", show_studies)
