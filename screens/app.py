@@ -55,6 +55,19 @@ def _section_bindings() -> list[Binding]:
     ]
 
 
+def screen_title(screen: Screen) -> str:
+    """How help names a screen: its sub-title, else its title, else its class in words with its protocol
+    (`screens.faultline.debate.DebateScreen` -> `Debate (faultline)`), never a class name."""
+    import re
+
+    if screen.sub_title or screen.title:
+        return screen.sub_title or screen.title
+    words = re.sub(r"(?<=[a-z])(?=[A-Z])", " ", type(screen).__name__.removesuffix("Screen")).strip() or "Screen"
+    package = type(screen).__module__.split(".")
+    protocol = package[1] if len(package) > 2 and package[0] == "screens" else ""
+    return f"{words.capitalize()} ({protocol})" if protocol else words.capitalize()
+
+
 class WorkbenchApp(App[int]):
     TITLE = "Hindsight Workbench"
     CSS_PATH = "styles/app.tcss"
@@ -167,8 +180,7 @@ class WorkbenchApp(App[int]):
         screen = self.screen
         if isinstance(screen, HelpScreen):
             return
-        title = screen.sub_title or screen.title or type(screen).__name__
-        self.push_screen(HelpScreen(title, collect_key_help(screen), self.sections, self.current_mode,
+        self.push_screen(HelpScreen(screen_title(screen), collect_key_help(screen), self.sections, self.current_mode,
                                     store_path=str(self.db_path)))
 
     # -- unsaved changes and quitting -------------------------------------------------------------

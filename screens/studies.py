@@ -42,14 +42,28 @@ def status_cell(status: str, simulated: bool, text: str | None = None) -> Text:
     return cell
 
 
-def detail_text(summary: str, simulated: bool) -> Text:
+# A study on `sim` some of whose scores a person typed at the desk: they are not a simulated rater's.
+HAND_SCORED_BANNER = ("Every response and number in this study comes from the offline `sim` model with planted "
+                      "effects; its scores typed at the scoring desk are a person's, every other score a simulated "
+                      "rater's.")
+
+
+def detail_text(summary: str, simulated: bool, *, hand_scored: bool = False) -> Text:
     """The study's summary as plain text (its description is the user's words, never markup), under
-    the SIMULATED banner when it is on `sim`."""
+    the SIMULATED banner when it is on `sim` (which does not call hand-typed scores simulated)."""
     from workbench.simmodel.label import BANNER, LABEL
 
     if not simulated:
         return Text(summary)
-    return Text.assemble((LABEL, f"{SIM_STYLE} reverse"), f" {BANNER}\n\n", summary)
+    return Text.assemble((LABEL, f"{SIM_STYLE} reverse"), f" {HAND_SCORED_BANNER if hand_scored else BANNER}\n\n",
+                         summary)
+
+
+def typed_at_the_desk(db, study_id: str) -> bool:
+    """Some score of the study was typed at the scoring desk (not imported from a packet)."""
+    from workbench.studies.counts import scores_by_source
+
+    return bool(scores_by_source(db, study_id).get("tui"))
 
 
 def power_text(doc: dict) -> str:
@@ -72,6 +86,13 @@ def power_text(doc: dict) -> str:
         lines.append(f"{i:>2} " + " ".join(f"{row['power_by_cases'][n]:>4.2f}" for n in grid))
     lines += doc.get("not_simulated", []) + doc.get("notes", [])
     return "\n".join(lines)
+
+
+def power_key(definition: dict) -> str:
+    """What the power analysis depends on: the study's definition (a changed one is another study)."""
+    import json
+
+    return json.dumps(definition, sort_keys=True, default=str)
 
 
 class StudyTable(DataTable):
@@ -191,6 +212,7 @@ class StudiesScreen(StudyActions, JudgingActions, PacketActions, SectionScreen):
             table.add_column(label, key=key)
         self._select_after_reload: str | None = None
         self._power_cache: dict[str, dict] = {}  # definition (JSON) -> power document
+        self._power_pending: set[str] = set()     # definitions whose power is being computed
 
     def on_screen_resume(self) -> None:
         self.refresh_list()
@@ -241,6 +263,7 @@ class StudiesScreen(StudyActions, JudgingActions, PacketActions, SectionScreen):
 
         out = self.query_one("#study-summary", Static)
         power = self.query_one("#study-power", Static)
+        self._show_work(study_id)  # another study's judging is not said above this one's details
         if study_id is None:
             out.update("")
             power.update("")
@@ -251,32 +274,29 @@ class StudiesScreen(StudyActions, JudgingActions, PacketActions, SectionScreen):
             out.update(str(exc))
             power.update("")
             return
-        out.update(detail_text(summary_text(summary), is_simulated(summary["definition"])))
+        simulated = is_simulated(summary["definition"])
+        out.update(detail_text(summary_text(summary), simulated,
+                               hand_scored=simulated and typed_at_the_desk(self.app.db, study_id)))
+        key = power_key(summary["definition"])
+        doc = self._power_cache.get(key)
+        if doc is not None:  # computed once per definition: moving through the list recomputes nothing
+            power.update(power_text(doc))
+            return
         power.update("Power: computing ...")
-        self.compute_power(study_id)
+        if key not in self._power_pending:  # already being computed: its result is shown when it comes
+            self._power_pending.add(key)
+            self.compute_power(study_id, summary["definition"])
 
     # -- the power panel ----------------------------------------------------------------------------
 
-    @work(thread=True, exclusive=True, group=POWER_GROUP, exit_on_error=False)
-    def compute_power(self, study_id: str) -> tuple[str, dict]:
-        """The study's power document, off the event loop (a second or two on the statistics core), on a
-        store connection of this thread's own; the same definition is computed once."""
-        import json
-
-        from workbench.paths import thread_connection
+    @work(thread=True, group=POWER_GROUP, exit_on_error=False)
+    def compute_power(self, study_id: str, definition: dict) -> tuple[str, str, dict]:
+        """The study's power document, off the event loop (a second or two on the statistics core); each
+        definition is computed once (not exclusive: a study left before its power came is not computed
+        again on return)."""
         from workbench.simulation.power import power_document
-        from workbench.studies.lookup import load_study
 
-        db = thread_connection(self.app.db)
-        try:
-            definition = load_study(db, study_id)["definition"]
-        finally:
-            if db is not self.app.db:
-                db.close()
-        key = json.dumps(definition, sort_keys=True, default=str)
-        if key not in self._power_cache:
-            self._power_cache[key] = power_document(definition)
-        return study_id, self._power_cache[key]
+        return study_id, power_key(definition), power_document(definition)
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         if event.worker.group == STUDY_WORK:  # a report or an export: say what was written, or why not
@@ -291,10 +311,13 @@ class StudiesScreen(StudyActions, JudgingActions, PacketActions, SectionScreen):
             return
         power = self.query_one("#study-power", Static)
         if event.state == WorkerState.SUCCESS:
-            study_id, doc = event.worker.result
+            study_id, key, doc = event.worker.result
+            self._power_cache[key] = doc
+            self._power_pending.discard(key)
             if study_id == self.selected_study_id():
                 power.update(power_text(doc))
         elif event.state == WorkerState.ERROR:
+            self._power_pending.clear()  # a later look tries again
             power.update(f"Power could not be computed: {event.worker.error}")
 
     def action_refresh(self) -> None:
@@ -399,11 +422,16 @@ class StudiesScreen(StudyActions, JudgingActions, PacketActions, SectionScreen):
     def action_pilots(self) -> None:
         self._on_selected(self.pilots)
 
-    def say_work(self, text: str) -> None:
-        """The long work's progress and outcome (judging), above the study's summary."""
+    def say_work(self, study_id: str, text: str) -> None:
+        """The long work's progress and outcome (judging) of `study_id`, above that study's summary only."""
+        self._work = (study_id, text)
+        self._show_work(self.selected_study_id())
+
+    def _show_work(self, shown: str | None) -> None:
+        study_id, text = getattr(self, "_work", (None, ""))
         line = self.query_one("#study-work", Static)
-        line.update(text)
-        line.display = bool(text)
+        line.update(text if study_id == shown else "")
+        line.display = bool(text) and study_id == shown
 
     def action_packet_export(self) -> None:
         self._on_selected(self.packet_export)

@@ -227,7 +227,7 @@ class JudgingActions:
                         title="Judge", severity="warning")
             return
         self.judging = Judging(study_id)
-        self.say_work(f"judging {study_id} ... (c cancels)")
+        self.say_work(study_id, f"judging {study_id} ... (c cancels)")
         self._judge(self.judging)
 
     def action_cancel_judging(self) -> None:
@@ -235,7 +235,7 @@ class JudgingActions:
             self.notify("Nothing is being judged", title="Judge")
             return
         self.judging.cancel()
-        self.say_work(f"cancelling the judging of {self.judging.study_id} ... (calls in flight are recorded "
+        self.say_work(self.judging.study_id, f"cancelling the judging of {self.judging.study_id} ... (calls in flight are recorded "
                       "as cancelled)")
 
     @work(thread=True, group=STUDY_WORK, exit_on_error=False)
@@ -254,7 +254,7 @@ class JudgingActions:
         study_id = judging.study_id
 
         def tell(message: str) -> None:
-            self.app.call_from_thread(self.say_work, f"judging {study_id}: {message}  (c cancels)")
+            self.app.call_from_thread(self.say_work, study_id, f"judging {study_id}: {message}  (c cancels)")
 
         async def judge(db, gateway):
             judging.started(asyncio.get_running_loop(), asyncio.current_task())
@@ -268,7 +268,7 @@ class JudgingActions:
             except asyncio.CancelledError:
                 text = (f"judging of {study_id} cancelled: calls in flight recorded as cancelled; what was "
                         "judged is kept (j continues)")
-                self.app.call_from_thread(self.say_work, text)
+                self.app.call_from_thread(self.say_work, study_id, text)
                 return text
             finally:
                 keep_log_head(db, study_id)
@@ -277,7 +277,7 @@ class JudgingActions:
             if db is not self.app.db:
                 db.close()
         text = judging_text(report.to_dict())
-        self.app.call_from_thread(self.say_work, text)
+        self.app.call_from_thread(self.say_work, study_id, text)
         self.app.call_from_thread(self.refresh_list)  # the summary's counts, then, say what the work says
         return f"judged {study_id}: " + text.splitlines()[-1]
 

@@ -160,3 +160,14 @@ def study_counts(db: sqlite_utils.Database, study_id: str) -> StudyCounts:
         judged=judged, judge_errors=errors + sum(errored.get(JUDGE_ERROR, {}).values()),
         calls_cancelled=spent["cancelled"], truncated=run_rows.truncated_counts(db, study_id),
         counted_errors=errored)
+
+
+def scores_by_source(db: sqlite_utils.Database, study_id: str) -> dict[str, int]:
+    """The study's score rows by where they came from: `tui` (typed at the scoring desk), `packet` (a rater's
+    packet, a simulated rater's included)."""
+    from store import scores as score_rows
+
+    out: dict[str, int] = {}
+    for row in score_rows.study_rows(db, study_id):
+        out[row.get("source") or ""] = out.get(row.get("source") or "", 0) + 1
+    return out
