@@ -98,6 +98,9 @@ class MetricPanel(Vertical):
             dt.cursor_coordinate = cursor
 
 
+DQ3_HINT = ("DQ-3 (concern coverage): a has a model assess every run's concerns (the study's first judge, as "
+            "`metrics STUDY --assess-concerns`); k records a rater's concern file (`--record-concerns FILE "
+            "--rater NAME`). The DQ tables below then include DQ-3 and the weighted score.")
 NO_STUDIES = [("no study", ("no study",))]  # the one option while there is none (its value is no study id)
 NOT_THIS_PROTOCOL = "{name}: this protocol's metrics are all on the Tables tab (as `metrics` prints them)."
 
@@ -149,6 +152,12 @@ class MetricsScreen(SectionScreen):
                 tooltip="The next tab: tables and probes, agreement, decision quality, calibration, counts"),
         Binding("left_square_bracket", "tab(-1)", "Previous tab", id="metrics.prev_tab", show=False,
                 tooltip="The previous tab"),
+        Binding("a", "assess_concerns", "Assess DQ-3", id="metrics.assess_concerns",
+                tooltip="DQ-3: have a model judge each run's concern coverage (the study's first judge), as "
+                        "`metrics STUDY --assess-concerns`; runs already assessed are kept"),
+        Binding("k", "record_concerns", "Record DQ-3", id="metrics.record_concerns", show=False,
+                tooltip="DQ-3: store a rater's concern scores from a file, as `metrics STUDY --record-concerns "
+                        "FILE --rater NAME`"),
         Binding("w", "save", "Save", id="metrics.save",
                 tooltip="Save every table (Markdown and CSV) and every plot (as text) to a folder you choose"),
         Binding("escape", "leave_input", "Leave input", id="metrics.leave_input", show=False,
@@ -162,6 +171,8 @@ class MetricsScreen(SectionScreen):
             return self.focused is not None and self.focused.id in ("compare-input", "study-select")
         if action == "save":
             return self.result is not None
+        if action in ("assess_concerns", "record_concerns"):  # the protocol's analysis has DQ-3 (hindsight)
+            return None if self.concerns_busy else hasattr(self._door(), action)
         if action == "protocol_panel":
             return bool(self.study_id and study_panels(self.app.db, self.study_id).get("metrics"))  # hidden if none
         return True
@@ -179,6 +190,7 @@ class MetricsScreen(SectionScreen):
         self.following: str | None = None  # the study chosen in Studies that this section follows
         self.followed: str | None = None   # the last one followed (a study chosen there once is followed once)
         self.computing: str | None = None  # the study whose worker is computing
+        self.concerns_busy = False         # a DQ-3 assessment or recording is under way
         self.comparisons: list = []
         self.protocols: dict[str, str] = {}  # study id -> its protocol's name (from the study list)
 
@@ -207,6 +219,7 @@ class MetricsScreen(SectionScreen):
                             yield Static("", id="plot-agreement-caption", classes="plot-caption", markup=False)
             with TabPane("Decision quality", id="tab-dq"):
                 with VerticalScroll(id="scroll-dq", classes="metric-scroll"):
+                    yield Static(DQ3_HINT, id="dq3-hint", markup=False)
                     yield Select([], prompt="run for the similarity heatmap", id="dq-run", compact=True)
                     with Horizontal(classes="plot-row"):
                         with Vertical(classes="plot-box"):
@@ -326,6 +339,16 @@ class MetricsScreen(SectionScreen):
             if result.study_id == self.study_id:
                 self.computing = None
                 await self._show(result)
+        elif group == "metrics-concerns" and event.state in (WorkerState.SUCCESS, WorkerState.ERROR):
+            self.concerns_busy = False
+            event.stop()
+            if event.state == WorkerState.SUCCESS:
+                self.notify(event.worker.result, title="DQ-3", timeout=15)
+                self.compute()  # the DQ tables with the new concern scores
+            else:
+                self.notify(f"DQ-3: {event.worker.error}", title="DQ-3", severity="error", timeout=15)
+                self._status(f"{self.study_id}: DQ-3 not done: {event.worker.error}")
+            self.refresh_bindings()
         elif group in ("metrics", "metrics-studies") and event.state == WorkerState.ERROR:
             self.computing = None
             self._status(f"Could not compute the metrics of {self.study_id}: {event.worker.error}")
@@ -550,3 +573,69 @@ class MetricsScreen(SectionScreen):
             self.notify(f"nothing saved: {exc}", title="Save", severity="error", timeout=10)
             return
         self.notify(f"saved {len(written)} files to {folder}", title="Save")
+
+    # -- DQ-3 concerns ----------------------------------------------------------------------------------
+
+    def action_assess_concerns(self) -> None:
+        if self.study_id and not self.concerns_busy:
+            self.concerns_busy = True
+            self.refresh_bindings()
+            self._status(f"{self.study_id}: assessing DQ-3 concern coverage ...")
+            self._assess(self.study_id)
+
+    @work(thread=True, group="metrics-concerns", exit_on_error=False)
+    def _assess(self, study_id: str) -> str:
+        """`metrics STUDY --assess-concerns` in a thread of its own (its own store connection and event loop):
+        the same door, the same model, the same summary."""
+        import asyncio
+
+        from workbench.cli.metrics_cmd import concern_settings
+        from workbench.paths import open_workbench_store
+        from workbench.studies.lookup import load_study
+
+        def tell(line: str) -> None:
+            self.app.call_from_thread(self._status, f"{study_id}: DQ-3 {line}")
+
+        db = open_workbench_store(self.app.db_path, migrate=False)
+        try:
+            settings = concern_settings(load_study(db, study_id)["definition"], db)
+            summary = asyncio.run(self._door().assess_concerns(db, self.app.db_path, study_id, settings,
+                                                               progress=tell))
+        finally:
+            db.close()
+        text = f"concerns: {summary.text()}"
+        if summary.runs_asked and not summary.runs_assessed:
+            text += "; DQ-3 stays undefined (no reply could be read; check the model, or record concerns with k)"
+        return text
+
+    def action_record_concerns(self) -> None:
+        if self.study_id and not self.concerns_busy:
+            self._record_after_asking(self.study_id)
+
+    @work(exclusive=True, group="metrics-concerns-ask", exit_on_error=False)
+    async def _record_after_asking(self, study_id: str) -> None:
+        from screens.ask_dialog import AskDialog
+
+        path = await self.app.push_screen_wait(AskDialog(
+            f"Record DQ-3 concerns of {study_id}", "The concern file to read (as `metrics STUDY "
+            "--record-concerns FILE`):"))
+        if not path:
+            return
+        rater = await self.app.push_screen_wait(AskDialog(f"Record DQ-3 concerns of {study_id}",
+                                                          "The rater whose concern scores these are:"))
+        if rater:
+            self.concerns_busy = True
+            self.refresh_bindings()
+            self._record(study_id, path, rater)
+
+    @work(thread=True, group="metrics-concerns", exit_on_error=False)
+    def _record(self, study_id: str, path: str, rater: str) -> str:
+        from workbench.paths import open_workbench_store
+
+        db = open_workbench_store(self.app.db_path, migrate=False)
+        try:
+            n = self._door().record_concerns(db, study_id, rater, path)
+        finally:
+            db.close()
+        return f"recorded {n} concern score(s) by {rater} for study {study_id}"
+

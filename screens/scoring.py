@@ -86,8 +86,9 @@ class ScoringScreen(UnsavedGuard, SectionScreen):
                     "leave_desk"}
     SUB_TITLE = "Scoring"
     # the footer's keys at 80 columns (widgets/footer.py): the rest are in help (?) and the palette
+    # (Esc, leaving the desk, is named on the section bar above the desk)
     NARROW_KEYS = frozenset({"score", "note", "undo", "next_pair", "toggle_context", "rubric_guide",
-                             "switch_rater", "leave_desk", "back"})
+                             "switch_rater", "back"})
     CSS_PATH = "styles/scoring.tcss"
     AUTO_FOCUS = None
     COMMANDS = SectionScreen.COMMANDS | {ScoringCommands}

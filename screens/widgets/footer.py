@@ -45,8 +45,9 @@ class KeyFooter(Footer):
         for widget in super().compose():
             action = getattr(widget, "action", None)
             is_app_key = action in APP_ACTIONS or widget.has_class("-command-palette")
-            if essential is not None and not is_app_key and (action or "").split("(", 1)[0] not in essential:
-                continue  # in help (?) and the palette; the footer has no room for it here
+            name = (action or "").split("(", 1)[0]
+            if essential is not None and name not in essential and (not is_app_key or name == "quit"):
+                continue  # in help (?) and the palette (ctrl+q too); the footer has no room for it here
             (pinned if is_app_key else rest).append(widget)
         yield from rest
         if pinned:
