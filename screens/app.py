@@ -13,8 +13,8 @@ import importlib
 import inspect
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import sqlite_utils
 from textual import events, work
 from textual.app import App
 from textual.binding import Binding
@@ -24,6 +24,9 @@ from textual.worker import Worker, WorkerState
 from screens.commands import CaseCommands, NavigationCommands, SectionActions
 from screens.protocol_panels import PanelCommands
 from screens.sections import SECTIONS, Section
+
+if TYPE_CHECKING:  # sqlite-utils is first imported by the store (store/db.py), which keeps pandas out of it
+    import sqlite_utils
 
 
 @dataclass(frozen=True)
