@@ -1,6 +1,6 @@
 """The Textual app: one module per screen. Only this package imports Textual.
 
-The store is imported first: sqlite-utils is then loaded by store/db.py, which keeps the optional pandas
-import out of it (start-up time; the screens never need pandas to open)."""
+The store's module is loaded first (through workbench.paths): sqlite-utils is then imported by store/db.py,
+which keeps its optional pandas import out (start-up time; the screens never need pandas to open)."""
 
-import store  # noqa: F401  (first, see above)
+import workbench.paths  # noqa: F401  (first, see above)

@@ -21,7 +21,7 @@ from textual.binding import Binding
 from textual.screen import Screen
 from textual.worker import Worker, WorkerState
 
-from screens.commands import CaseCommands, NavigationCommands, SectionActions
+from screens.commands import CaseCommands, NavigationCommands, OtherSections, SectionActions
 from screens.protocol_panels import PanelCommands
 from screens.sections import SECTIONS, Section
 
@@ -74,7 +74,7 @@ def screen_title(screen: Screen) -> str:
 class WorkbenchApp(App[int]):
     TITLE = "Hindsight Workbench"
     CSS_PATH = "styles/app.tcss"
-    COMMANDS = App.COMMANDS | {NavigationCommands, CaseCommands, PanelCommands, SectionActions}
+    COMMANDS = App.COMMANDS | {NavigationCommands, CaseCommands, PanelCommands, SectionActions, OtherSections}
     BINDINGS = [
         Binding("ctrl+q", "quit", "Quit", id="app.quit", priority=True,
                 tooltip="Quit the workbench; asks first about any unsaved changes"),
@@ -156,6 +156,14 @@ class WorkbenchApp(App[int]):
         if section is None or self.current_mode == section_id:
             return
         self.switch_mode(section_id)
+
+    def in_section(self, section_id: str, method: str, *args) -> None:
+        """Go to a section and call `method(*args)` on its screen (the palette's commands of other sections)."""
+        self.action_go(section_id)
+        screen = self.screen_stack[0]
+        result = getattr(screen, method)(*args)
+        if inspect.isawaitable(result):
+            self.call_later(lambda: result)
 
     def open_cases(self, case_id: str | None, what: str) -> None:
         """Palette entry point into the Cases section: open a case, start a new one, probe all ready."""

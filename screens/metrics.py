@@ -567,7 +567,8 @@ class MetricsScreen(SectionScreen):
         study_id = self.result.study_id
         plots = {plot.id.removeprefix("plot-"): plot.as_text() for plot in self.query(MetricPlot)}
         try:
-            written = save_metrics(folder, study_id, self.result.tables, plots, replace=replace,
+            written = save_metrics(folder, study_id, self.result.tables, plots, text=self.result.text,
+                                   replace=replace,
                                    simulated=is_simulated(load_study(self.app.db, study_id)["definition"]))
         except WriteError as exc:
             self.notify(f"nothing saved: {exc}", title="Save", severity="error", timeout=10)

@@ -95,6 +95,35 @@ def power_key(definition: dict) -> str:
     return json.dumps(definition, sort_keys=True, default=str)
 
 
+def study_entries(study_ids: list[str], call) -> list[tuple[str, str, object]]:
+    """`studies: <what> <study>` for each stored study; `call(method, study_id)` makes the callback (on the
+    Studies screen itself, or from another section through the app's `in_section`)."""
+    out = []
+    for study_id in study_ids:
+        out += [(f"studies: open {study_id}", "in the form (a frozen study as a copy)",
+                 call("open_study", study_id)),
+                (f"studies: freeze {study_id}", "hash its definition, cases, rubrics and prompts",
+                 call("freeze", study_id)),
+                (f"studies: run {study_id}", "in the Runs section", call("runs", study_id)),
+                (f"studies: judge {study_id}", "run its LLM judges (progress and judge errors on the "
+                 "detail pane)", call("judge", study_id)),
+                (f"studies: pilots {study_id}", "calibration pilots per rater and judge; release a held "
+                 "rater with a reason", call("pilots", study_id)),
+                (f"studies: packet {study_id}", "a rater's offline scoring packet, to a file you name",
+                 call("packet_export", study_id)),
+                (f"studies: adjudicate {study_id}", "hindsight: the disagreements beyond the margin; record "
+                 "a third rater's score or a consensus", call("adjudicate", study_id)),
+                (f"studies: topology review {study_id}", "hindsight, unblinded: code each case and "
+                 "condition Basin / Ridge / Plateau with a reason", call("topology", study_id)),
+                (f"studies: unblind {study_id}", "open the sealed key (asks, names what it opens, records "
+                 "a reason)", call("unblind", study_id)),
+                (f"studies: report {study_id}", "write the Markdown report to a file you name",
+                 call("report", study_id)),
+                (f"studies: export {study_id}", "tidy tables, Inspect AI logs … to a folder you name",
+                 call("export", study_id))]
+    return out
+
+
 class StudyTable(DataTable):
     BINDINGS = [
         Binding("enter", "select_cursor", "Edit", id="studies.edit",
@@ -122,29 +151,8 @@ class StudyCommands(ListProvider):
                  screen.action_packet_import),
                 ("studies: load a study file", "store a TOML study file, as `study create FILE`",
                  screen.action_load_file)]
-        for study_id in getattr(self, "study_ids", []):
-            out += [(f"studies: open {study_id}", "in the form (a frozen study as a copy)",
-                     partial(screen.open_study, study_id)),
-                    (f"studies: freeze {study_id}", "hash its definition, cases, rubrics and prompts",
-                     partial(screen.freeze, study_id)),
-                    (f"studies: run {study_id}", "in the Runs section", partial(screen.runs, study_id)),
-                    (f"studies: judge {study_id}", "run its LLM judges (progress and judge errors on the "
-                     "detail pane)", partial(screen.judge, study_id)),
-                    (f"studies: pilots {study_id}", "calibration pilots per rater and judge; release a held "
-                     "rater with a reason", partial(screen.pilots, study_id)),
-                    (f"studies: packet {study_id}", "a rater's offline scoring packet, to a file you name",
-                     partial(screen.packet_export, study_id)),
-                    (f"studies: adjudicate {study_id}", "hindsight: the disagreements beyond the margin; record "
-                     "a third rater's score or a consensus", partial(screen.adjudicate, study_id)),
-                    (f"studies: topology review {study_id}", "hindsight, unblinded: code each case and "
-                     "condition Basin / Ridge / Plateau with a reason", partial(screen.topology, study_id)),
-                    (f"studies: unblind {study_id}", "open the sealed key (asks, names what it opens, records "
-                     "a reason)", partial(screen.unblind, study_id)),
-                    (f"studies: report {study_id}", "write the Markdown report to a file you name",
-                     partial(screen.report, study_id)),
-                    (f"studies: export {study_id}", "tidy tables, Inspect AI logs … to a folder you name",
-                     partial(screen.export, study_id))]
-        return out
+        on_screen = lambda name, *a: partial(getattr(screen, name), *a)  # noqa: E731
+        return out + study_entries(getattr(self, "study_ids", []), on_screen)
 
 
 class StudiesScreen(StudyActions, JudgingActions, PacketActions, SectionScreen):
@@ -152,6 +160,16 @@ class StudiesScreen(StudyActions, JudgingActions, PacketActions, SectionScreen):
     j judges, l shows the calibration pilots, u unblinds, p writes the report, x exports."""
 
     SECTION_ID = "studies"
+
+    @classmethod
+    async def palette_entries(cls, app, call) -> list[tuple[str, str, str, object]]:
+        """The per-study commands from another section (screens/commands.py: OtherSections)."""
+        from workbench.studies.lookup import list_studies
+
+        ids = [s["id"] for s in list_studies(app.db)]
+        return [("studies", title, help_text, callback)
+                for title, help_text, callback in study_entries(ids, lambda name, *a: partial(call, name, *a))]
+
     # StudyCommands offers them by study
     PALETTE_SKIP = {"new_study", "load_file", "freeze", "runs", "judge", "pilots", "unblind", "report", "export",
                     "packet_export", "packet_import", "adjudicate", "topology", "cancel_judging"}

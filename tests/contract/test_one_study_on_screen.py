@@ -39,6 +39,8 @@ def four_store(tmp_path_factory, toy_registered):
             step("judge", study.name)
         if study.raters:
             step("simulate", "raters", study.name)
+        if study.judges or study.raters:  # every export open (the tidy tables wait for unblinding)
+            step("unblind", study.name, "--force", "--by", "test", "--reason", "exports of a sim study")
     return db
 
 
@@ -120,3 +122,53 @@ async def test_runs_shows_one_study_at_a_time(four_store):
 
 async def test_studies_shows_one_study_at_a_time(four_store):
     await check_switching(four_store, "2", show_studies)
+
+
+SIM_STUDIES = [s for s in STUDIES if s.source and "sim" in s.source]
+
+
+def test_every_export_and_save_of_a_sim_study_carries_the_label(four_store, tmp_path):
+    """Issue 33, item 3: every entry of the export catalog (the shared ones, then the protocol's own) and the
+    Metrics section's save, on a sim study of every protocol: every file written says SIMULATED (a CSV on
+    every row), but for images."""
+    from store import open_store
+    from workbench.exports.catalog import exports_for
+    from workbench.files.folder import MANIFEST
+    from workbench.metrics.saving import save_metrics
+    from workbench.simmodel.label import LABEL
+
+    db = open_store(four_store)
+    unlabelled = []
+    try:
+        for study in SIM_STUDIES:
+            folders = []
+            for entry in exports_for(db, study.name):
+                out = tmp_path / study.name / entry.id
+                entry.write(db, study.name, out)
+                folders.append(out)
+            door = registry_door(study.protocol)
+            if door is not None:  # the Metrics section's `w`: what it shows, saved
+                analysis = door.analyze(db, study.name)
+                out = tmp_path / study.name / "metrics-screen"
+                save_metrics(out, study.name, door.tables(analysis), {"means": "a plot"}, simulated=True)
+                folders.append(out)
+            for path in (p for f in folders for p in f.rglob("*") if p.is_file()):
+                if path.name == MANIFEST or path.suffix in (".png", ".eval"):
+                    continue
+                text = path.read_text(encoding="utf-8")
+                if path.suffix == ".csv":
+                    rows = [r for r in text.splitlines()[1:] if r.strip()]
+                    if any(LABEL not in r for r in rows) or not rows and LABEL not in text:
+                        unlabelled.append(str(path.relative_to(tmp_path)))
+                elif LABEL not in text and '"simulated": true' not in text:
+                    unlabelled.append(str(path.relative_to(tmp_path)))
+    finally:
+        db.close()
+    assert not unlabelled, f"written without the {LABEL} label: {unlabelled}"
+
+
+def registry_door(protocol: str):
+    from workbench.protocol.registry import get
+
+    return get(protocol).analysis()
+

@@ -12,8 +12,9 @@ from workbench.metrics.render import RenderedTable, to_markdown
 
 
 def save_metrics(out: str | Path, study_id: str, tables: list[RenderedTable], plots: dict[str, str], *,
-                 simulated: bool = False, replace: bool = False) -> list[Path]:
-    """Write `tables.md`, `<table id>.csv` per table and `<plot name>.txt` per plot into folder `out`
+                 text: str = "", simulated: bool = False, replace: bool = False) -> list[Path]:
+    """Write `tables.md`, `<table id>.csv` per table, `<plot name>.txt` per plot and, for a protocol whose
+    metrics are a text (`text`), `metrics.txt` into folder `out`
     (`replace`: the workbench's files already there are replaced). Returns the files written; raises
     workbench.files.WriteError (FolderNotEmpty, ForeignFile) naming the path."""
     from workbench.files import write_folder
@@ -32,10 +33,13 @@ def save_metrics(out: str | Path, study_id: str, tables: list[RenderedTable], pl
                 writer.writerow(["simulated", *table.columns] if simulated else table.columns)
                 writer.writerows([LABEL, *row] if simulated else row for row in table.rows)
             written.append(path)
-        for name, text in plots.items():
+        for name, plot in plots.items():
             path = tmp / f"{name}.txt"
-            path.write_text(banner + text, encoding="utf-8")
+            path.write_text(banner + plot, encoding="utf-8")
             written.append(path)
+        if text:
+            written.append(tmp / "metrics.txt")
+            written[-1].write_text(text if LABEL in text or not simulated else banner + text, encoding="utf-8")
         return written
 
     return write_folder(out, fill, replace=replace)
