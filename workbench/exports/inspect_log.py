@@ -50,6 +50,10 @@ def _spec(record: StudyRecord, *, task_name: str, model: str, condition: str | N
 
     study = record.study
     metadata = dict(record.provenance, study=study["id"])
+    from workbench.simmodel.label import BANNER, LABEL, is_simulated
+
+    if is_simulated(study["definition"]):  # every log of a study on `sim` says so, whatever its samples hold
+        metadata.update(simulated=True, simulated_banner=f"{LABEL}: {BANNER}")
     if condition is not None:
         metadata["condition"] = condition
     return EvalSpec(
