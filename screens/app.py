@@ -13,17 +13,20 @@ import importlib
 import inspect
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import sqlite_utils
 from textual import events, work
 from textual.app import App
 from textual.binding import Binding
 from textual.screen import Screen
 from textual.worker import Worker, WorkerState
 
-from screens.commands import CaseCommands, NavigationCommands, SectionActions
+from screens.commands import CaseCommands, NavigationCommands, OtherSections, SectionActions
 from screens.protocol_panels import PanelCommands
 from screens.sections import SECTIONS, Section
+
+if TYPE_CHECKING:  # sqlite-utils is first imported by the store (store/db.py), which keeps pandas out of it
+    import sqlite_utils
 
 
 @dataclass(frozen=True)
@@ -55,10 +58,23 @@ def _section_bindings() -> list[Binding]:
     ]
 
 
+def screen_title(screen: Screen) -> str:
+    """How help names a screen: its sub-title, else its title, else its class in words with its protocol
+    (`screens.faultline.debate.DebateScreen` -> `Debate (faultline)`), never a class name."""
+    import re
+
+    if screen.sub_title or screen.title:
+        return screen.sub_title or screen.title
+    words = re.sub(r"(?<=[a-z])(?=[A-Z])", " ", type(screen).__name__.removesuffix("Screen")).strip() or "Screen"
+    package = type(screen).__module__.split(".")
+    protocol = package[1] if len(package) > 2 and package[0] == "screens" else ""
+    return f"{words.capitalize()} ({protocol})" if protocol else words.capitalize()
+
+
 class WorkbenchApp(App[int]):
     TITLE = "Hindsight Workbench"
     CSS_PATH = "styles/app.tcss"
-    COMMANDS = App.COMMANDS | {NavigationCommands, CaseCommands, PanelCommands, SectionActions}
+    COMMANDS = App.COMMANDS | {NavigationCommands, CaseCommands, PanelCommands, SectionActions, OtherSections}
     BINDINGS = [
         Binding("ctrl+q", "quit", "Quit", id="app.quit", priority=True,
                 tooltip="Quit the workbench; asks first about any unsaved changes"),
@@ -75,6 +91,7 @@ class WorkbenchApp(App[int]):
         self.db = open_workbench_store(self.db_path)
         self.context = WorkbenchContext(self.db, self.db_path)
         self.sections: list[Section] = list(SECTIONS)
+        self.chosen_study: str | None = None  # chosen in Studies; Runs and Metrics follow it (and say so)
         self.startup_problems = self._bootstrap()
         # Screens with edits that must not be lost on quit, and the mode each lives in.
         self._guards: dict[Screen, str] = {}
@@ -143,6 +160,14 @@ class WorkbenchApp(App[int]):
             return
         self.switch_mode(section_id)
 
+    def in_section(self, section_id: str, method: str, *args) -> None:
+        """Go to a section and call `method(*args)` on its screen (the palette's commands of other sections)."""
+        self.action_go(section_id)
+        screen = self.screen_stack[0]
+        result = getattr(screen, method)(*args)
+        if inspect.isawaitable(result):
+            self.call_later(lambda: result)
+
     def open_cases(self, case_id: str | None, what: str) -> None:
         """Palette entry point into the Cases section: open a case, start a new one, probe all ready."""
         self.action_go("cases")
@@ -169,8 +194,7 @@ class WorkbenchApp(App[int]):
         screen = self.screen
         if isinstance(screen, HelpScreen):
             return
-        title = screen.sub_title or screen.title or type(screen).__name__
-        self.push_screen(HelpScreen(title, collect_key_help(screen), self.sections, self.current_mode,
+        self.push_screen(HelpScreen(screen_title(screen), collect_key_help(screen), self.sections, self.current_mode,
                                     store_path=str(self.db_path)))
 
     # -- unsaved changes and quitting -------------------------------------------------------------

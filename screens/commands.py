@@ -97,3 +97,57 @@ def _case_titles(db) -> list[tuple[str, str]]:
     from workbench.cases.listing import case_summaries
 
     return [(c["id"], c["title"]) for c in case_summaries(db)]
+
+
+class OtherSections(ListProvider):
+    """Every other section's commands, from anywhere (help says `studies:` works anywhere): each section's
+    own keys (`runs: reload`, `metrics: recompute` …) and, for a section with per-study commands (Studies:
+    `studies: freeze <study>` …), those; choosing one goes to that section and does it there. The section
+    modules are imported when the palette opens, off the event loop, never at start-up."""
+
+    async def startup(self) -> None:
+        worker = self.app.run_worker(partial(_section_classes, self.app), thread=True, exit_on_error=False,
+                                     group="palette")
+        try:
+            self.sections = await worker.wait()
+        except Exception:  # a section that cannot be imported shows why when opened; here it is left out
+            self.sections = []
+        self.extra = []
+        for section, cls in self.sections:
+            entries = getattr(cls, "palette_entries", None)
+            if entries is not None:
+                self.extra += await entries(self.app, partial(self.app.in_section, section.id))
+
+    def commands(self):
+        from screens.sections import palette_prefix
+
+        here = getattr(self.screen, "SECTION_ID", "")
+        out = [(title, help_text, callback) for section_id, title, help_text, callback in getattr(self, "extra", [])
+               if section_id != here]
+        for section, cls in getattr(self, "sections", []):
+            if section.id == here:
+                continue  # SectionActions and the screen's own providers list the shown section's commands
+            skip = getattr(cls, "PALETTE_SKIP", set())
+            for binding in getattr(cls, "BINDINGS", []):
+                name = binding.action.split("(", 1)[0]
+                if binding.id is None or name in skip or binding.action.startswith(("go_key", "app.")):
+                    continue
+                out.append((f"{palette_prefix(section.id)} {binding.description.lower()}",
+                            f"in {section.title} · {binding.tooltip}",
+                            partial(self.app.in_section, section.id, "run_action", binding.action)))
+        return out
+
+
+def _section_classes(app) -> list:
+    """(section, its screen class) for every section whose module imports."""
+    import importlib
+
+    out = []
+    for section in getattr(app, "sections", []):
+        module, _, name = section.target.partition(":")
+        try:
+            out.append((section, getattr(importlib.import_module(module), name)))
+        except Exception:
+            continue
+    return out
+

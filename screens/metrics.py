@@ -34,7 +34,7 @@ from screens.metrics_plots import (
     means_painter,
     reliability_painter,
 )
-from screens.widgets.section import SectionScreen
+from screens.widgets.section import SectionScreen, chosen_study
 from workbench.metrics.render import RenderedTable, base_id
 from workbench.safe_text import for_terminal
 
@@ -98,6 +98,22 @@ class MetricPanel(Vertical):
             dt.cursor_coordinate = cursor
 
 
+DQ3_HINT = ("DQ-3 (concern coverage): a has a model assess every run's concerns (the study's first judge, as "
+            "`metrics STUDY --assess-concerns`); k records a rater's concern file (`--record-concerns FILE "
+            "--rater NAME`). The DQ tables below then include DQ-3 and the weighted score.")
+NO_STUDIES = [("no study", ("no study",))]  # the one option while there is none (its value is no study id)
+NOT_THIS_PROTOCOL = "{name}: this protocol's metrics are all on the Tables tab (as `metrics` prints them)."
+
+# The plots as they stand with no study shown (a study is being computed, or has none of these).
+EMPTY_PLOTS = (("#plot-means", "Means"), ("#plot-forest", "Effect sizes"), ("#plot-agreement", "Agreement"),
+               ("#plot-reliability", "Reliability diagram"), ("#plot-heatmap", "Similarity"))
+EMPTY_PAINTERS = {
+    "#plot-means": lambda: means_painter([])[0], "#plot-forest": lambda: forest_painter([]),
+    "#plot-agreement": lambda: agreement_painter([])[0], "#plot-reliability": lambda: reliability_painter([]),
+    "#plot-heatmap": lambda: heatmap_painter([]),
+}
+
+
 PANEL_CHROME = 6  # the panel's margins and the scroll bar beside it
 CELL_PADDING = 2  # a DataTable cell's padding, left and right
 LABEL_MIN = 14
@@ -136,6 +152,12 @@ class MetricsScreen(SectionScreen):
                 tooltip="The next tab: tables and probes, agreement, decision quality, calibration, counts"),
         Binding("left_square_bracket", "tab(-1)", "Previous tab", id="metrics.prev_tab", show=False,
                 tooltip="The previous tab"),
+        Binding("a", "assess_concerns", "Assess DQ-3", id="metrics.assess_concerns",
+                tooltip="DQ-3: have a model judge each run's concern coverage (the study's first judge), as "
+                        "`metrics STUDY --assess-concerns`; runs already assessed are kept"),
+        Binding("k", "record_concerns", "Record DQ-3", id="metrics.record_concerns", show=False,
+                tooltip="DQ-3: store a rater's concern scores from a file, as `metrics STUDY --record-concerns "
+                        "FILE --rater NAME`"),
         Binding("w", "save", "Save", id="metrics.save",
                 tooltip="Save every table (Markdown and CSV) and every plot (as text) to a folder you choose"),
         Binding("escape", "leave_input", "Leave input", id="metrics.leave_input", show=False,
@@ -149,6 +171,8 @@ class MetricsScreen(SectionScreen):
             return self.focused is not None and self.focused.id in ("compare-input", "study-select")
         if action == "save":
             return self.result is not None
+        if action in ("assess_concerns", "record_concerns"):  # the protocol's analysis has DQ-3 (hindsight)
+            return None if self.concerns_busy else hasattr(self._door(), action)
         if action == "protocol_panel":
             return bool(self.study_id and study_panels(self.app.db, self.study_id).get("metrics"))  # hidden if none
         return True
@@ -163,12 +187,17 @@ class MetricsScreen(SectionScreen):
         self.shown: str | None = None  # the study whose panels are on screen (set once they all are)
         self.shows = 0                 # how many times panels were (re)built: lets a test wait for a recompute
         self.study_id: str | None = None
+        self.following: str | None = None  # the study chosen in Studies that this section follows
+        self.followed: str | None = None   # the last one followed (a study chosen there once is followed once)
+        self.computing: str | None = None  # the study whose worker is computing
+        self.concerns_busy = False         # a DQ-3 assessment or recording is under way
         self.comparisons: list = []
         self.protocols: dict[str, str] = {}  # study id -> its protocol's name (from the study list)
 
     def compose_section(self) -> ComposeResult:
         with Horizontal(id="metrics-bar"):
-            yield Select([], prompt="study", id="study-select", allow_blank=True, compact=True,
+            # no blank row: a prompt row is no study one could choose (it was, and errored)
+            yield Select(NO_STUDIES, id="study-select", allow_blank=False, compact=True,
                          tooltip="The study to analyse")
             yield Input(placeholder="compare A:B:METRIC, ... (c)", id="compare-input", compact=True)
         yield Static("Pick a study.", id="metrics-status", markup=False)
@@ -190,6 +219,7 @@ class MetricsScreen(SectionScreen):
                             yield Static("", id="plot-agreement-caption", classes="plot-caption", markup=False)
             with TabPane("Decision quality", id="tab-dq"):
                 with VerticalScroll(id="scroll-dq", classes="metric-scroll"):
+                    yield Static(DQ3_HINT, id="dq3-hint", markup=False)
                     yield Select([], prompt="run for the similarity heatmap", id="dq-run", compact=True)
                     with Horizontal(classes="plot-row"):
                         with Vertical(classes="plot-box"):
@@ -207,6 +237,12 @@ class MetricsScreen(SectionScreen):
     def on_mount(self) -> None:
         self.load_studies()
 
+    def on_screen_resume(self) -> None:
+        """Back in Metrics: the study list again (a study unblinded meanwhile is no longer `frozen`), and the
+        study chosen in Studies if another one was chosen there."""
+        if self.is_mounted:
+            self.load_studies()
+
     # -- studies ------------------------------------------------------------------------------------
 
     @work(thread=True, exclusive=True, group="metrics-studies", exit_on_error=False)
@@ -221,32 +257,58 @@ class MetricsScreen(SectionScreen):
         self.protocols = {s["id"]: s["protocol"] for s in studies}
         for s in studies:  # the status is the core's one definition (store.studies.study_status)
             options.append((f"{s['id']} ({s['protocol']}, {s['status_text']})", s["id"]))
-        select.set_options(options)
-        if not studies:
-            self._status("No study in the store yet: create one with `workbench --batch study create FILE`.")
-            return
         ids = [s["id"] for s in studies]
-        select.value = self.study_id if self.study_id in ids else ids[0]
+        chosen = chosen_study(self.app)
+        if chosen in ids and chosen != self.followed:  # newly chosen in Studies: follow it, and say so
+            self.following = self.followed = chosen
+            target = chosen
+        else:
+            target = self.study_id if self.study_id in ids else (ids[0] if ids else None)
+        with self.prevent(Select.Changed):
+            select.set_options(options or NO_STUDIES)
+            if target:
+                select.value = target
+        if not studies:
+            self.study_id = None
+            self._clear("No study in the store yet: create one with `workbench --batch study create FILE`.")
+            return
+        self._study_changed_to(target)
 
     @on(Select.Changed, "#study-select")
     def _study_changed(self, event: Select.Changed) -> None:
-        if event.value is Select.BLANK or event.value == self.study_id and self.result is not None:
+        self._study_changed_to(event.value)
+
+    def _study_changed_to(self, value) -> None:
+        if not isinstance(value, str):
+            return  # Select.NULL (no study) is no study id
+        if value == self.study_id and (self.result is not None or self.computing == value):
             return
-        self.study_id = str(event.value)
+        if value != self.following:
+            self.following = None
+        self.study_id = value
         self.compute()
 
     # -- computing ----------------------------------------------------------------------------------
 
     def compute(self) -> None:
+        """Clear every panel of the study shown before, then compute the chosen one: nothing of one study
+        stays on screen under another's name."""
         if not self.study_id:
             return
-        if study_panels(self.app.db, self.study_id).get("metrics"):  # another protocol's results screen
-            self._status(f"{self.study_id} is a study of another protocol: press o for its results screen "
-                         "(or `workbench --batch metrics " + self.study_id + "`)")
-            self.refresh_bindings()
-            return
-        self._status(f"Computing {self.study_id} ...")
+        self._clear(f"Computing {self.study_id} ...")
+        self.computing = self.study_id
         self._compute(self.study_id, self.protocols.get(self.study_id, ""), list(self.comparisons))
+
+    def _clear(self, status: str) -> None:
+        self.result = None
+        self.shown = None
+        self.query(".metric-panel").remove()
+        for selector, title in EMPTY_PLOTS:
+            self.plot(selector, title, EMPTY_PAINTERS[selector]())
+        with self.prevent(Select.Changed):
+            self.query_one("#dq-run", Select).set_options([])
+        self._status(status)
+        self.refresh_bindings()
 
     @work(thread=True, exclusive=True, group="metrics", exit_on_error=False)
     def _compute(self, study_id: str, protocol_name: str, comparisons: list) -> MetricsResult:
@@ -275,13 +337,27 @@ class MetricsScreen(SectionScreen):
         elif group == "metrics" and event.state == WorkerState.SUCCESS:
             result = event.worker.result
             if result.study_id == self.study_id:
+                self.computing = None
                 await self._show(result)
+        elif group == "metrics-concerns" and event.state in (WorkerState.SUCCESS, WorkerState.ERROR):
+            self.concerns_busy = False
+            event.stop()
+            if event.state == WorkerState.SUCCESS:
+                self.notify(event.worker.result, title="DQ-3", timeout=15)
+                self.compute()  # the DQ tables with the new concern scores
+            else:
+                self.notify(f"DQ-3: {event.worker.error}", title="DQ-3", severity="error", timeout=15)
+                self._status(f"{self.study_id}: DQ-3 not done: {event.worker.error}")
+            self.refresh_bindings()
         elif group in ("metrics", "metrics-studies") and event.state == WorkerState.ERROR:
-            self._status(f"Could not compute the metrics: {event.worker.error}")
+            self.computing = None
+            self._status(f"Could not compute the metrics of {self.study_id}: {event.worker.error}")
 
     # -- showing ------------------------------------------------------------------------------------
 
     def _status(self, text: str) -> None:
+        if self.following and self.following == self.study_id:
+            text = f"{text}  (chosen in Studies)"
         self.query_one("#metrics-status", Static).update(text)
 
     async def _show(self, result: MetricsResult) -> None:
@@ -326,23 +402,20 @@ class MetricsScreen(SectionScreen):
     async def _show_text(self, result: MetricsResult) -> None:
         """A protocol with no analysis for this section: its `metrics` text, and empty plots."""
         name = self.protocols.get(result.study_id, "")
+        own = " · o opens its results screen" if study_panels(self.app.db, result.study_id).get("metrics") else ""
         self._status(f"{result.study_id} ({name}): its metrics as `workbench --batch metrics {result.study_id}` "
-                     "prints them")
-        await self.query_one("#scroll-tables", VerticalScroll).mount(
-            Static(for_terminal(result.text), classes="metric-panel", markup=False))
-        self.plot("#plot-means", "Means", *means_painter([]))
-        self.plot("#plot-forest", "Effect sizes", forest_painter([]))
-        self.plot("#plot-agreement", "Agreement", *agreement_painter([]))
-        self.plot("#plot-reliability", "Reliability diagram", reliability_painter([]))
-        self.query_one("#dq-run", Select).set_options([])
-        self.plot("#plot-heatmap", "Similarity", heatmap_painter([]))
+                     f"prints them{own}")
+        for tab in ("tables", "agreement", "dq", "calibration", "counts"):  # every tab says what it holds
+            text = for_terminal(result.text) if tab == "tables" else NOT_THIS_PROTOCOL.format(name=name)
+            await self.query_one(f"#scroll-{tab}", VerticalScroll).mount(
+                Static(text, classes="metric-panel", markup=False))
         self.shown = result.study_id
         self.shows += 1
         self.refresh_bindings()
 
     @on(Select.Changed, "#dq-run")
     def _run_changed(self, event: Select.Changed) -> None:
-        if self.result is None or self.result.door is None or event.value is Select.BLANK:
+        if self.result is None or self.result.door is None or not isinstance(event.value, str):
             return
         plot_data = self.result.door.plots
         label = next((lab for lab, rid in plot_data.heatmap_runs(self.result.analysis) if rid == event.value), "")
@@ -460,26 +533,111 @@ class MetricsScreen(SectionScreen):
             self.query_one("#metrics-tabs", TabbedContent).focus()
 
     def action_save(self) -> None:
+        if self.result is not None:
+            self._save_after_asking(self.result)
+
+    @work(exclusive=True, group="metrics-save", exit_on_error=False)
+    async def _save_after_asking(self, result: MetricsResult) -> None:
+        """Ask for the folder (proposed: the study's `metrics-screen` folder under the output folder), ask again
+        before writing into one that holds files, then write what is on screen."""
         from screens.ask_dialog import AskDialog
+        from screens.folder_ask import ask_to_write
+        from workbench.files.defaults import OUTPUT_ENV, default_output
+
+        study_id = result.study_id
+        folder = await self.app.push_screen_wait(AskDialog(
+            f"Save the metrics of {study_id}",
+            "The folder to write: tables.md, one CSV per table and each plot as text. A folder that holds files "
+            f"is asked about first; only files the workbench wrote there are ever replaced. (The proposed folder "
+            f"is under ${OUTPUT_ENV}, or your documents folder.)",
+            value=str(default_output(study_id, "metrics-screen"))))
+        if not folder or result is not self.result:
+            return
+        replace = await ask_to_write(self, folder)
+        if replace is not None and result is self.result:
+            self._save_to(folder, replace)
+
+    def _save_to(self, folder: str, replace: bool = False) -> None:
+        from workbench.files import WriteError
+        from workbench.metrics.saving import save_metrics
+        from workbench.simmodel.label import is_simulated
+        from workbench.studies.lookup import load_study
 
         if self.result is None:
             return
         study_id = self.result.study_id
-        self.app.push_screen(AskDialog(
-            f"Save the metrics of {study_id}",
-            "The folder to write (replaced whole): tables.md, one CSV per table and each plot as text.",
-            value=f"{study_id}-metrics"), callback=self._save_to)
-
-    def _save_to(self, folder: str | None) -> None:
-        from workbench.files import WriteError
-        from workbench.metrics.saving import save_metrics
-
-        if not folder or self.result is None:
-            return
         plots = {plot.id.removeprefix("plot-"): plot.as_text() for plot in self.query(MetricPlot)}
         try:
-            written = save_metrics(folder, self.result.study_id, self.result.tables, plots)
+            written = save_metrics(folder, study_id, self.result.tables, plots, text=self.result.text,
+                                   replace=replace,
+                                   simulated=is_simulated(load_study(self.app.db, study_id)["definition"]))
         except WriteError as exc:
             self.notify(f"nothing saved: {exc}", title="Save", severity="error", timeout=10)
             return
         self.notify(f"saved {len(written)} files to {folder}", title="Save")
+
+    # -- DQ-3 concerns ----------------------------------------------------------------------------------
+
+    def action_assess_concerns(self) -> None:
+        if self.study_id and not self.concerns_busy:
+            self.concerns_busy = True
+            self.refresh_bindings()
+            self._status(f"{self.study_id}: assessing DQ-3 concern coverage ...")
+            self._assess(self.study_id)
+
+    @work(thread=True, group="metrics-concerns", exit_on_error=False)
+    def _assess(self, study_id: str) -> str:
+        """`metrics STUDY --assess-concerns` in a thread of its own (its own store connection and event loop):
+        the same door, the same model, the same summary."""
+        import asyncio
+
+        from workbench.cli.metrics_cmd import concern_settings
+        from workbench.paths import open_workbench_store
+        from workbench.studies.lookup import load_study
+
+        def tell(line: str) -> None:
+            self.app.call_from_thread(self._status, f"{study_id}: DQ-3 {line}")
+
+        db = open_workbench_store(self.app.db_path, migrate=False)
+        try:
+            settings = concern_settings(load_study(db, study_id)["definition"], db)
+            summary = asyncio.run(self._door().assess_concerns(db, self.app.db_path, study_id, settings,
+                                                               progress=tell))
+        finally:
+            db.close()
+        text = f"concerns: {summary.text()}"
+        if summary.runs_asked and not summary.runs_assessed:
+            text += "; DQ-3 stays undefined (no reply could be read; check the model, or record concerns with k)"
+        return text
+
+    def action_record_concerns(self) -> None:
+        if self.study_id and not self.concerns_busy:
+            self._record_after_asking(self.study_id)
+
+    @work(exclusive=True, group="metrics-concerns-ask", exit_on_error=False)
+    async def _record_after_asking(self, study_id: str) -> None:
+        from screens.ask_dialog import AskDialog
+
+        path = await self.app.push_screen_wait(AskDialog(
+            f"Record DQ-3 concerns of {study_id}", "The concern file to read (as `metrics STUDY "
+            "--record-concerns FILE`):"))
+        if not path:
+            return
+        rater = await self.app.push_screen_wait(AskDialog(f"Record DQ-3 concerns of {study_id}",
+                                                          "The rater whose concern scores these are:"))
+        if rater:
+            self.concerns_busy = True
+            self.refresh_bindings()
+            self._record(study_id, path, rater)
+
+    @work(thread=True, group="metrics-concerns", exit_on_error=False)
+    def _record(self, study_id: str, path: str, rater: str) -> str:
+        from workbench.paths import open_workbench_store
+
+        db = open_workbench_store(self.app.db_path, migrate=False)
+        try:
+            n = self._door().record_concerns(db, study_id, rater, path)
+        finally:
+            db.close()
+        return f"recorded {n} concern score(s) by {rater} for study {study_id}"
+

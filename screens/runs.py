@@ -29,7 +29,7 @@ from screens.commands import ListProvider
 from screens.protocol_panels import PanelFeed, open_panel, study_panels
 from screens.run_transcript import TranscriptView
 from screens.widgets.run_grid import RunGrid
-from screens.widgets.section import SectionScreen
+from screens.widgets.section import SectionScreen, chosen_study
 from screens.widgets.unsaved_guard import UnsavedGuard
 from workbench.runs.view import LiveStudy, grid_states, progress_line, status_label, stored_totals_line
 
@@ -108,6 +108,8 @@ class RunsScreen(UnsavedGuard, SectionScreen):
         self.summary = None
         self.outcome: Text | None = None  # the last run's summary or failure, shown under the grid
         self._wanted: str | None = None
+        self._followed: str | None = None   # the last study followed from Studies (followed once per choice)
+        self._following: str | None = None  # the study shown because it was chosen in Studies
         self._worker: Worker | None = None
         self._timer = None
         self._last_tick = 0.0
@@ -130,6 +132,10 @@ class RunsScreen(UnsavedGuard, SectionScreen):
 
     def on_screen_resume(self) -> None:
         # UnsavedGuard registers this screen: quitting while a study runs asks first.
+        chosen = chosen_study(self.app)
+        if chosen and chosen != self._followed:  # newly chosen in Studies: follow it (said in the study note)
+            self._followed = self._following = chosen
+            self._wanted = self._wanted or chosen
         if self.is_mounted and not self.running:
             self.load_studies(select=self._wanted or self.study_id)
 
@@ -208,7 +214,7 @@ class RunsScreen(UnsavedGuard, SectionScreen):
         self._show_study_note()
         self._show_stored_progress(states)
         view = self.query_one(TranscriptView)
-        if view.run_id is not None and view.run_id not in grid.states:  # another study's run: not this one's
+        if view.run_id not in grid.states and (view.run_id or view.border_title):  # another study's (or its title)
             self.call_later(view.show, None, None, f"{study_id}: no run chosen")
 
     def _show_study_note(self) -> None:
@@ -220,15 +226,20 @@ class RunsScreen(UnsavedGuard, SectionScreen):
         m = study["definition"]["model"]
         frozen = (f"frozen {study['freeze_hash'][:12]}" if study["frozen_at"]
                   else "not frozen yet: s freezes it, then runs it")
+        chosen = ("  ·  chosen in Studies", "dim") if self._following == self.study_id else ""
         self.query_one("#study-note", Static).update(Text.assemble(
             ("model ", "dim"), m["name"], (f" @ {m['api_base']}" if m["api_base"] else ""),
-            ("  ·  ", "dim"), frozen))
+            ("  ·  ", "dim"), frozen, chosen))
 
     def _show_stored_progress(self, states: list[dict]) -> None:
-        done = sum(1 for s in states if s["status"] == "done")
+        """The bar: runs finished (done, with or without counted errors: workbench.studies.counts)."""
+        from workbench.studies.counts import FINISHED, study_counts
+
+        done = sum(1 for s in states if s["status"] in FINISHED)
         bar = self.query_one("#study-progress", ProgressBar)
         bar.update(total=max(len(states), 1), progress=done)
-        self.query_one("#progress-text", Static).update(stored_totals_line(states) if states else "")
+        line = stored_totals_line(states, study_counts(self.app.db, self.study_id)) if states else ""
+        self.query_one("#progress-text", Static).update(line)
 
     # -- running ----------------------------------------------------------------------------------
 

@@ -85,6 +85,10 @@ class ScoringScreen(UnsavedGuard, SectionScreen):
                     "cell", "response", "tab", "scroll_response", "scroll_context", "scroll_guide", "back",
                     "leave_desk"}
     SUB_TITLE = "Scoring"
+    # the footer's keys at 80 columns (widgets/footer.py): the rest are in help (?) and the palette
+    # (Esc, leaving the desk, is named on the section bar above the desk)
+    NARROW_KEYS = frozenset({"score", "note", "undo", "next_pair", "toggle_context", "rubric_guide",
+                             "switch_rater", "back"})
     CSS_PATH = "styles/scoring.tcss"
     AUTO_FOCUS = None
     COMMANDS = SectionScreen.COMMANDS | {ScoringCommands}
@@ -450,7 +454,7 @@ class ScoringScreen(UnsavedGuard, SectionScreen):
         if s is None or s.view is None or s.focused_cell is None:
             return
         rubric = next(r for r in s.view.rubrics if r.id == s.focused_cell.rubric_id)
-        self.app.push_screen(RubricGuide(rubric))
+        self.app.push_screen(RubricGuide(rubric, s.focused_cell.criterion_id))
 
     def action_scroll_response(self, delta: int) -> None:
         if self.session is not None:

@@ -145,19 +145,30 @@ class RubricGuide(ModalScreen[None]):
         Binding("escape,r,q", "close", "Close", id="rubric_guide.close", tooltip="Back to scoring"),
     ]
 
-    def __init__(self, rubric: RubricView) -> None:
+    def __init__(self, rubric: RubricView, criterion_id: str | None = None) -> None:
+        """`criterion_id`: the focused criterion, scrolled into view (at 80x24 this guide is where its anchors
+        are read: the desk folds them away)."""
         super().__init__()
         self.rubric = rubric
+        self.criterion_id = criterion_id
 
     def compose(self) -> ComposeResult:
         with VerticalScroll(id="guide-body"):
-            yield Static(self.render_rubric(self.rubric), id="guide-text")
+            yield Static(self.render_head(self.rubric), id="guide-text")
+            for k, criterion in enumerate(self.rubric.criteria):
+                yield Static(self.render_criterion(criterion), id=f"guide-criterion-{k}")
+            yield Static(Text("escape closes", style="dim"))
 
     def on_mount(self) -> None:
-        self.query_one("#guide-body").focus()
+        body = self.query_one("#guide-body")
+        body.focus()
+        k = next((k for k, c in enumerate(self.rubric.criteria) if c.id == self.criterion_id), None)
+        if k:
+            self.call_after_refresh(body.scroll_to_widget, self.query_one(f"#guide-criterion-{k}"), animate=False,
+                                    top=True)
 
     @staticmethod
-    def render_rubric(rubric: RubricView) -> Group:
+    def render_head(rubric: RubricView) -> Group:
         parts: list = [Text(rubric.name, style="bold underline"), Text("")]
         parts += procedure_lines(rubric)
         if rubric.procedure:
@@ -165,13 +176,15 @@ class RubricGuide(ModalScreen[None]):
         if rubric.instructions.strip():
             parts.append(Text(rubric.instructions.strip()))
             parts.append(Text(""))
-        for criterion in rubric.criteria:
-            parts.append(Text(f"{criterion.name}  ({criterion.min}–{criterion.max})", style="bold"))
-            parts.append(Text(criterion.question, style="italic"))
-            for anchor in criterion.anchors:
-                parts.append(Text.assemble((f"  {anchor.score} {anchor.label}", "bold"), f" — {anchor.text}"))
-            parts.append(Text(""))
-        parts.append(Text("escape closes", style="dim"))
+        return Group(*parts)
+
+    @staticmethod
+    def render_criterion(criterion) -> Group:
+        parts: list = [Text(f"{criterion.name}  ({criterion.min}–{criterion.max})", style="bold"),
+                       Text(criterion.question, style="italic")]
+        for anchor in criterion.anchors:
+            parts.append(Text.assemble((f"  {anchor.score} {anchor.label}", "bold"), f" — {anchor.text}"))
+        parts.append(Text(""))
         return Group(*parts)
 
     def action_close(self) -> None:

@@ -60,7 +60,19 @@ class SettingsScreen(UnsavedGuard, SectionScreen):
                 tooltip="Make one tiny call with the chosen role's model (as in the form) and report latency or the error"),
         Binding("delete", "remove_limit", "Remove limit", id="settings.remove_limit", show=False,
                 tooltip="Remove the rate limit selected in the table"),
+        Binding("escape", "leave_field", "Leave field", id="settings.leave_field", show=False,
+                tooltip="Leave the field being typed in: the section keys (1-6) work again"),
     ]
+    PALETTE_SKIP = {"leave_field"}
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "leave_field":
+            return isinstance(self.focused, Input)
+        return True
+
+    def action_leave_field(self) -> None:
+        """Escape in a field: no field has the focus, so the number keys go to the sections, not the field."""
+        self.set_focus(None)
 
     def compose_section(self) -> ComposeResult:
         with VerticalScroll(id="settings-body"):

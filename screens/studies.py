@@ -24,7 +24,7 @@ from textual.worker import Worker, WorkerState
 from screens.commands import ListProvider
 from screens.study_actions import STUDY_WORK, JudgingActions, PacketActions, StudyActions
 from screens.widgets.section import SectionScreen
-from workbench.studies.counts import status_text
+from workbench.studies.counts import runs_cell
 
 STATUS_STYLE = {"draft": "yellow", "frozen": "green", "unblinded": "cyan"}  # the store names it (study_status)
 SIM_STYLE = "bold magenta"
@@ -42,14 +42,28 @@ def status_cell(status: str, simulated: bool, text: str | None = None) -> Text:
     return cell
 
 
-def detail_text(summary: str, simulated: bool) -> Text:
+# A study on `sim` some of whose scores a person typed at the desk: they are not a simulated rater's.
+HAND_SCORED_BANNER = ("Every response and number in this study comes from the offline `sim` model with planted "
+                      "effects; its scores typed at the scoring desk are a person's, every other score a simulated "
+                      "rater's.")
+
+
+def detail_text(summary: str, simulated: bool, *, hand_scored: bool = False) -> Text:
     """The study's summary as plain text (its description is the user's words, never markup), under
-    the SIMULATED banner when it is on `sim`."""
+    the SIMULATED banner when it is on `sim` (which does not call hand-typed scores simulated)."""
     from workbench.simmodel.label import BANNER, LABEL
 
     if not simulated:
         return Text(summary)
-    return Text.assemble((LABEL, f"{SIM_STYLE} reverse"), f" {BANNER}\n\n", summary)
+    return Text.assemble((LABEL, f"{SIM_STYLE} reverse"), f" {HAND_SCORED_BANNER if hand_scored else BANNER}\n\n",
+                         summary)
+
+
+def typed_at_the_desk(db, study_id: str) -> bool:
+    """Some score of the study was typed at the scoring desk (not imported from a packet)."""
+    from workbench.studies.counts import scores_by_source
+
+    return bool(scores_by_source(db, study_id).get("tui"))
 
 
 def power_text(doc: dict) -> str:
@@ -74,14 +88,42 @@ def power_text(doc: dict) -> str:
     return "\n".join(lines)
 
 
-def runs_text(counts: dict[str, int]) -> str:
-    """`4/10 done, 1 running, 1 failed`: a study's runs in one short cell."""
-    total = sum(counts.values())
-    if not total:
-        return "not run"
-    extra = [f"{counts[k]} {status_text(k)}" for k in ("done_with_errors", "running", "failed", "cancelled")
-             if counts.get(k)]
-    return ", ".join([f"{counts.get('done', 0)}/{total} done", *extra])
+def power_key(definition: dict) -> str:
+    """What the power analysis depends on: the study's definition (a changed one is another study)."""
+    import json
+
+    return json.dumps(definition, sort_keys=True, default=str)
+
+
+def study_entries(study_ids: list[str], call) -> list[tuple[str, str, object]]:
+    """`studies: <what> <study>` for each stored study; `call(method, study_id)` makes the callback (on the
+    Studies screen itself, or from another section through the app's `in_section`)."""
+    out = []
+    for study_id in study_ids:
+        out += [(f"studies: open {study_id}", "in the form (a frozen study as a copy)",
+                 call("open_study", study_id)),
+                (f"studies: freeze {study_id}", "hash its definition, cases, rubrics and prompts",
+                 call("freeze", study_id)),
+                (f"studies: run {study_id}", "in the Runs section", call("runs", study_id)),
+                (f"studies: judge {study_id}", "run its LLM judges (progress and judge errors on the "
+                 "detail pane)", call("judge", study_id)),
+                (f"studies: pilots {study_id}", "calibration pilots per rater and judge; release a held "
+                 "rater with a reason", call("pilots", study_id)),
+                (f"studies: packet {study_id}", "a rater's offline scoring packet, to a file you name",
+                 call("packet_export", study_id)),
+                (f"studies: adjudicate {study_id}", "hindsight: the disagreements beyond the margin; record "
+                 "a third rater's score or a consensus", call("adjudicate", study_id)),
+                (f"studies: topology review {study_id}", "hindsight, unblinded: code each case and "
+                 "condition Basin / Ridge / Plateau with a reason", call("topology", study_id)),
+                (f"studies: evaluators {study_id}", "quality of every rater and judge, the exclusion rules, "
+                 "a blind review of a judge's verdicts", call("evaluators", study_id)),
+                (f"studies: unblind {study_id}", "open the sealed key (asks, names what it opens, records "
+                 "a reason)", call("unblind", study_id)),
+                (f"studies: report {study_id}", "write the Markdown report to a file you name",
+                 call("report", study_id)),
+                (f"studies: export {study_id}", "tidy tables, Inspect AI logs … to a folder you name",
+                 call("export", study_id))]
+    return out
 
 
 class StudyTable(DataTable):
@@ -111,31 +153,8 @@ class StudyCommands(ListProvider):
                  screen.action_packet_import),
                 ("studies: load a study file", "store a TOML study file, as `study create FILE`",
                  screen.action_load_file)]
-        for study_id in getattr(self, "study_ids", []):
-            out += [(f"studies: open {study_id}", "in the form (a frozen study as a copy)",
-                     partial(screen.open_study, study_id)),
-                    (f"studies: freeze {study_id}", "hash its definition, cases, rubrics and prompts",
-                     partial(screen.freeze, study_id)),
-                    (f"studies: run {study_id}", "in the Runs section", partial(screen.runs, study_id)),
-                    (f"studies: judge {study_id}", "run its LLM judges (progress and judge errors on the "
-                     "detail pane)", partial(screen.judge, study_id)),
-                    (f"studies: pilots {study_id}", "calibration pilots per rater and judge; release a held "
-                     "rater with a reason", partial(screen.pilots, study_id)),
-                    (f"studies: packet {study_id}", "a rater's offline scoring packet, to a file you name",
-                     partial(screen.packet_export, study_id)),
-                    (f"studies: adjudicate {study_id}", "hindsight: the disagreements beyond the margin; record "
-                     "a third rater's score or a consensus", partial(screen.adjudicate, study_id)),
-                    (f"studies: topology review {study_id}", "hindsight, unblinded: code each case and "
-                     "condition Basin / Ridge / Plateau with a reason", partial(screen.topology, study_id)),
-                    (f"studies: evaluators {study_id}", "quality of every rater and judge, the exclusion rules, "
-                     "a blind review of a judge's verdicts", partial(screen.evaluators, study_id)),
-                    (f"studies: unblind {study_id}", "open the sealed key (asks, names what it opens, records "
-                     "a reason)", partial(screen.unblind, study_id)),
-                    (f"studies: report {study_id}", "write the Markdown report to a file you name",
-                     partial(screen.report, study_id)),
-                    (f"studies: export {study_id}", "tidy tables, Inspect AI logs … to a folder you name",
-                     partial(screen.export, study_id))]
-        return out
+        on_screen = lambda name, *a: partial(getattr(screen, name), *a)  # noqa: E731
+        return out + study_entries(getattr(self, "study_ids", []), on_screen)
 
 
 class StudiesScreen(StudyActions, JudgingActions, PacketActions, SectionScreen):
@@ -144,6 +163,16 @@ class StudiesScreen(StudyActions, JudgingActions, PacketActions, SectionScreen):
     x exports."""
 
     SECTION_ID = "studies"
+
+    @classmethod
+    async def palette_entries(cls, app, call) -> list[tuple[str, str, str, object]]:
+        """The per-study commands from another section (screens/commands.py: OtherSections)."""
+        from workbench.studies.lookup import list_studies
+
+        ids = [s["id"] for s in list_studies(app.db)]
+        return [("studies", title, help_text, callback)
+                for title, help_text, callback in study_entries(ids, lambda name, *a: partial(call, name, *a))]
+
     # StudyCommands offers them by study
     PALETTE_SKIP = {"new_study", "load_file", "freeze", "runs", "judge", "pilots", "unblind", "report", "export",
                     "packet_export", "packet_import", "adjudicate", "topology", "cancel_judging", "evaluators"}
@@ -207,6 +236,7 @@ class StudiesScreen(StudyActions, JudgingActions, PacketActions, SectionScreen):
             table.add_column(label, key=key)
         self._select_after_reload: str | None = None
         self._power_cache: dict[str, dict] = {}  # definition (JSON) -> power document
+        self._power_pending: set[str] = set()     # definitions whose power is being computed
 
     def on_screen_resume(self) -> None:
         self.refresh_list()
@@ -226,7 +256,7 @@ class StudiesScreen(StudyActions, JudgingActions, PacketActions, SectionScreen):
         studies = list_studies(db)
         for s in studies:
             table.add_row(s["id"], status_cell(s["status"], is_simulated(s["definition"]), s["status_text"]),
-                          runs_text(run_status_counts(db, s["id"])), key=s["id"])
+                          runs_cell(run_status_counts(db, s["id"])), key=s["id"])
         if keep and any(s["id"] == keep for s in studies):
             table.move_cursor(row=table.get_row_index(keep))
         n = len(studies)
@@ -246,7 +276,10 @@ class StudiesScreen(StudyActions, JudgingActions, PacketActions, SectionScreen):
 
     @on(DataTable.RowHighlighted, "#study-table")
     def _highlighted(self, event: DataTable.RowHighlighted) -> None:
-        self.show_detail(event.row_key.value if event.row_key else None)
+        study_id = event.row_key.value if event.row_key else None
+        if study_id is not None and hasattr(self.app, "chosen_study"):
+            self.app.chosen_study = study_id  # Runs and Metrics follow it
+        self.show_detail(study_id)
 
     def show_detail(self, study_id: str | None) -> None:
         from workbench.simmodel.label import is_simulated
@@ -254,6 +287,7 @@ class StudiesScreen(StudyActions, JudgingActions, PacketActions, SectionScreen):
 
         out = self.query_one("#study-summary", Static)
         power = self.query_one("#study-power", Static)
+        self._show_work(study_id)  # another study's judging is not said above this one's details
         if study_id is None:
             out.update("")
             power.update("")
@@ -264,32 +298,29 @@ class StudiesScreen(StudyActions, JudgingActions, PacketActions, SectionScreen):
             out.update(str(exc))
             power.update("")
             return
-        out.update(detail_text(summary_text(summary), is_simulated(summary["definition"])))
+        simulated = is_simulated(summary["definition"])
+        out.update(detail_text(summary_text(summary), simulated,
+                               hand_scored=simulated and typed_at_the_desk(self.app.db, study_id)))
+        key = power_key(summary["definition"])
+        doc = self._power_cache.get(key)
+        if doc is not None:  # computed once per definition: moving through the list recomputes nothing
+            power.update(power_text(doc))
+            return
         power.update("Power: computing ...")
-        self.compute_power(study_id)
+        if key not in self._power_pending:  # already being computed: its result is shown when it comes
+            self._power_pending.add(key)
+            self.compute_power(study_id, summary["definition"])
 
     # -- the power panel ----------------------------------------------------------------------------
 
-    @work(thread=True, exclusive=True, group=POWER_GROUP, exit_on_error=False)
-    def compute_power(self, study_id: str) -> tuple[str, dict]:
-        """The study's power document, off the event loop (a second or two on the statistics core), on a
-        store connection of this thread's own; the same definition is computed once."""
-        import json
-
-        from workbench.paths import thread_connection
+    @work(thread=True, group=POWER_GROUP, exit_on_error=False)
+    def compute_power(self, study_id: str, definition: dict) -> tuple[str, str, dict]:
+        """The study's power document, off the event loop (a second or two on the statistics core); each
+        definition is computed once (not exclusive: a study left before its power came is not computed
+        again on return)."""
         from workbench.simulation.power import power_document
-        from workbench.studies.lookup import load_study
 
-        db = thread_connection(self.app.db)
-        try:
-            definition = load_study(db, study_id)["definition"]
-        finally:
-            if db is not self.app.db:
-                db.close()
-        key = json.dumps(definition, sort_keys=True, default=str)
-        if key not in self._power_cache:
-            self._power_cache[key] = power_document(definition)
-        return study_id, self._power_cache[key]
+        return study_id, power_key(definition), power_document(definition)
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         if event.worker.group == STUDY_WORK:  # a report or an export: say what was written, or why not
@@ -304,10 +335,13 @@ class StudiesScreen(StudyActions, JudgingActions, PacketActions, SectionScreen):
             return
         power = self.query_one("#study-power", Static)
         if event.state == WorkerState.SUCCESS:
-            study_id, doc = event.worker.result
+            study_id, key, doc = event.worker.result
+            self._power_cache[key] = doc
+            self._power_pending.discard(key)
             if study_id == self.selected_study_id():
                 power.update(power_text(doc))
         elif event.state == WorkerState.ERROR:
+            self._power_pending.clear()  # a later look tries again
             power.update(f"Power could not be computed: {event.worker.error}")
 
     def action_refresh(self) -> None:
@@ -412,11 +446,16 @@ class StudiesScreen(StudyActions, JudgingActions, PacketActions, SectionScreen):
     def action_pilots(self) -> None:
         self._on_selected(self.pilots)
 
-    def say_work(self, text: str) -> None:
-        """The long work's progress and outcome (judging), above the study's summary."""
+    def say_work(self, study_id: str, text: str) -> None:
+        """The long work's progress and outcome (judging) of `study_id`, above that study's summary only."""
+        self._work = (study_id, text)
+        self._show_work(self.selected_study_id())
+
+    def _show_work(self, shown: str | None) -> None:
+        study_id, text = getattr(self, "_work", (None, ""))
         line = self.query_one("#study-work", Static)
-        line.update(text)
-        line.display = bool(text)
+        line.update(text if study_id == shown else "")
+        line.display = bool(text) and study_id == shown
 
     def action_packet_export(self) -> None:
         self._on_selected(self.packet_export)

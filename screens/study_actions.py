@@ -130,21 +130,29 @@ class StudyActions:
         export_id = await self.app.push_screen_wait(export_dialog(study_id, exports_for(self.app.db, study_id)))
         if export_id == CANCEL:
             return
+        from screens.folder_ask import ask_to_write
+        from workbench.files.defaults import OUTPUT_ENV, default_output
+
         entry = export_by_id(export_id, self.app.db, study_id)
         folder = await self.app.push_screen_wait(AskDialog(
-            f"{entry.title} of {study_id}", f"The folder to write (replaced whole): {entry.description}.",
-            value=f"{study_id}-{entry.id}"))
-        if folder:
-            self._write_export(study_id, export_id, folder)
+            f"{entry.title} of {study_id}", f"The folder to write: {entry.description}. A folder that holds "
+            f"files is asked about first; only files the workbench wrote there are ever replaced. (The proposed "
+            f"folder is under ${OUTPUT_ENV}, or your documents folder.)",
+            value=str(default_output(study_id, entry.id))))
+        if not folder:
+            return
+        replace = await ask_to_write(self, folder)
+        if replace is not None:
+            self._write_export(study_id, export_id, folder, replace)
 
     @work(thread=True, group=STUDY_WORK, exit_on_error=False)
-    def _write_export(self, study_id: str, export_id: str, folder: str) -> str:
+    def _write_export(self, study_id: str, export_id: str, folder: str, replace: bool = False) -> str:
         from workbench.exports.catalog import export_by_id
         from workbench.paths import thread_connection
 
         db = thread_connection(self.app.db)
         try:
-            return export_by_id(export_id, db, study_id).write(db, study_id, folder).summary
+            return export_by_id(export_id, db, study_id).write(db, study_id, folder, replace=replace).summary
         finally:
             if db is not self.app.db:
                 db.close()
@@ -219,7 +227,7 @@ class JudgingActions:
                         title="Judge", severity="warning")
             return
         self.judging = Judging(study_id)
-        self.say_work(f"judging {study_id} ... (c cancels)")
+        self.say_work(study_id, f"judging {study_id} ... (c cancels)")
         self._judge(self.judging)
 
     def action_cancel_judging(self) -> None:
@@ -227,7 +235,7 @@ class JudgingActions:
             self.notify("Nothing is being judged", title="Judge")
             return
         self.judging.cancel()
-        self.say_work(f"cancelling the judging of {self.judging.study_id} ... (calls in flight are recorded "
+        self.say_work(self.judging.study_id, f"cancelling the judging of {self.judging.study_id} ... (calls in flight are recorded "
                       "as cancelled)")
 
     @work(thread=True, group=STUDY_WORK, exit_on_error=False)
@@ -246,7 +254,7 @@ class JudgingActions:
         study_id = judging.study_id
 
         def tell(message: str) -> None:
-            self.app.call_from_thread(self.say_work, f"judging {study_id}: {message}  (c cancels)")
+            self.app.call_from_thread(self.say_work, study_id, f"judging {study_id}: {message}  (c cancels)")
 
         async def judge(db, gateway):
             judging.started(asyncio.get_running_loop(), asyncio.current_task())
@@ -260,7 +268,7 @@ class JudgingActions:
             except asyncio.CancelledError:
                 text = (f"judging of {study_id} cancelled: calls in flight recorded as cancelled; what was "
                         "judged is kept (j continues)")
-                self.app.call_from_thread(self.say_work, text)
+                self.app.call_from_thread(self.say_work, study_id, text)
                 return text
             finally:
                 keep_log_head(db, study_id)
@@ -269,7 +277,7 @@ class JudgingActions:
             if db is not self.app.db:
                 db.close()
         text = judging_text(report.to_dict())
-        self.app.call_from_thread(self.say_work, text)
+        self.app.call_from_thread(self.say_work, study_id, text)
         self.app.call_from_thread(self.refresh_list)  # the summary's counts, then, say what the work says
         return f"judged {study_id}: " + text.splitlines()[-1]
 

@@ -30,15 +30,24 @@ class KeyFooter(Footer):
     """
 
     def on_resize(self) -> None:
-        self.compact = self.size.width < COMPACT_BELOW
+        compact = self.size.width < COMPACT_BELOW
+        if compact != self.compact and getattr(self.screen, "NARROW_KEYS", None) is not None:
+            self.call_after_refresh(self.recompose)  # the narrow key set changes with the width
+        self.compact = compact
 
     def compose(self):
         if any(b.group for _, b, _, _ in self.screen.active_bindings.values()):
             yield from super().compose()  # grouped keys are composed inside their group: leave them be
             return
         pinned, rest = [], []
+        # below COMPACT_BELOW columns a screen with more keys than fit names the ones that must stay visible
+        essential = getattr(self.screen, "NARROW_KEYS", None) if self.app.size.width < COMPACT_BELOW else None
         for widget in super().compose():
-            is_app_key = getattr(widget, "action", None) in APP_ACTIONS or widget.has_class("-command-palette")
+            action = getattr(widget, "action", None)
+            is_app_key = action in APP_ACTIONS or widget.has_class("-command-palette")
+            name = (action or "").split("(", 1)[0]
+            if essential is not None and name not in essential and (not is_app_key or name == "quit"):
+                continue  # in help (?) and the palette (ctrl+q too); the footer has no room for it here
             (pinned if is_app_key else rest).append(widget)
         yield from rest
         if pinned:

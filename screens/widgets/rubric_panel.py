@@ -155,6 +155,19 @@ def procedure_lines(rubric: RubricView) -> list[Text]:
     return lines
 
 
+def grid_line(view: ItemView, focused_cell: int) -> int:
+    """The line of the criteria grid holding the focused criterion (the header, then each rubric's name line
+    above its criteria)."""
+    line, current = 0, None
+    for index, cell in enumerate(cells_of(view)):
+        if cell.rubric_id != current:
+            current, line = cell.rubric_id, line + 1
+        line += 1
+        if index == focused_cell:
+            break
+    return line
+
+
 class RubricPanel(Horizontal):
     """The criteria grid beside the focused criterion's anchors."""
 
@@ -170,6 +183,14 @@ class RubricPanel(Horizontal):
             yield CriteriaGrid(id="criteria-grid")
         yield AnchorGuide(id="anchor-guide")
 
+    def _keep_in_view(self, views: list[ItemView], focused_cell: int) -> None:
+        """A grid taller than the panel (at 80x24) scrolls so the focused criterion stays in sight."""
+        scroll = self.query_one("#criteria-scroll", VerticalScroll)
+        if views and scroll.size.height:
+            line = grid_line(views[0], focused_cell)
+            if not scroll.scroll_y <= line < scroll.scroll_y + scroll.size.height:
+                scroll.scroll_to(y=max(0, line - scroll.size.height + 2), animate=False)
+
     def show(self, views: list[ItemView], focused_view: int, focused_cell: int, shown: list[int]) -> None:
         """`shown`: indexes of the responses on screen (one in single mode, else all)."""
         grid_views = [views[k] for k in shown]
@@ -178,6 +199,7 @@ class RubricPanel(Horizontal):
         width = self.size.width
         name_width = max(18, min(NAME_WIDTH, width // 2 - 8 - VALUE_WIDTH * len(grid_views))) if width else NAME_WIDTH
         self.query_one(CriteriaGrid).show(grid_views, grid_focus, focused_cell, name_width)
+        self._keep_in_view(grid_views, focused_cell)
         view = views[focused_view] if views else None
         cells = cells_of(view) if view else []
         self.query_one(AnchorGuide).show(view, cells[focused_cell] if cells else None)

@@ -16,6 +16,11 @@ from textual.widgets import Header, Static
 from screens.widgets.footer import KeyFooter
 
 
+def chosen_study(app) -> str | None:
+    """The study last chosen in the Studies section, which Runs and Metrics follow (None: none yet)."""
+    return getattr(app, "chosen_study", None)
+
+
 class SectionBar(Static):
     """One line naming the sections with their keys; the current one is highlighted, each is clickable."""
 

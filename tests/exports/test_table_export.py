@@ -110,7 +110,7 @@ def test_a_failed_write_leaves_the_previous_export_untouched(tmp_path):
         raise OSError(28, "No space left on device", str(tmp / "calls.csv"))
 
     with pytest.raises(WriteError) as caught:
-        write_folder(out, half_then_fail)
+        write_folder(out, half_then_fail, replace=True)
     assert "calls.csv" in str(caught.value) and "No space left" in str(caught.value)
     assert (out / "runs.csv").read_text() == "old\n"
     assert [p.name for p in tmp_path.iterdir()] == ["tables"]          # no temporary sibling left behind

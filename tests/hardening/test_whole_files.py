@@ -66,9 +66,10 @@ def test_calibration_export_on_a_full_disk_leaves_no_partial_folder_and_names_th
     code, stdout, err = batch(capsys, db, "--json", "calibration", "export", study, "--out", str(out))
     assert code == 0, err
     written = json.loads(stdout)
-    assert sorted(os.listdir(written["fidelity"])) == ["k_sweep.csv", "k_sweep.png", "reliability.png",
+    manifest = ".workbench-files"  # each folder lists the files the workbench wrote in it
+    assert sorted(os.listdir(written["fidelity"])) == [manifest, "k_sweep.csv", "k_sweep.png", "reliability.png",
                                                        "reliability_bins.csv", "summary.json"]
-    assert sorted(os.listdir(written["judge"])) == ["agreement.json", "joined.csv", "joined.schema.json",
+    assert sorted(os.listdir(written["judge"])) == [manifest, "agreement.json", "joined.csv", "joined.schema.json",
                                                     "judge_scores.csv"]
     assert sorted(p.name for p in out.iterdir()) == sorted(Path(written[k]).name for k in ("fidelity", "judge"))
 
@@ -98,7 +99,7 @@ def test_a_single_file_command_keeps_the_previous_file_on_a_full_disk(tmp_path, 
     assert target.read_text() != "the previous output\n" and target.stat().st_size > 0
 
 
-def test_faultline_debates_replace_their_folder_whole(tmp_path, capsys, monkeypatch):
+def test_faultline_debates_replace_only_their_own_files_of_a_folder(tmp_path, capsys, monkeypatch):
     import workbench.protocols.faultline.analysis as analysis
 
     db, study = _created(tmp_path, capsys, "faultline-mock", monkeypatch)
@@ -107,18 +108,28 @@ def test_faultline_debates_replace_their_folder_whole(tmp_path, capsys, monkeypa
     out = tmp_path / "debates"
     out.mkdir()
     (out / "old.json").write_text("{}")
+    code, _, err = batch(capsys, db, "faultline", "debates", study, "--out", str(out))
+    line = _one_line(code, err)  # a folder holding a file: refused without --force, naming what it holds
+    assert str(out) in line and "old.json" in line and "--force" in line, line
     with monkeypatch.context() as m:
         _full_file_in_temp_folders(m, f"{study}__topic__plain__1.json")
-        code, _, err = batch(capsys, db, "faultline", "debates", study, "--out", str(out))
+        code, _, err = batch(capsys, db, "faultline", "debates", study, "--out", str(out), "--force")
     line = _one_line(code, err)
     assert str(out) in line, line
-    assert [p.name for p in out.iterdir()] == ["old.json"]  # the previous folder as it was
+    assert [p.name for p in out.iterdir()] == ["old.json"]  # the folder as it was
 
-    code, _, err = batch(capsys, db, "faultline", "debates", study, "--out", str(out))
+    code, _, err = batch(capsys, db, "faultline", "debates", study, "--out", str(out), "--force")
     assert code == 0, err
-    assert sorted(p.name for p in out.iterdir()) == [f"{study}__topic__plain__{i}.json" for i in range(3)]
+    ours = [f"{study}__topic__plain__{i}.json" for i in range(3)]
+    assert sorted(p.name for p in out.iterdir()) == sorted([".workbench-files", "old.json", *ours])
     assert json.loads((out / f"{study}__topic__plain__2.json").read_text())["metrics"] == {"BA": 2}
+    assert (out / "old.json").read_text() == "{}"  # the user's file: never replaced, never deleted
     assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".debates")] == []
+
+    del debates[2]  # written again with one debate fewer: the workbench's stale file goes, the user's stays
+    code, _, err = batch(capsys, db, "faultline", "debates", study, "--out", str(out), "--force")
+    assert code == 0, err
+    assert sorted(p.name for p in out.iterdir()) == sorted([".workbench-files", "old.json", *ours[:2]])
 
 
 def test_a_report_file_holds_no_escape_or_control_bytes_from_a_study(tmp_path, capsys, monkeypatch):

@@ -3,6 +3,9 @@ next/previous, calibration pilots first, quitting mid-item and carrying on, and 
 
 from __future__ import annotations
 
+import html
+import re
+
 
 import pytest
 from scoring_seed import rendered, seed_study
@@ -117,6 +120,50 @@ async def test_at_80x24_the_desk_line_keeps_pair_n_of_m_whole(store):
         assert "pair 1 of 1" in text
         assert where.size.width >= len(text)
         assert app.screen.query_one("#desk-count").size.width >= len("0/2 scored")
+
+
+async def test_at_80x24_the_desk_reads_twelve_lines_keeps_its_keys_and_folds_the_anchors(store):
+    """Issue 33, item 6: at 80x24 a response shows at least 12 lines, the footer keeps the keys a rater needs
+    (score, note, undo, next, case, rubric, rater, leave), the focused criterion stays in the grid's view as
+    the cursor moves, and the anchors fold into r's guide, where every one is whole; at 140x40 they stay
+    beside the grid."""
+    from textual.widgets import Footer
+
+    from screens.scoring_parts import RubricGuide
+
+    seed_study(store)
+    app = make_app(store)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await open_scoring(pilot)
+        await pilot.pause(0.2)
+        response = app.screen.query_one("#response-0")
+        assert response.content_region.height >= 12, response.content_region
+        footer = app.screen.query_one(Footer)
+        edge = footer.query_one(".pinned-keys").region.x  # Quit, Help and the palette key, docked right
+        shown = {k.action.split("(")[0] for k in footer.query("FooterKey") if k.region.right <= edge and k.region.width}
+        assert {"score", "note", "undo", "next_pair", "toggle_context", "rubric_guide", "switch_rater"} <= shown, shown
+        assert "help" in {k.action for k in footer.query_one(".pinned-keys").query("FooterKey")}
+        assert "Esc leave the desk" in str(app.screen.query_one("#section-bar").render())  # Esc: named above
+        assert not app.screen.query_one("#anchor-guide").display  # folded at 80 columns
+        grid = app.screen.query_one("#criteria-scroll")
+        for _ in range(4):  # down to the last criterion: the grid scrolls along
+            await pilot.press("down")
+        await pilot.pause()
+        assert grid.scroll_y > 0
+        await pilot.press("r")
+        await pilot.pause()
+        assert isinstance(app.screen, RubricGuide)
+        cell = app.screen_stack[-2].session.focused_cell
+        rubric = next(r for r in app.screen_stack[-2].session.view.rubrics if r.id == cell.rubric_id)
+        criterion = next(c for c in rubric.criteria if c.id == cell.criterion_id)
+        svg = html.unescape(re.sub(r"<[^>]+>", "", app.export_screenshot())).replace("\xa0", " ")
+        words = " ".join(svg.split())
+        for anchor in criterion.anchors:  # the focused criterion's anchors, on screen at 80 columns
+            assert " ".join(anchor.text.split()[:4]) in words, anchor.text
+    app = make_app(store)
+    async with app.run_test(size=(140, 40)) as pilot:
+        await open_scoring(pilot)
+        assert app.screen.query_one("#anchor-guide").display
 
 
 # -- scoring with the keyboard -------------------------------------------------------------------

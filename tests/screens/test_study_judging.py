@@ -37,7 +37,7 @@ async def test_judging_shows_progress_and_counts_judge_errors(tmp_path, loopback
         await open_studies(pilot)
         screen = app.screen
         show = screen.say_work
-        screen.say_work = lambda text: (said.append(text), show(text))
+        screen.say_work = lambda study_id, text: (said.append(text), show(study_id, text))
         await pilot.press("j")
         work = screen.query_one("#study-work", Static)
         await wait_until(pilot, lambda: screen.judging is None and "judge errors" in str(work.render()),

@@ -113,20 +113,19 @@ def protocol_metrics(args, db, ctx: Context, header: dict, *, csv: bool = False)
         raise CommandError(str(exc.args[0] if exc.args else exc)) from None
 
 
-def concern_settings(args, header: dict, db):
-    """--model / --api-base, else the study's first judge, else the stored judge role's model."""
+def concern_settings(definition: dict, db, model: str | None = None, api_base: str | None = None):
+    """The model that assesses DQ-3 concerns (this command's and the Metrics section's): `model` / `api_base`
+    (--model / --api-base), else the study's first judge, else the stored judge role's model."""
     from workbench.gateway import ModelSettings
 
-    judges = header["definition"].get("judges") or []
-    if args.model:
-        model, api_base = args.model, args.api_base
-    elif judges:
-        model, api_base = judges[0].get("model") or "mock", args.api_base or judges[0].get("api_base")
-    else:
+    judges = definition.get("judges") or []
+    if not model and judges:
+        model, api_base = judges[0].get("model") or "mock", api_base or judges[0].get("api_base")
+    elif not model:
         from workbench.gateway.settings import role_settings
 
         role = role_settings(db, "judge")
-        model, api_base = role.model, args.api_base or role.api_base
+        model, api_base = role.model, api_base or role.api_base
     return ModelSettings(model=model, api_base=api_base or None, temperature=0.0, max_tokens=800)
 
 
@@ -219,7 +218,7 @@ def assess_concerns(args, ctx: Context, db, header: dict, protocol) -> None:
     from workbench.gateway import GatewayError
 
     assess_study_concerns = protocol.analysis().assess_concerns
-    settings = concern_settings(args, header, db)
+    settings = concern_settings(header["definition"], db, args.model, args.api_base)
     ctx.info(f"assessing DQ-3 concern coverage with {settings.model} ...")
     try:
         summary = run_interruptible(  # a signal: in-flight calls recorded as cancelled, assessed runs kept

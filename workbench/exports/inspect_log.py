@@ -50,6 +50,12 @@ def _spec(record: StudyRecord, *, task_name: str, model: str, condition: str | N
 
     study = record.study
     metadata = dict(record.provenance, study=study["id"])
+    from workbench.simmodel.label import LABEL, is_simulated
+
+    # every log of a simulated study says so, whatever its samples hold (the label only: the banner names the
+    # model, which a blind export must not)
+    if is_simulated(study["definition"]):
+        metadata.update(simulated=True, label=LABEL)
     if condition is not None:
         metadata["condition"] = condition
     return EvalSpec(

@@ -248,12 +248,17 @@ def write_tables(tables: list[Table], record: StudyRecord, folder: Path) -> list
         resources.append({"name": t.name, "path": path.name, "profile": "tabular-data-resource", "format": "csv",
                           "mediatype": "text/csv", "encoding": "utf-8", "description": t.description,
                           "schema": _schema(t)})
+    from workbench.simmodel.label import BANNER, LABEL
+
+    mark = f" ({LABEL})" if simulated(record) else ""
     package = {"profile": "tabular-data-package", "name": record.study["id"],
-               "title": f"{record.study['id']} ({record.protocol})",
+               "title": f"{record.study['id']} ({record.protocol}){mark}",
                "description": "Exported by Hindsight Workbench `export table`; every column is documented in "
                               "its resource's schema.",
                "version": str(record.provenance["workbench_version"]), "created": _now(),
                "workbench": record.provenance, "resources": resources}
+    if mark:
+        package = {"simulated": True, "simulated_banner": f"{LABEL}: {BANNER}", **package}
     descriptor = folder / "datapackage.json"
     descriptor.write_text(json.dumps(package, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
     return paths + [descriptor]
@@ -272,4 +277,20 @@ def study_tables(db, record: StudyRecord, *, with_text: bool, measures) -> list[
     extra = measures_table(record, measures)
     if extra is not None:
         tables.append(extra)
-    return tables
+    return [label_simulated(t) for t in tables] if simulated(record) else tables
+
+
+def simulated(record: StudyRecord) -> bool:
+    from workbench.simmodel.label import is_simulated
+
+    return is_simulated(record.study["definition"])
+
+
+def label_simulated(table: Table) -> Table:
+    """A table of a study on `sim`: every row carries the label in its first column (`simulated`), so that no
+    row read alone passes for a model's answer or a person's score."""
+    from workbench.simmodel.label import BANNER, LABEL
+
+    column = _c("simulated", "string", f"{LABEL}: {BANNER}", enum=[LABEL], required=True)
+    return Table(table.name, f"{LABEL}. {table.description}", [column, *table.columns],
+                 [{"simulated": LABEL, **row} for row in table.rows], table.primary_key, table.foreign_keys)

@@ -137,15 +137,16 @@ def cell_fields(state: dict, now: float | None = None, started_at: float | None 
     }
 
 
-def stored_totals_line(states: list[dict]) -> str:
-    """The study's line under the grid when nothing is running: runs by status, tokens, cost."""
+def stored_totals_line(states: list[dict], study) -> str:
+    """The study's line under the grid when nothing is running: runs by status, then the tokens and cost of
+    the calls made (`study`: workbench.studies.counts.StudyCounts, the one definition; replayed calls cost
+    nothing and add no tokens)."""
     counts: dict[str, int] = {}
     for s in states:
         label = status_label(s)
         counts[label] = counts.get(label, 0) + 1
-    tokens = sum((s["input_tokens"] or 0) + (s["output_tokens"] or 0) for s in states)
-    cost = sum(s["cost"] or 0.0 for s in states)
-    unknown = any(s["cost_unknown"] for s in states)
+    tokens = study.input_tokens + study.output_tokens
+    cost, unknown = study.cost, bool(study.cost_unknown_calls)
     order = ("done", "done with errors", "running", "interrupted", "pending", "failed", "cancelled")
     parts = [f"{counts[k]} {k}" for k in order if counts.get(k)]
     cut = sum(1 for s in states if s.get("truncated"))

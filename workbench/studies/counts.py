@@ -12,13 +12,19 @@ Every count here is over the whole study, read from the store:
   current verdict, and of those the pairs whose current verdict is a judge_error; a retried error that fails
   again is still one. Pilot items count like the others, as in the judging summary.
 - truncated: per condition, the finished outputs and how many of them end in a reply cut at max_tokens.
-- runs `done_with_errors`: finished runs whose program ended in a counted error (their own status).
+- runs `done_with_errors`: finished runs whose program ended in a counted error (their own status). A run
+  is finished when it is `done` or `done_with_errors` (FINISHED): the Studies list, the Runs bar and
+  `run`'s progress count both as done; how many ended with errors is said beside it.
+- counted errors: those runs by the kind of error their program counted (the text before its first `:`,
+  e.g. `judge_error` for a calibration judge run whose reply never parsed), per condition. A run that is a
+  judge's (its counted error is a `judge_error`) is judged like a verdict, so `judge errors` counts both.
 - calls lost: requests journaled as sent whose process died before their reply was recorded (paid, the
   replies lost; `workbench.gateway.journal`), with their estimated cost, apart from the calls made.
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import asdict, dataclass
 
 import sqlite_utils
@@ -48,6 +54,7 @@ class StudyCounts:
                                # have reached the model)
     truncated: dict[str, dict[str, int]] | None = None   # condition -> {"outputs", "truncated"}
     lost: LostCalls = LostCalls()   # requests sent and never answered: their process died first
+    counted_errors: dict[str, dict[str, int]] | None = None  # error kind -> condition -> runs (done_with_errors)
 
     @property
     def outputs_truncated(self) -> int:
@@ -68,6 +75,23 @@ class StudyCounts:
         return f"{total} runs: " + (", ".join(f"{v} {status_text(k)}" for k, v in self.runs.items() if v)
                                     or "none")
 
+    def errors_text(self) -> str | None:
+        """`counted errors: judge_error 3000 (claude 1000, gpt4o-mini 1000, llama 1000)`, or None."""
+        if not self.counted_errors:
+            return None
+        return "counted errors: " + "; ".join(
+            f"{kind} {sum(by.values())} (" + ", ".join(f"{c} {n}" for c, n in by.items()) + ")"
+            for kind, by in self.counted_errors.items())
+
+    def judging_text(self) -> str:
+        """Verdicts on blind items (`60 item-rubric pairs judged: …`), or, for a protocol whose judges are its
+        runs (calibration), those runs' judge errors."""
+        judge_runs = sum((self.counted_errors or {}).get(JUDGE_ERROR, {}).values())
+        if judge_runs and not self.judged:
+            return f"{judge_runs} judge errors in judge runs (no verdicts on blind items)"
+        return units.judged_text(self.judged, self.judge_errors - judge_runs) + (
+            f"; {judge_runs} judge errors in judge runs" if judge_runs else "")
+
     def truncated_text(self) -> str | None:
         """`outputs cut at max_tokens: B1 2/3, C1 1/3`, or None when no output was cut."""
         if not self.outputs_truncated:
@@ -80,11 +104,11 @@ class StudyCounts:
         cancelled = f", {self.calls_cancelled} cancelled in flight" if self.calls_cancelled else ""
         return (f"{self.calls_made} calls made ({self.calls_ok} ok, {self.calls_failed} failed{cancelled}), "
                 f"{self.calls_replayed} replayed; {self.input_tokens} input + {self.output_tokens} output tokens, "
-                f"{cost}; {units.judged_text(self.judged, self.judge_errors)}")
+                f"{cost}; {self.judging_text()}")
 
     def text(self) -> str:
         """The lines every place prints: runs, calls, and the cut outputs when there are any."""
-        extra = [line for line in (self.truncated_text(), self.lost.text()) if line]
+        extra = [line for line in (self.errors_text(), self.truncated_text(), self.lost.text()) if line]
         return "\n".join([self.runs_text(), self.calls_text(), *extra])
 
 
@@ -93,13 +117,64 @@ def status_text(status: str) -> str:
     return status.replace("_", " ")
 
 
+FINISHED = ("done", "done_with_errors")
+JUDGE_ERROR = "judge_error"
+_KIND = re.compile(r"([a-z_]+):")
+
+
+def finished(runs: dict[str, int]) -> int:
+    """Runs that ran to their end, with or without a counted error."""
+    return sum(runs.get(s, 0) for s in FINISHED)
+
+
+def runs_cell(runs: dict[str, int]) -> str:
+    """`3000/3000 done (3000 with errors), 1 running`: a study's runs in one short cell (the Studies list)."""
+    total = sum(runs.values())
+    if not total:
+        return "not run"
+    head = f"{finished(runs)}/{total} done"
+    if runs.get("done_with_errors"):
+        head += f" ({runs['done_with_errors']} with errors)"
+    return ", ".join([head, *(f"{runs[k]} {status_text(k)}" for k in ("running", "failed", "cancelled")
+                              if runs.get(k))])
+
+
+def error_kind(error: str | None) -> str:
+    """`judge_error` of `judge_error: the reply contained no valid JSON object`; `error` if it names none."""
+    match = _KIND.match(error or "")
+    return match.group(1) if match else "error"
+
+
+def counted_errors(runs: list[dict]) -> dict[str, dict[str, int]]:
+    """The runs `done_with_errors` by their counted error's kind, then by condition."""
+    out: dict[str, dict[str, int]] = {}
+    for r in runs:
+        if r["status"] == "done_with_errors":
+            by = out.setdefault(error_kind(r.get("error")), {})
+            by[r["condition"]] = by.get(r["condition"], 0) + 1
+    return out
+
+
 def study_counts(db: sqlite_utils.Database, study_id: str) -> StudyCounts:
     spent = call_rows.spent(db, study_id=study_id)
     judged, errors = verdict_rows.current_verdict_pairs(db, study_id)
+    errored = counted_errors(run_rows.list_runs(db, study_id))
     return StudyCounts(
         runs={k: v for k, v in run_rows.status_counts(db, study_id).items()},
         calls_made=spent["attempts"], calls_ok=spent["ok"], calls_failed=spent["attempts"] - spent["ok"],
         calls_replayed=spent["replayed"], input_tokens=spent["input_tokens"], output_tokens=spent["output_tokens"],
         cost=round(float(spent["cost"]), 6), cost_unknown_calls=spent["cost_unknown_calls"],
-        judged=judged, judge_errors=errors, calls_cancelled=spent["cancelled"],
-        truncated=run_rows.truncated_counts(db, study_id), lost=lost_calls(db, study_id))
+        judged=judged, judge_errors=errors + sum(errored.get(JUDGE_ERROR, {}).values()),
+        calls_cancelled=spent["cancelled"], truncated=run_rows.truncated_counts(db, study_id),
+        counted_errors=errored, lost=lost_calls(db, study_id))
+
+
+def scores_by_source(db: sqlite_utils.Database, study_id: str) -> dict[str, int]:
+    """The study's score rows by where they came from: `tui` (typed at the scoring desk), `packet` (a rater's
+    packet, a simulated rater's included)."""
+    from store import scores as score_rows
+
+    out: dict[str, int] = {}
+    for row in score_rows.study_rows(db, study_id):
+        out[row.get("source") or ""] = out.get(row.get("source") or "", 0) + 1
+    return out

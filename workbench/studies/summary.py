@@ -122,6 +122,8 @@ def summary_text(s: dict) -> str:
     counts = StudyCounts.from_dict(s["counts"])
     lines.append(f"runs        {s['planned_runs']} planned; {counts.runs_text()}")
     lines.append(f"counts      {counts.calls_text()}")
+    if counts.errors_text():
+        lines.append(f"errors      {counts.errors_text()}")
     if counts.truncated_text():
         lines.append(f"truncated   {counts.truncated_text()}")
     if counts.lost.text():

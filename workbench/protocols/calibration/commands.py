@@ -143,7 +143,7 @@ def export_entries() -> list:
     from workbench.exports.catalog import Export, ExportDone
     from workbench.protocols.calibration.exports import export_all
 
-    def write(db, study_id: str, out) -> ExportDone:
+    def write(db, study_id: str, out, *, replace: bool = False) -> ExportDone:  # new folders: nothing replaced
         done = export_all(db, study_id, out)
         return ExportDone([Path(done["fidelity"]), Path(done["judge"])],
                           f"wrote {done['fidelity']} and {done['judge']}: {done['document']['outcome']['summary']}",

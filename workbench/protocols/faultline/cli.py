@@ -2,7 +2,9 @@
 
     faultline graphs STUDY                    build the belief graphs the study needs (before its freeze)
     faultline graph STUDY PERSONA [--size N]  show one persona's belief graph
-    faultline debates STUDY --out DIR         one JSON document per debate, with its metrics (DIR replaced whole)
+    faultline debates STUDY --out DIR [--force]  one JSON document per debate, with its metrics (a folder
+                                              holding anything needs --force; only the workbench's files in it
+                                              are replaced)
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ from pathlib import Path
 from workbench.cli.connection_options import add_connection_options
 from workbench.cli.context import OK, CommandError, Context, protocol_study
 from workbench.cli.examples import examples
-from workbench.files import write_folder
+from workbench.files import FolderNotEmpty, write_folder
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -42,11 +44,14 @@ def register(sub: argparse._SubParsersAction) -> None:
     s.add_argument("--size", type=int, default=None, help="nodes (default: every size built)")
     s.set_defaults(handler=show)
     d = fsub.add_parser("debates", help="write one JSON document per debate, with its metrics",
-                        description="Write one JSON document per debate run into DIR (the folder is replaced "
-                                    "whole), each with the debate's metrics as `metrics STUDY` computes them.",
+                        description="Write one JSON document per debate run into DIR, each with the debate's "
+                                    "metrics as `metrics STUDY` computes them. A DIR that holds anything needs "
+                                    "--force, which replaces only the files the workbench wrote there.",
                         **examples("workbench --batch faultline debates faultline-mock --out debates/"))
     d.add_argument("study", metavar="STUDY")
     d.add_argument("--out", metavar="DIR", required=True)
+    d.add_argument("--force", action="store_true",
+                   help="write into a DIR that holds files: the workbench's own there are replaced, others kept")
     d.set_defaults(handler=debates)
 
 
@@ -119,13 +124,14 @@ def show(args, ctx: Context) -> int:
     return OK
 
 
-def write_debates(db, study_id: str, definition: dict, out) -> int:
-    """One JSON document per debate, with its metrics, in the folder `out` (replaced whole); returns how many."""
+def write_debates(db, study_id: str, definition: dict, out, *, replace: bool = False) -> int:
+    """One JSON document per debate, with its metrics, in the folder `out` (workbench.files.write_folder:
+    `replace` to write into one that holds files); returns how many."""
     from workbench.protocols.faultline.analysis import study_metrics
 
     doc = study_metrics(db, study_id, definition)
 
-    def fill(tmp: Path) -> list[Path]:  # the folder is replaced whole: a fault leaves the old one or none
+    def fill(tmp: Path) -> list[Path]:
         written = []
         for d in doc["debates"]:
             path = tmp / (d["run_id"].replace("/", "__") + ".json")
@@ -133,7 +139,7 @@ def write_debates(db, study_id: str, definition: dict, out) -> int:
             written.append(path)
         return written
 
-    write_folder(Path(out), fill)
+    write_folder(Path(out), fill, replace=replace)
     return len(doc["debates"])
 
 
@@ -142,8 +148,8 @@ def export_entries() -> list:
     from workbench.exports.catalog import Export, ExportDone
     from workbench.studies.lookup import load_study
 
-    def write(db, study_id: str, out) -> ExportDone:
-        n = write_debates(db, study_id, load_study(db, study_id)["definition"], out)
+    def write(db, study_id: str, out, *, replace: bool = False) -> ExportDone:
+        n = write_debates(db, study_id, load_study(db, study_id)["definition"], out, replace=replace)
         return ExportDone([Path(out)], f"wrote {n} debate document(s) of {study_id} to {out}", {"written": n})
 
     return [Export("faultline-debates", "Debate documents (JSON)", "one JSON document per debate with its "
@@ -153,6 +159,10 @@ def export_entries() -> list:
 def debates(args, ctx: Context) -> int:
     db = ctx.db()
     out = Path(args.out)
-    n = write_debates(db, args.study, protocol_study(db, args.study, "faultline")["definition"], out)
+    try:
+        n = write_debates(db, args.study, protocol_study(db, args.study, "faultline")["definition"], out,
+                          replace=args.force)
+    except FolderNotEmpty as exc:
+        raise CommandError(f"{exc}; --force replaces the workbench's files there") from None
     ctx.emit({"written": n, "dir": str(out)}, f"{n} documents in {out}")
     return OK

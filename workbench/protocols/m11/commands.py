@@ -74,9 +74,18 @@ def export_entries() -> list:
 
     from workbench.exports.catalog import Export, ExportDone
 
-    def write(db, study_id: str, out) -> ExportDone:
-        path, samples = write_export(db, study_id, Path(out) / "results.json")
-        return ExportDone([path], f"wrote {samples} sample(s) of {study_id} to {path}", {"samples": samples})
+    def write(db, study_id: str, out, *, replace: bool = False) -> ExportDone:
+        from workbench.files import write_folder
+
+        written = {}
+
+        def fill(tmp: Path) -> list[Path]:  # a folder like every export's: nothing the user put there replaced
+            path, written["samples"] = write_export(db, study_id, tmp / "results.json")
+            return [path]
+
+        [path] = write_folder(out, fill, replace=replace)
+        return ExportDone([path], f"wrote {written['samples']} sample(s) of {study_id} to {path}",
+                          {"samples": written["samples"]})
 
     return [Export("m11-results", "M11 results (JSON)", "every sample with its full debate, as `m11 export`",
                    write)]
