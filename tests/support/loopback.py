@@ -306,6 +306,10 @@ class _Handler(BaseHTTPRequestHandler):
             return dict(reply.usage)
         prompt = _count_words(body.get("messages") or [])
         completion = len(reply.pieces())
+        if reply.finish_reason == "length" and body.get("max_tokens"):
+            # a real server that stops at max_tokens has spent exactly max_tokens (fewer: its context window
+            # stopped it, runs/truncation.py's cut_by); a test of a window cut sets `usage` itself
+            completion = int(body["max_tokens"])
         return {"prompt_tokens": prompt, "completion_tokens": completion, "total_tokens": prompt + completion}
 
     def _completion(self, body: dict, reply: Reply) -> dict:
