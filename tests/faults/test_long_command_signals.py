@@ -4,9 +4,12 @@ saying how to resume, exits 130/143/129, and printed its progress on stderr whil
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
 import os
 import signal
+import sqlite3
 import subprocess
 import sys
 import threading
@@ -168,3 +171,67 @@ def test_the_writing_commands_mechanism_unwinds_the_work_where_it_is(sig):
     assert str(caught.value) == (f"{signal.Signals(sig).name}: the work interrupted, the write was rolled back; "
                                  "continue with: workbench --batch again")
     assert signal.getsignal(sig) == before
+
+
+RATERS = 120  # simulated raters: ~0.1 s each, so the command is seconds from done when the second starts
+
+
+@pytest.fixture(scope="module")
+def mock_study(tmp_path_factory) -> Path:
+    """glenda-crock-mock, run (offline), with RATERS raters: the store each test copies."""
+    folder = tmp_path_factory.mktemp("mock")
+    (folder / "cases").symlink_to(ROOT / "cases")
+    names = ", ".join(f'"r{i:03d}"' for i in range(RATERS))
+    text = (ROOT / "studies/glenda-crock-mock.toml").read_text()
+    assert 'raters = ["rater-a", "rater-b"]' in text
+    study = folder / "glenda-crock-mock.toml"
+    study.write_text(text.replace('raters = ["rater-a", "rater-b"]', f"raters = [{names}]"))
+    db = folder / "s.db"
+    with contextlib.redirect_stderr(io.StringIO()):
+        assert main(["--batch", "--db", str(db), "study", "create", str(study)]) == 0
+        assert main(["--batch", "--db", str(db), "run", "glenda-crock-mock"]) == 0
+    return db
+
+
+def copy_store(source: Path, to: Path) -> Path:
+    with sqlite3.connect(source) as src, sqlite3.connect(to) as dst:
+        src.backup(dst)
+    return to
+
+
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM, signal.SIGHUP])
+def test_simulate_raters_stops_on_a_signal_keeps_whole_packets_and_says_how_to_resume(sig, mock_study, tmp_path):
+    db = copy_store(mock_study, tmp_path / "s.db")
+    cmd = Command(db, "simulate", "raters", "glenda-crock-mock")
+    # the second rater started, so the first is stored, and ~RATERS-2 raters (seconds of work) are left
+    cmd.wait_for(lambda: any(x.startswith(f"simulate raters: r001 (2/{RATERS})") for x in cmd.lines),
+                 "started the second rater")
+    took = cmd.stop_with(sig)
+    line = cmd.check_interrupted(sig, took, "workbench --batch simulate raters glenda-crock-mock")
+    assert "rolled back" in line
+    store = open_store(db)
+    try:
+        scores = {r["rater"]: r["n"] for r in store.query("SELECT rater, count(*) AS n FROM scores GROUP BY rater")}
+        [[imported]] = store.execute("SELECT coalesce(sum(scores_written), 0) FROM packet_imports").fetchall()
+    finally:
+        store.close()
+    assert scores.get("r000", 0) > 0 and len(scores) < RATERS  # the rater done is kept, the rest not started
+    assert sum(scores.values()) == imported  # every stored score is from a whole imported packet: none half
+
+
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM, signal.SIGHUP])
+def test_metrics_assess_concerns_stops_on_a_signal_with_its_calls_recorded_as_cancelled(sig, mock_study, tmp_path):
+    db = copy_store(mock_study, tmp_path / "s.db")
+    with LoopbackServer(lambda body: Reply.hung(60)) as server:
+        cmd = Command(db, "metrics", "glenda-crock-mock", "--assess-concerns", "--model", "openai/concerns",
+                      "--api-base", server.url)
+        cmd.wait_for(lambda: server.count >= 1, "asked the concern model")
+        took = cmd.stop_with(sig)
+    cmd.check_interrupted(sig, took, "workbench --batch metrics glenda-crock-mock --assess-concerns")
+    assert any(x.startswith("assessing DQ-3 concern coverage with openai/concerns") for x in cmd.lines)
+    store = open_store(db)
+    try:
+        asked = {r["status"] for r in store.query("SELECT status FROM calls WHERE model = 'openai/concerns'")}
+    finally:
+        store.close()
+    assert asked == {"cancelled"}  # every request in flight on record as cancelled, none left running
