@@ -200,7 +200,8 @@ def copy_store(source: Path, to: Path) -> Path:
 
 
 @pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM, signal.SIGHUP])
-def test_simulate_raters_stops_on_a_signal_keeps_whole_packets_and_says_how_to_resume(sig, mock_study, tmp_path):
+def test_simulate_raters_stops_on_a_signal_keeps_whole_packets_and_says_how_to_resume(sig, mock_study, tmp_path,
+                                                                                      capsys):
     db = copy_store(mock_study, tmp_path / "s.db")
     cmd = Command(db, "simulate", "raters", "glenda-crock-mock")
     # the second rater started, so the first is stored, and ~RATERS-2 raters (seconds of work) are left
@@ -217,6 +218,11 @@ def test_simulate_raters_stops_on_a_signal_keeps_whole_packets_and_says_how_to_r
         store.close()
     assert scores.get("r000", 0) > 0 and len(scores) < RATERS  # the rater done is kept, the rest not started
     assert sum(scores.values()) == imported  # every stored score is from a whole imported packet: none half
+    capsys.readouterr()  # the resume line's command, for the first raters: the rater done is not scored twice
+    assert main(["--batch", "--db", str(db), "--json", "simulate", "raters", "glenda-crock-mock",
+                 "--rater", "r000", "--rater", "r001"]) == 0
+    again = {f["rater"]: f["scores"] for f in json.loads(capsys.readouterr().out)["raters"]}
+    assert again == {"r000": 0, "r001": scores["r000"] - scores.get("r001", 0)}
 
 
 @pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM, signal.SIGHUP])
