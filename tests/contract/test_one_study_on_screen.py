@@ -133,29 +133,38 @@ SHARED = {e.id for e in EXPORTS}
 
 
 def test_every_export_and_save_of_a_sim_study_carries_the_label(four_store, tmp_path):
-    """Issue 33, item 3: every shared entry of the export catalog and the Metrics section's save, on a sim
-    study of every protocol: every file written says SIMULATED (a CSV on every row), but for images.
-    (The protocols' own entries — faultline's debates, M11's results, calibration's folders — are their
-    packages' to label: not yet, and not walked here.)"""
+    """Issue 33, item 3: every entry of the export catalog — the shared ones and each protocol's own
+    (faultline's debates, M11's results, calibration's folders) — and the Metrics section's save, on a sim
+    study of every protocol: every file written carries the SIMULATED mark in its format's place, but for
+    images and Inspect's zipped logs. A JSON document has `"simulated": true` at its top level (an Inspect log in
+its eval metadata), a CSV a
+    `simulated` column saying SIMULATED on every row, a text its first line (a simulated reply quoted in
+    the file does not count: its banner says SIMULATED too)."""
     from store import open_store
     from workbench.exports.catalog import ExportFailed, exports_for
     from workbench.files.folder import MANIFEST
     from workbench.metrics.saving import save_metrics
+    from workbench.protocol.registry import get, names
     from workbench.simmodel.label import LABEL
 
+    with_own_exports = {name for name in names() if get(name).exports()}
+    assert with_own_exports >= {"faultline", "m11", "calibration"}
+    assert with_own_exports <= {s.protocol for s in SIM_STUDIES}, "a protocol's own exports left unwalked"
     db = open_store(four_store)
-    unlabelled = []
+    unlabelled, walked = [], set()
     try:
         for study in SIM_STUDIES:
             folders = []
-            for entry in [e for e in exports_for(db, study.name) if e.id in SHARED]:
+            for entry in exports_for(db, study.name):
                 out = tmp_path / study.name / entry.id
                 try:
                     entry.write(db, study.name, out)
                 except ExportFailed:  # refused for this study (no blind items to export …): nothing written
+                    assert entry.id in SHARED, f"{study.protocol}'s own export {entry.id} refused"
                     assert not out.exists(), entry.id
                     continue
                 folders.append(out)
+                walked.add(entry.id)
             assert tmp_path / study.name / "table" in folders  # the tidy tables, for every protocol
             door = registry_door(study.protocol)
             if door is not None:  # the Metrics section's `w`: what it shows, saved
@@ -166,16 +175,29 @@ def test_every_export_and_save_of_a_sim_study_carries_the_label(four_store, tmp_
             for path in (p for f in folders for p in f.rglob("*") if p.is_file()):
                 if path.name == MANIFEST or path.suffix in (".png", ".eval"):
                     continue
-                text = path.read_text(encoding="utf-8")
-                if path.suffix == ".csv":  # cells may hold line breaks (outputs): read as CSV
-                    rows = list(csv.reader(io.StringIO(text)))[1:]
-                    if any(not any(LABEL in cell for cell in r) for r in rows if r) or not rows and LABEL not in text:
-                        unlabelled.append(str(path.relative_to(tmp_path)))
-                elif LABEL not in text and '"simulated": true' not in text:
+                if not labelled(path, LABEL):
                     unlabelled.append(str(path.relative_to(tmp_path)))
     finally:
         db.close()
+    assert walked >= {e.id for name in with_own_exports for e in get(name).exports()}
     assert not unlabelled, f"written without the {LABEL} label: {unlabelled}"
+
+
+def labelled(path, label: str) -> bool:
+    """The file carries the mark its format has (see the test above)."""
+    import json
+
+    text = path.read_text(encoding="utf-8")
+    if path.suffix == ".json":
+        document = json.loads(text)
+        if isinstance(document, dict) and isinstance(document.get("eval"), dict):  # an Inspect log: its own schema
+            document = document["eval"].get("metadata") or {}                    # holds the mark in its metadata
+        return isinstance(document, dict) and document.get("simulated") is True
+    if path.suffix == ".csv":  # cells may hold line breaks (outputs): read as CSV
+        rows = list(csv.DictReader(io.StringIO(text)))
+        return "simulated" in (csv.DictReader(io.StringIO(text)).fieldnames or []) and \
+            all(row["simulated"] == label for row in rows)
+    return label in text.splitlines()[0] if text else False
 
 
 def registry_door(protocol: str):

@@ -57,8 +57,30 @@ def mark_document(doc, definition: dict | None):
     """A metrics document of a simulated study: the label on the JSON, the text and every CSV row."""
     if not is_simulated(definition):
         return doc
-    doc.document = {"simulated": True, **doc.document, "simulated_banner": f"{LABEL}: {BANNER}"}
-    doc.text = f"{LABEL}: {BANNER}\n\n{doc.text}"
-    doc.csv_columns = ["simulated", *[c for c in doc.csv_columns if c != "simulated"]]
-    doc.csv_rows = [{**row, "simulated": LABEL} for row in doc.csv_rows]
+    doc.document = mark_json(doc.document, definition)
+    doc.text = mark_text(doc.text, definition)
+    doc.csv_columns, doc.csv_rows = mark_rows(doc.csv_columns, doc.csv_rows, definition)
     return doc
+
+
+# The marks of every file a simulated study's export writes (the metrics document's above, a protocol's own
+# exports): one shape per format, so that a reader checks one key, one column, one first line.
+
+def mark_json(document: dict, definition: dict | None) -> dict:
+    """A JSON document of a simulated study: `"simulated": true` first and the banner under
+    `simulated_banner`; any other study's unchanged."""
+    if not is_simulated(definition):
+        return document
+    return {"simulated": True, **document, "simulated_banner": f"{LABEL}: {BANNER}"}
+
+
+def mark_rows(columns: list[str], rows: list[dict], definition: dict | None) -> tuple[list[str], list[dict]]:
+    """CSV columns and rows of a simulated study: a first column `simulated` holding the label on every row."""
+    if not is_simulated(definition):
+        return columns, rows
+    return ["simulated", *[c for c in columns if c != "simulated"]], [{**row, "simulated": LABEL} for row in rows]
+
+
+def mark_text(text: str, definition: dict | None) -> str:
+    """A text or Markdown file of a simulated study: the label and banner as its first line."""
+    return f"{LABEL}: {BANNER}\n\n{text}" if is_simulated(definition) else text

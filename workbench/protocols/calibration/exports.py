@@ -6,6 +6,10 @@
 The joined CSV's columns are the frozen `joined_schema` of the study; writing
 refuses a row set whose columns differ from it (it cannot, by construction,
 but the check is what a downstream join relies on).
+
+A simulated study's files carry the SIMULATED mark (workbench.simulation.marks): a first column `simulated`
+on every CSV (the joined CSV's too, named in its schema document), `"simulated": true` and the banner in every
+JSON, the label in each plot's title.
 """
 
 from __future__ import annotations
@@ -40,6 +44,8 @@ COLUMN_DOC = {
                                 "judges_disagree, proxy_judges_disagree, or none (no pre-registered outcome holds "
                                 "or can be decided); the same on every row"),
     "schema_version": ("integer", "the pre-registered schema version"),
+    "simulated": ("string", "SIMULATED on every row of a study on the offline `sim` model: no number in it is a "
+                            "model's or a person's"),
 }
 
 
@@ -59,26 +65,31 @@ def export_all(db, study_id: str, out: str | Path, *, when: str | None = None, d
     data = data or load(db, study_id)
     doc = study_results(db, study_id, data)
     when = when or stamp()
-    fidelity = write_fidelity(doc["arm_a"], Path(out) / f"{when}_calibration_fidelity")
+    fidelity = write_fidelity(doc["arm_a"], Path(out) / f"{when}_calibration_fidelity", data.definition)
     judge = write_judge_folder(data, doc, Path(out) / f"{when}_calibration_judge")
     return {"fidelity": str(fidelity), "judge": str(judge), "document": doc}
 
 
-def write_fidelity(arm_a: dict, folder: Path) -> Path:
-    """The fidelity folder, written whole (workbench.files): a full disk leaves no partial folder."""
+def write_fidelity(arm_a: dict, folder: Path, definition: dict | None = None) -> Path:
+    """The fidelity folder, written whole (workbench.files): a full disk leaves no partial folder
+    (`definition`: the study's, for the SIMULATED mark)."""
     from workbench.files import write_folder
+    from workbench.simmodel.label import LABEL, is_simulated
+    from workbench.simulation.marks import mark_json
 
     def fill(tmp: Path) -> list[Path]:
         bins = arm_a["calibration"]["bins"]
-        _write_rows(tmp / "reliability_bins.csv",
-                    ["bin_lower", "bin_upper", "count", "mean_p", "frequency_positive", "gap"],
-                    [[b["lower"], b["upper"], b["count"], _cell(b["mean_predicted"]),
-                      _cell(b["observed_frequency"]), _cell(b["gap"])] for b in bins])
-        _write_rows(tmp / "k_sweep.csv", ["k", "ece", "mce", "brier"],
-                    [[pt["k"], _cell(pt["ece"]["value"]), _cell(pt["mce"]["value"]), _cell(pt["brier"]["value"])]
-                     for pt in arm_a["k_sweep"]["points"]])
-        (tmp / "summary.json").write_text(json.dumps(arm_a, indent=2), encoding="utf-8")
-        plot_reliability(arm_a, tmp / "reliability.png", tmp / "k_sweep.png")
+        bin_columns = ["bin_lower", "bin_upper", "count", "mean_p", "frequency_positive", "gap"]
+        _write_csv(tmp / "reliability_bins.csv", bin_columns,
+                   [dict(zip(bin_columns, [b["lower"], b["upper"], b["count"], _cell(b["mean_predicted"]),
+                                           _cell(b["observed_frequency"]), _cell(b["gap"])])) for b in bins],
+                   definition)
+        _write_csv(tmp / "k_sweep.csv", ["k", "ece", "mce", "brier"],
+                   [{"k": pt["k"], "ece": _cell(pt["ece"]["value"]), "mce": _cell(pt["mce"]["value"]),
+                     "brier": _cell(pt["brier"]["value"])} for pt in arm_a["k_sweep"]["points"]], definition)
+        (tmp / "summary.json").write_text(json.dumps(mark_json(arm_a, definition), indent=2), encoding="utf-8")
+        plot_reliability(arm_a, tmp / "reliability.png", tmp / "k_sweep.png",
+                         mark=f" ({LABEL})" if is_simulated(definition) else "")
         return [tmp / n for n in ("reliability_bins.csv", "k_sweep.csv", "summary.json", "reliability.png",
                                   "k_sweep.png")]
 
@@ -86,7 +97,8 @@ def write_fidelity(arm_a: dict, folder: Path) -> Path:
     return folder
 
 
-def plot_reliability(arm_a: dict, reliability_png: Path, sweep_png: Path) -> None:
+def plot_reliability(arm_a: dict, reliability_png: Path, sweep_png: Path, mark: str = "") -> None:
+    """Both plots; `mark` ends each title (a simulated study's label)."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -102,7 +114,7 @@ def plot_reliability(arm_a: dict, reliability_png: Path, sweep_png: Path) -> Non
                     textcoords="offset points", xytext=(4, -10))
     ece = arm_a["calibration"]["ece"]["value"]
     ax.set(xlim=(0, 1), ylim=(0, 1), xlabel="mean p in bin", ylabel="frequency of ground_truth = +1",
-           title=f"Reliability (ECE {ece:.3f})" if ece is not None else "Reliability (no data)")
+           title=(f"Reliability (ECE {ece:.3f})" if ece is not None else "Reliability (no data)") + mark)
     ax.legend(loc="upper left")
     fig.tight_layout()
     fig.savefig(reliability_png, dpi=100)
@@ -114,7 +126,7 @@ def plot_reliability(arm_a: dict, reliability_png: Path, sweep_png: Path) -> Non
     if best is not None:
         ax.axvline(best, color="grey", linestyle=":", label=f"best k = {best:g}")
         ax.legend()
-    ax.set(xlabel="k", ylabel="ECE", title="ECE against the sigmoid slope k")
+    ax.set(xlabel="k", ylabel="ECE", title="ECE against the sigmoid slope k" + mark)
     fig.tight_layout()
     fig.savefig(sweep_png, dpi=100)
     plt.close(fig)
@@ -166,19 +178,25 @@ def panel_verdict(outcome: dict) -> str:
 
 
 def schema_document(data: StudyData) -> dict:
+    """joined.csv's schema: its columns as written (a simulated study's first column `simulated` too)."""
+    from workbench.simulation.marks import mark_json, mark_rows
+
     o = data.options
     columns = []
-    for name in o["joined_schema"]:
+    for name in mark_rows(list(o["joined_schema"]), [], data.definition)[0]:
         kind, text = COLUMN_DOC.get(name, ("number", "this judge's score on [0, 1]; empty if it gave none"))
         columns.append({"name": name, "type": kind, "description": text})
-    return {"schema_version": o["schema_version"], "study": data.study_id, "join_key": ["run_id", "interaction_id"],
-            "rubric": o["rubric"], "rubric_sha256": o["rubric_sha256"], "k": o["k"],
-            "judges": [{"name": j["name"], "model": j["model"]} for j in data.judges], "columns": columns}
+    return mark_json({"schema_version": o["schema_version"], "study": data.study_id,
+                      "join_key": ["run_id", "interaction_id"], "rubric": o["rubric"],
+                      "rubric_sha256": o["rubric_sha256"], "k": o["k"],
+                      "judges": [{"name": j["name"], "model": j["model"]} for j in data.judges], "columns": columns},
+                     data.definition)
 
 
 def write_judge_folder(data: StudyData, doc: dict, folder: Path) -> Path:
     """The judge folder, written whole (workbench.files)."""
     from workbench.files import write_folder
+    from workbench.simulation.marks import mark_json
 
     rows = joined_rows(data, doc)
     schema = list(data.options["joined_schema"])
@@ -186,28 +204,24 @@ def write_judge_folder(data: StudyData, doc: dict, folder: Path) -> Path:
         raise SchemaMismatch(f"joined CSV columns {list(rows[0])} differ from the frozen schema {schema}")
 
     def fill(tmp: Path) -> list[Path]:
-        _write_csv(tmp / "judge_scores.csv", JUDGE_SCORE_COLUMNS, judge_score_rows(data))
-        _write_csv(tmp / "joined.csv", schema, rows)
+        _write_csv(tmp / "judge_scores.csv", JUDGE_SCORE_COLUMNS, judge_score_rows(data), data.definition)
+        _write_csv(tmp / "joined.csv", schema, rows, data.definition)
         (tmp / "joined.schema.json").write_text(json.dumps(schema_document(data), indent=2), encoding="utf-8")
-        (tmp / "agreement.json").write_text(json.dumps({"outcome": doc["outcome"], "arm_c": doc["arm_c"]},
-                                                       indent=2), encoding="utf-8")
+        agreement = mark_json({"outcome": doc["outcome"], "arm_c": doc["arm_c"]}, data.definition)
+        (tmp / "agreement.json").write_text(json.dumps(agreement, indent=2), encoding="utf-8")
         return [tmp / n for n in ("judge_scores.csv", "joined.csv", "joined.schema.json", "agreement.json")]
 
     write_folder(folder, fill)
     return folder
 
 
-def _write_csv(path: Path, columns: list[str], rows: list[dict]) -> None:
+def _write_csv(path: Path, columns: list[str], rows: list[dict], definition: dict | None) -> None:
+    from workbench.simulation.marks import mark_rows
+
+    columns, rows = mark_rows(columns, rows, definition)
     with open(path, "w", newline="", encoding="utf-8") as f:
         w = csv.DictWriter(f, fieldnames=columns)
         w.writeheader()
-        w.writerows(rows)
-
-
-def _write_rows(path: Path, header: list[str], rows: list[list]) -> None:
-    with open(path, "w", newline="", encoding="utf-8") as f:
-        w = csv.writer(f)
-        w.writerow(header)
         w.writerows(rows)
 
 

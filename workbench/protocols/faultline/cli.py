@@ -126,8 +126,10 @@ def show(args, ctx: Context) -> int:
 
 def write_debates(db, study_id: str, definition: dict, out, *, replace: bool = False) -> int:
     """One JSON document per debate, with its metrics, in the folder `out` (workbench.files.write_folder:
-    `replace` to write into one that holds files); returns how many."""
+    `replace` to write into one that holds files); returns how many. A simulated study's documents each carry
+    the SIMULATED mark (workbench.simulation.marks), since each is read alone."""
     from workbench.protocols.faultline.analysis import study_metrics
+    from workbench.simulation.marks import mark_json
 
     doc = study_metrics(db, study_id, definition)
 
@@ -135,7 +137,7 @@ def write_debates(db, study_id: str, definition: dict, out, *, replace: bool = F
         written = []
         for d in doc["debates"]:
             path = tmp / (d["run_id"].replace("/", "__") + ".json")
-            path.write_text(json.dumps(d, indent=2, ensure_ascii=False), encoding="utf-8")
+            path.write_text(json.dumps(mark_json(d, definition), indent=2, ensure_ascii=False), encoding="utf-8")
             written.append(path)
         return written
 
