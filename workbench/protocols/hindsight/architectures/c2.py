@@ -64,7 +64,13 @@ from workbench.protocols.hindsight.architectures.prompts import (
     C2_VOTE_AMENDMENT,
     C2_VOTE_MOTION,
 )
-from workbench.protocols.hindsight.architectures.roster import Member, check_roster, default_mover, roster_from_options
+from workbench.protocols.hindsight.architectures.roster import (
+    NAMED_ROSTERS,
+    Member,
+    check_roster,
+    default_mover,
+    roster_from_options,
+)
 
 CONDITION = "C2"
 TITLE = "Peer-agent committee"
@@ -75,8 +81,11 @@ def check_options(raw: dict, path: str, bad) -> dict:
     limits = {"debate_rounds": (0, 6), "max_amendments": (0, 10), "statement_words": (50, 2000),
               "motion_attempts": (1, 10)}
     counts = check_int_options(raw, path, bad, {k: (DEFAULTS[k], *limits[k]) for k in DEFAULTS},
-                               known=("roster", "mover"))
+                               known=("roster", "mover", "roster_name"))
     roster, roster_name = check_roster(raw.get("roster"), f"{path}.roster", bad)
+    stored = NAMED_ROSTERS.get(raw.get("roster_name")) if isinstance(raw.get("roster_name"), str) else None
+    if stored and isinstance(raw.get("roster"), list) and roster == [m.to_dict() for m in stored[0]]:
+        roster_name = raw["roster_name"]  # a stored definition read back (the study form): its named roster
     out: dict = {"roster": roster, "roster_name": roster_name, **counts}
     members = [m["id"] for m in roster if not m["chair"]]
     mover = raw.get("mover")
