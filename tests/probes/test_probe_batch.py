@@ -91,7 +91,7 @@ def test_log_verify_names_the_tampered_line(library, loopback_server, capsys):
     code, out, _ = run(capsys, "--batch", "--db", db, "--json", "log", "verify", "_global")
     assert code == 0 and json.loads(out) | {"path": None, "head": None} == {
         "ok": True, "study": "_global", "path": None, "lines": 4, "broken_line": None, "reason": None,
-        "recorded": 4, "head": None, "problems": [], "unrecorded": 0, "repairs": []}
+        "recorded": 4, "head": None, "problems": [], "unrecorded": 0, "repairs": [], "lost": None}
 
     path = library.db.parent / "workbench.logs" / "_global.jsonl"
     lines = path.read_text().splitlines()

@@ -45,7 +45,7 @@ async def test_runs_done_with_judge_errors_count_alike_everywhere(erring, capsys
     assert "counted errors: judge_error " + str(total) in text
     assert f"{total} judge errors in judge runs" in ran  # `run`'s closing counts say the same
     tokens = counts["input_tokens"] + counts["output_tokens"]  # calls made only: replayed calls add none
-    assert counts["calls_replayed"] > 0
+    assert counts["calls_replayed"] == 0  # three judges on one model are three draws (issue 34), none replayed
 
     app = make_app(store)
     async with app.run_test(size=STUDIES_SIZE) as pilot:
