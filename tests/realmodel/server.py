@@ -23,6 +23,8 @@ GGUF_NAME = "SmolLM2-135M-Instruct.Q4_1.gguf"
 # access-log line per reply; a refused request (4xx/5xx) runs no generation.
 GENERATION = re.compile(r"prompt eval time")
 REFUSED = re.compile(r'"POST /v1/chat/completions HTTP/1\.1" [45]\d\d')
+WINDOW_PROBE = re.compile(r'(127\.0\.0\.1:\d+) - "POST /extras/tokenize/count HTTP/1\.1" 200[^\n]*\n'
+                          r'(?:[^\n]*\n)*?[^\n]*\1 - "POST /v1/chat/completions HTTP/1\.1" 400')
 
 
 def gguf_path() -> Path:
@@ -70,9 +72,11 @@ class LocalServer:
 
     def requests(self) -> int:
         """Chat completion requests the server has received so far: the generations it ran (a client that gave
-        up on one still had it run: a paid call) plus the requests it refused."""
+        up on one still had it run: a paid call) plus the requests it refused, less the workbench's context
+        window probes (workbench/gateway/context_window.py: a tokenizer call, then one request too large to
+        evaluate, refused before any generation, on the same connection; no call of a study)."""
         text = self.log_path.read_text(errors="replace")
-        return len(GENERATION.findall(text)) + len(REFUSED.findall(text))
+        return len(GENERATION.findall(text)) + len(REFUSED.findall(text)) - len(WINDOW_PROBE.findall(text))
 
     def stop(self) -> None:
         self.process.terminate()
