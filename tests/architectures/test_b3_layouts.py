@@ -126,18 +126,8 @@ def test_a_captured_real_b3_reply_in_prose_is_not_split_and_its_copied_split_is_
 
 
 async def test_the_captured_real_b3_replies_end_to_end_leave_the_run_flagged_unsplit(run_conditions, server):
-    answer = real_replies.load("b3-prose-no-perspectives")["content"]
-    split_reply = real_replies.load("b3-split-copies-the-same-sentences")["content"]
-
-    def reply(body: dict) -> str:
-        last = body["messages"][-1]["content"]
-        if "Give 3-5 genuinely different perspectives" in last:
-            return answer
-        if "Copy out, word for word, the sentences of each perspective" in last:
-            return split_reply
-        return scripted(body)
-
-    server.responder = reply
+    server.responder = answering(real_replies.load("b3-split-copies-the-same-sentences")["content"],
+                                 answer=real_replies.load("b3-prose-no-perspectives")["content"])
     summary, events, db = await run_conditions("B3")
     (flag,) = [e.payload for e in events if e.kind == "perspective"]
     assert flag["unsplit"] is True and "more than one perspective" in flag["note"]
@@ -146,12 +136,12 @@ async def test_the_captured_real_b3_replies_end_to_end_leave_the_run_flagged_uns
 UNSPLIT = "We should act on this now. Security matters most here. Costs will rise sharply. Act in stages."
 
 
-def answering(split_reply: str | None):
-    """The scripted model, whose B3 answer has no layout; its split reply is `split_reply`."""
+def answering(split_reply: str | None, answer: str = UNSPLIT):
+    """The scripted model, whose B3 answer (`answer`) has no layout; its split reply is `split_reply`."""
     def reply(body: dict) -> str:
         last = body["messages"][-1]["content"]
         if "Give 3-5 genuinely different perspectives" in last:
-            return UNSPLIT
+            return answer
         if "Copy out, word for word, the sentences of each perspective" in last:
             return split_reply
         return scripted(body)
