@@ -155,18 +155,41 @@ def test_cr_on_minilm_questions(minilm):
 
 
 def test_vote_credit_and_its_tie_rules():
-    # a persona pair: both right 1, both wrong 0, split half (strict: 0)
+    # a persona pair: both right 1, both wrong 0, split half under "half" (strict: 0)
+    H, S = m.HALF, m.STRICT
     assert m.vote_credit([2, 1], True) == 1.0 and m.vote_credit([-1, -2], True) == 0.0
-    assert m.vote_credit([1, -1], True) == 0.5 and m.vote_credit([1, -1], True, m.STRICT) == 0.0
-    assert m.vote_credit([1, -1], False) == 0.5
+    assert m.vote_credit([1, -1], True, H) == 0.5 and m.vote_credit([1, -1], True, S) == 0.0
+    assert m.vote_credit([1, -1], False, H) == 0.5
     assert m.vote_credit([1, None], True) == 1.0           # one persona took no stance: the other's counts
     assert m.vote_credit([None, None], True) == 0.0         # nobody took a stance: not correct
     assert m.vote_credit([0, 0], True) == 0.0               # a neutral majority is not correct
-    assert m.vote_credit([1, 0], True) == 0.5               # right and neutral tie
+    assert m.vote_credit([1, 0], True, H) == 0.5            # right and neutral tie
     # five samples: 2 for, 2 against, 1 neutral → for and against tie: half
-    assert m.vote_credit([1, 2, -1, -1, 0], True) == 0.5 and m.vote_credit([1, 2, -1, -1, 0], True, m.STRICT) == 0
+    assert m.vote_credit([1, 2, -1, -1, 0], True, H) == 0.5 and m.vote_credit([1, 2, -1, -1, 0], True, S) == 0
     assert m.vote_credit([1, 1, 1, -1, -1], True) == 1.0 and m.vote_credit([1, 1, 1, -1, -1], False) == 0.0
-    assert m.vote_credit([1, -1, 0], True) == pytest.approx(1 / 3)   # three signs tied
+    assert m.vote_credit([1, -1, 0], True, H) == pytest.approx(1 / 3)   # three signs tied
+
+
+def test_the_coin_settles_a_tie_fairly_and_reproducibly():
+    """acc_tie "coin" (the default): a split earns 0 or 1, the same for the same key, and over many keys the
+    tied true sign wins with chance 1/k (a binomial test against 1/2 and 1/3, and the draw by hand)."""
+    import hashlib
+
+    from scipy import stats
+
+    keys = [f"topic--pair|plain|{r}|v{c}" for r in range(600) for c in range(2)]
+    two = [m.vote_credit([1, -1], True, m.COIN, k) for k in keys]
+    assert set(two) == {0.0, 1.0}
+    assert two == [m.vote_credit([-1, 1], True, m.COIN, k) for k in keys]       # the order of the voters: no matter
+    assert stats.binomtest(int(sum(two)), len(two), 0.5).pvalue > 0.001
+    three = [m.vote_credit([1, -1, 0], True, m.COIN, k) for k in keys]
+    assert stats.binomtest(int(sum(three)), len(three), 1 / 3).pvalue > 0.001
+    # by hand: the tied signs sorted (−1, 0, +1), the index the first 8 bytes of SHA-256 of the key, mod k
+    for k in keys[:50]:
+        pick = [-1, 1][int(hashlib.sha256(k.encode()).hexdigest()[:16], 16) % 2]
+        assert m.vote_credit([1, -1], True, m.COIN, k) == (1.0 if pick == 1 else 0.0)
+        assert m.vote_credit([1, -1], False, m.COIN, k) == (1.0 if pick == -1 else 0.0)   # one sign wins the toss
+    assert m.vote_credit([1, 1, -1], True, m.COIN, "any") == 1.0                # no tie: no coin
 
 
 def test_majority_and_accuracy():

