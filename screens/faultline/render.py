@@ -17,12 +17,17 @@ def fmt(est: dict | None) -> str:
 
 
 def verdict(doc: dict) -> str:
+    """The study's headline (its acc_headline), and the other self-consistency comparison, labelled."""
+    from workbench.protocols.faultline.report import beside_line
+
     h = doc["headline"]
     colour = {"yes": "green", "no": "red"}.get(h["answer"], "yellow")
     diff = h["mean_difference"]
     ci = (f"mean ACC difference {fmt(diff)}" if diff["value"] is not None else "mean ACC difference undefined")
-    return (f"[b]Debate beats self-consistency on ACC: [{colour}]{h['answer']}[/][/b]\n"
-            f"{escape(ci)} — {escape(h['why'])}")
+    beside = beside_line(h)
+    return (f"[b]{escape(h['title'])}: [{colour}]{h['answer']}[/][/b]\n"
+            f"{escape(h['comparison'])}: {escape(ci)} — {escape(h['why'])}"
+            + (f"\n[dim]{escape(beside)}[/dim]" if beside else ""))
 
 
 def message(m: dict, name: str) -> str:

@@ -12,7 +12,7 @@ from collections import defaultdict
 import sqlite_utils
 
 from workbench.protocols.faultline import measures
-from workbench.protocols.faultline.conditions import SELF_CONSISTENCY, condition
+from workbench.protocols.faultline.conditions import PAIR_VOTES, SELF_CONSISTENCY, condition
 
 CSV_COLUMNS = ["run_id", "item", "topic", "pair", "divergence", "condition", "replicate", "metric", "scope",
                "value", "n", "threshold", "meets", "undefined_reason"]
@@ -64,12 +64,12 @@ def built_sizes(graphs: dict, persona: str) -> list[int]:
     return sorted(int(k.split(":")[1]) for k, g in graphs.items() if k.startswith(f"{persona}:") and g.get("nodes"))
 
 
-def debate_metrics(report: dict, graphs: dict[str, dict], embed, tie: str = measures.HALF) -> dict:
+def debate_metrics(report: dict, graphs: dict[str, dict], embed, tie: str = measures.COIN, key: str = "") -> dict:
     """BA, ΔSD, spread per round, CG and ACC of one debate (`report`: a debate run's output report).
     `graphs`: "persona:size" → graph. A 0-node condition's BA is measured against each size the study built
     (`BA_against`, the yardstick a comparison with that size uses) and, in `BA_pooled`, against the
     persona's smallest built graph (project's choice: the control BA that graph conditions must beat).
-    `tie`: ACC's rule for a split vote (measures.vote_credit)."""
+    `tie`: ACC's rule for a split vote (measures.vote_credit); `key` names the run, for its coin."""
     personas = report["personas"]
     by_id = {m["id"]: m for m in report["messages"]}
     out: dict = {"spread": [], "errors": len(report.get("errors", [])),
@@ -106,14 +106,15 @@ def debate_metrics(report: dict, graphs: dict[str, dict], embed, tie: str = meas
     out["CG"] = _est(cg)
     # ACC: the personas' closing stances on each verifiable claim, as a vote
     closing = [s for s in st["closing"].values() if s is not None]
-    out["ACC"], out["majority"] = _acc(closing, report.get("verifiable", []), tie)
+    out["ACC"], out["majority"] = _acc(closing, report.get("verifiable", []), tie, key)
     return out
 
 
-def _acc(voters: list[dict], verifiable: list[dict], tie: str) -> tuple[dict, dict]:
-    """ACC over the voters whose stance extraction parsed, and the majority sign per claim (None: a tie)."""
+def _acc(voters: list[dict], verifiable: list[dict], tie: str, key: str = "") -> tuple[dict, dict]:
+    """ACC over the voters whose stance extraction parsed, and the majority sign per claim (None: a tie).
+    `key` names the run: a tie on claim c is settled by the coin of "key|c" (acc_tie "coin")."""
     truths = {c["id"]: c["truth"] for c in verifiable}
-    credits = {c: (measures.vote_credit([s.get(c) for s in voters], t, tie) if voters else None)
+    credits = {c: (measures.vote_credit([s.get(c) for s in voters], t, tie, f"{key}|{c}") if voters else None)
                for c, t in truths.items()}
     return _est(measures.accuracy(credits, truths)), {c: measures.majority([s.get(c) for s in voters]) for c in truths}
 
@@ -123,18 +124,16 @@ def unknown_claim_stances(report: dict) -> int:
     return sum(1 for n in report.get("notes", []) if n.get("kind") == "unknown_claim_ids")
 
 
-EQUAL_VOTES = 2   # a persona pair's votes: self-consistency's first samples read as a vote of this many
-
-
-def baseline_metrics(report: dict, verifiable: list[dict], tie: str = measures.HALF) -> dict:
-    """ACC of a baseline run: its samples' stances as the vote (one sample for `single`). Self-consistency
-    also reads ACC over its first two samples alone (`ACC_equal_votes`: as many votes as a debate's pair,
-    the project's added comparison; sample 0 is the single answer's draw)."""
-    acc, _ = _acc([s for s in report["stances"] if s is not None], verifiable, tie)
+def baseline_metrics(report: dict, verifiable: list[dict], tie: str = measures.COIN, key: str = "") -> dict:
+    """ACC of a baseline run: its samples' stances as the vote (one sample for `single`; self-consistency's
+    five, the seed's majority). Self-consistency also reads ACC over its first two samples alone
+    (`ACC_equal_votes`: as many votes as a debate's pair, what the project's headline compares with;
+    sample 0 is the single answer's draw). `key` names the run, for its coin."""
+    acc, _ = _acc([s for s in report["stances"] if s is not None], verifiable, tie, key)
     out = {"ACC": acc, "errors": len(report["errors"]), "unknown_claim_stances": unknown_claim_stances(report)}
-    if len(report["stances"]) > EQUAL_VOTES:
-        out["ACC_equal_votes"], _ = _acc([s for s in report["stances"][:EQUAL_VOTES] if s is not None], verifiable,
-                                         tie)
+    if len(report["stances"]) > PAIR_VOTES:
+        out["ACC_equal_votes"], _ = _acc([s for s in report["stances"][:PAIR_VOTES] if s is not None], verifiable,
+                                         tie, f"{key}|{PAIR_VOTES} votes")
     return out
 
 
@@ -166,11 +165,18 @@ def verdict(diff: dict) -> tuple[str, str]:
     return "undecided", "the CI contains 0"
 
 
+def coin_key(item: str, cond: str, replicate: int) -> str:
+    """What names a run for the coin that settles its split votes (acc_tie "coin"): what it measured, not its
+    row id, so the same debate settles the same way in every analysis of it."""
+    return f"{item}|{cond}|{replicate}"
+
+
 def rules(section: dict) -> dict:
     """The measurement choices a study's metrics follow, as its frozen section holds them. A study stored
     before `acc_tie` existed was measured with the strict rule and keeps it."""
     return {"embedding_model": section["embedding_model"],
             "acc_tie": measures.tie_rule(section),
+            "acc_headline": measures.headline_rule(section),
             "crux_similarity": section.get("crux_similarity", measures.SAME_CRUX),
             "hdbscan_min_cluster_size": section["hdbscan_min_cluster_size"]}
 
@@ -202,18 +208,19 @@ def study_metrics(db: sqlite_utils.Database, study_id: str, definition: dict, pr
             continue
         report = output["report"]
         cond = condition(run["condition"])
+        coin = coin_key(run["case_id"], run["condition"], run["replicate"])
         base = {"run_id": run["id"], "item": run["case_id"], "condition": run["condition"],
                 "replicate": run["replicate"], "architecture": cond.architecture, "nodes": cond.nodes}
         if cond.is_debate:
             topic = debates[run["case_id"]]["topic"]
             report = {**report, "contested": topic["contested"], "verifiable": topic["verifiable"]}
-            m = debate_metrics(report, graphs, embed, rule["acc_tie"])
+            m = debate_metrics(report, graphs, embed, rule["acc_tie"], coin)
             base.update(topic=topic["id"], pair=report["pair"], divergence=report["divergence"])
             for card in report.get("cruxes", []):
                 cr_groups[(run["case_id"], run["condition"])].append((run["id"], card["question"]))
         else:
             topic = topics[run["case_id"]]
-            m = baseline_metrics(report, topic["verifiable"], rule["acc_tie"])
+            m = baseline_metrics(report, topic["verifiable"], rule["acc_tie"], coin)
             base.update(topic=topic["id"], pair=None, divergence=None)
         notes = [n["note"] for n in report.get("notes", [])]   # read, but not as asked (unknown claim ids)
         docs.append({**base, "metrics": m, **({"notes": notes} if notes else {})})
@@ -292,9 +299,37 @@ def spread_by_round(docs: list[dict]) -> dict[str, list[dict]]:
     return {c: [{"round": rnd, **_est(mean_ci(v))} for rnd, v in sorted(rounds.items())] for c, rounds in per.items()}
 
 
+TITLES = {measures.EQUAL_VOTES: "Debate beats self-consistency on equal votes (ACC)",
+          measures.FIVE_VOTES: "Debate beats self-consistency on ACC"}
+
+
+def headline(docs: list[dict], conditions: list[str], basis: str) -> dict:
+    """The verdict (seed 002: "Run this comparison first") on the study's `acc_headline`: the ACC of every
+    debate against self-consistency read over as many votes as a persona pair (`equal-votes`, the project's
+    default: like with like) or over its five samples (`five-votes`, the seed's). Both comparisons are in
+    the document (`equal_votes`, `five_votes`); the one that is not the verdict is printed beside it."""
+    from workbench.protocols.faultline.comparisons import ALL_DEBATES, ROW_KEYS, SC_READINGS, compare, sc_label
+
+    debate_conds = [c for c in conditions if condition(c).is_debate]
+    debate_acc = [v for c in debate_conds for v in _values(docs, c, "ACC")]
+    rows = {votes: compare(debate_acc, _values(docs, SELF_CONSISTENCY, metric), sc_label(ALL_DEBATES, votes))
+            for votes, metric in SC_READINGS.items()}
+    sc_acc = _values(docs, SELF_CONSISTENCY, SC_READINGS[basis])
+    answer, why = verdict(rows[basis]["mean_difference"])
+    if not debate_acc or not sc_acc:
+        why = "no defined ACC for " + " or ".join(w for w, v in (("a debate", debate_acc),
+                                                                    ("self-consistency", sc_acc)) if not v) + (
+            " (" + _why_none([d["metrics"]["ACC"] for d in docs if d["condition"] in debate_conds + [SELF_CONSISTENCY]],
+                             "runs") + ")")
+    if SELF_CONSISTENCY not in conditions:
+        answer, why = "undecided", "the study has no self-consistency condition"
+    return {"question": TITLES[basis][0].lower() + TITLES[basis][1:], "title": TITLES[basis], "basis": basis,
+            "answer": answer, "why": why, **rows[basis], **{ROW_KEYS[votes]: row for votes, row in rows.items()}}
+
+
 def summarise(docs: list[dict], cr: list[dict], conditions: list[str], rule: dict | None = None) -> dict:
     """The study's document from its per-run metrics and CR groups; `rule`: `rules(section)`, for the report."""
-    from workbench.protocols.faultline.comparisons import compare, study_comparisons
+    from workbench.protocols.faultline.comparisons import study_comparisons
 
     per_condition = {}
     for c in conditions:
@@ -308,30 +343,19 @@ def summarise(docs: list[dict], cr: list[dict], conditions: list[str], rule: dic
             row["CR"] = {**mean_of([g for g in cr if g["condition"] == c], "repeated debates"),
                          "threshold": measures.THRESHOLDS["CR"][0]}
             row["CR"]["meets"] = measures.meets("CR", row["CR"]["value"])
+        if c == SELF_CONSISTENCY:   # its first two samples: what the equal-votes headline compares with
+            row["ACC_equal_votes"] = _mean(docs, c, "ACC_equal_votes", "runs")
         per_condition[c] = row
-    debate_conds = [c for c in conditions if condition(c).is_debate]
-    debate_acc = [v for c in debate_conds for v in _values(docs, c, "ACC")]
-    sc_acc = _values(docs, SELF_CONSISTENCY, "ACC")
-    headline = compare(debate_acc, sc_acc, "ACC: all debate conditions − self-consistency")
-    answer, why = verdict(headline["mean_difference"])
-    if not debate_acc or not sc_acc:
-        why = "no defined ACC for " + " or ".join(w for w, v in (("a debate", debate_acc),
-                                                                    ("self-consistency", sc_acc)) if not v) + (
-            " (" + _why_none([d["metrics"]["ACC"] for d in docs if d["condition"] in debate_conds + [SELF_CONSISTENCY]],
-                             "runs") + ")")
-    if SELF_CONSISTENCY not in conditions:
-        answer, why = "undecided", "the study has no self-consistency condition"
-    equal_votes = compare(debate_acc, _values(docs, SELF_CONSISTENCY, "ACC_equal_votes"),
-                          f"ACC: all debate conditions − self-consistency over its first {EQUAL_VOTES} samples")
+    head = headline(docs, conditions, (rule or {}).get("acc_headline", measures.EQUAL_VOTES))  # no rule: a new study's
     by_divergence = {}
     for level in ("low", "medium", "high"):
         sub = [d for d in docs if d.get("divergence") == level]
         if sub:
             by_divergence[level] = {m: _mean(sub, None, m) for m in ("BA", "dSD", "spread_trend", "CG", "ACC")}
             by_divergence[level]["CR"] = mean_of([g for g in cr if g.get("divergence") == level], "repeated debates")
-    return {"headline": {"question": "debate beats self-consistency on ACC", "answer": answer, "why": why,
-                         **headline, "equal_votes": equal_votes},
-            "rules": rule or {}, "conditions": per_condition, "comparisons": study_comparisons(docs, cr, conditions),
+    return {"headline": head,
+            "rules": rule or {}, "conditions": per_condition,
+            "comparisons": study_comparisons(docs, cr, conditions, head["basis"]),
             "by_divergence": by_divergence, "spread_by_round": spread_by_round(docs),
             "crux_recurrence": cr, "debates": docs,
             "errors": {"runs_with_errors": sum(1 for d in docs if d["metrics"].get("errors")),
@@ -366,6 +390,8 @@ def csv_rows(doc: dict) -> list[dict]:
             add(d, "spread_trend", "debate", m["spread_trend"])
             add(d, "CG", "debate", m["CG"])
         add(d, "ACC", "debate" if "BA" in m else "baseline", m["ACC"])
+        if "ACC_equal_votes" in m:
+            add(d, "ACC_equal_votes", "baseline", m["ACC_equal_votes"])
     for g in doc["crux_recurrence"]:
         add({"item": g["item"], "condition": g["condition"], "divergence": g.get("divergence")}, "CR",
             f"{g['runs']} runs", g)

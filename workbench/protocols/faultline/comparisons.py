@@ -1,7 +1,9 @@
 """Seed 002's comparisons ("Compare conditions with Mann-Whitney U + bootstrap CIs") over a study's
 per-debate metrics, in families the report prints as tables:
 
-- `baselines`: ACC of each debate condition − single and − self-consistency ("Run this comparison first");
+- `baselines`: ACC of each debate condition − self-consistency on 2 votes (its first two samples, as many as
+  a persona pair: the project's headline) and on 5 votes (the seed's majority), and − single ("Run this
+  comparison first");
 - `plain`: each debate condition − plain on BA, ΔSD, spread trend, CG and CR;
 - `nodes`: belief-graph nodes per persona (seed: 0 / 20 / 50, "does belief complexity improve BA, ΔSD,
   CR?"), every pair of levels the study has, each level pooling its debate conditions;
@@ -24,10 +26,27 @@ from __future__ import annotations
 
 from itertools import combinations
 
-from workbench.protocols.faultline.conditions import CONDITIONS, SELF_CONSISTENCY, SINGLE, condition
+from workbench.protocols.faultline.conditions import (CONDITIONS, PAIR_VOTES, SC_SAMPLES, SELF_CONSISTENCY, SINGLE,
+                                                      condition)
+from workbench.protocols.faultline.measures import EQUAL_VOTES, FIVE_VOTES
 
 METRICS = ("BA", "dSD", "spread_trend", "CG", "CR", "ACC")
 LEVELS = ("low", "medium", "high")
+ALL_DEBATES = "all debate conditions"
+SC_READINGS = {EQUAL_VOTES: "ACC_equal_votes", FIVE_VOTES: "ACC"}   # self-consistency's ACC on each headline
+ROW_KEYS = {EQUAL_VOTES: "equal_votes", FIVE_VOTES: "five_votes"}    # the headline document's two comparisons
+
+
+def sc_label(group: str, votes: str) -> str:
+    """An ACC comparison of `group` with self-consistency read on `votes` (EQUAL_VOTES or FIVE_VOTES)."""
+    if votes == EQUAL_VOTES:
+        return f"ACC: {group} − self-consistency on {PAIR_VOTES} votes"
+    return f"ACC: {group} − self-consistency on {SC_SAMPLES} votes (seed 002)"
+
+
+def sc_readings(headline: str) -> list[str]:
+    """Self-consistency's two readings, the study's headline first."""
+    return sorted(SC_READINGS, key=lambda votes: votes != headline)
 
 
 def key(metric: str) -> str:
@@ -66,14 +85,27 @@ def _row(family: str, metric: str, label: str, a: list[str], b: list[str], x: li
     return {"family": family, "metric": metric, **compare(x, y, label), "groups": {"a": a, "b": b}}
 
 
-def study_comparisons(docs: list[dict], cr: list[dict], conditions: list[str]) -> list[dict]:
-    debates = [c for c in conditions if condition(c).is_debate]
+def baseline_comparisons(docs: list[dict], conditions: list[str], headline: str = EQUAL_VOTES) -> list[dict]:
+    """ACC of each debate condition − self-consistency (the headline's reading first, then the other) and
+    − single: the `baselines` family."""
     rows = []
-    for c in debates:
-        for base in (SELF_CONSISTENCY, SINGLE):
-            if base in conditions:
-                rows.append(_row("baselines", "ACC", f"ACC: {c} − {base}", [c], [base],
-                                 values(docs, cr, [c], "ACC"), values(docs, cr, [base], "ACC")))
+    for c in (c for c in conditions if condition(c).is_debate):
+        if SELF_CONSISTENCY in conditions:
+            for votes in sc_readings(headline):
+                sc = values(docs, [], [SELF_CONSISTENCY], SC_READINGS[votes])
+                rows.append(_row("baselines", "ACC", sc_label(c, votes), [c], [SELF_CONSISTENCY],
+                                 values(docs, [], [c], "ACC"), sc))
+        if SINGLE in conditions:
+            rows.append(_row("baselines", "ACC", f"ACC: {c} − {SINGLE}", [c], [SINGLE],
+                             values(docs, [], [c], "ACC"), values(docs, [], [SINGLE], "ACC")))
+    return rows
+
+
+def study_comparisons(docs: list[dict], cr: list[dict], conditions: list[str], headline: str = EQUAL_VOTES
+                      ) -> list[dict]:
+    """`headline`: the study's `acc_headline`; its self-consistency reading comes first in each debate's rows."""
+    debates = [c for c in conditions if condition(c).is_debate]
+    rows = baseline_comparisons(docs, conditions, headline)
     if "plain" in conditions:
         for c in debates:
             if c == "plain":

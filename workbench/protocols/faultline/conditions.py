@@ -22,6 +22,7 @@ SINGLE = "single"
 SELF_CONSISTENCY = "self-consistency"
 BASELINES = (SINGLE, SELF_CONSISTENCY)
 SC_SAMPLES = 5  # seed 002: "self-consistency (5 samples, majority vote)"
+PAIR_VOTES = 2  # a persona pair's closing stances (library.py checks two personas a pair)
 
 
 @dataclass(frozen=True)

@@ -1,22 +1,23 @@
 """Faultline's power on its own pre-registered comparisons, simulated from its planted effects (seed 002).
 
 The comparisons simulated are these of the report's (`comparisons.py`; its node, architecture, divergence
-and CR families are not): the headline "ACC: all debate conditions − self-consistency" (seed 002: "Run
-this comparison first"), ACC of each debate condition against each baseline, and BA and ΔSD of each debate
-condition against plain. Each is detected when the Mann-Whitney U test the report prints
-(`workbench.metrics.effect_sizes.mann_whitney_u`: exact p without ties and with min(n) ≤ 8, else the normal
-approximation with tie and continuity correction) gives p < 0.05, two-sided, with the rank-biserial r on
-the planted side. Spread trend and CG are compared too, but nothing plants them (they follow the
+and CR families are not): the headline, ACC of all debate conditions − self-consistency read as the study's
+`acc_headline` reads it (on 2 votes, as many as a persona pair, by default; on its 5 samples, the seed's
+comparison, simulated beside it), ACC of each debate condition against each baseline (self-consistency on
+both readings), and BA and ΔSD of each debate condition against plain. Each is detected when the
+Mann-Whitney U test the report prints (`workbench.metrics.effect_sizes.mann_whitney_u`: exact p without ties
+and with min(n) ≤ 8, else the normal approximation with tie and continuity correction) gives p < 0.05,
+two-sided, with the rank-biserial r on the planted side. Spread trend and CG are compared too, but nothing plants them (they follow the
 embeddings), so no power is simulated for them and the document says so.
 
 Every run's metric is drawn as the `sim` model's simulator (simulate.py) produces it, from the study's
 `[simulation]` table (its defaults where a condition plants nothing):
 
 - ACC: on each verifiable claim of the topic, each closing stance (a persona's, or a baseline sample's)
-  is right with probability `accuracy[condition]`; the run's answer is the sign majority, a tie earning
-  half under the study's `acc_tie = "half"` and nothing under "strict" (measures.vote_credit);
-  ACC = credit / verifiable claims. Debates have the pair's two personas, `single`
-  one answer, `self-consistency` five samples.
+  is right with probability `accuracy[condition]`; the run's answer is the sign majority, a tie settled by
+  a fair coin under the study's `acc_tie = "coin"`, earning half under "half" and nothing under "strict"
+  (measures.vote_credit); ACC = credit / verifiable claims. Debates have the pair's two personas, `single`
+  one answer, `self-consistency` five samples (two in its equal-votes reading).
 - BA: each of a persona's 3 argument sentences per message (opening, each round, closing) restates a
   node of its belief graph with probability `adherence[condition]` when the condition shows a graph,
   never otherwise; a restatement is its node verbatim (cosine 1, grounded) and an off-graph sentence is
@@ -33,16 +34,16 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from workbench.protocols.faultline.conditions import SC_SAMPLES, SELF_CONSISTENCY, SINGLE, condition
-from workbench.protocols.faultline.measures import HALF, tie_rule
+from workbench.protocols.faultline.comparisons import ALL_DEBATES, sc_label, sc_readings
+from workbench.protocols.faultline.conditions import PAIR_VOTES, SC_SAMPLES, SELF_CONSISTENCY, SINGLE, condition
+from workbench.protocols.faultline.measures import (COIN, EQUAL_VOTES, HALF, STRICT, headline_rule,
+                                                    tie_rule)
 from workbench.protocols.faultline.simulate import DEFAULT_ACCURACY, DEFAULT_ADHERENCE, SENTENCES_PER_MESSAGE
 
 ALPHA = 0.05
-PERSONAS = 2                     # a persona pair (library.py checks two per pair)
 PLANTED = {"ACC": "accuracy", "BA": "adherence", "dSD": "stance_shift"}
 DEFAULTS = {"accuracy": DEFAULT_ACCURACY, "adherence": DEFAULT_ADHERENCE, "stance_shift": 0.0}
 UNPLANTED = ("spread_trend", "CG")
-HEADLINE = "ACC: all debate conditions − self-consistency"
 METHOD = ("Mann-Whitney U over runs as the report computes it, detected when p < 0.05 (two-sided) with the "
           "rank-biserial r on the planted side; each run's metric drawn from the planted [simulation] values "
           "as the `sim` model produces it")
@@ -56,11 +57,12 @@ class Layout:
     pairs: int
     replicates: int
     rounds: int
-    tie: str = HALF      # ACC's rule for a split vote (the study's acc_tie)
+    tie: str = COIN      # ACC's rule for a split vote (the study's acc_tie)
+    headline: str = EQUAL_VOTES   # which self-consistency the verdict compares with (the study's acc_headline)
 
     def with_topics(self, n: int) -> "Layout":
         return Layout(tuple(self.claims[i % len(self.claims)] for i in range(n)), self.pairs, self.replicates,
-                      self.rounds, self.tie)
+                      self.rounds, self.tie, self.headline)
 
     def runs(self, cond: str) -> int:
         per_topic = self.pairs if condition(cond).is_debate else 1
@@ -81,7 +83,7 @@ def layout_of(definition: dict) -> tuple[Layout, str]:
         claims = tuple((2, 2) for _ in section["topics"])
         note = f"the topic library could not be read ({exc}); assumed 2 contested and 2 verifiable claims a topic"
     return Layout(claims, len(section["pairs"]), int(definition.get("replicates") or 1),
-                  int(section["rounds"]), tie_rule(section)), note
+                  int(section["rounds"]), tie_rule(section), headline_rule(section)), note
 
 
 def planted(params: dict, key: str, cond: str) -> tuple[float, bool]:
@@ -91,28 +93,36 @@ def planted(params: dict, key: str, cond: str) -> tuple[float, bool]:
 
 
 # --- one metric of every run of one condition, `sims` times ------------------------------------------
-def draw(rng, metric: str, cond: str, params: dict, layout: Layout, sims: int, openings=None):
+def votes_of(cond: str, sc_votes: int = SC_SAMPLES) -> int:
+    """The closing stances a run of `cond` votes with; self-consistency's as read (`sc_votes` of its samples)."""
+    return PAIR_VOTES if condition(cond).is_debate else sc_votes if cond == SELF_CONSISTENCY else 1
+
+
+def draw(rng, metric: str, cond: str, params: dict, layout: Layout, sims: int, openings=None,
+         sc_votes: int = SC_SAMPLES):
     """(sims, runs) values of `metric` for `cond`'s runs. `openings`: (sims, topics, pairs, claims, 2) opening
-    strengths shared by the conditions of one comparison (ΔSD)."""
+    strengths shared by the conditions of one comparison (ΔSD); `sc_votes`: self-consistency's samples read."""
     import numpy as np
 
     c = condition(cond)
     topics, reps = len(layout.claims), layout.replicates
     if metric == "ACC":
         p, _ = planted(params, "accuracy", cond)
-        samples = PERSONAS if c.is_debate else SC_SAMPLES if cond == SELF_CONSISTENCY else 1
+        samples = votes_of(cond, sc_votes)
         per_topic = layout.pairs if c.is_debate else 1
         k = np.array([v for _, v in layout.claims])
         right = rng.random((sims, topics, per_topic, reps, k.max(), samples)) < p
         votes = 2 * right.sum(axis=-1)
-        correct = (votes > samples) + (0.5 if layout.tie == HALF else 0.0) * (votes == samples)   # a tie: half or 0
+        tie = {HALF: 0.5, STRICT: 0.0}.get(layout.tie)
+        split = rng.random(votes.shape) < 0.5 if tie is None else tie      # coin: a fair draw per tie
+        correct = (votes > samples) + split * (votes == samples)
         mask = np.arange(k.max())[None, :] < k[:, None]                     # (topics, claims)
         acc = (correct * mask[None, :, None, None, :]).sum(axis=-1) / k[None, :, None, None]
         return acc.reshape(sims, -1)
     if metric == "BA":
         a, _ = planted(params, "adherence", cond)
         a = a if c.nodes > 0 else 0.0
-        sentences = PERSONAS * (layout.rounds + 2) * SENTENCES_PER_MESSAGE
+        sentences = PAIR_VOTES * (layout.rounds + 2) * SENTENCES_PER_MESSAGE
         return rng.binomial(sentences, a, size=(sims, topics * layout.pairs * reps)) / sentences
     if metric == "dSD":
         shift, _ = planted(params, "stance_shift", cond)
@@ -126,15 +136,15 @@ def draw(rng, metric: str, cond: str, params: dict, layout: Layout, sims: int, o
     raise ValueError(f"no planted model for {metric}")
 
 
-def expected_value(metric: str, cond: str, params: dict, tie: str = HALF) -> float:
+def expected_value(metric: str, cond: str, params: dict, tie: str = COIN, sc_votes: int = SC_SAMPLES) -> float:
     """What `metric` reads on average for `cond` under the plant, in closed form (the mean of `draw`)."""
     from scipy import stats
 
     c = condition(cond)
     if metric == "ACC":
         p, _ = planted(params, "accuracy", cond)
-        samples = PERSONAS if c.is_debate else SC_SAMPLES if cond == SELF_CONSISTENCY else 1
-        split = stats.binom.pmf(samples // 2, samples, p) if samples % 2 == 0 and tie == HALF else 0.0
+        samples = votes_of(cond, sc_votes)
+        split = stats.binom.pmf(samples // 2, samples, p) if samples % 2 == 0 and tie != STRICT else 0.0
         return float(stats.binom.sf(samples // 2, samples, p) + 0.5 * split)   # a strict majority, half a tie
     if metric == "BA":
         return planted(params, "adherence", cond)[0] if c.nodes > 0 else 0.0
@@ -201,23 +211,30 @@ def detected(x, y, direction: int, alpha: float = ALPHA):
 
 
 # --- the comparisons ---------------------------------------------------------------------------------
-def comparisons(conditions: list[str]) -> list[tuple[str, str, list[str], str]]:
-    """(label, metric, group A's conditions, B) in analysis.summarise's order (its labels, too)."""
+SC_VOTES = {EQUAL_VOTES: PAIR_VOTES}   # self-consistency's samples read in each headline (else all five)
+
+
+def comparisons(conditions: list[str], headline: str = EQUAL_VOTES) -> list[tuple[str, str, list[str], str, int]]:
+    """(label, metric, group A's conditions, B, self-consistency's votes) in analysis.summarise's order (its
+    labels, too): the verdict's reading of self-consistency first, the other beside it."""
     debates = [c for c in conditions if condition(c).is_debate]
+    readings = [(votes, SC_VOTES.get(votes, SC_SAMPLES)) for votes in sc_readings(headline)]
     out = []
     if SELF_CONSISTENCY in conditions and debates:
-        out.append((HEADLINE, "ACC", debates, SELF_CONSISTENCY))
+        out += [(sc_label(ALL_DEBATES, votes), "ACC", debates, SELF_CONSISTENCY, n) for votes, n in readings]
     for c in debates:
-        for base in (SELF_CONSISTENCY, SINGLE):
-            if base in conditions:
-                out.append((f"ACC: {c} − {base}", "ACC", [c], base))
+        if SELF_CONSISTENCY in conditions:
+            out += [(sc_label(c, votes), "ACC", [c], SELF_CONSISTENCY, n) for votes, n in readings]
+        if SINGLE in conditions:
+            out.append((f"ACC: {c} − {SINGLE}", "ACC", [c], SINGLE, SC_SAMPLES))
         if c != "plain" and "plain" in conditions:
             for metric in ("BA", "dSD"):
-                out.append((f"{metric}: {c} − plain", metric, [c], "plain"))
+                out.append((f"{metric}: {c} − plain", metric, [c], "plain", SC_SAMPLES))
     return out
 
 
-def simulate(label: str, metric: str, group: list[str], base: str, params: dict, layout: Layout, sims: int):
+def simulate(label: str, metric: str, group: list[str], base: str, params: dict, layout: Layout, sims: int,
+             sc_votes: int = SC_SAMPLES):
     """(expected A, expected B, share of simulated studies that detect A − B) at `layout`."""
     import numpy as np
 
@@ -226,7 +243,7 @@ def simulate(label: str, metric: str, group: list[str], base: str, params: dict,
     rng = np.random.default_rng([hash_label(label), len(layout.claims), int(params.get("seed") or 0) & 0xFFFF])
     openings = openings_for(rng, layout, sims) if metric == "dSD" else None
     a = np.concatenate([draw(rng, metric, c, params, layout, sims, openings) for c in group], axis=1)
-    b = draw(rng, metric, base, params, layout, sims, openings)
+    b = draw(rng, metric, base, params, layout, sims, openings, sc_votes)
     mean_a, mean_b = float(a.mean()), float(b.mean())
     diff = mean_a - mean_b
     direction = 0 if abs(diff) < 1e-3 else (1 if diff > 0 else -1)
@@ -259,9 +276,9 @@ def power_document(definition: dict, effects: dict[str, float], sims: int, grid:
     has_table = "simulation" in definition
     layout, note = layout_of(definition)
     rows = []
-    for label, metric, group, base in comparisons(list(definition.get("conditions") or [])):
-        mean_a, mean_b, at_n = simulate(label, metric, group, base, params, layout, sims)
-        curve = {n: simulate(label, metric, group, base, params, layout.with_topics(n), sims)[2] for n in grid}
+    for label, metric, group, base, votes in comparisons(list(definition.get("conditions") or []), layout.headline):
+        mean_a, mean_b, at_n = simulate(label, metric, group, base, params, layout, sims, votes)
+        curve = {n: simulate(label, metric, group, base, params, layout.with_topics(n), sims, votes)[2] for n in grid}
         rows.append({"comparison": label, "metric": metric, "a": group, "b": base,
                      "expected": {"a": mean_a, "b": mean_b}, "effect": mean_a - mean_b,
                      "runs": [sum(layout.runs(c) for c in group), layout.runs(base)],

@@ -5,7 +5,8 @@ crux recurrence and errors. Text only; every number comes from analysis.study_me
 from __future__ import annotations
 
 from workbench.protocol.base import ReportSection
-from workbench.protocols.faultline.measures import GROUNDING, STRICT, THRESHOLDS
+from workbench.protocols.faultline.comparisons import ROW_KEYS
+from workbench.protocols.faultline.measures import EQUAL_VOTES, FIVE_VOTES, GROUNDING, HALF, STRICT, THRESHOLDS
 from workbench.protocols.faultline.treatment import label, mark
 
 
@@ -31,31 +32,58 @@ def headline_line(doc: dict) -> str:
     h = doc["headline"]
     diff = h["mean_difference"]
     shown = fmt(diff) if diff["value"] is not None else "undefined"
-    return f"Debate beats self-consistency on ACC: **{h['answer']}** — mean difference {shown}; {h['why']}."
+    return f"{h['title']}: **{h['answer']}** — {h['comparison']}: mean difference {shown}; {h['why']}."
+
+
+def headline_rule_line(rules: dict) -> str:
+    """Which self-consistency the verdict compares with, as the study froze it (acc_headline)."""
+    if rules.get("acc_headline") == FIVE_VOTES:
+        return ("Headline (acc_headline = \"five-votes\", seed 002's comparison; a study stored before the key "
+                "existed keeps it): self-consistency is the majority of its five samples. With the same per-agent "
+                "accuracy p > 0.5, five votes beat a persona pair's two (P(Bin(5, p) ≥ 3) > p), so equal per-agent "
+                "accuracy reads \"no\" here; the equal-votes line below is the like-with-like comparison.")
+    return ("Headline (acc_headline = \"equal-votes\", the project's choice): self-consistency is read over its "
+            "first two samples, as many votes as a debate's persona pair, under the same split rule (sample 0 is the "
+            "single answer's draw), so the verdict asks whether two agents debating beat two independent answers "
+            "voting; with the same per-agent accuracy both read the same distribution and the verdict is "
+            "\"undecided\" (no difference). Seed 002 compares with the majority of five samples: that comparison "
+            "follows, labelled as the seed's. With equal per-agent accuracy p > 0.5 it favours self-consistency "
+            "(P(Bin(5, p) ≥ 3) > p): that is what three more votes add, not what debate loses.")
+
+
+def beside_line(h: dict) -> str:
+    """The self-consistency comparison that is not the study's verdict, labelled."""
+    other = FIVE_VOTES if h["basis"] == EQUAL_VOTES else EQUAL_VOTES
+    row = h.get(ROW_KEYS[other])
+    if not row:
+        return ""
+    tag = ("Seed 002's comparison (five-vote majority; not the verdict)" if other == FIVE_VOTES else
+           "On equal votes (the project's like-with-like comparison; not this study's verdict)")
+    p = row["mann_whitney"]["details"].get("p_value")
+    return (f"{tag}: {row['comparison']}: mean difference {fmt(row['mean_difference'])}, Mann-Whitney r "
+            f"{fmt(row['mann_whitney'])}" + (f", p = {p:.4g}" if p is not None else "") + ".")
 
 
 def acc_rule_line(rules: dict) -> str:
     """ACC's rule for a split vote, as the study froze it (acc_tie)."""
+    common = ("Self-consistency's five samples read the majority of five, P(Bin(5, p) ≥ 3). A claim no voter took "
+              "a stance on earns 0; a claim whose stance extraction failed for every voter is left out of the "
+              "denominator and counted.")
     if rules.get("acc_tie") == STRICT:
         return ("ACC rule (acc_tie = \"strict\", a study option): a vote whose top stance signs tie earns nothing, so a "
                 "persona pair that splits is wrong: with per-agent accuracy p a debate reads p² in expectation, a "
-                "single answer p.")
-    return ("ACC rule (acc_tie = \"half\", the project's default): a vote whose top stance signs tie earns 1/k when the "
-            "true sign is one of the k tied (a fair coin's expectation), so a persona pair that splits earns 0.5 and "
-            "a debate with per-agent accuracy p reads p in expectation, as a single answer does; self-consistency's "
-            "five samples read the majority of five, P(Bin(5, p) ≥ 3). A claim no voter took a stance on earns 0; "
-            "a claim whose stance extraction failed for every voter is left out of the denominator and counted.")
-
-
-def equal_votes_line(row: dict | None) -> str:
-    """The project's added comparison: self-consistency read over as many votes as a debate's pair."""
-    if not row:
-        return ""
-    p = row["mann_whitney"]["details"].get("p_value")
-    return (f"On equal votes (the project's addition, not the verdict): {row['comparison']}: mean difference "
-            f"{fmt(row['mean_difference'])}, Mann-Whitney r {fmt(row['mann_whitney'])}"
-            + (f", p = {p:.4g}" if p is not None else "") + ". Two votes against two: with the same per-agent "
-            "accuracy both have the same mean, so what the headline shows beyond this line is what five votes add.")
+                "single answer p. " + common)
+    if rules.get("acc_tie") == HALF:
+        return ("ACC rule (acc_tie = \"half\", a study option): a vote whose top stance signs tie earns 1/k when the "
+                "true sign is one of the k tied (a fair coin's expectation), so a persona pair that splits earns 0.5 "
+                "and a debate with per-agent accuracy p reads p in expectation, as a single answer does, with a "
+                "narrower spread, which Mann-Whitney U can read as a difference from the single answer. " + common)
+    return ("ACC rule (acc_tie = \"coin\", the project's default): a vote whose top stance signs tie is settled by a "
+            "fair coin among the tied signs, drawn reproducibly from the run and the claim (SHA-256 of their names), "
+            "so every vote earns 0 or 1 and a persona pair that splits is right half the time: with per-agent "
+            "accuracy p a debate's pair is right with chance p² + p(1 − p) = p, and a debate, a single answer and "
+            "two self-consistency samples read the same distribution, which Mann-Whitney U compares (half credit "
+            "has the same mean but a narrower spread). " + common)
 
 
 def embedding_line(rules: dict) -> str:
@@ -119,10 +147,11 @@ def sections(doc: dict) -> list[ReportSection]:
            if doc['headline']['mann_whitney']['details'].get('p_value') is not None else ""),
         *([f"The debate conditions include {', '.join(label(c, lost) for c in lost)}: without their "
            "treatment."] if lost else []),
-        "Verdict rule (the project's choice): yes when the 95% bootstrap CI of mean ACC(debate) − "
+        "Verdict rule (the project's choice): yes when the 95% bootstrap CI of the headline's mean ACC(debate) − "
         "ACC(self-consistency) lies above 0, no when it lies at or below 0, undecided otherwise.",
+        headline_rule_line(rules),
+        *filter(None, [beside_line(doc["headline"])]),
         acc_rule_line(rules),
-        *filter(None, [equal_votes_line(doc["headline"].get("equal_votes"))]),
     ]))]
     model = rules.get("embedding_model") or "—"
     seed = {k: v[0] for k, v in THRESHOLDS.items()}
@@ -147,7 +176,8 @@ def sections(doc: dict) -> list[ReportSection]:
     out.append(ReportSection("Faultline metrics by condition", embedding_line(rules) + "\n\nMeans with 95% bootstrap "
                              "CIs over debates (CR: over repeated debates); ✓/✗ against seed 002's thresholds. "
                              "A debate whose metric is undefined drops out of its mean and is counted.\n\n"
-                             + "\n".join(rows) + ("\n\nLeft out of the means:\n" + "\n".join(dropped) if dropped else "")))
+                             + "\n".join(rows) + sc_equal_votes_line(doc)
+                             + ("\n\nLeft out of the means:\n" + "\n".join(dropped) if dropped else "")))
     out.append(ReportSection("Faultline condition comparisons", comparison_tables(doc, lost)))
     out.append(ReportSection("Faultline semantic spread per round", spread_table(doc, lost)))
     if doc["by_divergence"]:
@@ -171,10 +201,20 @@ def sections(doc: dict) -> list[ReportSection]:
         "Choices seed 002 does not make are the project's own and are listed in "
         "workbench/protocols/faultline/README.md: the prompts, the latent reading, population SD for ΔSD, "
         "card-source centroid for CG, CR's HDBSCAN settings (min_cluster_size, the same-crux similarity, noise "
-        "points as one-run clusters), ACC's split rule and denominator, BA of 0-node conditions against the "
+        "points as one-run clusters), ACC's split rule and denominator, the headline's self-consistency on as many "
+        "votes as a persona pair, BA of 0-node conditions against the "
         "persona's smallest built graph (or the size compared with), the verdict rule, the comparison families, "
         "the embedding model, and the reply schemas' constraints.")))
     return out
+
+
+def sc_equal_votes_line(doc: dict) -> str:
+    """Self-consistency's ACC over its first two samples, the reading the equal-votes headline compares with."""
+    est = (doc["conditions"].get("self-consistency") or {}).get("ACC_equal_votes")
+    if not est:
+        return ""
+    return ("\n\nThe self-consistency row's ACC is the majority of its five samples (seed 002); over its first two "
+            f"samples alone (the equal-votes reading, split rule as above) it reads {fmt(est)}.")
 
 
 def unknown_claims_line(errors: dict) -> str:
