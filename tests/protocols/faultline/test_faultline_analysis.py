@@ -66,18 +66,20 @@ async def test_study_metrics_from_scripted_debates(ran, minilm):
     cr = {(g["item"], g["condition"]): g for g in doc["crux_recurrence"]}
     assert cr[(DEBATE, "graph-20")]["value"] == 1.0
     # baselines: right on chernobyl-year, wrong on plants-emit-co2
-    assert next(x for x in doc["debates"] if x["condition"] == "self-consistency")["metrics"]["ACC"]["value"] == 0.5
+    sc = next(x for x in doc["debates"] if x["condition"] == "self-consistency")["metrics"]
+    assert sc["ACC"]["value"] == 0.5 and sc["ACC_equal_votes"]["value"] == 0.5   # five samples, and the first two
     assert doc["conditions"]["single"]["ACC"]["value"] == 0.5
     # every debate ACC is 1.0, every self-consistency 0.5: a difference of 0.5 from 3 self-consistency runs, under
     # the project's minimum of units for a bootstrap CI (issue 30) → no CI → undecided
     h = doc["headline"]
+    assert h["basis"] == "equal-votes" and h["comparison"].endswith("self-consistency on 2 votes")
     assert h["mean_difference"]["value"] == pytest.approx(0.5) and h["answer"] == "undecided"
     assert h["why"].startswith("n too small")
     assert doc["conditions"]["graph-20"]["dSD"]["meets"] is False
     # the one pair is of medium divergence: the breakdown has that level only, over all 6 debates
     assert list(doc["by_divergence"]) == ["medium"] and doc["by_divergence"]["medium"]["dSD"]["n"] == 6
     rows = csv_rows(doc)
-    assert {r["metric"] for r in rows} == {"BA", "dSD", "spread", "spread_trend", "CG", "ACC", "CR"}
+    assert {r["metric"] for r in rows} == {"BA", "dSD", "spread", "spread_trend", "CG", "ACC", "ACC_equal_votes", "CR"}
     ba = [r for r in rows if r["metric"] == "BA" and r["condition"] == "graph-20" and r["scope"] == "pooled"]
     assert len(ba) == 3 and ba[0]["threshold"] == "> 0.6" and ba[0]["meets"] is False
     # a second computation embeds nothing new: every vector comes from the store's cache
@@ -108,7 +110,9 @@ async def test_mock_model_yields_counted_errors_and_undefined_metrics(tmp_path):
 
 
 def _doc(cond, acc):
-    return {"condition": cond, "metrics": {"ACC": {"value": acc}}}
+    """A run's ACC; self-consistency's read the same on its five samples and its first two."""
+    est = {"value": acc}
+    return {"condition": cond, "metrics": {"ACC": est, **({"ACC_equal_votes": est} if cond == "self-consistency" else {})}}
 
 
 def test_verdict_yes_no_undecided_from_the_ci():
@@ -116,8 +120,8 @@ def test_verdict_yes_no_undecided_from_the_ci():
            [_doc("self-consistency", v) for v in (0.0, 0.5, 0.0, 0.0, 0.5, 0.0)]
     yes = summarise(docs, [], ["plain", "self-consistency"])["headline"]
     assert yes["answer"] == "yes" and yes["mean_difference"]["ci_low"] > 0
-    swapped = [{"condition": "plain" if x["condition"] != "plain" else "self-consistency",
-                "metrics": x["metrics"]} for x in docs]
+    swapped = [_doc("plain" if x["condition"] != "plain" else "self-consistency", x["metrics"]["ACC"]["value"])
+               for x in docs]
     assert summarise(swapped, [], ["plain", "self-consistency"])["headline"]["answer"] == "no"
     assert verdict({"value": 0.1, "ci_low": -0.2, "ci_high": 0.3}) == ("undecided", "the CI contains 0")
     none = summarise(docs, [], ["plain"])["headline"]

@@ -29,6 +29,8 @@ def fixture():
             level = LEVELS[k % 3]
             debate = cond in NODES
             m = {"ACC": est(float(rng.integers(0, 5)) / 4)}
+            if cond == "self-consistency":   # its first two samples: the equal-votes reading
+                m["ACC_equal_votes"] = est(float(rng.integers(0, 5)) / 4)
             if debate:
                 m.update(BA_pooled=est(float(rng.uniform(0, 1))), dSD=est(float(rng.normal())),
                          spread_trend=est(float(rng.normal(0, 0.1))), CG=est(float(rng.uniform(0.3, 0.8))),
@@ -46,7 +48,7 @@ def values(docs, cr, conds, metric, level=None, size=None):
     if metric == "CR":
         return [g["value"] for g in cr if g["condition"] in conds and g["value"] is not None
                 and (level is None or g["divergence"] == level)]
-    key = "BA_pooled" if metric == "BA" else metric
+    key = {"BA": "BA_pooled", "ACC on 2 votes": "ACC_equal_votes"}.get(metric, metric)
     out = []
     for d in docs:
         if d["condition"] in conds and (level is None or d["divergence"] == level):
@@ -133,3 +135,24 @@ def test_a_dropped_repeated_debate_is_counted_in_its_condition_cell(doc):
     from workbench.protocols.faultline.report import fmt
 
     assert fmt(cell).endswith("(n=5; 1 of 6 repeated debates undefined)")
+
+
+def test_each_debate_condition_against_the_baselines_on_both_readings_of_self_consistency(doc):
+    """The headline's reading (2 votes) first, the seed's five-vote majority beside it, then single."""
+    docs, cr, summary = doc
+    got = rows(doc, "baselines")
+    debates = [c for c in CONDITIONS if c in NODES]
+    assert list(got) == [label for c in debates for label in (
+        f"ACC: {c} − self-consistency on 2 votes", f"ACC: {c} − self-consistency on 5 votes (seed 002)",
+        f"ACC: {c} − single")]
+    for c in ("plain", "graph-50"):
+        check(got[f"ACC: {c} − self-consistency on 2 votes"], values(docs, cr, [c], "ACC"),
+              values(docs, cr, ["self-consistency"], "ACC on 2 votes"))
+        check(got[f"ACC: {c} − self-consistency on 5 votes (seed 002)"], values(docs, cr, [c], "ACC"),
+              values(docs, cr, ["self-consistency"], "ACC"))
+        check(got[f"ACC: {c} − single"], values(docs, cr, [c], "ACC"), values(docs, cr, ["single"], "ACC"))
+    head = summary["headline"]
+    check(head, values(docs, cr, debates, "ACC"), values(docs, cr, ["self-consistency"], "ACC on 2 votes"))
+    check(head["five_votes"], values(docs, cr, debates, "ACC"), values(docs, cr, ["self-consistency"], "ACC"))
+    assert summary["conditions"]["self-consistency"]["ACC_equal_votes"]["value"] == pytest.approx(
+        np.mean(values(docs, cr, ["self-consistency"], "ACC on 2 votes")))

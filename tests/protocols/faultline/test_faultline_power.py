@@ -38,17 +38,25 @@ def test_the_planted_metrics_have_their_closed_form_means():
     layout = fp.Layout(((2, 3), (1, 2)), pairs=2, replicates=2, rounds=2)
     rng = np.random.default_rng(0)
     sims = 4000
-    # ACC: a split pair earns half (acc_tie "half"), so a debate reads the per-agent accuracy, p² + p(1 − p);
-    # under "strict" a tie is not correct and a debate is right only when both personas are, p²
+    # ACC: a split pair is settled by a coin (acc_tie "coin", the default) or earns half ("half"), so a debate
+    # reads the per-agent accuracy, p² + p(1 − p); under "strict" a debate is right only when both personas
+    # are, p². Self-consistency on 2 votes (the equal-votes headline) reads p as well, on 5 the majority.
     strict = fp.Layout(layout.claims, pairs=2, replicates=2, rounds=2, tie="strict")
-    for lay, cond, want in ((layout, "plain", 0.6), (layout, "single", 0.3),
-                            (layout, "self-consistency", majority_right(0.7, 5)), (layout, "graph-20", 0.7),
-                            (strict, "plain", 0.6 ** 2), (strict, "graph-20", 0.7 ** 2),   # graph-20: the default 0.7
-                            (strict, "self-consistency", majority_right(0.7, 5))):
-        got = fp.draw(rng, "ACC", cond, params, lay, sims)
+    half = fp.Layout(layout.claims, pairs=2, replicates=2, rounds=2, tie="half")
+    for lay, cond, votes, want in ((layout, "plain", 5, 0.6), (layout, "single", 5, 0.3),
+                                   (layout, "self-consistency", 5, majority_right(0.7, 5)),
+                                   (layout, "self-consistency", 2, 0.7), (layout, "graph-20", 5, 0.7),
+                                   (half, "plain", 5, 0.6), (half, "self-consistency", 2, 0.7),
+                                   (strict, "plain", 5, 0.6 ** 2), (strict, "graph-20", 5, 0.7 ** 2),  # default 0.7
+                                   (strict, "self-consistency", 5, majority_right(0.7, 5)),
+                                   (strict, "self-consistency", 2, 0.7 ** 2)):
+        got = fp.draw(rng, "ACC", cond, params, lay, sims, sc_votes=votes)
         assert got.shape == (sims, lay.runs(cond))
-        assert got.mean() == pytest.approx(want, abs=0.01), (cond, lay.tie)
-        assert fp.expected_value("ACC", cond, params, lay.tie) == pytest.approx(want), (cond, lay.tie)
+        assert got.mean() == pytest.approx(want, abs=0.01), (cond, lay.tie, votes)
+        assert fp.expected_value("ACC", cond, params, lay.tie, votes) == pytest.approx(want), (cond, lay.tie)
+    # the coin's credit is 0 or 1 a claim: a run of two claims reads 0, 0.5 or 1 only (half credit: quarters too)
+    assert set(np.unique(fp.draw(rng, "ACC", "plain", params, fp.Layout(((1, 2),), 1, 1, 2), 500))) <= {0, 0.5, 1}
+    assert 0.25 in set(np.unique(fp.draw(rng, "ACC", "plain", params, fp.Layout(((1, 2),), 1, 1, 2, "half"), 500)))
     assert majority_right(0.7, 5) == pytest.approx(0.83692, abs=1e-5)
     # BA: the planted adherence where a graph is shown; none where it is not
     assert fp.draw(rng, "BA", "graph-20", params, layout, sims).mean() == pytest.approx(0.8, abs=0.005)
@@ -119,21 +127,30 @@ def test_the_study_power_covers_its_preregistered_comparisons_with_their_planted
 
     doc = power_document(sim_definition(), {}, 300, grid=(5, 20))
     labels = [r["comparison"] for r in doc["comparisons"]]
-    assert labels[0] == fp.HEADLINE
-    assert "ACC: plain − self-consistency" in labels and "BA: graph-20 − plain" in labels
+    # the headline as the study's acc_headline reads it (equal votes, the default), the seed's beside it
+    assert labels[:2] == ["ACC: all debate conditions − self-consistency on 2 votes",
+                          "ACC: all debate conditions − self-consistency on 5 votes (seed 002)"]
+    assert labels[2:5] == ["ACC: plain − self-consistency on 2 votes",
+                           "ACC: plain − self-consistency on 5 votes (seed 002)", "ACC: plain − single"]
+    assert "BA: graph-20 − plain" in labels
     assert "dSD: graph-20 − plain" in labels and not any(lbl.startswith(("CG", "spread")) for lbl in labels)
     assert any(line.startswith("CG: graph-20 − plain: nothing plants it") for line in doc["not_simulated"])
     row = {r["comparison"]: r for r in doc["comparisons"]}
     # planted in studies/faultline-sim.toml: plain 0.6 and self-consistency 0.7; adherence graph-20 0.8
-    acc = row["ACC: plain − self-consistency"]
-    assert acc["expected"]["a"] == pytest.approx(0.6, abs=0.02)      # a split pair earns half: p, not p²
+    acc = row["ACC: plain − self-consistency on 5 votes (seed 002)"]
+    assert acc["expected"]["a"] == pytest.approx(0.6, abs=0.02)      # a split pair by a coin: p, not p²
     assert acc["expected"]["b"] == pytest.approx(majority_right(0.7, 5), abs=0.02)
+    two = row["ACC: plain − self-consistency on 2 votes"]
+    assert two["expected"]["b"] == pytest.approx(0.7, abs=0.02) and two["effect"] == pytest.approx(-0.1, abs=0.03)
     assert row["BA: graph-20 − plain"]["effect"] == pytest.approx(0.8, abs=0.01)
     assert row["dSD: graph-20 − plain"]["effect"] > 0.5 and row["dSD: qbaf-20 − plain"]["effect"] > 0
     # two debates a condition: the study cannot detect anything; with more topics it can
     assert acc["runs"] == [2, 2] and acc["power"] == 0.0
-    # a split pair earns half: the planted gap is 0.84 − 0.6, smaller than under the strict rule (0.84 − 0.36)
-    assert acc["power_by_cases"][20] > 0.75 and acc["power_by_cases"][20] > acc["power_by_cases"][5]
+    # the seed's gap is 0.84 − 0.6 (under the strict rule it was 0.84 − 0.36); on equal votes only the planted
+    # 0.7 − 0.6 is left, which 20 topics see less often. The coin's 0-or-1 credit is noisier than half credit,
+    # so the seed's gap is seen less often than under "half" (it was > 0.75 at 20 topics)
+    assert acc["power_by_cases"][20] > 0.5 and acc["power_by_cases"][20] > acc["power_by_cases"][5]
+    assert two["power_by_cases"][20] < acc["power_by_cases"][20]
     assert doc["design"]["raters"] == 0 and "no raters" in doc["design_text"] and doc["unit"] == "topics"
     assert DEFAULT_SIMS == 2000
 
@@ -213,3 +230,26 @@ def test_the_power_model_is_the_simulators_own_draws():
     assert fp.expected_value("dSD", "plain", params) == pytest.approx(model_dsd, abs=0.02)
     assert fp.expected_value("ACC", "plain", params) == pytest.approx(0.6)
     assert fp.expected_value("ACC", "plain", params, "strict") == pytest.approx(0.36)
+
+
+@pytest.mark.parametrize("p", [0.6, 0.8])
+def test_power_follows_the_headline_rule_equal_accuracy_detects_at_most_the_test_size(p):
+    """The same per-agent accuracy everywhere: the equal-votes headline and every row against single or
+    self-consistency on 2 votes detect at most the test's size; the seed's five-vote rows detect the
+    majority's gain. A study frozen with acc_headline "five-votes" has the seed's row as its headline."""
+    conditions = ["plain", "graph-20", "single", "self-consistency"]
+    params = {"seed": 2, "accuracy": {c: p for c in conditions}}
+    layout = fp.Layout(((2, 2),) * 10, pairs=3, replicates=3, rounds=2)
+    sims = 2000
+    tol = 4 * math.sqrt(0.05 * 0.95 / sims)
+    for label, metric, group, base, votes in fp.comparisons(conditions):
+        if metric != "ACC":
+            continue
+        mean_a, mean_b, share = fp.simulate(label, metric, group, base, params, layout, sims, votes)
+        if "5 votes" in label:
+            assert mean_b - mean_a == pytest.approx(majority_right(p, 5) - p, abs=0.02), label
+            assert share > (0.5 if p == 0.8 else 0.05 + tol), label   # a gap of 0.14 at 0.8, 0.08 at 0.6
+        else:
+            assert mean_a == pytest.approx(mean_b, abs=0.02) and share <= 0.05 + tol, (label, share)
+    five = fp.comparisons(conditions, "five-votes")
+    assert five[0][0] == "ACC: all debate conditions − self-consistency on 5 votes (seed 002)" and five[0][4] == 5
