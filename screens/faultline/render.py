@@ -18,16 +18,20 @@ def fmt(est: dict | None) -> str:
 
 def verdict(doc: dict) -> str:
     """The study's headline (its acc_headline), and the other self-consistency comparison, labelled."""
-    from workbench.protocols.faultline.report import beside_line
+    from workbench.protocols.faultline.report import beside
 
     h = doc["headline"]
     colour = {"yes": "green", "no": "red"}.get(h["answer"], "yellow")
     diff = h["mean_difference"]
     ci = (f"mean ACC difference {fmt(diff)}" if diff["value"] is not None else "mean ACC difference undefined")
-    beside = beside_line(h)
-    return (f"[b]{escape(h['title'])}: [{colour}]{h['answer']}[/][/b]\n"
-            f"{escape(h['comparison'])}: {escape(ci)} — {escape(h['why'])}"
-            + (f"\n[dim]{escape(beside)}[/dim]" if beside else ""))
+    text = (f"[b]{escape(h['title'])}: [{colour}]{h['answer']}[/][/b]\n"
+            f"{escape(h['comparison'])}: {escape(ci)} — {escape(h['why'])}")
+    if found := beside(h):
+        tag, row = found
+        p = row["mann_whitney"]["details"].get("p_value")
+        text += (f"\n[dim]{escape(tag)}: {escape(fmt(row['mean_difference']))}"
+                 + (f", Mann-Whitney p = {p:.3g}" if p is not None else "") + "[/dim]")
+    return text
 
 
 def message(m: dict, name: str) -> str:

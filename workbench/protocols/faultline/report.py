@@ -45,20 +45,26 @@ def headline_rule_line(rules: dict) -> str:
     return ("Headline (acc_headline = \"equal-votes\", the project's choice): self-consistency is read over its "
             "first two samples, as many votes as a debate's persona pair, under the same split rule (sample 0 is the "
             "single answer's draw), so the verdict asks whether two agents debating beat two independent answers "
-            "voting; with the same per-agent accuracy both read the same distribution and the verdict is "
-            "\"undecided\" (no difference). Seed 002 compares with the majority of five samples: that comparison "
+            "voting; with the same per-agent accuracy both read the same distribution, so the verdict is "
+            "\"undecided\" (no difference) but for chance. Seed 002 compares with the majority of five samples: that comparison "
             "follows, labelled as the seed's. With equal per-agent accuracy p > 0.5 it favours self-consistency "
             "(P(Bin(5, p) ≥ 3) > p): that is what three more votes add, not what debate loses.")
 
 
-def beside_line(h: dict) -> str:
-    """The self-consistency comparison that is not the study's verdict, labelled."""
+def beside(h: dict) -> tuple[str, dict] | None:
+    """The self-consistency comparison that is not the study's verdict, and its label."""
     other = FIVE_VOTES if h["basis"] == EQUAL_VOTES else EQUAL_VOTES
     row = h.get(ROW_KEYS[other])
     if not row:
+        return None
+    return ("Seed 002's comparison (five-vote majority; not the verdict)" if other == FIVE_VOTES else
+            "On equal votes (the project's like-with-like comparison; not this study's verdict)"), row
+
+
+def beside_line(h: dict) -> str:
+    if not (found := beside(h)):
         return ""
-    tag = ("Seed 002's comparison (five-vote majority; not the verdict)" if other == FIVE_VOTES else
-           "On equal votes (the project's like-with-like comparison; not this study's verdict)")
+    tag, row = found
     p = row["mann_whitney"]["details"].get("p_value")
     return (f"{tag}: {row['comparison']}: mean difference {fmt(row['mean_difference'])}, Mann-Whitney r "
             f"{fmt(row['mann_whitney'])}" + (f", p = {p:.4g}" if p is not None else "") + ".")
