@@ -208,3 +208,37 @@ def test_equal_planted_accuracy_gives_no_difference_between_debate_and_single_un
     strict = compare([debate_acc(f"d{i}", "plain", STRICT) for i in range(n)],
                      [baseline(f"s{i}", "single", STRICT)["ACC"]["value"] for i in range(n)], "x")
     assert strict["mean_difference"]["ci_high"] < 0
+
+
+@pytest.mark.parametrize("tie, basis", [(COIN, EQUAL_VOTES), (HALF, FIVE_VOTES)])
+def test_the_report_names_the_rules_and_labels_the_seeds_comparison(tie, basis):
+    """The `metrics` text and the report (one function): the verdict first, on the study's headline; the
+    other reading of self-consistency beside it, labelled; the split rule and the headline rule named."""
+    from workbench.protocols.faultline.analysis import summarise
+    from workbench.protocols.faultline.report import text
+
+    docs = simulated_study(3, P, P)
+    doc = summarise(docs, [], CONDITIONS, {"embedding_model": "m", "acc_tie": tie, "acc_headline": basis,
+                                           "crux_similarity": 0.7, "hdbscan_min_cluster_size": 2})
+    head = text(doc).split("## Faultline metrics by condition", 1)[0]
+    h = doc["headline"]
+    if basis == EQUAL_VOTES:
+        assert head.startswith(f"## Faultline: does debate beat self-consistency?\n\nDebate beats self-consistency on "
+                               f"equal votes (ACC): **{h['answer']}** — ACC: all debate conditions − self-consistency "
+                               "on 2 votes: mean difference")
+        assert 'Headline (acc_headline = "equal-votes", the project\'s choice)' in head
+        five = h["five_votes"]["mean_difference"]
+        assert (f"Seed 002's comparison (five-vote majority; not the verdict): ACC: all debate conditions − "
+                f"self-consistency on 5 votes (seed 002): mean difference {five['value']:.3f}") in head
+        assert 'ACC rule (acc_tie = "coin", the project\'s default)' in head
+    else:   # a study stored before acc_headline: the seed's verdict, the equal-votes comparison beside it
+        assert f"Debate beats self-consistency on ACC: **{h['answer']}** — ACC: all debate conditions − " \
+               "self-consistency on 5 votes (seed 002)" in head
+        assert 'Headline (acc_headline = "five-votes", seed 002\'s comparison' in head
+        assert "On equal votes (the project's like-with-like comparison; not this study's verdict): ACC: all " \
+               "debate conditions − self-consistency on 2 votes" in head
+        assert 'ACC rule (acc_tie = "half", a study option)' in head
+    table = text(doc).split("## Faultline metrics by condition", 1)[1]
+    two = doc["conditions"]["self-consistency"]["ACC_equal_votes"]
+    assert f"over its first two samples alone (the equal-votes reading, split rule as above) it reads {two['value']:.3f}" \
+        in table

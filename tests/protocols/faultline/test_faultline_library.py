@@ -82,3 +82,21 @@ def test_section_defaults_and_problems():
     all_default = []
     full = check_section({}, {"model": d["model"]}, lambda k, m: all_default.append(k))
     assert not all_default and len(full["topics"]) == 10 and len(full["pairs"]) == 3
+    # ACC on equal terms: a new study freezes the coin and the equal-votes headline (pre-registered with it)
+    assert (full["acc_tie"], full["acc_headline"]) == ("coin", "equal-votes")
+    bad = []
+    check_section({"faultline": {"acc_tie": "quarter", "acc_headline": "three-votes"}}, {"model": d["model"]},
+                  lambda k, m: bad.append(f"{k}: {m}"))
+    assert bad == ["faultline.acc_tie: must be one of 'coin', 'half', 'strict' (got 'quarter')",
+                   "faultline.acc_headline: must be one of 'equal-votes', 'five-votes' (got 'three-votes')"]
+
+
+def test_a_stored_study_keeps_the_acc_rules_it_was_frozen_with():
+    """A definition frozen before acc_tie was measured strictly; before acc_headline, its verdict was the
+    seed's five-vote comparison; one frozen with "half" keeps half credit."""
+    from workbench.protocols.faultline.analysis import rules
+
+    section = {"embedding_model": "m", "hdbscan_min_cluster_size": 2}
+    assert (rules(section)["acc_tie"], rules(section)["acc_headline"]) == ("strict", "five-votes")
+    session6 = {**section, "acc_tie": "half"}
+    assert (rules(session6)["acc_tie"], rules(session6)["acc_headline"]) == ("half", "five-votes")
