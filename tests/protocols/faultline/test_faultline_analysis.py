@@ -112,7 +112,8 @@ async def test_mock_model_yields_counted_errors_and_undefined_metrics(tmp_path):
 def _doc(cond, acc):
     """A run's ACC; self-consistency's read the same on its five samples and its first two."""
     est = {"value": acc}
-    return {"condition": cond, "metrics": {"ACC": est, **({"ACC_equal_votes": est} if cond == "self-consistency" else {})}}
+    two = {"ACC_equal_votes": est} if cond == "self-consistency" else {}
+    return {"condition": cond, "metrics": {"ACC": est, **two}}
 
 
 def test_verdict_yes_no_undecided_from_the_ci():

@@ -194,8 +194,8 @@ def test_a_stored_study_keeps_the_five_vote_verdict_it_was_frozen_with():
     assert equal["title"] == "Debate beats self-consistency on equal votes (ACC)"
     assert equal["mean_difference"] == equal["equal_votes"]["mean_difference"] == five["equal_votes"]["mean_difference"]
     rows = [r["comparison"] for r in baseline_comparisons(docs, CONDITIONS, FIVE_VOTES)][:3]
-    assert rows == ["ACC: plain − self-consistency on 5 votes (seed 002)", "ACC: plain − self-consistency on 2 votes",
-                    "ACC: plain − single"]
+    assert rows == ["ACC: plain − self-consistency on 5 votes (seed 002)",
+                    "ACC: plain − self-consistency on 2 votes", "ACC: plain − single"]
 
 
 def test_equal_planted_accuracy_gives_no_difference_between_debate_and_single_under_coin_or_half():
@@ -223,9 +223,9 @@ def test_the_report_names_the_rules_and_labels_the_seeds_comparison(tie, basis):
     head = text(doc).split("## Faultline metrics by condition", 1)[0]
     h = doc["headline"]
     if basis == EQUAL_VOTES:
-        assert head.startswith(f"## Faultline: does debate beat self-consistency?\n\nDebate beats self-consistency on "
-                               f"equal votes (ACC): **{h['answer']}** — ACC: all debate conditions − self-consistency "
-                               "on 2 votes: mean difference")
+        assert head.startswith("## Faultline: does debate beat self-consistency?\n\nDebate beats self-consistency "
+                               f"on equal votes (ACC): **{h['answer']}** — ACC: all debate conditions − "
+                               "self-consistency on 2 votes: mean difference")
         assert 'Headline (acc_headline = "equal-votes", the project\'s choice)' in head
         five = h["five_votes"]["mean_difference"]
         assert (f"Seed 002's comparison (five-vote majority; not the verdict): ACC: all debate conditions − "
@@ -240,5 +240,5 @@ def test_the_report_names_the_rules_and_labels_the_seeds_comparison(tie, basis):
         assert 'ACC rule (acc_tie = "half", a study option)' in head
     table = text(doc).split("## Faultline metrics by condition", 1)[1]
     two = doc["conditions"]["self-consistency"]["ACC_equal_votes"]
-    assert f"over its first two samples alone (the equal-votes reading, split rule as above) it reads {two['value']:.3f}" \
-        in table
+    assert ("over its first two samples alone (the equal-votes reading, split rule as above) it reads "
+            f"{two['value']:.3f}") in table
