@@ -24,7 +24,7 @@ def verdict(doc: dict) -> str:
     colour = {"yes": "green", "no": "red"}.get(h["answer"], "yellow")
     diff = h["mean_difference"]
     ci = (f"mean ACC difference {fmt(diff)}" if diff["value"] is not None else "mean ACC difference undefined")
-    text = (f"[b]{escape(h['title'])}: [{colour}]{h['answer']}[/][/b]\n"
+    text = (f"[b]{escape(h['question'])}: [{colour}]{h['answer']}[/][/b]\n"
             f"{escape(h['comparison'])}: {escape(ci)} — {escape(h['why'])}")
     if found := beside(h):
         tag, row = found

@@ -187,11 +187,11 @@ def test_a_stored_study_keeps_the_five_vote_verdict_it_was_frozen_with():
     docs = simulated_study(7, P, P)
     five = headline(docs, CONDITIONS, FIVE_VOTES)
     assert five["comparison"] == "ACC: all debate conditions − self-consistency on 5 votes (seed 002)"
-    assert five["title"] == "Debate beats self-consistency on ACC" and five["basis"] == FIVE_VOTES
+    assert five["question"] == "Debate beats self-consistency on ACC" and five["basis"] == FIVE_VOTES
     assert five["mean_difference"] == five["five_votes"]["mean_difference"]
     assert five["equal_votes"]["comparison"] == "ACC: all debate conditions − self-consistency on 2 votes"
     equal = headline(docs, CONDITIONS, EQUAL_VOTES)
-    assert equal["title"] == "Debate beats self-consistency on equal votes (ACC)"
+    assert equal["question"] == "Debate beats self-consistency on equal votes (ACC)"
     assert equal["mean_difference"] == equal["equal_votes"]["mean_difference"] == five["equal_votes"]["mean_difference"]
     rows = [r["comparison"] for r in baseline_comparisons(docs, CONDITIONS, FIVE_VOTES)][:3]
     assert rows == ["ACC: plain − self-consistency on 5 votes (seed 002)",

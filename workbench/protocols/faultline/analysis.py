@@ -299,8 +299,8 @@ def spread_by_round(docs: list[dict]) -> dict[str, list[dict]]:
     return {c: [{"round": rnd, **_est(mean_ci(v))} for rnd, v in sorted(rounds.items())] for c, rounds in per.items()}
 
 
-TITLES = {measures.EQUAL_VOTES: "Debate beats self-consistency on equal votes (ACC)",
-          measures.FIVE_VOTES: "Debate beats self-consistency on ACC"}
+QUESTIONS = {measures.EQUAL_VOTES: "Debate beats self-consistency on equal votes (ACC)",
+             measures.FIVE_VOTES: "Debate beats self-consistency on ACC"}
 
 
 def headline(docs: list[dict], conditions: list[str], basis: str) -> dict:
@@ -323,7 +323,7 @@ def headline(docs: list[dict], conditions: list[str], basis: str) -> dict:
                              "runs") + ")")
     if SELF_CONSISTENCY not in conditions:
         answer, why = "undecided", "the study has no self-consistency condition"
-    return {"question": TITLES[basis][0].lower() + TITLES[basis][1:], "title": TITLES[basis], "basis": basis,
+    return {"question": QUESTIONS[basis], "basis": basis,
             "answer": answer, "why": why, **rows[basis], **{ROW_KEYS[votes]: row for votes, row in rows.items()}}
 
 

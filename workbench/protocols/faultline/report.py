@@ -32,7 +32,7 @@ def headline_line(doc: dict) -> str:
     h = doc["headline"]
     diff = h["mean_difference"]
     shown = fmt(diff) if diff["value"] is not None else "undefined"
-    return f"{h['title']}: **{h['answer']}** — {h['comparison']}: mean difference {shown}; {h['why']}."
+    return f"{h['question']}: **{h['answer']}** — {h['comparison']}: mean difference {shown}; {h['why']}."
 
 
 def headline_rule_line(rules: dict) -> str:
