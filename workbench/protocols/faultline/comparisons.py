@@ -35,13 +35,13 @@ LEVELS = ("low", "medium", "high")
 ALL_DEBATES = "all debate conditions"
 SC_READINGS = {EQUAL_VOTES: "ACC_equal_votes", FIVE_VOTES: "ACC"}   # self-consistency's ACC on each headline
 ROW_KEYS = {EQUAL_VOTES: "equal_votes", FIVE_VOTES: "five_votes"}    # the headline document's two comparisons
+SC_VOTES = {EQUAL_VOTES: PAIR_VOTES, FIVE_VOTES: SC_SAMPLES}         # self-consistency's samples each reads
 
 
 def sc_label(group: str, votes: str) -> str:
     """An ACC comparison of `group` with self-consistency read on `votes` (EQUAL_VOTES or FIVE_VOTES)."""
-    if votes == EQUAL_VOTES:
-        return f"ACC: {group} − self-consistency on {PAIR_VOTES} votes"
-    return f"ACC: {group} − self-consistency on {SC_SAMPLES} votes (seed 002)"
+    seeds = " (seed 002)" if votes == FIVE_VOTES else ""
+    return f"ACC: {group} − self-consistency on {SC_VOTES[votes]} votes{seeds}"
 
 
 def sc_readings(headline: str) -> list[str]:

@@ -7,8 +7,8 @@ comparison, simulated beside it), ACC of each debate condition against each base
 both readings), and BA and ΔSD of each debate condition against plain. Each is detected when the
 Mann-Whitney U test the report prints (`workbench.metrics.effect_sizes.mann_whitney_u`: exact p without ties
 and with min(n) ≤ 8, else the normal approximation with tie and continuity correction) gives p < 0.05,
-two-sided, with the rank-biserial r on the planted side. Spread trend and CG are compared too, but nothing plants them (they follow the
-embeddings), so no power is simulated for them and the document says so.
+two-sided, with the rank-biserial r on the planted side. Spread trend and CG are compared too, but nothing
+plants them (they follow the embeddings), so no power is simulated for them and the document says so.
 
 Every run's metric is drawn as the `sim` model's simulator (simulate.py) produces it, from the study's
 `[simulation]` table (its defaults where a condition plants nothing):
@@ -34,7 +34,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from workbench.protocols.faultline.comparisons import ALL_DEBATES, sc_label, sc_readings
+from workbench.protocols.faultline.comparisons import ALL_DEBATES, SC_VOTES, sc_label, sc_readings
 from workbench.protocols.faultline.conditions import PAIR_VOTES, SC_SAMPLES, SELF_CONSISTENCY, SINGLE, condition
 from workbench.protocols.faultline.measures import (COIN, EQUAL_VOTES, HALF, STRICT, headline_rule,
                                                     tie_rule)
@@ -211,14 +211,11 @@ def detected(x, y, direction: int, alpha: float = ALPHA):
 
 
 # --- the comparisons ---------------------------------------------------------------------------------
-SC_VOTES = {EQUAL_VOTES: PAIR_VOTES}   # self-consistency's samples read in each headline (else all five)
-
-
 def comparisons(conditions: list[str], headline: str = EQUAL_VOTES) -> list[tuple[str, str, list[str], str, int]]:
     """(label, metric, group A's conditions, B, self-consistency's votes) in analysis.summarise's order (its
     labels, too): the verdict's reading of self-consistency first, the other beside it."""
     debates = [c for c in conditions if condition(c).is_debate]
-    readings = [(votes, SC_VOTES.get(votes, SC_SAMPLES)) for votes in sc_readings(headline)]
+    readings = [(votes, SC_VOTES[votes]) for votes in sc_readings(headline)]
     out = []
     if SELF_CONSISTENCY in conditions and debates:
         out += [(sc_label(ALL_DEBATES, votes), "ACC", debates, SELF_CONSISTENCY, n) for votes, n in readings]
