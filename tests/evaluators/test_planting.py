@@ -161,3 +161,30 @@ async def test_the_planted_audit_passes_when_gold_items_blend_in(store, loopback
     loopback_server.responder = lambda body: json.dumps({"guess": "study", "reason": "reads like the rest"})
     report = await audit_planted(db, gateway, sid, ModelSettings(model="openai/auditor", api_base=loopback_server.url))
     assert report.gold_called_check == 0 and report.p_value == 1.0 and not report.leak_suspected
+
+
+async def test_a_failed_audit_call_is_counted_said_and_asked_again_next_time(store, loopback_server):
+    from tests.support.loopback import Reply
+    from workbench.gateway.api import ModelSettings
+    from workbench.judges.planted_audit import audit_planted
+
+    db, gateway = store
+    sid = quality_study(db, pilot_items=False)
+    prepare_study(db, sid)
+    first = min(i["id"] for i in blind_rows.blind_items(db, sid) if planted(db, sid).get(i["id"], {}).get("kind")
+                != "attention")
+    first_text = blind_rows.blind_item(db, first)["text"]
+    study = lambda body: json.dumps({"guess": "study", "reason": "reads like the rest"})  # noqa: E731
+    loopback_server.responder = lambda body: (Reply.status(401, message="bad key") if first_text in user_text(body)
+                                              else study(body))
+    said: list[str] = []
+    settings = ModelSettings(model="openai/auditor", api_base=loopback_server.url)
+    report = await audit_planted(db, gateway, sid, settings, progress=said.append)
+    assert report.failed_calls == 1 and report.gold + report.real == 8
+    assert len(said) == 1 and said[0].startswith(f"planted audit: call failed for {first} (")
+    assert said[0].endswith("it will be retried next time")
+    loopback_server.requests.clear()
+    loopback_server.responder = study
+    report = await audit_planted(db, gateway, sid, settings)
+    assert report.failed_calls == 0 and report.gold + report.real == 9
+    assert len(loopback_server.requests) == 1 and first_text in user_text(loopback_server.requests[0])
