@@ -25,7 +25,8 @@ from workbench.blinding.context import load_study
 from workbench.blinding.unblind import audit_conditions
 from workbench.events import EventSink
 from workbench.gateway.api import ModelSettings
-from workbench.judges.audit_runner import Audit, audit_messages as auditor_prompt, items_to_audit, run_audit
+from workbench.judges.audit_runner import (Audit, audit_messages as auditor_prompt, items_to_audit, of_one_model,
+                                           run_audit)
 from workbench.judges.parse import InvalidReply, extract_json
 
 SETUPS = {
@@ -99,38 +100,35 @@ def _validator(setups: list[str]):
     return validate
 
 
+def _truth_and_setups(db: sqlite_utils.Database, study_id: str) -> tuple[dict[str, str], list[str]]:
+    """item -> its folded setup (from the sealed key), and the setups an auditor can name in this study."""
+    truth = {item: fold(cond) for item, cond in audit_conditions(db, study_id).items()}
+    return truth, audit_setups([*(load_study(db, study_id).definition.get("conditions") or []), *truth.values()])
+
+
 async def audit_study(db: sqlite_utils.Database, gateway, study_id: str, settings: ModelSettings, *,
                       concurrency: int = 4, sink: EventSink | None = None, progress=None) -> AuditReport:
     """Ask `settings.model` to guess the setup of every non-pilot item not yet audited with that model."""
     done = {r["item_id"] for r in audit_rows.audit_rows(db, study_id, settings.model)}
     items = items_to_audit(db, study_id, done, {None})  # gold and attention items have no setup to guess
-    study = load_study(db, study_id)
-    truth = {item: fold(cond) for item, cond in audit_conditions(db, study_id).items()}
-    setups = audit_setups([*(study.definition.get("conditions") or []), *truth.values()])
+    truth, setups = _truth_and_setups(db, study_id)
 
     def record(item: dict, guess: str | None, raw: str | None) -> None:
+        correct = None if guess is None else int(guess == truth.get(item["id"]))
         audit_rows.append_audit(db, {"study_id": study_id, "item_id": item["id"], "model": settings.model,
-                                     "guess": guess, "correct": None if guess is None else int(guess == truth.get(item["id"])),
-                                     "raw": raw})
+                                     "guess": guess, "correct": correct, "raw": raw})
 
     audit = Audit(turn="blindness-audit", name="audit", messages=lambda text, note: audit_messages(text, setups, note),
                   validate=_validator(setups), record=record)
-    failed = await run_audit(gateway, study_id, settings, audit, items, concurrency=concurrency, sink=sink,
-                             progress=progress)
-    report = audit_report(db, study_id, settings.model)
-    report.failed_calls = failed
-    return report
+    return await run_audit(gateway, study_id, settings, audit, items,
+                           lambda: audit_report(db, study_id, settings.model), concurrency=concurrency, sink=sink,
+                           progress=progress)
 
 
 def audit_report(db: sqlite_utils.Database, study_id: str, model: str | None = None) -> AuditReport:
     """Accuracy against chance from the stored guesses (of one model, or the latest model audited)."""
-    rows = audit_rows.audit_rows(db, study_id)
-    if model is None and rows:
-        model = rows[-1]["model"]
-    rows = [r for r in rows if r["model"] == model]
-    study = load_study(db, study_id)
-    truth = {item: fold(cond) for item, cond in audit_conditions(db, study_id).items()}
-    setups = audit_setups([*(study.definition.get("conditions") or []), *truth.values()])
+    model, rows = of_one_model(audit_rows.audit_rows(db, study_id), model)
+    truth, setups = _truth_and_setups(db, study_id)
     valid = [r for r in rows if r["guess"] is not None and r["correct"] is not None]
     n, correct = len(valid), sum(r["correct"] for r in valid)
     by_setup: dict[str, dict] = {}

@@ -52,10 +52,11 @@ class Audit:
     record: Callable[[dict, Any, str | None], None]   # (item, guess, the last raw reply)
 
 
-async def run_audit(gateway, study_id: str, settings: ModelSettings, audit: Audit, items: list[dict], *,
-                    concurrency: int = 4, sink: EventSink | None = None, progress=None) -> int:
-    """Ask `settings.model` the audit's question about every item, `concurrency` at a time; the failed calls,
-    counted (their items are asked again next time)."""
+async def run_audit(gateway, study_id: str, settings: ModelSettings, audit: Audit, items: list[dict],
+                    report: Callable[[], Any], *, concurrency: int = 4, sink: EventSink | None = None,
+                    progress=None):
+    """Ask `settings.model` the audit's question about every item, `concurrency` at a time; then the audit's
+    `report()`, with the calls that failed counted in its `failed_calls` (their items are asked again next time)."""
     say = progress or (lambda message: None)
     limit = asyncio.Semaphore(max(1, concurrency))
     failed = 0
@@ -76,4 +77,13 @@ async def run_audit(gateway, study_id: str, settings: ModelSettings, audit: Audi
         audit.record(item, asked.parsed, asked.raws[-1] if asked.raws else None)
 
     await asyncio.gather(*(one(i) for i in items))
-    return failed
+    done = report()
+    done.failed_calls = failed
+    return done
+
+
+def of_one_model(rows: list[dict], model: str | None) -> tuple[str | None, list[dict]]:
+    """The stored guesses of `model`, or of the latest model audited when None: (that model, its rows)."""
+    if model is None and rows:
+        model = rows[-1]["model"]
+    return model, [r for r in rows if r["model"] == model]

@@ -18,7 +18,8 @@ import sqlite_utils
 from store import quality as rows
 from workbench.events import EventSink
 from workbench.gateway.api import ModelSettings
-from workbench.judges.audit_runner import Audit, audit_messages as auditor_prompt, items_to_audit, run_audit
+from workbench.judges.audit_runner import (Audit, audit_messages as auditor_prompt, items_to_audit, of_one_model,
+                                           run_audit)
 from workbench.judges.parse import InvalidReply, extract_json
 
 LEAK_P = 0.05
@@ -81,19 +82,14 @@ async def audit_planted(db: sqlite_utils.Database, gateway, study_id: str, setti
 
     audit = Audit(turn="planted-audit", name="planted audit", messages=audit_messages, validate=_validate,
                   record=record)
-    failed = await run_audit(gateway, study_id, settings, audit, items, concurrency=concurrency, sink=sink,
-                             progress=progress)
-    report = planted_audit_report(db, study_id, settings.model)
-    report.failed_calls = failed
-    return report
+    return await run_audit(gateway, study_id, settings, audit, items,
+                           lambda: planted_audit_report(db, study_id, settings.model), concurrency=concurrency,
+                           sink=sink, progress=progress)
 
 
 def planted_audit_report(db: sqlite_utils.Database, study_id: str, model: str | None = None) -> PlantedAuditReport:
     """The audit's aggregates (of one model, or the latest model audited)."""
-    audited = rows.planted_audits(db, study_id)
-    if model is None and audited:
-        model = audited[-1]["model"]
-    audited = [r for r in audited if r["model"] == model]
+    model, audited = of_one_model(rows.planted_audits(db, study_id), model)
     valid = [r for r in audited if r["guess"] in GUESSES]
     gold = [r for r in valid if r["planted"]]
     real = [r for r in valid if not r["planted"]]
