@@ -108,3 +108,15 @@ def test_audit_needs_a_model(path, capsys):
     assert "the planted-item audit needs a model: pass --model or name a judge" in capsys.readouterr().err
     assert batch(path, "audit", "no-such", "--model", "openai/x") == 1
     assert "no-such" in capsys.readouterr().err
+
+
+def test_review_lists_the_study_s_pre_registered_sample_unless_told(path, capsys):
+    db = open_store(path)
+    sid = judged(db)
+    definition = json.loads(db["studies"].get(sid)["definition"])
+    definition["quality"]["review_sample"] = 4
+    db["studies"].update(sid, {"definition": json.dumps(definition)})
+    assert batch(path, "review", sid, "--judge", "judge-a", json_out=True) == 0
+    assert len(json.loads(capsys.readouterr().out)["sample"]) == 4
+    assert batch(path, "review", sid, "--judge", "judge-a", "--sample", "6", json_out=True) == 0
+    assert len(json.loads(capsys.readouterr().out)["sample"]) == 6

@@ -51,7 +51,8 @@ def register(sub: argparse._SubParsersAction) -> None:
                                "workbench --batch evaluators review glenda-crock-sim --judge judge-a --verdict 17 "
                                "--correct 1 --reason \"the quote names no compliance trap\" --by ana"))
     r.add_argument("--judge", required=True, metavar="NAME")
-    r.add_argument("--sample", type=int, default=20, metavar="N", help="how many verdicts to list (default 20)")
+    r.add_argument("--sample", type=int, metavar="N",
+                   help="how many verdicts to list (default: the study's [quality] review_sample, else 20)")
     r.add_argument("--verdict", type=int, metavar="ID", help="the verdict to mark")
     how = r.add_mutually_exclusive_group()
     how.add_argument("--right", action="store_true", help="the verdict is right")
@@ -99,6 +100,7 @@ def override(args, ctx: Context) -> int:
 def review(args, ctx: Context) -> int:
     from workbench.blinding.context import BlindingError, load_study
     from workbench.evaluators.review import ReviewError, agreement, mark, review_text, sample
+    from workbench.evaluators.settings import review_size
     from workbench.scoring.actor import acting_user
 
     with refusals(ReviewError, BlindingError):
@@ -106,7 +108,8 @@ def review(args, ctx: Context) -> int:
         if args.verdict is None:
             if args.right or args.correct is not None:
                 raise CommandError("name the verdict to mark with --verdict ID", code=2)
-            units = sample(ctx.db(), study, args.judge, max(1, args.sample))
+            size = review_size(study.definition) if args.sample is None else max(1, args.sample)
+            units = sample(ctx.db(), study, args.judge, size)
             agreed = agreement(ctx.db(), args.study_id, args.judge)
             ctx.emit({"ok": True, "study": args.study_id, "judge": args.judge, "sample": [u.to_dict() for u in units],
                       "agreement": agreed.to_dict()}, lambda: review_text(units, agreed), study=args.study_id)
