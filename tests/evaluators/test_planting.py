@@ -188,3 +188,35 @@ async def test_a_failed_audit_call_is_counted_said_and_asked_again_next_time(sto
     report = await audit_planted(db, gateway, sid, settings)
     assert report.failed_calls == 0 and report.gold + report.real == 9
     assert len(loopback_server.requests) == 1 and first_text in user_text(loopback_server.requests[0])
+
+
+def test_gold_file_items_a_length_would_tell_apart_are_left_out_and_named(db):
+    """A gold file's item longer than every real item or shorter than all of them is never planted (its
+    length alone would give it away); `evaluators qc` and the report name it, with its length and the band."""
+    from tests.evaluators.helpers import NEUTRAL, TEXTS
+    from workbench.evaluators.report import quality_text
+
+    expected = {"anticipation": {"anticipation": 3}}
+    gold = [{"name": "fits", "case": "harbor-expansion", "text": NEUTRAL + " Demand gates hold each stage.",
+             "expected": expected},
+            {"name": "too-long", "case": "harbor-expansion", "text": NEUTRAL * 6, "expected": expected},
+            {"name": "too-short", "case": "harbor-expansion", "text": "RECOMMENDATION: Wait. " + "word " * 20,
+             "expected": expected}]
+    sid = quality_study(db, pilot_items=False, quality={"gold_rate": 1.0, "attention_rate": 0.0,
+                                                        "gold_file": "gold.toml", "gold_items": gold})
+    prepare_study(db, sid)
+    sealed = planted(db, sid)
+    assert sorted(p["source"] for p in sealed.values()) == ["fits"]
+    lengths = [len(i["text"]) for i in blind_rows.blind_items(db, sid) if i["id"] not in sealed]
+    lo, hi = min(lengths), max(lengths)
+    assert (lo, hi) == (min(map(len, TEXTS.values())), max(map(len, TEXTS.values())))  # the scrubber kept them
+    assert len(gold[2]["text"]) < lo <= len(gold[0]["text"]) <= hi < len(gold[1]["text"])
+    sq = study_quality(db, sid)
+    assert sq.gold_left_out == [{"name": "too-long", "length": len(gold[1]["text"]), "band": [lo, hi]},
+                                {"name": "too-short", "length": len(gold[2]["text"]), "band": [lo, hi]}]
+    assert sq.lengths["outside"] == 0 and sq.planted["gold"] == 1
+    text = quality_text(sq)
+    assert (f"gold file gold.toml: item 'too-long' left out: {len(gold[1]['text'])} characters, outside the real "
+            f"items' length band {lo}-{hi} characters (a length would tell it apart)") in text
+    assert "item 'too-short' left out" in text and "item 'fits'" not in text
+    assert sq.to_dict()["gold_left_out"] == sq.gold_left_out
