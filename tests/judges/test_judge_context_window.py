@@ -14,20 +14,14 @@ import pytest
 
 from store import open_store
 from store import verdicts as verdict_rows
-from tests.faults.window_server import WindowServer
+from tests.faults.window_server import WindowServer, fresh_windows  # noqa: F401  (the fixture)
 from tests.hardening.conftest import STUDY, batch, cases_dir, study_toml  # noqa: F401  (cases_dir: the fixture)
-from tests.support.loopback import DUMMY_KEY
 from workbench.gateway import context_window
 from workbench.judges.calls import JudgeItem, JudgeSpec
 from workbench.judges.context_fit import prompt_size
 
 
-@pytest.fixture(autouse=True)
-def _fresh(monkeypatch):
-    monkeypatch.setenv("OPENAI_API_KEY", DUMMY_KEY)
-    context_window.learned.clear()
-    yield
-    context_window.learned.clear()
+pytestmark = pytest.mark.usefixtures("fresh_windows")
 
 
 def judged_study(tmp_path, url: str, pipeline: str = "direct") -> str:
