@@ -22,6 +22,7 @@ from workbench.gateway.api import CostCeilingReached, GatewayError, ModelSetting
 from workbench.judges.calls import ask_json
 from workbench.judges.prompt import DATA_RULE, block
 
+
 def audit_messages(system: str, preamble: list[str], response: str, question: str, note: str | None) -> list[dict]:
     """The auditor's prompt: the data rule, what it is told of the study, the RESPONSE alone, the question;
     after an unusable reply, why it could not be used."""
