@@ -17,8 +17,6 @@ from textual.widgets import Static
 
 from screens.ask_dialog import AskDialog
 
-SAMPLE = 20  # verdicts a review pages through (the batch command's default --sample)
-
 
 class VerdictReviewScreen(ModalScreen[None]):
     """A judge's review sample, one verdict per page."""
@@ -62,8 +60,10 @@ class VerdictReviewScreen(ModalScreen[None]):
     def reload(self) -> None:
         from workbench.blinding.context import load_study
         from workbench.evaluators.review import sample
+        from workbench.evaluators.settings import review_size
 
-        self.units = sample(self.app.db, load_study(self.app.db, self.study_id), self.judge, SAMPLE)
+        study = load_study(self.app.db, self.study_id)
+        self.units = sample(self.app.db, study, self.judge, review_size(study.definition))
         self.index = min(self.index, max(0, len(self.units) - 1))
         self.show()
 

@@ -161,3 +161,62 @@ async def test_the_planted_audit_passes_when_gold_items_blend_in(store, loopback
     loopback_server.responder = lambda body: json.dumps({"guess": "study", "reason": "reads like the rest"})
     report = await audit_planted(db, gateway, sid, ModelSettings(model="openai/auditor", api_base=loopback_server.url))
     assert report.gold_called_check == 0 and report.p_value == 1.0 and not report.leak_suspected
+
+
+async def test_a_failed_audit_call_is_counted_said_and_asked_again_next_time(store, loopback_server):
+    from tests.support.loopback import Reply
+    from workbench.gateway.api import ModelSettings
+    from workbench.judges.planted_audit import audit_planted
+
+    db, gateway = store
+    sid = quality_study(db, pilot_items=False)
+    prepare_study(db, sid)
+    first = min(i["id"] for i in blind_rows.blind_items(db, sid) if planted(db, sid).get(i["id"], {}).get("kind")
+                != "attention")
+    first_text = blind_rows.blind_item(db, first)["text"]
+    study = lambda body: json.dumps({"guess": "study", "reason": "reads like the rest"})  # noqa: E731
+    loopback_server.responder = lambda body: (Reply.status(401, message="bad key") if first_text in user_text(body)
+                                              else study(body))
+    said: list[str] = []
+    settings = ModelSettings(model="openai/auditor", api_base=loopback_server.url)
+    report = await audit_planted(db, gateway, sid, settings, progress=said.append)
+    assert report.failed_calls == 1 and report.gold + report.real == 8
+    assert len(said) == 1 and said[0].startswith(f"planted audit: call failed for {first} (")
+    assert said[0].endswith("it will be retried next time")
+    loopback_server.requests.clear()
+    loopback_server.responder = study
+    report = await audit_planted(db, gateway, sid, settings)
+    assert report.failed_calls == 0 and report.gold + report.real == 9
+    assert len(loopback_server.requests) == 1 and first_text in user_text(loopback_server.requests[0])
+
+
+def test_gold_file_items_a_length_would_tell_apart_are_left_out_and_named(db):
+    """A gold file's item longer than every real item or shorter than all of them is never planted (its
+    length alone would give it away); `evaluators qc` and the report name it, with its length and the band."""
+    from tests.evaluators.helpers import NEUTRAL, TEXTS
+    from workbench.evaluators.report import quality_text
+
+    expected = {"anticipation": {"anticipation": 3}}
+    gold = [{"name": "fits", "case": "harbor-expansion", "text": NEUTRAL + " Demand gates hold each stage.",
+             "expected": expected},
+            {"name": "too-long", "case": "harbor-expansion", "text": NEUTRAL * 6, "expected": expected},
+            {"name": "too-short", "case": "harbor-expansion", "text": "RECOMMENDATION: Wait. " + "word " * 20,
+             "expected": expected}]
+    sid = quality_study(db, pilot_items=False, quality={"gold_rate": 1.0, "attention_rate": 0.0,
+                                                        "gold_file": "gold.toml", "gold_items": gold})
+    prepare_study(db, sid)
+    sealed = planted(db, sid)
+    assert sorted(p["source"] for p in sealed.values()) == ["fits"]
+    lengths = [len(i["text"]) for i in blind_rows.blind_items(db, sid) if i["id"] not in sealed]
+    lo, hi = min(lengths), max(lengths)
+    assert (lo, hi) == (min(map(len, TEXTS.values())), max(map(len, TEXTS.values())))  # the scrubber kept them
+    assert len(gold[2]["text"]) < lo <= len(gold[0]["text"]) <= hi < len(gold[1]["text"])
+    sq = study_quality(db, sid)
+    assert sq.gold_left_out == [{"name": "too-long", "length": len(gold[1]["text"]), "band": [lo, hi]},
+                                {"name": "too-short", "length": len(gold[2]["text"]), "band": [lo, hi]}]
+    assert sq.lengths["outside"] == 0 and sq.planted["gold"] == 1
+    text = quality_text(sq)
+    assert (f"gold file gold.toml: item 'too-long' left out: {len(gold[1]['text'])} characters, outside the real "
+            f"items' length band {lo}-{hi} characters (a length would tell it apart)") in text
+    assert "item 'too-short' left out" in text and "item 'fits'" not in text
+    assert sq.to_dict()["gold_left_out"] == sq.gold_left_out

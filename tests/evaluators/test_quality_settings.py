@@ -54,3 +54,17 @@ def test_rules_scope_and_fire_only_on_defined_figures():
     rule = parse_rule("raters: under_floor > 0.2")
     assert rule.fires("human", 0.5) and not rule.fires("judge", 0.5) and not rule.fires("human", None)
     assert parse_rule("gold_exact < 0.7").fires("judge", 0.5)
+
+
+def test_a_review_sample_is_pre_registered_only_when_named():
+    from workbench.evaluators.settings import review_size
+
+    plain = parse_study_text(BASE + '[quality]\ngold_rate = 0.2\n', "s.toml")
+    assert "review_sample" not in plain["quality"]  # a file without it keeps the definition it had
+    assert review_size(plain) == 20 and review_size(parse_study_text(BASE, "s.toml")) == 20
+    named = parse_study_text(BASE + '[quality]\nreview_sample = 35\n', "s.toml")
+    assert named["quality"]["review_sample"] == 35 and review_size(named) == 35
+    for bad, said in (("0", "must be at least 1 (got 0)"), ("2.5", "must be an integer"), ('"ten"', "must be an integer")):
+        with pytest.raises(StudyError) as err:
+            parse_study_text(BASE + f'[quality]\nreview_sample = {bad}\n', "s.toml")
+        assert f"s.toml:7: quality.review_sample: {said}" in "\n".join(str(p) for p in err.value.problems)

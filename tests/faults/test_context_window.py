@@ -6,20 +6,15 @@ import asyncio
 
 import pytest
 
-from tests.faults.window_server import WindowServer
+from tests.faults.window_server import WindowServer, fresh_windows  # noqa: F401  (the fixture)
 from tests.hardening.conftest import batch, study_toml
-from tests.support.loopback import DUMMY_KEY, LoopbackServer
+from tests.support.loopback import LoopbackServer
 from workbench.gateway import ContextOverflow, build_gateway
 from workbench.gateway.api import CallRequest, ModelSettings
 from workbench.gateway import context_window
 
 
-@pytest.fixture(autouse=True)
-def _fresh(monkeypatch):
-    monkeypatch.setenv("OPENAI_API_KEY", DUMMY_KEY)
-    context_window.learned.clear()
-    yield
-    context_window.learned.clear()
+pytestmark = pytest.mark.usefixtures("fresh_windows")
 
 
 @pytest.mark.parametrize("kind, source", [("llama.cpp", "/props (llama.cpp)"),

@@ -14,6 +14,20 @@ import json
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
+import pytest
+
+
+@pytest.fixture
+def fresh_windows(monkeypatch):
+    """No window learned by an earlier test (each test is a new process, as far as windows go); a dummy key."""
+    from tests.support.loopback import DUMMY_KEY
+    from workbench.gateway import context_window
+
+    monkeypatch.setenv("OPENAI_API_KEY", DUMMY_KEY)
+    context_window.learned.clear()
+    yield
+    context_window.learned.clear()
+
 
 def words(messages: list[dict]) -> int:
     return sum(len(str(m.get("content") or "").split()) for m in messages)

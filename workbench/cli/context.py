@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import argparse
 import contextlib
 import json
 import os
 import sys
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Iterator
+
+from workbench.cli.examples import examples as help_examples
 
 # Exit codes of the batch contract (DESIGN.md).
 OK = 0
@@ -125,3 +128,29 @@ def protocol_study(db, study_id: str, protocol: str) -> dict:
     if study["protocol"] != protocol:
         raise CommandError(f"study '{study_id}' is a {study['protocol']} study, not a {protocol} one")
     return study
+
+
+def study_action(sub: argparse._SubParsersAction, name: str, handler: Callable, *, help: str, description: str,
+                 examples: tuple[str, ...], dest: str = "study_id") -> argparse.ArgumentParser:
+    """A batch command (or a command's action) on one stored study: its parser, STUDY its first argument
+    (`args.<dest>`), its help's examples, its handler set. The caller adds the rest of its arguments."""
+    parser = sub.add_parser(name, help=help, description=description, **help_examples(*examples))
+    parser.add_argument(dest, metavar="STUDY")
+    parser.set_defaults(handler=handler)
+    return parser
+
+
+def add_by(parser: argparse.ArgumentParser, who: str) -> None:
+    """`--by NAME`: who records the act (`workbench.scoring.actor.acting_user` reads the default)."""
+    parser.add_argument("--by", metavar="NAME", help=f"{who} (default: the login name)")
+
+
+@contextlib.contextmanager
+def refusals(*errors: type[Exception]) -> Iterator[None]:
+    """The core's refusals of a request (`errors`: a study not found, a rule not met) as a CommandError
+    carrying their message, exit 1."""
+    try:
+        yield
+    except errors as exc:
+        message = exc.args[0] if isinstance(exc, KeyError) and exc.args else exc  # a KeyError's str quotes it
+        raise CommandError(str(message)) from None

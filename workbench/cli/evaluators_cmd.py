@@ -1,11 +1,10 @@
-"""`workbench --batch evaluators qc|override|review STUDY ...`: evaluator quality control (issue 32)."""
+"""`workbench --batch evaluators qc|override|review|audit STUDY ...`: evaluator quality control (issue 32)."""
 
 from __future__ import annotations
 
 import argparse
 
-from workbench.cli.context import OK, CommandError, Context
-from workbench.cli.examples import examples
+from workbench.cli.context import OK, CommandError, Context, add_by, refusals, study_action
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -15,66 +14,58 @@ def register(sub: argparse._SubParsersAction) -> None:
                                    "with the others, drift; the study's pre-registered exclusion rules; a blind "
                                    "review of a judge's verdicts.")
     psub = p.add_subparsers(dest="evaluators_command", metavar="ACTION", required=True)
-    q = psub.add_parser("qc", help="every evaluator's quality and exclusion decision",
-                        description="Every evaluator's quality figures and whether the study's pre-registered "
-                                    "rules exclude them. --apply records the decisions now (the unblinding "
-                                    "records them too); refused once the study is unblinded.",
-                        **examples("workbench --batch evaluators qc glenda-crock-sim",
-                                   "workbench --batch --json evaluators qc glenda-crock-sim --apply --by ana"))
-    q.add_argument("study_id", metavar="STUDY")
+    q = study_action(psub, "qc", qc, help="every evaluator's quality and exclusion decision",
+                     description="Every evaluator's quality figures and whether the study's pre-registered "
+                                 "rules exclude them. --apply records the decisions now (the unblinding "
+                                 "records them too); refused once the study is unblinded.",
+                     examples=("workbench --batch evaluators qc glenda-crock-sim",
+                               "workbench --batch --json evaluators qc glenda-crock-sim --apply --by ana"))
     q.add_argument("--apply", action="store_true", help="record the rules' decisions now (before unblinding)")
-    q.add_argument("--by", metavar="NAME", help="who records them (default: the login name)")
-    q.set_defaults(handler=qc)
-    o = psub.add_parser("override", help="keep or exclude an evaluator against the rules, with a reason",
-                        description="Record a researcher's decision about one evaluator against (or beside) the "
-                                    "pre-registered rules. The report prints it as a deviation.",
-                        **examples("workbench --batch evaluators override glenda-crock-sim rater-c --include "
-                                   "--reason \"the timer was broken on their desk\""))
-    o.add_argument("study_id", metavar="STUDY")
+    add_by(q, "who records them")
+    o = study_action(psub, "override", override, help="keep or exclude an evaluator against the rules, with a reason",
+                     description="Record a researcher's decision about one evaluator against (or beside) the "
+                                 "pre-registered rules. The report prints it as a deviation.",
+                     examples=("workbench --batch evaluators override glenda-crock-sim rater-c --include "
+                               "--reason \"the timer was broken on their desk\"",))
     o.add_argument("evaluator", metavar="EVALUATOR")
     side = o.add_mutually_exclusive_group(required=True)
     side.add_argument("--include", action="store_true", help="keep the evaluator in the tables")
     side.add_argument("--exclude", action="store_true", help="leave the evaluator out of the tables")
     o.add_argument("--reason", required=True, metavar="TEXT", help="why (printed in the report)")
-    o.add_argument("--by", metavar="NAME", help="who decides (default: the login name)")
-    o.set_defaults(handler=override)
-    a = psub.add_parser("audit", help="can a model tell the gold items from the study's own? (blindness audit)",
-                        description="Show each real and gold item alone to a model, told that a few are the "
-                                    "researcher's check items, and ask which this one is; Fisher's exact test of "
-                                    "whether gold items are called checks more often than real ones.",
-                        **examples("workbench --batch evaluators audit glenda-crock-sim",
-                                   "workbench --batch evaluators audit my-study --model openai/gpt-4o-mini"))
-    a.add_argument("study_id", metavar="STUDY")
+    add_by(o, "who decides")
+    a = study_action(psub, "audit", audit,
+                     help="can a model tell the gold items from the study's own? (blindness audit)",
+                     description="Show each real and gold item alone to a model, told that a few are the "
+                                 "researcher's check items, and ask which this one is; Fisher's exact test of "
+                                 "whether gold items are called checks more often than real ones.",
+                     examples=("workbench --batch evaluators audit glenda-crock-sim",
+                               "workbench --batch evaluators audit my-study --model openai/gpt-4o-mini"))
     a.add_argument("--model", metavar="MODEL", help="the auditor (default: the study's first judge's model)")
     a.add_argument("--api-base", metavar="URL", help="the auditor's api_base")
-    a.set_defaults(handler=audit)
-    r = psub.add_parser("review", help="a blind review of a judge's verdicts",
-                        description="Without --verdict: list the judge's review sample (item, rubric criterion, "
-                                    "verdict, quote, reasoning; never the condition) with any marks so far. With "
-                                    "--verdict ID: mark that verdict --right, or --correct SCORE with --reason. "
-                                    "Marks are appended; the verdict itself is never changed.",
-                        **examples("workbench --batch evaluators review glenda-crock-sim --judge judge-a --sample 10",
-                                   "workbench --batch evaluators review glenda-crock-sim --judge judge-a --verdict 17 "
-                                   "--correct 1 --reason \"the quote names no compliance trap\" --by ana"))
-    r.add_argument("study_id", metavar="STUDY")
+    r = study_action(psub, "review", review, help="a blind review of a judge's verdicts",
+                     description="Without --verdict: list the judge's review sample (item, rubric criterion, "
+                                 "verdict, quote, reasoning; never the condition) with any marks so far. With "
+                                 "--verdict ID: mark that verdict --right, or --correct SCORE with --reason. "
+                                 "Marks are appended; the verdict itself is never changed.",
+                     examples=("workbench --batch evaluators review glenda-crock-sim --judge judge-a --sample 10",
+                               "workbench --batch evaluators review glenda-crock-sim --judge judge-a --verdict 17 "
+                               "--correct 1 --reason \"the quote names no compliance trap\" --by ana"))
     r.add_argument("--judge", required=True, metavar="NAME")
-    r.add_argument("--sample", type=int, default=20, metavar="N", help="how many verdicts to list (default 20)")
+    r.add_argument("--sample", type=int, metavar="N",
+                   help="how many verdicts to list (default: the study's [quality] review_sample, else 20)")
     r.add_argument("--verdict", type=int, metavar="ID", help="the verdict to mark")
     how = r.add_mutually_exclusive_group()
     how.add_argument("--right", action="store_true", help="the verdict is right")
     how.add_argument("--correct", type=int, metavar="SCORE", help="the score it should have been")
     r.add_argument("--reason", metavar="TEXT", help="why (required with --correct)")
-    r.add_argument("--by", metavar="NAME", help="who reviews (default: the login name)")
-    r.set_defaults(handler=review)
+    add_by(r, "who reviews")
 
 
 def _study_quality(ctx: Context, study_id: str):
     from workbench.evaluators.study import study_quality
 
-    try:
+    with refusals(KeyError):
         return study_quality(ctx.db(), study_id)
-    except KeyError as exc:
-        raise CommandError(str(exc.args[0])) from None
 
 
 def qc(args, ctx: Context) -> int:
@@ -84,10 +75,8 @@ def qc(args, ctx: Context) -> int:
 
     sq = _study_quality(ctx, args.study_id)
     if args.apply:
-        try:
+        with refusals(ExclusionError):
             apply_rules(ctx.db(), args.study_id, by=acting_user(args.by))
-        except ExclusionError as exc:
-            raise CommandError(str(exc)) from None
         sq = _study_quality(ctx, args.study_id)
     ctx.emit({"ok": True, **sq.to_dict()}, quality_text(sq), study=args.study_id)
     return OK
@@ -98,11 +87,9 @@ def override(args, ctx: Context) -> int:
     from workbench.scoring.actor import acting_user
 
     _study_quality(ctx, args.study_id)
-    try:
+    with refusals(ExclusionError):
         row = do_override(ctx.db(), args.study_id, args.evaluator, exclude=args.exclude, reason=args.reason,
                           by=acting_user(args.by))
-    except ExclusionError as exc:
-        raise CommandError(str(exc)) from None
     word = "excluded from" if row["excluded"] else "kept in"
     ctx.emit({"ok": True, **{k: v for k, v in row.items() if k != "quality"}},
              f"{args.evaluator} {word} the tables of {args.study_id} by {row['by']} (an override, printed in the "
@@ -113,14 +100,16 @@ def override(args, ctx: Context) -> int:
 def review(args, ctx: Context) -> int:
     from workbench.blinding.context import BlindingError, load_study
     from workbench.evaluators.review import ReviewError, agreement, mark, review_text, sample
+    from workbench.evaluators.settings import review_size
     from workbench.scoring.actor import acting_user
 
-    try:
+    with refusals(ReviewError, BlindingError):
         study = load_study(ctx.db(), args.study_id)
         if args.verdict is None:
             if args.right or args.correct is not None:
                 raise CommandError("name the verdict to mark with --verdict ID", code=2)
-            units = sample(ctx.db(), study, args.judge, max(1, args.sample))
+            size = review_size(study.definition) if args.sample is None else max(1, args.sample)
+            units = sample(ctx.db(), study, args.judge, size)
             agreed = agreement(ctx.db(), args.study_id, args.judge)
             ctx.emit({"ok": True, "study": args.study_id, "judge": args.judge, "sample": [u.to_dict() for u in units],
                       "agreement": agreed.to_dict()}, lambda: review_text(units, agreed), study=args.study_id)
@@ -129,8 +118,6 @@ def review(args, ctx: Context) -> int:
             raise CommandError("say --right or --correct SCORE for the verdict", code=2)
         row = mark(ctx.db(), study, args.verdict, right=args.right, corrected=args.correct, reason=args.reason,
                    by=acting_user(args.by))
-    except (ReviewError, BlindingError) as exc:
-        raise CommandError(str(exc)) from None
     said = "right" if row["mark"] == "right" else f"corrected {row['original']:g} -> {row['corrected']:g}"
     ctx.emit({"ok": True, **row}, f"verdict {row['verdict_id']} of {row['judge']} marked {said} by {row['by']} "
                                   "(the verdict itself is kept as it was)", study=args.study_id)
@@ -146,10 +133,8 @@ def audit(args, ctx: Context) -> int:
     from workbench.judges.planted_audit import audit_planted
 
     db = ctx.db()
-    try:
+    with refusals(BlindingError):
         study = load_study(db, args.study_id)
-    except BlindingError as exc:
-        raise CommandError(str(exc)) from None
     first = (study.judges or [{}])[0]
     model = args.model or first.get("model")
     if not model:

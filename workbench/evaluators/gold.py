@@ -77,6 +77,28 @@ def read_gold_file(path: Path, definition: dict) -> list[dict]:
     return out
 
 
+def shown_length(text: str, simulated: bool) -> int:
+    """A gold text's length as evaluators read it: on a simulated study behind the SIMULATED banner every
+    response carries (the scrubber aside: it removes model and role names, which a gold text has no cause
+    to hold)."""
+    from workbench.simmodel.label import REPLY_BANNER
+
+    return len(text) + (len(REPLY_BANNER) + 1 if simulated else 0)
+
+
+def outside_band(gold_items: list[dict], band: tuple[int, int], simulated: bool) -> list[dict]:
+    """The gold file's items whose length would tell them apart from the real items (`band`: the shortest and
+    the longest real item, in characters): [{name, length, band}]. They are never planted (`planting.py`), and
+    `evaluators qc` and the report name them."""
+    lo, hi = band
+    out = []
+    for g in gold_items:
+        n = shown_length(g["text"], simulated)
+        if not lo <= n <= hi:
+            out.append({"name": g["name"], "length": n, "band": [lo, hi]})
+    return out
+
+
 def outcome_points(outcome: str) -> list[str]:
     """The outcome record's sentences of five words or more (markdown stripped), at most six."""
     flat = re.sub(r"[*_`#>]", "", " ".join((outcome or "").split()))

@@ -3,7 +3,9 @@
 Called once, by the blinding's first pass (`blinding/items.py`), with the real items it has just made:
 
     gold items      = ceil(gold_rate x real items), drawn (blinding seed) from the gold file's items or the
-                      items built from the study's cases (`gold.py`), at most as many as there are;
+                      items built from the study's cases (`gold.py`), at most as many as there are; a gold
+                      file's item longer or shorter than every real item is left out of the draw (its length
+                      alone would tell it apart; `evaluators qc` and the report name it);
     attention items = ceil(attention_rate x real items), one per case in turn (human raters only).
 
 A planted item is a blind item like any other: a random opaque id, `pilot` 0, its case, its text scrubbed
@@ -26,6 +28,7 @@ from workbench.evaluators.gold import (
     attention_text,
     built_gold_text,
     expected_extreme,
+    outside_band,
 )
 from workbench.evaluators.settings import quality_of
 
@@ -57,7 +60,7 @@ def plan(study, real_items: list[dict]) -> list[Planted]:
     out: list[Planted] = []
     if settings["gold_rate"] > 0:
         longest = max(len(i.get("text") or "") for i in real_items)
-        pool = _gold_pool(study, settings, cases, longest)
+        pool = _gold_pool(study, settings, cases, longest, real_band(real_items))
         rng.shuffle(pool)
         out += pool[:math.ceil(settings["gold_rate"] * n_real)]
     if settings["attention_rate"] > 0 and study.rater_names and cases:
@@ -68,9 +71,20 @@ def plan(study, real_items: list[dict]) -> list[Planted]:
     return out
 
 
-def _gold_pool(study, settings: dict, cases: list[str], longest: int) -> list[Planted]:
+def real_band(real_items: list[dict]) -> tuple[int, int]:
+    """The shortest and the longest real item (characters, as blinded), pilots aside: the length band."""
+    lengths = [len(i.get("text") or "") for i in real_items if not i.get("pilot")] or \
+        [len(i.get("text") or "") for i in real_items]
+    return min(lengths), max(lengths)
+
+
+def _gold_pool(study, settings: dict, cases: list[str], longest: int, band: tuple[int, int]) -> list[Planted]:
     if settings.get("gold_items"):
-        return [_from_file(study, g) for g in settings["gold_items"]]
+        from workbench.simmodel.label import is_simulated
+
+        pool = [_from_file(study, g) for g in settings["gold_items"]]  # every item checked, fitting or not
+        left_out = {o["name"] for o in outside_band(settings["gold_items"], band, is_simulated(study.definition))}
+        return [p for p in pool if p.source not in left_out]
     pool = []
     for case_id in cases:
         rubrics = study.rubrics_for_case(case_id)

@@ -31,6 +31,10 @@ def head_lines(sq: StudyQuality) -> list[str]:
         lines.append(f"length band: real items {n['real'][0]}-{n['real'][1]} characters, planted "
                      f"{n['planted'][0]}-{n['planted'][1]}; {n['outside']} planted item(s) outside the band"
                      + (" (a length can tell them apart: adjust the gold file's texts)" if n["outside"] else ""))
+    for o in sq.gold_left_out:
+        lines.append(f"gold file {s['gold_file']}: item '{o['name']}' left out: {o['length']} characters, outside "
+                     f"the real items' length band {o['band'][0]}-{o['band'][1]} characters (a length would tell "
+                     "it apart)")
     lines.append("exclusion rules: " + ("; ".join(sq.rules) if sq.rules else "none pre-registered"))
     if sq.rules:
         lines.append("decisions: " + ("recorded (they decide what leaves the tables)" if sq.recorded else

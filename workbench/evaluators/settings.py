@@ -9,13 +9,15 @@ attention_rate = 0.1       # attention items per real item, human raters only
 time_floor_seconds = 5     # an item scored faster than this counts as under the floor
 exclude_if = ["gold_exact < 0.7", "raters: under_floor > 0.2"]
 verdicts = "original"      # or "corrected": whether tables read a judge's verdicts as reviewed
+review_sample = 20         # verdicts of each judge a blind review pages through (TUI `v`, `evaluators review`)
 ```
 
 A rule is `[raters: | judges: ]FIGURE OP NUMBER`, FIGURE one of `FIGURES`, OP one of < <= > >=; without a
 scope it applies to every evaluator. A rule whose figure is undefined for an evaluator (a judge has no
 desk time; nothing scored yet) does not fire. The table is kept in the definition only when the file has
-it, so a study file without it keeps the definition (and freeze hash) it had. The gold file's items are
-read at create and kept in the definition, so they are frozen and hashed with the study.
+it, so a study file without it keeps the definition (and freeze hash) it had; likewise `gold_file` and
+`review_sample` are kept only when the file names them. The gold file's items are read at create and kept in
+the definition, so they are frozen and hashed with the study.
 """
 
 from __future__ import annotations
@@ -26,7 +28,9 @@ from pathlib import Path
 
 DEFAULTS = {"gold_rate": 0.0, "attention_rate": 0.0, "time_floor_seconds": 5.0, "exclude_if": [],
             "verdicts": "original"}
-KEYS = (*DEFAULTS, "gold_file")
+KEYS = (*DEFAULTS, "gold_file", "review_sample")
+# Verdicts a blind review pages through when the study pre-registers no `review_sample` (the project's choice).
+REVIEW_SAMPLE = 20
 VERDICT_CHOICES = ("original", "corrected")
 # The figures a rule may name (`quality.EvaluatorQuality` holds them): one name per figure everywhere.
 FIGURES = ("gold_exact", "gold_within_one", "attention_pass", "median_seconds", "under_floor", "longest_run",
@@ -74,6 +78,11 @@ def quality_of(definition: dict | None) -> dict:
     return {**DEFAULTS, **((definition or {}).get("quality") or {})}
 
 
+def review_size(definition: dict | None) -> int:
+    """How many of a judge's verdicts a blind review pages through: the study's `review_sample`, else 20."""
+    return int(quality_of(definition).get("review_sample") or REVIEW_SAMPLE)
+
+
 def rules_of(definition: dict | None) -> list[Rule]:
     return [parse_rule(r) for r in quality_of(definition)["exclude_if"]]
 
@@ -103,6 +112,9 @@ def check_quality(c, data: dict, definition: dict, source: str) -> None:
         c.bad("quality.verdicts", f"must be one of {', '.join(VERDICT_CHOICES)} (got {out['verdicts']!r})")
     if out["attention_rate"] and not definition.get("raters"):
         c.bad("quality.attention_rate", "attention items are for human raters, and this study names none")
+    if "review_sample" in t:
+        out["review_sample"] = c.number(t, "review_sample", "quality.review_sample", REVIEW_SAMPLE, lo=1,
+                                        integer=True)
     if "gold_file" in t:
         path = c.string(t, "gold_file", "quality.gold_file", allow_empty=False)
         if isinstance(path, str) and path.strip():

@@ -40,6 +40,7 @@ class StudyQuality:
     unblinded: bool = False
     simulated: dict[str, str] | None = None       # a `sim` study: rater -> planted quality (SIMULATED raters)
     lengths: dict = field(default_factory=dict)   # the length band check (`length_band`)
+    gold_left_out: list[dict] = field(default_factory=list)   # gold file items outside the band, never planted
 
     @property
     def recorded(self) -> bool:
@@ -82,7 +83,7 @@ class StudyQuality:
                 "rules": self.rules, "planted": self.planted, "planted_sources": self.planted_sources,
                 "decisions_recorded": self.recorded, "evaluators": evaluators,
                 "reviews": [r.to_dict() for r in self.reviews], "deviations": self.deviations(),
-                "lengths": self.lengths, "simulated": self.simulated is not None, "planted_quality": self.simulated or {},
+                "lengths": self.lengths, "gold_left_out": self.gold_left_out, "simulated": self.simulated is not None, "planted_quality": self.simulated or {},
                 "columns": list(COLUMNS), "rows": self.rows()}
 
 
@@ -109,23 +110,45 @@ def study_quality(db: sqlite_utils.Database, study_id: str) -> StudyQuality:
         evaluators=evaluator_quality(evals, planted, float(settings["time_floor_seconds"])),
         decisions=latest_decisions(db, study_id),
         reviews=[a for a in (agreement(db, study_id, j) for j in judges) if a.reviewed], unblinded=unblinded,
-        simulated=_planted_quality(definition), lengths=length_band(db, study_id, planted))
+        simulated=_planted_quality(definition), lengths=length_band(db, study_id, planted),
+        gold_left_out=gold_left_out(db, study_id, definition, settings, planted))
 
 
-def length_band(db: sqlite_utils.Database, study_id: str, planted: dict) -> dict:
-    """Planted items must read like the real ones, length included: the real items' length range (characters)
-    and the planted items outside it, counted (never which)."""
+def _item_lengths(db: sqlite_utils.Database, study_id: str, planted: dict) -> tuple[list[int], list[int]]:
+    """(the real items' lengths, the planted items'), pilots aside."""
     from store.blind import blind_items
 
     real, mine = [], []
     for item in blind_items(db, study_id):
         if not item["pilot"]:
             (mine if item["id"] in planted else real).append(len(item["text"]))
+    return real, mine
+
+
+def length_band(db: sqlite_utils.Database, study_id: str, planted: dict) -> dict:
+    """Planted items must read like the real ones, length included: the real items' length range (characters)
+    and the planted items outside it, counted (never which)."""
+    real, mine = _item_lengths(db, study_id, planted)
     if not real or not mine:
         return {}
     lo, hi = min(real), max(real)
     return {"real": [lo, hi], "planted": [min(mine), max(mine)],
             "outside": sum(not lo <= n <= hi for n in mine)}
+
+
+def gold_left_out(db: sqlite_utils.Database, study_id: str, definition: dict, settings: dict,
+                  planted: dict) -> list[dict]:
+    """The gold file's items left out of the draw because the real items' length band does not hold them
+    (`planting.py`): by name (a gold file's names are the researcher's, never shown to an evaluator)."""
+    from workbench.evaluators.gold import outside_band
+    from workbench.simmodel.label import is_simulated
+
+    real, _ = _item_lengths(db, study_id, planted)
+    if not settings.get("gold_items") or not real:
+        return []
+    drawn = {p["source"] for p in planted.values()}
+    return [o for o in outside_band(settings["gold_items"], (min(real), max(real)), is_simulated(definition))
+            if o["name"] not in drawn]
 
 
 def _planted_quality(definition: dict) -> dict[str, str] | None:

@@ -152,13 +152,15 @@ def _llama_cpp_python_refusal(client, base: str, root: str, model: str) -> Windo
 
 # --- what a user is told ---------------------------------------------------------------------------------
 
-def fixes(settings: ModelSettings, needed: int | None = None) -> str:
-    """The ways out of a window too small: the server's context flag, fewer rounds, a smaller max_tokens."""
+def fixes(settings: ModelSettings, needed: int | None = None,
+          shorter: str = "fewer rounds or a shorter program") -> str:
+    """The ways out of a window too small: the server's context flag, a shorter prompt (`shorter`: how), a
+    smaller max_tokens."""
     size = 1 << max(needed or 0, 1).bit_length() if needed else None
     flag = (f"start the server with a larger context (llama-cpp-python: --n_ctx {size or 'N'}; llama.cpp: "
             f"-c {size or 'N'}; vLLM: --max-model-len {size or 'N'})" if settings.api_base
             else "choose a model with a larger context window")
-    return f"{flag}; fewer rounds or a shorter program; a smaller max_tokens (now {settings.max_tokens})"
+    return f"{flag}; {shorter}; a smaller max_tokens (now {settings.max_tokens})"
 
 
 def overflow_message(settings: ModelSettings, window: Window | None, detail: str = "") -> str:

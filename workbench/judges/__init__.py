@@ -7,7 +7,8 @@
 - `prompt`: the seed 000 §VI evaluator prompt with data delimiters; `parse`:
   validating a JSON verdict (range, quote from the response).
 - `audit.audit_study` / `audit.audit_report`: accuracy of an LLM guessing the
-  architecture, against chance.
+  architecture, against chance; `planted_audit`: can it tell gold items from real
+  ones. Both ask through `audit_runner.run_audit` (one runner, two item sources).
 - `calibration`: the two pilot items and the direction check for raters and judges.
 - `results.current_verdicts` / `results.judge_error_counts`: reads for the metrics.
 """

@@ -15,23 +15,19 @@ only aggregates: overall and per-setup hit counts, never which item was which.
 
 from __future__ import annotations
 
-import asyncio
 import re
 from dataclasses import asdict, dataclass, field
 
 import sqlite_utils
 
-from store import blind as blind_rows
 from store import verdicts as audit_rows
-from store.quality import planted_kinds
 from workbench.blinding.context import load_study
-from workbench.blinding.items import prepare_study
 from workbench.blinding.unblind import audit_conditions
 from workbench.events import EventSink
-from workbench.gateway.api import CostCeilingReached, GatewayError, ModelSettings
-from workbench.judges.calls import ask_json
+from workbench.gateway.api import ModelSettings
+from workbench.judges.audit_runner import (Audit, audit_messages as auditor_prompt, items_to_audit, of_one_model,
+                                           run_audit)
 from workbench.judges.parse import InvalidReply, extract_json
-from workbench.judges.prompt import DATA_RULE, block
 
 SETUPS = {
     "B1": "one model, one prompt, one answer",
@@ -88,13 +84,9 @@ class AuditReport:
 
 def audit_messages(response: str, setups: list[str], note: str | None) -> list[dict]:
     lines = "\n".join(f"{code}: {SETUPS.get(code, code)}" for code in setups)
-    parts = [DATA_RULE, "", "Each of these setups produced some of the responses in a study:", lines, "",
-             block("RESPONSE", response), "",
-             "Which setup produced this RESPONSE? Reply with one JSON object: "
-             '{"guess": "<one of: ' + ", ".join(setups) + '>", "reason": "<one sentence>"}']
-    if note:
-        parts += ["", f"Your previous reply could not be used: {note}. Reply with the JSON object only."]
-    return [{"role": "system", "content": SYSTEM}, {"role": "user", "content": "\n".join(parts)}]
+    return auditor_prompt(SYSTEM, ["Each of these setups produced some of the responses in a study:", lines],
+                          response, "Which setup produced this RESPONSE? Reply with one JSON object: "
+                          '{"guess": "<one of: ' + ", ".join(setups) + '>", "reason": "<one sentence>"}', note)
 
 
 def _validator(setups: list[str]):
@@ -108,55 +100,35 @@ def _validator(setups: list[str]):
     return validate
 
 
+def _truth_and_setups(db: sqlite_utils.Database, study_id: str) -> tuple[dict[str, str], list[str]]:
+    """item -> its folded setup (from the sealed key), and the setups an auditor can name in this study."""
+    truth = {item: fold(cond) for item, cond in audit_conditions(db, study_id).items()}
+    return truth, audit_setups([*(load_study(db, study_id).definition.get("conditions") or []), *truth.values()])
+
+
 async def audit_study(db: sqlite_utils.Database, gateway, study_id: str, settings: ModelSettings, *,
                       concurrency: int = 4, sink: EventSink | None = None, progress=None) -> AuditReport:
     """Ask `settings.model` to guess the setup of every non-pilot item not yet audited with that model."""
-    say = progress or (lambda message: None)
-    prepare_study(db, study_id)
-    study = load_study(db, study_id)
-    truth = {item: fold(cond) for item, cond in audit_conditions(db, study_id).items()}
-    setups = audit_setups([*(study.definition.get("conditions") or []), *truth.values()])
     done = {r["item_id"] for r in audit_rows.audit_rows(db, study_id, settings.model)}
-    planted = planted_kinds(db, study_id)  # gold and attention items have no setup to guess
-    items = [i for i in blind_rows.blind_items(db, study_id)
-             if not i["pilot"] and i["id"] not in done and i["id"] not in planted]
-    limit = asyncio.Semaphore(max(1, concurrency))
-    failed = 0
+    items = items_to_audit(db, study_id, done, {None})  # gold and attention items have no setup to guess
+    truth, setups = _truth_and_setups(db, study_id)
 
-    async def one(item: dict) -> None:
-        nonlocal failed
-        async with limit:
-            try:
-                asked = await ask_json(gateway, lambda note: audit_messages(item["text"], setups, note),
-                                       _validator(setups), settings=settings, study_id=study_id,
-                                       turn="blindness-audit", agent="auditor", role="audit",
-                                       metadata={"item": item["id"]}, sink=sink)
-            except CostCeilingReached:
-                raise
-            except GatewayError as exc:
-                failed += 1
-                say(f"audit: call failed for {item['id']} ({exc}); it will be retried next time")
-                return
-        guess = asked.parsed
+    def record(item: dict, guess: str | None, raw: str | None) -> None:
+        correct = None if guess is None else int(guess == truth.get(item["id"]))
         audit_rows.append_audit(db, {"study_id": study_id, "item_id": item["id"], "model": settings.model,
-                                     "guess": guess, "correct": None if guess is None else int(guess == truth.get(item["id"])),
-                                     "raw": asked.raws[-1] if asked.raws else None})
+                                     "guess": guess, "correct": correct, "raw": raw})
 
-    await asyncio.gather(*(one(i) for i in items))
-    report = audit_report(db, study_id, settings.model)
-    report.failed_calls = failed
-    return report
+    audit = Audit(turn="blindness-audit", name="audit", messages=lambda text, note: audit_messages(text, setups, note),
+                  validate=_validator(setups), record=record)
+    return await run_audit(gateway, study_id, settings, audit, items,
+                           lambda: audit_report(db, study_id, settings.model), concurrency=concurrency, sink=sink,
+                           progress=progress)
 
 
 def audit_report(db: sqlite_utils.Database, study_id: str, model: str | None = None) -> AuditReport:
     """Accuracy against chance from the stored guesses (of one model, or the latest model audited)."""
-    rows = audit_rows.audit_rows(db, study_id)
-    if model is None and rows:
-        model = rows[-1]["model"]
-    rows = [r for r in rows if r["model"] == model]
-    study = load_study(db, study_id)
-    truth = {item: fold(cond) for item, cond in audit_conditions(db, study_id).items()}
-    setups = audit_setups([*(study.definition.get("conditions") or []), *truth.values()])
+    model, rows = of_one_model(audit_rows.audit_rows(db, study_id), model)
+    truth, setups = _truth_and_setups(db, study_id)
     valid = [r for r in rows if r["guess"] is not None and r["correct"] is not None]
     n, correct = len(valid), sum(r["correct"] for r in valid)
     by_setup: dict[str, dict] = {}

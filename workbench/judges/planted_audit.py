@@ -11,19 +11,16 @@ gold accuracy of any evaluator.
 
 from __future__ import annotations
 
-import asyncio
 from dataclasses import asdict, dataclass
 
 import sqlite_utils
 
-from store import blind as blind_rows
 from store import quality as rows
-from workbench.blinding.items import prepare_study
 from workbench.events import EventSink
-from workbench.gateway.api import CostCeilingReached, GatewayError, ModelSettings
-from workbench.judges.calls import ask_json
+from workbench.gateway.api import ModelSettings
+from workbench.judges.audit_runner import (Audit, audit_messages as auditor_prompt, items_to_audit, of_one_model,
+                                           run_audit)
 from workbench.judges.parse import InvalidReply, extract_json
-from workbench.judges.prompt import DATA_RULE, block
 
 LEAK_P = 0.05
 GUESSES = ("study", "check")
@@ -58,14 +55,11 @@ class PlantedAuditReport:
 
 
 def audit_messages(response: str, note: str | None) -> list[dict]:
-    parts = [DATA_RULE, "", "Most responses in this study were written by the decision-making systems under "
-             "study. A few are check items that the researcher wrote by hand, with known scores.", "",
-             block("RESPONSE", response), "",
-             'Which is this RESPONSE? Reply with one JSON object: {"guess": "study" or "check", '
-             '"reason": "<one sentence>"}']
-    if note:
-        parts += ["", f"Your previous reply could not be used: {note}. Reply with the JSON object only."]
-    return [{"role": "system", "content": SYSTEM}, {"role": "user", "content": "\n".join(parts)}]
+    return auditor_prompt(SYSTEM, ["Most responses in this study were written by the decision-making systems under "
+                                   "study. A few are check items that the researcher wrote by hand, with known "
+                                   "scores."],
+                          response, 'Which is this RESPONSE? Reply with one JSON object: {"guess": "study" or '
+                          '"check", "reason": "<one sentence>"}', note)
 
 
 def _validate(text: str) -> str:
@@ -78,44 +72,24 @@ def _validate(text: str) -> str:
 async def audit_planted(db: sqlite_utils.Database, gateway, study_id: str, settings: ModelSettings, *,
                         concurrency: int = 4, sink: EventSink | None = None, progress=None) -> PlantedAuditReport:
     """Ask `settings.model` about every real and gold item not yet audited with that model."""
-    say = progress or (lambda message: None)
-    prepare_study(db, study_id)
-    kinds = rows.planted_kinds(db, study_id)
     done = {r["item_id"] for r in rows.planted_audits(db, study_id, settings.model)}
-    items = [i for i in blind_rows.blind_items(db, study_id)
-             if not i["pilot"] and kinds.get(i["id"]) != "attention" and i["id"] not in done]
-    limit = asyncio.Semaphore(max(1, concurrency))
-    failed = 0
+    items = items_to_audit(db, study_id, done, {None, "gold"})  # attention items are meant to be noticed
+    planted = set(rows.planted_kinds(db, study_id))
 
-    async def one(item: dict) -> None:
-        nonlocal failed
-        async with limit:
-            try:
-                asked = await ask_json(gateway, lambda note: audit_messages(item["text"], note), _validate,
-                                       settings=settings, study_id=study_id, turn="planted-audit", agent="auditor",
-                                       role="audit", metadata={"item": item["id"]}, sink=sink)
-            except CostCeilingReached:
-                raise
-            except GatewayError as exc:
-                failed += 1
-                say(f"planted audit: call failed for {item['id']} ({exc}); it will be retried next time")
-                return
+    def record(item: dict, guess: str | None, raw: str | None) -> None:
         rows.add_planted_audit(db, {"study_id": study_id, "item_id": item["id"], "model": settings.model,
-                                    "guess": asked.parsed, "planted": int(item["id"] in kinds),
-                                    "raw": asked.raws[-1] if asked.raws else None})
+                                    "guess": guess, "planted": int(item["id"] in planted), "raw": raw})
 
-    await asyncio.gather(*(one(i) for i in items))
-    report = planted_audit_report(db, study_id, settings.model)
-    report.failed_calls = failed
-    return report
+    audit = Audit(turn="planted-audit", name="planted audit", messages=audit_messages, validate=_validate,
+                  record=record)
+    return await run_audit(gateway, study_id, settings, audit, items,
+                           lambda: planted_audit_report(db, study_id, settings.model), concurrency=concurrency,
+                           sink=sink, progress=progress)
 
 
 def planted_audit_report(db: sqlite_utils.Database, study_id: str, model: str | None = None) -> PlantedAuditReport:
     """The audit's aggregates (of one model, or the latest model audited)."""
-    audited = rows.planted_audits(db, study_id)
-    if model is None and audited:
-        model = audited[-1]["model"]
-    audited = [r for r in audited if r["model"] == model]
+    model, audited = of_one_model(rows.planted_audits(db, study_id), model)
     valid = [r for r in audited if r["guess"] in GUESSES]
     gold = [r for r in valid if r["planted"]]
     real = [r for r in valid if not r["planted"]]

@@ -1,6 +1,7 @@
 """Judging a study: every judge of the study over every blind item, pilots first.
 
-`judge_study` blinds what is new (`prepare_study`), then for each judge:
+`judge_study` blinds what is new (`prepare_study`), refuses before any call a judge whose prompt cannot fit
+its model's context window (`context_fit.py`), then for each judge:
 
 1. judges the two calibration pilots and checks the direction
    (`calibration.py`); a judge whose pilot scores go the wrong way is held
@@ -42,6 +43,7 @@ from workbench.judges import aggregate
 from workbench.judges.adversarial import adversarial_run
 from workbench.pilots.calibration import judge_calibration
 from workbench.judges.calls import JudgeItem, JudgeSpec
+from workbench.judges.context_fit import refuse_unfit
 from workbench.judges.direct import RunOutcome, direct_run
 from workbench.judges.summary import judging_outcome
 from workbench.rubrics import Rubric
@@ -157,6 +159,7 @@ async def judge_study(db: sqlite_utils.Database, gateway, study_id: str, *, judg
     prepare_study(db, study_id)
     study = load_study(db, study_id)  # with the items blinding just added
     items = judge_items(db, study)
+    refuse_unfit(study, specs, items, JudgingError, per_criterion=per_criterion, say=say)  # before any call
     report = JudgingReport(study_id, [JudgeSummary(s.name, s.model, s.pipeline, s.runs) for s in specs])
     limit = asyncio.Semaphore(max(1, concurrency))
     try:

@@ -12,76 +12,27 @@ tokenizer download), twice:
   window, a long enough deliberation will not fit: both commands warn, naming what to change.
 
 Without a dry run (a caller that passes no `measure`), each item's text alone is checked, the floor of
-the floor. (The project's own choice: the seeds set no such check.)
+the floor. Each judge's prompt is checked the same way (`workbench/judges/context_fit.py`): the rubric and
+the case with no response yet refuses, with a response as long as the study model's `max_tokens` warns;
+`judge` checks it again on the responses themselves. Both rules live in `workbench/gateway/context_fit.py`.
+(The project's own choice: the seeds set no such check.)
 """
 
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
 from typing import Callable
 
 import sqlite_utils
 
 from workbench.gateway.api import ModelSettings
-from workbench.gateway.context_window import Window, fixes, window_of
+from workbench.gateway.context_fit import Misfit, PromptSize, misfits  # noqa: F401  (the runner and dry run's)
+from workbench.gateway.context_window import window_of
 from workbench.gateway.limits import estimate_tokens
 from workbench.problems import Problem, key_lines, line_of
 
 
-@dataclass(frozen=True)
-class PromptSize:
-    """The largest prompt one condition sends one model, measured by a dry run (or an item alone)."""
-
-    settings: ModelSettings
-    condition: str
-    turn: str
-    short_replies: int      # estimated prompt tokens with replies of a few tokens
-    full_replies: int       # ... with every earlier reply as long as max_tokens
-
-    @property
-    def endpoint(self) -> tuple[str, str]:
-        return self.settings.model, self.settings.api_base or ""
-
-
 Measure = Callable[[sqlite_utils.Database, str, dict], list[PromptSize]]
-
-
-@dataclass(frozen=True)
-class Misfit:
-    size: PromptSize
-    window: Window
-    refused: bool
-
-    def message(self) -> str:
-        s, mt = self.size.settings, self.size.settings.max_tokens
-        where = f" at {s.api_base}" if s.api_base else ""
-        prompt = self.size.short_replies if self.refused else self.size.full_replies
-        what = ("cannot fit" if self.refused else "may not fit once the replies run to max_tokens")
-        return (f"{s.model}{where}: condition {self.size.condition}'s largest prompt ({self.size.turn}) {what}: "
-                f"about {prompt:,} prompt tokens + max_tokens {mt:,} = {prompt + mt:,}, more than the context "
-                f"window of {self.window.text()}. Fix: {fixes(s, prompt + mt)}")
-
-
-def misfits(sizes: list[PromptSize], *, ask_server: bool = True) -> list[Misfit]:
-    """Per endpoint and condition, its worst prompt against the window: refused, or a warning."""
-    groups: dict[tuple, list[PromptSize]] = {}
-    for size in sizes:
-        groups.setdefault((size.endpoint, size.condition), []).append(size)
-    out = []
-    windows: dict[tuple[str, str], Window | None] = {}
-    for (endpoint, _), group in groups.items():
-        shortest, longest = max(group, key=lambda z: z.short_replies), max(group, key=lambda z: z.full_replies)
-        if endpoint not in windows:
-            windows[endpoint] = window_of(longest.settings, ask_server=ask_server)
-        window = windows[endpoint]
-        if window is None:
-            continue
-        if shortest.short_replies + shortest.settings.max_tokens > window.tokens:
-            out.append(Misfit(shortest, window, True))
-        elif longest.full_replies + longest.settings.max_tokens > window.tokens:
-            out.append(Misfit(longest, window, False))
-    return out
 
 
 def model_tables(definition: dict) -> list[ModelSettings]:
@@ -116,11 +67,14 @@ def item_sizes(db: sqlite_utils.Database, study_id: str, definition: dict) -> li
 
 def study_fit(db: sqlite_utils.Database, study_id: str, definition: dict, measure: Measure | None = None,
               ) -> list[Misfit]:
-    """What does not fit, measured by `measure` (the dry run) or, without one, by the items alone. Nothing
-    is measured when no model of the study has a known window (the offline models)."""
+    """What does not fit, measured by `measure` (the dry run) or, without one, by the items alone, and each
+    judge's prompt before any response exists (workbench/judges/context_fit.py). Nothing is measured when no
+    model of the study has a known window (the offline models)."""
+    from workbench.judges.context_fit import sizes_before_runs
+
     if not has_window(definition):
         return []
-    return misfits((measure or item_sizes)(db, study_id, definition))
+    return misfits((measure or item_sizes)(db, study_id, definition) + sizes_before_runs(db, study_id))
 
 
 def has_window(definition: dict) -> bool:
@@ -130,8 +84,15 @@ def has_window(definition: dict) -> bool:
 
 def context_problems(db: sqlite_utils.Database, study_id: str, definition: dict, name: str, text: str | None,
                      measure: Measure | None = None) -> tuple[list[Problem], list[str]]:
-    """`study create`'s check: (problems that refuse the study, at the [model] line; warnings)."""
+    """`study create`'s check: (problems that refuse the study, at the [model] line or the judge's; warnings)."""
     found = study_fit(db, study_id, definition, measure)
-    line = line_of(key_lines(text), "model") if text else 1
-    problems = [Problem(name, line, "model", m.message()) for m in found if m.refused]
+    lines = key_lines(text) if text else {}
+    problems = [Problem(name, line_of(lines, _key(definition, m)), _key(definition, m), m.message())
+                for m in found if m.refused]
     return problems, [m.message() for m in found if not m.refused]
+
+
+def _key(definition: dict, misfit: Misfit) -> str:
+    """The study file's key a misfit is reported at: the judge's model (`judges[i].model`), else [model]."""
+    names = [j.get("name") for j in definition.get("judges") or []]
+    return f"judges[{names.index(misfit.size.judge)}].model" if misfit.size.judge in names else "model"

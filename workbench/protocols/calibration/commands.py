@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import argparse
 
-from workbench.cli.context import FAILED, OK, CommandError, Context, protocol_study
+from workbench.cli.context import FAILED, OK, CommandError, Context, protocol_study, study_action
 from workbench.cli.examples import examples
 
 
@@ -25,15 +25,14 @@ def register(sub: argparse._SubParsersAction) -> None:
                        description="Seed 004's own steps: bring interactions into a calibration study, draw a "
                                    "synthetic file with a known answer, write the fidelity and joined CSV exports.")
     inner = p.add_subparsers(dest="calibration_command", metavar="ACTION", required=True)
-    imp = inner.add_parser("import", help="import interactions (CSV or JSONL) into a calibration study",
-                           description="Add the interactions of FILE (CSV or JSONL) to STUDY's items. A record "
-                                       "that fails validation is excluded and reported as file:line: field: reason; "
-                                       "an id already imported is skipped, so importing again is safe.",
-                           **examples("workbench --batch calibration import calibration-small "
-                                      "cases/calibration/example-interactions.jsonl"))
-    imp.add_argument("study", metavar="STUDY")
+    imp = study_action(inner, "import", handle_import, dest="study",
+                       help="import interactions (CSV or JSONL) into a calibration study",
+                       description="Add the interactions of FILE (CSV or JSONL) to STUDY's items. A record "
+                                   "that fails validation is excluded and reported as file:line: field: reason; "
+                                   "an id already imported is skipped, so importing again is safe.",
+                       examples=("workbench --batch calibration import calibration-small "
+                                 "cases/calibration/example-interactions.jsonl",))
     imp.add_argument("file", metavar="FILE")
-    imp.set_defaults(handler=handle_import)
     gen = inner.add_parser("generate", help="write interactions drawn from a latent-probability grid",
                            description="Write a synthetic interactions file with planted calibration (Arm A, checking "
                                        "the method): --per-bin interactions at each latent probability q of --grid, "
@@ -47,14 +46,13 @@ def register(sub: argparse._SubParsersAction) -> None:
     gen.add_argument("--k-true", type=float, default=1.0, metavar="K", help="v_hat = logit(q) / K (1.0)")
     gen.add_argument("--grid", default="0.05,0.2,0.4,0.6,0.8,0.95", help="comma-separated latent probabilities")
     gen.set_defaults(handler=handle_generate)
-    exp = inner.add_parser("export", help="write the fidelity folder, judge_scores.csv and the joined CSV",
-                           description="Write two folders into DIR, named by the time of writing: the fidelity folder "
-                                       "(Arm A: reliability bins, the k sweep) and the judge folder (judge_scores.csv "
-                                       "and the joined CSV), each written whole.",
-                           **examples("workbench --batch calibration export calibration-small --out exports/"))
-    exp.add_argument("study", metavar="STUDY")
+    exp = study_action(inner, "export", handle_export, dest="study",
+                       help="write the fidelity folder, judge_scores.csv and the joined CSV",
+                       description="Write two folders into DIR, named by the time of writing: the fidelity folder "
+                                   "(Arm A: reliability bins, the k sweep) and the judge folder (judge_scores.csv "
+                                   "and the joined CSV), each written whole.",
+                       examples=("workbench --batch calibration export calibration-small --out exports/",))
     exp.add_argument("--out", required=True, metavar="DIR")
-    exp.set_defaults(handler=handle_export)
 
 
 class _Progress:

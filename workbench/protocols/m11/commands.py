@@ -13,8 +13,7 @@ from __future__ import annotations
 import argparse
 import json
 
-from workbench.cli.context import protocol_study
-from workbench.cli.examples import examples
+from workbench.cli.context import protocol_study, study_action
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -22,29 +21,25 @@ def register(sub: argparse._SubParsersAction) -> None:
                        description="Seed 003's own steps: estimate a study's cost before running it, export its "
                                    "results as JSON, and list the items sampled for human validation.")
     m11 = p.add_subparsers(dest="m11_command", metavar="ACTION", required=True)
-    e = m11.add_parser("estimate", help="estimated calls, tokens and cost of the study before running it",
-                       description="The calls the study's pipeline will make over its loaded items (samples x "
-                                   "runs), their estimated input and output tokens and their cost on the study's "
-                                   "model, before any call is made.",
-                       **examples("workbench --batch m11 estimate m11-sample-mock",
-                                  "workbench --batch --json m11 estimate m11-sample-mock"))
-    e.add_argument("study", metavar="STUDY")
-    e.set_defaults(handler=handle_estimate)
-    x = m11.add_parser("export", help="write the study's results as one JSON file",
-                       description="Write the study's metrics and every sample's results (scores, band, each "
-                                   "pipeline run's verdict and evidence) into one JSON file, format m11-results/2, "
-                                   "written whole.",
-                       **examples("workbench --batch m11 export m11-sample-mock --out m11-results.json"))
-    x.add_argument("study", metavar="STUDY")
+    study_action(m11, "estimate", handle_estimate, dest="study",
+                 help="estimated calls, tokens and cost of the study before running it",
+                 description="The calls the study's pipeline will make over its loaded items (samples x "
+                             "runs), their estimated input and output tokens and their cost on the study's "
+                             "model, before any call is made.",
+                 examples=("workbench --batch m11 estimate m11-sample-mock",
+                           "workbench --batch --json m11 estimate m11-sample-mock"))
+    x = study_action(m11, "export", handle_export, dest="study", help="write the study's results as one JSON file",
+                     description="Write the study's metrics and every sample's results (scores, band, each "
+                                 "pipeline run's verdict and evidence) into one JSON file, format m11-results/2, "
+                                 "written whole.",
+                     examples=("workbench --batch m11 export m11-sample-mock --out m11-results.json",))
     x.add_argument("--out", metavar="FILE", required=True)
-    x.set_defaults(handler=handle_export)
-    s = m11.add_parser("sample", help="the items sampled for human validation (seeded, stratified by band)",
-                       description="The items chosen for human validation once the study has run: the study's "
-                                   "human_sample items, drawn with human_seed and stratified by pass band.",
-                       **examples("workbench --batch m11 sample m11-sample-mock",
-                                  "workbench --batch --json m11 sample m11-sample-mock"))
-    s.add_argument("study", metavar="STUDY")
-    s.set_defaults(handler=handle_sample)
+    study_action(m11, "sample", handle_sample, dest="study",
+                 help="the items sampled for human validation (seeded, stratified by band)",
+                 description="The items chosen for human validation once the study has run: the study's "
+                             "human_sample items, drawn with human_seed and stratified by pass band.",
+                 examples=("workbench --batch m11 sample m11-sample-mock",
+                           "workbench --batch --json m11 sample m11-sample-mock"))
 
 
 def handle_estimate(args, ctx) -> int:
