@@ -6,6 +6,7 @@ judge or the protocol's own evaluation → metrics → report. What must hold on
   as sent (answers and errors, retries included, each its own row);
 - with schema-constrained decoding on, judge errors and unparsed structured replies are at most 5%;
 - the report is written;
+- a judge-only study (hindsight-local) fills Tables 1 and 4 from the judge's parsed verdicts (judge_tables);
 - truncation is counted where the model was cut: each run's cut turns are the turns whose reply the server
   ended with finish_reason "length", and `study show` and the report give the cut outputs per condition as
   the store holds them.
@@ -18,6 +19,7 @@ import pytest
 
 from tests.realmodel.kit import (CHAINS_BY_STUDY, HELD_STEPS, INTERRUPTED, cut_turns, sent_calls,
                                  structured_failures, truncated_by_condition)
+from tests.realmodel.judge_tables import assert_tables_from_the_judge
 
 pytestmark = pytest.mark.realmodel
 
@@ -25,10 +27,12 @@ pytestmark = pytest.mark.realmodel
 @pytest.mark.parametrize("study", list(CHAINS_BY_STUDY))
 def test_protocol_end_to_end_on_the_real_model(workbench, server, study):
     before = server.requests()
-    workbench.run("study", "create", str(workbench.study_file(study)))
+    created = workbench.run("study", "create", str(workbench.study_file(study))).stdout
     for step in CHAINS_BY_STUDY[study]:
         workbench.run(*[part.format(s=study) for part in step], ok=(0, 1))
     workbench.json("metrics", study)
+    if study == "hindsight-local":
+        assert_tables_from_the_judge(workbench, study, created)
     report = workbench.root / f"{study}.md"
     workbench.run("report", study, "--out", str(report))
 

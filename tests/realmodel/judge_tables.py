@@ -1,10 +1,10 @@
 """A judge-only hindsight study on the real local model fills its tables from the judge (issue 30).
 
-The smallest study that shows it: `studies/local/hindsight-local.toml` (no raters, one judge on the local
-model) over the two ready cases and the two single-prompt conditions B1 and B3, so that each condition has two
-case units and Table 4's Cohen's d can exist. A 135M judge may fail to give a verdict: the check is that
-every cell is computed from the verdicts that parsed, no more and no fewer -- N is the number of cases with a
-parsed verdict (N > 0 wherever one parsed), the value their mean, and `metrics --json` the same numbers.
+Checked on the end-to-end run of `studies/local/hindsight-local.toml` (no raters, one judge on the local
+model, B1 and C1 on one case): a study of its own cost the suite a quarter of its time. A 135M judge may fail
+to give a verdict: the check is that every cell is computed from the verdicts that parsed, no more and no
+fewer -- N is the number of cases with a parsed verdict, the value their mean, `metrics --json` the same
+numbers, and Table 4's effect a number or the reason there is none (one case: "n too small").
 """
 
 from __future__ import annotations
@@ -14,9 +14,7 @@ from collections import defaultdict
 import pytest
 import sqlite_utils
 
-pytestmark = pytest.mark.realmodel
-
-STUDY = "hindsight-judge-local"
+JUDGE = "judge-local"
 
 
 def parsed_units(db_path, study: str, judge: str, rubric: str) -> dict[str, dict[str, float]]:
@@ -38,27 +36,16 @@ def parsed_units(db_path, study: str, judge: str, rubric: str) -> dict[str, dict
     return out
 
 
-def test_a_judge_only_study_fills_its_tables_from_the_judge(workbench):
-    path = workbench.study_file("hindsight-local")
-    text = path.read_text()
-    for old, new in (('name = "hindsight-local"', f'name = "{STUDY}"'),
-                     ('cases = ["glenda-crock"]', 'cases = ["glenda-crock", "blast-radius"]'),
-                     ('conditions = ["B1", "C1"]', 'conditions = ["B1", "B3"]')):
-        assert old in text, old
-        text = text.replace(old, new)
-    path.write_text(text)
-    created = workbench.run("study", "create", str(path))
-    assert "tables from: the LLM judge judge-local" in created.stdout
-    workbench.run("run", STUDY, ok=(0, 1))
-    workbench.run("judge", STUDY, ok=(0, 1))
-    workbench.run("unblind", STUDY)
-    doc = workbench.json("metrics", STUDY, "--compare", "B3:B1:anticipation")
+def assert_tables_from_the_judge(workbench, study: str, created: str) -> None:
+    """Tables 1 and 4 of a judge-only study hold the judge's parsed verdicts, no more and no fewer."""
+    assert f"tables from: the LLM judge {JUDGE}" in created
+    doc = workbench.json("metrics", study, "--compare", "C1:B1:anticipation")
 
-    assert doc["evaluator"] == "judge:judge-local"
-    units = parsed_units(workbench.db, STUDY, "judge-local", "anticipation")
+    assert doc["evaluator"] == f"judge:{JUDGE}"
+    units = parsed_units(workbench.db, study, JUDGE, "anticipation")
     assert any(units.values()), "the judge parsed no Anticipation verdict at all"
     rows = {r["condition"]: r for r in doc["table1"]["rows"]}
-    for condition in ("B1", "B3"):
+    for condition in ("B1", "C1"):
         cell = rows[condition]["cells"]["anticipation"]["estimate"]
         expected = units.get(condition, {})
         assert rows[condition]["n_cases"]["anticipation"] == len(expected)
@@ -66,9 +53,9 @@ def test_a_judge_only_study_fills_its_tables_from_the_judge(workbench):
             assert cell["value"] == pytest.approx(sum(expected.values()) / len(expected))
         else:
             assert cell["value"] is None and cell["undefined_reason"]
-    added = next(r for r in doc["table4"]["rows"] if (r["a"], r["b"]) == ("B3", "B1"))
-    assert (added["n_a"], added["n_b"]) == (len(units.get("B3", {})), len(units.get("B1", {})))
+    added = next(r for r in doc["table4"]["rows"] if (r["a"], r["b"]) == ("C1", "B1"))
+    assert (added["n_a"], added["n_b"]) == (len(units.get("C1", {})), len(units.get("B1", {})))
     estimate = added["estimate"]
     assert (estimate["value"] is None) == bool(estimate["undefined_reason"])  # a number, or the reason there is none
-    text = workbench.run("metrics", STUDY).stdout
-    assert "Table 1 - Condition x metric scores - LLM judge judge-local" in text
+    text = workbench.run("metrics", study).stdout
+    assert f"Table 1 - Condition x metric scores - LLM judge {JUDGE}" in text
