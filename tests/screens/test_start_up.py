@@ -1,0 +1,103 @@
+"""Start-up (issue 33, "fast"): the first frame is drawn before the store is opened and before anything heavy
+is imported; the store is opened in a worker after it, and the cases are listed then; a store that cannot
+be opened still ends the app with code 1 and says why."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from screen_helpers import FIXTURE_CASE_IDS, settle, table_ids
+from textual.widgets import Static
+
+REPO = Path(__file__).resolve().parents[2]
+HEAVY = ("litellm", "numpy", "scipy", "pandas", "sentence_transformers", "torch")
+
+
+def _run(code: str, *args: str, env: dict | None = None) -> subprocess.CompletedProcess:
+    env = {**os.environ, "PYTHONPATH": str(REPO), **(env or {})}
+    return subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True, timeout=180,
+                          cwd=REPO, env=env)
+
+
+# The app headless in a fresh interpreter: what is loaded and shown at the Cases screen's first frame (the
+# moment Textual hands a frame to the terminal), then after the list is read, then after pressing "2" at
+# once (before the store's worker has run).
+FIRST_FRAME = r"""
+import asyncio, json, sys
+from screens.launch import make_app
+out = {}
+app = make_app(sys.argv[1])
+display = app._display
+
+def first_frame(screen, renderable):
+    if renderable is not None and "first" not in out and type(screen).__name__ == "CasesScreen":
+        out["first"] = {"modules": sorted(m for m in ("sqlite_utils", "store.db", *sys.argv[2].split(",")) if m in sys.modules),
+                        "store_open": app.store.is_open,
+                        "count": str(screen.query_one("#case-count").render())}
+        if sys.argv[3] == "studies":
+            app.call_later(app.action_go, "studies")
+    return display(screen, renderable)
+
+app._display = first_frame
+
+async def main():
+    async with app.run_test(size=(120, 30)) as pilot:
+        for _ in range(600):
+            await pilot.pause(0.05)
+            if sys.argv[3] == "studies" and type(app.screen).__name__ == "StudiesScreen":
+                await app.workers.wait_for_complete()
+                break
+            if sys.argv[3] == "cases" and "case" in str(app.screen.query_one("#case-count").render()).replace("Loading the cases", ""):
+                break
+        out["after"] = {"screen": type(app.screen).__name__, "store_open": app.store.is_open,
+                        "modules": sorted(m for m in sys.argv[2].split(",") if m in sys.modules)}
+asyncio.run(main())
+print(json.dumps(out))
+"""
+
+
+def _first_frame(library, then: str) -> dict:
+    result = _run(FIRST_FRAME, str(library.db), ",".join(HEAVY), then,
+                  env={"WORKBENCH_CASES_DIR": str(library.cases), "WORKBENCH_RUBRICS_DIR": str(library.rubrics),
+                       "WORKBENCH_CASE_LIBRARY": str(library.cases)})
+    assert result.returncode == 0, result.stderr
+    return json.loads(result.stdout.strip().splitlines()[-1])
+
+
+def test_the_first_frame_is_drawn_before_the_store_is_opened_and_without_heavy_libraries(library):
+    seen = _first_frame(library, "cases")
+    assert seen["first"] == {"modules": [], "store_open": False, "count": "Loading the cases…"}
+    assert seen["after"] == {"screen": "CasesScreen", "store_open": True, "modules": []}
+
+
+def test_a_section_chosen_before_the_store_is_open_opens_it_first_and_loads_no_pandas(library):
+    """Another section's modules import sqlite-utils; they come after the store, which keeps its pandas out."""
+    seen = _first_frame(library, "studies")
+    assert seen["first"]["store_open"] is False
+    assert seen["after"] == {"screen": "StudiesScreen", "store_open": True, "modules": []}
+
+
+async def test_the_cases_are_listed_once_the_store_is_open(app):
+    assert not app.store.is_open  # making the app opens nothing
+    async with app.run_test(size=(120, 30)) as pilot:
+        await settle(pilot)
+        await settle(pilot)
+        assert app.store.is_open
+        assert set(table_ids(app)) == set(FIXTURE_CASE_IDS)
+        assert str(app.screen.query_one("#case-count", Static).render()).startswith(f"{len(FIXTURE_CASE_IDS)} cases")
+
+
+def test_a_file_that_is_not_a_store_ends_the_app_with_code_1_and_a_message(tmp_path):
+    """The store is opened after the first frame now; the app ends at once and `workbench` says why on
+    stderr once the terminal is restored, leaving the file as it was."""
+    bad = tmp_path / "not-a-store.db"
+    bad.write_bytes(b"this is not sqlite" * 100)
+    result = _run("import sys; from screens.launch import main; sys.exit(main(['--db', sys.argv[1]]))", str(bad),
+                  env={"TEXTUAL_DRIVER": "textual.drivers.headless_driver:HeadlessDriver"})
+    assert result.returncode == 1
+    assert "workbench:" in result.stderr and "not a workbench store" in result.stderr
+    assert bad.read_bytes() == b"this is not sqlite" * 100
