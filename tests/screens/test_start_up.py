@@ -10,7 +10,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from screen_helpers import FIXTURE_CASE_IDS, settle, table_ids
+from screen_helpers import FIXTURE_CASE_IDS, settings_loaded, settle, table_ids
 from textual.widgets import Static
 
 REPO = Path(__file__).resolve().parents[2]
@@ -38,8 +38,8 @@ def first_frame(screen, renderable):
         out["first"] = {"modules": sorted(m for m in ("sqlite_utils", "store.db", *sys.argv[2].split(",")) if m in sys.modules),
                         "store_open": app.store.is_open,
                         "count": str(screen.query_one("#case-count").render())}
-        if sys.argv[3] == "studies":
-            app.call_later(app.action_go, "studies")
+        if sys.argv[3] in ("studies", "settings"):
+            app.call_later(app.action_go, sys.argv[3])
     return display(screen, renderable)
 
 app._display = first_frame
@@ -50,6 +50,8 @@ async def main():
             await pilot.pause(0.05)
             if sys.argv[3] == "studies" and type(app.screen).__name__ == "StudiesScreen":
                 await app.workers.wait_for_complete()
+                break
+            if sys.argv[3] == "settings" and getattr(app.screen, "loaded", False):
                 break
             if sys.argv[3] == "cases" and "case" in str(app.screen.query_one("#case-count").render()).replace("Loading the cases", ""):
                 break
@@ -79,6 +81,12 @@ def test_a_section_chosen_before_the_store_is_open_opens_it_first_and_loads_no_p
     seen = _first_frame(library, "studies")
     assert seen["first"]["store_open"] is False
     assert seen["after"] == {"screen": "StudiesScreen", "store_open": True, "modules": []}
+
+
+def test_settings_opens_without_loading_litellm_or_anything_heavy(library):
+    """Settings names models and keys; it never asks litellm (or a model) anything to show them."""
+    seen = _first_frame(library, "settings")
+    assert seen["after"] == {"screen": "SettingsScreen", "store_open": True, "modules": []}
 
 
 async def test_the_cases_are_listed_once_the_store_is_open(app):
@@ -123,3 +131,43 @@ async def test_visiting_a_section_again_does_not_reparse_the_css_unless_the_them
         await pilot.press("6")
         await settle(pilot)
         assert refreshed == ["SettingsScreen"]  # styled for the old theme: restyled when shown
+
+
+async def test_settings_paints_before_its_loader_finishes_and_fills_the_form_after(app, monkeypatch):
+    """The saved settings are read by a worker after Settings' first frame: a store read that hangs (the
+    loader stubbed to block on an event) leaves the screen drawn, saying so, with nothing to save; released,
+    the form appears with the saved values."""
+    import threading
+
+    import screens.settings
+    from workbench.gateway.settings import GatewaySettings, load_settings, save_settings
+
+    release, reading = threading.Event(), threading.Event()
+
+    def slow_load(db):
+        reading.set()
+        assert release.wait(60), "never released"
+        return load_settings(db)
+
+    monkeypatch.setattr(screens.settings, "load_settings", slow_load)
+    save_settings(app.db, GatewaySettings(concurrency=7))
+    frames: list[str] = []
+    display = app._display
+    app._display = lambda screen, update: (update is not None and frames.append(type(screen).__name__),
+                                           display(screen, update))[1]
+    async with app.run_test(size=(120, 30)) as pilot:
+        await settle(pilot)
+        await pilot.press("6")
+        for _ in range(200):
+            if reading.is_set() and "SettingsScreen" in frames:
+                break
+            await pilot.pause(0.05)
+        screen = app.screen
+        assert type(screen).__name__ == "SettingsScreen" and "SettingsScreen" in frames  # painted, still reading
+        assert str(screen.query_one("#settings-loading", Static).render()) == "Loading the settings…"
+        assert not screen.query("#gw-concurrency") and not screen.loaded
+        assert not screen.check_action("save", ()) and not screen.has_unsaved_changes()
+        release.set()
+        await settings_loaded(pilot)
+        assert screen.query_one("#gw-concurrency").value == "7" and not screen.query("#settings-loading")
+        assert screen.check_action("save", ()) and not screen.has_unsaved_changes()
