@@ -42,7 +42,8 @@ PY = sys.executable
 # Runs inside the child: the app headless, each step timed in CPU (process_time) and wall seconds; argv[3]
 # is the parent's perf_counter when it started the child (CLOCK_MONOTONIC: one clock for both processes).
 CHILD = r"""
-import json, sys, time
+import json, re, sys, time
+LISTED = re.compile(r"\d+ cases?\b|No cases in the store")
 db, study, spawned, size = sys.argv[1], sys.argv[2], float(sys.argv[3]), sys.argv[4]
 from screens.launch import make_app
 out, frames = {}, {}
@@ -63,7 +64,7 @@ async def drive(pilot):
     await until(pilot, lambda: "CasesScreen" in frames)
     out["first_paint"] = frames["CasesScreen"]
     await until(pilot, lambda: type(app.screen).__name__ == "CasesScreen"
-                and "case" in str(app.screen.query_one("#case-count", Static).render()).lower())
+                and LISTED.search(str(app.screen.query_one("#case-count", Static).render())))
     mark("cases_listed", 0.0, spawned)
     await pilot.app.workers.wait_for_complete()
     await pilot.pause(0.2)
@@ -72,7 +73,7 @@ async def drive(pilot):
     await until(pilot, lambda: "SettingsScreen" in frames)
     out["settings_painted"] = {"cpu": frames["SettingsScreen"]["cpu"] - c, "wall": frames["SettingsScreen"]["wall"] - (w - spawned)}
     await until(pilot, lambda: type(app.screen).__name__ == "SettingsScreen" and app.screen.is_mounted
-                and app.screen.query_one("#gw-concurrency").value != "")
+                and any(field.value != "" for field in app.screen.query("#gw-concurrency")))
     mark("settings_open", c, w)
     import workbench.simulation.power as power
     calls = []

@@ -49,6 +49,18 @@ LOADING = "Loading the settings…"
 FORM_ACTIONS = {"save", "revert", "test_connection", "remove_limit"}  # offered once the form is filled
 
 
+def read_saved(db) -> GatewaySettings:
+    """The saved settings, read in a worker thread on a connection of its own."""
+    from workbench.paths import thread_connection
+
+    conn = thread_connection(db)
+    try:
+        return load_settings(conn)
+    finally:
+        if conn is not db:
+            conn.close()
+
+
 def _label(text: str, tooltip: str, classes: str = "") -> Label:
     label = Label(text, classes=classes)
     label.tooltip = tooltip
@@ -140,7 +152,7 @@ class SettingsScreen(UnsavedGuard, SectionScreen):
 
     @work(exclusive=True, group="settings-load", exit_on_error=False)
     async def _load(self) -> None:
-        saved = await asyncio.to_thread(load_settings, self.app.db)  # the store, off the main thread
+        saved = await asyncio.to_thread(read_saved, self.app.db)
         body = self.query_one("#settings-body")
         await body.mount_all(self.form())
         table = self.query_one("#limits-table", DataTable)
