@@ -93,7 +93,8 @@ def screen_title(screen: Screen) -> str:
 
 class WorkbenchApp(App[int]):
     TITLE = "Hindsight Workbench"
-    CSS_PATH = "styles/app.tcss"
+    # The first screen's styles too: parsed with the app's at start, rather than all CSS parsed again when it mounts
+    CSS_PATH = ["styles/app.tcss", "styles/cases.tcss"]
     COMMANDS = App.COMMANDS | {NavigationCommands, CaseCommands, PanelCommands, SectionActions, OtherSections}
     BINDINGS = [
         Binding("ctrl+q", "quit", "Quit", id="app.quit", priority=True,
