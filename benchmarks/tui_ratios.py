@@ -4,7 +4,8 @@ the machine may be shared, and a wall clock then measures the neighbours. Prints
     python benchmarks/tui_ratios.py --db STORE --study STUDY [--runs 5] [--sizes 140x40,80x24] [--tree DIR]
 
 At each terminal size:
-1. first paint: from starting `python` to the first frame of the Cases screen (headless: the frame Textual
+1. first paint: from starting `python` to the first frame of the Cases screen, through the `workbench`
+   command's own path (screens.launch.main: its command line, then the app, headless: the frame Textual
    would write to a terminal), against `python -c "import textual.app, textual.widgets"` from its start
    (target: at most 2.5x); "cases listed" is the same clock until the case count is on screen
 2. Settings: from pressing 6 to its first frame ("painted"), and to the form filled from the store ("open");
@@ -45,7 +46,7 @@ CHILD = r"""
 import json, re, sys, time
 LISTED = re.compile(r"\d+ cases?\b|No cases in the store")
 db, study, spawned, size = sys.argv[1], sys.argv[2], float(sys.argv[3]), sys.argv[4]
-from screens.launch import make_app
+import screens.launch as launch
 out, frames = {}, {}
 
 def mark(name, cpu0, wall0):
@@ -102,18 +103,23 @@ async def drive(pilot):
     mark("metrics", c, w)
     app.exit()
 
-app = make_app(db)
-display = app._display
+def run_headless(db_path, rater=None):  # what `workbench --db DB` runs, headless and driven
+    app = launch.make_app(db_path, rater)
+    display = app._display
 
-def first_frames(screen, renderable):  # the moment a frame of each screen would go to the terminal
-    name = type(screen).__name__
-    if renderable is not None and name not in frames:
-        frames[name] = {"cpu": time.process_time(), "wall": time.perf_counter() - spawned}
-    return display(screen, renderable)
+    def first_frames(screen, renderable):  # the moment a frame of each screen would go to the terminal
+        name = type(screen).__name__
+        if renderable is not None and name not in frames:
+            frames[name] = {"cpu": time.process_time(), "wall": time.perf_counter() - spawned}
+        return display(screen, renderable)
 
-app._display = first_frames
-width, height = (int(v) for v in size.split("x"))
-app.run(headless=True, size=(width, height), auto_pilot=drive)
+    app._display = first_frames
+    width, height = (int(v) for v in size.split("x"))
+    app.run(headless=True, size=(width, height), auto_pilot=drive)
+    return 0
+
+launch.run_app = run_headless
+launch.main(["--db", db])  # the `workbench` command's own path: its command line, then the app
 print(json.dumps(out))
 """
 

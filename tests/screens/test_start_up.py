@@ -23,41 +23,51 @@ def _run(code: str, *args: str, env: dict | None = None) -> subprocess.Completed
                           cwd=REPO, env=env)
 
 
-# The app headless in a fresh interpreter: what is loaded and shown at the Cases screen's first frame (the
-# moment Textual hands a frame to the terminal), then after the list is read, then after pressing "2" at
-# once (before the store's worker has run).
+# The `workbench` command (screens.launch.main, its command line included) opening the app headless in a
+# fresh interpreter: what is loaded and shown at the Cases screen's first frame (the moment Textual hands a
+# frame to the terminal), then once the list is read, or once "2" / "6" pressed at that first frame (before
+# the store's worker has run) has its section shown.
 FIRST_FRAME = r"""
-import asyncio, json, sys
-from screens.launch import make_app
+import json, sys
+import screens.launch as launch
+db, heavy, then = sys.argv[1], sys.argv[2].split(","), sys.argv[3]
 out = {}
-app = make_app(sys.argv[1])
-display = app._display
 
-def first_frame(screen, renderable):
-    if renderable is not None and "first" not in out and type(screen).__name__ == "CasesScreen":
-        out["first"] = {"modules": sorted(m for m in ("sqlite_utils", "store.db", *sys.argv[2].split(",")) if m in sys.modules),
-                        "store_open": app.store.is_open,
-                        "count": str(screen.query_one("#case-count").render())}
-        if sys.argv[3] in ("studies", "settings"):
-            app.call_later(app.action_go, sys.argv[3])
-    return display(screen, renderable)
+def loaded(names):
+    return sorted(m for m in names if m in sys.modules)
 
-app._display = first_frame
+async def drive(pilot):
+    app = pilot.app
+    for _ in range(1200):
+        await pilot.pause(0.05)
+        if then == "studies" and type(app.screen).__name__ == "StudiesScreen":
+            await app.workers.wait_for_complete()
+            break
+        if then == "settings" and getattr(app.screen, "loaded", False):
+            break
+        if then == "cases" and "case" in str(app.screen.query_one("#case-count").render()).replace("Loading the cases", ""):
+            break
+    out["after"] = {"screen": type(app.screen).__name__, "store_open": app.store.is_open, "modules": loaded(heavy)}
+    app.exit()
 
-async def main():
-    async with app.run_test(size=(120, 30)) as pilot:
-        for _ in range(600):
-            await pilot.pause(0.05)
-            if sys.argv[3] == "studies" and type(app.screen).__name__ == "StudiesScreen":
-                await app.workers.wait_for_complete()
-                break
-            if sys.argv[3] == "settings" and getattr(app.screen, "loaded", False):
-                break
-            if sys.argv[3] == "cases" and "case" in str(app.screen.query_one("#case-count").render()).replace("Loading the cases", ""):
-                break
-        out["after"] = {"screen": type(app.screen).__name__, "store_open": app.store.is_open,
-                        "modules": sorted(m for m in sys.argv[2].split(",") if m in sys.modules)}
-asyncio.run(main())
+def run_headless(db_path, rater=None):
+    app = launch.make_app(db_path, rater)
+    display = app._display
+
+    def first_frame(screen, renderable):
+        if renderable is not None and "first" not in out and type(screen).__name__ == "CasesScreen":
+            out["first"] = {"modules": loaded(["sqlite_utils", "store.db", *heavy]), "store_open": app.store.is_open,
+                            "count": str(screen.query_one("#case-count").render())}
+            if then in ("studies", "settings"):
+                app.call_later(app.action_go, then)
+        return display(screen, renderable)
+
+    app._display = first_frame
+    app.run(headless=True, size=(120, 30), auto_pilot=drive)
+    return app.return_code or 0
+
+launch.run_app = run_headless
+assert launch.main(["--db", db]) == 0
 print(json.dumps(out))
 """
 
