@@ -104,20 +104,22 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--poll", type=float, default=0.01, help="seconds between pane captures")
-    parser.add_argument("--command", help="how to start the workbench (default: the `workbench` script if on "
-                                          "PATH, else this Python with -m workbench.cli.main)")
+    parser.add_argument("--command", help="how to start the workbench (default: this Python with -m screens.launch "
+                                          "on --tree, its bytecode cached in a temporary folder by the untimed run)")
+    parser.add_argument("--tree", type=Path, default=REPO, help="the checkout whose workbench is measured")
     parser.add_argument("--size", default="140x40")
     args = parser.parse_args()
     if shutil.which("tmux") is None:
         print("tmux is not installed", file=sys.stderr)
         return 1
-    command = args.command or (shutil.which("workbench")
-                               or f"PYTHONPATH={shlex.quote(str(REPO))} {shlex.quote(sys.executable)} -m workbench.cli.main")
     width, height = (int(v) for v in args.size.split("x"))
     pane = Pane(width, height)
     results: dict[str, list[Run]] = {"first launch (new store)": [], "warm (existing store)": []}
     try:
         with tempfile.TemporaryDirectory() as tmp:
+            command = args.command or (
+                f"env -u PYTHONDONTWRITEBYTECODE PYTHONPYCACHEPREFIX={shlex.quote(str(Path(tmp) / 'pycache'))} "
+                f"PYTHONPATH={shlex.quote(str(args.tree.resolve()))} {shlex.quote(sys.executable)} -m screens.launch")
             warm_db = Path(tmp) / "warm" / "workbench.db"
             one_run(pane, command, warm_db, args.poll, "WB-DONE-0")  # create it once, untimed
             for i in range(args.runs):
