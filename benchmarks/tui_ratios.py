@@ -181,7 +181,12 @@ def main() -> int:
         print(f"{name:26s} cpu {cpu:6.2f} s   wall {wall:6.2f} s")
 
     def ratio(name: str, base: str) -> str:
-        return f"cpu {med[name][0] / med[base][0]:.2f}x (wall {med[name][1] / med[base][1]:.2f}x)"
+        """The ratio of the medians, and the median of each run's ratio (a run pairs the two programs under
+        one load, so the second moves less when the neighbours come and go)."""
+        paired = [(c / bc, w / bw) for (c, w), (bc, bw) in zip(rows[name], rows[base])]
+        return (f"cpu {med[name][0] / med[base][0]:.2f}x (wall {med[name][1] / med[base][1]:.2f}x); "
+                f"per run: cpu {statistics.median(c for c, _ in paired):.2f}x "
+                f"(wall {statistics.median(w for _, w in paired):.2f}x)")
 
     for size in sizes:
         print(f"-- {size}")
