@@ -181,3 +181,22 @@ async def test_settings_paints_before_its_loader_finishes_and_fills_the_form_aft
         await settings_loaded(pilot)
         assert screen.query_one("#gw-concurrency").value == "7" and not screen.query("#settings-loading")
         assert screen.check_action("save", ()) and not screen.has_unsaved_changes()
+
+
+async def test_the_footer_is_rebuilt_only_when_its_keys_change(app, monkeypatch):
+    """Textual rebuilt (and restyled) the footer on every refresh of the bindings, five times before the
+    cases were listed; a refresh that leaves the keys as they were now leaves the footer alone."""
+    from screens.widgets.footer import KeyFooter
+
+    async with app.run_test(size=(120, 30)) as pilot:
+        await settle(pilot)
+        await settle(pilot)
+        built: list[int] = []
+        compose = KeyFooter.compose
+        monkeypatch.setattr(KeyFooter, "compose", lambda self: (built.append(1), compose(self))[1])
+        app.screen.refresh_bindings()
+        await settle(pilot)
+        assert built == []
+        app.screen.query_one("#case-search").focus()  # the search field's keys join the screen's
+        await settle(pilot)
+        assert built
