@@ -1,9 +1,10 @@
 """Time from typing `workbench` to the first painted screen, in a real terminal (tmux).
 
 A detached tmux session runs a shell; for each run the command is typed into it
-and the pane is polled until the Cases list is painted (the title, the section
-bar and the case count line are all on screen). Then ctrl+q quits and the next
-run starts. "first launch" runs use a new store each time (so they include
+and the pane is polled until the first frame is on screen (the title and the
+section bar: the Cases screen, drawn before the store is opened) and then until
+the cases are listed (the case count line). Then ctrl+q quits and the next run
+starts. "first launch" runs use a new store each time (so they include
 creating the store and loading the shipped cases and rubrics); "warm" runs
 reuse one store. Prints figures; asserts nothing.
 
@@ -70,44 +71,55 @@ class Pane:
         return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
+def first_frame(text: str) -> bool:
+    return "Hindsight Workbench" in text and "1 Cases" in text
+
+
 def painted(text: str) -> bool:
-    return "Hindsight Workbench" in text and "1 Cases" in text and bool(PAINTED.search(text))
+    return first_frame(text) and bool(PAINTED.search(text))
 
 
-def one_run(pane: Pane, command: str, db: Path, poll: float, marker: str) -> tuple[float, float | None]:
-    """Wall-clock seconds to the painted Cases screen, and the CPU seconds the program had used by then."""
+Run = tuple[float, float | None, float, float | None]  # first frame: wall, cpu; cases listed: wall, cpu
+
+
+def one_run(pane: Pane, command: str, db: Path, poll: float, marker: str) -> Run:
+    """Wall-clock seconds to the first frame and to the listed cases, with the CPU seconds the program had
+    used by each."""
     pane.type(f"clear; {command} --db {shlex.quote(str(db))}; echo {marker}")
     started = time.perf_counter()
+    frame = pane.wait(first_frame, timeout=120, poll=poll)
+    frame_cpu = pane.child_cpu_seconds()
     done = pane.wait(painted, timeout=120, poll=poll)
-    if done is None:
+    if frame is None or done is None:
         raise SystemExit(f"the Cases screen never appeared; the pane shows:\n{pane.text()}")
     cpu = pane.child_cpu_seconds()
     time.sleep(0.3)
     pane.key("C-q")
     if pane.wait(lambda t: marker in t, timeout=60, poll=0.05) is None:
         raise SystemExit(f"the workbench did not exit; the pane shows:\n{pane.text()}")
-    return done - started, cpu
+    return frame - started, frame_cpu, done - started, cpu
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--poll", type=float, default=0.01, help="seconds between pane captures")
-    parser.add_argument("--command", help="how to start the workbench (default: the `workbench` script if on "
-                                          "PATH, else this Python with -m workbench.cli.main)")
+    parser.add_argument("--command", help="how to start the workbench (default: this Python with -m screens.launch "
+                                          "on --tree, its bytecode cached in a temporary folder by the untimed run)")
+    parser.add_argument("--tree", type=Path, default=REPO, help="the checkout whose workbench is measured")
     parser.add_argument("--size", default="140x40")
     args = parser.parse_args()
     if shutil.which("tmux") is None:
         print("tmux is not installed", file=sys.stderr)
         return 1
-    command = args.command or (shutil.which("workbench")
-                               or f"PYTHONPATH={shlex.quote(str(REPO))} {shlex.quote(sys.executable)} -m workbench.cli.main")
     width, height = (int(v) for v in args.size.split("x"))
     pane = Pane(width, height)
-    results: dict[str, list[tuple[float, float | None]]] = {"first launch (new store)": [],
-                                                              "warm (existing store)": []}
+    results: dict[str, list[Run]] = {"first launch (new store)": [], "warm (existing store)": []}
     try:
         with tempfile.TemporaryDirectory() as tmp:
+            command = args.command or (
+                f"env -u PYTHONDONTWRITEBYTECODE PYTHONPYCACHEPREFIX={shlex.quote(str(Path(tmp) / 'pycache'))} "
+                f"PYTHONPATH={shlex.quote(str(args.tree.resolve()))} {shlex.quote(sys.executable)} -m screens.launch")
             warm_db = Path(tmp) / "warm" / "workbench.db"
             one_run(pane, command, warm_db, args.poll, "WB-DONE-0")  # create it once, untimed
             for i in range(args.runs):
@@ -121,16 +133,18 @@ def main() -> int:
     print(f"command: {command}")
     print(f"terminal: tmux {width}x{height}; cpus: {os.cpu_count()}; load average: "
           f"{load[0]:.2f} {load[1]:.2f} {load[2]:.2f}")
-    print("wall = seconds from typing the command to the painted Cases list; cpu = CPU seconds the program "
-          "had used by then (less sensitive to a busy machine)")
+    print("wall = seconds from typing the command to the first frame / the listed cases; cpu = CPU seconds "
+          "the program had used by then (less sensitive to a busy machine)")
     for name, runs in results.items():
-        times = [w for w, _ in runs]
-        cpus = [c for _, c in runs if c is not None]
-        shown = ", ".join(f"{t:.2f}" for t in times)
-        print(f"{name:26s} wall median {statistics.median(times):.2f}s  min {min(times):.2f}s  "
-              f"max {max(times):.2f}s  runs: {shown}")
-        if cpus:
-            print(f"{'':26s} cpu  median {statistics.median(cpus):.2f}s  min {min(cpus):.2f}s  max {max(cpus):.2f}s")
+        for what, wall_at, cpu_at in (("first frame", 0, 1), ("cases listed", 2, 3)):
+            times = [r[wall_at] for r in runs]
+            cpus = [r[cpu_at] for r in runs if r[cpu_at] is not None]
+            shown = ", ".join(f"{t:.2f}" for t in times)
+            print(f"{name:26s} {what:12s} wall median {statistics.median(times):.2f}s  min {min(times):.2f}s  "
+                  f"max {max(times):.2f}s  runs: {shown}")
+            if cpus:
+                print(f"{'':39s} cpu  median {statistics.median(cpus):.2f}s  min {min(cpus):.2f}s  "
+                      f"max {max(cpus):.2f}s")
     return 0
 
 

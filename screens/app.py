@@ -4,7 +4,9 @@
 tests. Sections (screens/sections.py) are Textual modes, one per section, so
 each keeps its own stack of screens (the Cases list and an open editor stay
 put while you look at Metrics). A section's module is imported the first time
-it is shown, which keeps start-up light.
+it is shown, which keeps start-up light. The store is opened after the first frame
+(screens/store_opening.py): the Cases screen paints with "opening the store…" and lists the cases once a
+worker has opened it.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from textual.worker import Worker, WorkerState
 from screens.commands import CaseCommands, NavigationCommands, OtherSections, SectionActions
 from screens.protocol_panels import PanelCommands
 from screens.sections import SECTIONS, Section
+from screens.store_opening import StoreOpening
 
 if TYPE_CHECKING:  # sqlite-utils is first imported by the store (store/db.py), which keeps pandas out of it
     import sqlite_utils
@@ -33,8 +36,12 @@ if TYPE_CHECKING:  # sqlite-utils is first imported by the store (store/db.py), 
 class WorkbenchContext:
     """What a section needs from the app; also reachable as `self.app.db` / `self.app.db_path`."""
 
-    db: sqlite_utils.Database
+    store: StoreOpening
     db_path: Path
+
+    @property
+    def db(self) -> sqlite_utils.Database:
+        return self.store.get()
 
 
 def load_section_class(section: Section) -> type[Screen]:
@@ -48,6 +55,19 @@ def build_section_screen(cls: type[Screen], context: WorkbenchContext) -> Screen
               if p.default is inspect.Parameter.empty
               and p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
     return cls(context) if params else cls()
+
+
+def styled_as_current(screen: Screen, app: App) -> Screen:
+    """Mark a new section screen as styled by the app's current CSS, which it is once mounted.
+
+    Textual (8.2) compares a screen's CSS generation with the app's on every mode switch and, if they
+    differ, re-parses every CSS source and restyles every widget (`App.refresh_css`). A mode's screen starts
+    at -1 and is marked only by a refresh that runs while it is mounted and current, which never happens
+    for a mode's first screen: so each visit to a section paid a full refresh (about 0.3 s of CPU for
+    Settings, on every visit), and its first visit one more for the section it left. A theme change
+    still moves the app's generation on, and the screen is refreshed when next shown."""
+    screen._css_update_count = app._css_update_count
+    return screen
 
 
 def _section_bindings() -> list[Binding]:
@@ -73,7 +93,8 @@ def screen_title(screen: Screen) -> str:
 
 class WorkbenchApp(App[int]):
     TITLE = "Hindsight Workbench"
-    CSS_PATH = "styles/app.tcss"
+    # The first screen's styles too: parsed with the app's at start, rather than all CSS parsed again when it mounts
+    CSS_PATH = ["styles/app.tcss", "styles/cases.tcss"]
     COMMANDS = App.COMMANDS | {NavigationCommands, CaseCommands, PanelCommands, SectionActions, OtherSections}
     BINDINGS = [
         Binding("ctrl+q", "quit", "Quit", id="app.quit", priority=True,
@@ -85,26 +106,37 @@ class WorkbenchApp(App[int]):
 
     def __init__(self, db_path: Path) -> None:
         super().__init__()
-        from workbench.paths import open_workbench_store
-
         self.db_path = Path(db_path)
-        self.db = open_workbench_store(self.db_path)
-        self.context = WorkbenchContext(self.db, self.db_path)
+        self.store = StoreOpening(self.db_path, self._open_store)
+        self.context = WorkbenchContext(self.store, self.db_path)
         self.sections: list[Section] = list(SECTIONS)
         self.chosen_study: str | None = None  # chosen in Studies; Runs and Metrics follow it (and say so)
-        self.startup_problems = self._bootstrap()
+        self.startup_problems: list[str] = []
+        self.store_error: str | None = None  # why the store could not be opened (`run_app` prints it)
         # Screens with edits that must not be lost on quit, and the mode each lives in.
         self._guards: dict[Screen, str] = {}
 
-    def _bootstrap(self) -> list:
+    @property
+    def db(self) -> sqlite_utils.Database:
+        """The store: opened after the first frame, or here and now by whoever needs it first."""
+        return self.store.get()
+
+    def _open_store(self, path: Path) -> sqlite_utils.Database:
+        from workbench.paths import open_workbench_store
+
+        db = open_workbench_store(path)
+        self.startup_problems = self._bootstrap(db)
+        return db
+
+    def _bootstrap(self, db: sqlite_utils.Database) -> list:
         """First launch of a store: load the shipped cases and rubrics. Returns the case files refused
         (file:line: reason), never raises on bad files."""
         from workbench.cases import CaseError
         from workbench.cases.library import bootstrap, refusal_text, refused_cases
 
         try:
-            if bootstrap(self.db):
-                return [refusal_text(r) for r in refused_cases(self.db)]
+            if bootstrap(db):
+                return [refusal_text(r) for r in refused_cases(db)]
         except CaseError as exc:  # a shipped rubric that does not parse
             return [str(p) for p in exc.problems]
         return []
@@ -116,21 +148,42 @@ class WorkbenchApp(App[int]):
             self.add_mode(section.id, self._section_factory(section))
         if self.sections:
             self.action_go(self.sections[0].id)
-        if self.startup_problems:
+        self.call_after_refresh(self.open_store_in_background)
+
+    @work(thread=True, exclusive=True, group="store", exit_on_error=False)
+    def open_store_in_background(self) -> None:
+        """After the first frame: open the store (and, on a first launch, load the shipped cases)."""
+        self.store.get()
+
+    def _store_opened(self, event: Worker.StateChanged) -> None:
+        if event.state == WorkerState.ERROR:  # not a workbench store, not writable…: nothing to show
+            self.store_error = str(event.worker.error)
+            self.exit(return_code=1)
+        elif event.state == WorkerState.SUCCESS and self.startup_problems:
             first = self.startup_problems[0]
             self.notify(f"{len(self.startup_problems)} case file(s) refused (the others are loaded; a study "
                         f"that names a refused one is refused). First: {first}", title="Case library",
                         severity="error", timeout=15)
 
+    def exit_note(self) -> str | None:
+        """What `run_app` prints once the terminal is restored."""
+        return self.store_error
+
     def _section_factory(self, section: Section):
         def make() -> Screen:
             try:
-                return build_section_screen(load_section_class(section), self.context)
+                if section is not self.sections[0]:
+                    # The first section paints before the store is open (its module must not import
+                    # sqlite-utils: tests/screens/test_start_up.py). Any other opens it first: its modules may
+                    # import sqlite-utils, which must come through the store (store/db.py keeps pandas out).
+                    self.store.get()
+                screen = build_section_screen(load_section_class(section), self.context)
             except Exception as exc:  # a broken section module or constructor must not take the app down
                 from screens.widgets.section import SectionUnavailable
 
                 self.log.error(f"section {section.id} failed: {exc!r}")
-                return SectionUnavailable(section.id, section.title, exc)
+                screen = SectionUnavailable(section.id, section.title, exc)
+            return styled_as_current(screen, self)
 
         return make
 
@@ -225,8 +278,10 @@ class WorkbenchApp(App[int]):
         self.exit(0)
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
-        if event.state == WorkerState.ERROR and event.worker.group != "palette":
+        if event.worker.group == "store":
+            self._store_opened(event)
+        elif event.state == WorkerState.ERROR and event.worker.group != "palette":
             self.notify(f"{event.worker.name}: {event.worker.error}", title="Something failed", severity="error")
 
     def on_unmount(self) -> None:
-        self.db.close()
+        self.store.close()

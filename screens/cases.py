@@ -25,6 +25,7 @@ NARROW_BELOW = 110  # columns: below this the verdicts come before type and doma
 NARROW_TITLE_WIDTH = 22
 STATUS_STYLE = {"ready": "green", "draft": "yellow", "excluded": "dim"}
 SEARCH_DELAY = 0.2
+LOADING = "Loading the cases…"
 
 
 class CaseTable(DataTable):
@@ -65,7 +66,7 @@ class CasesScreen(SectionScreen):
                              classes="case-filter", tooltip=f"Only cases with this {name}", compact=True)
             yield Input(placeholder="search… ( / )", id="case-search", compact=True)
         yield CaseTable(id="case-table", cursor_type="row", zebra_stripes=True)
-        yield Static("", id="case-count")
+        yield Static(LOADING, id="case-count")  # until the store is open and the list read (after the first frame)
 
     def on_mount(self) -> None:
         self.narrow: bool | None = None
@@ -91,7 +92,7 @@ class CasesScreen(SectionScreen):
             self._show(self.rows, self._total)
 
     def on_screen_resume(self) -> None:
-        self.refresh_list()
+        self.call_after_refresh(self.refresh_list)  # at launch: after the first frame
 
     # -- loading ----------------------------------------------------------------------------------
 
@@ -107,10 +108,11 @@ class CasesScreen(SectionScreen):
         return out
 
     def refresh_list(self) -> Worker:
-        return self._load(self.app.db, self.filters())
+        return self._load(self.filters())
 
     @work(thread=True, exclusive=True, group="case-list", exit_on_error=False)
-    def _load(self, db, filters: dict) -> tuple[list[dict], int]:
+    def _load(self, filters: dict) -> tuple[list[dict], int]:
+        db = self.app.db  # opens the store, or waits for its opening, first (see screens/store_opening.py)
         from workbench.cases.listing import case_count, case_summaries
 
         return case_summaries(db, **filters), case_count(db)

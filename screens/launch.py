@@ -17,29 +17,34 @@ if TYPE_CHECKING:
 
 
 def make_app(db_path: Path, rater: RaterLock | None = None) -> WorkbenchApp:
-    """The app on the store at `db_path`; with `rater`, locked to that rater's blind scoring of one study
-    (screens/rater_desk.py), after refusing a lock that cannot be honoured (RaterLockRefused)."""
-    from screens.app import WorkbenchApp
-    from screens.rater_desk import RaterApp
-
+    """The app on the store at `db_path`, which it opens after its first frame (a store that cannot be
+    opened ends it with code 1 and `exit_note()`); with `rater`, locked to that rater's blind scoring of one
+    study (screens/rater_desk.py), after refusing a lock that cannot be honoured (RaterLockRefused, or
+    StoreError: the rater's store is opened at once)."""
     if rater is not None:
+        from screens.rater_desk import RaterApp  # the scoring desk's modules: not needed to paint Cases
+
         return RaterApp(Path(db_path), rater)
+    from screens.app import WorkbenchApp
+
     return WorkbenchApp(Path(db_path))
 
 
 def run_app(db_path: Path, rater: RaterLock | None = None) -> int:
     """Open the TUI on the store at `db_path` (locked to `rater` if given); returns the exit code."""
-    from workbench.paths import StoreError
-    from workbench.scoring.rater_lock import RaterLockRefused
-
     try:
         app = make_app(db_path, rater)
-    except (StoreError, RaterLockRefused) as exc:
+    except Exception as exc:  # the refusals are imported only now: they load the store's modules
+        from workbench.paths import StoreError
+        from workbench.scoring.rater_lock import RaterLockRefused
+
+        if not isinstance(exc, (StoreError, RaterLockRefused)):
+            raise
         print(f"workbench: {exc}", file=sys.stderr)
         return 1
     app.run()
-    note = app.exit_note() if hasattr(app, "exit_note") else None
-    if note:  # rater mode: why the session could not open, or that it failed (details withheld)
+    note = app.exit_note()
+    if note:  # the store could not be opened; rater mode: why the session could not open, or that it failed
         print(f"workbench: {note}", file=sys.stderr)
     return app.return_code or 0
 

@@ -120,7 +120,7 @@ class RaterApp(WorkbenchApp):
             self.db.close()
             raise
 
-    def _bootstrap(self) -> list:
+    def _bootstrap(self, db) -> list:
         return []  # loading the case library is the researcher's business, not a rater's
 
     def on_mount(self) -> None:

@@ -5,9 +5,15 @@ Keys are never shown or stored: the screen lists the NAMES of provider key
 variables set in the environment, and a model may name the variable holding
 its key. Changes take effect when saved (ctrl+s); the connection test uses
 the form as it stands, saved or not.
+
+The screen paints first ("Loading the settings…"); after that frame a worker reads the saved settings off
+the main thread and only then builds the form (about 75 fields: most of the time it takes to open) and
+fills it. Nothing here waits on the network or a model: only the connection test calls one, on demand.
 """
 
 from __future__ import annotations
+
+import asyncio
 
 from rich.text import Text
 from textual import on, work
@@ -39,6 +45,20 @@ GATEWAY_LABELS = {"concurrency": "concurrent calls", "cost_ceiling_default": "co
                   "stall_timeout": "stall timeout (s)", "max_attempts": "attempts per call",
                   "max_retry_time": "retry time bound (s)"}
 TEST_PROMPT = "Reply with the single word: ok"
+LOADING = "Loading the settings…"
+FORM_ACTIONS = {"save", "revert", "test_connection", "remove_limit"}  # offered once the form is filled
+
+
+def read_saved(db) -> GatewaySettings:
+    """The saved settings, read in a worker thread on a connection of its own."""
+    from workbench.paths import thread_connection
+
+    conn = thread_connection(db)
+    try:
+        return load_settings(conn)
+    finally:
+        if conn is not db:
+            conn.close()
 
 
 def _label(text: str, tooltip: str, classes: str = "") -> Label:
@@ -64,10 +84,14 @@ class SettingsScreen(UnsavedGuard, SectionScreen):
                 tooltip="Leave the field being typed in: the section keys (1-6) work again"),
     ]
     PALETTE_SKIP = {"leave_field"}
+    loaded = False  # the form is built and filled with the saved settings
+    baseline: tuple | None = None  # the form as loaded or last saved
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "leave_field":
             return isinstance(self.focused, Input)
+        if action in FORM_ACTIONS:
+            return self.loaded
         return True
 
     def action_leave_field(self) -> None:
@@ -76,55 +100,73 @@ class SettingsScreen(UnsavedGuard, SectionScreen):
 
     def compose_section(self) -> ComposeResult:
         with VerticalScroll(id="settings-body"):
-            yield Static("Models per role", classes="settings-heading")
-            with Grid(id="role-grid"):
-                yield Label("role", classes="grid-head")
-                for name in MODEL_FIELDS:
-                    yield _label(FIELD_LABELS[name], MODEL_FIELD_HELP[name], "grid-head")
-                for role, help_text in ROLES.items():
-                    yield _label(role, help_text, "role-name")
-                    for name in MODEL_FIELDS:
-                        placeholder = "(probe model)" if role == "classifier" and name == "model" else ""
-                        yield Input(id=f"role-{role}-{name}", classes=f"field-{name}", compact=True,
-                                    placeholder=placeholder, tooltip=MODEL_FIELD_HELP[name])
+            yield Static(LOADING, id="settings-loading")
 
-            yield Static("Limits", classes="settings-heading")
-            with Grid(id="gateway-grid"):
-                for name in GATEWAY_FIELDS:
-                    yield _label(GATEWAY_LABELS[name], GATEWAY_FIELD_HELP[name])
-                    yield Input(id=f"gw-{name}", compact=True, tooltip=GATEWAY_FIELD_HELP[name])
-
-            yield Static("Rate limits per model (requests and tokens per minute)", classes="settings-heading")
-            with Horizontal(id="limit-editor"):
-                yield Input(placeholder="model", id="limit-model", compact=True,
-                            tooltip="litellm model string the limit applies to")
-                yield Input(placeholder="rpm", id="limit-rpm", compact=True, tooltip="requests per minute (empty: no limit)")
-                yield Input(placeholder="tpm", id="limit-tpm", compact=True, tooltip="tokens per minute (empty: no limit)")
-                yield Button("Set limit", id="limit-set", compact=True, tooltip="Add or replace this model's limits")
-            yield DataTable(id="limits-table", cursor_type="row", show_cursor=True)
-
-            yield Static("Provider keys in the environment", classes="settings-heading")
-            yield Static("", id="keys-present")
-
-            yield Static("Connection test", classes="settings-heading")
-            with Horizontal(id="test-row"):
-                yield Select([(r, r) for r in ROLES], value="probe", allow_blank=False, id="test-role", compact=True,
-                             tooltip="Whose model to call")
-                yield Button("Test connection", id="test-connection", compact=True,
-                             tooltip="One tiny call (ctrl+t); reports latency or the provider's error")
-            yield Static("", id="test-result")
-            yield Static("", id="settings-problem")
+    def form(self) -> list:
+        """The form's widgets, built once the saved settings are read (see the module's doc)."""
+        role_grid = [Label("role", classes="grid-head")]
+        role_grid += [_label(FIELD_LABELS[name], MODEL_FIELD_HELP[name], "grid-head") for name in MODEL_FIELDS]
+        for role, help_text in ROLES.items():
+            role_grid.append(_label(role, help_text, "role-name"))
+            for name in MODEL_FIELDS:
+                placeholder = "(probe model)" if role == "classifier" and name == "model" else ""
+                role_grid.append(Input(id=f"role-{role}-{name}", classes=f"field-{name}", compact=True,
+                                       placeholder=placeholder, tooltip=MODEL_FIELD_HELP[name]))
+        gateway_grid = []
+        for name in GATEWAY_FIELDS:
+            gateway_grid += [_label(GATEWAY_LABELS[name], GATEWAY_FIELD_HELP[name]),
+                             Input(id=f"gw-{name}", compact=True, tooltip=GATEWAY_FIELD_HELP[name])]
+        return [
+            Static("Models per role", classes="settings-heading"),
+            Grid(*role_grid, id="role-grid"),
+            Static("Limits", classes="settings-heading"),
+            Grid(*gateway_grid, id="gateway-grid"),
+            Static("Rate limits per model (requests and tokens per minute)", classes="settings-heading"),
+            Horizontal(
+                Input(placeholder="model", id="limit-model", compact=True,
+                      tooltip="litellm model string the limit applies to"),
+                Input(placeholder="rpm", id="limit-rpm", compact=True, tooltip="requests per minute (empty: no limit)"),
+                Input(placeholder="tpm", id="limit-tpm", compact=True, tooltip="tokens per minute (empty: no limit)"),
+                Button("Set limit", id="limit-set", compact=True, tooltip="Add or replace this model's limits"),
+                id="limit-editor"),
+            DataTable(id="limits-table", cursor_type="row", show_cursor=True),
+            Static("Provider keys in the environment", classes="settings-heading"),
+            Static("", id="keys-present"),
+            Static("Connection test", classes="settings-heading"),
+            Horizontal(
+                Select([(r, r) for r in ROLES], value="probe", allow_blank=False, id="test-role", compact=True,
+                       tooltip="Whose model to call"),
+                Button("Test connection", id="test-connection", compact=True,
+                       tooltip="One tiny call (ctrl+t); reports latency or the provider's error"),
+                id="test-row"),
+            Static("", id="test-result"),
+            Static("", id="settings-problem"),
+        ]
 
     def on_mount(self) -> None:
+        self.limits: dict[str, tuple[str, str]] = {}
+        self.call_after_refresh(self.load)  # after the screen's first frame
+
+    def load(self) -> Worker:
+        return self._load()
+
+    @work(exclusive=True, group="settings-load", exit_on_error=False)
+    async def _load(self) -> None:
+        saved = await asyncio.to_thread(read_saved, self.app.db)
+        body = self.query_one("#settings-body")
+        await body.mount_all(self.form())
         table = self.query_one("#limits-table", DataTable)
         for key in ("model", "rpm", "tpm"):
             table.add_column(key, key=key)
-        self.limits: dict[str, tuple[str, str]] = {}
-        self.load_form(load_settings(self.app.db))
+        self.load_form(saved)
         self.show_keys()
+        await self.query_one("#settings-loading").remove()
+        self.loaded = True
+        self.refresh_bindings()
 
     def on_screen_resume(self) -> None:
-        self.show_keys()
+        if self.loaded:
+            self.show_keys()
 
     # -- the form ---------------------------------------------------------------------------------
 
@@ -154,7 +196,7 @@ class SettingsScreen(UnsavedGuard, SectionScreen):
         return settings_from_form(roles, gateway, limits)
 
     def has_unsaved_changes(self) -> bool:
-        return self.is_mounted and self.form_state() != self.baseline
+        return self.loaded and self.form_state() != self.baseline
 
     async def resolve_unsaved_changes(self) -> bool:
         """Ask save / discard / cancel when there are unsaved changes (runs in a worker)."""
@@ -289,6 +331,9 @@ class SettingsScreen(UnsavedGuard, SectionScreen):
                              f" in {result.latency_ms:.0f} ms{note} — replied “{reply}”")
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        if event.worker.group == "settings-load" and event.state == WorkerState.ERROR:
+            self.query_one("#settings-loading", Static).update(
+                Text(f"The settings could not be read: {event.worker.error}", style="bold red"))
         if event.worker.group != "settings-test":
             return
         result = self.query_one("#test-result", Static)

@@ -5,7 +5,6 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from store.db import StoreError  # noqa: F401  (what opening a store raises; the TUI catches it from here)
 
 DB_ENV = "WORKBENCH_DB"
 CASES_ENV = "WORKBENCH_CASES_DIR"
@@ -14,6 +13,16 @@ CASE_LIBRARY_ENV = "WORKBENCH_CASE_LIBRARY"
 
 # The project root of a source or editable install: cases/ and rubrics/ sit beside workbench/.
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
+
+
+def __getattr__(name: str):
+    """`StoreError`, what opening a store raises (the TUI catches it from here), imported when first asked
+    for: store/db.py imports sqlite-utils, which the TUI's first frame and its command line do without."""
+    if name == "StoreError":
+        from store.db import StoreError
+
+        return StoreError
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def default_db_path() -> Path:

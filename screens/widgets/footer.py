@@ -29,6 +29,22 @@ class KeyFooter(Footer):
     }
     """
 
+    _composed_for: tuple | None = None  # the keys the footer shows now (see `bindings_changed`)
+
+    def keys_shown(self) -> tuple:
+        """What the footer is drawn from: the screen's active keys (shown or not: the palette's is drawn
+        though hidden) with their state, and the width class."""
+        return (self.app.size.width < COMPACT_BELOW,
+                tuple((b.key, b.description, b.action, b.group, b.show, enabled, tooltip)
+                      for _, b, enabled, tooltip in self.screen.active_bindings.values()))
+
+    def bindings_changed(self, screen) -> None:
+        """Textual rebuilds the footer whenever the screen's bindings are refreshed (a focus change, a
+        worker's end…), restyling every key; most refreshes leave the keys as they were."""
+        if self._bindings_ready and screen is self.screen and self.keys_shown() == self._composed_for:
+            return
+        super().bindings_changed(screen)
+
     def on_resize(self) -> None:
         compact = self.size.width < COMPACT_BELOW
         if compact != self.compact and getattr(self.screen, "NARROW_KEYS", None) is not None:
@@ -36,6 +52,8 @@ class KeyFooter(Footer):
         self.compact = compact
 
     def compose(self):
+        if self._bindings_ready:
+            self._composed_for = self.keys_shown()
         if any(b.group for _, b, _, _ in self.screen.active_bindings.values()):
             yield from super().compose()  # grouped keys are composed inside their group: leave them be
             return

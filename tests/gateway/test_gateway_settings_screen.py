@@ -7,7 +7,7 @@ import os
 import pytest
 from textual.widgets import Button, DataTable, Input, Static
 
-from tests.screens.screen_helpers import one_screen_app
+from tests.screens.screen_helpers import one_screen_app, settings_loaded
 from tests.support.loopback import Reply
 from workbench.gateway.settings import load_settings
 
@@ -51,7 +51,7 @@ async def set_value(pilot, selector: str, value: str) -> None:
 
 async def test_shows_key_names_never_values(app):
     async with app.run_test(size=SIZE) as pilot:
-        await pilot.pause()
+        await settings_loaded(pilot)
         keys = text_of(app, "#keys-present")
         assert "ANTHROPIC_API_KEY, OPENAI_API_KEY" in keys
         assert KEY_VALUE not in keys
@@ -59,7 +59,7 @@ async def test_shows_key_names_never_values(app):
 
 async def test_invalid_value_is_named_and_nothing_saved(app):
     async with app.run_test(size=SIZE) as pilot:
-        await pilot.pause()
+        await settings_loaded(pilot)
         await set_value(pilot, "#role-probe-temperature", "warm")
         await pilot.press("ctrl+s")
         await pilot.pause()
@@ -70,7 +70,7 @@ async def test_invalid_value_is_named_and_nothing_saved(app):
 
 async def test_edits_and_limits_are_saved(app):
     async with app.run_test(size=SIZE) as pilot:
-        await pilot.pause()
+        await settings_loaded(pilot)
         await set_value(pilot, "#role-probe-model", "openai/gpt-4o-mini")
         await set_value(pilot, "#role-classifier-model", "anthropic/claude-3-5-haiku-latest")
         await set_value(pilot, "#role-classifier-temperature", "0")
@@ -107,7 +107,7 @@ async def test_edits_and_limits_are_saved(app):
 
 async def test_connection_test_reports_latency_then_the_providers_error(app, loopback_server):
     async with app.run_test(size=SIZE) as pilot:
-        await pilot.pause()
+        await settings_loaded(pilot)
         await set_value(pilot, "#role-probe-model", "openai/probe-target")
         await set_value(pilot, "#role-probe-api_base", loopback_server.url)
         loopback_server.queue(Reply.text("pong"), Reply.unauthorized(), Reply.text("not reached"))

@@ -9,6 +9,18 @@ FIXTURE_CASE_IDS = ["coercion-drill", "guild-charter", "harbor-dredging", "ledge
 ASKING_GROUPS = {"leave", "quit"}
 
 
+async def settings_loaded(pilot, timeout: float = 60.0) -> None:
+    """The Settings screen's form built and filled: it is read and built after the screen's first frame."""
+    import time
+
+    deadline = time.monotonic() + timeout
+    while not getattr(pilot.app.screen, "loaded", False):
+        if time.monotonic() > deadline:
+            raise AssertionError(f"the Settings form was not loaded after {timeout}s")
+        await pilot.pause(0.02)
+    await pilot.pause()
+
+
 async def settle(pilot, delay: float = 0.05) -> None:
     """Let background workers finish and the screen repaint."""
     for _ in range(2):

@@ -4,7 +4,7 @@ every section's palette offers its own actions, and help's columns fit (nothing 
 from __future__ import annotations
 
 import pytest
-from screen_helpers import settle
+from screen_helpers import settings_loaded, settle
 from textual.command import Provider
 from textual.widgets import DataTable, Static
 
@@ -58,7 +58,7 @@ async def test_settings_and_metrics_palettes_offer_their_keys(app):
     async with app.run_test(size=(140, 40)) as pilot:
         await settle(pilot)
         await pilot.press("6")
-        await settle(pilot)
+        await settings_loaded(pilot)
         titles = await palette_titles(app)
         assert {"settings: save", "settings: revert", "settings: test connection"} <= set(titles)
         await pilot.press("5")

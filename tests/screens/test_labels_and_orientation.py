@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 from scoring_seed import seed_study
+from screen_helpers import settings_loaded
 from study_screen_helpers import wait_until
 from textual.widgets import Input, Select, Static
 
@@ -130,6 +131,7 @@ async def test_escape_leaves_a_settings_field_and_the_section_keys_work_again(tm
     app = make_app(store)
     async with app.run_test(size=SIZE) as pilot:
         await go(pilot, "6", "SettingsScreen")
+        await settings_loaded(pilot)
         field = app.screen.query_one("#gw-concurrency", Input)
         field.focus()
         await pilot.pause()

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from screen_helpers import one_screen_app
+from screen_helpers import one_screen_app, settings_loaded
 
 
 def _settingsscreen():
@@ -27,7 +27,7 @@ def no_keys(monkeypatch):
 @pytest.mark.parametrize("size", [(130, 42), (80, 24)], ids=["current", "80x24"])
 def test_settings_snapshot(snap_compare, tmp_path, no_keys, size):
     async def run_before(pilot) -> None:
-        await pilot.pause()
+        await settings_loaded(pilot)  # the form, filled: never a half-loaded screen
         pilot.app.screen.set_focus(None)  # no blinking cursor in the image
         await pilot.pause()
 
@@ -39,7 +39,7 @@ async def test_at_80_columns_every_model_field_is_reached_by_scrolling_sideways(
 
     app = SettingsOnlyApp(tmp_path / "store.db")
     async with app.run_test(size=(80, 24)) as pilot:
-        await pilot.pause()
+        await settings_loaded(pilot)
         body = app.screen.query_one("#settings-body")
         field = app.screen.query_one("#role-probe-api_key_env", Input)
         assert field.region.x >= 80 or field.region.width == 0  # out of sight at first

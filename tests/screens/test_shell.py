@@ -201,15 +201,6 @@ async def test_an_invalid_shipped_case_is_reported_and_the_others_are_loaded(lib
         assert notes and "1 case file(s) refused" in notes[0] and "broken.md" in notes[0]
 
 
-def test_a_file_that_is_not_a_store_exits_1_with_a_message(tmp_path, capsys):
-    from screens.launch import run_app
-
-    bad = tmp_path / "not-a-store.db"
-    bad.write_bytes(b"this is not sqlite" * 100)
-    assert run_app(bad) == 1
-    assert "not a workbench store" in capsys.readouterr().err
-
-
 @pytest.mark.parametrize("target", [
     "screens.app:WorkbenchApp", "screens.cases:CasesScreen", "screens.cases:CaseTable",
     "screens.case_editor:CaseEditorScreen", "screens.help:HelpScreen", "screens.confirm:ChoiceDialog",
@@ -222,29 +213,3 @@ def test_every_binding_has_an_id_and_a_tooltip(target):
         assert binding.id, f"{target}: binding {binding.key} has no id"
         if binding.show or binding.description:
             assert binding.tooltip, f"{target}: binding {binding.key} has no tooltip"
-
-
-def test_start_up_imports_nothing_heavy(library):
-    """The first screen paints without litellm, torch, scipy or sentence-transformers loaded."""
-    import subprocess
-
-    code = (
-        "import asyncio, sys\n"
-        "from screens.launch import make_app\n"
-        "async def main():\n"
-        "    app = make_app(sys.argv[1])\n"
-        "    async with app.run_test(size=(120, 30)) as pilot:\n"
-        "        await pilot.pause(0.3)\n"
-        "        assert type(app.screen).__name__ == 'CasesScreen'\n"
-        "asyncio.run(main())\n"
-        "print(sorted(m for m in ('litellm', 'torch', 'scipy', 'sentence_transformers') if m in sys.modules))\n"
-    )
-    import os
-    from pathlib import Path
-
-    repo = Path(__file__).resolve().parents[2]
-    env = dict(os.environ, PYTHONPATH=str(repo))
-    result = subprocess.run([sys.executable, "-c", code, str(library.db)], capture_output=True, text=True,
-                            timeout=120, cwd=repo, env=env)
-    assert result.returncode == 0, result.stderr
-    assert result.stdout.strip().splitlines()[-1] == "[]"

@@ -45,11 +45,14 @@ class Parser(argparse.ArgumentParser):
         self.exit(USAGE, f"{self.prog}: error: {message}\n")
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(commands: bool = True) -> argparse.ArgumentParser:
+    """The command line; `commands=False`: its options only (no help, no COMMAND), which is all opening
+    the TUI needs, without importing every command module and protocol first."""
     parser = Parser(
         prog="workbench",
         description="Hindsight Workbench: evaluate deliberative LLM architectures against hindsight.",
         epilog="Without --batch, opens the terminal UI.",
+        add_help=commands,
     )
     parser.add_argument("--batch", action="store_true", help="run one COMMAND headless instead of the TUI")
     parser.add_argument("--db", metavar="PATH", help="the SQLite store (default: $WORKBENCH_DB or the user data dir)")
@@ -58,10 +61,18 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--rater", dest="tui_rater", metavar="NAME",
                         help="open the TUI locked to this rater's blind scoring of --study (not with --batch)")
     parser.add_argument("--study", dest="tui_study", metavar="STUDY", help="the study a --rater scores")
+    if not commands:
+        return parser
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser, prog="workbench --batch")
     for name in [*COMMAND_MODULES, *protocol_command_modules()]:
         importlib.import_module(name).register(sub)
     return parser
+
+
+def _sqlite_utils_through_the_store() -> None:
+    """Import the store's module before anything that imports sqlite-utils: store/db.py loads it without its
+    optional pandas and numpy (half a second). Opening the TUI needs neither, and skips this."""
+    import store.db  # noqa: F401
 
 
 def protocol_command_modules() -> list[str]:
@@ -74,22 +85,29 @@ def protocol_command_modules() -> list[str]:
 def main(argv: list[str] | None = None, *, open_tui: Callable[[Path, RaterLock | None], int] | None = None) -> int:
     """Run a batch command; without --batch, open the TUI through `open_tui` (the `workbench` console
     script, screens/launch.py, passes it: the core never imports the screens)."""
-    parser = build_parser()
-    args = parser.parse_args(argv)
+    parser = build_parser(commands=False)
+    args, rest = parser.parse_known_args(argv)
+    if args.batch or rest:  # a command, help or a mistake: the whole command line decides
+        _sqlite_utils_through_the_store()
+        parser = build_parser()
+        args = parser.parse_args(argv)
     from workbench.paths import resolve_db_path
 
     db_path = resolve_db_path(args.db)
     locked = args.tui_rater is not None or args.tui_study is not None
     if not args.batch:
-        if args.command:
+        if getattr(args, "command", None):
             parser.error("commands run headless: put --batch before the command")
         if locked and (args.tui_rater is None or args.tui_study is None):
             parser.error("rater mode needs both --rater NAME and --study STUDY")
         if open_tui is None:
             parser.error("the terminal UI is opened by the `workbench` command; here, put --batch before a COMMAND")
-        from workbench.scoring.rater_lock import RaterLock
+        if not locked:
+            return open_tui(db_path, None) or 0
+        _sqlite_utils_through_the_store()
+        from workbench.scoring.rater_lock import RaterLock  # (the scoring core: rater mode only)
 
-        return open_tui(db_path, RaterLock(args.tui_study, args.tui_rater) if locked else None) or 0
+        return open_tui(db_path, RaterLock(args.tui_study, args.tui_rater)) or 0
     if locked:
         parser.error("--rater and --study open the TUI in rater mode; they do not go with --batch")
     if not args.command:
