@@ -5,9 +5,10 @@
 
 A loopback server (its own process) answers every request after `--latency` seconds with a valid judge
 score. The workbench side is `workbench --batch run` of calibration-small with its three judges on that
-server (`--max-connections`), as a new process on a store where the study was created beforehand: start-up,
-imports, the run and its bookkeeping, exit. The Inspect AI side is a new process that imports Inspect AI and
-makes as many requests as the workbench run made (its model API, `max_connections`), then exits. The two
+server (`--max-connections`, and the store's global concurrency set to as many), as a new process on a store
+where the study was created beforehand: start-up, imports, the run and its bookkeeping, exit. The Inspect AI
+side is a new process that imports Inspect AI and makes as many requests as the workbench run made (its model
+API, `max_connections`), then exits. The two
 alternate, `--repeats` times each (a busy moment hits both alike); every figure is the median.
 
 Each process is decomposed from inside (a few lines of the benchmark's own run before the command and time
@@ -199,6 +200,11 @@ def main() -> None:
         base = tmp / "created.db"
         subprocess.run([sys.executable, "-m", "screens.launch", "--batch", "--db", str(base), "study", "create",
                         str(study_file(tmp, url))], env=env, cwd=env["PYTHONPATH"], check=True, capture_output=True)
+        # `--max-connections` is per endpoint under the store's global concurrency (8 by default): raised to
+        # the same number, so both sides have as many requests in flight
+        subprocess.run([sys.executable, "-m", "screens.launch", "--batch", "--db", str(base), "settings", "set",
+                        "concurrency", str(args.connections)], env=env, cwd=env["PYTHONPATH"], check=True,
+                       capture_output=True)
         for rep in range(args.repeats):
             db = tmp / f"run-{rep}.db"
             shutil.copy(base, db)
