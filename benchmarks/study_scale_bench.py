@@ -2,12 +2,15 @@
 last (a script that prints figures, not a test).
 
     PYTHONPATH=. python benchmarks/study_scale_bench.py [--calls 100000] [--calls-per-run 10] [--every 5000]
+    PYTHONPATH=. python benchmarks/study_scale_bench.py --study calibration-generated --every 250
 
 A protocol defined here (one item per run, `--calls-per-run` distinct turns per run, every one a network call
 to `mock`) is registered in-process, its study created on a new store and run through the shared runner as
 `workbench --batch run` runs one, with the batch display writing to /dev/null. Every `--every` calls it
 prints the calls done, the CPU (process time) and wall per call over that stretch, and the process's
-resident memory; flat columns are what a study of any size should show. Wall is noisy on a shared machine.
+resident memory and the Python objects allocated (`sys.getallocatedblocks`, which falls back when memory is
+freed, unlike RSS); flat columns are what a study of any size should show. Wall is noisy on a shared machine.
+`--study NAME` runs a study of studies/ the same way instead (calibration-generated: 3,000 runs of one call).
 """
 
 from __future__ import annotations
@@ -94,27 +97,33 @@ class Meter:
         if self.calls % self.every == 0:
             cpu, wall = time.process_time(), time.perf_counter()
             print(f"{self.calls:>9}  {(cpu - self.mark[0]) / self.every * 1000:>10.2f}  "
-                  f"{(wall - self.mark[1]) / self.every * 1000:>10.2f}  {rss_mb():>10.0f}", flush=True)
+                  f"{(wall - self.mark[1]) / self.every * 1000:>10.2f}  {rss_mb():>10.0f}  "
+                  f"{sys.getallocatedblocks() / 1000:>10.0f}", flush=True)
             self.mark = (cpu, wall)
 
 
-async def main(calls: int, per_run: int, every: int) -> None:
+async def main(calls: int, per_run: int, every: int, study_name: str | None) -> None:
     from workbench.cli.run_display import PlainDisplay
     from workbench.gateway import build_gateway
     from workbench.gateway.transport import load_litellm
     from workbench.runs.runner import run_study
     from workbench.studies import create_study
 
-    registry.register(ScaleProtocol())
-    runs = calls // per_run
     db_path = Path(tempfile.mkdtemp(prefix="scale-bench-")) / "bench.db"
     db = open_store(db_path)
-    study = create_study(db, text=(f'name = "scale"\nprotocol = "{NAME}"\n\n[model]\nname = "mock"\n\n'
-                                   f"[scale]\nruns = {runs}\ncalls_per_run = {per_run}\n"),
-                         name="scale.toml")["study_id"]
+    if study_name:
+        study = create_study(db, Path(__file__).resolve().parent.parent / "studies" / f"{study_name}.toml")["study_id"]
+        print(f"study {study} on mock; store {db_path}")
+    else:
+        registry.register(ScaleProtocol())
+        runs = calls // per_run
+        study = create_study(db, text=(f'name = "scale"\nprotocol = "{NAME}"\n\n[model]\nname = "mock"\n\n'
+                                       f"[scale]\nruns = {runs}\ncalls_per_run = {per_run}\n"),
+                             name="scale.toml")["study_id"]
+        print(f"{runs} runs x {per_run} calls = {runs * per_run} calls on mock; store {db_path}")
     await load_litellm()
-    print(f"{runs} runs x {per_run} calls = {runs * per_run} calls on mock; store {db_path}")
-    print(f"{'calls':>9}  {'cpu ms/call':>10}  {'wall ms/call':>10}  {'RSS MB':>10}   (over each stretch of {every})")
+    print(f"{'calls':>9}  {'cpu ms/call':>10}  {'wall ms/call':>10}  {'RSS MB':>10}  {'blocks k':>10}   "
+          f"(over each stretch of {every})")
     with open(os.devnull, "w") as devnull:
         meter = Meter(PlainDisplay(devnull), every)
         started = (time.process_time(), time.perf_counter())
@@ -130,5 +139,6 @@ if __name__ == "__main__":
     parser.add_argument("--calls", type=int, default=100_000)
     parser.add_argument("--calls-per-run", type=int, default=10)
     parser.add_argument("--every", type=int, default=5000, help="print a line every this many calls")
+    parser.add_argument("--study", help="run this study of studies/ instead of the synthetic one")
     args = parser.parse_args()
-    asyncio.run(main(args.calls, args.calls_per_run, args.every))
+    asyncio.run(main(args.calls, args.calls_per_run, args.every, args.study))

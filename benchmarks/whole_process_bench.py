@@ -1,21 +1,39 @@
 """The calibration judge panel as whole processes, the workbench against Inspect AI (a script, not a test).
 
-    PYTHONPATH=. python benchmarks/whole_process_bench.py [--repeats 3] [--latency 0.2] [--connections 32]
+    PYTHONPATH=. python benchmarks/whole_process_bench.py [--repeats 5] [--latency 0.2] [--connections 32]
+                                                         [--tree /work/main]
 
 A loopback server (its own process) answers every request after `--latency` seconds with a valid judge
 score. The workbench side is `workbench --batch run` of calibration-small with its three judges on that
-server (`--max-connections`), as a new process on a store where the study was created beforehand: start-up,
-imports, the run and its bookkeeping, exit. The Inspect AI side is a new process that imports Inspect AI and
-makes as many requests as the workbench run made (its model API, `max_connections`), then exits. Printed:
-each side's wall (the minimum of `--repeats` interleaved repetitions: a busy moment hits both alike), CPU
-(user + system) and the ratio. Run it on a quiet machine: on a loaded one the wall mostly measures the load.
+server (`--max-connections`, and the store's global concurrency set to as many), as a new process on a store
+where the study was created beforehand: start-up, imports, the run and its bookkeeping, exit. The Inspect AI
+side is a new process that imports Inspect AI and makes as many requests as the workbench run made (its model
+API, `max_connections`), then exits. The two
+alternate, `--repeats` times each (a busy moment hits both alike); every figure is the median.
+
+Each process is decomposed from inside (a few lines of the benchmark's own run before the command and time
+it; the command itself is unchanged):
+
+- workbench: the whole process (wall from spawn to exit, CPU = user + system of all its threads); litellm's
+  import (its CPU on the thread that imports it, and its wall); start-up, from spawn to the first request
+  sent (interpreter, the workbench's imports, the store, the freeze check, the run rows, and the wait for
+  litellm's import if it is not done by then); the calls, from the first request to exit;
+- Inspect AI: the whole process; `import inspect_ai` (from spawn: interpreter and import); the calls.
+
+The last lines compare the two whole, and the workbench without litellm's import (its CPU taken out; its
+wall as if start-up took only the workbench's own start-up CPU) against Inspect whole: litellm is the
+library every model call must go through here, so what it costs to import is shown apart.
+CPU is the figure to read on a shared machine; wall mostly measures the load there.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import shutil
+import sqlite3
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -30,9 +48,62 @@ from tests.support.loopback import DUMMY_KEY  # noqa: E402
 
 JUDGES = ("claude", "gpt4o-mini", "llama")
 
+# Both sides write their marks (wall clock, the process's CPU) to the file named by BENCH_MARKS at exit.
+MARKS = """
+import atexit, json, os, resource, sys, threading, time
+
+def cpu():
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
+
+marks = {}
+
+def mark(name, **more):
+    marks.setdefault(name, {"at": time.time(), "cpu": cpu(), **more})
+
+atexit.register(lambda: (mark("exit"), open(os.environ["BENCH_MARKS"], "w").write(json.dumps(marks))))
+"""
+
+# The workbench's command, unchanged: litellm's import is timed where it happens (on whichever thread), the
+# first request where the gateway sends it.
+WORKBENCH = MARKS + """
+import workbench.gateway.transport as transport
+
+real_import, real_load, real_complete = transport.litellm_module, transport.load_litellm, transport.complete_attempt
+
+def litellm_module():
+    first = transport._litellm is None and "litellm" not in marks
+    if first:
+        marks["litellm"] = {"start": time.time(), "thread_cpu": time.thread_time()}
+    try:
+        return real_import()
+    finally:
+        if first:
+            entry = marks["litellm"]
+            entry.update(end=time.time(), thread_cpu=time.thread_time() - entry["thread_cpu"])
+
+async def load_litellm():
+    mark("needed")  # the first call wants the library: what it waits from here is start-up lost to the import
+    await real_load()
+    mark("loaded")
+
+async def complete_attempt(*args, **kwargs):
+    mark("first_request")
+    return await real_complete(*args, **kwargs)
+
+transport.litellm_module, transport.load_litellm, transport.complete_attempt = litellm_module, load_litellm, \
+    complete_attempt
+from screens.launch import main
+sys.argv = ["workbench", *sys.argv[1:]]
+code = main()
+mark("done")
+sys.exit(code)
+"""
+
 INSPECT = """
-import asyncio, sys
+import asyncio
 from inspect_ai.model import GenerateConfig, get_model
+mark("imported")
 
 async def main(url, n, connections):
     model = get_model("openai-api/bench/bench", base_url=url, api_key="{key}", memoize=False,
@@ -42,6 +113,7 @@ async def main(url, n, connections):
                            for i in range(n)))
 
 asyncio.run(main(sys.argv[1], int(sys.argv[2]), int(sys.argv[3])))
+mark("done")
 """
 
 
@@ -56,15 +128,56 @@ def study_file(folder: Path, url: str) -> Path:
     return path
 
 
-def timed(cmd: list[str], env: dict) -> tuple[float, float]:
-    """(wall, CPU) of a whole process."""
-    started = time.perf_counter()
-    proc = subprocess.Popen(cmd, env=env, cwd=env["PYTHONPATH"], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    _, status, usage = os.wait4(proc.pid, 0)
-    wall = time.perf_counter() - started
+def timed(cmd: list[str], env: dict, marks_file: Path) -> dict:
+    """A whole process: wall from spawn to exit, CPU (user + system), and the marks it wrote (times made
+    relative to the spawn)."""
+    errors = marks_file.with_suffix(".stderr")
+    with open(errors, "wb") as stderr:  # a file, not a pipe nobody reads while it runs (a full pipe stalls it)
+        started_at, started = time.time(), time.perf_counter()
+        proc = subprocess.Popen(cmd, env=dict(env, BENCH_MARKS=str(marks_file)), cwd=env["PYTHONPATH"],
+                                stdout=subprocess.DEVNULL, stderr=stderr)
+        _, status, usage = os.wait4(proc.pid, 0)
+        wall = time.perf_counter() - started
     if os.waitstatus_to_exitcode(status) != 0:
-        raise SystemExit(f"{cmd[:4]} failed: {proc.stderr.read().decode()[-2000:]}")
-    return wall, usage.ru_utime + usage.ru_stime
+        raise SystemExit(f"{cmd[:4]} failed: {errors.read_text()[-2000:]}")
+    marks = json.loads(marks_file.read_text())
+    for entry in marks.values():
+        for key in ("at", "start", "end"):
+            if key in entry:
+                entry[key] -= started_at
+    return {"wall": wall, "cpu": usage.ru_utime + usage.ru_stime, "marks": marks}
+
+
+def workbench_parts(p: dict) -> dict[str, tuple[float, float]]:
+    """(wall, CPU) of each part of a workbench process."""
+    m = p["marks"]
+    lit, first = m["litellm"], m["first_request"]
+    waited = max(m["loaded"]["at"] - m["needed"]["at"], 0.0)
+    startup = (first["at"], first["cpu"])
+    own_cpu = first["cpu"] - lit["thread_cpu"]
+    return {
+        "whole": (p["wall"], p["cpu"]),
+        "litellm import (its own thread)": (lit["end"] - lit["start"], lit["thread_cpu"]),
+        "start-up to the first request": startup,
+        "  of which waiting for litellm": (waited, 0.0),
+        "  the workbench's own start-up": (startup[0] - waited, own_cpu),
+        "the calls, first request to exit": (p["wall"] - first["at"], p["cpu"] - first["cpu"]),
+        # start-up as if it took its own CPU alone (litellm's import neither run nor waited for)
+        "whole without litellm's import": (p["wall"] - startup[0] + own_cpu, p["cpu"] - lit["thread_cpu"]),
+    }
+
+
+def inspect_parts(p: dict) -> dict[str, tuple[float, float]]:
+    imported = p["marks"]["imported"]
+    return {
+        "whole": (p["wall"], p["cpu"]),
+        "start-up: interpreter + import inspect_ai": (imported["at"], imported["cpu"]),
+        "the calls, import to exit": (p["wall"] - imported["at"], p["cpu"] - imported["cpu"]),
+    }
+
+
+def medians(runs: list[dict[str, tuple[float, float]]]) -> dict[str, tuple[float, float]]:
+    return {k: (statistics.median(r[k][0] for r in runs), statistics.median(r[k][1] for r in runs)) for k in runs[0]}
 
 
 def answer(body: dict) -> str:
@@ -73,7 +186,7 @@ def answer(body: dict) -> str:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--latency", type=float, default=0.2)
     parser.add_argument("--connections", type=int, default=32)
     parser.add_argument("--tree", type=Path, default=ROOT,
@@ -81,37 +194,45 @@ def main() -> None:
     args = parser.parse_args()
     env = dict(os.environ, OPENAI_API_KEY=DUMMY_KEY, PYTHONPATH=str(args.tree.resolve()))
     tmp = Path(tempfile.mkdtemp(prefix="whole-process-bench-"))
-    walls: dict[str, list[float]] = {"workbench": [], "inspect": []}
-    cpus: dict[str, list[float]] = {"workbench": [], "inspect": []}
+    sides: dict[str, list[dict]] = {"workbench": [], "inspect": []}
     calls = 0
     with server_process(args.latency, responder=answer) as (url, _stats):
         base = tmp / "created.db"
-        cli = [sys.executable, "-m", "screens.launch", "--batch"]
-        subprocess.run([*cli, "--db", str(base), "study", "create", str(study_file(tmp, url))], env=env,
-                       cwd=env["PYTHONPATH"], check=True, capture_output=True)
+        subprocess.run([sys.executable, "-m", "screens.launch", "--batch", "--db", str(base), "study", "create",
+                        str(study_file(tmp, url))], env=env, cwd=env["PYTHONPATH"], check=True, capture_output=True)
+        # `--max-connections` is per endpoint under the store's global concurrency (8 by default): raised to
+        # the same number, so both sides have as many requests in flight
+        subprocess.run([sys.executable, "-m", "screens.launch", "--batch", "--db", str(base), "settings", "set",
+                        "concurrency", str(args.connections)], env=env, cwd=env["PYTHONPATH"], check=True,
+                       capture_output=True)
         for rep in range(args.repeats):
             db = tmp / f"run-{rep}.db"
             shutil.copy(base, db)
-            wall, cpu = timed([*cli, "--db", str(db), "run", "panel", "--max-connections", str(args.connections)],
-                              env)
-            walls["workbench"].append(wall)
-            cpus["workbench"].append(cpu)
-            import sqlite3
-
-            calls = sqlite3.connect(db).execute(
-                "SELECT count(*) FROM calls WHERE study_id = 'panel' AND status IN ('ok', 'error')").fetchone()[0]
-            wall, cpu = timed([sys.executable, "-c", INSPECT.format(key=DUMMY_KEY), url, str(calls),
-                               str(args.connections)], env)
-            walls["inspect"].append(wall)
-            cpus["inspect"].append(cpu)
+            run = timed([sys.executable, "-c", WORKBENCH, "--batch", "--db", str(db), "run", "panel",
+                         "--max-connections", str(args.connections)], env, tmp / "marks.json")
+            sides["workbench"].append(workbench_parts(run))
+            with sqlite3.connect(db) as con:
+                calls = con.execute("SELECT count(*) FROM calls WHERE study_id = 'panel' "
+                                    "AND status IN ('ok', 'error')").fetchone()[0]
+            run = timed([sys.executable, "-c", MARKS + INSPECT.format(key=DUMMY_KEY), url, str(calls),
+                         str(args.connections)], env, tmp / "marks.json")
+            sides["inspect"].append(inspect_parts(run))
     shutil.rmtree(tmp, ignore_errors=True)
-    wb, ins = min(walls["workbench"]), min(walls["inspect"])
+    wb, ins = medians(sides["workbench"]), medians(sides["inspect"])
     print(f"calibration panel ({len(JUDGES)} judges, {calls} requests), {args.latency * 1000:.0f} ms server latency, "
-          f"{args.connections} connections, whole processes; minimum of {args.repeats} interleaved repetitions")
-    print(f"  workbench ({args.tree})")
-    print(f"  workbench --batch run   wall {wb:6.2f} s   CPU {min(cpus['workbench']):6.2f} s")
-    print(f"  Inspect AI              wall {ins:6.2f} s   CPU {min(cpus['inspect']):6.2f} s")
-    print(f"  ratio (workbench / Inspect AI wall): {wb / ins:.2f}")
+          f"{args.connections} connections, whole processes; medians of {args.repeats} alternating repetitions")
+    print(f"{'':<46}{'wall s':>9}{'CPU s':>9}")
+    print(f"workbench --batch run ({args.tree})")
+    for name, (wall, cpu) in wb.items():
+        print(f"  {name:<44}{wall:9.2f}{cpu:9.2f}")
+    print("Inspect AI (its model API, as many requests)")
+    for name, (wall, cpu) in ins.items():
+        print(f"  {name:<44}{wall:9.2f}{cpu:9.2f}")
+    whole, bare = wb["whole"], wb["whole without litellm's import"]
+    print(f"workbench / Inspect AI, whole:                        wall {whole[0] / ins['whole'][0]:.2f}   "
+          f"CPU {whole[1] / ins['whole'][1]:.2f}")
+    print(f"workbench without litellm's import / Inspect, whole:  wall {bare[0] / ins['whole'][0]:.2f}   "
+          f"CPU {bare[1] / ins['whole'][1]:.2f}")
 
 
 if __name__ == "__main__":

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Iterator
+
 import sqlite_utils
 
 from store.cases import now
@@ -32,6 +34,29 @@ def ensure_runs(db: sqlite_utils.Database, study_id: str, plans: list[dict]) -> 
 def list_runs(db: sqlite_utils.Database, study_id: str) -> list[dict]:
     return select_rows(db, "SELECT * FROM runs WHERE study_id = ? ORDER BY case_id, condition, replicate",
                        [study_id])
+
+
+def iter_runs(db: sqlite_utils.Database, study_id: str, *, page: int = 1000) -> Iterator[dict]:
+    """The study's runs in `list_runs`' order, read a page at a time along the table's unique key: a study of
+    any size is walked without holding its rows. A run that changes behind the walk is not seen again; one
+    ahead of it is seen as it is when its page is read."""
+    after: list = []
+    while True:
+        rows = select_rows(db, "SELECT * FROM runs WHERE study_id = ?"
+                               + (" AND (case_id, condition, replicate) > (?, ?, ?)" if after else "")
+                               + f" ORDER BY case_id, condition, replicate LIMIT {int(page)}", [study_id, *after])
+        yield from rows
+        if len(rows) < page:
+            return
+        last = rows[-1]
+        after = [last["case_id"], last["condition"], last["replicate"]]
+
+
+def runs_with_status(db: sqlite_utils.Database, study_id: str, statuses: tuple[str, ...]) -> list[dict]:
+    """id, status and error of the study's runs in `statuses`, in `list_runs`' order."""
+    return select_rows(db, f"SELECT id, status, error FROM runs WHERE study_id = ? AND status IN "
+                           f"({', '.join('?' for _ in statuses)}) ORDER BY case_id, condition, replicate",
+                       [study_id, *statuses])
 
 
 def get_run(db: sqlite_utils.Database, run_id: str) -> dict | None:

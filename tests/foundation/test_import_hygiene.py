@@ -67,3 +67,27 @@ def test_batch_commands_through_the_workbench_command_load_neither_textual_nor_p
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=600)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "", f"loaded by batch commands: {out.stdout}"
+
+
+def test_a_study_run_imports_no_statistics_embeddings_or_screens(tmp_path):
+    """`workbench --batch run` imports only what a run uses: none of NumPy, SciPy, pandas, sentence-transformers
+    (torch), Textual or the screens on a study that needs none of them (the store created in another process)."""
+    db = str(tmp_path / "store.db")
+    create = subprocess.run([sys.executable, "-m", "screens.launch", "--batch", "--db", db, "study", "create",
+                             str(ROOT / "studies" / "calibration-small.toml")], cwd=ROOT, capture_output=True,
+                            text=True, timeout=300)
+    assert create.returncode == 0, create.stderr
+    code = (
+        "import contextlib, io, sys\n"
+        "from screens.launch import main\n"
+        "with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):\n"
+        f"    assert main(['--batch', '--db', {db!r}, 'run', 'calibration-small']) == 0\n"
+        "heavy = ('numpy', 'scipy', 'pandas', 'sentence_transformers', 'torch', 'textual', 'screens.app')\n"
+        "print('loaded:' + ','.join(m for m in heavy if m in sys.modules))\n"
+        "print('litellm:' + str('litellm' in sys.modules))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=600)
+    assert out.returncode == 0, out.stderr
+    lines = out.stdout.strip().splitlines()
+    assert lines[-2] == "loaded:", f"loaded by a run: {lines[-2]}"
+    assert lines[-1] == "litellm:True"  # the run did make its calls through litellm

@@ -43,7 +43,9 @@ def run(args, ctx: Context) -> int:
     from workbench.gateway import build_gateway
     from workbench.runs.runner import RunnerError, run_study
     from workbench.studies import FrozenStudyChanged, StudyError, StudyNotFound, load_study
+    from workbench.gateway import prefetch_model_library
 
+    prefetch_model_library()  # its import (seconds) overlaps the start-up that follows, up to the first call
     db = ctx.db()
     try:
         study = load_study(db, args.study_id)

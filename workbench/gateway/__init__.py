@@ -36,6 +36,14 @@ def load_model_library() -> None:
     litellm_module()
 
 
+def prefetch_model_library() -> None:
+    """Start importing litellm on a thread of its own and return at once: a command that will call a model
+    does its own start-up meanwhile, and its first call waits for what is left of the import."""
+    from workbench.gateway.transport import prefetch_litellm
+
+    prefetch_litellm()
+
+
 def decodes_by_schema(settings: ModelSettings) -> bool:
     """Whether a call on `settings` sends a JSON schema the model decodes by (an api_base server, a model
     litellm says supports response schemas, or the `structured` setting): a step that is worth making only
@@ -69,6 +77,6 @@ def build_gateway(db: sqlite_utils.Database, db_path: Path | str | None, *, repl
 __all__ = [
     "MOCK_MODEL", "CallRequest", "CallResult", "ContextOverflow", "CostCeilingReached", "Gateway", "GatewayConfig", "GatewayError",
     "ModelSettings", "NoBatchAPI", "ProviderBatchConfig", "ReplayMiss", "VerifyResult", "build_gateway", "call_key",
-    "decodes_by_schema",
+    "decodes_by_schema", "prefetch_model_library",
     "default_log_dir", "refuse_unbatchable", "verify_log",
 ]

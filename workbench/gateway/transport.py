@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import threading
 from dataclasses import dataclass
 from typing import Any, Callable
 
@@ -19,21 +20,33 @@ from workbench.gateway.secrets import scrub
 _MOCK_LITELLM_MODEL = "openai/mock"
 
 _litellm = None
+_importing = threading.Lock()  # one import, however many threads ask at once (a prefetch and a first call)
 
 
 def litellm_module():
     """Import litellm once, offline: the bundled cost map, no telemetry, no debug banners."""
     global _litellm
     if _litellm is None:
-        os.environ["LITELLM_LOCAL_MODEL_COST_MAP"] = "True"
-        os.environ.setdefault("LITELLM_TELEMETRY", "False")
-        import litellm
+        with _importing:
+            if _litellm is None:
+                os.environ["LITELLM_LOCAL_MODEL_COST_MAP"] = "True"
+                os.environ.setdefault("LITELLM_TELEMETRY", "False")
+                import litellm
 
-        litellm.suppress_debug_info = True
-        litellm.telemetry = False
-        litellm.drop_params = True  # e.g. `seed` on a provider without it; we still record what was asked
-        _litellm = litellm
+                litellm.suppress_debug_info = True
+                litellm.telemetry = False
+                litellm.drop_params = True  # e.g. `seed` on a provider without it; we still record what was asked
+                _litellm = litellm
     return _litellm
+
+
+def prefetch_litellm() -> None:
+    """Start importing litellm on a thread of its own, for a command that will call a model: the import
+    (seconds, most of a short run's start-up) then overlaps the command's own start-up (the store, the
+    study's freeze check, its run rows) instead of following it. The first call waits for it as before.
+    A daemon thread: a command that fails before its first call exits without waiting for the import."""
+    if _litellm is None:
+        threading.Thread(target=litellm_module, name="litellm import", daemon=True).start()
 
 
 async def load_litellm() -> None:

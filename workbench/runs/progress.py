@@ -21,6 +21,7 @@ from __future__ import annotations
 import time
 from collections import deque
 from dataclasses import dataclass, fields
+from typing import Iterable
 
 from workbench.events import (
     CALL_SENT, CALL_WAITING, RUN_CANCELLED, RUN_FAILED, RUN_FINISHED, RUN_STARTED, TURN_FINISHED, Event,
@@ -32,7 +33,7 @@ RATE_WINDOW = 20
 ENDED = ("done", "done_with_errors", "failed", "cancelled", "interrupted")
 STATUS_KEYS = ("pending", "running", "done", "done_with_errors", "failed", "cancelled")
 
-@dataclass
+@dataclass(slots=True)
 class RunState:
     run_id: str
     case_id: str
@@ -50,6 +51,7 @@ class RunState:
     truncated: bool = False              # its final output ends in a reply cut at max_tokens
     waiting: int = 0                     # its calls queued for a connection (not sent yet)
     _started: float | None = None
+    _counted: bool = True                # one of this command's runs: its calls count in the bar
 
     def settled(self) -> int:
         """The run's share of the study's progress: its declared calls once it finished; the calls it made
@@ -69,7 +71,7 @@ class RunState:
         return d
 
 
-_SHOWN = tuple(f.name for f in fields(RunState) if f.name != "_started")
+_SHOWN = tuple(f.name for f in fields(RunState) if not f.name.startswith("_"))
 
 
 _CHANGING = frozenset({CALL_WAITING, CALL_SENT, TURN_FINISHED, RUN_STARTED, RUN_FINISHED, RUN_FAILED,
@@ -84,30 +86,20 @@ def fraction(done: int, expected: int) -> float:
 class StudyProgress:
     """Counts calls against a total fixed at the start: runs' declared calls plus follow-ups' (`extra_calls`)."""
 
-    def __init__(self, runs: list[dict], expected: dict[str, int], extra_calls: int = 0,
+    def __init__(self, runs: Iterable[dict] = (), expected: dict[str, int] | None = None, extra_calls: int = 0,
                  selected: set[str] | None = None) -> None:
         """`selected`: the runs this command runs (None: all). Only theirs count in the calls of the bar, and
         they start as pending: a resumed command's progress is its own work, not 100% of what was done
-        before its first call (a failed run being retried is not an ended one)."""
+        before its first call (a failed run being retried is not an ended one). Runs may also be added one at
+        a time (`add`), as the runner reads them from the store."""
         self.runs: dict[str, RunState] = {}
-        self.selected = set(selected) if selected is not None else {r["id"] for r in runs}
-        for r in runs:
-            status = "pending" if r["id"] in self.selected and r["status"] not in ("done", "done_with_errors") \
-                else r["status"]
-            state = RunState(r["id"], r["case_id"], r["condition"], r["replicate"], status,
-                             expected.get(r["id"], 1), input_tokens=r.get("input_tokens") or 0,
-                             output_tokens=r.get("output_tokens") or 0, cost=r.get("cost") or 0.0,
-                             cost_unknown=bool(r.get("cost_unknown")), error=r.get("error"))
-            if r["status"] in ("done", "done_with_errors"):
-                state.calls_done = state.calls_expected
-            self.runs[r["id"]] = state
         # Running totals over every run (`_count`): by status, this command's settled calls, tokens, cost.
         self._statuses: dict[str, int] = {s: 0 for s in STATUS_KEYS}
         self._settled = self._input_tokens = self._output_tokens = self._cost_unknown = self._waiting = 0
         self._cost = 0.0
-        for state in self.runs.values():
-            self._count(state, 1)
-        self._expected = sum(s.calls_expected for s in self.runs.values() if s.run_id in self.selected)
+        self._expected = 0
+        for r in runs:
+            self.add(r, (expected or {}).get(r["id"], 1), selected is None or r["id"] in selected)
         self.extra_expected = extra_calls  # calls outside runs (P1 topology)
         self.extra_done = 0                # follow-up calls made, or settled when a follow-up ended
         self.started = time.monotonic()
@@ -116,10 +108,26 @@ class StudyProgress:
         self._recent: deque[float] = deque(maxlen=RATE_WINDOW + 1)  # times of recent network calls
         self.paused = False
 
+    def add(self, r: dict, calls_expected: int, selected: bool = True) -> None:
+        """One of the study's runs (a run row), declared to make `calls_expected` calls; `selected`: run by
+        this command."""
+        finished = r["status"] in ("done", "done_with_errors")
+        state = RunState(r["id"], r["case_id"], r["condition"], r["replicate"],
+                         "pending" if selected and not finished else r["status"], calls_expected,
+                         input_tokens=r.get("input_tokens") or 0, output_tokens=r.get("output_tokens") or 0,
+                         cost=r.get("cost") or 0.0, cost_unknown=bool(r.get("cost_unknown")), error=r.get("error"),
+                         _counted=selected)
+        if finished:
+            state.calls_done = state.calls_expected
+        self.runs[r["id"]] = state
+        self._count(state, 1)
+        if selected:
+            self._expected += calls_expected
+
     def _count(self, s: RunState, sign: int) -> None:
         """Add a run's share to the totals (sign 1), or take it out (-1) before the run changes."""
         self._statuses[s.status] = self._statuses.get(s.status, 0) + sign
-        if s.run_id in self.selected:
+        if s._counted:
             self._settled += sign * s.settled()
         self._input_tokens += sign * s.input_tokens
         self._output_tokens += sign * s.output_tokens

@@ -43,7 +43,6 @@ import contextlib
 import os
 import time
 import traceback
-from collections import deque
 from dataclasses import asdict, dataclass, field
 from typing import Iterator
 
@@ -80,6 +79,11 @@ from workbench.studies.items import run_item
 # Runs under way at once. The gateway's limits throttle their calls (far fewer at a time); a run waiting for a
 # connection holds its program's state, so starting all of a 100,000-run study at once held all of them.
 RUNS_AT_ONCE = 256
+# A run's status that a command runs again is made pending first.
+RETRIED = ("failed", "cancelled", "interrupted")
+# Items kept read (the most recently used): an item's runs start one after another, its follow-up soon after.
+ITEMS_KEPT = 64
+_UNREAD = object()
 
 
 class RunnerError(Exception):
@@ -123,24 +127,35 @@ async def ready_study(db: sqlite_utils.Database, gateway: GatewayLike, study_id:
                       sink: EventSink | None = None, control: RunControl | None = None) -> list[dict]:
     """A study not frozen yet first gets its protocol's before-freeze work (faultline's belief graphs:
     model calls whose results the freeze pins), then `prepare_study`. Returns the run rows."""
+    await _ready(db, gateway, study_id, sink=sink, control=control)
+    return run_rows.list_runs(db, study_id)
+
+
+async def _ready(db: sqlite_utils.Database, gateway: GatewayLike, study_id: str, *, sink: EventSink | None,
+                 control: RunControl | None) -> None:
+    """`ready_study` without reading the rows back (the runner walks them a page at a time)."""
     from workbench.studies import load_study
 
     study = load_study(db, study_id)
     if not study["frozen_at"]:
         await protocol_of(study["definition"]).prepare(db, gateway, study_id, study["definition"],
                                                        sink=sink or NullSink(), control=control or RunControl())
-    return prepare_study(db, study_id)
+    _plan_study(db, study_id)
 
 
 def prepare_study(db: sqlite_utils.Database, study_id: str) -> list[dict]:
     """Freeze the study (or verify its freeze) and create every planned run. Returns the run rows
     in grid order (case, condition, replicate): a screen can draw its grid from them before running."""
+    _plan_study(db, study_id)
+    return run_rows.list_runs(db, study_id)
+
+
+def _plan_study(db: sqlite_utils.Database, study_id: str) -> None:
     from workbench.studies import freeze_study, load_study, planned_runs
 
     study = load_study(db, study_id)
     freeze_study(db, study_id)  # verifies instead when already frozen; raises FrozenStudyChanged
     run_rows.ensure_runs(db, study_id, planned_runs(db, study))
-    return run_rows.list_runs(db, study_id)
 
 
 async def run_study(db: sqlite_utils.Database, gateway: GatewayLike, study_id: str, *, sink: EventSink | None = None,
@@ -226,7 +241,9 @@ class StudyRunner:
         self._disk_full: BaseException | None = None
         self._items: dict[str, object] = {}
         self._draining = False
-        self._rows: dict[str, dict] = {}  # the study's run rows, kept as they end (what follow-ups are asked with)
+        # The study's run rows, kept as they end: what follow-ups are asked with (only a protocol with
+        # follow-ups keeps them; the others walk the rows a page at a time and keep none).
+        self._rows: dict[str, dict] = {}
         self.lost = LostCalls()  # requests of an earlier process found unanswered as this one started
 
     # --- the event stream ---------------------------------------------------------------------
@@ -254,41 +271,60 @@ class StudyRunner:
         transaction; then shown."""
         self.transcript.emit(event)
         self.transcript.flush(run_id, lambda: run_rows.finish_run(self.db, run_id, status, **finish))
-        if run_id in self._rows:
-            self._rows[run_id].update(status=status, error=finish.get("error"))
+        self._keep_row(run_id, status=status, error=finish.get("error"))
         self._show(event)
 
+    def _keep_row(self, run_id: str, **changes) -> None:
+        if run_id in self._rows:
+            self._rows[run_id].update(changes)
+
     # --- planning ------------------------------------------------------------------------------
-    def _select(self, runs: list[dict], only: list[str] | None, retry_failed: bool) -> list[dict]:
-        by_id = {r["id"]: r for r in runs}
-        if only:
-            unknown = [r for r in only if r not in by_id]
-            if unknown:
-                raise RunnerError(f"no run {', '.join(unknown)} in study '{self.study_id}' "
-                                  f"(its runs look like {runs[0]['id'] if runs else '-'})")
-            done = [r for r in only if by_id[r]["status"] in run_rows.FINISHED]
-            if done:
-                raise RunnerError(f"run {', '.join(done)} is done; only failed, cancelled, pending or "
-                                  "interrupted runs can be retried")
-            return [by_id[r] for r in only]
-        wanted = {"pending", "running", "interrupted", "cancelled"} | ({"failed"} if retry_failed else set())
-        return [r for r in runs if r["status"] in wanted]
+    def _only(self, only: list[str]) -> list[dict]:
+        """The rows of the runs named to be run (`--retry`), checked."""
+        rows = {r: run_rows.get_run(self.db, r) for r in only}
+        unknown = [r for r, row in rows.items() if row is None or row["study_id"] != self.study_id]
+        if unknown:
+            first = next(run_rows.iter_runs(self.db, self.study_id, page=1), None)
+            raise RunnerError(f"no run {', '.join(unknown)} in study '{self.study_id}' "
+                              f"(its runs look like {first['id'] if first else '-'})")
+        done = [r for r in only if rows[r]["status"] in run_rows.FINISHED]
+        if done:
+            raise RunnerError(f"run {', '.join(done)} is done; only failed, cancelled, pending or "
+                              "interrupted runs can be retried")
+        return [rows[r] for r in only]
+
+    @staticmethod
+    def _wanted(retry_failed: bool) -> set[str]:
+        """The statuses of the runs a command runs when it names none."""
+        return {"pending", "running", "interrupted", "cancelled"} | ({"failed"} if retry_failed else set())
+
+    def _selected(self, only_rows: list[dict] | None, wanted: set[str]) -> Iterator[dict]:
+        """The runs this command runs, in order: those named, else the study's in `wanted` statuses (read a page
+        at a time)."""
+        if only_rows is not None:
+            yield from only_rows
+            return
+        for r in run_rows.iter_runs(self.db, self.study_id):
+            if r["status"] in wanted:
+                yield r
 
     @staticmethod
     def _plan(run: dict) -> RunPlan:
         return RunPlan(run["case_id"], run["condition"], run["replicate"])
 
-    def _expected(self, runs: list[dict]) -> dict[str, int]:
-        return {r["id"]: self.protocol.expected_calls(self.definition, self._plan(r)) for r in runs}
-
     def _item(self, item_id: str):
-        """What a run of this item is given (cached: one item serves many runs)."""
-        if item_id not in self._items:
+        """What a run of this item is given, read once for the item's runs: they start one after another (grid
+        order), so the few items read last serve them; a study of many items does not keep every one."""
+        item = self._items.pop(item_id, _UNREAD)
+        if item is _UNREAD:
             try:
-                self._items[item_id] = run_item(self.db, self.protocol, self.study_id, item_id)
+                item = run_item(self.db, self.protocol, self.study_id, item_id)
             except KeyError as exc:
                 raise RunnerError(str(exc.args[0] if exc.args else exc)) from None
-        return self._items[item_id]
+        self._items[item_id] = item  # the most recent last
+        if len(self._items) > ITEMS_KEPT:
+            del self._items[next(iter(self._items))]
+        return item
 
     def _context(self, plan: RunPlan, run_id: str | None, on_result, *, draw: int | None = None) -> RunContext:
         from workbench.structured.counts import recorder
@@ -307,11 +343,11 @@ class StudyRunner:
                           on_reply=on_reply)
 
     # --- running -------------------------------------------------------------------------------
-    def _refuse_lost_treatments(self, selected: list[dict], allow: bool) -> None:
+    def _refuse_lost_treatments(self, conditions: set[str], allow: bool) -> None:
         """A condition whose treatment is lost (an input it depends on failed) runs only when allowed:
-        otherwise it would run as another condition under its own name."""
+        otherwise it would run as another condition under its own name. `conditions`: those of the runs to run."""
         lost = self.protocol.lost_treatments(self.db, self.study_id, self.definition)
-        hit = sorted({r["condition"] for r in selected if r["condition"] in lost})
+        hit = sorted(c for c in conditions if c in lost)
         if hit and not allow:
             named = "; ".join(f"{c} ({lost[c]})" for c in hit)
             raise RunnerError(f"study '{self.study_id}': {named}: the condition would run without its treatment. "
@@ -327,29 +363,46 @@ class StudyRunner:
         # Requests an ended process sent and never recorded are lost (paid, replies gone): on record as such
         # before any new call; every count of the study names them (workbench/studies/counts.py).
         self.lost = settle_journal(self.db, self.study_id)
-        runs = await ready_study(self.db, self.gateway, self.study_id, sink=self, control=self.control)
-        self._rows = {r["id"]: r for r in runs}
-        selected = self._select(runs, only, retry_failed)
-        self._refuse_lost_treatments(selected, allow_lost)
-        follow_ups = self.protocol.follow_ups(self.db, self.study_id, self.definition, runs)
+        await _ready(self.db, self.gateway, self.study_id, sink=self, control=self.control)
+        only_rows = self._only(only) if only else None
+        named, wanted = {r["id"] for r in only_rows or ()}, self._wanted(retry_failed)
+        # One walk over the study's runs, a page at a time (a study of any size holds no list of them): the
+        # bar's totals, the conditions this command runs, and, for a protocol with follow-ups, the rows.
+        follows = self._has_follow_ups()
+        progress, conditions, selected, to_reset, rows = StudyProgress(), set(), 0, 0, []
+        for r in run_rows.iter_runs(self.db, self.study_id):
+            chosen = r["id"] in named if only_rows is not None else r["status"] in wanted
+            progress.add(r, self.protocol.expected_calls(self.definition, self._plan(r)), chosen)
+            if chosen:
+                conditions.add(r["condition"])
+                selected += 1
+                to_reset += r["status"] in RETRIED
+            if follows:
+                rows.append(r)
+        self._refuse_lost_treatments(conditions, allow_lost)
+        self._rows = {r["id"]: r for r in rows}
+        follow_ups = self.protocol.follow_ups(self.db, self.study_id, self.definition, rows) if follows else []
         # The bar counts this command's own work: its runs and the follow-ups not done before it.
-        self.progress = StudyProgress(runs, self._expected(runs),
-                                      extra_calls=sum(f.expected_calls for f in follow_ups if not f.done),
-                                      selected={r["id"] for r in selected})
+        progress.extra_expected = sum(f.expected_calls for f in follow_ups if not f.done)
+        self.progress = progress
         self.control.on_change(self._on_control)
         self.emit(Event(PROGRESS, payload=self.progress.snapshot()))
 
-        for r in selected:
-            if r["status"] in ("failed", "cancelled", "interrupted"):
-                run_rows.reset_run(self.db, r["id"])
-                r["status"] = "pending"
-        waiting, errors, idle = deque(selected), [], asyncio.Event()
+        if to_reset:  # failed, cancelled or interrupted runs to run again are pending from now on
+            for r in self._selected(only_rows, wanted):
+                if r["status"] in RETRIED:
+                    run_rows.reset_run(self.db, r["id"])
+                    r["status"] = "pending"
+                    self._keep_row(r["id"], status="pending")
+        waiting, errors, idle = self._selected(only_rows, wanted), [], asyncio.Event()
 
         def start_runs() -> None:
             """Start waiting runs while fewer than RUNS_AT_ONCE are under way (none once the study is cancelled:
             those stay as they were, for --resume)."""
-            while waiting and len(self._tasks) < RUNS_AT_ONCE and not self.control.cancelled:
-                run = waiting.popleft()
+            while len(self._tasks) < RUNS_AT_ONCE and not self.control.cancelled:
+                run = next(waiting, None)
+                if run is None:
+                    break
                 if self.control.run_cancelled(run["id"]):
                     continue
                 task = self._tasks[run["id"]] = asyncio.create_task(self._execute(run), name=f"run {run['id']}")
@@ -366,7 +419,7 @@ class StudyRunner:
             start_runs()
 
         start_runs()
-        self._start_follow_ups(runs)  # resumed studies: groups whose runs were all done before
+        self._start_follow_ups(rows)  # resumed studies: groups whose runs were all done before
         try:
             await idle.wait()
             if errors:
@@ -383,7 +436,7 @@ class StudyRunner:
             self._keep_log_head()
         if self._disk_full is not None:
             raise self._disk_full
-        return self._summary(len(selected), time.monotonic() - started)
+        return self._summary(selected, time.monotonic() - started)
 
     def _keep_log_head(self) -> None:
         """The call log's head goes into the store as the run ends (`log verify` checks the log against it);
@@ -439,7 +492,7 @@ class StudyRunner:
         event = Event(RUN_CANCELLED, run_id=run_id, payload={"error": error, "interrupted": True})
         try:
             run_rows.finish_run(self.db, run_id, "interrupted", error=error)
-            self._rows[run_id].update(status="interrupted", error=error)
+            self._keep_row(run_id, status="interrupted", error=error)
             self.emit(event)
             self.transcript.flush(run_id)
         except Exception as exc:
@@ -449,7 +502,7 @@ class StudyRunner:
     async def _execute_run(self, run: dict) -> None:
         run_id, condition, plan = run["id"], run["condition"], self._plan(run)
         attempt = run_rows.start_attempt(self.db, run_id)
-        self._rows[run_id].update(status="running", error=None)
+        self._keep_row(run_id, status="running", error=None)
         started = time.monotonic()
         self.emit(Event(RUN_STARTED, run_id=run_id, payload={
             "case_id": run["case_id"], "condition": condition, "replicate": run["replicate"], "attempt": attempt,
@@ -509,8 +562,11 @@ class StudyRunner:
         self._end_run(run_id, "failed", Event(RUN_FAILED, run_id=run_id, payload=payload), error=error)
 
     # --- follow-ups (work that waits on a group of finished runs) -------------------------------
+    def _has_follow_ups(self) -> bool:
+        return type(self.protocol).follow_ups is not StudyProtocol.follow_ups
+
     def _start_follow_ups(self, runs: list[dict]) -> None:
-        if type(self.protocol).follow_ups is StudyProtocol.follow_ups:
+        if not self._has_follow_ups():
             return  # the protocol has none (asking would cost a pass over every run, after every run)
         for f in self.protocol.follow_ups(self.db, self.study_id, self.definition, runs):
             if f.ready and not f.done and f.key not in self._follow_up_tasks:
@@ -545,7 +601,7 @@ class StudyRunner:
     def _summary(self, executed: int, elapsed: float) -> RunSummary:
         from store.topology import topology_for_study
 
-        runs = run_rows.list_runs(self.db, self.study_id)
+        runs = run_rows.runs_with_status(self.db, self.study_id, ("failed", "cancelled", "interrupted", "running"))
         s = self.stats
         return RunSummary(
             study_id=self.study_id, runs=run_rows.status_counts(self.db, self.study_id), executed=executed,
