@@ -17,6 +17,15 @@ def _all_modules(package: str) -> list[str]:
     return names
 
 
+def modules_loaded(code: str, names: tuple[str, ...]) -> list[str]:
+    """Which of `names` a fresh interpreter has imported after running `code` (which must succeed)."""
+    code += f"print(','.join(m for m in {names!r} if m in sys.modules))\n"
+    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=600)
+    assert out.returncode == 0, out.stderr
+    last = out.stdout.strip().splitlines()[-1:] or [""]
+    return [m for m in last[0].split(",") if m]
+
+
 def test_core_and_store_never_load_textual():
     modules = _all_modules("workbench") + _all_modules("store")
     code = (
@@ -61,12 +70,9 @@ def test_batch_commands_through_the_workbench_command_load_neither_textual_nor_p
         f"    assert main(['--batch', '--db', db, 'study', 'create', {str(study)!r}]) == 0\n"
         "    assert main(['--batch', '--db', db, 'study', 'show', 'calibration-small']) == 0\n"
         "    assert main(['--batch', '--db', db, 'run', 'calibration-small']) == 0\n"
-        "loaded = [m for m in ('textual', 'pandas', 'screens.app') if m in sys.modules]\n"
-        "print(','.join(loaded))\n"
     )
-    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=600)
-    assert out.returncode == 0, out.stderr
-    assert out.stdout.strip() == "", f"loaded by batch commands: {out.stdout}"
+    loaded = modules_loaded(code, ("textual", "pandas", "screens.app"))
+    assert loaded == [], f"loaded by batch commands: {loaded}"
 
 
 def test_a_study_run_imports_no_statistics_embeddings_or_screens(tmp_path):
@@ -82,12 +88,7 @@ def test_a_study_run_imports_no_statistics_embeddings_or_screens(tmp_path):
         "from screens.launch import main\n"
         "with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):\n"
         f"    assert main(['--batch', '--db', {db!r}, 'run', 'calibration-small']) == 0\n"
-        "heavy = ('numpy', 'scipy', 'pandas', 'sentence_transformers', 'torch', 'textual', 'screens.app')\n"
-        "print('loaded:' + ','.join(m for m in heavy if m in sys.modules))\n"
-        "print('litellm:' + str('litellm' in sys.modules))\n"
     )
-    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=600)
-    assert out.returncode == 0, out.stderr
-    lines = out.stdout.strip().splitlines()
-    assert lines[-2] == "loaded:", f"loaded by a run: {lines[-2]}"
-    assert lines[-1] == "litellm:True"  # the run did make its calls through litellm
+    heavy = ("numpy", "scipy", "pandas", "sentence_transformers", "torch", "textual", "screens.app")
+    loaded = modules_loaded(code, (*heavy, "litellm"))
+    assert loaded == ["litellm"], f"loaded by a run: {loaded}"  # litellm yes: the run made its calls through it
