@@ -20,15 +20,25 @@ COLUMNS = (
 def add_call(db: sqlite_utils.Database, record: dict[str, Any], *, answers: int | None = None) -> int:
     """Insert one attempt. `request` and `settings` may be given as Python objects. `answers`: the journal
     entry of the request this attempt records (`journal_sent`), closed in the same transaction."""
+    with writer(db):
+        call_id = _insert_call(db, record)
+        if answers is not None:
+            db.execute("DELETE FROM call_journal WHERE id = ?", [answers])
+        return call_id
+
+
+def add_calls(db: sqlite_utils.Database, records: list[dict[str, Any]]) -> list[int]:
+    """Insert attempts in order, in one transaction (the caller's, if one is open); returns their ids."""
+    with writer(db):
+        return [_insert_call(db, record) for record in records]
+
+
+def _insert_call(db: sqlite_utils.Database, record: dict[str, Any]) -> int:
     row = {k: record.get(k) for k in COLUMNS}
     for key in ("request", "settings"):
         if not isinstance(row[key], str):
             row[key] = json.dumps(row[key], ensure_ascii=False, sort_keys=True)
-    with writer(db):
-        call_id = insert_row(db, "calls", row)
-        if answers is not None:
-            db.execute("DELETE FROM call_journal WHERE id = ?", [answers])
-        return call_id
+    return insert_row(db, "calls", row)
 
 
 # --- the request journal: a request is on record before it is sent ----------------------------------------

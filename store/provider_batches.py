@@ -63,6 +63,11 @@ def batch_requests(db: sqlite_utils.Database, batch_id: str, state: str | None =
 
 
 def mark_request(db: sqlite_utils.Database, batch_id: str, custom_id: str, state: str) -> None:
+    mark_requests(db, batch_id, [(custom_id, state)])
+
+
+def mark_requests(db: sqlite_utils.Database, batch_id: str, states: list[tuple[str, str]]) -> None:
+    """Set each request's state: `states` holds (custom_id, state) pairs."""
     with writer(db):
-        db.execute("UPDATE provider_batch_requests SET state = ? WHERE batch_id = ? AND custom_id = ?",
-                   [state, batch_id, custom_id])
+        db.conn.executemany("UPDATE provider_batch_requests SET state = ? WHERE batch_id = ? AND custom_id = ?",
+                            [(state, batch_id, custom_id) for custom_id, state in states])

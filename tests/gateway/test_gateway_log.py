@@ -72,3 +72,18 @@ def test_append_continues_a_chain_written_by_another_writer(tmp_path):
     writer.append({"n": 4})
     result = verify_log(path)
     assert result.ok and result.lines == 4
+
+
+def test_many_records_appended_at_once_are_the_lines_appended_one_by_one(tmp_path):
+    records = [{"study_id": "s", "call_key": f"k{i}", "response": f"ré {i}", "messages": [{"content": "q"}]}
+               for i in range(5)]
+    one_by_one, at_once = CallLog(tmp_path / "one.jsonl"), CallLog(tmp_path / "logs" / "many.jsonl")
+    links = [one_by_one.append(r) for r in records[:2]] + one_by_one.append_many(records[2:])
+    assert at_once.append_many(records[:3]) + at_once.append_many(records[3:]) == links
+    assert (tmp_path / "logs" / "many.jsonl").read_bytes() == (tmp_path / "one.jsonl").read_bytes()
+    assert [seq for seq, _ in links] == [1, 2, 3, 4, 5] and verify_log(tmp_path / "one.jsonl").lines == 5
+    # another writer's line in between: the next batch chains onto it
+    CallLog(tmp_path / "one.jsonl").append({"call_key": "other"})
+    assert [seq for seq, _ in one_by_one.append_many(records[:2])] == [7, 8]
+    assert verify_log(tmp_path / "one.jsonl").ok
+    assert [e["call_key"] for e in one_by_one.entries_except({1, 2, 3, 4, 5})] == ["other", "k0", "k1"]

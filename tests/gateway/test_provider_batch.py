@@ -203,3 +203,71 @@ async def test_a_provider_that_never_takes_the_batch_fails_the_calls_in_time(db,
         _BatchHandler.do_POST = original
     assert server.batches_created == 0
     assert [b["state"] for b in batch_rows.batches_for(db, "s1")] == ["abandoned", "abandoned"]
+
+
+async def test_a_large_batch_is_recorded_chunk_by_chunk_in_request_order(db, db_path, server, monkeypatch):
+    from workbench.gateway import provider_batch
+    from workbench.gateway.logcheck import check_log
+
+    monkeypatch.setattr(provider_batch, "RECORD_CHUNK", 2)
+    server.queue(Reply.text("one"), Reply.status(500), Reply.text("three"), Reply.text("four"), Reply.text("five"))
+    gw = gateway(db, db_path, retry="direct")
+    results = await asyncio.gather(*(gw.call(request(server, i)) for i in range(5)))
+    assert [r.text for r in results] == ["one", "answer to question 1", "three", "four", "five"]
+    rows = calls_for(db, study_id="s1")
+    # the batch's five results in its order (three chunks), then the failed item's direct retry
+    assert [(r["agent"], r["status"], r["via"] is not None) for r in rows] == [
+        ("agent-0", "ok", True), ("agent-1", "error", True), ("agent-2", "ok", True), ("agent-3", "ok", True),
+        ("agent-4", "ok", True), ("agent-1", "ok", False)]
+    assert [r["log_line"] for r in rows] == [1, 2, 3, 4, 5, 6]
+    assert {r["state"] for r in batch_rows.batch_requests(db, batch_rows.batches_for(db, "s1")[0]["id"])} == {
+        "recorded", "failed"}
+    assert check_log(db, "s1", gw.log_path("s1")).ok
+
+
+class Killed(Exception):
+    pass
+
+
+async def test_results_logged_by_a_sitting_killed_before_its_commit_are_adopted_not_written_twice(
+        db, db_path, server, monkeypatch):
+    """A kill between a chunk's log write and its store commit: the next sitting records those lines as they
+    are (a second copy would leave them unrecorded below recorded lines, which `log verify` refuses)."""
+    from store import calls as call_rows
+    from workbench.gateway import provider_batch
+    from workbench.gateway.logcheck import check_log
+
+    monkeypatch.setattr(provider_batch, "RECORD_CHUNK", 2)
+    real_add = call_rows.add_calls
+    commits = []
+
+    def killed_at_the_second_commit(db_, rows):
+        commits.append(len(rows))
+        if len(commits) == 2:
+            raise Killed  # stands for the kill: nothing of this transaction is committed
+        return real_add(db_, rows)
+
+    monkeypatch.setattr(call_rows, "add_calls", killed_at_the_second_commit)
+    gw = gateway(db, db_path)
+    task = asyncio.gather(*(gw.call(request(server, i)) for i in range(5)))
+    with pytest.raises(Killed):
+        await task
+    _kill(gw, task)
+    log = gw.log_path("s1")
+    assert len(log.read_text().splitlines()) == 4 and len(calls_for(db, study_id="s1")) == 2  # 2 lines unrecorded
+
+    monkeypatch.setattr(call_rows, "add_calls", real_add)
+    resumed = gateway(db, db_path)
+    results = await asyncio.gather(*(resumed.call(request(server, i)) for i in range(5)))
+    assert [r.text for r in results] == [f"answer to question {i}" for i in range(5)]
+    rows = calls_for(db, study_id="s1")
+    paid = sorted((r["log_line"], r["agent"]) for r in rows if r["status"] == "ok")
+    # the first sitting's four lines (two adopted, their waiters answered), the two calls it had recorded
+    # replayed (as a resumed call always is), then the fifth result
+    assert paid == [(1, "agent-0"), (2, "agent-1"), (3, "agent-2"), (4, "agent-3"), (7, "agent-4")]
+    assert sorted((r["log_line"], r["agent"]) for r in rows if r["status"] == "replayed") == [
+        (5, "agent-0"), (6, "agent-1")]
+    assert len(log.read_text().splitlines()) == 7  # the two adopted lines were not written again
+    assert server.count == 5 and server.batches_created == 1  # nothing paid twice
+    check = check_log(db, "s1", log)
+    assert check.ok and check.unrecorded == 0, check.problems

@@ -16,7 +16,7 @@ import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Container
 
 GENESIS = "0" * 64
 
@@ -88,8 +88,11 @@ class CallLog:
 
     def append(self, record: dict[str, Any]) -> tuple[int, str]:
         """Append one record; returns (line number, hash)."""
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        with open(self.path, "a+b") as fh:
+        return self.append_many([record])[0]
+
+    def append_many(self, records: list[dict[str, Any]]) -> list[tuple[int, str]]:
+        """Append records in order, chained, with one write; returns each one's (line number, hash)."""
+        with self._opened() as fh:
             fcntl.flock(fh.fileno(), fcntl.LOCK_EX)
             try:
                 size = fh.seek(0, os.SEEK_END)
@@ -97,17 +100,46 @@ class CallLog:
                     seq, prev = self._tail[1], self._tail[2]
                 else:  # first append, or another process appended since: read the last line
                     seq, prev = _last_link(fh, size, self.path)
-                entry = dict(record, seq=seq + 1, prev_hash=prev)
-                entry["hash"] = line_hash(entry)
-                data = canonical(entry) + b"\n"
+                links, lines = [], []
+                for record in records:
+                    seq += 1
+                    entry = dict(record, seq=seq, prev_hash=prev)
+                    entry["hash"] = prev = line_hash(entry)
+                    lines.append(canonical(entry) + b"\n")
+                    links.append((seq, prev))
+                data = b"".join(lines)
                 # One write() on an O_APPEND descriptor: a killed process leaves whole lines, not torn ones.
                 view = memoryview(data)
                 while view:
                     view = view[os.write(fh.fileno(), view):]
-                self._tail = (size + len(data), seq + 1, entry["hash"])
-                return seq + 1, entry["hash"]
+                self._tail = (size + len(data), seq, prev)
+                return links
             finally:
                 fcntl.flock(fh.fileno(), fcntl.LOCK_UN)
+
+    def entries_except(self, lines: Container[int]) -> list[dict[str, Any]]:
+        """The log's whole records (those that parse) but those at the given line numbers, in order."""
+        if not self.path.is_file():
+            return []
+        out = []
+        with open(self.path, "rb") as fh:
+            for n, raw in enumerate(fh, start=1):
+                if n not in lines and raw.endswith(b"\n"):
+                    try:
+                        entry = json.loads(raw)
+                    except ValueError:
+                        continue
+                    if isinstance(entry, dict):
+                        out.append(entry)
+        return out
+
+    def _opened(self):
+        """The log open for appending; its folder is made on the first append (or when it went away)."""
+        try:
+            return open(self.path, "a+b")
+        except FileNotFoundError:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            return open(self.path, "a+b")
 
 
 def _last_link(fh, size: int, path: Path) -> tuple[int, str]:

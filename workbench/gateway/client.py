@@ -21,6 +21,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import dataclasses
 import hashlib
 import json
@@ -33,12 +34,12 @@ import weakref
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable, Iterator
 
 import sqlite_utils
 
 from store import calls as call_rows
-from store.db import DiskFull, is_disk_full
+from store.db import DiskFull, is_disk_full, writer
 from workbench.events import CALL_RETRY, CALL_SENT, CALL_WAITING, CONNECTIONS, TOKEN, Event, EventSink, NullSink, watching
 from workbench.gateway.api import (
     MOCK_MODEL,
@@ -527,20 +528,41 @@ class Gateway:
         """Append to the study's JSONL log, then the same record to the store (closing the journal entry it
         `answers`, in the same transaction). Returns the call id."""
         record = _scrub_record(record)
-        log = self._log(record["study_id"])
+        line, digest = self._append_to_log(record["study_id"], [record])[0]
+        row = dict(record, request=record["messages"], log_line=line, log_hash=digest)
+        with self._store_errors():
+            return call_rows.add_call(self.db, row, answers=answers)
+
+    def _record_many(self, records: list[dict[str, Any]], also: Callable[[], None] | None = None) -> list[int]:
+        """`_record` for many records of one study (a provider batch's results): one log write, then one
+        transaction for their rows and `also`'s writes. Returns the call ids, in order."""
+        records = [_scrub_record(r) for r in records]
+        links = self._append_to_log(records[0]["study_id"], records)
+        rows = [dict(r, request=r["messages"], log_line=line, log_hash=digest) for r, (line, digest) in zip(records, links)]
+        with self._store_errors(), writer(self.db):
+            ids = call_rows.add_calls(self.db, rows)
+            if also is not None:
+                also()
+            return ids
+
+    def _append_to_log(self, study_id: str | None, records: list[dict[str, Any]]) -> list[tuple[int, str]]:
+        log = self._log(study_id)
         try:
             try:
-                line, digest = log.append(record)
+                return log.append_many(records)
             except TornTail as torn:  # torn since the last look (a replayed call makes none first)
-                self._repair(log, record["study_id"], torn)
-                line, digest = log.append(record)
+                self._repair(log, study_id, torn)
+                return log.append_many(records)
         except (OSError, ValueError) as exc:
             if is_disk_full(exc):
                 raise DiskFull("the call log", log.path) from exc
             raise GatewayError(f"cannot append to the call log {log.path}: {exc}") from exc
-        row = dict(record, request=record["messages"], log_line=line, log_hash=digest)
+
+    @contextlib.contextmanager
+    def _store_errors(self) -> Iterator[None]:
+        """A full disk while recording a call is named as such."""
         try:
-            return call_rows.add_call(self.db, row, answers=answers)
+            yield
         except Exception as exc:
             if is_disk_full(exc):
                 from store.db import store_path

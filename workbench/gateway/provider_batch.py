@@ -19,6 +19,7 @@ that serves them), through litellm's files and batches API. Other providers are 
 from __future__ import annotations
 
 import asyncio
+import functools
 import json
 import logging
 import time
@@ -295,7 +296,8 @@ class Batcher:
                         waiter.set_exception(exc)
 
     async def _collect(self, batch_id: str, state, api: "_Api") -> None:
-        """Record every item of a finished batch, waited for or not (each was paid for)."""
+        """Record every item of a finished batch, waited for or not (each was paid for), `RECORD_CHUNK` at a
+        time: one call-log write and one transaction for their rows and their requests' states."""
         batch = rows.get_batch(self.db, batch_id)
         results: dict[str, dict] = {}
         for file_id in (state.output_file_id, state.error_file_id):
@@ -307,59 +309,64 @@ class Batcher:
                         results[item["custom_id"]] = item
         rows.update_batch(self.db, batch_id, output_file_id=state.output_file_id, error_file_id=state.error_file_id)
         via = f"batch {batch['provider_batch_id']}"
-        cost = direct = 0.0
-        priced = True
+        spent = _Spent()
+        self._adopt_logged(batch, via, spent)
+        chunk: list[tuple[str, dict, str | None]] = []
         for r in rows.batch_requests(self.db, batch_id):
             key, record = r["custom_id"], dict(r["record"])
             if r["state"] != "open":  # recorded or failed by another poller of this batch (an earlier sitting)
                 self._resolve(batch["study_id"], key, _Outcome(landed=r["state"] == "recorded",
                                                                error="failed in this batch"))
                 continue
-            item = results.get(key)
-            response = (item or {}).get("response") or {}
-            body = response.get("body") if response.get("status_code") == 200 else None
-            record.update(via=via, finished_at=_now(),
-                          latency_ms=round((time.time() - _epoch(record["started_at"])) * 1000.0, 3))
-            if body is None:
-                why = _item_error(item, state.status)
-                record.update(status="error", error=why, error_kind="provider_batch")
-                with writer(self.db):  # the call and its request's state: one commit per item
-                    self.gateway._record(record)
-                    rows.mark_request(self.db, batch_id, key, "failed")
-                self._resolve(batch["study_id"], key, _Outcome(error=why))
-                continue
-            with writer(self.db):
-                result = self._record_reply(record, body, key)
-                rows.mark_request(self.db, batch_id, key, "recorded")
-            if result.cost is None:
-                priced = False
-            else:
-                cost += result.cost
-                direct += _direct_cost(record["model"], result) or 0.0
-            self._resolve(batch["study_id"], key, _Outcome(result=result))
+            chunk.append(_result_record(key, record, results.get(key), state.status, via))
+            if len(chunk) == RECORD_CHUNK:
+                self._record_chunk(batch, chunk, spent)
+                chunk = []
+        if chunk:
+            self._record_chunk(batch, chunk, spent)
         previous = rows.get_batch(self.db, batch_id)
         rows.update_batch(self.db, batch_id, state="recorded", updated_at=_now(),
-                          cost=(previous["cost"] or 0.0) + cost if priced else None,
-                          direct_cost=(previous["direct_cost"] or 0.0) + direct if priced else None)
+                          cost=(previous["cost"] or 0.0) + spent.batch if spent.priced else None,
+                          direct_cost=(previous["direct_cost"] or 0.0) + spent.direct if spent.priced else None)
         self._emit(batch_id, "recorded", provider_state=state.status)
 
-    def _record_reply(self, record: dict, body: dict, key: str) -> CallResult:
-        from workbench.gateway.transport import batch_cost_of
+    def _record_chunk(self, batch: dict, chunk: list[tuple[str, dict, str | None]], spent: "_Spent") -> None:
+        """Results in the call log (one write), then their call rows and requests' states (one commit); then
+        their waiters hear them."""
+        ids = self.gateway._record_many([record for _, record, _ in chunk], also=lambda: rows.mark_requests(
+            self.db, batch["id"], [(key, "failed" if error else "recorded") for key, _, error in chunk]))
+        self._landed(batch, [(key, record, call_id) for (key, record, _), call_id in zip(chunk, ids)], spent)
 
-        choice = (body.get("choices") or [{}])[0]
-        text = (choice.get("message") or {}).get("content") or ""
-        usage = body.get("usage") or {}
-        tokens_in, tokens_out = usage.get("prompt_tokens"), usage.get("completion_tokens")
-        cost = batch_cost_of(record["model"], tokens_in, tokens_out)
-        record.update(status="ok", response=text, finish_reason=choice.get("finish_reason"),
-                      input_tokens=tokens_in, output_tokens=tokens_out, cost=cost)
-        call_id = self.gateway._record(record)
-        if cost:
-            sid = record["study_id"]
-            self.gateway._spent[sid] = self.gateway._study_spent(sid) + cost
-        return CallResult(text=text, finish_reason=choice.get("finish_reason"), model=record["model"],
-                          input_tokens=tokens_in, output_tokens=tokens_out, cost=cost,
-                          latency_ms=record["latency_ms"], call_id=call_id, attempts=1, call_key=key)
+    def _adopt_logged(self, batch: dict, via: str, spent: "_Spent") -> None:
+        """Results a killed sitting wrote to the call log but never committed to the store: their rows are
+        recorded from the log's own lines (not written again, which would leave those lines unrecorded
+        below recorded ones, and `log verify` refuses that)."""
+        study_id = batch["study_id"]
+        recorded = call_rows.log_record(self.db, study_id)
+        entries = [e for e in self.gateway._log(study_id).entries_except(recorded) if e.get("via") == via]
+        if not entries:
+            return
+        open_keys = {r["custom_id"] for r in rows.batch_requests(self.db, batch["id"], state="open")}
+        entries = [e for e in entries if e.get("call_key") in open_keys]
+        records = [{k: v for k, v in e.items() if k not in ("seq", "prev_hash", "hash")} for e in entries]
+        with writer(self.db):
+            ids = call_rows.add_calls(self.db, [dict(r, request=r["messages"], log_line=e["seq"], log_hash=e["hash"])
+                                                for r, e in zip(records, entries)])
+            rows.mark_requests(self.db, batch["id"], [
+                (r["call_key"], "recorded" if r["status"] == "ok" else "failed") for r in records])
+        self._landed(batch, [(r["call_key"], r, call_id) for r, call_id in zip(records, ids)], spent)
+
+    def _landed(self, batch: dict, recorded: list[tuple[str, dict, int]], spent: "_Spent") -> None:
+        """Recorded results (key, call record, call id): their cost counted, their waiters told."""
+        for key, record, call_id in recorded:
+            if record["status"] != "ok":
+                self._resolve(batch["study_id"], key, _Outcome(error=record["error"]))
+                continue
+            spent.add(self.gateway, record)
+            self._resolve(batch["study_id"], key, _Outcome(result=CallResult(
+                text=record["response"], finish_reason=record["finish_reason"], model=record["model"],
+                input_tokens=record["input_tokens"], output_tokens=record["output_tokens"], cost=record["cost"],
+                latency_ms=record["latency_ms"], call_id=call_id, attempts=1, call_key=key)))
 
     def _emit(self, batch_id: str, what: str, **extra: Any) -> None:
         sink = self.gateway._sink
@@ -417,10 +424,70 @@ def _settings_of(batch: dict) -> ModelSettings:
     return ModelSettings(model=batch["model"], api_base=batch["api_base"] or None)
 
 
-def _direct_cost(model: str, result: CallResult) -> float | None:
-    from workbench.gateway.transport import cost_of
+RECORD_CHUNK = 500
+"""Results recorded per call-log write and store transaction when a batch is collected (a kill in between
+loses none: the next sitting adopts the lines it finds in the log, `Batcher._adopt_logged`)."""
 
-    return cost_of(model, result.input_tokens, result.output_tokens)
+
+@dataclass
+class _Spent:
+    """What a collected batch cost, at the batch price and as direct calls; unknown once any price is."""
+
+    batch: float = 0.0
+    direct: float = 0.0
+    priced: bool = True
+
+    def add(self, gateway: Any, record: dict) -> None:
+        """One recorded reply (its call record), also added to what its study has spent."""
+        cost, study_id = record.get("cost"), record["study_id"]
+        if cost is None:
+            self.priced = False
+            return
+        self.batch += cost
+        self.direct += _priced(False, record["model"], record.get("input_tokens"), record.get("output_tokens")) or 0.0
+        if cost:
+            gateway._spent[study_id] = gateway._study_spent(study_id) + cost
+
+
+def _priced(batch: bool, model: str, input_tokens: int | None, output_tokens: int | None) -> float | None:
+    """litellm's price of one reply, at the batch or the direct rate (None: the model has no price)."""
+    return _price(batch, model, input_tokens, output_tokens) if _has_price(model) else None
+
+
+@functools.lru_cache(maxsize=65_536)
+def _price(batch: bool, model: str, input_tokens: int | None, output_tokens: int | None) -> float | None:
+    # remembered per token counts: a batch repeats them often, and litellm's calculator costs more than
+    # recording the reply
+    from workbench.gateway.transport import batch_cost_of, cost_of
+
+    return (batch_cost_of if batch else cost_of)(model, input_tokens, output_tokens)
+
+
+@functools.lru_cache(maxsize=256)
+def _has_price(model: str) -> bool:
+    """Is the model in litellm's cost map? (Asked once per model: litellm answers "no" by raising, slowly.)"""
+    from workbench.gateway.transport import batch_cost_of
+
+    return batch_cost_of(model, 1, 1) is not None
+
+
+def _result_record(key: str, record: dict, item: dict | None, batch_state: str, via: str) -> tuple[str, dict, str | None]:
+    """(key, the call record of one batch item, its error or None): a reply as a direct call's record."""
+    record.update(via=via, finished_at=_now(),
+                  latency_ms=round((time.time() - _epoch(record["started_at"])) * 1000.0, 3))
+    response = (item or {}).get("response") or {}
+    body = response.get("body") if response.get("status_code") == 200 else None
+    if body is None:
+        why = _item_error(item, batch_state)
+        record.update(status="error", error=why, error_kind="provider_batch")
+        return key, record, why
+    choice = (body.get("choices") or [{}])[0]
+    usage = body.get("usage") or {}
+    tokens_in, tokens_out = usage.get("prompt_tokens"), usage.get("completion_tokens")
+    record.update(status="ok", response=(choice.get("message") or {}).get("content") or "",
+                  finish_reason=choice.get("finish_reason"), input_tokens=tokens_in, output_tokens=tokens_out,
+                  cost=_priced(True, record["model"], tokens_in, tokens_out))
+    return key, record, None
 
 
 def _item_error(item: dict | None, batch_state: str) -> str:
