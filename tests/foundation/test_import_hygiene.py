@@ -90,5 +90,9 @@ def test_a_study_run_imports_no_statistics_embeddings_or_screens(tmp_path):
         f"    assert main(['--batch', '--db', {db!r}, 'run', 'calibration-small']) == 0\n"
     )
     heavy = ("numpy", "scipy", "pandas", "sentence_transformers", "torch", "textual", "screens.app")
-    loaded = modules_loaded(code, (*heavy, "litellm"))
-    assert loaded == ["litellm"], f"loaded by a run: {loaded}"  # litellm yes: the run made its calls through it
+    # nor another command's module, nor a protocol but the study's own
+    others = ("workbench.cli.judge_cmd", "workbench.cli.report_cmd", "workbench.protocols.hindsight",
+              "workbench.protocols.faultline", "workbench.protocols.m11")
+    loaded = modules_loaded(code, (*heavy, *others, "litellm", "workbench.protocols.calibration"))
+    # litellm yes: the run made its calls through it
+    assert loaded == ["litellm", "workbench.protocols.calibration"], f"loaded by a run: {loaded}"

@@ -45,9 +45,11 @@ class Parser(argparse.ArgumentParser):
         self.exit(USAGE, f"{self.prog}: error: {message}\n")
 
 
-def build_parser(commands: bool = True) -> argparse.ArgumentParser:
+def build_parser(commands: bool = True, command: str | None = None) -> argparse.ArgumentParser:
     """The command line; `commands=False`: its options only (no help, no COMMAND), which is all opening
-    the TUI needs, without importing every command module and protocol first."""
+    the TUI needs, without importing every command module and protocol first. `command`: the core command
+    about to run, the only one registered (a protocol's own command, help or a mistake needs them all; a
+    `run` needs no other command's module and no protocol but its study's)."""
     parser = Parser(
         prog="workbench",
         description="Hindsight Workbench: evaluate deliberative LLM architectures against hindsight.",
@@ -64,7 +66,8 @@ def build_parser(commands: bool = True) -> argparse.ArgumentParser:
     if not commands:
         return parser
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser, prog="workbench --batch")
-    for name in [*COMMAND_MODULES, *protocol_command_modules()]:
+    core = f"workbench.cli.{command}_cmd"
+    for name in [core] if core in COMMAND_MODULES else [*COMMAND_MODULES, *protocol_command_modules()]:
         importlib.import_module(name).register(sub)
     return parser
 
@@ -89,7 +92,7 @@ def main(argv: list[str] | None = None, *, open_tui: Callable[[Path, RaterLock |
     args, rest = parser.parse_known_args(argv)
     if args.batch or rest:  # a command, help or a mistake: the whole command line decides
         _sqlite_utils_through_the_store()
-        parser = build_parser()
+        parser = build_parser(command=rest[0] if rest else None)
         args = parser.parse_args(argv)
     from workbench.paths import resolve_db_path
 
