@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.screens.study_screen_helpers import wait_until
 from workbench.cli.main import main
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -73,8 +74,9 @@ async def test_the_tui_starts_and_names_the_refused_files(corrupted, tmp_path):
     notes: list[str] = []
     app.notify = lambda message, **kw: notes.append(message)
     async with app.run_test(size=(80, 24)) as pilot:
-        await pilot.pause()
-        assert any("2 case file(s) refused" in n and "blast-radius.md:" in n for n in notes)
+        # the store (and with it the library) is opened in a worker after the first frame
+        await wait_until(pilot, lambda: any("2 case file(s) refused" in n and "blast-radius.md:" in n for n in notes),
+                         timeout=30, what="the notice naming the refused files")
 
 
 def test_a_case_in_the_users_library_takes_precedence(tmp_path, monkeypatch, capsys):
