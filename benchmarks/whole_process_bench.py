@@ -67,6 +67,7 @@ atexit.register(lambda: (mark("exit"), open(os.environ["BENCH_MARKS"], "w").writ
 # The workbench's command, unchanged: litellm's import is timed where it happens (on whichever thread), the
 # first request where the gateway sends it.
 WORKBENCH = MARKS + """
+import store.db  # first, as the command itself does: sqlite-utils loads without pandas and numpy (1 s of CPU)
 import workbench.gateway.transport as transport
 
 real_import, real_load, real_complete = transport.litellm_module, transport.load_litellm, transport.complete_attempt
@@ -96,7 +97,7 @@ transport.litellm_module, transport.load_litellm, transport.complete_attempt = l
 from screens.launch import main
 sys.argv = ["workbench", *sys.argv[1:]]
 code = main()
-mark("done")
+mark("done", heavy=[m for m in ("pandas", "numpy") if m in sys.modules])
 sys.exit(code)
 """
 
@@ -151,6 +152,8 @@ def timed(cmd: list[str], env: dict, marks_file: Path) -> dict:
 def workbench_parts(p: dict) -> dict[str, tuple[float, float]]:
     """(wall, CPU) of each part of a workbench process."""
     m = p["marks"]
+    if m["done"]["heavy"]:  # the measurement must not change what the command imports
+        raise SystemExit(f"the instrumented workbench process imported {m['done']['heavy']}, which a run does not")
     lit, first = m["litellm"], m["first_request"]
     waited = max(m["loaded"]["at"] - m["needed"]["at"], 0.0)
     startup = (first["at"], first["cpu"])
