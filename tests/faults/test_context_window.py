@@ -39,6 +39,16 @@ def test_a_server_that_reports_nothing_is_never_sent_the_oversized_request():
         assert server.count == 0
 
 
+def test_a_silent_server_is_asked_once_however_many_judges_share_it(monkeypatch):
+    asked: list[str] = []
+    monkeypatch.setattr(context_window, "_from_server", lambda s: asked.append(s.api_base))
+    panel = [ModelSettings(model="openai/local", api_base=url) for url in ("http://a/v1", "http://a/v1/", "http://b/v1")]
+    assert [context_window.window_of(s) for s in panel * 2] == [None] * 6
+    assert asked == ["http://a/v1", "http://b/v1"]
+    context_window.forget()  # a new process asks again
+    assert context_window.window_of(panel[0]) is None and len(asked) == 3
+
+
 def test_litellm_model_info_gives_a_hosted_models_window():
     window = context_window.window_of(ModelSettings(model="gpt-4"))
     assert window.tokens == 8192 and window.source == "litellm's model info"
@@ -84,7 +94,7 @@ def test_run_refuses_when_the_server_was_restarted_with_a_smaller_window(tmp_pat
         path = local_study(tmp_path, server.url, max_tokens=2000)
         assert batch(capsys, db, "study", "create", path)[0] == 0
         server.n_ctx = 1024
-        context_window.learned.clear()  # a new process: the window is asked again
+        context_window.forget()  # a new process: the window is asked again
         code, _, err = batch(capsys, db, "run", "hardening-mock")
         assert code == 1 and "cannot run" in err and "context window of 1,024 tokens" in err
         assert server.generations == 0

@@ -24,9 +24,9 @@ def fresh_windows(monkeypatch):
     from workbench.gateway import context_window
 
     monkeypatch.setenv("OPENAI_API_KEY", DUMMY_KEY)
-    context_window.learned.clear()
+    context_window.forget()
     yield
-    context_window.learned.clear()
+    context_window.forget()
 
 
 def words(messages: list[dict]) -> int:

@@ -76,7 +76,7 @@ def test_judge_refuses_before_any_call_when_the_server_came_back_smaller(tmp_pat
         assert batch(capsys, db, "study", "create", judged_study(tmp_path, server.url))[0] == 0
         assert batch(capsys, db, "run", STUDY)[0] == 0
         server.n_ctx = 2048
-        context_window.learned.clear()  # a new process: the window is asked again
+        context_window.forget()  # a new process: the window is asked again
         code, _, err = batch(capsys, db, "judge", STUDY)
         assert code == 1, err
         assert f"study '{STUDY}' cannot be judged: openai/local at {server.url}: judge judge-a's largest prompt" in err

@@ -14,7 +14,8 @@ Where it comes from, first that answers:
    server is ever sent the oversized request;
 4. an overflow error of a real call (`window_in_message`), which costs no generation either.
 
-What is learned is kept for the process (`learned`), per model and server.
+What is learned is kept for the process (`learned`), per model and server; so is a server's silence (it
+is asked once, however many judges share it; an overflow error can still name the window later).
 """
 
 from __future__ import annotations
@@ -41,6 +42,13 @@ class Window:
 
 
 learned: dict[tuple[str, str], Window] = {}
+_silent: set[tuple[str, str]] = set()  # servers asked in this process that reported no window
+
+
+def forget() -> None:
+    """Forget every window and silence learned (as a new process would start)."""
+    learned.clear()
+    _silent.clear()
 
 
 def _key(settings: ModelSettings) -> tuple[str, str]:
@@ -67,7 +75,13 @@ def window_of(settings: ModelSettings, *, ask_server: bool = True) -> Window | N
         return learned[key]
     window = None
     if settings.api_base:
-        window = _from_server(settings) if ask_server else None
+        if not ask_server:
+            return None
+        if key in _silent:
+            return None
+        window = _from_server(settings)
+        if window is None:
+            _silent.add(key)  # the judges of a panel often share one server: it is asked once
     else:
         tokens = litellm_window(settings.model)
         window = Window(tokens, "litellm's model info") if tokens else None
