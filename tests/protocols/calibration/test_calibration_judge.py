@@ -37,7 +37,9 @@ async def ctx_program(ctx):
 
 
 @pytest.mark.parametrize("spelling", ["rework_count", "Rework Count", "rework-count", "reworkCount",
-                                      "TASK_PROGRESS_DELTA", "counterparty engagement delta"])
+                                      "TASK_PROGRESS_DELTA", "counterparty engagement delta",
+                                      # letters that match ASCII ones without case (dotless ı, the Kelvin sign)
+                                      "tool mısuse flags", "rewor\u212a count"])
 def test_a_prompt_naming_an_excluded_field_is_refused(spelling):
     d = definition()
     msgs = judge_messages(frozen_rubric(d["calibration"]), f"The log shows {spelling}: high.")
