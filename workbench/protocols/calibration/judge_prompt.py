@@ -22,6 +22,9 @@ from typing import Any
 from workbench.rubrics import Rubric
 
 MIN_VALUE_CHARS = 3
+# The only letters outside ASCII that re.IGNORECASE matches to ASCII ones (İ and ı to i, ſ to s, the Kelvin
+# sign to k; tests/protocols/calibration/test_calibration_judge.py checks every code point).
+CASELESS_ASCII_LOOKALIKES = "\u0130\u0131\u017f\u212a"
 REPLY_FORMAT = ('Reply with one JSON object and nothing else: {"score": <a number from 0 to 1>, '
                 '"reason": "<one sentence>"}.')
 
@@ -56,7 +59,7 @@ def retry_message(reason: str) -> dict[str, str]:
 
 @functools.lru_cache(maxsize=1024)
 def _name_pattern(field: str) -> tuple[tuple[str, ...] | None, re.Pattern]:
-    """The field name's pattern, and its words in lower case (None when one is not ASCII) for `_names`."""
+    """The field name's pattern, and its words in lower case (None unless all are ASCII) for `_names`."""
     # rework_count → words "rework", "count" joined by any separator or none (camelCase included)
     words = [w for w in re.split(r"[_\-\s]+|(?<=[a-z])(?=[A-Z])", field) if w]
     pattern = re.compile(r"(?<![A-Za-z0-9])" + r"[\s_\-]*".join(re.escape(w) for w in words) + r"(?![A-Za-z0-9])",
@@ -65,10 +68,10 @@ def _name_pattern(field: str) -> tuple[tuple[str, ...] | None, re.Pattern]:
 
 
 def _names(field: str, text: str, lowered: str | None) -> bool:
-    """Whether `text` shows the field's name. `lowered`: the text in lower case when it is ASCII, where the
-    name can only be if each of its words is, in any case; that substring test spares most prompts the
-    pattern (every study runs it once per field and item). A text with other characters always gets the
-    pattern: IGNORECASE also matches a few of them to ASCII letters (dotless ı to i, the Kelvin sign to k)."""
+    """Whether `text` shows the field's name. `lowered`: the text in lower case, unless it holds one of the
+    CASELESS_ASCII_LOOKALIKES; then the name (ASCII words) can only be there if each of its words is in
+    `lowered`. That substring test spares most prompts the pattern (every study runs it once per field and
+    item); a text with a look-alike always gets the pattern."""
     words, pattern = _name_pattern(field)
     if lowered is not None and words is not None and not all(w in lowered for w in words):
         return False
@@ -93,7 +96,7 @@ def _value_forms(value: Any) -> list[str]:
 def check_prompt(messages: list[dict[str, str]], observables: dict, excluded: list[str]) -> None:
     """Raise PromptLeak if any message shows an excluded field's name or (distinctive) value."""
     text = "\n".join(m.get("content", "") for m in messages)
-    lowered = text.lower() if text.isascii() else None
+    lowered = None if any(c in text for c in CASELESS_ASCII_LOOKALIKES) else text.lower()
     for field in excluded:
         if _names(field, text, lowered):
             raise PromptLeak(field, "its name")
