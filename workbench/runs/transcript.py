@@ -7,8 +7,9 @@ call itself is in the call log). Study-level progress and events without a run
 
 A run's events are kept until its turn ends (`flush`, which the runner calls with the turn's own rows:
 the run's usage; and at the run's end with its status and output), then written in one transaction:
-one commit per turn instead of one per event. A process killed mid-turn loses the turn's events, never a
-finished run's: a run that did not end is re-run on resume, and its transcript rewritten.
+one commit per turn instead of one per event, and the run's last declared turn is written with its end.
+A process killed mid-turn loses the turn's events, never a finished run's: a run that did not end is re-run
+on resume, and its transcript rewritten.
 """
 
 from __future__ import annotations
