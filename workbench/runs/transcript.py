@@ -50,7 +50,7 @@ class TranscriptSink:
         (a full disk) nothing of it is written and the pending part is kept for the next flush."""
         events, deferred = self._events.pop(run_id, []), self._writes.pop(run_id, [])
         try:
-            with writer(self.db):
+            with writer(self.db, whole=True):  # any failure ends it all: the nested writes take no savepoint
                 if events:
                     append_events(self.db, run_id, events)
                 for write in (*deferred, *writes):
