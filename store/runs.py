@@ -71,12 +71,11 @@ def start_attempt(db: sqlite_utils.Database, run_id: str) -> int:
         db.execute("DELETE FROM events WHERE run_id = ?", [run_id])
         db.execute("DELETE FROM outputs WHERE run_id = ?", [run_id])
         db.execute("DELETE FROM artifacts WHERE run_id = ?", [run_id])
-        db.execute(
+        return db.execute(
             "UPDATE runs SET status = 'running', attempts = attempts + 1, started_at = ?, finished_at = NULL, "
             "error = NULL, input_tokens = 0, output_tokens = 0, cost = 0.0, cost_unknown = 0, truncated_turns = 0 "
-            "WHERE id = ?",
-            [now(), run_id])
-        return db.execute("SELECT attempts FROM runs WHERE id = ?", [run_id]).fetchone()[0]
+            "WHERE id = ? RETURNING attempts",
+            [now(), run_id]).fetchall()[0][0]  # every row read: the statement is done before COMMIT
 
 
 def add_usage(db: sqlite_utils.Database, run_id: str, input_tokens: int | None, output_tokens: int | None,

@@ -81,3 +81,43 @@ def test_writer_rolls_back_everything_on_error(tmp_path):
             raise RuntimeError("boom")
     assert db["settings"].count == 0
     assert isinstance(db, sqlite_utils.Database)
+
+
+def test_a_nested_writer_keeps_a_caught_failure_apart_unless_the_transaction_is_whole(tmp_path):
+    """Nested writers take a savepoint, so a caller that catches a nested failure keeps the rest; in a `whole`
+    transaction they take none (two statements fewer each), and any failure inside ends it all."""
+    import pytest
+
+    from store import writer
+
+    db = open_store(tmp_path / "s.db")
+    statements = []
+    db.conn.set_trace_callback(statements.append)
+
+    def put(key):
+        with writer(db):
+            db.execute("INSERT INTO settings (key, value) VALUES (?, '1')", [key])
+
+    with writer(db):
+        put("kept")
+        with pytest.raises(RuntimeError):
+            with writer(db):
+                put("undone")
+                raise RuntimeError("a nested failure, caught")
+    assert [r["key"] for r in db["settings"].rows] == ["kept"]
+    assert statements.count("SAVEPOINT writer") == 3
+
+    statements.clear()
+    with writer(db, whole=True):
+        put("a")
+        put("b")
+    assert "SAVEPOINT writer" not in statements and [r["key"] for r in db["settings"].rows] == ["kept", "a", "b"]
+    with pytest.raises(RuntimeError):
+        with writer(db, whole=True):
+            put("c")
+            raise RuntimeError("boom")
+    assert [r["key"] for r in db["settings"].rows] == ["kept", "a", "b"]
+    statements.clear()
+    with writer(db):  # the next transaction is not whole again
+        put("d")
+    assert statements.count("SAVEPOINT writer") == 1

@@ -188,6 +188,41 @@ def test_the_schema_is_part_of_the_replay_key_only_when_given():
     assert call_key(plain) != call_key(ask(ModelSettings(model="mock"), "x", response_schema=SCHEMA))
 
 
+def test_the_replay_key_is_the_sha256_of_the_whole_keys_canonical_json():
+    """The key is written a member at a time with the schema's part kept: the same text as the whole key
+    document encoded at once, and a schema changed in place gives the key of its new content."""
+    import copy
+    import hashlib
+
+    from workbench.gateway import call_key
+    from workbench.protocols.calibration.program import SCORE_SCHEMA
+
+    def reference(request):
+        doc = {"model": request.settings.model, "messages": request.messages,
+               "sampling": request.settings.sampling(), "replicate": request.replicate, "sample": request.sample}
+        if request.response_schema is not None:
+            doc["schema"] = request.response_schema
+        if request.role == "judge" and request.agent:
+            doc["judge"] = request.agent
+        if request.settings.model == "sim":
+            doc["sim"] = {"study": request.study_id, "run": request.run_id, "agent": request.agent,
+                          "turn": request.turn, "metadata": request.metadata}
+        text = json.dumps(doc, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+        return hashlib.sha256(text.encode()).hexdigest()
+
+    schema = copy.deepcopy(SCORE_SCHEMA)
+    requests = [ask(ModelSettings(model="mock", seed=3), "Évalue « ceci » — 0.25\n", response_schema=schema,
+                    role="judge", agent="claude", replicate=2, sample=1),
+                ask(ModelSettings(model="sim"), "x", study_id="s", run_id="r", turn="t", agent="a",
+                    metadata={"condition": "B1", "phase": "p"}),
+                ask(ModelSettings(model="mock"), "plain")]
+    for request in requests * 2:  # the second time with the schema's part kept
+        assert call_key(request) == reference(request)
+    before = call_key(requests[0])
+    schema["schema"]["properties"]["score"]["enum"].append(1.5)
+    assert call_key(requests[0]) == reference(requests[0]) != before
+
+
 def test_the_batch_display_says_when_the_connections_change():
     import io
 

@@ -11,7 +11,8 @@ from tests.support.loopback import Reply
 from workbench.gateway import CallRequest, CostCeilingReached, ModelSettings
 from workbench.gateway.limits import ModelLimits, ModelRateLimiter
 from workbench.gateway.mock import PLACEHOLDER_PREFIX
-from workbench.gateway.transport import litellm_module
+from workbench.gateway.transport import litellm_kwargs, litellm_module
+from workbench.runs.context import RunContext, parallel, user
 
 USAGE = {"prompt_tokens": 1000, "completion_tokens": 1000, "total_tokens": 2000}
 
@@ -127,6 +128,41 @@ async def test_mock_is_offline_placeholder_and_deterministic(make_gateway, loopb
                                                   replicate=1, cache=False))
     assert other.text != first.text  # replicates are distinct draws, even for the mock
     assert loopback_server.count == 0
+
+
+async def test_the_mocks_whole_reply_is_what_litellms_mock_response_gives(make_gateway):
+    """The offline models' whole replies come from litellm's mock directly (not through `acompletion`'s
+    logging and pricing): text, finish reason and tokens are those `acompletion(mock_response=...)` gives."""
+    from workbench.gateway.mock import mock_text
+
+    request = CallRequest(messages=[{"role": "user", "content": "Assess the merger"}],
+                          settings=ModelSettings(model="mock"), agent="judge-a", turn="t1", cache=False, stream=False)
+    result = await make_gateway().call(request)
+    reference = await litellm_module().acompletion(**litellm_kwargs(request.settings, request.messages,
+                                                                    mock_text(request), stream=False))
+    assert result.text == reference.choices[0].message.content == mock_text(request)
+    assert result.finish_reason == reference.choices[0].finish_reason == "stop"
+    assert (result.input_tokens, result.output_tokens) == (reference.usage.prompt_tokens,
+                                                           reference.usage.completion_tokens)
+    assert result.cost == 0.0 and not result.replayed
+
+
+async def test_parallel_mock_turns_start_together_then_finish(make_gateway):
+    """A mock call still waits once: a run's parallel turns all start before the first finishes, as against a
+    server, so a transcript keeps its order."""
+    seen = []
+
+    class Sink:
+        def emit(self, event):
+            if event.kind in ("turn_started", "turn_finished"):
+                seen.append((event.kind, event.turn))
+
+    litellm_module()  # imported already, as in a study after its first call (the import itself waits)
+    ctx = RunContext(gateway=make_gateway(), sink=Sink(), settings=ModelSettings(model="mock"), item="", options={},
+                     run_id=None)
+    await parallel(*(ctx.turn(f"t{i}", f"a{i}", [user(f"q{i}")], phase="p", label="L") for i in range(3)))
+    assert seen == [("turn_started", "t0"), ("turn_started", "t1"), ("turn_started", "t2"),
+                    ("turn_finished", "t0"), ("turn_finished", "t1"), ("turn_finished", "t2")]
 
 
 async def test_the_study_rows_ceiling_applies_and_calls_outside_studies_have_none(db, make_gateway, loopback_server):

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import copy
 import dataclasses
 import hashlib
 import json
@@ -104,8 +105,31 @@ def call_key(request: CallRequest) -> str:
         # same prompt are two draws, never one reply shared by single flight or replay.
         doc["sim"] = {"study": request.study_id, "run": request.run_id, "agent": request.agent,
                       "turn": request.turn, "metadata": request.metadata}
-    return hashlib.sha256(json.dumps(doc, sort_keys=True, separators=(",", ":"),
-                                     ensure_ascii=False).encode()).hexdigest()
+    # The key's canonical JSON (sorted keys, no spaces) written a member at a time: the same text, with the
+    # schema's part encoded once per schema (a score schema's 101 numbers cost more than the messages).
+    text = "{" + ",".join(f'"{k}":' + (_schema_json(v) if k == "schema" else _canonical(v))
+                          for k, v in sorted(doc.items())) + "}"
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def _canonical(value: Any) -> str:
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+_SCHEMAS: dict[int, tuple[Any, Any, str]] = {}  # id(schema) -> (the schema, a copy as encoded, its JSON)
+
+
+def _schema_json(schema: Any) -> str:
+    """`_canonical(schema)`, kept for the schema object while it holds what was encoded (compared with a copy:
+    a schema changed in place is encoded anew). A program asks with a few schemas, the same on every call."""
+    hit = _SCHEMAS.get(id(schema))
+    if hit is not None and hit[0] is schema and hit[1] == schema:
+        return hit[2]
+    if len(_SCHEMAS) >= 64:  # schemas made anew per call: kept few
+        _SCHEMAS.clear()
+    text = _canonical(schema)
+    _SCHEMAS[id(schema)] = (schema, copy.deepcopy(schema), text)
+    return text
 
 
 def _now() -> str:
@@ -150,6 +174,7 @@ class Gateway:
         self._reserved = 0                        # bytes kept free for the records of calls in flight
         self._overflowed: dict[tuple[str, str], str] = {}  # (model, api_base) -> the overflow that stopped it
         self._store_file: tuple[Path | None] | None = None  # the store's file (None: in memory), once known
+        self._folders: dict[Path, Path] = {}     # where a record goes -> the folder whose free space is asked
 
     # --- public --------------------------------------------------------------------------------
     def log_path(self, study_id: str | None) -> Path:
@@ -484,7 +509,12 @@ class Gateway:
         for what, where in (("the call log", log.path.parent), ("a call record", self._store_file[0])):
             if where is None:
                 continue
-            folder = Path(where) if Path(where).is_dir() else Path(where).parent
+            folder = self._folders.get(where)
+            if folder is None:
+                path = Path(where)
+                folder = path if path.is_dir() else path.parent
+                if folder == path or path.exists():  # asked once: a folder stays one, the store's file a file
+                    self._folders[where] = folder    # (the log's folder is asked until its first line makes it)
             try:
                 free = shutil.disk_usage(folder).free
             except OSError:

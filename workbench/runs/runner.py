@@ -508,10 +508,24 @@ class StudyRunner:
             "case_id": run["case_id"], "condition": condition, "replicate": run["replicate"], "attempt": attempt,
             "draw": self.protocol.draw(plan), "calls_expected": self.progress.runs[run_id].calls_expected if self.progress else None}))
 
-        def on_result(turn: str, result) -> None:  # the turn's end: its events and the run's usage, one commit
+        expected, made = (self.progress.runs[run_id].calls_expected if self.progress else 0), 0
+
+        def on_result(turn: str, result) -> None:
+            """The turn's end: its events and the run's usage, one commit. The turn the run is declared to end
+            with (its `expected_calls`-th) is written with the run's end instead, in that one commit: a run of
+            one call then costs one commit less. Killed in between, the run is unfinished (re-run on resume,
+            its transcript rewritten), as when killed mid-turn; a call beyond the declared ones writes both."""
+            nonlocal made
+            made += 1
             self.stats.add(result)
-            self.transcript.flush(run_id, lambda: run_rows.add_usage(
-                self.db, run_id, result.input_tokens, result.output_tokens, result.cost))
+
+            def usage() -> None:
+                run_rows.add_usage(self.db, run_id, result.input_tokens, result.output_tokens, result.cost)
+
+            if made == expected:
+                self.transcript.defer(run_id, usage)
+            else:
+                self.transcript.flush(run_id, usage)
 
         ctx = self._context(plan, run_id, on_result)
         try:

@@ -7,8 +7,9 @@ call itself is in the call log). Study-level progress and events without a run
 
 A run's events are kept until its turn ends (`flush`, which the runner calls with the turn's own rows:
 the run's usage; and at the run's end with its status and output), then written in one transaction:
-one commit per turn instead of one per event. A process killed mid-turn loses the turn's events, never a
-finished run's: a run that did not end is re-run on resume, and its transcript rewritten.
+one commit per turn instead of one per event, and the run's last declared turn is written with its end.
+A process killed mid-turn loses the turn's events, never a finished run's: a run that did not end is re-run
+on resume, and its transcript rewritten.
 """
 
 from __future__ import annotations
@@ -49,7 +50,7 @@ class TranscriptSink:
         (a full disk) nothing of it is written and the pending part is kept for the next flush."""
         events, deferred = self._events.pop(run_id, []), self._writes.pop(run_id, [])
         try:
-            with writer(self.db):
+            with writer(self.db, whole=True):  # any failure ends it all: the nested writes take no savepoint
                 if events:
                     append_events(self.db, run_id, events)
                 for write in (*deferred, *writes):

@@ -9,7 +9,12 @@ import pytest
 
 from tests.protocols.calibration.calkit import definition, gateway, make_db, save, scripted_scores
 from workbench.events import ListSink
-from workbench.protocols.calibration.judge_prompt import PromptLeak, check_prompt, judge_messages
+from workbench.protocols.calibration.judge_prompt import (
+    CASELESS_ASCII_LOOKALIKES,
+    PromptLeak,
+    check_prompt,
+    judge_messages,
+)
 from workbench.protocols.calibration.program import frozen_rubric, parse_score
 from workbench.protocols.calibration.protocol import judge_settings
 from workbench.protocols.calibration.section import SEED_EXCLUDED
@@ -37,11 +42,30 @@ async def ctx_program(ctx):
 
 
 @pytest.mark.parametrize("spelling", ["rework_count", "Rework Count", "rework-count", "reworkCount",
-                                      "TASK_PROGRESS_DELTA", "counterparty engagement delta"])
+                                      "TASK_PROGRESS_DELTA", "counterparty engagement delta",
+                                      # letters that match ASCII ones without case (dotless ı, the Kelvin sign)
+                                      "tool mısuse flags", "rewor\u212a count"])
 def test_a_prompt_naming_an_excluded_field_is_refused(spelling):
     d = definition()
     msgs = judge_messages(frozen_rubric(d["calibration"]), f"The log shows {spelling}: high.")
     with pytest.raises(PromptLeak, match="excluded field"):
+        check_prompt(msgs, OBS, SEED_EXCLUDED)
+
+
+def test_the_look_alikes_are_every_letter_that_matches_an_ascii_one_without_case():
+    """The name check's substring shortcut holds only for texts without these: every code point checked."""
+    import re
+    import sys
+
+    letter = re.compile("[a-z]", re.IGNORECASE)
+    found = "".join(chr(u) for u in range(128, sys.maxunicode + 1) if letter.fullmatch(chr(u)))
+    assert found == CASELESS_ASCII_LOOKALIKES
+
+
+def test_a_name_is_found_beside_other_non_ascii_text():
+    """A prompt with non-ASCII text (the rubric's dashes, an artifact's accents) is still searched."""
+    msgs = judge_messages(frozen_rubric(definition()["calibration"]), "Café — l’équipe: Rework-Count élevé.")
+    with pytest.raises(PromptLeak, match="rework_count"):
         check_prompt(msgs, OBS, SEED_EXCLUDED)
 
 

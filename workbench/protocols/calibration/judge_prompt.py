@@ -14,6 +14,7 @@ names still are. This threshold is the project's own choice.
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 from typing import Any
@@ -21,6 +22,9 @@ from typing import Any
 from workbench.rubrics import Rubric
 
 MIN_VALUE_CHARS = 3
+# The only letters outside ASCII that re.IGNORECASE matches to ASCII ones (İ and ı to i, ſ to s, the Kelvin
+# sign to k; tests/protocols/calibration/test_calibration_judge.py checks every code point).
+CASELESS_ASCII_LOOKALIKES = "\u0130\u0131\u017f\u212a"
 REPLY_FORMAT = ('Reply with one JSON object and nothing else: {"score": <a number from 0 to 1>, '
                 '"reason": "<one sentence>"}.')
 
@@ -53,11 +57,25 @@ def retry_message(reason: str) -> dict[str, str]:
     return {"role": "user", "content": f"That reply could not be used ({reason}). {REPLY_FORMAT}"}
 
 
-def _name_pattern(field: str) -> re.Pattern:
+@functools.lru_cache(maxsize=1024)
+def _name_pattern(field: str) -> tuple[tuple[str, ...] | None, re.Pattern]:
+    """The field name's pattern, and its words in lower case (None unless all are ASCII) for `_names`."""
     # rework_count → words "rework", "count" joined by any separator or none (camelCase included)
     words = [w for w in re.split(r"[_\-\s]+|(?<=[a-z])(?=[A-Z])", field) if w]
-    return re.compile(r"(?<![A-Za-z0-9])" + r"[\s_\-]*".join(re.escape(w) for w in words) + r"(?![A-Za-z0-9])",
-                      re.IGNORECASE)
+    pattern = re.compile(r"(?<![A-Za-z0-9])" + r"[\s_\-]*".join(re.escape(w) for w in words) + r"(?![A-Za-z0-9])",
+                         re.IGNORECASE)
+    return (tuple(w.lower() for w in words) if all(w.isascii() for w in words) else None), pattern
+
+
+def _names(field: str, text: str, lowered: str | None) -> bool:
+    """Whether `text` shows the field's name. `lowered`: the text in lower case, unless it holds one of the
+    CASELESS_ASCII_LOOKALIKES; then the name (ASCII words) can only be there if each of its words is in
+    `lowered`. That substring test spares most prompts the pattern (every study runs it once per field and
+    item); a text with a look-alike always gets the pattern."""
+    words, pattern = _name_pattern(field)
+    if lowered is not None and words is not None and not all(w in lowered for w in words):
+        return False
+    return pattern.search(text) is not None
 
 
 def _value_forms(value: Any) -> list[str]:
@@ -78,8 +96,9 @@ def _value_forms(value: Any) -> list[str]:
 def check_prompt(messages: list[dict[str, str]], observables: dict, excluded: list[str]) -> None:
     """Raise PromptLeak if any message shows an excluded field's name or (distinctive) value."""
     text = "\n".join(m.get("content", "") for m in messages)
+    lowered = None if any(c in text for c in CASELESS_ASCII_LOOKALIKES) else text.lower()
     for field in excluded:
-        if _name_pattern(field).search(text):
+        if _names(field, text, lowered):
             raise PromptLeak(field, "its name")
         for form in _value_forms(observables.get(field)):
             form = form.strip()
