@@ -62,10 +62,6 @@ def batch_requests(db: sqlite_utils.Database, batch_id: str, state: str | None =
     return [{"custom_id": r[0], "record": json.loads(r[1]), "state": r[2]} for r in db.execute(sql + " ORDER BY rowid", params)]
 
 
-def mark_request(db: sqlite_utils.Database, batch_id: str, custom_id: str, state: str) -> None:
-    mark_requests(db, batch_id, [(custom_id, state)])
-
-
 def mark_requests(db: sqlite_utils.Database, batch_id: str, states: list[tuple[str, str]]) -> None:
     """Set each request's state: `states` holds (custom_id, state) pairs."""
     with writer(db):

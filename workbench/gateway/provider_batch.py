@@ -236,9 +236,10 @@ class Batcher:
         False counts it as a failed round of each call (an unreachable provider must not loop forever)."""
         rows.update_batch(self.db, batch_id, state="abandoned", updated_at=_now())
         study_id = rows.get_batch(self.db, batch_id)["study_id"]
-        for r in rows.batch_requests(self.db, batch_id, state="open"):
-            rows.mark_request(self.db, batch_id, r["custom_id"], "failed")
-            self._resolve(study_id, r["custom_id"], _Outcome(error=why, resubmit=resubmit))
+        keys = [r["custom_id"] for r in rows.batch_requests(self.db, batch_id, state="open")]
+        rows.mark_requests(self.db, batch_id, [(key, "failed") for key in keys])
+        for key in keys:
+            self._resolve(study_id, key, _Outcome(error=why, resubmit=resubmit))
         self._emit(batch_id, "abandoned", reason=why)
 
     async def _find_by_metadata(self, batch_id: str):
