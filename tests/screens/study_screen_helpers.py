@@ -83,6 +83,18 @@ async def wait_until(pilot, predicate, timeout: float = 60.0, step: float = 0.05
         await pilot.pause(step)
 
 
+async def dismiss_notice(pilot, contains: str) -> None:
+    """Wait for the toast whose text holds `contains`, then clear every notification and wait until no toast
+    is left. `notify` only posts a message, so a notice sent before `clear_notifications` may still arrive
+    after it: clearing without seeing it first leaves a late toast in a snapshot."""
+    def toasts() -> list[str]:
+        return [str(t.render()) for t in pilot.app.screen.query("Toast")]
+
+    await wait_until(pilot, lambda: any(contains in text for text in toasts()), what=f"the notice '{contains}'")
+    pilot.app.clear_notifications()
+    await wait_until(pilot, lambda: not toasts(), what="no notice left")
+
+
 # --- the Studies screen and its dialogs (the whole app, `make_app`) ----------------------------------
 
 STUDIES_SIZE = (140, 40)

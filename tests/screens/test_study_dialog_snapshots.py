@@ -11,6 +11,7 @@ from study_screen_helpers import (
     SNAPSHOT_IDS,
     SNAPSHOT_SIZES,
     assert_dialog_fits,
+    dismiss_notice,
     fix_study_times,
     hold_rater,
     settle_studies,
@@ -68,8 +69,7 @@ def test_judging_summary_snapshot(snap_compare, tmp_path, loopback_server, size)
         summary, power = (pilot.app.screen.query_one(f"#study-{w}", Static) for w in ("summary", "power"))
         await wait_until(pilot, lambda: "6 item-rubric pairs judged" in str(summary.render())
                          and "computing" not in str(power.render()), what="the refreshed summary")
-        await pilot.app.workers.wait_for_complete()
-        pilot.app.clear_notifications()
+        await dismiss_notice(pilot, "judged glenda-scoring")  # the worker's Done notice, whenever it comes
         await pilot.pause()
 
     assert snap_compare(app, terminal_size=size, run_before=run_before)
