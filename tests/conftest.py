@@ -50,3 +50,17 @@ def _isolated_store(tmp_path, monkeypatch):
     monkeypatch.setenv("WORKBENCH_DB", str(tmp_path / "default-store.db"))
     if "WORKBENCH_CASE_LIBRARY" not in os.environ:  # a test's own choice (tests/screens/conftest.py) stays
         monkeypatch.setenv("WORKBENCH_CASE_LIBRARY", str(tmp_path / "case-library"))
+
+
+@pytest.fixture(autouse=True)
+def _no_window_from_an_earlier_test():
+    """Each test starts as a new process would, as far as context windows go: what an earlier test's
+    server taught (a window, a silence) is keyed by its address, and a later test's server may be given the
+    same port."""
+    import sys
+
+    yield
+    module = sys.modules.get("workbench.gateway.context_window")
+    if module is not None:  # never imported: nothing learned
+        module.forget()
+
