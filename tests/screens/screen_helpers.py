@@ -30,6 +30,33 @@ async def settle(pilot, delay: float = 0.05) -> None:
         await pilot.pause(delay)
 
 
+async def choose_in_palette(pilot, query: str, title: str | None = None, timeout: float = 60.0) -> None:
+    """In the command palette (open), search `query` and choose the command whose title holds `title`
+    (the query itself by default) once the search has put it first: the palette searches in a worker, so a
+    fixed pause may press enter on an older list."""
+    import time
+
+    from textual.command import CommandList
+    from textual.widgets import Input
+
+    title = query if title is None else title
+    palette = pilot.app.screen
+    palette.query_one(Input).value = query
+    commands = palette.query_one(CommandList)
+
+    def first() -> str:
+        return str(commands.get_option_at_index(0).prompt) if commands.option_count else ""
+
+    deadline = time.monotonic() + timeout
+    while title not in first():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"the palette never offered '{title}' first for '{query}' (first: '{first()}')")
+        await pilot.pause(0.02)
+    await settle(pilot, 0.02)  # the search done: nothing reorders the list under the enter
+    assert title in first(), first()
+    await pilot.press("enter")
+
+
 def table_ids(app) -> list[str]:
     table = app.screen.query_one("#case-table")
     return [table.coordinate_to_cell_key((row, 0)).row_key.value for row in range(table.row_count)]

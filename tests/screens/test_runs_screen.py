@@ -4,8 +4,9 @@ cancel and retry through the keys; finished transcripts from the store; snapshot
 from __future__ import annotations
 
 import pytest
+from screen_helpers import choose_in_palette
 from study_screen_helpers import SEEDED, OneScreenApp, seed_study, study_toml, wait_until
-from textual.widgets import Input, Static
+from textual.widgets import Static
 
 from store import runs as run_rows
 from tests.support.loopback import Reply, loopback_server  # noqa: F401  (the fixture)
@@ -296,9 +297,7 @@ async def test_the_palette_opens_a_runs_transcript(library):
         await pilot.pause()
         await pilot.press("ctrl+p")
         await pilot.pause()
-        app.screen.query_one(Input).value = "transcript of coercion-drill C2"
-        await pilot.pause(0.5)
-        await pilot.press("enter")
+        await choose_in_palette(pilot, "transcript of coercion-drill C2")
         await wait_until(pilot, lambda: app.screen.query_one("#transcript").run_id is not None, what="the choice")
         assert app.screen.query_one("#transcript").run_id == run_id(SEEDED, "coercion-drill", "C2", 0)
         assert grid(app).selected_run_id() == run_id(SEEDED, "coercion-drill", "C2", 0)

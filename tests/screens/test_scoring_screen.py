@@ -9,7 +9,7 @@ import re
 
 import pytest
 from scoring_seed import rendered, seed_study
-from screen_helpers import type_text
+from screen_helpers import choose_in_palette
 from textual.widgets import Input
 
 from screens.launch import make_app
@@ -92,9 +92,7 @@ async def test_the_picker_lists_frozen_studies_and_only_the_highlighted_studys_r
         assert app.screen.session is None and "Who is scoring?" in rendered(app)
         await pilot.press("ctrl+p")  # the palette opens a study as a rater too
         await pilot.pause()
-        await type_text(pilot, "score: open alpha-study as bob")
-        await pilot.pause(0.3)
-        await pilot.press("enter")
+        await choose_in_palette(pilot, "score: open alpha-study as bob")
         await pilot.pause()
         assert (session(app).study_id, session(app).rater) == ("alpha-study", "bob")
 

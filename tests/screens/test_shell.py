@@ -7,7 +7,7 @@ import sys
 import types
 
 import pytest
-from screen_helpers import FIXTURE_CASE_IDS, settle, table_ids, wait_for_form
+from screen_helpers import FIXTURE_CASE_IDS, choose_in_palette, settle, table_ids, wait_for_form
 from textual.binding import Binding
 from textual.screen import Screen
 from textual.widgets import Static
@@ -143,10 +143,7 @@ async def test_palette_commands_are_namespaced_and_open_a_case(app):
         await settle(pilot)
         await pilot.press("ctrl+p")
         await settle(pilot)
-        await pilot.press(*"open guild")
-        await pilot.pause(0.5)
-        await settle(pilot)
-        await pilot.press("enter")
+        await choose_in_palette(pilot, "open guild", title="guild-charter")
         await wait_for_form(pilot)
         assert type(app.screen).__name__ == "CaseEditorScreen"
         assert app.screen.original_id == "guild-charter"

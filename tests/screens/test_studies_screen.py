@@ -4,7 +4,7 @@ freezing with a visible hash, loading a study file; snapshots of the list and th
 from __future__ import annotations
 
 import pytest
-from screen_helpers import type_text
+from screen_helpers import choose_in_palette, type_text
 from study_screen_helpers import (
     FIXED_FROZEN,
     OneScreenApp,
@@ -219,9 +219,7 @@ async def test_the_palette_freezes_a_study(library):
         await pilot.pause()
         await pilot.press("ctrl+p")
         await pilot.pause()
-        app.screen.query_one(Input).value = "studies: freeze palette-study"
-        await pilot.pause(0.5)
-        await pilot.press("enter")
+        await choose_in_palette(pilot, "studies: freeze palette-study")
         await wait_until(pilot, lambda: type(app.screen).__name__ == "ChoiceDialog", what="the freeze dialog")
         assert not get_study(app.db, "palette-study")["frozen_at"]  # issue 15: asked first
         await pilot.press("f")

@@ -7,9 +7,9 @@ from __future__ import annotations
 import json
 
 from scoring_seed import seed_study
+from screen_helpers import choose_in_palette
 from study_screen_helpers import STUDIES_SIZE as SIZE
 from study_screen_helpers import answer, dialog_text, open_studies, wait_until
-from textual.widgets import Input
 
 from screens.ask_dialog import AskDialog
 from screens.confirm import ChoiceDialog
@@ -105,9 +105,7 @@ async def test_the_palette_offers_each_finishing_action_by_study_and_runs_it(tmp
         for command, then in ((f"studies: unblind {sid}", ChoiceDialog), (f"studies: report {sid}", AskDialog)):
             await pilot.press("ctrl+p")
             await pilot.pause()
-            app.screen.query_one(Input).value = command
-            await pilot.pause(0.5)
-            await pilot.press("enter")
+            await choose_in_palette(pilot, command)
             await wait_until(pilot, lambda: isinstance(app.screen, then), what=command)
             if then is AskDialog:
                 await answer(pilot, str(report))
