@@ -63,4 +63,3 @@ def _no_window_from_an_earlier_test():
     module = sys.modules.get("workbench.gateway.context_window")
     if module is not None:  # never imported: nothing learned
         module.forget()
-
