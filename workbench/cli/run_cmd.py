@@ -87,8 +87,11 @@ def run(args, ctx: Context) -> int:
                 loop.add_signal_handler(sig, on_signal, sig)
             except (NotImplementedError, RuntimeError):  # not the main thread, or no signals here
                 pass
+        from workbench.fidelity.watch import TreatmentWatch
+
+        sink = TreatmentWatch(display, db, args.study_id, control)  # "no debate: both motions died" at a run's end
         try:
-            return await run_study(db, gateway, args.study_id, sink=display, control=control,
+            return await run_study(db, gateway, args.study_id, sink=sink, control=control,
                                    only=args.retry or None, retry_failed=args.retry_failed,
                                    allow_lost=args.allow_lost)
         finally:

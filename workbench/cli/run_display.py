@@ -36,6 +36,8 @@ def run_line(state: dict) -> str:
         line += "  output cut off at max_tokens"
     if state.get("error"):
         line += f"  {state['error']}"
+    if state.get("treatment"):  # its defining step did not happen (workbench.fidelity.watch)
+        line += f"  {state['treatment']}"
     return line
 
 

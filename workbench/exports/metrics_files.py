@@ -2,7 +2,7 @@
 `metrics --csv`. One definition for the batch command and the TUI's export (catalog entry `metrics`).
 
 `finish_document` is what the batch command does to every protocol's metrics document before printing it
-(the SIMULATED mark, then the parse counts per structured step); `csv_text` is its CSV (every row names
+(the SIMULATED mark, the treatment fidelity table, then the parse counts per structured step); `csv_text` is its CSV (every row names
 its study, so files of several studies join).
 """
 
@@ -19,7 +19,13 @@ def finish_document(db, study_id: str, doc, definition: dict):
     from workbench.simulation.marks import mark_document
     from workbench.structured.counts import parse_counts, section
 
+    from workbench.fidelity.study import study_fidelity
+
     doc = mark_document(doc, definition)
+    fidelity = study_fidelity(db, study_id)  # in how many runs each condition's defining step happened
+    if fidelity is not None:
+        doc.document["treatment_fidelity"] = fidelity.to_dict()
+        doc.text = doc.text.rstrip("\n") + "\n\n" + fidelity.text()
     counts = parse_counts(db, study_id)
     doc.document["structured_replies"] = counts
     doc.text = doc.text.rstrip("\n") + "\n\n" + section(counts)

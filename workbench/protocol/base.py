@@ -30,6 +30,7 @@ What a protocol says, and who asks:
 | power on its own metrics | `power_document` (None: the shared generic design) | workbench.simulation.power |
 | planted against recovered | `planted_vs_recovered` (a `sim` study's report) | workbench.reports |
 | conditions that differ only in structure | `condition_prompts`, `cue_baseline`, `condition_structure` | workbench.cue_audit (study show, the report) |
+| whether each run's defining step happened | `treatment_steps`, `treatment` | workbench.fidelity (metrics, report, study show, run) |
 
 Default implementations make the optional parts optional: a protocol with one
 item, one call and one metric overrides `program`, `planned_runs` and `metrics`.
@@ -101,6 +102,20 @@ class PlantedValue:
         """The row of an estimate's document (`Estimate.to_dict()`: its value and 95% CI)."""
         return cls(parameter, planted, measure, expected, estimate.get("value"), estimate.get("ci_low"),
                    estimate.get("ci_high"), note)
+
+
+@dataclass(frozen=True)
+class TreatmentReading:
+    """Whether one finished run's defining step happened (issue 45: C2's seconded motion debated, C3's fan of
+    the planned scenarios, ...), read from what the run recorded. `note` says what happened in a few words
+    ("debated 2 rounds", "no debate: both motions died"); `flagged`: the reading stands on an instrument
+    that was unsure (e.g. a perspective split it flagged), counted apart in the fidelity table."""
+
+    run_id: str
+    condition: str
+    delivered: bool
+    note: str = ""
+    flagged: bool = False
 
 
 @dataclass
@@ -234,6 +249,18 @@ class StudyProtocol:
         condition whose persona has no valid belief graph). The runner refuses such a condition's runs
         before they start unless the user allows them, and the protocol's tables then mark it."""
         return {}
+
+    # --- treatment fidelity (workbench.fidelity): did each run's defining step happen ----------------------
+    def treatment_steps(self, definition: dict) -> dict[str, str]:
+        """condition → its defining step in words ("a motion seconded and debated"), for each of the study's
+        conditions; {}: the protocol reports no fidelity table."""
+        return {}
+
+    def treatment(self, db: "sqlite_utils.Database", study_id: str, definition: dict,
+                  runs: list[dict]) -> list[TreatmentReading]:
+        """One reading per finished run of `runs` (run rows: id, case_id, condition, replicate, status),
+        from the events and artifacts the run stored; it never calls a model."""
+        return []
 
     def follow_ups(self, db: "sqlite_utils.Database", study_id: str, definition: dict,
                    runs: list[dict]) -> list["FollowUp"]:

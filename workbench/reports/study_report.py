@@ -25,6 +25,7 @@ def study_report_text(db, study_id: str, protocol, options: dict) -> str:
     # control bytes would act on that terminal, so the file holds none (tabs and newlines stay).
     return for_terminal(text.rstrip("\n") + "\n\n" + cue_audit_section(db, study_id) + counts_section(db, study_id)
                         + connections_section(db, study_id) + provider_batch_section(db, study_id) + "\n"
+                        + fidelity_section(db, study_id)
                         + structured_section(db, study_id) + "\n" + call_log_section(db, study_id))
 
 
@@ -80,6 +81,15 @@ def provider_batch_section(db, study_id: str) -> str:
     return ("\n## Provider batches\n\nCalls sent through the provider's Batches API (`--provider-batch`) are recorded "
             "like direct calls (each names its batch); the batch price is litellm's cost map's:\n\n"
             + "".join(f"- {line}\n" for line in lines))
+
+
+def fidelity_section(db, study_id: str) -> str:
+    """In how many runs each condition's defining step happened, and the study's `on_missing_treatment`
+    (workbench.fidelity: one definition with `metrics`)."""
+    from workbench.fidelity.study import study_fidelity
+
+    table = study_fidelity(db, study_id)
+    return "" if table is None else table.markdown() + "\n"
 
 
 def structured_section(db, study_id: str) -> str:

@@ -33,7 +33,8 @@ BLINDING_DEFAULTS = {"overlap": 1.0, "pilot_items": True}
 
 # Keys every protocol's study file shares; a protocol adds its own (`StudyProtocol.top_keys`, `section`).
 COMMON_KEYS = ("name", "protocol", "description", "conditions", "replicates", "raters", "rubrics",
-               "cost_ceiling", "model", "judges", "thresholds", "blinding", "simulation", "quality")
+               "cost_ceiling", "model", "judges", "thresholds", "blinding", "simulation", "quality",
+               "on_missing_treatment")
 
 
 class StudyError(Exception):
@@ -186,6 +187,11 @@ def parse_study_text(text: str, name: str = "<study>") -> dict:
         "blinding": _blinding(c, data, study_name if isinstance(study_name, str) else ""),
     }
     _simulation(c, data, definition)
+    from workbench.fidelity.policy import KEY, check as check_treatment_policy
+
+    policy = check_treatment_policy(data, c.bad)  # written only when the file names it: older hashes stay
+    if policy is not None:
+        definition[KEY] = policy
     for rater in definition["raters"]:  # a rater's name is shown to other people and printed: the study-id rule
         if not STUDY_ID.match(rater):
             c.bad("raters", f"'{rater}' must be 2-63 characters of lowercase letters, digits and '-'")

@@ -126,6 +126,16 @@ class HindsightProtocol(StudyProtocol):
     async def program(self, ctx):
         return await architecture(ctx.condition).run(ctx)
 
+    def treatment_steps(self, definition: dict) -> dict[str, str]:
+        from workbench.protocols.hindsight.treatment import steps
+
+        return steps(definition)
+
+    def treatment(self, db, study_id: str, definition: dict, runs: list[dict]) -> list:
+        from workbench.protocols.hindsight.treatment import readings
+
+        return readings(db, study_id, definition, self.run_options(definition), runs)
+
     def follow_ups(self, db, study_id: str, definition: dict, runs: list[dict]) -> list[FollowUp]:
         """Topology per case: P1's three committees, and (issue 13, so architectures can be compared on
         it) any other condition run with three or more replicates, over its replicates 0, 1 and 2.

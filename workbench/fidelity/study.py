@@ -1,0 +1,42 @@
+"""One study's fidelity table and one run's reading, asked of the study's protocol through the registry."""
+
+from __future__ import annotations
+
+from store.runs import FINISHED, get_run, list_runs
+from store.studies import get_study
+from workbench.protocol.base import TreatmentReading
+from workbench.protocol.registry import protocol_of
+
+from .policy import policy_of
+from .table import FidelityTable, build
+
+
+def _definition(db, study_id: str) -> dict:
+    row = get_study(db, study_id)
+    if row is None:
+        raise KeyError(f"study '{study_id}' is not in the store")
+    return row["definition"]
+
+
+def study_fidelity(db, study_id: str) -> FidelityTable | None:
+    """The study's fidelity table; None when its protocol names no defining steps."""
+    definition = _definition(db, study_id)
+    protocol = protocol_of(definition)
+    steps = protocol.treatment_steps(definition)
+    if not steps:
+        return None
+    runs = [r for r in list_runs(db, study_id) if r["status"] in FINISHED]
+    return build(steps, protocol.treatment(db, study_id, definition, runs), policy_of(definition))
+
+
+def run_reading(db, run_id: str) -> TreatmentReading | None:
+    """One finished run's reading (the run-end line); None for a run not finished or a protocol without steps."""
+    run = get_run(db, run_id)
+    if run is None or run["status"] not in FINISHED:
+        return None
+    definition = _definition(db, run["study_id"])
+    protocol = protocol_of(definition)
+    if run["condition"] not in protocol.treatment_steps(definition):
+        return None
+    found = protocol.treatment(db, run["study_id"], definition, [run])
+    return found[0] if found else None

@@ -1,0 +1,42 @@
+"""Seen while it happens: the run-end line says when a run's defining step did not happen, and the study's
+`on_missing_treatment = "refuse"` stops the study there.
+
+`TreatmentWatch` is an event sink around another (the batch display, a screen's): a `progress` event that
+ends a run gets `treatment` in its run state ("no debate: both motions died") before it is passed on. It
+reads the run's stored events once, when the run ends; the runner has written them with the run's end.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from workbench.events import PROGRESS, Event, watching
+
+from .policy import KEY, policy_of
+from .study import _definition, run_reading
+
+ENDED = ("done", "done_with_errors")
+
+
+class TreatmentWatch:
+    def __init__(self, sink, db, study_id: str, control=None) -> None:
+        self.sink, self.db, self.study_id, self.control = sink, db, study_id, control
+        self.refuse = policy_of(_definition(db, study_id)) == "refuse"
+
+    def emit(self, event: Event) -> None:
+        run = event.payload.get("run") if event.kind == PROGRESS else None
+        if run is not None and run.get("status") in ENDED and "treatment" not in run:
+            reading = run_reading(self.db, run["run_id"])
+            if reading is not None and not reading.delivered:
+                run = {**run, "treatment": reading.note or "its defining step did not happen"}
+                event = replace(event, payload={**event.payload, "run": run})
+                if self.refuse and self.control is not None and not self.control.cancelled:
+                    self.control.cancel(f'{KEY} = "refuse": run {reading.run_id} ended without its defining '
+                                        f"step ({run['treatment']})")
+        self.sink.emit(event)
+
+    def watching(self, run_id: str | None) -> bool:
+        return watching(self.sink, run_id)
+
+    def close(self) -> None:
+        self.sink.close()
