@@ -41,9 +41,13 @@ def register(sub: argparse._SubParsersAction) -> None:
                                    "report use: Tables 1-4 (overall means only while blinded), agreement and "
                                    "decision quality.",
                        **examples("workbench --batch metrics glenda-crock-mock",
-                                  "workbench --batch metrics glenda-crock-mock --csv --out scores.csv"))
+                                  "workbench --batch metrics glenda-crock-mock --csv --out scores.csv",
+                                  "workbench --batch metrics glenda-crock-mock --fidelity --csv"))
     p.add_argument("study", metavar="STUDY")
     p.add_argument("--csv", action="store_true", help="the long-format CSV of every score and verdict")
+    p.add_argument("--fidelity", action="store_true",
+                   help="only the treatment fidelity table: in how many runs each condition's defining step "
+                        "happened (with --csv its rows, with --json its document)")
     p.add_argument("--out", metavar="FILE", help="write the CSV (or the text) to FILE instead of stdout")
     add_analysis_options(p)
     p.add_argument("--assess-concerns", action="store_true",
@@ -151,10 +155,13 @@ def handle(args, ctx: Context) -> int:
         return record_concerns(args, ctx, db, protocol)
     if args.assess_concerns:
         assess_concerns(args, ctx, db, header, protocol)
-    from workbench.exports.metrics_files import finish_document
+    if args.fidelity:
+        doc = fidelity_document(db, args.study, protocol)
+    else:
+        from workbench.exports.metrics_files import finish_document
 
-    doc = finish_document(db, args.study, protocol_metrics(args, db, ctx, header, csv=args.csv),
-                          header["definition"])
+        doc = finish_document(db, args.study, protocol_metrics(args, db, ctx, header, csv=args.csv),
+                              header["definition"])
     if args.csv:
         write_csv(args, ctx, doc)
         return OK
@@ -168,6 +175,20 @@ def handle(args, ctx: Context) -> int:
     for note in doc.notes:
         ctx.info(note)
     return OK
+
+
+def fidelity_document(db, study_id: str, protocol):
+    """The treatment fidelity table alone, in the three shapes `metrics` prints (workbench.fidelity)."""
+    from workbench.fidelity.study import study_fidelity
+    from workbench.fidelity.table import CSV_COLUMNS
+    from workbench.protocol.base import MetricsDocument
+
+    table = study_fidelity(db, study_id)
+    if table is None:
+        raise CommandError(f"--fidelity: protocol {protocol.name} names no defining step of its conditions "
+                           f"(study '{study_id}')")
+    return MetricsDocument({"treatment_fidelity": table.to_dict()}, table.text(), list(CSV_COLUMNS),
+                           table.csv_rows())
 
 
 def write_csv(args, ctx: Context, doc) -> None:

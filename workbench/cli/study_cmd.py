@@ -69,11 +69,17 @@ def create(args, ctx: Context) -> int:
 def show(args, ctx: Context) -> int:
     from workbench.studies import StudyNotFound, study_summary, summary_text
 
+    from workbench.fidelity.study import study_fidelity
+
     try:
         summary = study_summary(ctx.db(), args.study_id, cue_audit=True)
     except StudyNotFound as exc:
         raise CommandError(str(exc)) from None
-    ctx.emit(summary, lambda: summary_text(summary), study=args.study_id)
+    fidelity = study_fidelity(ctx.db(), args.study_id)  # runs whose condition's defining step did not happen
+    if fidelity is not None:
+        summary["treatment_fidelity"] = fidelity.to_dict()
+    ctx.emit(summary, lambda: summary_text(summary) + (f"\ntreatment   {fidelity.short()}" if fidelity else ""),
+             study=args.study_id)
     return OK
 
 

@@ -78,10 +78,10 @@ class FidelityTable:
 
     def short(self) -> str:
         """One line for `study show`: only the conditions whose step did not always happen, or all is well."""
-        short = [f"{r.condition} {r.delivered}/{r.runs}" for r in self.rows if r.delivered < r.runs]
+        short = [f"{r.condition} in {r.happened} runs" for r in self.rows if r.delivered < r.runs]
         if not any(r.runs for r in self.rows):
             return "no finished runs yet"
-        return ("defining step missing in " + ", ".join(short)) if short else "every defining step happened"
+        return ("defining step happened: " + ", ".join(short)) if short else "every defining step happened"
 
 
 def build(steps: dict[str, str], readings: list[TreatmentReading], policy: str) -> FidelityTable:

@@ -27,6 +27,7 @@ from workbench.metrics.render import (
     fmt_num,
     fmt_p,
 )
+from workbench.fidelity.table import mark_note, marked
 from workbench.protocols.hindsight.metrics.study_data import CONDITION_LABELS
 from workbench.protocols.hindsight.metrics.tables import BLINDED_LABEL, ConditionRow, ConditionTable
 from workbench.rubrics import units
@@ -47,6 +48,18 @@ def _condition_label(c: str) -> str:
 
 # --- the study's tables --------------------------------------------------------------------------------
 
+def _undelivered(analysis, item_ids) -> list[str]:
+    """The runs behind these items whose defining step did not happen (issue 45): their cells are marked."""
+    data = analysis.data
+    runs = (data.items[i].run_id for i in item_ids if i in data.items)
+    return [r for r in runs if r in data.undelivered]
+
+
+def _mark(analysis, out: RenderedTable, runs: list[str]) -> None:
+    if runs:
+        out.notes.append(mark_note(analysis.data.undelivered, runs))
+
+
 def _block_title(analysis, title: str, evaluator) -> str:
     return _title(analysis, f"{title} - {evaluator.label}")
 
@@ -62,13 +75,16 @@ def condition_table(analysis, table: ConditionTable, block: int = 0) -> Rendered
                             for m in table.metrics] + ["N cases"]
     out = RenderedTable(block_id(table.id, block), _block_title(analysis, table.title, table.evaluator), cols, [])
     who = _who(table.evaluator, block)
+    marked_runs: list[str] = []
 
     def add(row: ConditionRow) -> None:
         i = len(out.rows)
         cells = [_condition_label(row.condition)]
         for j, m in enumerate(table.metrics):
             e = row.cells[m.key].estimate
-            cells.append(fmt_est(e))
+            undelivered = _undelivered(analysis, row.cells[m.key].item_ids)
+            marked_runs.extend(undelivered)
+            cells.append(marked(fmt_est(e)) if undelivered else fmt_est(e))
             notes.add(f"{row.condition} x {m.label}", e)
             out.refs[(i, j + 1)] = DrillRef("condition_cell", (row.condition, m.key, *who))
         ns = [row.n_cases[m.key] for m in table.metrics]
@@ -85,6 +101,7 @@ def condition_table(analysis, table: ConditionTable, block: int = 0) -> Rendered
     out.notes = list(table.notes) + notes.lines
     if any(" / " in r[-1] for r in out.rows):
         out.notes.append("N cases differs between metrics on some rows: shown per metric, in column order.")
+    _mark(analysis, out, marked_runs)
     return out
 
 
@@ -93,12 +110,18 @@ def table2_rendered(analysis) -> RenderedTable:
     out = RenderedTable(t.id, _title(analysis, t.title),
                         ["Case", "Pattern", "Switching assumption (if Ridge)", "Convergent recommendation",
                          "P1 runs"], [])
+    data, marked_runs = analysis.data, []
     for i, r in enumerate(t.rows):
-        out.rows.append([r.case_id, r.pattern or "no topology row", r.switching_assumption or DASH,
+        undelivered = [run.id for run in data.runs.values()
+                       if run.condition == "P1" and run.case_id == r.case_id and run.id in data.undelivered]
+        marked_runs.extend(undelivered)
+        pattern = r.pattern or "no topology row"
+        out.rows.append([r.case_id, marked(pattern) if undelivered else pattern, r.switching_assumption or DASH,
                          r.convergent_recommendation or DASH, str(r.n_runs)])
         out.refs[(i, 0)] = DrillRef("topology", (r.case_id,))
     counts = ", ".join(f"{k}: {v}" for k, v in t.counts.items())
     out.notes = list(t.notes) + [f"Counts - {counts}."]
+    _mark(analysis, out, marked_runs)
     return out
 
 
@@ -110,9 +133,13 @@ def table4_rendered(analysis, t=None, block: int = 0) -> RenderedTable:
                         ["Comparison", "Metric", "Cohen's d", "95% CI", "Interpretation", "d_z (paired) [95% CI]",
                          "N cases (A / B / both)"], [])
     who = _who(t.evaluator, block)
+    marked_runs: list[str] = []
     for i, r in enumerate(t.rows):
         label = r.metric.label if r.metric else r.comparison.metric
-        out.rows.append([r.comparison.label + ("" if r.seed else " *"), label, fmt_est(r.estimate, ci=False),
+        undelivered = _undelivered(analysis, [i for u in (*r.units_a, *r.units_b) for i in u.item_ids])
+        marked_runs.extend(undelivered)
+        d = fmt_est(r.estimate, ci=False)
+        out.rows.append([r.comparison.label + ("" if r.seed else " *"), label, marked(d) if undelivered else d,
                          fmt_ci(r.estimate), r.interpretation, fmt_est(r.paired) if r.paired else DASH,
                          f"{r.n_a} / {r.n_b} / {r.n_shared}"])
         if r.estimate.defined:
@@ -120,6 +147,7 @@ def table4_rendered(analysis, t=None, block: int = 0) -> RenderedTable:
         notes.add(f"{r.comparison.label} {label} d", r.estimate)
         notes.add(f"{r.comparison.label} {label} d_z", r.paired)
     out.notes = list(t.notes) + ["* = a comparison the user added."] + notes.lines
+    _mark(analysis, out, marked_runs)
     return out
 
 

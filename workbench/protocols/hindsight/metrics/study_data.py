@@ -17,7 +17,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from workbench.metrics.ratings import StudyRatings, fill_ratings, start
+from workbench.fidelity.policy import DEFAULT as DEFAULT_POLICY
+from workbench.metrics.ratings import Item, StudyRatings, fill_ratings, start
+from workbench.protocol.base import TreatmentReading
 
 # Seed 000 §V: the conditions in table order, with the seed's names.
 CONDITION_ORDER = ("B1", "B2", "B3", "C1", "C2", "C3", "P1")
@@ -91,6 +93,18 @@ class StudyData(StudyRatings):
     perspectives: list[Perspective] = field(default_factory=list)
     outputs: dict[str, str] = field(default_factory=dict)
     concern_scores: list[ConcernScore] = field(default_factory=list)
+    # run id -> its treatment reading, for each finished run whose defining step did not happen (issue 45;
+    # unblinded only: it names conditions), and the study's on_missing_treatment
+    undelivered: dict[str, TreatmentReading] = field(default_factory=dict)
+    treatment_policy: str = DEFAULT_POLICY
+
+    def study_items(self) -> list[Item]:
+        """Non-pilot items; under `on_missing_treatment = "exclude"` without those of runs whose defining step
+        did not happen: every table leaves them out."""
+        items = super().study_items()
+        if self.treatment_policy != "exclude":
+            return items
+        return [i for i in items if i.run_id not in self.undelivered]
 
     @property
     def conditions(self) -> tuple[str, ...]:
@@ -138,6 +152,12 @@ def load_study_data(db, study_id: str) -> StudyData:
         data.perspectives.append(Perspective(e["run_id"], int(e["seq"]), text, int(p.get("order") or 1),
                                              bool(p.get("parallel", False)), e.get("agent"),
                                              bool(p.get("unsplit") or p.get("unparsed"))))
+    if not data.blinded:
+        from workbench.fidelity.study import study_fidelity
+
+        fidelity = study_fidelity(db, study_id)
+        if fidelity is not None:
+            data.undelivered, data.treatment_policy = fidelity.undelivered, fidelity.policy
     data.outputs = q.final_outputs(db, study_id)
     data.concern_scores = [ConcernScore(c["run_id"], c["concern"], c["value"], c["source"], c["rater"], c["at"])
                            for c in q.current_concern_scores(db, study_id)]
