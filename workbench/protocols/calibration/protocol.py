@@ -118,6 +118,16 @@ class CalibrationProtocol(StudyProtocol):
         report = output.report or {}
         return f"judge_error: {report.get('error')}" if report.get("judge_error") else None
 
+    def treatment_steps(self, definition: dict) -> dict[str, str]:
+        from workbench.protocols.calibration.treatment import steps
+
+        return steps(definition)
+
+    def treatment(self, db, study_id: str, definition: dict, runs: list[dict]) -> list:
+        from workbench.protocols.calibration.treatment import readings
+
+        return readings(db, runs)
+
     def metrics(self, db, study_id: str, options: dict | None = None) -> MetricsDocument:
         from workbench.protocols.calibration.report import csv_rows, text_summary
         from workbench.protocols.calibration.results import study_results

@@ -114,6 +114,16 @@ class FaultlineProtocol(StudyProtocol):
 
         return study_lost_treatments(db, study_id, definition)
 
+    def treatment_steps(self, definition: dict) -> dict[str, str]:
+        from workbench.protocols.faultline.treatment import fidelity_steps
+
+        return fidelity_steps(definition)
+
+    def treatment(self, db, study_id: str, definition: dict, runs: list[dict]) -> list:
+        from workbench.protocols.faultline.treatment import fidelity_readings
+
+        return fidelity_readings(db, runs)
+
     def planned_runs(self, db, study_id: str, definition: dict) -> list[RunPlan]:
         from store.items import list_items
         from workbench.protocols.faultline.items import DEBATE, TOPIC

@@ -157,6 +157,16 @@ class M11Protocol(StudyProtocol):
         return (definition.get("m11") or {}).get("limit") or None
 
     # --- metrics and report ------------------------------------------------------------------------------
+    def treatment_steps(self, definition: dict) -> dict[str, str]:
+        from workbench.protocols.m11.treatment import steps
+
+        return steps(definition)
+
+    def treatment(self, db, study_id: str, definition: dict, runs: list[dict]) -> list:
+        from workbench.protocols.m11.treatment import readings
+
+        return readings(db, runs)
+
     def metrics(self, db, study_id: str, options: dict | None = None) -> MetricsDocument:
         from workbench.protocols.m11.metrics import CSV_COLUMNS, csv_rows, study_metrics
         from workbench.protocols.m11.report import text
