@@ -19,6 +19,7 @@ import pytest
 
 from tests.realmodel.kit import (CHAINS_BY_STUDY, HELD_STEPS, INTERRUPTED, cut_turns, sent_calls,
                                  structured_failures, truncated_by_condition)
+from tests.realmodel.fidelity_recount import assert_fidelity_recounted
 from tests.realmodel.judge_tables import assert_tables_from_the_judge
 
 pytestmark = pytest.mark.realmodel
@@ -30,11 +31,13 @@ def test_protocol_end_to_end_on_the_real_model(workbench, server, study):
     created = workbench.run("study", "create", str(workbench.study_file(study))).stdout
     for step in CHAINS_BY_STUDY[study]:
         workbench.run(*[part.format(s=study) for part in step], ok=(0, 1))
-    workbench.json("metrics", study)
+    metrics = workbench.json("metrics", study)
     if study == "hindsight-local":
         assert_tables_from_the_judge(workbench, study, created)
     report = workbench.root / f"{study}.md"
     workbench.run("report", study, "--out", str(report))
+    if study == "hindsight-local":
+        assert_fidelity_recounted(workbench, study, metrics)
 
     assert report.is_file() and study in report.read_text()
     show = workbench.json("study", "show", study)
