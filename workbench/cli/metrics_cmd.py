@@ -41,8 +41,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                                    "report use: Tables 1-4 (overall means only while blinded), agreement and "
                                    "decision quality.",
                        **examples("workbench --batch metrics glenda-crock-mock",
-                                  "workbench --batch metrics glenda-crock-mock --csv --out scores.csv",
-                                  "workbench --batch metrics glenda-crock-mock --fidelity --csv"))
+                                  "workbench --batch metrics glenda-crock-mock --csv --out scores.csv"))
     p.add_argument("study", metavar="STUDY")
     p.add_argument("--csv", action="store_true", help="the long-format CSV of every score and verdict")
     p.add_argument("--fidelity", action="store_true",

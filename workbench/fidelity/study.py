@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from store.runs import FINISHED, get_run, list_runs
 from store.studies import get_study
 from workbench.protocol.base import TreatmentReading
 from workbench.protocol.registry import protocol_of
 
 from .policy import policy_of
-from .table import FidelityTable, build
+
+if TYPE_CHECKING:
+    from .table import FidelityTable
 
 
 def _definition(db, study_id: str) -> dict:
@@ -20,6 +24,8 @@ def _definition(db, study_id: str) -> dict:
 
 def study_fidelity(db, study_id: str) -> FidelityTable | None:
     """The study's fidelity table; None when its protocol names no defining steps."""
+    from .table import build  # its rendering stands on the statistics' number format: not for a run's end
+
     definition = _definition(db, study_id)
     protocol = protocol_of(definition)
     steps = protocol.treatment_steps(definition)
