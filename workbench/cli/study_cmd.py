@@ -77,7 +77,7 @@ def show(args, ctx: Context) -> int:
         raise CommandError(str(exc)) from None
     fidelity = study_fidelity(ctx.db(), args.study_id)  # runs whose condition's defining step did not happen
     if fidelity is not None:
-        summary["treatment_fidelity"] = fidelity.to_dict()
+        summary["treatment_fidelity"], summary["treatment"] = fidelity.to_dict(), fidelity.short()
     ctx.emit(summary, lambda: summary_text(summary) + (f"\ntreatment   {fidelity.short()}" if fidelity else ""),
              study=args.study_id)
     return OK

@@ -15,24 +15,31 @@ if TYPE_CHECKING:
     from .table import FidelityTable
 
 
-def _definition(db, study_id: str) -> dict:
+def _study(db, study_id: str) -> dict:
     row = get_study(db, study_id)
     if row is None:
         raise KeyError(f"study '{study_id}' is not in the store")
-    return row["definition"]
+    return row
+
+
+def _definition(db, study_id: str) -> dict:
+    return _study(db, study_id)["definition"]
 
 
 def study_fidelity(db, study_id: str) -> FidelityTable | None:
     """The study's fidelity table; None when its protocol names no defining steps."""
     from .table import build  # its rendering stands on the statistics' number format: not for a run's end
 
-    definition = _definition(db, study_id)
+    row = _study(db, study_id)
+    definition = row["definition"]
     protocol = protocol_of(definition)
     steps = protocol.treatment_steps(definition)
     if not steps:
         return None
     runs = [r for r in list_runs(db, study_id) if r["status"] in FINISHED]
-    return build(steps, protocol.treatment(db, study_id, definition, runs), policy_of(definition))
+    # a blinded study's tables name no condition: the table is then one condition-free line (table.py)
+    blinded = protocol.blinds_outputs(definition) and not row.get("unblinded_at")
+    return build(steps, protocol.treatment(db, study_id, definition, runs), policy_of(definition), blinded=blinded)
 
 
 def run_reading(db, run_id: str) -> TreatmentReading | None:

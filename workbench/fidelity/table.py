@@ -39,11 +39,26 @@ class FidelityRow:
                 "flagged": self.flagged, "detail": self.detail, "notes": {n: c for n, c in self.notes}}
 
 
+BLINDED_CONDITION = "all conditions (hidden until unblinding)"
+
+
 @dataclass
 class FidelityTable:
+    """`blinded`: the study is not unblinded yet, so what it prints (`shown_rows`, `to_dict`, the renderings)
+    names no condition, no run and no condition's words: one line over all runs. `rows` and `undelivered` stay
+    whole for the core (the run-end line, a researcher's `study show`)."""
+
     policy: str
     rows: list[FidelityRow]
     readings: list[TreatmentReading] = field(default_factory=list)
+    blinded: bool = False
+
+    @property
+    def shown_rows(self) -> list[FidelityRow]:
+        if not self.blinded:
+            return self.rows
+        return [FidelityRow(BLINDED_CONDITION, "each condition's own", sum(r.delivered for r in self.rows),
+                            sum(r.runs for r in self.rows), sum(r.flagged for r in self.rows), ())]
 
     @property
     def undelivered(self) -> dict[str, TreatmentReading]:
@@ -54,20 +69,25 @@ class FidelityTable:
         return next((r for r in self.rows if r.condition == condition), None)
 
     def to_dict(self) -> dict:
-        return {KEY: self.policy, "rows": [r.to_dict() for r in self.rows],
-                "undelivered_runs": [{"run_id": r.run_id, "condition": r.condition, "note": r.note,
-                                      "flagged": r.flagged} for r in self.readings if not r.delivered]}
+        return {KEY: self.policy, "blinded": self.blinded, "rows": [r.to_dict() for r in self.shown_rows],
+                "undelivered_runs": [] if self.blinded else [
+                    {"run_id": r.run_id, "condition": r.condition, "note": r.note, "flagged": r.flagged}
+                    for r in self.readings if not r.delivered]}
 
     def csv_rows(self) -> list[dict]:
         return [{"condition": r.condition, "step": r.step, "delivered": str(r.delivered), "runs": str(r.runs),
-                 "flagged": str(r.flagged), "detail": r.detail} for r in self.rows]
+                 "flagged": str(r.flagged), "detail": r.detail} for r in self.shown_rows]
 
     def rendered(self) -> RenderedTable:
         out = RenderedTable("fidelity", "Treatment fidelity - did each condition's defining step happen",
                             ["Condition", "Defining step", "Happened in (runs)", "Flagged", "Detail"],
-                            [[r.condition, r.step, r.happened, str(r.flagged), r.detail or "-"] for r in self.rows])
+                            [[r.condition, r.step, r.happened, str(r.flagged), r.detail or "-"]
+                             for r in self.shown_rows])
         out.notes = ["Runs: the condition's finished runs (done, done with errors). Flagged: runs whose reading "
                      "stands on an instrument that was unsure.", sentence(self.policy)]
+        if self.blinded:
+            out.notes.insert(0, "The study is blinded: one line over every condition's runs; per condition once "
+                                "it is unblinded.")
         return out
 
     def text(self) -> str:
@@ -84,7 +104,8 @@ class FidelityTable:
         return ("defining step happened: " + ", ".join(short)) if short else "every defining step happened"
 
 
-def build(steps: dict[str, str], readings: list[TreatmentReading], policy: str) -> FidelityTable:
+def build(steps: dict[str, str], readings: list[TreatmentReading], policy: str, *,
+          blinded: bool = False) -> FidelityTable:
     """The table of `readings` in the order of `steps` (the study's conditions)."""
     rows = []
     for cond, step in steps.items():
@@ -92,7 +113,7 @@ def build(steps: dict[str, str], readings: list[TreatmentReading], policy: str) 
         notes = Counter(r.note for r in mine if r.note)
         rows.append(FidelityRow(cond, step, sum(r.delivered for r in mine), len(mine), sum(r.flagged for r in mine),
                                 tuple(sorted(notes.items(), key=lambda kv: (-kv[1], kv[0])))))
-    return FidelityTable(policy, rows, list(readings))
+    return FidelityTable(policy, rows, list(readings), blinded)
 
 
 def marked(cell: str) -> str:
