@@ -100,6 +100,9 @@ def test_a_leaky_item_is_refused_with_zero_requests(tmp_path, loopback_server):
     assert loopback_server.count == 0
     assert out.report["prompt_refused"] is True and out.report["score"] is None
     assert "prompt_refused" in sink.kinds()
+    from workbench.protocols.calibration.treatment import reading
+
+    assert reading(out.report)[:2] == (False, "prompt refused (it would show an excluded field)")
 
 
 def test_scores_errors_and_replay(tmp_path, loopback_server):
@@ -123,6 +126,11 @@ def test_scores_errors_and_replay(tmp_path, loopback_server):
     assert junk.report["judge_error"] is True and junk.report["raw"] == ["no idea", "no idea"]
     made = loopback_server.count
     assert made == 5
+    # treatment fidelity (issue 45): a judge's condition is delivered by a score read, not by a judge_error
+    from workbench.protocols.calibration.treatment import reading
+
+    assert reading(good.report) == (True, "", False)
+    assert reading(bad.report) == reading(junk.report) == (False, "judge_error: no score read", False)
     # replay: the same runs again are served from the store, zero requests
     from workbench.gateway import GatewayConfig, build_gateway
 

@@ -53,7 +53,17 @@ def test_a_graph_condition_without_its_graph_is_refused_then_run_marked(tmp_path
     report = out_file.read_text(encoding="utf-8")
     assert "| graph-20 (no graph for precautionary-ethicist) |" in report
     assert "graph-20 (no graph for precautionary-ethicist) − plain" in report
-    assert "| graph-20 |" not in report and "Faultline conditions without their treatment" in report
+    tables = report.split("## Treatment fidelity", 1)[0]  # that table's own row says why, in its detail
+    assert "| graph-20 |" not in tables and "Faultline conditions without their treatment" in report
+    # the fidelity table (issue 45): graph-20's debates ran without the ethicist's graph; plain injects nothing
+    import sqlite_utils
+    from workbench.fidelity.study import study_fidelity
+
+    table = study_fidelity(sqlite_utils.Database(db_path), "fl-e2e")
+    graph, plain = table.row("graph-20"), table.row("plain")
+    assert graph.runs and graph.delivered == 0 and "no graph for precautionary-ethicist" in graph.detail
+    assert plain.runs and plain.delivered == plain.runs
+    assert "| graph-20 | every persona's 20-node belief graph used | 0 of" in report
 
 
 def test_crux_cards_and_the_argument_map_get_their_own_max_tokens(tmp_path, loopback_server):

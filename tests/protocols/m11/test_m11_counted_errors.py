@@ -9,6 +9,7 @@ from tests.protocols.m11 import m11kit
 from tests.protocols.m11.m11kit import EXAMPLE_A
 from tests.protocols.m11.test_m11_end_to_end import _create
 from workbench.events import ListSink
+from workbench.fidelity.study import study_fidelity
 from workbench.runs.view import TranscriptModel, cell_fields, grid_states, stored_transcript
 from workbench.studies.counts import study_counts
 
@@ -34,6 +35,11 @@ async def test_a_counted_error_is_done_with_errors_and_its_retry_says_why(m11_st
     assert get_run(db, "m11-e2e/seed-a-earbuds/binary/0")["status"] == "done"
     # it ran to its end: not failed, not re-run on resume
     assert summary.complete and summary.runs["done_with_errors"] == 1 and summary.runs["done"] == 1
+
+    fidelity = study_fidelity(db, "m11-e2e")  # issue 45: the pipeline did not run through every stage
+    assert (fidelity.row("likert").delivered, fidelity.row("likert").runs) == (0, 1)
+    assert fidelity.row("likert").detail == "critic never parsed (1 run)"
+    assert (fidelity.row("binary").delivered, fidelity.row("binary").runs) == (1, 1)
 
     counts = study_counts(db, "m11-e2e")
     assert counts.runs["done_with_errors"] == 1 and "1 done with errors" in counts.runs_text()
