@@ -79,3 +79,32 @@ def test_crux_cards_and_the_argument_map_get_their_own_max_tokens(tmp_path, loop
         if kind:
             by_kind.setdefault(kind, set()).add(b["max_tokens"])
     assert by_kind == {"crux": {CRUX_CARDS_MAX_TOKENS}, "qbaf": {QBAF_MAX_TOKENS}, "speech": {256}}
+
+
+def test_exclude_leaves_the_debates_without_their_graphs_out_of_the_tables(monkeypatch):
+    """on_missing_treatment = "exclude" (issue 45): a debate read as not delivered leaves the measured runs."""
+    from workbench.protocol.base import TreatmentReading
+    from workbench.protocols.faultline import analysis, treatment
+
+    runs = [{"id": "s/t--p/graph-20/0", "condition": "graph-20"}, {"id": "s/t--p/plain/0", "condition": "plain"}]
+    reports = {"s/t--p/graph-20/0": {"personas": ["a"], "graphs": {"a": None}}, "s/t--p/plain/0": {}}
+    monkeypatch.setattr(treatment, "fidelity_readings", lambda db, rs: [
+        TreatmentReading(r["id"], r["condition"], *treatment.fidelity_reading(r["condition"], reports[r["id"]]))
+        for r in rs])
+    assert analysis.without_undelivered(None, runs, {"on_missing_treatment": "exclude"}) == runs[1:]
+    assert analysis.without_undelivered(None, runs, {"on_missing_treatment": "mark"}) == runs
+    assert analysis.without_undelivered(None, runs, {}) == runs
+
+
+def test_a_debate_reads_as_delivered_only_with_its_graphs_and_qbaf_maps():
+    from workbench.protocols.faultline.treatment import fidelity_reading
+
+    graph = {"nodes": [{"id": "n1"}], "error": None}
+    both = {"personas": ["a", "b"], "graphs": {"a": graph, "b": graph}}
+    assert fidelity_reading("graph-20", both)[0]
+    assert fidelity_reading("graph-20", {**both, "graphs": {"a": graph, "b": {"nodes": [], "error": "short"}}}) == (
+        False, "no graph for b", False)
+    assert fidelity_reading("qbaf", {"qbaf": [{"round": 1}, {"round": 2, "error": "no JSON"}]}) == (
+        False, "QBAF map unread in 1 of 2 round(s)", False)
+    assert fidelity_reading("qbaf", {"qbaf": [{"round": 1}]})[0]
+    assert fidelity_reading("plain", None) == (True, "", False)

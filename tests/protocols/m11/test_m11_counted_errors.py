@@ -98,3 +98,13 @@ async def test_the_real_critic_cut_at_max_tokens_ends_in_a_counted_error_marked_
     retry = [b for b in m11_server.requests if m11kit.stage_of(b) == "critic"][1]
     assert ("could not be used: the reply contained no valid JSON object (the reply was cut off at max_tokens)"
             in retry["messages"][-1]["content"])
+
+
+def test_a_metajudge_check_that_never_parsed_leaves_the_pipeline_a_stage_short():
+    from workbench.protocols.m11.treatment import reading
+
+    ok = {"status": "ok", "debate": {"metajudge": [{"sycophantic": False}]}}
+    assert reading(ok) == (True, "", False)
+    assert reading({"status": "ok", "debate": {"metajudge": [{"error": "no JSON"}]}}) == (
+        False, "the MetaJudge check never parsed", False)
+    assert reading({"status": "error", "failed_stage": "defender"})[1] == "defender never parsed"

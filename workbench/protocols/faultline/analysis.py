@@ -200,6 +200,7 @@ def study_metrics(db: sqlite_utils.Database, study_id: str, definition: dict, pr
     docs, cr_groups = [], defaultdict(list)
     runs = list_runs(db, study_id)
     finished = [r for r in runs if r["status"] in ("done", "done_with_errors")]
+    finished = without_undelivered(db, finished, definition)
     tell(MEASURING, 0, len(finished))
     for k, run in enumerate(finished, start=1):
         output = get_output(db, run["id"])
@@ -227,8 +228,8 @@ def study_metrics(db: sqlite_utils.Database, study_id: str, definition: dict, pr
         tell(MEASURING, k, len(finished))
     cr = []
     done_runs = defaultdict(int)
-    for r in runs:
-        if r["status"] in ("done", "done_with_errors") and condition(r["condition"]).is_debate:
+    for r in finished:
+        if condition(r["condition"]).is_debate:
             done_runs[(r["case_id"], r["condition"])] += 1
     for (item, cond_id), n in sorted(done_runs.items()):
         rows = cr_groups.get((item, cond_id), [])
@@ -243,6 +244,18 @@ def study_metrics(db: sqlite_utils.Database, study_id: str, definition: dict, pr
     doc = summarise(docs, cr, [c for c in definition["conditions"]], rule)
     doc["lost_treatments"] = study_lost_treatments(db, study_id, definition)  # tables mark these conditions
     return doc
+
+
+def without_undelivered(db: sqlite_utils.Database, finished: list[dict], definition: dict) -> list[dict]:
+    """Under `on_missing_treatment = "exclude"` (issue 45) the debates that ran without their graphs or QBAF
+    maps leave every table; otherwise every finished run stays (its condition is marked: lost_treatments)."""
+    from workbench.fidelity.policy import policy_of
+    from workbench.protocols.faultline.treatment import fidelity_readings
+
+    if policy_of(definition) != "exclude":
+        return finished
+    kept = {r.run_id for r in fidelity_readings(db, finished) if r.delivered}
+    return [r for r in finished if r["id"] in kept]
 
 
 def _values(docs: list[dict], cond: str, metric: str) -> list[float]:

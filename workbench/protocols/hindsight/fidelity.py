@@ -46,6 +46,13 @@ PROJECT_CHOICES = (
     "column); its 95% CI is a percentile bootstrap (the seed names no method). The paired d_z over the cases "
     "both conditions share is printed beside it, without Cohen's words, which go on d only and only when its CI "
     "excludes 0.",
+    "Treatment fidelity (whether each run's defining step happened): the peer committee's when a seconded main "
+    "motion was debated (a second with no readable SECOND line counts as unreadable, flagged); the scenario "
+    "fan's when it gave the planned number of scenarios under their headings and the committee met over them; "
+    "the multi-perspective prompt's when the reply split into at least two perspectives; the hub-and-spoke "
+    "committee's when every planned respondent answered; the three-committee probe's when its case's three "
+    "committees all finished and each debated. The single prompts have no step to withhold. Runs whose step did "
+    "not happen stay in the tables, marked, unless the study file's `on_missing_treatment` says otherwise.",
     "Bootstrap CIs: none under 5 independent units per sample (cases, for Tables 1, 3 and 4); the cell prints "
     "\"n too small\" with the values. The seed names no minimum.",
     "The evaluator whose scores fill Tables 1-4 is the study's `evaluator` (seed 000 §VI.3 allows a fresh LLM "
