@@ -134,3 +134,14 @@ def test_on_missing_treatment_is_checked_naming_the_key():
                             "good.toml")
     assert good["on_missing_treatment"] == "exclude"
     assert "on_missing_treatment" not in parse_study_text(study_text("default"), "d.toml")  # hashes stay
+
+
+def test_a_p1_committee_is_read_on_its_own_while_its_siblings_have_not_run():
+    from workbench.protocols.hindsight.treatment import p1
+
+    debated, died = (True, "debated 2 round(s)", False), (False, "no debate: both motions died", False)
+    assert p1(debated, {"a": debated}, 1, waiting=2) == debated
+    assert p1(debated, {"a": debated, "b": debated}, 2, waiting=0)[:2] == (False, "2 of 3 committees done")
+    assert p1(debated, {"a": debated, "b": died, "c": debated}, 3, waiting=0)[:2] == (
+        False, "2 of 3 committees debated")
+    assert p1(debated, {"a": debated, "b": debated, "c": debated}, 3, waiting=0)[0]

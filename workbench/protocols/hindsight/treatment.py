@@ -100,8 +100,13 @@ def c3(events: list[dict], planned: int, rounds: int) -> tuple[bool, str, bool]:
     return True, f"{planned} scenarios read by the committee" + after, flagged
 
 
-def p1(committees: dict[str, tuple[bool, str, bool]], finished: int) -> tuple[bool, str, bool]:
-    """A P1 run, read with its case's other committees: (all done and debated, note, any flagged)."""
+def p1(own: tuple[bool, str, bool], committees: dict[str, tuple[bool, str, bool]], finished: int,
+       waiting: int) -> tuple[bool, str, bool]:
+    """A P1 run, read with its case's other committees: (all done and debated, note, any flagged). While some
+    of them have not run yet (`waiting`: pending or running) only its own committee can be read: a run's end
+    does not count its siblings against it."""
+    if waiting:
+        return own
     debated = sum(1 for d, _n, _f in committees.values() if d)
     flagged = any(f for _d, _n, f in committees.values())
     if finished < P1_RUNS:
@@ -159,8 +164,11 @@ def readings(db, study_id: str, definition: dict, options: dict, runs: list[dict
         elif cond == "C3":
             reading = c3(mine, options.get("C3", c3_arch.DEFAULTS)["scenarios"], rounds)
         elif cond == "P1":
-            group = [r for r in probes.get(run["case_id"], []) if r["status"] in FINISHED]
-            reading = p1({r["id"]: committee(events.get(r["id"], []), rounds) for r in group}, len(group))
+            case = probes.get(run["case_id"], [])
+            group = [r for r in case if r["status"] in FINISHED]
+            waiting = sum(1 for r in case if r["status"] in ("pending", "running"))
+            reading = p1(committee(mine, rounds), {r["id"]: committee(events.get(r["id"], []), rounds)
+                                                   for r in group}, len(group), waiting)
         else:
             reading = (True, "", False)
         out.append(TreatmentReading(run["id"], cond, *reading))
