@@ -30,13 +30,29 @@ def metrics_document(db, study_id: str, options: dict) -> MetricsDocument:
     from workbench.protocols.hindsight import adjudicated
 
     analysis = analysis_for(db, study_id, options)
+    tables = analysis_tables(analysis)
     head = f"Study {analysis.data.study_id} ({analysis.data.protocol}); {analysis.status_line()}\n"
-    text = head + "\n" + tables_text(analysis_tables(analysis))
+    text = head + "\n" + tables_text(tables)
+    document = {**analysis.to_dict(), "treatment_marks": treatment_marks(tables)}
     if not analysis.data.raters:  # adjudication settles disagreements between human raters
-        return MetricsDocument({**analysis.to_dict(), "adjudication": None}, text=text)
+        return MetricsDocument({**document, "adjudication": None}, text=text)
     side = adjudicated.side_by_side(db, study_id, analysis.data)
     text += "\nRaw and adjudicated results\n" + adjudicated.markdown(side)
-    return MetricsDocument({**analysis.to_dict(), "adjudication": adjudicated.to_dict(side)}, text=text)
+    return MetricsDocument({**document, "adjudication": adjudicated.to_dict(side)}, text=text)
+
+
+def treatment_marks(tables) -> dict[str, list[dict]]:
+    """table id -> the cells (row label, column) marked as standing on runs whose defining step did not happen:
+    the same cells the text and the report mark (issue 45)."""
+    from workbench.fidelity.table import MARK
+
+    out = {}
+    for t in tables:
+        cells = [{"row": row[0], "column": t.columns[j]} for row in t.rows for j, cell in enumerate(row)
+                 if j and cell.endswith(f" {MARK}")]
+        if cells:
+            out[t.id] = cells
+    return out
 
 
 def report_text(db, study_id: str, options: dict) -> str:

@@ -173,13 +173,19 @@ def predictions_rendered(analysis, block) -> RenderedTable | None:
     out = RenderedTable(block_id("predictions", index),
                         _block_title(analysis, "Glenda/Crock: predicted (seed 000 §VIII) vs observed", block.evaluator),
                         ["Condition", "Predicted (0-3)", "Observed mean [95% CI]", "Observed vs prediction"], [])
+    cells = {row.condition: row.cells.values() for row in block.table3.rows}  # the observed means' cells
+    marked_runs: list[str] = []
     for r in rows:
         lo, hi = r["predicted"]
-        out.rows.append([r["condition"], f"{lo}-{hi}", fmt_est(r["observed"]), r["verdict"]])
+        undelivered = _undelivered(analysis, [i for c in cells.get(r["condition"], ()) for i in c.item_ids])
+        marked_runs.extend(undelivered)
+        observed = fmt_est(r["observed"])
+        out.rows.append([r["condition"], f"{lo}-{hi}", marked(observed) if undelivered else observed, r["verdict"]])
     contradicted = [r["condition"] for r in rows if r["verdict"] in ("below", "above")]
     out.notes = ["The predictions were stated in the seed before any run. "
                  + (f"Results contradict them for {', '.join(contradicted)}; reported as observed." if contradicted
                     else "No defined result falls outside its predicted range.")]
+    _mark(analysis, out, marked_runs)
     return out
 
 
