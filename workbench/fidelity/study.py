@@ -22,7 +22,7 @@ def _study(db, study_id: str) -> dict:
     return row
 
 
-def _definition(db, study_id: str) -> dict:
+def definition_of(db, study_id: str) -> dict:
     return _study(db, study_id)["definition"]
 
 
@@ -47,7 +47,7 @@ def run_reading(db, run_id: str) -> TreatmentReading | None:
     run = get_run(db, run_id)
     if run is None or run["status"] not in FINISHED:
         return None
-    definition = _definition(db, run["study_id"])
+    definition = definition_of(db, run["study_id"])
     protocol = protocol_of(definition)
     if run["condition"] not in protocol.treatment_steps(definition):
         return None

@@ -13,7 +13,7 @@ from dataclasses import replace
 from workbench.events import PROGRESS, Event, watching
 
 from .policy import KEY, policy_of
-from .study import _definition, run_reading
+from .study import definition_of, run_reading
 
 ENDED = ("done", "done_with_errors")
 
@@ -21,7 +21,7 @@ ENDED = ("done", "done_with_errors")
 class TreatmentWatch:
     def __init__(self, sink, db, study_id: str, control=None) -> None:
         self.sink, self.db, self.study_id, self.control = sink, db, study_id, control
-        self.refuse = policy_of(_definition(db, study_id)) == "refuse"
+        self.refuse = policy_of(definition_of(db, study_id)) == "refuse"
 
     def emit(self, event: Event) -> None:
         run = event.payload.get("run") if event.kind == PROGRESS else None
