@@ -9,7 +9,8 @@ and live here:
 
 - `policy.py`: `on_missing_treatment = "mark" | "exclude" | "refuse"` (default "mark"), checked with the key named
 - `table.py`: the table (condition, defining step, runs in which it happened / runs, flagged, detail) as JSON,
-  CSV rows, text, Markdown and a RenderedTable; the cell mark and its note
+  CSV rows (`metrics --fidelity --csv`), text, Markdown and a RenderedTable (what a screen shows); the cell mark
+  and its note. While a study's outputs are blinded it prints one condition-free line
 - `study.py`: one study's table and one run's reading, asked of its protocol through the registry
 - `watch.py`: the run-end line's words and the "refuse" choice, as an event sink around a run's display
 """

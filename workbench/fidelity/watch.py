@@ -10,12 +10,11 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from store.runs import FINISHED
 from workbench.events import PROGRESS, Event, watching
 
 from .policy import KEY, policy_of
 from .study import definition_of, run_reading
-
-ENDED = ("done", "done_with_errors")
 
 
 class TreatmentWatch:
@@ -25,7 +24,7 @@ class TreatmentWatch:
 
     def emit(self, event: Event) -> None:
         run = event.payload.get("run") if event.kind == PROGRESS else None
-        if run is not None and run.get("status") in ENDED and "treatment" not in run:
+        if run is not None and run.get("status") in FINISHED and "treatment" not in run:
             reading = run_reading(self.db, run["run_id"])
             if reading is not None and not reading.delivered:
                 run = {**run, "treatment": reading.note or "its defining step did not happen"}
