@@ -2,8 +2,8 @@
 `metrics --csv`. One definition for the batch command and the TUI's export (catalog entry `metrics`).
 
 `finish_document` is what the batch command does to every protocol's metrics document before printing it
-(the SIMULATED mark, the treatment fidelity table, then the parse counts per structured step); `csv_text` is its CSV (every row names
-its study, so files of several studies join).
+(the SIMULATED mark, the treatment fidelity table, then the parse counts per structured step); `csv_text` is
+its CSV (every row names its study, so files of several studies join).
 """
 
 from __future__ import annotations
