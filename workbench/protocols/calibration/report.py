@@ -99,13 +99,20 @@ def _prereg(doc: dict) -> str:
              "",
              "Sample sizes, counted from the data:",
              "",
-             f"- Arm A: {a['interactions']} interaction(s); per reliability bin {a['per_bin']} ({a['non_empty_bins']} "
-             f"non-empty, smallest {a['smallest_bin']}; the seed asks ≥ {a['seed_min_per_bin']} per bin)",
-             f"- Arm B: {b['sampled']} interaction(s) judged of {b['accepted']} accepted (the seed asks ≥ "
-             f"{b['seed_min']})",
-             f"- Arm C: {n['arm_c']['items_scored_by_two_or_more']} interaction(s) scored by two or more judges"]
+             f"- Arm A: {_count(a['interactions'])} interaction(s); per reliability bin {a['per_bin']} "
+             f"({a['non_empty_bins']} non-empty, smallest {a['smallest_bin']}; the seed asks ≥ "
+             f"{a['seed_min_per_bin']} per bin)",
+             f"- Arm B: {_count(b['judged'])} interaction(s) judged (scored by at least one judge) of "
+             f"{b['sampled']} sampled and {b['accepted']} accepted (the seed asks ≥ {b['seed_min']})",
+             f"- Arm C: {_count(n['arm_c']['items_scored_by_two_or_more'])} interaction(s) scored by two or more "
+             "judges"]
     warnings = [f"- WARNING: {w}" for w in n["warnings"]] + [f"- FLAG: {f}" for f in p["flags"]]
     return "\n".join(lines + ([""] + warnings if warnings else []))
+
+
+def _count(n: int) -> str:
+    """A sample size; nothing counted makes the arm's statistics undefined, and the line says so."""
+    return str(n) if n else "0 (undefined)"
 
 
 def _arm_a(doc: dict) -> str:
