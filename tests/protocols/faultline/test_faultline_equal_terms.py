@@ -82,9 +82,11 @@ def simulated_study(seed: int, p_debate: float, p_baseline: float, topics: int =
             for pair in range(pairs):
                 for cond in DEBATES:
                     value = debate_acc(f"{topic}--p{pair}", cond, COIN, p_debate, r, seed, claims)
-                    docs.append({"condition": cond, "metrics": {"ACC": {"value": value, "undefined_reason": None}}})
+                    docs.append({"condition": cond, "item": f"{topic}--p{pair}",
+                                 "metrics": {"ACC": {"value": value, "undefined_reason": None}}})
             for cond in ("single", "self-consistency"):
-                docs.append({"condition": cond, "metrics": baseline(topic, cond, COIN, p_baseline, r, seed, claims)})
+                docs.append({"condition": cond, "item": topic,
+                             "metrics": baseline(topic, cond, COIN, p_baseline, r, seed, claims)})
     return docs
 
 

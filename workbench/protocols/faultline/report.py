@@ -115,19 +115,28 @@ def comparison_tables(doc: dict, lost: dict) -> str:
         rows = [c for c in doc["comparisons"] if c.get("family") == family]
         if not rows:
             continue
-        table = [f"**{title}**", "", "| comparison | mean difference (95% bootstrap CI) | Mann-Whitney r | U | p |",
-                 "|---|---|---|---|---|"]
+        m = max((c.get("holm_m") or 0) for c in rows)
+        table = [f"**{title}** (Holm over the family's {m} comparison(s) with a p)", "",
+                 "| comparison | mean difference (95% bootstrap CI) | Mann-Whitney r | U | p (uncorrected) | p (Holm) |",
+                 "|---|---|---|---|---|---|"]
         for c in rows:
             det = c["mann_whitney"]["details"]
-            p, u = det.get("p_value"), det.get("U")
+            p, u, holm = det.get("p_value"), det.get("U"), c.get("p_holm")
             pooled = [label(g, lost) for g in c["groups"]["a"] + c["groups"]["b"] if g in lost and g not in c["comparison"]]
             name = mark(c["comparison"], lost) + (f" (pools {', '.join(pooled)})" if pooled else "")
+            if c.get("pooling"):
+                name += f" ({c['pooling']})"
             table.append(f"| {name} | {fmt(c['mean_difference'])} | {fmt(c['mann_whitney'])} | "
-                         f"{'—' if u is None else f'{u:g}'} | {'—' if p is None else f'{p:.4g}'} |")
+                         f"{'—' if u is None else f'{u:g}'} | {'—' if p is None else f'{p:.4g}'} | "
+                         f"{'—' if holm is None else f'{holm:.4g}'} |")
         parts.append("\n".join(table))
-    return ("A − B; Mann-Whitney U two-sided (rank-biserial r > 0: A tends higher), p not corrected for the number of "
-            "rows (project's choice: the headline is the comparison seed 002 puts first). BA of a 0-node condition "
-            "is read against the graph size it is compared with.\n\n" + "\n\n".join(parts))
+    return ("A − B over independent units: a debate condition's unit is an item (a topic × persona pair; its "
+            "repeats, and in a pooled level its conditions, averaged into one value), a baseline's its topic. "
+            "Mann-Whitney U two-sided (rank-biserial r > 0: A tends higher); p uncorrected, and beside it "
+            "Holm-adjusted within each table (family), which controls the family-wise error rate. A pooled row "
+            "whose levels do not pool alike says so (\"unbalanced\": it compares what it pools as much as the "
+            "levels). BA of a 0-node condition is read against the graph size it is compared with.\n\n"
+            + "\n\n".join(parts))
 
 
 def spread_table(doc: dict, lost: dict) -> str:
