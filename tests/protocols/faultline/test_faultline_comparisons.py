@@ -207,3 +207,23 @@ def test_a_pooled_level_over_an_unbalanced_design_says_what_it_pools(doc):
 
     assert ("BA: 50 nodes − 20 nodes (unbalanced: pools architectures graph against graph, latent)"
             in comparison_tables(doc[2], {}))
+
+
+def test_the_report_claims_of_sample_zero_only_what_the_call_keys_keep():
+    """Issue 42 item 7: "sample 0 is the single answer's draw" was printed for every model; on `sim` the call keys
+    of single and self-consistency sample 0 differ (the simulator keys by run and condition), on a real model
+    they are one call. The report says which."""
+    from workbench.gateway.api import CallRequest, ModelSettings
+    from workbench.gateway.client import call_key
+    from workbench.protocols.faultline.report import headline_rule_line
+
+    def key(model: str, cond: str) -> str:
+        return call_key(CallRequest([{"role": "user", "content": "Answer the question"}], ModelSettings(model=model),
+                                    study_id="s", run_id=f"t1/{cond}/0", turn="answer", agent="model",
+                                    metadata={"item": "t1", "condition": cond, "replicate": 0}))
+
+    assert key("sim", "single") != key("sim", "self-consistency")
+    assert key("openai/x", "single") == key("openai/x", "self-consistency")
+    line = headline_rule_line({})
+    assert "sample 0 is the single answer's draw" not in line
+    assert "`sim` model draws each condition apart" in line and "the gateway serves once" in line

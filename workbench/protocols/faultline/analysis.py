@@ -128,7 +128,7 @@ def baseline_metrics(report: dict, verifiable: list[dict], tie: str = measures.C
     """ACC of a baseline run: its samples' stances as the vote (one sample for `single`; self-consistency's
     five, the seed's majority). Self-consistency also reads ACC over its first two samples alone
     (`ACC_equal_votes`: as many votes as a debate's pair, what the project's headline compares with;
-    sample 0 is the single answer's draw). `key` names the run, for its coin."""
+    on a real model sample 0 is the single answer's request served once, on `sim` a draw of its own). `key` names the run, for its coin."""
     acc, _ = _acc([s for s in report["stances"] if s is not None], verifiable, tie, key)
     out = {"ACC": acc, "errors": len(report["errors"]), "unknown_claim_stances": unknown_claim_stances(report)}
     if len(report["stances"]) > PAIR_VOTES:

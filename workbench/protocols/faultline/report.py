@@ -35,6 +35,11 @@ def headline_line(doc: dict) -> str:
     return f"{h['question']}: **{h['answer']}** — {h['comparison']}: mean difference {shown}; {h['why']}."
 
 
+# Issue 42 item 7: the report said "sample 0 is the single answer's draw"; on `sim` it never is.
+SAMPLE_ZERO = ("a real model is sent the single answer's very request, which the gateway serves once, while the "
+               "`sim` model draws each condition apart, so there they are two draws")
+
+
 def headline_rule_line(rules: dict) -> str:
     """Which self-consistency the verdict compares with, as the study froze it (acc_headline)."""
     if rules.get("acc_headline") == FIVE_VOTES:
@@ -43,8 +48,8 @@ def headline_rule_line(rules: dict) -> str:
                 "accuracy p > 0.5, five votes beat a persona pair's two (P(Bin(5, p) ≥ 3) > p), so equal per-agent "
                 "accuracy reads \"no\" here; the equal-votes line below is the like-with-like comparison.")
     return ("Headline (acc_headline = \"equal-votes\", the project's choice): self-consistency is read over its "
-            "first two samples, as many votes as a debate's persona pair, under the same split rule (sample 0 is the "
-            "single answer's draw), so the verdict asks whether two agents debating beat two independent answers "
+            "first two samples, as many votes as a debate's persona pair, under the same split rule (whether sample 0 "
+            f"repeats the single answer depends on the model: {SAMPLE_ZERO}), so the verdict asks whether two agents debating beat two independent answers "
             "voting; with the same per-agent accuracy both read the same distribution, so the verdict is "
             "\"undecided\" (no difference) but for chance. Seed 002 compares with the majority of five samples: that comparison "
             "follows, labelled as the seed's. With equal per-agent accuracy p > 0.5 it favours self-consistency "
