@@ -72,7 +72,8 @@ def test_no_metric_before_the_freeze_and_no_redefinition_after(tmp_path, capsys)
     path.write_text(STUDY.format(k=1.0, ece=0.05), encoding="utf-8")
     assert batch(capsys, db, "study", "create", str(path))[0] == 0
     for argv in (["metrics", "cal-drift"], ["report", "cal-drift", "--out", str(tmp_path / "r.md")],
-                 ["calibration", "export", "cal-drift", "--out", str(tmp_path / "x")]):
+                 ["calibration", "export", "cal-drift", "--out", str(tmp_path / "x")],
+                 ["export", "table", "cal-drift", "--out", str(tmp_path / "x")]):   # issue 42: was a traceback
         code, out, err = batch(capsys, db, *argv)
         assert code == 1 and "not frozen" in err and "study freeze cal-drift" in err, (argv, err)
         assert "ECE" not in out + err and "Traceback" not in err
@@ -237,3 +238,15 @@ def test_no_outcome_is_written_as_none(tmp_path):
     from workbench.protocols.calibration.exports import panel_verdict
 
     assert panel_verdict({"holds": None}) == "none" and panel_verdict({"holds": "strong"}) == "strong"
+
+
+def test_arm_a_bin_labels_show_the_real_edges(tmp_path):
+    """Issue 42 item 11: with six bins the edges are sixths; "[0.7, 0.8)" held a mean p of 0.800."""
+    db, sid = _generated(tmp_path, "cal-edges", {"generator": {"per_bin": 5, "seed": 1}})
+    arm_a = next(s.body for s in PROTOCOL.report_sections(db, sid) if s.title == "Arm A — proxy fidelity")
+    assert "| [0.667, 0.833) |" in arm_a and "| [0.833, 1] |" in arm_a and "| [0, 0.167) |" in arm_a
+    assert "[0.7, 0.8)" not in arm_a
+    from workbench.protocols.calibration.report import csv_rows
+
+    groups = {r["group"] for r in csv_rows(study_results(db, sid))[1] if r["statistic"] == "frequency_positive"}
+    assert "[0.667, 0.833)" in groups
