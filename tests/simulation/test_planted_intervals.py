@@ -34,3 +34,14 @@ def test_enough_cases_give_scipys_paired_bca_interval_over_cases():
                           rng=np.random.default_rng(0)).confidence_interval
     assert value == pytest.approx(_probit_effect(x, y)) and note == ""
     assert (lo, hi) == pytest.approx((ref.low, ref.high))
+
+
+def test_a_judge_only_sim_studys_banner_names_no_simulated_raters():
+    """Issue 42 item 11: the judge-only report's banner spoke of simulated raters it does not have."""
+    from workbench.simulation.marks import mark_json, mark_text, title_mark
+
+    judged = {"model": {"name": "sim"}, "judges": [{"name": "j", "model": "sim"}], "raters": []}
+    rated = {**judged, "raters": ["rater-a"]}
+    for text in (title_mark(judged, frozen=False), mark_text("x", judged), mark_json({}, judged)["simulated_banner"]):
+        assert "simulated raters" not in text and "has no raters" in text and "judges simulated" in text
+    assert "simulated raters" in title_mark(rated, frozen=False)

@@ -15,6 +15,17 @@ PLACEHOLDER_NOTE = ("**Dry run.** Every response is the offline `mock` model's p
                     "here is a finding.")
 
 
+# A simulated study without raters (a judge-only study): its banner names no simulated rater it does not have.
+NO_RATERS_BANNER = ("Every response, verdict and number in this study comes from the offline `sim` model with "
+                    "planted effects, its judges simulated too (the study has no raters); none of it is a model's "
+                    "answer or a person's judgement.")
+
+
+def banner(definition: dict | None) -> str:
+    """The SIMULATED banner this study's files carry: the sim model's, or without raters the judge-only one."""
+    return BANNER if (definition or {}).get("raters") else NO_RATERS_BANNER
+
+
 def is_placeholder(definition: dict | None) -> bool:
     """Every model the study calls is the `mock` model: its texts are placeholders, it holds no real data."""
     from workbench.gateway import MOCK_MODEL
@@ -30,7 +41,7 @@ def title_mark(definition: dict | None, frozen: bool = True) -> str:
     if not is_simulated(definition):
         power = f"\n\n> Designed power: {designed_power(definition)}" if frozen and definition else ""
         return (f"\n\n> {PLACEHOLDER_NOTE}" if is_placeholder(definition) else "") + power
-    lines = [f" ({LABEL})", "", f"> **{LABEL}.** {BANNER}"]
+    lines = [f" ({LABEL})", "", f"> **{LABEL}.** {banner(definition)}"]
     if frozen:
         lines.append(f"> Designed power: {designed_power(definition)}")
     return "\n".join(lines)
@@ -71,7 +82,7 @@ def mark_json(document: dict, definition: dict | None) -> dict:
     `simulated_banner`; any other study's unchanged."""
     if not is_simulated(definition):
         return document
-    return {"simulated": True, **document, "simulated_banner": f"{LABEL}: {BANNER}"}
+    return {"simulated": True, **document, "simulated_banner": f"{LABEL}: {banner(definition)}"}
 
 
 def mark_rows(columns: list[str], rows: list[dict], definition: dict | None) -> tuple[list[str], list[dict]]:
@@ -83,4 +94,4 @@ def mark_rows(columns: list[str], rows: list[dict], definition: dict | None) -> 
 
 def mark_text(text: str, definition: dict | None) -> str:
     """A text or Markdown file of a simulated study: the label and banner as its first line."""
-    return f"{LABEL}: {BANNER}\n\n{text}" if is_simulated(definition) else text
+    return f"{LABEL}: {banner(definition)}\n\n{text}" if is_simulated(definition) else text
