@@ -55,13 +55,16 @@ def designed_power(definition: dict, sims: int | None = None) -> str:
     doc = power_document(definition, {}, sims, grid=())   # the protocol's own computation, as `power`'s
     if not doc["comparisons"]:
         return "no pre-registered comparison"
-    # numbered, not named: a report is read before unblinding too, and the names are conditions
-    # (`workbench --batch power STUDY` lists them in the same order)
+    # numbered, not named, where the study has blind evaluators: a report is read before unblinding too, and the
+    # names are conditions (`workbench --batch power STUDY` lists them in the same order). A study without
+    # raters or judges blinds nothing (faultline's): its comparisons are named (issue 42).
     name = doc["effect_name"]
-    return "; ".join(f"comparison {i} {name}={r['effect']:.2f}: " + ("-" if r["power"] is None else f"{r['power']:.2f}")
+    named = not definition.get("raters") and not definition.get("judges")
+    return "; ".join((r["comparison"] if named else f"comparison {i}") + f" {name}={r['effect']:.2f}: "
+                     + ("-" if r["power"] is None else f"{r['power']:.2f}")
                      for i, r in enumerate(doc["comparisons"], start=1)) + (
-        f" ({doc['size_text']}, {sims} simulations; the comparisons in the order of "
-        "`workbench --batch power STUDY`)")
+        f" ({doc['size_text']}, {sims} simulations" + ("" if named else "; the comparisons in the order of "
+                                                           "`workbench --batch power STUDY`") + ")")
 
 
 def mark_document(doc, definition: dict | None):
