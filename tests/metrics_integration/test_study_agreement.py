@@ -178,3 +178,22 @@ def test_cases_sharing_a_specialized_rubric_give_its_rows_once():
     data.scores = [type("R", (), {"rubric_id": "glenda-crock"})()]
     labels = [m.label for m in agreement_metrics(data)]
     assert len(labels) == len(set(labels)) == 4          # three criteria and the composite, once each
+
+
+def test_the_blindness_audits_per_condition_tests_are_holm_adjusted():
+    """Issue 42: a multiple-comparison correction on every family of comparisons, uncorrected p beside it."""
+    from types import SimpleNamespace
+
+    from workbench.metrics.estimate import Estimate
+    from workbench.protocols.hindsight.metrics.agreement_report import AuditRow
+    from workbench.protocols.hindsight.metrics.render import audit_rendered
+
+    acc = Estimate(0.5, 0.3, 0.7, n=10, method="x", confidence=0.95)
+    rows = (AuditRow("B1", 10, 5, acc, 0.2, 0.01, ()), AuditRow("C1", 10, 5, acc, 0.2, 0.04, ()),
+            AuditRow("C2", 10, 5, acc, 0.2, 0.03, ()), AuditRow(None, 30, 15, acc, 0.2, 0.001, ()))
+    analysis = SimpleNamespace(blinded=False, forced=False, agreement=SimpleNamespace(audits=rows))
+    table = audit_rendered(analysis)
+    assert table.columns[-2:] == ["p (> chance)", "p (Holm)"]
+    # by hand over the three conditions: 3·0.01 = 0.03, 2·0.03 = 0.06, max(0.06, 1·0.04) = 0.06
+    assert [r[-1] for r in table.rows] == ["0.030", "0.060", "0.060", "-"]
+    assert "Holm-adjusted over the per-condition tests" in " ".join(table.notes)
