@@ -673,3 +673,24 @@ def call_journal(db: sqlite_utils.Database) -> None:
         CREATE INDEX IF NOT EXISTS idx_artifacts_run ON artifacts (run_id)
     """):
         db.execute(statement)
+
+
+@migrations(name="0015_study_lineage")
+def study_lineage(db: sqlite_utils.Database) -> None:
+    # Lineage (issue 42): for each study, every earlier study in the store that used some of the same data (items
+    # or cases), what it had reported, and why this study's results are exploratory, recorded at create and at
+    # freeze; the latest record holds (`recorded_at`).
+    for statement in _statements("""
+        CREATE TABLE study_lineage (
+            study_id TEXT NOT NULL,
+            earlier_study TEXT NOT NULL,
+            shared INTEGER NOT NULL,
+            earlier_results_at TEXT,
+            reported TEXT NOT NULL,
+            matches TEXT NOT NULL,
+            exploratory TEXT,
+            recorded_at TEXT NOT NULL,
+            PRIMARY KEY (study_id, earlier_study)
+        )
+    """):
+        db.execute(statement)

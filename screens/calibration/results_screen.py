@@ -17,6 +17,7 @@ from textual.widgets import DataTable, Footer, Static, TabbedContent, TabPane
 
 from screens.metrics_plots import MetricPlot
 from workbench.protocols.calibration.outcomes import outcome_lines
+from workbench.protocols.calibration.sampling import edges_label
 
 
 def _bin_cell(b: dict, key: str) -> str:
@@ -133,8 +134,8 @@ class CalibrationResultsScreen(Screen):
         self.query_one("#cal-ksweep", MetricPlot).show("ECE against k", k_sweep)
         table = self.query_one("#cal-bins", DataTable)
         table.clear()
-        for b in cal["bins"]:
-            table.add_row(f"[{b['lower']:.1f}, {b['upper']:.1f})", str(b["count"]), _bin_cell(b, "mean_predicted"),
+        for k, b in enumerate(cal["bins"]):
+            table.add_row(edges_label(b["lower"], b["upper"], last=k == len(cal["bins"]) - 1), str(b["count"]), _bin_cell(b, "mean_predicted"),
                           _bin_cell(b, "observed_frequency"), _bin_cell(b, "gap"))
 
     def _judges(self, doc: dict) -> None:

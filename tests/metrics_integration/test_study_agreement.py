@@ -161,3 +161,39 @@ def test_blinded_agreement_is_condition_free(blinded):
     assert all(r.condition is None for r in rep.judge_errors)
     assert [r.condition for r in rep.audits] == [None]
     assert rep.inter_rater[0].n_items == 27  # agreement needs no condition
+
+
+def test_cases_sharing_a_specialized_rubric_give_its_rows_once():
+    """Issue 42 item 8: a study with several cases on one specialized rubric repeated every specialized row of
+    both agreement tables once per case (24 duplicates in a six-case study)."""
+    from workbench.metrics.ratings import CriterionInfo, RubricInfo
+    from workbench.protocols.hindsight.metrics.agreement_report import agreement_metrics
+    from workbench.protocols.hindsight.metrics.study_data import CaseInfo, StudyData
+
+    cases = {f"c{i}": CaseInfo(f"c{i}", "t", "historical", None, None, "glenda-crock") for i in range(6)}
+    data = StudyData("s", "s", "hindsight", {"rubrics": ["anticipation"]}, False, cases=cases)
+    assert data.named_rubric_ids() == ["anticipation", "glenda-crock"]
+    crit = tuple(CriterionInfo(c, c, 0, 1) for c in ("a", "b", "c"))
+    data.rubrics = {"h1": RubricInfo(hash="h1", rubric_id="glenda-crock", name="GC", composite="sum", criteria=crit)}
+    data.scores = [type("R", (), {"rubric_id": "glenda-crock"})()]
+    labels = [m.label for m in agreement_metrics(data)]
+    assert len(labels) == len(set(labels)) == 4          # three criteria and the composite, once each
+
+
+def test_the_blindness_audits_per_condition_tests_are_holm_adjusted():
+    """Issue 42: a multiple-comparison correction on every family of comparisons, uncorrected p beside it."""
+    from types import SimpleNamespace
+
+    from workbench.metrics.estimate import Estimate
+    from workbench.protocols.hindsight.metrics.agreement_report import AuditRow
+    from workbench.protocols.hindsight.metrics.render import audit_rendered
+
+    acc = Estimate(0.5, 0.3, 0.7, n=10, method="x", confidence=0.95)
+    rows = (AuditRow("B1", 10, 5, acc, 0.2, 0.01, ()), AuditRow("C1", 10, 5, acc, 0.2, 0.04, ()),
+            AuditRow("C2", 10, 5, acc, 0.2, 0.03, ()), AuditRow(None, 30, 15, acc, 0.2, 0.001, ()))
+    analysis = SimpleNamespace(blinded=False, forced=False, agreement=SimpleNamespace(audits=rows))
+    table = audit_rendered(analysis)
+    assert table.columns[-2:] == ["p (> chance)", "p (Holm)"]
+    # by hand over the three conditions: 3·0.01 = 0.03, 2·0.03 = 0.06, max(0.06, 1·0.04) = 0.06
+    assert [r[-1] for r in table.rows] == ["0.030", "0.060", "0.060", "-"]
+    assert "Holm-adjusted over the per-condition tests" in " ".join(table.notes)

@@ -139,3 +139,21 @@ def test_study_file_metrics_table_feeds_custom_concerns():
     assert data.custom_concerns == ("Precedent", "Data residency")
     with pytest.raises(StudyError, match="metrics.custom_concerns: must be a list of strings"):
         parse_study_text('name = "dq-custom"\ncases = ["x"]\n[metrics]\ncustom_concerns = "Precedent"\n', "s.toml")
+
+
+def test_a_conditions_dq_interval_resamples_cases_not_runs():
+    """Issue 42 item 5: P1's six runs of two cases are two cases: the row's mean is over the two case means and
+    its CI is withheld (fewer cases than the minimum), never a bootstrap over six runs as if independent."""
+    from workbench.metrics.estimate import Estimate
+    from workbench.protocols.hindsight.metrics.dq_study import RunDQ, _summary_row
+
+    def run(i: int, case: str, v: float) -> RunDQ:
+        e = Estimate(v, n=1, method="x")
+        return RunDQ(f"r{i}", case, "P1", 3, "parallel", e, e, e, e)
+
+    values = {"a": [0.2, 0.3, 0.4], "b": [0.8, 0.9, 0.7, 0.6]}   # unbalanced: case means 0.3 and 0.75
+    runs = [run(i, c, v) for i, (c, v) in enumerate((c, v) for c, vs in values.items() for v in vs)]
+    row = _summary_row("P1", runs)
+    est = row.parts["dq1"]
+    assert est.value == pytest.approx((0.3 + 0.75) / 2) and est.n == 2
+    assert not est.has_ci and est.ci_undefined_reason.startswith("n too small")

@@ -255,3 +255,23 @@ def test_the_batch_packet_commands_say_a_rater_is_held(tmp_path, capsys):
     doc = json.loads(capsys.readouterr().out)
     assert doc["held"] is True and doc["items"] == 2 and "--release rater-a" in doc["release"]
     assert "is HELD" in doc["held_notice"]
+
+
+def test_a_transposed_cases_packet_carries_its_mapping(db, tmp_path):
+    """Issue 42 item 9: the desk and the judge prompt showed a transposed case's mapping, the offline packet not."""
+    from tests.judges.test_transposition_shown import MAPPING, TRANSPOSED
+    from workbench.blinding.items import prepare_study
+
+    sid = make_study(db, case=TRANSPOSED)
+    prepare_study(db, sid)
+    scoring.open_rater(db, sid, "rater-a")
+    score_pilots(db, sid, "rater-a")
+    packet, _ = _export(db, sid, tmp_path)
+    cases = packet["sealed"]["cases"]
+    assert cases and {c["transposition"] for c in cases.values()} == {MAPPING}
+    assert "transposition" in packet["sealed"]["instructions"]
+
+
+def test_an_untransposed_cases_packet_says_none(db, sid, tmp_path):
+    packet, _ = _export(db, sid, tmp_path)
+    assert {c["transposition"] for c in packet["sealed"]["cases"].values()} == {None}

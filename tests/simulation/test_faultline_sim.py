@@ -64,7 +64,8 @@ def test_faultline_sim_recovers_the_planted_stance_shift_and_adherence(tmp_path,
     assert f"> Designed power: {line}" in report.read_text(encoding="utf-8")
     doc = power_document(definition, grid=())
     assert doc["comparisons"][0]["comparison"] == "ACC: all debate conditions − self-consistency on 2 votes"
-    assert line.startswith(f"comparison 1 Δ={doc['comparisons'][0]['effect']:.2f}: {doc['comparisons'][0]['power']:.2f}")
+    first = doc['comparisons'][0]   # named: a faultline study blinds no condition (issue 42)
+    assert line.startswith(f"{first['comparison']} Δ={first['effect']:.2f}: {first['power']:.2f}")
 
 
 def test_closing_gap_by_hand():

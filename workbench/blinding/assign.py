@@ -30,6 +30,19 @@ class ItemRef:
     id: str
     case_id: str
     pilot: bool = False
+    # What orders an item before the seeded shuffle: its content (`content_key`), the same in every store, so
+    # a study's seed gives every store one order (issue 42); the opaque id is random, and ordering by it made
+    # two fresh stores deal one study's items differently. Empty: the id (callers without the text).
+    key: str = ""
+
+    @property
+    def stable(self) -> str:
+        return self.key or self.id
+
+
+def content_key(case_id: str, text: str) -> str:
+    """An item's store-independent key: a digest of its case and scrubbed text (it names no condition)."""
+    return hashlib.sha256(f"{case_id}\0{text}".encode("utf-8")).hexdigest()
 
 
 def rater_seed(blinding_seed: int, rater: str) -> int:
@@ -38,8 +51,8 @@ def rater_seed(blinding_seed: int, rater: str) -> int:
 
 
 def _rng(seed: int, items: list[ItemRef], salt: str) -> random.Random:
-    # Seeded by the rater's seed and the batch's item ids: the same batch always orders the same way.
-    return random.Random(f"{seed}:{salt}:{','.join(sorted(i.id for i in items))}")
+    # Seeded by the rater's seed and the batch's item keys: the same batch always orders the same way.
+    return random.Random(f"{seed}:{salt}:{','.join(sorted(i.stable for i in items))}")
 
 
 def share_out(items: list[ItemRef], raters: list[str], overlap: float, blinding_seed: int
@@ -49,7 +62,7 @@ def share_out(items: list[ItemRef], raters: list[str], overlap: float, blinding_
         return {}
     if len(raters) == 1 or overlap >= 1.0:
         return {r: list(items) for r in raters}
-    pool = sorted(items, key=lambda i: i.id)
+    pool = sorted(items, key=lambda i: (i.stable, i.id))
     rng = _rng(blinding_seed, pool, "overlap")
     rng.shuffle(pool)
     n_shared = round(overlap * len(pool))
@@ -68,10 +81,10 @@ def order_queue(items: list[ItemRef], seed: int, *, start: int = 0) -> list[dict
     Pilots come first as their own pair; other items are paired within a case.
     """
     rng = _rng(seed, items, "order")
-    pilots = sorted((i for i in items if i.pilot), key=lambda i: i.id)
+    pilots = sorted((i for i in items if i.pilot), key=lambda i: (i.stable, i.id))
     rest = [i for i in items if not i.pilot]
     by_case: dict[str, list[ItemRef]] = {}
-    for item in sorted(rest, key=lambda i: (i.case_id, i.id)):
+    for item in sorted(rest, key=lambda i: (i.case_id, i.stable, i.id)):
         by_case.setdefault(item.case_id, []).append(item)
     groups: list[list[ItemRef]] = []
     for case_id in sorted(by_case):

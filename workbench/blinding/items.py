@@ -33,7 +33,7 @@ from store.cases import now
 from store.db import writer
 from store.quality import insert_planted, planted_kinds
 from store.runs import truncated_run_ids
-from workbench.blinding.assign import ItemRef, order_queue, rater_seed, share_out
+from workbench.blinding.assign import ItemRef, content_key, order_queue, rater_seed, share_out
 from workbench.blinding.context import BlindingError, StudyContext, load_study
 from workbench.blinding.cut_off import with_mark
 from workbench.blinding.scrub import ScrubContext, emptied_reason, scrub
@@ -93,7 +93,7 @@ def prepare_study(db: sqlite_utils.Database, study_id: str) -> BlindingSummary:
             blind_rows.insert_items(db, items, keys)
         if planted:
             insert_planted(db, planted, at=now())
-        _assign(db, study, [ItemRef(i["id"], i["case_id"], bool(i["pilot"])) for i in items])
+        _assign(db, study, [_ref(i) for i in items])
         return _summary(db, study, len(items) - pilots_created - len(planted), pilots_created, statuses,
                         held_back)
 
@@ -188,6 +188,10 @@ def _planted_items(study: StudyContext, items: list[dict], keys: list[dict]) -> 
     return rows
 
 
+def _ref(item: dict) -> ItemRef:
+    return ItemRef(item["id"], item["case_id"], bool(item["pilot"]), content_key(item["case_id"], item["text"]))
+
+
 def _assign(db: sqlite_utils.Database, study: StudyContext, new_items: list[ItemRef]) -> None:
     blinding_seed = int(study.blinding.get("seed") or 0)
     known = {r["name"]: r for r in blind_rows.raters(db, study.id, kind=None)}
@@ -198,7 +202,7 @@ def _assign(db: sqlite_utils.Database, study: StudyContext, new_items: list[Item
     if current:
         batch = new_items
     else:  # the first assignment deals out every item there is
-        batch = [ItemRef(i["id"], i["case_id"], bool(i["pilot"])) for i in blind_rows.blind_items(db, study.id)]
+        batch = [_ref(i) for i in blind_rows.blind_items(db, study.id)]
     next_position: dict[str, int] = {}
     held: dict[str, set[str]] = {}
     for a in current:

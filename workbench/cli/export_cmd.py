@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import argparse
 
-from workbench.cli.context import OK, CommandError, Context
+from workbench.cli.context import OK, CommandError, Context, refusals
 from workbench.cli.examples import examples
 
 
@@ -58,7 +58,8 @@ def _run(ctx: Context, write, **kwargs):
     from workbench.exports.catalog import ExportFailed, ExportNotEmpty
 
     try:
-        return write(ctx.db(), **kwargs)
+        with refusals(KeyError):   # an unknown study, or one whose protocol shows no metric yet (an unfrozen calibration)
+            return write(ctx.db(), **kwargs)
     except ExportNotEmpty as exc:
         raise CommandError(f"{exc}; --force replaces the workbench's files there and keeps the others") from None
     except ExportFailed as exc:

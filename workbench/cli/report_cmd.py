@@ -23,6 +23,9 @@ def register(sub: argparse._SubParsersAction) -> None:
                        **examples("workbench --batch report glenda-crock-mock --out report.md"))
     p.add_argument("study", metavar="STUDY")
     p.add_argument("--out", metavar="FILE", required=True, help="the markdown file to write")
+    p.add_argument("--update", action="store_true",
+                   help="take what the report reads of other studies (M11's trend) from the store as it is now; "
+                        "without it, the report reproduces what its first writing stored")
     add_analysis_options(p)
     p.set_defaults(handler=handle)
 
@@ -34,7 +37,8 @@ def handle(args, ctx: Context) -> int:
     header = require_study(db, args.study)
     protocol = study_protocol(header)
     try:
-        path = write_study_report(db, args.study, protocol, analysis_options(args, db, ctx), args.out)
+        options = {**analysis_options(args, db, ctx), "update": args.update}
+        path = write_study_report(db, args.study, protocol, options, args.out)
     except KeyError as exc:
         raise CommandError(str(exc.args[0] if exc.args else exc)) from None
     except OSError as exc:

@@ -92,6 +92,8 @@ def freeze(args, ctx: Context) -> int:
         raise CommandError(str(exc)) from None
     except StudyError as exc:
         raise CommandError(f"study '{args.study_id}' cannot be frozen: {exc}") from None
+    for line in result.get("lineage", []):   # earlier studies on the same data, and what makes this exploratory
+        ctx.info(f"lineage: {line}")
     verb = "was already frozen and is unchanged" if result["already_frozen"] else "frozen"
     ctx.emit({"ok": True, **result},
              f"study {args.study_id} {verb}: hash {result['freeze_hash']} at {result['frozen_at']} "

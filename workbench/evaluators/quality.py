@@ -2,7 +2,10 @@
 
 The one definition of every figure (the Studies screen's evaluator panel, `evaluators qc` and the report
 print these numbers). An evaluator's **cells** are their current values, one per (item, rubric, criterion);
-their **order** is the order they met the items (a rater's queue position; a judge's first verdict row).
+their **order** is the order they met the items: a rater's queue position (dealt by the blinding seed over the
+items' content, the same in every store) and, for a judge, whose calls run at once and finish in no order of its
+own, an order drawn from the blinding seed over the items' content (`study.judge_order`). So 'longest run' and
+'drift' are one study's figures in every fresh store (issue 42: they followed each store's shuffle).
 
 - gold_exact / gold_within_one: over the criteria a gold item expects, the share of the evaluator's values
   equal to the expected value / within one point of it;

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 import sqlite_utils
 
 from store import metrics_data as md
+from store import blind as blind_rows
 from store import quality as rows
 from workbench.evaluators.quality import HUMAN, JUDGE, EvaluatorQuality, Evaluations, evaluator_quality
 from workbench.evaluators.review import ReviewAgreement, agreement
@@ -187,8 +188,25 @@ def evaluations(db: sqlite_utils.Database, study_id: str, definition: dict) -> l
     for v in verdicts:
         e = out.setdefault((JUDGE, v["judge"]), Evaluations(v["judge"], JUDGE))
         e.values[(v["item_id"], rubric_ids.get(v["rubric_hash"], v["rubric_hash"]), v["criterion"])] = float(v["value"])
-        e.order[v["item_id"]] = min(e.order.get(v["item_id"], v["id"]), v["id"])
+    judged = [e for (kind, _), e in out.items() if kind == JUDGE and e.values]
+    if judged:
+        items = blind_rows.blind_items(db, study_id)
+        for e in judged:
+            e.order = judge_order(items, int((definition.get("blinding") or {}).get("seed") or 0), e.evaluator)
     return list(out.values())
+
+
+def judge_order(items: list[dict], seed: int, judge: str) -> dict[str, int]:
+    """A judge's order over the study's blind items, drawn from the study's blinding seed and each item's content
+    (its case and scrubbed text), so every store gives one study's judge one order (issue 42). A judge meets no
+    items in an order of its own: its calls run at once, and its verdict rows land in the order they finish,
+    which differs from run to run; 'longest run' and 'drift' followed that order and moved with it."""
+    import hashlib
+
+    def draw(item: dict) -> str:
+        return hashlib.sha256(f"{seed}:{judge}:{item['case_id']}\0{item['text']}".encode("utf-8")).hexdigest()
+
+    return {item["id"]: rank for rank, item in enumerate(sorted(items, key=lambda i: (draw(i), i["id"])))}
 
 
 def latest_decisions(db: sqlite_utils.Database, study_id: str) -> dict[str, dict]:

@@ -35,19 +35,6 @@ def is_too_small(reason: str | None) -> bool:
     return bool(reason) and reason.startswith(N_TOO_SMALL)
 
 
-def bootstrap_distribution(data: tuple[np.ndarray, ...], statistic: Any, *, paired: bool = False,
-                           n_resamples: int = DEFAULT_RESAMPLES, seed: int = DEFAULT_SEED) -> np.ndarray:
-    """The statistic over SciPy's seeded resamples (each sample resampled on its own, or together when
-    ``paired``); a resample where the statistic is undefined holds NaN (or +-inf)."""
-    from scipy import stats
-
-    with warnings.catch_warnings(), np.errstate(all="ignore"):
-        warnings.simplefilter("ignore")
-        res = stats.bootstrap(data, statistic, n_resamples=n_resamples, paired=paired, vectorized=True,
-                              method="percentile", rng=np.random.default_rng(seed))
-    return np.asarray(res.bootstrap_distribution, dtype=float)
-
-
 def percentile_interval(distribution: np.ndarray, confidence: float) -> tuple[float | None, float | None, str]:
     """The percentile interval of a bootstrap distribution whose undefined (NaN) resamples are left out.
     Order statistics, no interpolation, so a resample at +-inf shows as an unbounded limit: then no CI."""

@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 
-from .descriptive import DEFAULT_RESAMPLES, DEFAULT_SEED, bootstrap_distribution, percentile_interval, too_few_units
+from .descriptive import DEFAULT_RESAMPLES, DEFAULT_SEED, percentile_interval, too_few_units
 from .estimate import Estimate, clean_numeric, clean_pairs, z_critical
 
 CI_METHODS = ("noncentral_t", "normal", "bootstrap")
@@ -31,12 +31,28 @@ def _paired_dz(x: np.ndarray, y: np.ndarray, axis: int = -1) -> np.ndarray:
 
 def _bootstrap_ci(samples: tuple[np.ndarray, ...], statistic, paired: bool, confidence: float,
                   n_resamples: int, seed: int) -> tuple[float | None, float | None, str, str | None]:
-    """(low, high, how, reason-when-none): the one bootstrap rule (minimum units, then percentile)."""
+    """(low, high, how, reason-when-none): the one bootstrap rule for a standardised difference. No CI under the
+    minimum of units; then SciPy's BCa interval (bias-corrected and accelerated: a percentile interval of d at
+    small n is skewed away from the estimate, issue 42 — at n = 6 per sample it gave [0.45, 6.34]), and where BCa
+    is not finite (resamples without variance put d at ±inf, or the jackknife has none) the percentile interval
+    of the resamples that have a value, said in `how`."""
+    import warnings
+
+    from scipy import stats
+
     small = too_few_units(len(samples[0])) if paired else too_few_units(*(len(s) for s in samples))
     if small:
         return None, None, "", small
-    dist = bootstrap_distribution(samples, statistic, paired=paired, n_resamples=n_resamples, seed=seed)
-    lo, hi, how = percentile_interval(dist, confidence)
+    with warnings.catch_warnings(), np.errstate(all="ignore"):
+        warnings.simplefilter("ignore")
+        res = stats.bootstrap(samples, statistic, n_resamples=n_resamples, paired=paired, vectorized=True,
+                              confidence_level=confidence, method="BCa", rng=np.random.default_rng(seed))
+    lo, hi = float(res.confidence_interval.low), float(res.confidence_interval.high)
+    if np.isfinite(lo) and np.isfinite(hi):
+        how = "bootstrap BCa"
+    else:
+        lo, hi, how = percentile_interval(np.asarray(res.bootstrap_distribution, dtype=float), confidence)
+        how = f"{how}; BCa not finite"
     how = f"{how}, {n_resamples} resamples, seed {seed}" + (", cases resampled together" if paired else "")
     return lo, hi, how, None if lo is not None else how
 
@@ -104,9 +120,10 @@ def cohens_d(
     normality and equal variances; the method of MBESS ``ci.smd``).
     ``"normal"`` uses d +- z * sqrt((n_x+n_y)/(n_x n_y) + d^2 / (2 (n_x+n_y)))
     (Hedges & Olkin 1985). ``"bootstrap"``: each sample resampled on its own
-    (SciPy, ``n_resamples``, seeded), the percentile interval of the resampled
-    d's (resamples where d is 0/0 left out and counted; a limit at +-inf means
-    no CI); no CI under the minimum number of units (``too_few_units``).
+    (SciPy, ``n_resamples``, seeded), SciPy's BCa interval; where BCa is not
+    finite, the percentile interval of the resampled d's (resamples where d is
+    0/0 left out and counted; a limit at +-inf means no CI), said in
+    ``method``; no CI under the minimum number of units (``too_few_units``).
 
     Missing data: None/NaN dropped from each sample separately.
 
@@ -157,7 +174,7 @@ def cohens_d_paired(
     CI: ``"noncentral_t"`` (default) inverts the noncentral t of
     t = d_z * sqrt(n), df = n - 1. ``"normal"`` uses
     d_z +- z * sqrt(1/n + d_z^2 / (2n)). ``"bootstrap"``: the pairs resampled
-    together, percentile interval as in :func:`cohens_d`.
+    together, BCa (percentile where BCa is not finite) as in :func:`cohens_d`.
 
     Missing data: pairwise deletion (a pair is used only if both values are
     present); ``details["n_dropped"]`` counts dropped pairs.

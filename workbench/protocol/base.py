@@ -297,6 +297,17 @@ class StudyProtocol:
         "Planted vs recovered" section. None: the protocol has no simulator or plants nothing it measures."""
         return None
 
+    # --- lineage (issue 42) -------------------------------------------------------------------------------
+    def reported_values(self, db: "sqlite_utils.Database", study_id: str, definition: dict) -> dict[str, Any]:
+        """What a study reported as a result that a later study could pre-register as a parameter (a best k, a
+        chosen threshold or condition), by the parameter's name; computed only from a frozen study's results
+        and cheaply (no embeddings, no model call). {}: nothing of the kind."""
+        return {}
+
+    def preregistered_values(self, definition: dict) -> dict[str, Any]:
+        """The study's pre-registered parameters under the names `reported_values` uses. {}: none."""
+        return {}
+
     # --- evaluation -----------------------------------------------------------------------------------
     def blind_texts(self, db: "sqlite_utils.Database", study_id: str, definition: dict) -> list[dict] | None:
         """What human raters (and the shared LLM judges) read: [{"run_id", "case_id", "text"}], each

@@ -20,7 +20,10 @@ def protocol_report(db, study_id: str, protocol, options: dict | None = None) ->
     from store.metrics_data import study_header
     from workbench.reports.planted import planted_section
 
+    from workbench.reports.lineage import with_lineage
+
     definition = (study_header(db, study_id) or {}).get("definition") or {}
+    text = with_lineage(text, db, study_id)    # other studies on the same data, before the first section
     planted = planted_section(db, study_id, protocol, definition)   # a `sim` study's, after its own sections
     return text.rstrip("\n") + "\n\n" + planted if planted else text
 

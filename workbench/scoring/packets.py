@@ -12,7 +12,7 @@ Format (`hindsight-workbench/rater-packet`, version 1):
         "rubrics": {"<rubric id>": {id, name, hash, instructions, procedure,
                                      criteria: [{id, name, question, min, max,
                                                  anchors: [{score, label, text}]}]}},
-        "cases": {"case-1": {"title", "scenario", "outcome"}},
+        "cases": {"case-1": {"title", "scenario", "outcome", "transposition": "<mapping>" | null}},
         "items": [{"item": "<opaque id>", "label": "Response Alpha", "position": 1,
                    "side": "left", "partner": "<opaque id>" | null, "case": "case-1",
                    "response": "<scrubbed text>", "rubrics": ["anticipation", ...]}]
@@ -76,7 +76,8 @@ INSTRUCTIONS = """\
 Score each response in `answers`: replace a null under answers[<item>].scores[<rubric>][<criterion>]
 with a whole number in that criterion's range (min..max, see sealed.rubrics and its anchors), and
 write an optional one-sentence justification in answers[<item>].note. The scenario and (for
-hindsight studies) the outcome record of each item are under sealed.cases; the response is
+hindsight studies) the outcome record of each item are under sealed.cases, with, for a transposed case, its
+transposition: how the scenario's terms map to the real case's, to read the outcome by; the response is
 sealed.items[].response. Leave a score null to leave it unscored (null never clears a score you
 gave before). If your tool measures it, write the seconds you spent on an item in answers[<item>].seconds
 (optional). Do not edit anything under "sealed" or "signature": the packet is signed, and an
@@ -150,8 +151,9 @@ def _packet(db: sqlite_utils.Database, study_id: str, rater: str) -> tuple[dict,
         case_id = s.item(q["item_id"])["case_id"]
         if case_id not in case_keys:
             case_keys[case_id] = f"case-{len(case_keys) + 1}"
+            # a transposed case's mapping to the real case, as the desk and the judge prompt show it (issue 42)
             cases[case_keys[case_id]] = {"title": view.case_title, "scenario": view.scenario,
-                                         "outcome": view.outcome}
+                                         "outcome": view.outcome, "transposition": view.transposition}
         for r in view.rubrics:
             rubrics.setdefault(r.id, r.to_dict())
         items.append({"item": view.item_id, "label": view.label, "position": view.position, "side": view.side,

@@ -15,6 +15,17 @@ PLACEHOLDER_NOTE = ("**Dry run.** Every response is the offline `mock` model's p
                     "here is a finding.")
 
 
+# A simulated study without raters (a judge-only study): its banner names no simulated rater it does not have.
+NO_RATERS_BANNER = ("Every response, verdict and number in this study comes from the offline `sim` model with "
+                    "planted effects, its judges simulated too (the study has no raters); none of it is a model's "
+                    "answer or a person's judgement.")
+
+
+def banner(definition: dict | None) -> str:
+    """The SIMULATED banner this study's files carry: the sim model's, or without raters the judge-only one."""
+    return BANNER if (definition or {}).get("raters") else NO_RATERS_BANNER
+
+
 def is_placeholder(definition: dict | None) -> bool:
     """Every model the study calls is the `mock` model: its texts are placeholders, it holds no real data."""
     from workbench.gateway import MOCK_MODEL
@@ -30,7 +41,7 @@ def title_mark(definition: dict | None, frozen: bool = True) -> str:
     if not is_simulated(definition):
         power = f"\n\n> Designed power: {designed_power(definition)}" if frozen and definition else ""
         return (f"\n\n> {PLACEHOLDER_NOTE}" if is_placeholder(definition) else "") + power
-    lines = [f" ({LABEL})", "", f"> **{LABEL}.** {BANNER}"]
+    lines = [f" ({LABEL})", "", f"> **{LABEL}.** {banner(definition)}"]
     if frozen:
         lines.append(f"> Designed power: {designed_power(definition)}")
     return "\n".join(lines)
@@ -44,13 +55,16 @@ def designed_power(definition: dict, sims: int | None = None) -> str:
     doc = power_document(definition, {}, sims, grid=())   # the protocol's own computation, as `power`'s
     if not doc["comparisons"]:
         return "no pre-registered comparison"
-    # numbered, not named: a report is read before unblinding too, and the names are conditions
-    # (`workbench --batch power STUDY` lists them in the same order)
+    # numbered, not named, where the study has blind evaluators: a report is read before unblinding too, and the
+    # names are conditions (`workbench --batch power STUDY` lists them in the same order). A study without
+    # raters or judges blinds nothing (faultline's): its comparisons are named (issue 42).
     name = doc["effect_name"]
-    return "; ".join(f"comparison {i} {name}={r['effect']:.2f}: " + ("-" if r["power"] is None else f"{r['power']:.2f}")
+    named = not definition.get("raters") and not definition.get("judges")
+    return "; ".join((r["comparison"] if named else f"comparison {i}") + f" {name}={r['effect']:.2f}: "
+                     + ("-" if r["power"] is None else f"{r['power']:.2f}")
                      for i, r in enumerate(doc["comparisons"], start=1)) + (
-        f" ({doc['size_text']}, {sims} simulations; the comparisons in the order of "
-        "`workbench --batch power STUDY`)")
+        f" ({doc['size_text']}, {sims} simulations" + ("" if named else "; the comparisons in the order of "
+                                                           "`workbench --batch power STUDY`") + ")")
 
 
 def mark_document(doc, definition: dict | None):
@@ -71,7 +85,7 @@ def mark_json(document: dict, definition: dict | None) -> dict:
     `simulated_banner`; any other study's unchanged."""
     if not is_simulated(definition):
         return document
-    return {"simulated": True, **document, "simulated_banner": f"{LABEL}: {BANNER}"}
+    return {"simulated": True, **document, "simulated_banner": f"{LABEL}: {banner(definition)}"}
 
 
 def mark_rows(columns: list[str], rows: list[dict], definition: dict | None) -> tuple[list[str], list[dict]]:
@@ -83,4 +97,4 @@ def mark_rows(columns: list[str], rows: list[dict], definition: dict | None) -> 
 
 def mark_text(text: str, definition: dict | None) -> str:
     """A text or Markdown file of a simulated study: the label and banner as its first line."""
-    return f"{LABEL}: {BANNER}\n\n{text}" if is_simulated(definition) else text
+    return f"{LABEL}: {banner(definition)}\n\n{text}" if is_simulated(definition) else text

@@ -74,6 +74,14 @@ def create_study(db: sqlite_utils.Database, path: str | Path | None = None, *, t
         too_long, warnings = context_problems(db, study_id, definition, name, text, measure)
         if too_long:  # raised inside the transaction: nothing of the study is stored
             raise StudyError(too_long)
+        from workbench.studies.lineage import replication_problem
+
+        if why := replication_problem(db, study_id, definition):   # a declared replication on used data
+            raise StudyError([Problem(name, 1, "replication_of", why)])
+    from workbench.studies.lineage import lineage_lines, record_lineage
+
+    record_lineage(db, study_id, definition, None)
+    warnings = [*warnings, *lineage_lines(db, study_id)]
     return {"study_id": study_id, "action": "replaced" if existing else "created", "definition": definition,
             "items": loaded, "warnings": warnings}
 

@@ -34,7 +34,7 @@ BLINDING_DEFAULTS = {"overlap": 1.0, "pilot_items": True}
 # Keys every protocol's study file shares; a protocol adds its own (`StudyProtocol.top_keys`, `section`).
 COMMON_KEYS = ("name", "protocol", "description", "conditions", "replicates", "raters", "rubrics",
                "cost_ceiling", "model", "judges", "thresholds", "blinding", "simulation", "quality",
-               "on_missing_treatment")
+               "on_missing_treatment", "replication_of")
 
 
 class StudyError(Exception):
@@ -192,6 +192,8 @@ def parse_study_text(text: str, name: str = "<study>") -> dict:
     policy = check_treatment_policy(data, c.bad)  # written only when the file names it: older hashes stay
     if policy is not None:
         definition[KEY] = policy
+    if "replication_of" in data:   # a confirmatory replication of an earlier study, on new data (studies/lineage.py)
+        definition["replication_of"] = c.string(data, "replication_of", "replication_of", "")
     for rater in definition["raters"]:  # a rater's name is shown to other people and printed: the study-id rule
         if not STUDY_ID.match(rater):
             c.bad("raters", f"'{rater}' must be 2-63 characters of lowercase letters, digits and '-'")

@@ -151,8 +151,11 @@ def freeze_study(db: sqlite_utils.Database, study_id: str) -> dict:
     _store_rubric_versions(db, [a for a in artefacts if a.kind == "rubric"])
     digest = freeze_hash(artefacts)
     frozen_at = study_rows.record_freeze(db, study_id, digest, [a.row() for a in artefacts])
+    from workbench.studies.lineage import lineage_lines, record_lineage
+
+    record_lineage(db, study_id, study["definition"], frozen_at)   # what earlier studies had shown by now
     return {"study_id": study_id, "freeze_hash": digest, "frozen_at": frozen_at, "already_frozen": False,
-            "artefacts": len(artefacts)}
+            "artefacts": len(artefacts), "lineage": lineage_lines(db, study_id)}
 
 
 def verify_frozen(db: sqlite_utils.Database, study_id: str) -> None:

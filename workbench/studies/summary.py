@@ -109,14 +109,18 @@ def summary_text(s: dict) -> str:
     ]
     arch = d.get("architectures", {})
     if "C1" in arch:
-        lines.append(f"C1          {arch['C1']['respondents']} respondents")
+        # who reads the coordinator's framing, and C3's fan: pre-registered choices a reader must see (issue 42);
+        # a study stored before the options kept what the tool did then (respondents framed, a tail-risk fan)
+        framing = arch["C1"].get("framing") or "respondents (stored before the option)"
+        lines.append(f"C1          {arch['C1']['respondents']} respondents; framing: {framing}")
     if "C2" in arch:
         c2 = arch["C2"]
         roster = ", ".join(f"{r['name']}{' (chair)' if r['chair'] else ''}" for r in c2["roster"])
         lines.append(f"C2          roster: {roster}; mover {c2['mover']}; {c2['debate_rounds']} debate rounds; "
                      f"up to {c2['max_amendments']} amendments; {c2['statement_words']} words a statement")
     if "C3" in arch:
-        lines.append(f"C3          {arch['C3']['scenarios']} scenarios, then the C2 committee")
+        fan = arch["C3"].get("fan") or "tail-risk (stored before the option)"
+        lines.append(f"C3          {arch['C3']['scenarios']} scenarios (fan: {fan}), then the C2 committee")
     from workbench.studies.counts import StudyCounts
 
     counts = StudyCounts.from_dict(s["counts"])

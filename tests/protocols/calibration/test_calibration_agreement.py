@@ -71,15 +71,15 @@ def test_agreement_matches_independent_references(panel):
     assert c["pairwise_spearman"]["claude vs llama"]["value"] == pytest.approx(rho)
     by_bin = {b["bin"]: b for b in c["disagreement_by_p_bin"]}
     # hand-computed: bin 0 holds B (|Δ| 0, .3, .3; SD .1732); bin 2 holds A and D (.1333 each, SD .1)
-    assert by_bin["[0.00, 0.20)"]["count"] == 1
-    assert by_bin["[0.00, 0.20)"]["mean_abs_pairwise_difference"] == pytest.approx(0.2)
-    assert by_bin["[0.00, 0.20)"]["mean_sd"] == pytest.approx(0.17320508)
-    assert by_bin["[0.40, 0.60)"]["count"] == 2
-    assert by_bin["[0.40, 0.60)"]["mean_abs_pairwise_difference"] == pytest.approx(0.4 / 3)
-    assert by_bin["[0.40, 0.60)"]["mean_sd"] == pytest.approx(0.1)
-    assert by_bin["[0.20, 0.40)"]["mean_sd"] is None      # empty: None, never 0
+    assert by_bin["[0, 0.2)"]["count"] == 1
+    assert by_bin["[0, 0.2)"]["mean_abs_pairwise_difference"] == pytest.approx(0.2)
+    assert by_bin["[0, 0.2)"]["mean_sd"] == pytest.approx(0.17320508)
+    assert by_bin["[0.4, 0.6)"]["count"] == 2
+    assert by_bin["[0.4, 0.6)"]["mean_abs_pairwise_difference"] == pytest.approx(0.4 / 3)
+    assert by_bin["[0.4, 0.6)"]["mean_sd"] == pytest.approx(0.1)
+    assert by_bin["[0.2, 0.4)"]["mean_sd"] is None      # empty: None, never 0
     # E (p .731, bin 3) has two scores: |Δ| .2, SD .1414
-    assert by_bin["[0.60, 0.80)"]["mean_abs_pairwise_difference"] == pytest.approx(0.2)
+    assert by_bin["[0.6, 0.8)"]["mean_abs_pairwise_difference"] == pytest.approx(0.2)
 
 
 def test_proxy_vs_judges_and_judge_error_counts(panel):

@@ -18,14 +18,14 @@ from textual.widgets import Static
 
 from store.outputs import write_output
 from store.runs import ensure_runs
-from tests.protocols.calibration.calkit import definition, freeze, make_db, save
+from tests.protocols.calibration.calkit import JUDGES, definition, freeze, make_db, save
 from workbench.cli.main import main
 from workbench.protocols.calibration import PROTOCOL
 from workbench.protocols.calibration.exports import export_all
 from workbench.protocols.calibration.generator import generate
 from workbench.protocols.calibration.importer import add_records
 from workbench.protocols.calibration.records import normalise
-from workbench.protocols.calibration.results import NotPreregistered, study_results
+from workbench.protocols.calibration.results import NotPreregistered, load, study_results
 from workbench.protocols.calibration.sampling import p_bin, proxy_p
 from workbench.protocols.calibration.section import SEED_P_GRID
 
@@ -72,7 +72,8 @@ def test_no_metric_before_the_freeze_and_no_redefinition_after(tmp_path, capsys)
     path.write_text(STUDY.format(k=1.0, ece=0.05), encoding="utf-8")
     assert batch(capsys, db, "study", "create", str(path))[0] == 0
     for argv in (["metrics", "cal-drift"], ["report", "cal-drift", "--out", str(tmp_path / "r.md")],
-                 ["calibration", "export", "cal-drift", "--out", str(tmp_path / "x")]):
+                 ["calibration", "export", "cal-drift", "--out", str(tmp_path / "x")],
+                 ["export", "table", "cal-drift", "--out", str(tmp_path / "x")]):   # issue 42: was a traceback
         code, out, err = batch(capsys, db, *argv)
         assert code == 1 and "not frozen" in err and "study freeze cal-drift" in err, (argv, err)
         assert "ECE" not in out + err and "Traceback" not in err
@@ -130,11 +131,44 @@ def test_sample_sizes_are_counted_from_the_data_with_the_seeds_minimums_as_warni
     assert "Arm A: 60 interaction(s); per reliability bin [10, 10, 10, 10, 10, 10]" in prereg
     assert ("WARNING: Arm A: 6 of the 6 non-empty reliability bin(s) hold fewer than the seed's 500 interactions "
             "(smallest: 10)") in prereg
-    assert "WARNING: Arm B: 0 interaction(s) judged, below the seed's 1000" in prereg
-    assert "WARNING: Arm B: 0 interaction(s) judged of the 1000 pre-registered (60 accepted" in prereg
+    assert "WARNING: Arm B: undefined: no interaction was scored (0 sampled, 0 judge run(s) failed)" in prereg
+    assert "WARNING: Arm B: 0 interaction(s) judged of the 1000 pre-registered (0 sampled, 60 accepted" in prereg
     # the settings are printed as what was pre-registered, never as what the data holds
     assert "pre-registered 500 per grid value" in prereg and "Arm B sample: 1000 pre-registered" in prereg
-    assert "Arm B: 0 interaction(s) judged of 60 accepted (the seed asks ≥ 1000)" in prereg
+    assert ("Arm B: 0 (undefined) interaction(s) judged (scored by at least one judge) of 0 sampled and 60 "
+            "accepted (the seed asks ≥ 1000)") in prereg
+
+
+def _judged(db, sid: str, picks: list[str], judges: list[str], score_of) -> None:
+    """A judge run per pick and judge, its output a score (score_of → float) or a judge error (→ None)."""
+    ensure_runs(db, sid, [{"id": f"{i}/{j}", "case_id": i, "condition": j, "replicate": 0} for i in picks
+                          for j in judges])
+    for i in picks:
+        for j in judges:
+            s = score_of(i, j)
+            write_output(db, f"{i}/{j}", str(s), {"judge": j, "score": s, "judge_error": s is None,
+                                                  "run_id": i.split(":")[0], "interaction_id": i.split(":")[1]})
+
+
+def test_sample_sizes_count_what_was_scored_not_what_was_sampled(tmp_path):
+    """Issue 42 item 2: every judge call failed, so nothing was judged: the section says undefined, not "60"."""
+    db, sid = _generated(tmp_path, "cal-failed", {"generator": {"per_bin": 2, "seed": 3}})
+    picks = [i.id for i in load(db, sid).interactions]
+    judges = list(JUDGES)
+    _judged(db, sid, picks, judges, lambda i, j: None)
+    n = study_results(db, sid)["sample_sizes"]
+    assert (n["arm_b"]["sampled"], n["arm_b"]["judged"], n["arm_c"]["items_scored_by_two_or_more"]) == (12, 0, 0)
+    prereg = next(s.body for s in PROTOCOL.report_sections(db, sid) if s.title == "Pre-registration")
+    assert "- Arm B: 0 (undefined) interaction(s) judged (scored by at least one judge) of 12 sampled" in prereg
+    assert "- Arm C: 0 (undefined) interaction(s) scored by two or more judges" in prereg
+    assert "WARNING: Arm B: undefined: no interaction was scored (12 sampled, 36 judge run(s) failed)" in prereg
+    assert "WARNING: Arm C: undefined: no interaction was scored by two or more judges" in prereg
+    # one judge scores the first four, a second the first two: 4 judged, 2 by two or more, each below the seed
+    _judged(db, sid, picks[:4], judges[:1], lambda i, j: 0.5)
+    _judged(db, sid, picks[:2], judges[1:2], lambda i, j: 0.6)
+    n = study_results(db, sid)["sample_sizes"]
+    assert (n["arm_b"]["judged"], n["arm_c"]["items_scored_by_two_or_more"]) == (4, 2)
+    assert "Arm C: 2 interaction(s) scored by two or more judges, below the seed's 1000" in " ".join(n["warnings"])
 
 
 def test_big_enough_data_gives_no_sample_warning(tmp_path):
@@ -204,3 +238,15 @@ def test_no_outcome_is_written_as_none(tmp_path):
     from workbench.protocols.calibration.exports import panel_verdict
 
     assert panel_verdict({"holds": None}) == "none" and panel_verdict({"holds": "strong"}) == "strong"
+
+
+def test_arm_a_bin_labels_show_the_real_edges(tmp_path):
+    """Issue 42 item 11: with six bins the edges are sixths; "[0.7, 0.8)" held a mean p of 0.800."""
+    db, sid = _generated(tmp_path, "cal-edges", {"generator": {"per_bin": 5, "seed": 1}})
+    arm_a = next(s.body for s in PROTOCOL.report_sections(db, sid) if s.title == "Arm A — proxy fidelity")
+    assert "| [0.667, 0.833) |" in arm_a and "| [0.833, 1] |" in arm_a and "| [0, 0.167) |" in arm_a
+    assert "[0.7, 0.8)" not in arm_a
+    from workbench.protocols.calibration.report import csv_rows
+
+    groups = {r["group"] for r in csv_rows(study_results(db, sid))[1] if r["statistic"] == "frequency_positive"}
+    assert "[0.667, 0.833)" in groups

@@ -76,8 +76,9 @@ async def test_study_metrics_from_scripted_debates(ran, minilm):
     assert h["mean_difference"]["value"] == pytest.approx(0.5) and h["answer"] == "undecided"
     assert h["why"].startswith("n too small")
     assert doc["conditions"]["graph-20"]["dSD"]["meets"] is False
-    # the one pair is of medium divergence: the breakdown has that level only, over all 6 debates
-    assert list(doc["by_divergence"]) == ["medium"] and doc["by_divergence"]["medium"]["dSD"]["n"] == 6
+    # the one pair is of medium divergence: the breakdown has that level only, its 6 debates one item, one
+    # independent unit (issue 42: repeats of a topic × pair are not more units)
+    assert list(doc["by_divergence"]) == ["medium"] and doc["by_divergence"]["medium"]["dSD"]["n"] == 1
     rows = csv_rows(doc)
     assert {r["metric"] for r in rows} == {"BA", "dSD", "spread", "spread_trend", "CG", "ACC", "ACC_equal_votes", "CR"}
     ba = [r for r in rows if r["metric"] == "BA" and r["condition"] == "graph-20" and r["scope"] == "pooled"]

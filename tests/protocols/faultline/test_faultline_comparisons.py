@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
+from workbench.metrics.descriptive import MIN_BOOTSTRAP_UNITS
 from workbench.protocols.faultline.analysis import summarise
 
 CONDITIONS = ["plain", "graph-20", "graph-50", "qbaf", "latent-20", "single", "self-consistency"]
@@ -45,17 +46,20 @@ def fixture():
 
 
 def values(docs, cr, conds, metric, level=None, size=None):
+    """The reference: one value per item (the independent unit, issue 42), the mean of its debates' values."""
+    per = {}
     if metric == "CR":
-        return [g["value"] for g in cr if g["condition"] in conds and g["value"] is not None
-                and (level is None or g["divergence"] == level)]
+        for g in cr:
+            if g["condition"] in conds and g["value"] is not None and (level is None or g["divergence"] == level):
+                per.setdefault(g["item"], []).append(g["value"])
+        return [float(np.mean(v)) for v in per.values()]
     key = {"BA": "BA_pooled", "ACC on 2 votes": "ACC_equal_votes"}.get(metric, metric)
-    out = []
     for d in docs:
         if d["condition"] in conds and (level is None or d["divergence"] == level):
             e = d["metrics"]["BA_against"][str(size)] if (metric == "BA" and size and "BA_against" in d["metrics"]) \
                 else d["metrics"][key]
-            out.append(e["value"])
-    return out
+            per.setdefault(d["item"], []).append(e["value"])
+    return [float(np.mean(v)) for v in per.values()]
 
 
 def check(row, x, y):
@@ -68,6 +72,9 @@ def check(row, x, y):
     assert mw["value"] == pytest.approx(2 * ref.statistic / (len(x) * len(y)) - 1)
     diff = row["mean_difference"]
     assert diff["value"] == pytest.approx(np.mean(x) - np.mean(y))
+    if min(len(x), len(y)) < MIN_BOOTSTRAP_UNITS:   # fewer units than the minimum: no interval, never a guess
+        assert diff["ci_low"] is None and diff["ci_undefined_reason"].startswith("n too small")
+        return
     boot = stats.bootstrap((np.array(x), np.array(y)), lambda a, b, axis: a.mean(axis) - b.mean(axis), vectorized=True,
                            n_resamples=9999, method="BCa", rng=np.random.default_rng(0))
     assert (diff["ci_low"], diff["ci_high"]) == pytest.approx((boot.confidence_interval.low,
@@ -156,3 +163,67 @@ def test_each_debate_condition_against_the_baselines_on_both_readings_of_self_co
     check(head["five_votes"], values(docs, cr, debates, "ACC"), values(docs, cr, ["self-consistency"], "ACC"))
     assert summary["conditions"]["self-consistency"]["ACC_equal_votes"]["value"] == pytest.approx(
         np.mean(values(docs, cr, ["self-consistency"], "ACC on 2 votes")))
+
+
+def _holm_reference(ps):
+    """Holm written out: the i-th smallest p times (m − i), running maximum, capped at 1."""
+    order = sorted(range(len(ps)), key=lambda i: ps[i])
+    out, running = [0.0] * len(ps), 0.0
+    for rank, i in enumerate(order):
+        running = max(running, min(1.0, (len(ps) - rank) * ps[i]))
+        out[i] = running
+    return out
+
+
+def test_every_family_is_holm_adjusted_with_the_uncorrected_p_beside_it(doc):
+    """Issue 42 item 4: about 107 rows with uncorrected p; now each family carries Holm's p, and the report
+    prints both and names the correction."""
+    for family in ("baselines", "plain", "nodes", "architecture", "divergence"):
+        fam = list(rows(doc, family).values())
+        ps = [r["mann_whitney"]["details"]["p_value"] for r in fam]
+        assert all(p is not None for p in ps)
+        assert [r["p_holm"] for r in fam] == pytest.approx(_holm_reference(ps))
+        assert {r["holm_m"] for r in fam} == {len(fam)}
+    from workbench.protocols.faultline.report import comparison_tables
+
+    text = comparison_tables(doc[2], {})
+    assert "| p (uncorrected) | p (Holm) |" in text and "Holm over the family's 36 comparison(s)" in text
+    row = rows(doc, "architecture")["ACC: latent − graph"]
+    p, holm = row["mann_whitney"]["details"]["p_value"], row["p_holm"]
+    assert f"| {p:.4g} | {holm:.4g} |" in text
+
+
+def test_a_pooled_level_over_an_unbalanced_design_says_what_it_pools(doc):
+    """"BA: 50 nodes − 20 nodes" was graph-50 against graph- and latent-20 without a word."""
+    got = rows(doc, "nodes")
+    assert got["BA: 50 nodes − 20 nodes"]["pooling"] == "unbalanced: pools architectures graph against graph, latent"
+    assert got["BA: 20 nodes − 0 nodes"]["pooling"] == ("unbalanced: pools architectures graph, latent against "
+                                                        "plain, qbaf")
+    arch = rows(doc, "architecture")
+    assert arch["CG: qbaf − plain"]["pooling"] is None                       # both 0 nodes: alike
+    assert arch["CG: latent − graph"]["pooling"] == "unbalanced: pools node counts 20 against 20, 50"
+    assert all(r["pooling"] is None for r in rows(doc, "divergence").values())   # every condition at every level
+    from workbench.protocols.faultline.report import comparison_tables
+
+    assert ("BA: 50 nodes − 20 nodes (unbalanced: pools architectures graph against graph, latent)"
+            in comparison_tables(doc[2], {}))
+
+
+def test_the_report_claims_of_sample_zero_only_what_the_call_keys_keep():
+    """Issue 42 item 7: "sample 0 is the single answer's draw" was printed for every model; on `sim` the call keys
+    of single and self-consistency sample 0 differ (the simulator keys by run and condition), on a real model
+    they are one call. The report says which."""
+    from workbench.gateway.api import CallRequest, ModelSettings
+    from workbench.gateway.client import call_key
+    from workbench.protocols.faultline.report import headline_rule_line
+
+    def key(model: str, cond: str) -> str:
+        return call_key(CallRequest([{"role": "user", "content": "Answer the question"}], ModelSettings(model=model),
+                                    study_id="s", run_id=f"t1/{cond}/0", turn="answer", agent="model",
+                                    metadata={"item": "t1", "condition": cond, "replicate": 0}))
+
+    assert key("sim", "single") != key("sim", "self-consistency")
+    assert key("openai/x", "single") == key("openai/x", "self-consistency")
+    line = headline_rule_line({})
+    assert "sample 0 is the single answer's draw" not in line
+    assert "`sim` model draws each condition apart" in line and "the gateway serves once" in line

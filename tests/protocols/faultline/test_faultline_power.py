@@ -173,7 +173,7 @@ def test_batch_tui_and_report_print_the_same_faultline_power(tmp_path, capsys):
     assert line in title_mark(definition, frozen=True)                     # what the report's heading prints
     for i, row in enumerate(batch["comparisons"], start=1):
         at_n = f"{row['power']:.2f}"
-        assert f"comparison {i} Δ={row['effect']:.2f}: {at_n}" in line
+        assert f"{row['comparison']} Δ={row['effect']:.2f}: {at_n}" in line   # named (issue 42)
         assert f"{i:>2} {row['effect']:>5.2f} {at_n:>6}  {row['comparison']}" in shown
         assert f"{i:>2} " + " ".join(f"{row['power_by_cases'][str(n)]:>4.2f}" for n in batch["case_grid"]) in shown
     assert "power against the number of topics" in shown and "2 debate(s)" in line

@@ -73,3 +73,12 @@ def test_the_five_repeat_example_reports_crux_recurrence(tmp_path, monkeypatch):
     assert ("Seed 002's comparison (five-vote majority; not the verdict): ACC: all debate conditions − "
             "self-consistency on 5 votes (seed 002): mean difference") in head
     assert "**Belief-graph nodes per persona" in report and "CR: graph-20 − plain" in report
+    # issue 42 item 6: the designed power names its comparisons, CR's among them, and the study says it is a
+    # demonstration with the power it has
+    power = next(ln for ln in report.splitlines() if ln.startswith("> Designed power: "))
+    assert "CR: graph-20 − plain Δ=0.6" in power and "ACC: all debate conditions − self-consistency on 2 votes" in power
+    assert "comparison 1" not in power
+    # over independent units: one topic × pair against one, so even BA's large planted Δ cannot be detected
+    # (over the five repeats as if independent it read power 1.00)
+    assert "BA: graph-20 − plain Δ=0.60: 0.00" in power
+    assert "A demonstration with one topic and one persona pair" in report

@@ -88,7 +88,8 @@ def test_the_report_and_the_dashboard_print_the_rows_with_their_date_and_kind(st
     trend_part = body.split("Trend over")[1].split("##")[0]
     assert trend_part.startswith(" the real studies of module M11 that ran, created no later than this one; left "
                                  "out: 1 never ran, 1 simulated, 1 dry run.")
-    assert "| real-1 | real | 2026-01-01 |" in trend_part and "| real-2 (this study) | real | 2026-01-06 |" in trend_part
+    assert ("| real-1 | real | 2026-01-01 10:00 |" in trend_part
+            and "| real-2 (this study) | real | 2026-01-06 10:00 |" in trend_part)   # to the minute (issue 42)
     assert "sim-1" not in trend_part and "mock-1" not in trend_part and "| never" not in trend_part
     shown = likert(doc).plain
     assert "real-1" in shown and "sim-1" not in shown and "real" in shown
@@ -100,3 +101,36 @@ def test_a_bad_trend_value_is_refused():
     problems = []
     check_section({"m11": {"items": "x.jsonl", "trend": "everything"}}, {}, lambda k, m: problems.append((k, m)))
     assert problems and problems[0][0] == "m11.trend"
+
+
+def _finish(db, sid: str) -> None:
+    """Run an existing study's planned runs now (it was created before, and never ran)."""
+    from store.runs import finish_run, list_runs, start_attempt
+    from workbench.protocols.m11.scoring import band, overall
+
+    scores = {c: 4 for c in ("accuracy", "relevance", "completeness", "clarity", "reasoning")}
+    for row in list_runs(db, sid):
+        start_attempt(db, row["id"])
+        finish_run(db, row["id"], "done", output={"text": "t", "report": {
+            "kind": "likert", "item_id": EXAMPLE_A["id"], "run_index": 0, "status": "ok", "scores": scores,
+            "overall": overall(scores), "band": band(overall(scores)), "summary": "s", "retries": {}}})
+
+
+def test_a_report_written_again_reproduces_its_first_trend_unless_asked_to_update(store):
+    """Issue 42 item 3: a study created before this one but run after its first report joined the trend on
+    re-report (it had said "left out: 1 never ran")."""
+    def trend_part(options=None) -> str:
+        body = next(s.body for s in PROTOCOL.report_sections(store, "real-2", options)
+                    if s.title.startswith("Likert profile"))
+        return body.split("Trend over")[1]
+
+    first = trend_part()
+    assert "1 never ran" in first and "| never |" not in first and "As of 20" in first
+    from store.studies import get_study
+
+    m11kit.plan_runs(store, "never", get_study(store, "never")["definition"])
+    _finish(store, "never")
+    assert trend_part() == first                                   # written again: the same trend
+    updated = trend_part({"update": True})
+    assert "| never |" in updated and "never ran" not in updated
+    assert trend_part() == updated                                 # the update is what it now keeps

@@ -142,6 +142,20 @@ class CalibrationProtocol(StudyProtocol):
 
         return sections(study_results(db, study_id))
 
+    def reported_values(self, db, study_id: str, definition: dict) -> dict:
+        """Arm A's k sweep reports the k that minimises ECE: a later study on the same interactions that
+        pre-registers that k chose it after seeing this result."""
+        from workbench.protocols.calibration.results import arm_a, load
+
+        try:
+            best = arm_a(load(db, study_id))["k_sweep"]["best_k"]
+        except KeyError:          # not frozen: no metric was shown
+            return {}
+        return {"k": best} if best is not None else {}
+
+    def preregistered_values(self, definition: dict) -> dict:
+        return {"k": definition["calibration"]["k"]}
+
     def planted_vs_recovered(self, db, study_id: str, definition: dict):
         from workbench.protocols.calibration.planted import planted_values
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from workbench.protocol.base import ReportSection
 from workbench.protocols.calibration.outcomes import outcome_lines
+from workbench.protocols.calibration.sampling import edges_label
 
 OWN_CHOICES = [
     "p = sigmoid(k · v_hat) is recomputed from each imported v_hat at the pre-registered `k` (default 1).",
@@ -99,22 +100,29 @@ def _prereg(doc: dict) -> str:
              "",
              "Sample sizes, counted from the data:",
              "",
-             f"- Arm A: {a['interactions']} interaction(s); per reliability bin {a['per_bin']} ({a['non_empty_bins']} "
-             f"non-empty, smallest {a['smallest_bin']}; the seed asks ≥ {a['seed_min_per_bin']} per bin)",
-             f"- Arm B: {b['sampled']} interaction(s) judged of {b['accepted']} accepted (the seed asks ≥ "
-             f"{b['seed_min']})",
-             f"- Arm C: {n['arm_c']['items_scored_by_two_or_more']} interaction(s) scored by two or more judges"]
+             f"- Arm A: {_count(a['interactions'])} interaction(s); per reliability bin {a['per_bin']} "
+             f"({a['non_empty_bins']} non-empty, smallest {a['smallest_bin']}; the seed asks ≥ "
+             f"{a['seed_min_per_bin']} per bin)",
+             f"- Arm B: {_count(b['judged'])} interaction(s) judged (scored by at least one judge) of "
+             f"{b['sampled']} sampled and {b['accepted']} accepted (the seed asks ≥ {b['seed_min']})",
+             f"- Arm C: {_count(n['arm_c']['items_scored_by_two_or_more'])} interaction(s) scored by two or more "
+             "judges"]
     warnings = [f"- WARNING: {w}" for w in n["warnings"]] + [f"- FLAG: {f}" for f in p["flags"]]
     return "\n".join(lines + ([""] + warnings if warnings else []))
+
+
+def _count(n: int) -> str:
+    """A sample size; nothing counted makes the arm's statistics undefined, and the line says so."""
+    return str(n) if n else "0 (undefined)"
 
 
 def _arm_a(doc: dict) -> str:
     a = doc["arm_a"]
     cal = a["calibration"]
     rows = ["| p bin | n | mean p | frequency +1 | gap |", "|---|---:|---:|---:|---:|"]
-    for b in cal["bins"]:
+    for k, b in enumerate(cal["bins"]):
         why = EMPTY_BIN if not b["count"] else None
-        rows.append(f"| [{b['lower']:.1f}, {b['upper']:.1f}) | {b['count']} | {_num(b['mean_predicted'], why=why)} | "
+        rows.append(f"| {edges_label(b['lower'], b['upper'], last=k == len(cal['bins']) - 1)} | {b['count']} | {_num(b['mean_predicted'], why=why)} | "
                     f"{_num(b['observed_frequency'], why=why)} | {_num(b['gap'], why=why)} |")
     sweep = a["k_sweep"]
     return (f"{a['n']} interactions at k = {a['k']:g}: ECE {estimate_text(cal['ece'])}, MCE {estimate_text(cal['mce'])}, "
@@ -174,8 +182,10 @@ def csv_rows(doc: dict) -> tuple[list[str], list[dict]]:
     for stat in ("ece", "mce", "brier"):
         rows.append({"arm": "A", "statistic": stat, "group": f"k={a['k']:g}",
                      "value": a["calibration"][stat]["value"], "n": a["n"]})
-    for b in a["calibration"]["bins"]:
-        rows.append({"arm": "A", "statistic": "frequency_positive", "group": f"[{b['lower']:.1f},{b['upper']:.1f})",
+    bins = a["calibration"]["bins"]
+    for k, b in enumerate(bins):
+        rows.append({"arm": "A", "statistic": "frequency_positive",
+                     "group": edges_label(b["lower"], b["upper"], last=k == len(bins) - 1),
                      "value": b["observed_frequency"], "n": b["count"]})
     for pt in a["k_sweep"]["points"]:
         rows.append({"arm": "A", "statistic": "ece_k_sweep", "group": f"k={pt['k']:g}", "value": pt["ece"]["value"],

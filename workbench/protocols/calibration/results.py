@@ -283,33 +283,54 @@ def study_results(db: sqlite_utils.Database, study_id: str, data: StudyData | No
         "items": {"interactions": len(data.interactions), "accepted": b["accepted_interactions"],
                   "imports": [{k: v for k, v in imp.items() if k != "problems"} for imp in imports]},
         "arm_a": a, "arm_b": b, "arm_c": c,
-        "sample_sizes": sample_sizes(a, b, c),
+        "sample_sizes": sample_sizes(data, a, b),
         "preregistration": {**preregistration(data), "flags": preregistration_flags(o)},
     }
 
 
-def sample_sizes(a: dict, b: dict, c: dict) -> dict:
-    """What each arm holds, counted from the data (never the settings), with the seed's minimums as warnings."""
+def scored_counts(data: StudyData) -> tuple[int, int]:
+    """Sampled interactions with at least one judge score (Arm B's unit) and with two or more (Arm C's)."""
+    per_item = [sum(1 for v in data.scores.get(i, {}).values() if v is not None) for i in data.sampled]
+    return sum(1 for n in per_item if n >= 1), sum(1 for n in per_item if n >= 2)
+
+
+def sample_sizes(data: StudyData, a: dict, b: dict) -> dict:
+    """What each arm holds, counted from what was scored (never the settings, never what was only sampled), with
+    the seed's minimums as warnings and an arm with nothing scored called undefined (issue 42)."""
     from workbench.protocols.calibration.section import SEED_MIN_PER_BIN, SEED_MIN_SAMPLE
 
     counts = [x["count"] for x in a["calibration"]["bins"]]
     filled = [n for n in counts if n]
     short = sum(1 for n in filled if n < SEED_MIN_PER_BIN)
+    judged, by_two = scored_counts(data)
+    failed = b["judge_errors"] + b["prompt_refused"]
     warnings = []
-    if short:
+    if not a["n"]:
+        warnings.append("Arm A: undefined: no interaction in the data")
+    elif short:
         warnings.append(f"Arm A: {short} of the {len(filled)} non-empty reliability bin(s) hold fewer than the "
                         f"seed's {SEED_MIN_PER_BIN} interactions (smallest: {min(filled)})")
-    if b["sampled"] < SEED_MIN_SAMPLE:
-        warnings.append(f"Arm B: {b['sampled']} interaction(s) judged, below the seed's {SEED_MIN_SAMPLE}")
-    if b["sampled"] < b["sample_size_preregistered"]:
-        warnings.append(f"Arm B: {b['sampled']} interaction(s) judged of the {b['sample_size_preregistered']} "
-                        f"pre-registered ({b['accepted_interactions']} accepted interaction(s) in the data)")
+    if not judged:
+        warnings.append(f"Arm B: undefined: no interaction was scored ({b['sampled']} sampled, {failed} judge "
+                        "run(s) failed)")
+    elif judged < SEED_MIN_SAMPLE:
+        warnings.append(f"Arm B: {judged} interaction(s) judged, below the seed's {SEED_MIN_SAMPLE}")
+    if judged < b["sample_size_preregistered"]:
+        warnings.append(f"Arm B: {judged} interaction(s) judged of the {b['sample_size_preregistered']} "
+                        f"pre-registered ({b['sampled']} sampled, {b['accepted_interactions']} accepted "
+                        "interaction(s) in the data)")
+    if not by_two:
+        warnings.append("Arm C: undefined: no interaction was scored by two or more judges")
+    elif by_two < SEED_MIN_SAMPLE:
+        warnings.append(f"Arm C: {by_two} interaction(s) scored by two or more judges, below the seed's "
+                        f"{SEED_MIN_SAMPLE} (Arm C is computed on Arm B's sample)")
     return {"arm_a": {"interactions": a["n"], "per_bin": counts, "non_empty_bins": len(filled),
                       "smallest_bin": min(filled) if filled else 0, "bins_below_seed": short,
                       "seed_min_per_bin": SEED_MIN_PER_BIN},
-            "arm_b": {"sampled": b["sampled"], "preregistered": b["sample_size_preregistered"],
-                      "accepted": b["accepted_interactions"], "seed_min": SEED_MIN_SAMPLE},
-            "arm_c": {"items_scored_by_two_or_more": c["n_items"]},
+            "arm_b": {"judged": judged, "sampled": b["sampled"], "failed_judge_runs": failed,
+                      "preregistered": b["sample_size_preregistered"], "accepted": b["accepted_interactions"],
+                      "seed_min": SEED_MIN_SAMPLE},
+            "arm_c": {"items_scored_by_two_or_more": by_two, "seed_min": SEED_MIN_SAMPLE},
             "warnings": warnings}
 
 

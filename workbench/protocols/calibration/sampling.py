@@ -27,7 +27,15 @@ def p_bin(p: float, n_bins: int) -> int:
 
 
 def bin_label(b: int, n_bins: int) -> str:
-    return f"[{b / n_bins:.2f}, {(b + 1) / n_bins:.2f}{']' if b == n_bins - 1 else ')'}"
+    return edges_label(b / n_bins, (b + 1) / n_bins, last=b == n_bins - 1)
+
+
+def edges_label(lower: float, upper: float, *, last: bool = False) -> str:
+    """A bin's real edges to three decimals ("[0.667, 0.833)"; the last bin closed): tenths made sixths'
+    edges read "[0.7, 0.8)" for a bin holding a mean p of 0.800 (issue 42)."""
+    def edge(x: float) -> str:
+        return f"{x:.3f}".rstrip("0").rstrip(".") or "0"
+    return f"[{edge(lower)}, {edge(upper)}{']' if last else ')'}"
 
 
 def allocate(sizes: dict, total: int) -> dict:

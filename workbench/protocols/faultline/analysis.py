@@ -128,7 +128,7 @@ def baseline_metrics(report: dict, verifiable: list[dict], tie: str = measures.C
     """ACC of a baseline run: its samples' stances as the vote (one sample for `single`; self-consistency's
     five, the seed's majority). Self-consistency also reads ACC over its first two samples alone
     (`ACC_equal_votes`: as many votes as a debate's pair, what the project's headline compares with;
-    sample 0 is the single answer's draw). `key` names the run, for its coin."""
+    on a real model sample 0 is the single answer's request served once, on `sim` a draw of its own). `key` names the run, for its coin."""
     acc, _ = _acc([s for s in report["stances"] if s is not None], verifiable, tie, key)
     out = {"ACC": acc, "errors": len(report["errors"]), "unknown_claim_stances": unknown_claim_stances(report)}
     if len(report["stances"]) > PAIR_VOTES:
@@ -293,23 +293,46 @@ def mean_of(estimates: list[dict], what: str) -> dict:
     return out
 
 
-def _mean(docs: list[dict], cond: str | None, metric: str, what: str = "debates") -> dict:
-    from workbench.protocols.faultline.comparisons import key
+def unit_estimates(pairs: list[tuple[str, dict]]) -> list[dict]:
+    """One estimate per independent unit (an item: a topic × persona pair, or a baseline's topic), the mean of
+    its debates' defined values (its repeats); a unit none of whose values is defined keeps their reason."""
+    per: dict[str, list[dict]] = defaultdict(list)
+    for unit, est in pairs:
+        per[unit].append(est)
+    out = []
+    for ests in per.values():
+        got = [e["value"] for e in ests if e["value"] is not None]
+        out.append({"value": sum(got) / len(got), "undefined_reason": None} if got else
+                   {"value": None, "undefined_reason": "; ".join(sorted({e["undefined_reason"] or "undefined"
+                                                                         for e in ests}))})
+    return out
 
-    return mean_of([d["metrics"][key(metric)] for d in docs if (cond is None or d["condition"] == cond)
-                    and key(metric) in d["metrics"]], what)
+
+UNITS = "items (topic × pair)"
+
+
+def _mean(docs: list[dict], cond: str | None, metric: str, what: str = UNITS) -> dict:
+    """The mean over independent units (each item's mean over its debates), with its bootstrap CI over units."""
+    from workbench.protocols.faultline.comparisons import key, unit_of
+
+    return mean_of(unit_estimates([(unit_of(d, n), d["metrics"][key(metric)]) for n, d in enumerate(docs)
+                                   if (cond is None or d["condition"] == cond) and key(metric) in d["metrics"]]),
+                   what)
 
 
 def spread_by_round(docs: list[dict]) -> dict[str, list[dict]]:
-    """condition → per round (0 = openings, last = closings) the mean spread over its debates, with its CI."""
+    """condition → per round (0 = openings, last = closings) the mean spread over its items (each item's mean
+    over its debates), with its CI over items."""
     from workbench.metrics.descriptive import mean_ci
+    from workbench.protocols.faultline.comparisons import unit_means, unit_of
 
-    per: dict[str, dict[int, list[float]]] = {}
-    for d in docs:
+    per: dict[str, dict[int, list[tuple[str, float]]]] = {}
+    for n, d in enumerate(docs):
         for r in d["metrics"].get("spread", []):
             if r["value"] is not None:
-                per.setdefault(d["condition"], {}).setdefault(r["round"], []).append(r["value"])
-    return {c: [{"round": rnd, **_est(mean_ci(v))} for rnd, v in sorted(rounds.items())] for c, rounds in per.items()}
+                per.setdefault(d["condition"], {}).setdefault(r["round"], []).append((unit_of(d, n), r["value"]))
+    return {c: [{"round": rnd, **_est(mean_ci(unit_means(v)))} for rnd, v in sorted(rounds.items())]
+            for c, rounds in per.items()}
 
 
 QUESTIONS = {measures.EQUAL_VOTES: "Debate beats self-consistency on equal votes (ACC)",
@@ -321,10 +344,10 @@ def headline(docs: list[dict], conditions: list[str], basis: str) -> dict:
     debate against self-consistency read over as many votes as a persona pair (`equal-votes`, the project's
     default: like with like) or over its five samples (`five-votes`, the seed's). Both comparisons are in
     the document (`equal_votes`, `five_votes`); the one that is not the verdict is printed beside it."""
-    from workbench.protocols.faultline.comparisons import ALL_DEBATES, ROW_KEYS, SC_READINGS, compare, sc_label
+    from workbench.protocols.faultline.comparisons import ALL_DEBATES, ROW_KEYS, SC_READINGS, compare, sc_label, values
 
     debate_conds = [c for c in conditions if condition(c).is_debate]
-    debate_acc = [v for c in debate_conds for v in _values(docs, c, "ACC")]
+    debate_acc = values(docs, [], debate_conds, "ACC")   # one value per item: a repeat is not a new unit
     rows = {votes: compare(debate_acc, _values(docs, SELF_CONSISTENCY, metric), sc_label(ALL_DEBATES, votes))
             for votes, metric in SC_READINGS.items()}
     sc_acc = _values(docs, SELF_CONSISTENCY, SC_READINGS[basis])
@@ -349,7 +372,7 @@ def summarise(docs: list[dict], cr: list[dict], conditions: list[str], rule: dic
         metrics = ("BA", "dSD", "spread_trend", "CG", "ACC") if condition(c).is_debate else ("ACC",)
         row = {}
         for metric in metrics:
-            row[metric] = {**_mean(docs, c, metric, "debates" if condition(c).is_debate else "runs"),
+            row[metric] = {**_mean(docs, c, metric, UNITS if condition(c).is_debate else "topics"),
                            "threshold": measures.THRESHOLDS.get(metric, ("",))[0]}
             row[metric]["meets"] = measures.meets(metric, row[metric]["value"])
         if condition(c).is_debate:
@@ -357,7 +380,7 @@ def summarise(docs: list[dict], cr: list[dict], conditions: list[str], rule: dic
                          "threshold": measures.THRESHOLDS["CR"][0]}
             row["CR"]["meets"] = measures.meets("CR", row["CR"]["value"])
         if c == SELF_CONSISTENCY:   # its first two samples: what the equal-votes headline compares with
-            row["ACC_equal_votes"] = _mean(docs, c, "ACC_equal_votes", "runs")
+            row["ACC_equal_votes"] = _mean(docs, c, "ACC_equal_votes", "topics")
         per_condition[c] = row
     head = headline(docs, conditions, (rule or {}).get("acc_headline", measures.EQUAL_VOTES))  # no rule: a new study's
     by_divergence = {}

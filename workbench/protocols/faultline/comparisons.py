@@ -13,8 +13,12 @@ per-debate metrics, in families the report prints as tables:
   breakdown?"), each pooling every debate condition.
 
 Each row: mean difference A − B with a seeded bootstrap CI, and Mann-Whitney U (rank-biserial r, p),
-from `workbench.metrics`. p-values are not corrected for the number of rows (project's choice, named in
-the report): the headline is the one comparison the seed puts first.
+from `workbench.metrics`, over independent units (issue 42): a debate's unit is its item, a topic × persona
+pair, and a baseline's its topic; the repeats of one item (and, in a pooled level, its several conditions)
+are averaged into one value, never counted as more units. Each family's p-values are Holm-adjusted
+(`workbench.metrics.corrections`), the uncorrected p beside them. A pooled row names what it pools and says
+when its levels do not pool alike (`pooling`): "50 nodes − 20 nodes" over graph-50 against graph-, qbaf- and
+latent-20 compares architectures as much as node counts.
 
 BA of a 0-node condition (nothing shown, so a control) is measured against the graph of the size it is
 compared with: `graph-50 − plain` and `50 nodes − 0 nodes` read plain's claims against the 50-node graph.
@@ -53,6 +57,20 @@ def key(metric: str) -> str:
     return {"BA": "BA_pooled"}.get(metric, metric)
 
 
+def unit_of(doc: dict, n: int) -> str:
+    """A run document's independent unit: its item (a debate's topic × pair, a baseline's topic); a document
+    without one is a unit of its own."""
+    return doc.get("item") or f"#{n}"
+
+
+def unit_means(pairs: list[tuple[str, float]]) -> list[float]:
+    """One value per independent unit, the mean of its values, in the order units first appear."""
+    per: dict[str, list[float]] = {}
+    for unit, v in pairs:
+        per.setdefault(unit, []).append(v)
+    return [sum(v) / len(v) for v in per.values()]
+
+
 def compare(x: list, y: list, label: str) -> dict:
     from workbench.metrics.descriptive import mean_difference_ci
     from workbench.metrics.effect_sizes import mann_whitney_u
@@ -63,13 +81,13 @@ def compare(x: list, y: list, label: str) -> dict:
 
 def values(docs: list[dict], cr: list[dict], conds: list[str], metric: str, *, yardstick: int | None = None,
            divergence: str | None = None) -> list[float]:
-    """The defined values of `metric` for the debates (CR: the repeated debates) of `conds`; `yardstick`: the
-    graph size a 0-node condition's BA is read against."""
+    """The defined values of `metric` for the debates (CR: the repeated debates) of `conds`, one per independent
+    unit (item); `yardstick`: the graph size a 0-node condition's BA is read against."""
     if metric == "CR":
-        return [g["value"] for g in cr if g["condition"] in conds and g["value"] is not None
-                and (divergence is None or g.get("divergence") == divergence)]
+        return unit_means([(g["item"], g["value"]) for g in cr if g["condition"] in conds and g["value"] is not None
+                           and (divergence is None or g.get("divergence") == divergence)])
     out = []
-    for d in docs:
+    for n, d in enumerate(docs):
         if d["condition"] not in conds or (divergence is not None and d.get("divergence") != divergence):
             continue
         m = d["metrics"]
@@ -77,12 +95,43 @@ def values(docs: list[dict], cr: list[dict], conds: list[str], metric: str, *, y
         if metric == "BA" and yardstick and "BA_against" in m:
             est = m["BA_against"].get(str(yardstick))
         if est and est.get("value") is not None:
-            out.append(est["value"])
-    return out
+            out.append((unit_of(d, n), est["value"]))
+    return unit_means(out)
 
 
 def _row(family: str, metric: str, label: str, a: list[str], b: list[str], x: list, y: list) -> dict:
     return {"family": family, "metric": metric, **compare(x, y, label), "groups": {"a": a, "b": b}}
+
+
+def _unbalanced(family: str, a: list[str], b: list[str], docs: list[dict], levels: tuple[str, str] = ("", "")
+                ) -> str | None:
+    """Why two pooled levels do not pool alike, or None: node levels over different architectures, architectures
+    over different node counts, divergence levels over different conditions."""
+    if family == "nodes":
+        got = [sorted({condition(c).architecture for c in g}) for g in (a, b)]
+        what = "architectures"
+    elif family == "architecture":
+        got = [sorted({str(condition(c).nodes) for c in g}) for g in (a, b)]
+        what = "node counts"
+    else:
+        got = [sorted({d["condition"] for d in docs if d.get("divergence") == lv and condition(d["condition"]).is_debate})
+               for lv in levels]
+        what = "conditions"
+    if got[0] == got[1]:
+        return None
+    return f"unbalanced: pools {what} {', '.join(got[0]) or 'none'} against {', '.join(got[1]) or 'none'}"
+
+
+def holm_by_family(rows: list[dict]) -> None:
+    """Each row's Mann-Whitney p Holm-adjusted within its family (`p_holm`, with the family's size `holm_m`)."""
+    from workbench.metrics.corrections import holm_adjusted
+
+    for family in dict.fromkeys(r["family"] for r in rows):
+        fam = [r for r in rows if r["family"] == family]
+        ps = [r["mann_whitney"]["details"].get("p_value") for r in fam]
+        m = sum(1 for p in ps if p is not None)
+        for r, adjusted in zip(fam, holm_adjusted(ps)):
+            r["p_holm"], r["holm_m"] = adjusted, m
 
 
 def baseline_comparisons(docs: list[dict], conditions: list[str], headline: str = EQUAL_VOTES) -> list[dict]:
@@ -119,20 +168,25 @@ def study_comparisons(docs: list[dict], cr: list[dict], conditions: list[str], h
         by_nodes.setdefault(condition(c).nodes, []).append(c)
     for lo, hi in combinations(sorted(by_nodes), 2):
         for metric in METRICS:
-            rows.append(_row("nodes", metric, f"{metric}: {hi} nodes − {lo} nodes", by_nodes[hi], by_nodes[lo],
-                             values(docs, cr, by_nodes[hi], metric),
-                             values(docs, cr, by_nodes[lo], metric, yardstick=hi if lo == 0 else None)))
+            rows.append({**_row("nodes", metric, f"{metric}: {hi} nodes − {lo} nodes", by_nodes[hi], by_nodes[lo],
+                                values(docs, cr, by_nodes[hi], metric),
+                                values(docs, cr, by_nodes[lo], metric, yardstick=hi if lo == 0 else None)),
+                         "pooling": _unbalanced("nodes", by_nodes[hi], by_nodes[lo], docs)})
     by_arch: dict[str, list[str]] = {}
     for c in sorted(debates, key=list(CONDITIONS).index):
         by_arch.setdefault(condition(c).architecture, []).append(c)
     for first, later in combinations(list(by_arch), 2):
         for metric in METRICS:
-            rows.append(_row("architecture", metric, f"{metric}: {later} − {first}", by_arch[later], by_arch[first],
-                             values(docs, cr, by_arch[later], metric), values(docs, cr, by_arch[first], metric)))
+            rows.append({**_row("architecture", metric, f"{metric}: {later} − {first}", by_arch[later],
+                                by_arch[first], values(docs, cr, by_arch[later], metric),
+                                values(docs, cr, by_arch[first], metric)),
+                         "pooling": _unbalanced("architecture", by_arch[later], by_arch[first], docs)})
     present = [lv for lv in LEVELS if any(d.get("divergence") == lv for d in docs)]
     for lower, higher in combinations(present, 2):
         for metric in METRICS:
-            rows.append(_row("divergence", metric, f"{metric}: {higher} − {lower} divergence", [higher], [lower],
-                             values(docs, cr, debates, metric, divergence=higher),
-                             values(docs, cr, debates, metric, divergence=lower)))
+            rows.append({**_row("divergence", metric, f"{metric}: {higher} − {lower} divergence", [higher], [lower],
+                                values(docs, cr, debates, metric, divergence=higher),
+                                values(docs, cr, debates, metric, divergence=lower)),
+                         "pooling": _unbalanced("divergence", [], [], docs, (higher, lower))})
+    holm_by_family(rows)
     return rows

@@ -4,7 +4,9 @@ The comparisons simulated are these of the report's (`comparisons.py`; its node,
 and CR families are not): the headline, ACC of all debate conditions − self-consistency read as the study's
 `acc_headline` reads it (on 2 votes, as many as a persona pair, by default; on its 5 samples, the seed's
 comparison, simulated beside it), ACC of each debate condition against each baseline (self-consistency on
-both readings), and BA and ΔSD of each debate condition against plain. Each is detected when the
+both readings), and BA, ΔSD and CR (with repeats) of each debate condition against plain, each over the
+report's independent units (a topic × pair's repeats averaged; CR one value per repeated debate). Each is
+detected when the
 Mann-Whitney U test the report prints (`workbench.metrics.effect_sizes.mann_whitney_u`: exact p without ties
 and with min(n) ≤ 8, else the normal approximation with tie and continuity correction) gives p < 0.05,
 two-sided, with the rank-biserial r on the planted side. Spread trend and CG are compared too, but nothing
@@ -41,12 +43,13 @@ from workbench.protocols.faultline.measures import (COIN, EQUAL_VOTES, HALF, STR
 from workbench.protocols.faultline.simulate import DEFAULT_ACCURACY, DEFAULT_ADHERENCE, SENTENCES_PER_MESSAGE
 
 ALPHA = 0.05
-PLANTED = {"ACC": "accuracy", "BA": "adherence", "dSD": "stance_shift"}
-DEFAULTS = {"accuracy": DEFAULT_ACCURACY, "adherence": DEFAULT_ADHERENCE, "stance_shift": 0.0}
+PLANTED = {"ACC": "accuracy", "BA": "adherence", "dSD": "stance_shift", "CR": "crux_recurrence"}
+DEFAULTS = {"accuracy": DEFAULT_ACCURACY, "adherence": DEFAULT_ADHERENCE, "stance_shift": 0.0, "crux_recurrence": 1.0}
 UNPLANTED = ("spread_trend", "CG")
-METHOD = ("Mann-Whitney U over runs as the report computes it, detected when p < 0.05 (two-sided) with the "
+METHOD = ("Mann-Whitney U over independent units as the report computes it (a debate condition's unit a topic × "
+          "persona pair, its repeats averaged; a baseline's a topic), detected when p < 0.05 (two-sided) with the "
           "rank-biserial r on the planted side; each run's metric drawn from the planted [simulation] values "
-          "as the `sim` model produces it")
+          "as the `sim` model produces it; CR per repeated debate")
 
 
 @dataclass(frozen=True)
@@ -59,14 +62,18 @@ class Layout:
     rounds: int
     tie: str = COIN      # ACC's rule for a split vote (the study's acc_tie)
     headline: str = EQUAL_VOTES   # which self-consistency the verdict compares with (the study's acc_headline)
+    min_cluster_size: int = 2     # CR's HDBSCAN minimum cluster size (the study's)
 
     def with_topics(self, n: int) -> "Layout":
         return Layout(tuple(self.claims[i % len(self.claims)] for i in range(n)), self.pairs, self.replicates,
-                      self.rounds, self.tie, self.headline)
+                      self.rounds, self.tie, self.headline, self.min_cluster_size)
 
     def runs(self, cond: str) -> int:
-        per_topic = self.pairs if condition(cond).is_debate else 1
-        return len(self.claims) * per_topic * self.replicates
+        return self.units(cond) * self.replicates
+
+    def units(self, cond: str) -> int:
+        """Independent units: a debate condition's topic × pair items, a baseline's topics."""
+        return len(self.claims) * (self.pairs if condition(cond).is_debate else 1)
 
 
 def layout_of(definition: dict) -> tuple[Layout, str]:
@@ -83,7 +90,8 @@ def layout_of(definition: dict) -> tuple[Layout, str]:
         claims = tuple((2, 2) for _ in section["topics"])
         note = f"the topic library could not be read ({exc}); assumed 2 contested and 2 verifiable claims a topic"
     return Layout(claims, len(section["pairs"]), int(definition.get("replicates") or 1),
-                  int(section["rounds"]), tie_rule(section), headline_rule(section)), note
+                  int(section["rounds"]), tie_rule(section), headline_rule(section),
+                  int(section.get("hdbscan_min_cluster_size") or 2)), note
 
 
 def planted(params: dict, key: str, cond: str) -> tuple[float, bool]:
@@ -133,7 +141,27 @@ def draw(rng, metric: str, cond: str, params: dict, layout: Layout, sims: int, o
         per_claim = gap / 2 - sd_open[:, :, :, None, :]
         mask = (np.arange(k.max())[None, :] < k[:, None])[None, :, None, None, :]
         return ((per_claim * mask).sum(axis=-1) / k[None, :, None, None]).reshape(sims, -1)
+    if metric == "CR":   # one value per repeated debate (topic × pair): simulate.crux_cards, as expected_cr
+        from workbench.protocols.faultline.measures import CR_MIN_RUNS
+
+        p, _ = planted(params, "crux_recurrence", cond)
+        k_claims = np.array([min(v, 4) for v, _ in layout.claims])
+        k = rng.binomial(reps, p, size=(sims, topics, layout.pairs, k_claims.max()))
+        mask = (np.arange(k_claims.max())[None, :] < k_claims[:, None])[None, :, None, :]
+        m = layout.min_cluster_size
+        units = (np.where(k >= m, 1, k) + reps - k) * mask
+        stable = (k >= max(m, CR_MIN_RUNS)) * mask
+        with np.errstate(invalid="ignore", divide="ignore"):
+            cr = stable.sum(axis=-1) / units.sum(axis=-1)
+        return cr.reshape(sims, -1)
     raise ValueError(f"no planted model for {metric}")
+
+
+def unit_values(values, metric: str, layout: Layout):
+    """(sims, units): each independent unit's mean over its repeats, as the report compares them (a run array of
+    `draw` holds the repeats of a unit together, last); CR is per repeated debate already."""
+    sims = values.shape[0]
+    return values if metric == "CR" else values.reshape(sims, -1, layout.replicates).mean(axis=2)
 
 
 def expected_value(metric: str, cond: str, params: dict, tie: str = COIN, sc_votes: int = SC_SAMPLES) -> float:
@@ -225,7 +253,7 @@ def comparisons(conditions: list[str], headline: str = EQUAL_VOTES) -> list[tupl
         if SINGLE in conditions:
             out.append((f"ACC: {c} − {SINGLE}", "ACC", [c], SINGLE, SC_SAMPLES))
         if c != "plain" and "plain" in conditions:
-            for metric in ("BA", "dSD"):
+            for metric in ("BA", "dSD", "CR"):
                 out.append((f"{metric}: {c} − plain", metric, [c], "plain", SC_SAMPLES))
     return out
 
@@ -239,9 +267,11 @@ def simulate(label: str, metric: str, group: list[str], base: str, params: dict,
 
     rng = np.random.default_rng([hash_label(label), len(layout.claims), int(params.get("seed") or 0) & 0xFFFF])
     openings = openings_for(rng, layout, sims) if metric == "dSD" else None
-    a = np.concatenate([draw(rng, metric, c, params, layout, sims, openings) for c in group], axis=1)
-    b = draw(rng, metric, base, params, layout, sims, openings, sc_votes)
-    mean_a, mean_b = float(a.mean()), float(b.mean())
+    # a pooled group averages its conditions on each unit (comparisons.values): one value per unit, not per run
+    a = np.mean([unit_values(draw(rng, metric, c, params, layout, sims, openings), metric, layout) for c in group],
+                axis=0)
+    b = unit_values(draw(rng, metric, base, params, layout, sims, openings, sc_votes), metric, layout)
+    mean_a, mean_b = float(np.nanmean(a)), float(np.nanmean(b))
     diff = mean_a - mean_b
     direction = 0 if abs(diff) < 1e-3 else (1 if diff > 0 else -1)
     return mean_a, mean_b, float(detected(a, b, direction).mean())
@@ -274,11 +304,14 @@ def power_document(definition: dict, effects: dict[str, float], sims: int, grid:
     layout, note = layout_of(definition)
     rows = []
     for label, metric, group, base, votes in comparisons(list(definition.get("conditions") or []), layout.headline):
+        if metric == "CR" and layout.replicates < 2:   # CR needs repeated debates: nothing to compare
+            continue
         mean_a, mean_b, at_n = simulate(label, metric, group, base, params, layout, sims, votes)
         curve = {n: simulate(label, metric, group, base, params, layout.with_topics(n), sims, votes)[2] for n in grid}
         rows.append({"comparison": label, "metric": metric, "a": group, "b": base,
                      "expected": {"a": mean_a, "b": mean_b}, "effect": mean_a - mean_b,
                      "runs": [sum(layout.runs(c) for c in group), layout.runs(base)],
+                     "units": [layout.units(group[0]), layout.units(base)],
                      "source": source_of(params, metric, [*group, base], has_table),
                      "power": at_n, "power_by_cases": curve})
     debates = [c for c in definition.get("conditions") or [] if condition(c).is_debate and c != "plain"]

@@ -35,6 +35,11 @@ def headline_line(doc: dict) -> str:
     return f"{h['question']}: **{h['answer']}** — {h['comparison']}: mean difference {shown}; {h['why']}."
 
 
+# Issue 42 item 7: the report said "sample 0 is the single answer's draw"; on `sim` it never is.
+SAMPLE_ZERO = ("a real model is sent the single answer's very request, which the gateway serves once, while the "
+               "`sim` model draws each condition apart, so there they are two draws")
+
+
 def headline_rule_line(rules: dict) -> str:
     """Which self-consistency the verdict compares with, as the study froze it (acc_headline)."""
     if rules.get("acc_headline") == FIVE_VOTES:
@@ -43,8 +48,8 @@ def headline_rule_line(rules: dict) -> str:
                 "accuracy p > 0.5, five votes beat a persona pair's two (P(Bin(5, p) ≥ 3) > p), so equal per-agent "
                 "accuracy reads \"no\" here; the equal-votes line below is the like-with-like comparison.")
     return ("Headline (acc_headline = \"equal-votes\", the project's choice): self-consistency is read over its "
-            "first two samples, as many votes as a debate's persona pair, under the same split rule (sample 0 is the "
-            "single answer's draw), so the verdict asks whether two agents debating beat two independent answers "
+            "first two samples, as many votes as a debate's persona pair, under the same split rule (whether sample 0 "
+            f"repeats the single answer depends on the model: {SAMPLE_ZERO}), so the verdict asks whether two agents debating beat two independent answers "
             "voting; with the same per-agent accuracy both read the same distribution, so the verdict is "
             "\"undecided\" (no difference) but for chance. Seed 002 compares with the majority of five samples: that comparison "
             "follows, labelled as the seed's. With equal per-agent accuracy p > 0.5 it favours self-consistency "
@@ -115,19 +120,28 @@ def comparison_tables(doc: dict, lost: dict) -> str:
         rows = [c for c in doc["comparisons"] if c.get("family") == family]
         if not rows:
             continue
-        table = [f"**{title}**", "", "| comparison | mean difference (95% bootstrap CI) | Mann-Whitney r | U | p |",
-                 "|---|---|---|---|---|"]
+        m = max((c.get("holm_m") or 0) for c in rows)
+        table = [f"**{title}** (Holm over the family's {m} comparison(s) with a p)", "",
+                 "| comparison | mean difference (95% bootstrap CI) | Mann-Whitney r | U | p (uncorrected) | p (Holm) |",
+                 "|---|---|---|---|---|---|"]
         for c in rows:
             det = c["mann_whitney"]["details"]
-            p, u = det.get("p_value"), det.get("U")
+            p, u, holm = det.get("p_value"), det.get("U"), c.get("p_holm")
             pooled = [label(g, lost) for g in c["groups"]["a"] + c["groups"]["b"] if g in lost and g not in c["comparison"]]
             name = mark(c["comparison"], lost) + (f" (pools {', '.join(pooled)})" if pooled else "")
+            if c.get("pooling"):
+                name += f" ({c['pooling']})"
             table.append(f"| {name} | {fmt(c['mean_difference'])} | {fmt(c['mann_whitney'])} | "
-                         f"{'—' if u is None else f'{u:g}'} | {'—' if p is None else f'{p:.4g}'} |")
+                         f"{'—' if u is None else f'{u:g}'} | {'—' if p is None else f'{p:.4g}'} | "
+                         f"{'—' if holm is None else f'{holm:.4g}'} |")
         parts.append("\n".join(table))
-    return ("A − B; Mann-Whitney U two-sided (rank-biserial r > 0: A tends higher), p not corrected for the number of "
-            "rows (project's choice: the headline is the comparison seed 002 puts first). BA of a 0-node condition "
-            "is read against the graph size it is compared with.\n\n" + "\n\n".join(parts))
+    return ("A − B over independent units: a debate condition's unit is an item (a topic × persona pair; its "
+            "repeats, and in a pooled level its conditions, averaged into one value), a baseline's its topic. "
+            "Mann-Whitney U two-sided (rank-biserial r > 0: A tends higher); p uncorrected, and beside it "
+            "Holm-adjusted within each table (family), which controls the family-wise error rate. A pooled row "
+            "whose levels do not pool alike says so (\"unbalanced\": it compares what it pools as much as the "
+            "levels). BA of a 0-node condition is read against the graph size it is compared with.\n\n"
+            + "\n\n".join(parts))
 
 
 def spread_table(doc: dict, lost: dict) -> str:

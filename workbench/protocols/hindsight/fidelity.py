@@ -43,7 +43,7 @@ PROJECT_CHOICES = (
     "Decision-quality DQ-2 anchoring flag: r > 0.3 (seed 001 §2.2 step 4), reported per condition as runs "
     "flagged of runs where r was computed; the seed's \"significantly\" is read as the threshold alone.",
     "Table 4: Cohen's d with the pooled SD over the two conditions' cases as independent groups (the seed's "
-    "column); its 95% CI is a percentile bootstrap (the seed names no method). The paired d_z over the cases "
+    "column); its 95% CI is a BCa bootstrap (SciPy; percentile where BCa is not finite; the seed names no method). The paired d_z over the cases "
     "both conditions share is printed beside it, without Cohen's words, which go on d only and only when its CI "
     "excludes 0.",
     "Treatment fidelity (whether each run's defining step happened): the peer committee's when a seconded main "

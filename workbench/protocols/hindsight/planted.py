@@ -7,8 +7,9 @@ expected share is Φ((baseline + effect) / √2). Read back from the study's sco
 current scores of the condition's non-pilot items, as a share of each criterion's range: the rubric
 `anticipation` for `effects`, `epistemic-humility` for `humility`), the effect against a reference
 condition with none planted is √2·(Φ⁻¹(share) − Φ⁻¹(reference share)): the planted rater and judge
-biases cancel in it, their rounding and clipping do not quite. CI: percentile bootstrap over cases
-(paired, seeded). A blinded study gives no rows: a report read before unblinding names no condition.
+biases cancel in it, their rounding and clipping do not quite. CI: SciPy's BCa bootstrap over cases, the
+independent unit (paired, seeded), none under `metrics.descriptive.MIN_BOOTSTRAP_UNITS` cases (issue 42: two
+cases gave −0.609 [−4.252, 3.034]). A blinded study gives no rows: a report read before unblinding names no condition.
 """
 
 from __future__ import annotations
@@ -37,28 +38,46 @@ def case_shares(data, rubric: str, condition: str) -> dict[str, float]:
     return {case: sum(v) / len(v) for case, v in sums.items()}
 
 
-def read_back(a: dict[str, float], b: dict[str, float]) -> tuple[float | None, float | None, float | None]:
-    """√2·(Φ⁻¹(mean a) − Φ⁻¹(mean b)) over the cases both have, with a paired bootstrap CI over cases."""
+def read_back(a: dict[str, float], b: dict[str, float]) -> tuple[float | None, float | None, float | None, str]:
+    """√2·(Φ⁻¹(mean a) − Φ⁻¹(mean b)) over the cases both have, with a paired BCa bootstrap CI over cases (the
+    independent unit), none under the project's minimum of cases; the last element says why there is none."""
     import numpy as np
-    from scipy import stats
+
+    from workbench.metrics.descriptive import too_few_units
 
     cases = sorted(set(a) & set(b))
     if not cases:
-        return None, None, None
+        return None, None, None, ""
     x, y = np.array([a[c] for c in cases]), np.array([b[c] for c in cases])
+    value = float(_effect(x, y))
+    if small := too_few_units(len(cases)):
+        return value, None, None, f"{small} (cases)"
+    lo, hi = _bca(x, y)
+    return value, lo, hi, "" if lo is not None else "bootstrap interval not finite"
 
-    def effect(p, q, axis=-1):
-        def probit(shares):  # a mean share of 0 or 1 has no probit: kept just inside
-            return stats.norm.ppf(np.clip(np.mean(shares, axis=axis), CLIP, 1 - CLIP))
-        return math.sqrt(2) * (probit(p) - probit(q))
 
-    value = float(effect(x, y))
-    if len(cases) < 2:
-        return value, None, None
-    res = stats.bootstrap((x, y), effect, paired=True, vectorized=True, n_resamples=2000, method="percentile",
-                          random_state=np.random.default_rng(0))
+def _effect(p, q, axis=-1):
+    import numpy as np
+    from scipy import stats
+
+    def probit(shares):  # a mean share of 0 or 1 has no probit: kept just inside
+        return stats.norm.ppf(np.clip(np.mean(shares, axis=axis), CLIP, 1 - CLIP))
+    return math.sqrt(2) * (probit(p) - probit(q))
+
+
+def _bca(x, y) -> tuple[float | None, float | None]:
+    """SciPy's paired BCa interval of the effect (cases resampled together, seeded)."""
+    import warnings
+
+    import numpy as np
+    from scipy import stats
+
+    with warnings.catch_warnings(), np.errstate(all="ignore"):
+        warnings.simplefilter("ignore")
+        res = stats.bootstrap((x, y), _effect, paired=True, vectorized=True, n_resamples=2000, method="BCa",
+                              rng=np.random.default_rng(0))
     lo, hi = float(res.confidence_interval.low), float(res.confidence_interval.high)
-    return value, (lo if math.isfinite(lo) else None), (hi if math.isfinite(hi) else None)
+    return (lo, hi) if math.isfinite(lo) and math.isfinite(hi) else (None, None)
 
 
 def planted_values(db, study_id: str, definition: dict) -> list[PlantedValue] | None:
@@ -84,7 +103,8 @@ def planted_values(db, study_id: str, definition: dict) -> list[PlantedValue] | 
                        "effect to read against")
             row = PlantedValue(f"{key}.{cond}", value, measure)
             if reference:
-                row.recovered, row.ci_low, row.ci_high = read_back(case_shares(data, rubric, cond), ref_shares)
+                row.recovered, row.ci_low, row.ci_high, row.note = read_back(case_shares(data, rubric, cond),
+                                                                             ref_shares)
                 if row.recovered is None:
                     row.note = f"no case has {rubric} scores for both {cond} and {reference}"
             rows.append(row)

@@ -31,7 +31,7 @@ DEFINITIONS = """\
 - **Composites**: Glenda/Crock = sum of 3 binary criteria (0-3); Blast Radius = sum of 3 criteria 0-2 (0-6);
   an evaluator's composite needs every criterion.
 - **Effect sizes (Table 4)**: Cohen's d = (mean A - mean B) / pooled SD over the two conditions' case units as
-  independent groups, with a percentile bootstrap CI (each condition's cases resampled on their own, 9999
+  independent groups, with a BCa bootstrap CI (SciPy; percentile where BCa is not finite; each condition's cases resampled on their own, 9999
   resamples, seed 0); Cohen's words on |d| (< 0.2 negligible, < 0.5 small, < 0.8 medium, else large) only when
   the CI excludes 0. Beside it, d_z = mean(A - B) / sd(A - B) over the cases that have both conditions (at
   least 2), with a paired bootstrap CI; it is on another scale and carries no words.

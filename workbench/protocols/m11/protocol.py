@@ -178,10 +178,16 @@ class M11Protocol(StudyProtocol):
                                notes=notes)
 
     def report_sections(self, db, study_id: str, options: dict | None = None) -> list[ReportSection]:
-        from workbench.protocols.m11.metrics import study_metrics
+        from workbench.protocols.m11.metrics import study_metrics, trend
         from workbench.protocols.m11.report import sections
+        from workbench.reports.kept import kept
 
-        return sections(study_metrics(db, study_id))
+        doc = study_metrics(db, study_id, with_trend=False)
+        # the trend reads other studies: the one of the report's first writing, unless asked to update
+        doc["trend"], as_of = kept(db, study_id, "m11-trend", lambda: trend(db, study_id),
+                                   update=bool((options or {}).get("update")))
+        doc["trend"] = {**doc["trend"], "as_of": as_of}
+        return sections(doc)
 
     def planted_vs_recovered(self, db, study_id: str, definition: dict):
         from workbench.protocols.m11.planted import planted_values

@@ -74,14 +74,21 @@ def trend_scope(t: dict) -> str:
     kinds = f"{t['kind']} studies" if t["scope"] == "same" else "studies of every kind (each labelled)"
     left = ", ".join(f"{n} {why}" for why, n in t["left_out"].items())
     return (f"Trend over the {kinds} of module {t['module']} that ran, created no later than this one"
-            + (f"; left out: {left}" if left else "") + ".")
+            + (f"; left out: {left}" if left else "") + "."
+            + (f" As of {t['as_of']}, when this report was first written: writing it again reproduces it "
+               "(`report --update` takes the store as it is now)." if t.get("as_of") else ""))
+
+
+def _minute(stamp: str) -> str:
+    """A stored ISO time to the minute (two studies of one day are told apart)."""
+    return stamp[:16].replace("T", " ")
 
 
 def trend_section(t: dict | None) -> str:
     if t is None:
         return ""
-    rows = [[r["study"] + (" (this study)" if r["this_study"] else ""), r["kind"], r["created_at"][:10],
-             r["last_run_at"][:10], r["samples"], pct(r["pass_rate"]), num(r["mean_overall"])] for r in t["rows"]]
+    rows = [[r["study"] + (" (this study)" if r["this_study"] else ""), r["kind"], _minute(r["created_at"]),
+             _minute(r["last_run_at"]), r["samples"], pct(r["pass_rate"]), num(r["mean_overall"])] for r in t["rows"]]
     return trend_scope(t) + "\n\n" + _table(["study", "kind", "created", "last run", "samples", "pass rate",
                                               "mean overall"], rows)
 

@@ -26,8 +26,9 @@ Per run (every run with `perspective` events; DQ-3 also for runs without):
 * **Weighted score** 0.35 DQ-1 + 0.30 DQ-2 + 0.35 DQ-3 (DQ-2 undefined ->
   renormalised over DQ-1 and DQ-3).
 
-Per condition: the mean over runs [95% bootstrap CI] of each value (undefined
-runs left out and counted). Baseline (seed 001 §5): sequential = B3 runs vs
+Per condition: the mean over cases of each case's mean over its runs, with a
+95% bootstrap CI over cases, the independent unit (undefined runs left out and
+counted; none under the project's minimum of cases). Baseline (seed 001 §5): sequential = B3 runs vs
 parallel = C1 and C2 runs (P1 replicates are left out so a case is not
 counted three times), by ``compare_sequential_parallel``.
 
@@ -271,6 +272,16 @@ def _sd(values: list[float]) -> float | None:
     return (sum((v - m) ** 2 for v in values) / (len(values) - 1)) ** 0.5
 
 
+def _case_means(runs: Sequence[RunDQ], part: str) -> list[float]:
+    """One value per case, the mean of its runs' defined values: the case is the independent unit (P1's three
+    replicates of one case are not three cases), so the bootstrap resamples cases (issue 42)."""
+    per_case: dict[str, list[float]] = defaultdict(list)
+    for r in runs:
+        if r.part(part).defined:
+            per_case[r.case_id].append(r.part(part).value)
+    return [sum(v) / len(v) for v in per_case.values()]
+
+
 def _summary_row(group: str, runs: Sequence[RunDQ]) -> DQRow:
     parts, sds = {}, {}
     tested = [r for r in runs if "anchoring_detected" in (r.dq2.details or {})]
@@ -279,7 +290,7 @@ def _summary_row(group: str, runs: Sequence[RunDQ]) -> DQRow:
         values = [r.part(p).value for r in runs if r.part(p).defined]
         sds[p] = _sd(values)
         if values:
-            parts[p] = mean_ci(values)
+            parts[p] = mean_ci(_case_means(runs, p))
             continue
         reasons = Counter(r.part(p).undefined_reason for r in runs)
         why = reasons.most_common(1)[0][0] if reasons else "no runs"
@@ -295,7 +306,7 @@ def decision_quality_report(data: StudyData, embedder, *, threshold: float = IND
                                 concern_source=concern_source)
     encoded = getattr(embedder, "encoded_count", 0) - before
     notes = [f"Embeddings: {getattr(embedder, 'model', '?')}; independence threshold {threshold}; "
-             f"weights {'/'.join(f'{w:g}' for w in weights)}. Cells: mean over runs [95% bootstrap CI]; "
+             f"weights {'/'.join(f'{w:g}' for w in weights)}. Cells: mean over cases of each case's runs [95% bootstrap CI over cases]; "
              "runs with an undefined value are left out of that column."]
     if data.blinded:
         rows = (_summary_row("all", runs),)

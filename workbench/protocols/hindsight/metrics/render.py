@@ -279,14 +279,23 @@ def judge_errors_rendered(analysis) -> RenderedTable:
 def audit_rendered(analysis) -> RenderedTable:
     notes = Notes()
     out = RenderedTable("audit", _title(analysis, "Blindness audit"),
-                        ["Condition", "Audited", "Correct", "Accuracy [95% CI]", "Chance", "p (> chance)"], [])
-    for i, r in enumerate(analysis.agreement.audits):
+                        ["Condition", "Audited", "Correct", "Accuracy [95% CI]", "Chance", "p (> chance)",
+                         "p (Holm)"], [])
+    from workbench.metrics.corrections import holm_adjusted
+
+    audits = analysis.agreement.audits
+    # the per-condition tests are one family (Holm over them); the pooled row is a test of its own
+    per_condition = [r.p_value for r in audits if r.condition is not None]
+    holm = iter(holm_adjusted(per_condition))
+    for i, r in enumerate(audits):
+        adjusted = fmt_p(next(holm)) if r.condition is not None else DASH
         out.rows.append(["all" if r.condition is None else r.condition, str(r.n), str(r.n_correct),
-                         fmt_est(r.accuracy), fmt_num(r.chance), fmt_p(r.p_value)])
+                         fmt_est(r.accuracy), fmt_num(r.chance), fmt_p(r.p_value), adjusted])
         out.refs[(i, 0)] = DrillRef("audit", (r.condition,))
         notes.add(f"audit {r.condition or 'all'}", r.accuracy)
     out.notes = ["Accuracy: share of audited items whose architecture the auditing model named; chance = 1 / the "
-                 "setups the auditor can name (the three-committee probe counts as the committee it repeats); one-sided exact binomial test. Well above chance means the "
+                 "setups the auditor can name (the three-committee probe counts as the committee it repeats); one-sided exact binomial test, "
+                 "uncorrected and Holm-adjusted over the per-condition tests (family-wise error). Well above chance means the "
                  "scrubber leaks condition tells."] + notes.lines
     return out
 
@@ -343,16 +352,21 @@ def dq_baseline_rendered(analysis) -> RenderedTable:
 
     out = RenderedTable("dq_baseline", _title(analysis, "Sequential (B3) vs parallel (C1, C2) baseline"),
                         ["Measure", "Sequential", "Seed 001 target", "Parallel", "Seed 001 target", "Difference",
-                         "Rank-biserial r", "p", "Cohen's d"], [])
+                         "Rank-biserial r", "p", "p (Holm)", "Cohen's d"], [])
+    from workbench.metrics.corrections import holm_adjusted
+
     notes = Notes()
-    for part, b in analysis.dq.baseline.items():
+    baseline = analysis.dq.baseline
+    holm = holm_adjusted([b.mann_whitney.details.get("p_value") for b in baseline.values()])
+    for (part, b), adjusted in zip(baseline.items(), holm):
         out.rows.append([DQ_LABELS[part], fmt_est(b.sequential), target(part, 0, b.sequential),
                          fmt_est(b.parallel), target(part, 1, b.parallel), fmt_est(b.difference),
                          fmt_est(b.mann_whitney, ci=False), fmt_p(b.mann_whitney.details.get("p_value")),
-                         fmt_est(b.cohens_d, ci=False)])
+                         fmt_p(adjusted), fmt_est(b.cohens_d, ci=False)])
         notes.add(f"{DQ_LABELS[part]} d", b.cohens_d)
         notes.add(f"{DQ_LABELS[part]} r", b.mann_whitney)
-    out.notes = ["Difference = parallel - sequential, bootstrap CI. Runs with an undefined value are left out.",
+    out.notes = ["Difference = parallel - sequential, bootstrap CI. Runs with an undefined value are left out. "
+                 "p: Mann-Whitney U, uncorrected, and Holm-adjusted over the table's measures (family-wise error).",
                  "Seed 001 targets: the naive (single-agent sequential) baseline and the parallel (ThinkTank) "
                  "expectation the seed states for DQ-1, DQ-2 and DQ-3 (none for the weighted score); the mean is "
                  "within, below or above the range."] + _unsplit(analysis.dq) + notes.lines

@@ -124,9 +124,10 @@ class StudyData(StudyRatings):
         return tuple(str(c) for c in metrics.get("custom_concerns") or [])
 
     def named_rubric_ids(self) -> list[str]:
-        """The study's rubrics, then each case's own rubric (Glenda/Crock, Blast Radius)."""
+        """The study's rubrics, then each case's own rubric (Glenda/Crock, Blast Radius), each once: several cases
+        on one specialized rubric are one rubric's rows in every table (issue 42: a six-case study repeated them)."""
         order = list(self.definition.get("rubrics") or [])
-        return order + [c.rubric for c in self.cases.values() if c.rubric and c.rubric not in order]
+        return list(dict.fromkeys(order + [c.rubric for c in self.cases.values() if c.rubric]))
 
 
 def load_study_data(db, study_id: str) -> StudyData:

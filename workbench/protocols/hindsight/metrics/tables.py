@@ -29,7 +29,7 @@ Unit of analysis (the choice every table below shares)
   replicates, and Table 2 shows their topology. P1 takes part in Table 4
   only when a user asks for it by name.
 * Table 4 is Cohen's d (pooled SD, the two conditions' cases as independent
-  groups) with a percentile bootstrap CI; where at least 2 cases have both
+  groups) with a BCa bootstrap CI (SciPy); where at least 2 cases have both
   conditions, the paired d_z over them stands beside it.
 
 Blinded studies get :func:`overall_table` instead: per metric, the mean of
@@ -490,7 +490,7 @@ def effect_note() -> str:
     from workbench.metrics.descriptive import MIN_BOOTSTRAP_UNITS
 
     return ("Cohen's d = (mean A - mean B) / pooled SD, the two conditions' case units as independent groups "
-            "(seed §XII). 95% CI: percentile bootstrap of d, each condition's cases resampled on their own "
+            "(seed §XII). 95% CI: BCa bootstrap of d (SciPy; percentile where BCa is not finite), each condition's cases resampled on their own "
             f"(9999 resamples, seed 0); none under {MIN_BOOTSTRAP_UNITS} cases per condition (\"n too small\"). "
             "Interpretation: Cohen's words on |d| (<0.2 negligible, <0.5 small, <0.8 medium, else large), only "
             "when the CI excludes 0. d_z (paired) = mean(A-B) / sd(A-B) over the cases that have both "
