@@ -13,7 +13,7 @@ import time
 
 from workbench.runs import view as run_view
 from workbench.events import (
-    CALL_RETRY, CALL_WAITING, CONNECTIONS, CONTEXT_WARNING, PROGRESS, PROVIDER_BATCH, RUN_STARTED, TURN_FINISHED,
+    CALL_RETRY, CONNECTIONS, CONTEXT_WARNING, PROGRESS, PROVIDER_BATCH, RUN_STARTED, TURN_FINISHED,
     Event,
 )
 from workbench.safe_text import for_terminal
@@ -65,11 +65,15 @@ def progress_line(p: dict) -> str:
 
 
 class PlainDisplay:
-    """Log lines for non-terminals: one per run started/finished, retries, topology and progress."""
+    """Log lines for non-terminals: one per run started/finished, retries, topology, and the study's progress
+    at most once per `interval` seconds (waiting calls are a count in it, never a line each)."""
 
-    def __init__(self, stream=None) -> None:
+    def __init__(self, stream=None, *, interval: float = 1.0, clock=time.monotonic) -> None:
         self.stream = stream or sys.stderr
-        self._last: tuple | None = None  # the last progress printed (calls done, total, paused)
+        self.interval, self.clock = interval, clock
+        self._last: tuple | None = None  # the last progress printed (calls done, total, paused, waiting)
+        self._printed_at: float | None = None
+        self._held: dict | None = None   # a progress line not printed yet (the last was under a second ago)
         self._batches: dict[str, tuple] = {}  # each provider batch's last printed state
 
     def _print(self, text: str) -> None:
@@ -82,19 +86,11 @@ class PlainDisplay:
         elif event.kind == PROGRESS:
             p = event.payload
             run = p.get("run")
-            if run is not None and run["status"] == "running":
-                return
-            if run is not None:
+            if run is not None and run["status"] not in ("running", "pending"):
                 self._print(run_line(run))
             elif self._last is None:  # the first: what the whole study will take
                 self._print(f"planned   {p['total_runs']} runs, {p['calls_expected']} calls")
-            key = (p["calls_done"], p["calls_expected"], p["paused"])
-            if run is not None or key != self._last:  # a follow-up's end or a pause: one line, not repeats
-                self._print(progress_line(p))
-                self._last = key
-        elif event.kind == CALL_WAITING:  # queued for a connection: waiting, not streaming
-            where = f" to {event.payload['endpoint']}" if event.payload.get("endpoint") else ""
-            self._print(f"waiting   {short(event.run_id)} {event.turn}: for a connection{where}")
+            self._progress(p)
         elif event.kind == CALL_RETRY:
             p = event.payload
             self._print(f"retry     {short(event.run_id)} {event.turn}: attempt {p.get('attempt')} failed "
@@ -111,9 +107,30 @@ class PlainDisplay:
             if self._batches.get(p["batch"]) != seen:  # a poll that changed nothing prints nothing
                 self._batches[p["batch"]] = seen
                 self._print(batch_line(p))
+        if self._held is not None and self._due():  # a held line goes out with the next event a second on
+            self._print_progress(self._held)
+
+    def _progress(self, p: dict) -> None:
+        key = (p["calls_done"], p["calls_expected"], p["paused"], p.get("calls_waiting") or 0)
+        if key == self._last:
+            return
+        ended = p["calls_done"] >= p["calls_expected"] or p["paused"]
+        if self._printed_at is None or ended or self._due():
+            self._print_progress(p)
+        else:
+            self._held = p
+
+    def _due(self) -> bool:
+        return self._printed_at is None or self.clock() - self._printed_at >= self.interval
+
+    def _print_progress(self, p: dict) -> None:
+        self._print(progress_line(p))
+        self._last = (p["calls_done"], p["calls_expected"], p["paused"], p.get("calls_waiting") or 0)
+        self._printed_at, self._held = self.clock(), None
 
     def close(self) -> None:
-        return None
+        if self._held is not None:  # the last state is always shown
+            self._print_progress(self._held)
 
 
 def context_line(event: Event) -> str:
