@@ -74,6 +74,7 @@ class PlainDisplay:
         self._last: tuple | None = None  # the last progress printed (calls done, total, paused, waiting)
         self._printed_at: float | None = None
         self._held: dict | None = None   # a progress line not printed yet (the last was under a second ago)
+        self._beat_at: float | None = None  # when the last heartbeat line (long calls' signs of life) was printed
         self._batches: dict[str, tuple] = {}  # each provider batch's last printed state
 
     def _print(self, text: str) -> None:
@@ -91,6 +92,9 @@ class PlainDisplay:
             elif self._last is None:  # the first: what the whole study will take
                 self._print(f"planned   {p['total_runs']} runs, {p['calls_expected']} calls")
             self._progress(p)
+            if p.get("long_calls") and (self._beat_at is None or self.clock() - self._beat_at >= self.interval):
+                self._print(heartbeat_line(p))
+                self._beat_at = self.clock()
         elif event.kind == CALL_RETRY:
             p = event.payload
             self._print(f"retry     {short(event.run_id)} {event.turn}: attempt {p.get('attempt')} failed "
@@ -131,6 +135,13 @@ class PlainDisplay:
     def close(self) -> None:
         if self._held is not None:  # the last state is always shown
             self._print_progress(self._held)
+
+
+def heartbeat_line(p: dict) -> str:
+    """The calls in flight for long, with their signs of life, and the command's ETA."""
+    from workbench.runs.live_calls import long_calls_text
+
+    return f"working   {long_calls_text(p['long_calls'])}; {calls_text(p)}, eta {duration(p['eta_seconds'])}"
 
 
 def context_line(event: Event) -> str:
@@ -182,6 +193,8 @@ class RichDisplay:
 
     def emit(self, event: Event) -> None:
         if event.kind == PROGRESS:
+            from workbench.runs.live_calls import long_calls_text
+
             p = event.payload
             r = p["runs"]
             self.progress.update(self.task, total=max(p["calls_expected"], 1), completed=p["calls_done"],
@@ -189,7 +202,9 @@ class RichDisplay:
                                  eta=duration(p["eta_seconds"]) + (" (paused)" if p["paused"] else ""),
                                  runs=f"{r['done']} done · {r['running']} running · {r['failed']} failed"
                                       + (f" · {r['done_with_errors']} with errors" if r.get("done_with_errors") else "")
-                                      + (f" · {p['calls_waiting']} waiting" if p.get("calls_waiting") else ""))
+                                      + (f" · {p['calls_waiting']} waiting" if p.get("calls_waiting") else "")
+                                      + (f" · {long_calls_text(p['long_calls'], shown=1)}"
+                                         if p.get("long_calls") else ""))
             run = p.get("run")
             if run and run["status"] in ("done", "done_with_errors", "failed", "cancelled"):
                 style = {"done": "green", "done_with_errors": "yellow", "failed": "red",

@@ -386,7 +386,7 @@ class Gateway:
                 async with shared:
                     # never pay for a reply that cannot be written; the request is journaled before it is sent
                     reserved, journal = self._ensure_recordable(request, key, attempt, sends=endpoint is not None)
-                    emit(CALL_SENT, stream=stream)
+                    emit(CALL_SENT, stream=stream, max_tokens=settings.max_tokens)
                     started_at, t0 = _now(), time.perf_counter()
                     try:
                         if stream:

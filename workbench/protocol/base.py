@@ -229,6 +229,11 @@ class StudyProtocol:
         """The run program for `ctx.condition` over `ctx.item`."""
         raise NotImplementedError(f"protocol '{self.name}' has no run program")
 
+    def budget_warnings(self, definition: dict) -> list[str]:
+        """`study create`'s warnings about steps that ask for more tokens than the study's max_tokens (faultline's
+        belief graphs), said before they cost minutes a call on a slow model."""
+        return []
+
     def dry_run_reply(self, request, padding: str) -> str | None:
         """The dry run's stand-in reply to `request` (workbench/runs/dry_run.py), built around `padding` (the
         stand-in text of the reply's length): one the program's parser reads as a reply that keeps it going
