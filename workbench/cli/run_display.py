@@ -13,7 +13,7 @@ import time
 
 from workbench.runs import view as run_view
 from workbench.events import (
-    CALL_RETRY, CONNECTIONS, CONTEXT_WARNING, PROGRESS, PROVIDER_BATCH, RUN_STARTED, TURN_FINISHED,
+    CALL_NOTICE, CALL_RETRY, CONNECTIONS, CONTEXT_WARNING, PROGRESS, PROVIDER_BATCH, RUN_STARTED, TURN_FINISHED,
     Event,
 )
 from workbench.safe_text import for_terminal
@@ -95,6 +95,8 @@ class PlainDisplay:
             if p.get("long_calls") and (self._beat_at is None or self.clock() - self._beat_at >= self.interval):
                 self._print(heartbeat_line(p))
                 self._beat_at = self.clock()
+        elif event.kind == CALL_NOTICE:
+            self._print(f"notice    {short(event.run_id)} {event.turn}: {event.payload['message']}")
         elif event.kind == CALL_RETRY:
             p = event.payload
             self._print(f"retry     {short(event.run_id)} {event.turn}: attempt {p.get('attempt')} failed "
@@ -210,6 +212,8 @@ class RichDisplay:
                 style = {"done": "green", "done_with_errors": "yellow", "failed": "red",
                          "cancelled": "yellow"}[run["status"]]
                 self._say(run_line(run), style)
+        elif event.kind == CALL_NOTICE:
+            self._say(f"notice {short(event.run_id)} {event.turn}: {event.payload['message']}", "yellow")
         elif event.kind == CALL_RETRY:
             p = event.payload
             self._say(f"retry {short(event.run_id)} {event.turn}: {p.get('error')}", "yellow")

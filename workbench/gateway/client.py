@@ -41,7 +41,9 @@ import sqlite_utils
 
 from store import calls as call_rows
 from store.db import DiskFull, is_disk_full, writer
-from workbench.events import CALL_RETRY, CALL_SENT, CALL_WAITING, CONNECTIONS, TOKEN, Event, EventSink, NullSink, watching
+from workbench.events import (
+    CALL_NOTICE, CALL_RETRY, CALL_SENT, CALL_WAITING, CONNECTIONS, TOKEN, Event, EventSink, NullSink, watching,
+)
 from workbench.gateway.api import (
     MOCK_MODEL,
     SIM_MODEL,
@@ -351,8 +353,12 @@ class Gateway:
         stream = request.stream if request.stream is not None else \
             (self.config.stream or watching(sink, request.run_id))
         attempt = 0
+        watch: list[asyncio.TimerHandle | None] = [None]  # the first-token watch of the attempt in flight
 
         def on_token(piece: str) -> None:
+            if watch[0] is not None:
+                watch[0].cancel()
+                watch[0] = None
             sink.emit(Event(TOKEN, run_id=request.run_id, turn=request.turn, agent=request.agent,
                             payload={"text": piece, "attempt": attempt}))
 
@@ -388,6 +394,10 @@ class Gateway:
                     reserved, journal = self._ensure_recordable(request, key, attempt, sends=endpoint is not None)
                     emit(CALL_SENT, stream=stream, max_tokens=settings.max_tokens)
                     started_at, t0 = _now(), time.perf_counter()
+                    if endpoint is not None and request.study_id:
+                        watch[0] = asyncio.get_running_loop().call_later(
+                            timers.first_token, self._first_token_overdue, request, endpoint.endpoint, timers,
+                            first_start, emit)
                     try:
                         if stream:
                             outcome = await stream_attempt(settings, request.messages, on_token=on_token,
@@ -420,6 +430,9 @@ class Gateway:
                         raise
                     latency_ms = (time.perf_counter() - t0) * 1000.0
             finally:
+                if watch[0] is not None:
+                    watch[0].cancel()
+                    watch[0] = None
                 if endpoint is not None:
                     await endpoint.release(ok=outcome_ok, failure_kind=failure.kind if failure else None,
                                            status=failure.status if failure else None)
@@ -471,6 +484,21 @@ class Gateway:
                                      # tokens streamed by the failed attempt are void: displays drop them
                                      "discard_partial": bool(failure.partial)}))
             await asyncio.sleep(wait)
+
+    def _first_token_overdue(self, request: CallRequest, endpoint: str, timers, first_start: float, emit) -> None:
+        """A call past its first-token timeout with nothing yet: if the study abandoned a request on this endpoint
+        that may still be generating (workbench/gateway/abandoned.py), say so, and how long this call has waited."""
+        from workbench.gateway.abandoned import abandoned_request, notice
+
+        try:
+            abandoned = abandoned_request(self.db, request.study_id, request.settings.api_base, within=timers.total)
+        except Exception as exc:  # a notice that cannot be read must not fail the call it is about
+            if is_disk_full(exc):
+                return
+            raise
+        if abandoned is not None:
+            waited = time.monotonic() - first_start
+            emit(CALL_NOTICE, message=notice(endpoint, waited, abandoned), waited=round(waited, 1))
 
     def _stop_overflowed(self, request: CallRequest, failure: AttemptFailed, attempt: int) -> ContextOverflow:
         """A prompt did not fit: the window it names is learned, and the endpoint's other calls stop."""
