@@ -9,7 +9,7 @@ import io
 from tests.runner.studykit import create, gateway, scripted, study_text
 from tests.support.loopback import Reply
 from workbench.cli.run_display import PlainDisplay
-from workbench.events import PROGRESS, ListSink
+from workbench.events import PROGRESS, Event, ListSink
 from workbench.runs.runner import run_study
 from workbench.runs.view import progress_line
 
@@ -63,3 +63,18 @@ async def test_a_streamed_reply_shows_its_tokens_and_their_rate(store, server):
     assert streamed and all(c["streamed"] for c in streamed)
     assert streamed[-1]["rate"] and streamed[-1]["rate"] > 0
     assert max(c["tokens"] for c in streamed) > min(c["tokens"] for c in streamed)  # they grow as they arrive
+
+
+def test_the_runs_screen_keeps_the_last_heartbeat_until_the_next_while_runs_run():
+    """The Runs screen's model: a progress snapshot between two heartbeats keeps the long calls shown; once no
+    run is running they go."""
+    from workbench.runs.view import LiveStudy
+
+    live = LiveStudy([])
+    running = {"runs": {"running": 1}, "total_runs": 1}
+    long = [{"run_id": "s/c/B1/0", "turn": "answer", "elapsed": 7.0, "tokens": 0, "rate": None, "streamed": False}]
+    live.emit(Event(PROGRESS, payload={**running, "long_calls": long}))
+    live.emit(Event(PROGRESS, payload=dict(running)))
+    assert live.progress["long_calls"] == long
+    live.emit(Event(PROGRESS, payload={"runs": {"running": 0, "done": 1}, "total_runs": 1}))
+    assert "long_calls" not in live.progress

@@ -435,8 +435,9 @@ class LiveStudy:
         if event.kind == PROGRESS:
             previous = self.progress or {}
             self.progress = event.payload
-            if "long_calls" not in self.progress and previous.get("long_calls"):
-                # the long calls of the last heartbeat stay shown until the next one says otherwise
+            if "long_calls" not in self.progress and previous.get("long_calls") and \
+                    self.progress["runs"].get("running"):
+                # the long calls of the last heartbeat stay shown until the next one says otherwise (while runs run)
                 self.progress = {**self.progress, "long_calls": previous["long_calls"]}
             self._progress_changed = True
             run = event.payload.get("run")
