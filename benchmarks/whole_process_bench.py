@@ -1,11 +1,12 @@
 """The calibration judge panel as whole processes, the workbench against Inspect AI (a script, not a test).
 
     PYTHONPATH=. python benchmarks/whole_process_bench.py [--repeats 5] [--latency 0.2] [--connections 32]
-                                                         [--tree /work/main]
+                                                         [--study small|generated] [--tree /work/main]
 
 A loopback server (its own process) answers every request after `--latency` seconds with a valid judge
-score. The workbench side is `workbench --batch run` of calibration-small with its three judges on that
-server (`--max-connections`, and the store's global concurrency set to as many), as a new process on a store
+score. The workbench side is `workbench --batch run` of calibration-small (or -generated) with its three judges
+on that server, `--max-connections` as typed (the store's global concurrency left at its default), as a new
+process on a store
 where the study was created beforehand: start-up, imports, the run and its bookkeeping, exit. The Inspect AI
 side is a new process that imports Inspect AI and makes as many requests as the workbench run made (its model
 API, `max_connections`), then exits. The two
@@ -118,15 +119,18 @@ mark("done")
 """
 
 
-def study_file(folder: Path, url: str) -> Path:
-    interactions = ROOT / "cases" / "calibration" / "example-interactions.jsonl"
-    judges = "".join(f'\n[[judges]]\nname = "{j}"\nmodel = "openai/bench"\napi_base = "{url}"\nmax_tokens = 64\n'
-                     for j in JUDGES)
-    path = folder / "panel.toml"
-    path.write_text(f'name = "panel"\nprotocol = "calibration"\n\n[model]\nname = "mock"\nseed = 4004\n{judges}\n'
-                    f'[calibration]\ninteractions = "{interactions}"\nper_bin = 20\nsample_size = 60\n'
-                    f"judge_retries = 0\n")
-    return path
+def study_file(folder: Path, url: str, study: str) -> tuple[Path, str]:
+    """The shipped study `studies/calibration-<study>.toml` with its three judges on the loopback server
+    (everything else as shipped). Returns the file and the study's name."""
+    name = f"calibration-{study}"
+    text = (ROOT / "studies" / f"{name}.toml").read_text()
+    text = text.replace('"../cases/', f'"{ROOT / "cases"}/')
+    head, *judges = text.split("[[judges]]")
+    on_server = f'model = "openai/bench"\napi_base = "{url}"\nmax_tokens = 64'
+    judges = [j.replace('model = "mock"', on_server, 1) for j in judges]
+    path = folder / f"{name}.toml"
+    path.write_text("[[judges]]".join([head, *judges]))
+    return path, name
 
 
 def timed(cmd: list[str], env: dict, marks_file: Path) -> dict:
@@ -192,6 +196,8 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--latency", type=float, default=0.2)
     parser.add_argument("--connections", type=int, default=32)
+    parser.add_argument("--study", choices=("small", "generated"), default="small",
+                        help="calibration-small (180 calls) or calibration-generated (3,000 calls)")
     parser.add_argument("--tree", type=Path, default=ROOT,
                         help="the checkout whose workbench runs (default: this one), e.g. /work/main for a before figure")
     args = parser.parse_args()
@@ -201,28 +207,25 @@ def main() -> None:
     calls = 0
     with server_process(args.latency, responder=answer) as (url, _stats):
         base = tmp / "created.db"
+        path, name = study_file(tmp, url, args.study)
         subprocess.run([sys.executable, "-m", "screens.launch", "--batch", "--db", str(base), "study", "create",
-                        str(study_file(tmp, url))], env=env, cwd=env["PYTHONPATH"], check=True, capture_output=True)
-        # `--max-connections` is per endpoint under the store's global concurrency (8 by default): raised to
-        # the same number, so both sides have as many requests in flight
-        subprocess.run([sys.executable, "-m", "screens.launch", "--batch", "--db", str(base), "settings", "set",
-                        "concurrency", str(args.connections)], env=env, cwd=env["PYTHONPATH"], check=True,
-                       capture_output=True)
+                        str(path)], env=env, cwd=env["PYTHONPATH"], check=True, capture_output=True)
+        # `--max-connections` as typed: the store's global concurrency stays at its default
         for rep in range(args.repeats):
             db = tmp / f"run-{rep}.db"
             shutil.copy(base, db)
-            run = timed([sys.executable, "-c", WORKBENCH, "--batch", "--db", str(db), "run", "panel",
+            run = timed([sys.executable, "-c", WORKBENCH, "--batch", "--db", str(db), "run", name,
                          "--max-connections", str(args.connections)], env, tmp / "marks.json")
             sides["workbench"].append(workbench_parts(run))
             with sqlite3.connect(db) as con:
-                calls = con.execute("SELECT count(*) FROM calls WHERE study_id = 'panel' "
-                                    "AND status IN ('ok', 'error')").fetchone()[0]
+                calls = con.execute("SELECT count(*) FROM calls WHERE study_id = ? AND status IN ('ok', 'error')",
+                                    (name,)).fetchone()[0]
             run = timed([sys.executable, "-c", MARKS + INSPECT.format(key=DUMMY_KEY), url, str(calls),
                          str(args.connections)], env, tmp / "marks.json")
             sides["inspect"].append(inspect_parts(run))
     shutil.rmtree(tmp, ignore_errors=True)
     wb, ins = medians(sides["workbench"]), medians(sides["inspect"])
-    print(f"calibration panel ({len(JUDGES)} judges, {calls} requests), {args.latency * 1000:.0f} ms server latency, "
+    print(f"calibration-{args.study} ({len(JUDGES)} judges, {calls} requests), {args.latency * 1000:.0f} ms server latency, "
           f"{args.connections} connections, whole processes; medians of {args.repeats} alternating repetitions")
     print(f"{'':<46}{'wall s':>9}{'CPU s':>9}")
     print(f"workbench --batch run ({args.tree})")

@@ -116,3 +116,17 @@ def test_an_adversarial_judge_counts_its_debate():
     longer = prompt_size(JudgeSpec(name="d", model="openai/x", api_base="http://h", max_tokens=700),
                          JudgeItem(id="x", scenario=item.scenario, outcome=item.outcome, response="R " * 500), rubric)
     assert longer.short_replies - direct.short_replies in (99, 100, 101)
+
+
+def test_create_warns_of_a_judge_whose_max_tokens_is_short_of_its_rubrics_reply(tmp_path, cases_dir, capsys):
+    """Issue 40: a 200-token judge of a three-criterion rubric had two of six replies cut; `create` says so
+    (3 criteria x 90 tokens = 270), and says nothing of the one-criterion rubrics it can answer."""
+    path = tmp_path / "short.toml"
+    with WindowServer("llama.cpp", n_ctx=8192) as server:
+        path.write_text(open(judged_study(tmp_path, server.url)).read().replace("max_tokens = 512", "max_tokens = 200"))
+        code, _, err = batch(capsys, tmp_path / "s.db", "study", "create", str(path))
+    assert code == 0, err
+    warned = [line for line in err.splitlines() if "is below what rubric" in line]
+    assert len(warned) == 1 and "judge 'judge-a': max_tokens 200" in warned[0]
+    assert "rubric 'glenda-crock' needs for its reply (3 criteria x about 90 tokens" in warned[0]
+    assert "raise the judge's max_tokens to 270 or more" in warned[0] and "--per-criterion" in warned[0]

@@ -63,5 +63,5 @@ async def test_judge_replies_are_counted_parsed_or_repaired(store, loopback_serv
     #                     serves the second item's identical request from the log: the server sees half of them)
     assert len(loopback_server.requests) == per_judge
     [counts] = parse_counts(db, sid)
-    assert counts == {"step": "judge", "parsed": per_judge, "repaired": per_judge, "refused": 0, "unparsed": 0,
-                      "replies": 2 * per_judge, "unparsed_share": 0.0}
+    assert counts == {"step": "judge", "parsed": per_judge, "repaired": per_judge, "refused": 0, "cut": 0,
+                      "unparsed": 0, "replies": 2 * per_judge, "unparsed_share": 0.0}

@@ -42,7 +42,8 @@ def structured_failures(db_path, study: str) -> dict[str, tuple[int, int]]:
 
     db = sqlite_utils.Database(db_path)
     try:
-        return {c["step"]: (c["unparsed"], c["replies"]) for c in parse_counts(db, study)}
+        # a reply cut at max_tokens is counted apart (issue 40); the bound holds both, as it did before
+        return {c["step"]: (c["unparsed"] + c["cut"], c["replies"]) for c in parse_counts(db, study)}
     finally:
         db.close()
 

@@ -102,6 +102,45 @@ def test_plain_display_announces_the_plan_and_prints_the_final_100(capsys):
     lines = [line.split(" ", 1)[1] for line in out.getvalue().splitlines()]
     assert lines[0] == "planned   1 runs, 2 calls"
     assert lines[1].startswith("progress 0% (0/2 calls)")
-    assert lines[3].startswith("progress 50% (1/2 calls)")
-    assert lines[4].startswith("progress 100% (2/2 calls, 1 made)")
-    assert len(lines) == 5
+    assert lines[2].startswith("done") and "c/B1/0" in lines[2]
+    # 50% came within a second of the last line: held, then replaced by the final 100%, which is never held
+    assert lines[3].startswith("progress 100% (2/2 calls, 1 made)")
+    assert len(lines) == 4
+    display.close()
+    assert len(out.getvalue().splitlines()) == 4
+
+
+def test_the_batch_progress_line_counts_waiting_calls_and_comes_at_most_once_a_second():
+    """Issue 40: 5,000 waiting calls were 5,000 lines; now they are a count in a line printed at most once a
+    second (the clock is the test's), and the last state is printed on close."""
+    import io
+
+    from workbench.events import CALL_SENT, CALL_WAITING
+
+    now = [0.0]
+    out = io.StringIO()
+    display = PlainDisplay(out, clock=lambda: now[0])
+    p = StudyProgress(RUNS, {"s/c/B1/0": 1, "s/c/C2/0": 1})
+
+    def feed(event):
+        changed = p.update(event)
+        snap = p.snapshot()
+        if changed is not None:
+            snap["run"] = changed.to_dict()
+        display.emit(event)
+        display.emit(Event(PROGRESS, payload=snap))
+
+    feed(Event(RUN_STARTED, run_id="s/c/B1/0", payload={"attempt": 1}))
+    for _ in range(300):  # a burst of waiting calls within one second
+        feed(Event(CALL_WAITING, run_id="s/c/B1/0", turn="t", payload={"endpoint": "http://x"}))
+        now[0] += 0.001
+    lines = out.getvalue().splitlines()
+    assert sum("progress" in line for line in lines) == 1 and not any("for a connection" in x for x in lines)
+    now[0] += 1.0  # a second on, the next event brings out the held line: the latest count
+    feed(Event(CALL_SENT, run_id="s/c/B1/0", turn="t", payload={}))
+    progress_lines = [x for x in out.getvalue().splitlines() if "progress" in x]
+    assert len(progress_lines) == 2 and "300 calls waiting" in progress_lines[-1]
+    feed(Event(CALL_SENT, run_id="s/c/B1/0", turn="t", payload={}))  # within the second: held
+    assert "298 calls waiting" not in out.getvalue()
+    display.close()
+    assert "298 calls waiting" in out.getvalue().splitlines()[-1]

@@ -62,3 +62,23 @@ def test_m11_parsers_name_their_fixes():
     lower = read(replies.binary, '{"verdict": "pass", "reason": ""}')
     assert (lower.outcome, lower.value["verdict"]) == (REPAIRED, "PASS")
     assert read(replies.binary, '{"verdict": "maybe"}').outcome == UNPARSED
+
+
+def test_a_reply_stopped_at_max_tokens_that_does_not_parse_is_cut_and_counted_apart():
+    """Issue 40: a cut reply is its own state in the counts `metrics` and the report print, not a parse error;
+    a cut reply that still parses is taken."""
+    from store import open_memory_store
+    from store.studies import save_study
+    from workbench.structured.counts import parse_counts, record, section
+    from workbench.structured.reading import CUT
+
+    cut = read(extract_json, '{"score": 0.5, "reason": "the record sh', cut=True)
+    assert (cut.outcome, cut.value) == (CUT, None) and cut.detail.startswith("cut at max_tokens")
+    assert read(extract_json, '{"score": 0.5}', cut=True).outcome == PARSED
+    db = open_memory_store()
+    save_study(db, study_id="s", name="s", protocol="calibration", definition={}, source_text="", cost_ceiling=None)
+    for key, reading in (("a", cut), ("b", cut), ("c", read(extract_json, "prose"))):
+        record(db, "s", key, "judge", reading)
+    [counts] = parse_counts(db, "s")
+    assert (counts["cut"], counts["unparsed"], counts["replies"], counts["unparsed_share"]) == (2, 1, 3, 0.3333)
+    assert "| judge | 0 | 0 | 0 | 2 | 1 | 3 |" in section([counts])

@@ -17,7 +17,7 @@ def positive(text: str) -> int:
 
 def add_connection_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--max-connections", type=positive, metavar="N",
-                   help="connections per model endpoint for this command (under the global concurrency; a "
-                        "model's own max_connections may lower it)")
+                   help="calls in flight per model endpoint for this command, in place of the global concurrency "
+                        "default (a model's own lower max_connections wins, and the command says so)")
     p.add_argument("--stream", action="store_true",
                    help="stream every call's tokens (default: whole replies, which cost a fraction of the CPU)")

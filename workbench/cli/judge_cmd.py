@@ -27,7 +27,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--force", action="store_true", help="judge the rest even when a judge's calibration failed")
     p.add_argument("--per-criterion", action="store_true", help="one call per criterion instead of per rubric")
     p.add_argument("--replay", action="store_true", help="no network: serve every call from the store")
-    p.add_argument("--concurrency", type=int, default=4, metavar="N", help="items judged at once (default 4)")
+    p.add_argument("--concurrency", type=int, metavar="N",
+                   help="items judged at once (default: --max-connections, else the global concurrency)")
     add_connection_options(p)
     add_provider_batch_options(p)
     p.add_argument("--audit", action="store_true",
@@ -68,7 +69,9 @@ def judge(args, ctx: Context) -> int:
             raise CommandError(str(exc)) from None
     gateway = build_gateway(db, ctx.db_path, replay_only=args.replay, max_connections=args.max_connections,
                             stream=args.stream, provider_batch=batches)
-    concurrency = args.concurrency if batches is None else 1_000_000  # a round is every item at once
+    # items at once: as many as the connections asked for (a fixed 4 was a hidden cap under --max-connections)
+    width = args.concurrency or args.max_connections or gateway.config.concurrency
+    concurrency = width if batches is None else 1_000_000  # a round is every item at once
     doc: dict = {"study": args.study_id}
     ok = True
     say = quiet_when_gone(ctx.info)
@@ -82,7 +85,8 @@ def judge(args, ctx: Context) -> int:
             report = run_interruptible(
                 lambda: judge_study(db, gateway, args.study_id, judges=args.judge or None,
                                     retry_errors=args.retry_errors, force=args.force,
-                                    per_criterion=args.per_criterion, concurrency=concurrency, progress=say),
+                                    per_criterion=args.per_criterion, concurrency=concurrency, progress=say,
+                                    sink=_Notices(say)),
                 what=f"judging of study '{args.study_id}'", resume=again)
             doc.update(report.to_dict())
             ok = report.ok
@@ -96,8 +100,8 @@ def judge(args, ctx: Context) -> int:
             api_base = args.audit_api_base if args.audit_model else (args.audit_api_base or first.get("api_base"))
             settings = ModelSettings(model=model, api_base=api_base or None, temperature=0.0)
             audit = run_interruptible(
-                lambda: audit_study(db, gateway, args.study_id, settings, concurrency=args.concurrency,
-                                    progress=say),
+                lambda: audit_study(db, gateway, args.study_id, settings, concurrency=width,
+                                    progress=say, sink=_Notices(say)),
                 what=f"the blindness audit of study '{args.study_id}'", resume=again)
             doc["audit"] = audit.to_dict()
             ok = ok and not audit.failed_calls
@@ -111,6 +115,20 @@ def judge(args, ctx: Context) -> int:
     doc["outcome"] = judging_outcome(ok, sum(j["study_judge_errors"] for j in doc.get("judges", [])))
     ctx.emit(doc, lambda: judging_text(doc), study=args.study_id)
     return OK if ok else FAILED
+
+
+class _Notices:
+    """The gateway's notices during judging, as progress lines: a call long past its first-token timeout on a
+    server that may still be busy with a request an earlier command abandoned (workbench/gateway/abandoned.py)."""
+
+    def __init__(self, say) -> None:
+        self.say = say
+
+    def emit(self, event) -> None:
+        from workbench.events import CALL_NOTICE
+
+        if event.kind == CALL_NOTICE:
+            self.say(f"notice: {event.agent or 'a judge'}: {event.payload['message']}")
 
 
 def _refuse_mixing(db, study, args) -> None:

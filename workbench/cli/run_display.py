@@ -13,7 +13,7 @@ import time
 
 from workbench.runs import view as run_view
 from workbench.events import (
-    CALL_RETRY, CALL_WAITING, CONNECTIONS, CONTEXT_WARNING, PROGRESS, PROVIDER_BATCH, RUN_STARTED, TURN_FINISHED,
+    CALL_NOTICE, CALL_RETRY, CONNECTIONS, CONTEXT_WARNING, PROGRESS, PROVIDER_BATCH, RUN_STARTED, TURN_FINISHED,
     Event,
 )
 from workbench.safe_text import for_terminal
@@ -67,11 +67,16 @@ def progress_line(p: dict) -> str:
 
 
 class PlainDisplay:
-    """Log lines for non-terminals: one per run started/finished, retries, topology and progress."""
+    """Log lines for non-terminals: one per run started/finished, retries, topology, and the study's progress
+    at most once per `interval` seconds (waiting calls are a count in it, never a line each)."""
 
-    def __init__(self, stream=None) -> None:
+    def __init__(self, stream=None, *, interval: float = 1.0, clock=time.monotonic) -> None:
         self.stream = stream or sys.stderr
-        self._last: tuple | None = None  # the last progress printed (calls done, total, paused)
+        self.interval, self.clock = interval, clock
+        self._last: tuple | None = None  # the last progress printed (calls done, total, paused, waiting)
+        self._printed_at: float | None = None
+        self._held: dict | None = None   # a progress line not printed yet (the last was under a second ago)
+        self._beat_at: float | None = None  # when the last heartbeat line (long calls' signs of life) was printed
         self._batches: dict[str, tuple] = {}  # each provider batch's last printed state
 
     def _print(self, text: str) -> None:
@@ -84,19 +89,16 @@ class PlainDisplay:
         elif event.kind == PROGRESS:
             p = event.payload
             run = p.get("run")
-            if run is not None and run["status"] == "running":
-                return
-            if run is not None:
+            if run is not None and run["status"] not in ("running", "pending"):
                 self._print(run_line(run))
             elif self._last is None:  # the first: what the whole study will take
                 self._print(f"planned   {p['total_runs']} runs, {p['calls_expected']} calls")
-            key = (p["calls_done"], p["calls_expected"], p["paused"])
-            if run is not None or key != self._last:  # a follow-up's end or a pause: one line, not repeats
-                self._print(progress_line(p))
-                self._last = key
-        elif event.kind == CALL_WAITING:  # queued for a connection: waiting, not streaming
-            where = f" to {event.payload['endpoint']}" if event.payload.get("endpoint") else ""
-            self._print(f"waiting   {short(event.run_id)} {event.turn}: for a connection{where}")
+            self._progress(p)
+            if p.get("long_calls") and (self._beat_at is None or self.clock() - self._beat_at >= self.interval):
+                self._print(heartbeat_line(p))
+                self._beat_at = self.clock()
+        elif event.kind == CALL_NOTICE:
+            self._print(f"notice    {short(event.run_id)} {event.turn}: {event.payload['message']}")
         elif event.kind == CALL_RETRY:
             p = event.payload
             self._print(f"retry     {short(event.run_id)} {event.turn}: attempt {p.get('attempt')} failed "
@@ -113,9 +115,37 @@ class PlainDisplay:
             if self._batches.get(p["batch"]) != seen:  # a poll that changed nothing prints nothing
                 self._batches[p["batch"]] = seen
                 self._print(batch_line(p))
+        if self._held is not None and self._due():  # a held line goes out with the next event a second on
+            self._print_progress(self._held)
+
+    def _progress(self, p: dict) -> None:
+        key = (p["calls_done"], p["calls_expected"], p["paused"], p.get("calls_waiting") or 0)
+        if key == self._last:
+            return
+        ended = p["calls_done"] >= p["calls_expected"] or p["paused"]
+        if self._printed_at is None or ended or self._due():
+            self._print_progress(p)
+        else:
+            self._held = p
+
+    def _due(self) -> bool:
+        return self._printed_at is None or self.clock() - self._printed_at >= self.interval
+
+    def _print_progress(self, p: dict) -> None:
+        self._print(progress_line(p))
+        self._last = (p["calls_done"], p["calls_expected"], p["paused"], p.get("calls_waiting") or 0)
+        self._printed_at, self._held = self.clock(), None
 
     def close(self) -> None:
-        return None
+        if self._held is not None:  # the last state is always shown
+            self._print_progress(self._held)
+
+
+def heartbeat_line(p: dict) -> str:
+    """The calls in flight for long, with their signs of life, and the command's ETA."""
+    from workbench.runs.live_calls import long_calls_text
+
+    return f"working   {long_calls_text(p['long_calls'])}; {calls_text(p)}, eta {duration(p['eta_seconds'])}"
 
 
 def context_line(event: Event) -> str:
@@ -167,6 +197,8 @@ class RichDisplay:
 
     def emit(self, event: Event) -> None:
         if event.kind == PROGRESS:
+            from workbench.runs.live_calls import long_calls_text
+
             p = event.payload
             r = p["runs"]
             self.progress.update(self.task, total=max(p["calls_expected"], 1), completed=p["calls_done"],
@@ -174,12 +206,16 @@ class RichDisplay:
                                  eta=duration(p["eta_seconds"]) + (" (paused)" if p["paused"] else ""),
                                  runs=f"{r['done']} done · {r['running']} running · {r['failed']} failed"
                                       + (f" · {r['done_with_errors']} with errors" if r.get("done_with_errors") else "")
-                                      + (f" · {p['calls_waiting']} waiting" if p.get("calls_waiting") else ""))
+                                      + (f" · {p['calls_waiting']} waiting" if p.get("calls_waiting") else "")
+                                      + (f" · {long_calls_text(p['long_calls'], shown=1)}"
+                                         if p.get("long_calls") else ""))
             run = p.get("run")
             if run and run["status"] in ("done", "done_with_errors", "failed", "cancelled"):
                 style = {"done": "green", "done_with_errors": "yellow", "failed": "red",
                          "cancelled": "yellow"}[run["status"]]
                 self._say(run_line(run), style)
+        elif event.kind == CALL_NOTICE:
+            self._say(f"notice {short(event.run_id)} {event.turn}: {event.payload['message']}", "yellow")
         elif event.kind == CALL_RETRY:
             p = event.payload
             self._say(f"retry {short(event.run_id)} {event.turn}: {p.get('error')}", "yellow")

@@ -21,7 +21,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     ssub = p.add_subparsers(dest="settings_command", metavar="ACTION", required=True)
     show = ssub.add_parser("show", help="every gateway setting and its value",
                            description="Print every setting the Settings screen has: each role's model and "
-                                       "sampling, the concurrency ceiling, timers, retries, cost ceiling and "
+                                       "sampling, the default concurrency, timers, retries, cost ceiling and "
                                        "rate limits. Key values are never stored, only their variable names.",
                            **examples("workbench --batch settings show", "workbench --batch --json settings show"))
     show.set_defaults(handler=show_settings)

@@ -41,7 +41,9 @@ import sqlite_utils
 
 from store import calls as call_rows
 from store.db import DiskFull, is_disk_full, writer
-from workbench.events import CALL_RETRY, CALL_SENT, CALL_WAITING, CONNECTIONS, TOKEN, Event, EventSink, NullSink, watching
+from workbench.events import (
+    CALL_NOTICE, CALL_RETRY, CALL_SENT, CALL_WAITING, CONNECTIONS, TOKEN, Event, EventSink, NullSink, watching,
+)
 from workbench.gateway.api import (
     MOCK_MODEL,
     SIM_MODEL,
@@ -67,7 +69,8 @@ class GatewayConfig:
     """Limits shared by every call of one gateway (see workbench/model_settings.py for the stored form)."""
 
     concurrency: int = 8
-    """At most this many calls in flight at once, across all models."""
+    """Calls in flight at once, across the models for which nothing more is asked: a default, which a
+    command's `max_connections` or a model's own lifts or lowers for its endpoint (never a hidden cap)."""
     limits: dict[str, ModelLimits] = field(default_factory=dict)
     """Per-model requests and tokens per minute, keyed by litellm model string."""
     retry: RetryPolicy = field(default_factory=RetryPolicy)
@@ -79,8 +82,8 @@ class GatewayConfig:
     rate_window: float = 60.0
     """Seconds over which rpm / tpm are counted (a minute; tests shorten it)."""
     max_connections: int | None = None
-    """Connections per endpoint for every model of this command (`--max-connections`), under `concurrency`;
-    a model's own `max_connections` may only lower it."""
+    """Connections per endpoint for every model of this command (`--max-connections`), in place of
+    `concurrency`; a model's own `max_connections` may only lower it (the command says so once)."""
     stream: bool = False
     """Stream every call (`--stream`), not only those of runs someone watches."""
     provider_batch: ProviderBatchConfig | None = None
@@ -279,20 +282,32 @@ class Gateway:
         return limiters[model]
 
     def _endpoint(self, settings, study_id: str | None) -> EndpointLimiter | None:
-        """The endpoint's adaptive limiter (None for the offline models, which have no server)."""
+        """The endpoint's adaptive limiter (None for the offline models, which have no server). Its ceiling is
+        what was asked (a model's `max_connections`, the command's `--max-connections`: the lower of the
+        two), else the global `concurrency`; an asked width starts there, the default slow-starts."""
         if settings.model in (MOCK_MODEL, SIM_MODEL):
             return None
         endpoints = self._loop_state()["endpoints"]
         key = endpoint_of(settings.model, settings.api_base)
         limiter = endpoints.get(key)
-        ceiling = min(int(x) for x in (settings.max_connections, self.config.max_connections,
-                                        self.config.concurrency) if x)
+        asked = [int(x) for x in (settings.max_connections, self.config.max_connections) if x]
+        ceiling = min(asked) if asked else int(self.config.concurrency)
         if limiter is None:
-            limiter = endpoints[key] = EndpointLimiter(key, ceiling)
+            limiter = endpoints[key] = EndpointLimiter(key, ceiling, asked=bool(asked))
+            command = self.config.max_connections
+            if command and settings.max_connections and settings.max_connections < command:
+                self._say_lowered(key, command, settings)
         elif settings.max_connections:
             limiter.cap(ceiling)
         limiter.on_change = lambda change: self._connection_changed(change, study_id)
         return limiter
+
+    def _say_lowered(self, endpoint: str, command: int, settings) -> None:
+        """A model's own `max_connections` below the command's `--max-connections`: said once per endpoint."""
+        if self._sink is not None:
+            self._sink.emit(Event(CONNECTIONS, payload={
+                "endpoint": endpoint, "old": command, "new": int(settings.max_connections),
+                "reason": f"model {settings.model}'s own max_connections, below --max-connections {command}"}))
 
     def _connection_changed(self, change: ConnectionChange, study_id: str | None) -> None:
         from store import connections as connection_rows
@@ -338,8 +353,12 @@ class Gateway:
         stream = request.stream if request.stream is not None else \
             (self.config.stream or watching(sink, request.run_id))
         attempt = 0
+        watch: list[asyncio.TimerHandle | None] = [None]  # the first-token watch of the attempt in flight
 
         def on_token(piece: str) -> None:
+            if watch[0] is not None:
+                watch[0].cancel()
+                watch[0] = None
             sink.emit(Event(TOKEN, run_id=request.run_id, turn=request.turn, agent=request.agent,
                             payload={"text": piece, "attempt": attempt}))
 
@@ -360,7 +379,9 @@ class Gateway:
                 structured_mode(settings, request.response_schema)
             fmt = response_format(mode, request.response_schema)
             handle = await limiter.acquire(estimate_tokens(request.messages, settings.max_tokens)) if limiter else None
-            if (endpoint is not None and not endpoint.has_room()) or state["sem"].locked():
+            # an endpoint with an asked width is held to it alone; the others share the global default
+            shared = state["sem"] if endpoint is None or not endpoint.asked else contextlib.nullcontext()
+            if (endpoint is not None and not endpoint.has_room()) or (shared is state["sem"] and shared.locked()):
                 emit(CALL_WAITING, endpoint=endpoint.endpoint if endpoint else None)
             if endpoint is not None:
                 await endpoint.acquire()
@@ -368,11 +389,15 @@ class Gateway:
             failure: AttemptFailed | None = None
             reserved = 0
             try:
-                async with state["sem"]:
+                async with shared:
                     # never pay for a reply that cannot be written; the request is journaled before it is sent
                     reserved, journal = self._ensure_recordable(request, key, attempt, sends=endpoint is not None)
-                    emit(CALL_SENT, stream=stream)
+                    emit(CALL_SENT, stream=stream, max_tokens=settings.max_tokens)
                     started_at, t0 = _now(), time.perf_counter()
+                    if endpoint is not None and request.study_id:
+                        watch[0] = asyncio.get_running_loop().call_later(
+                            timers.first_token, self._first_token_overdue, request, endpoint.endpoint, timers,
+                            first_start, emit)
                     try:
                         if stream:
                             outcome = await stream_attempt(settings, request.messages, on_token=on_token,
@@ -405,6 +430,9 @@ class Gateway:
                         raise
                     latency_ms = (time.perf_counter() - t0) * 1000.0
             finally:
+                if watch[0] is not None:
+                    watch[0].cancel()
+                    watch[0] = None
                 if endpoint is not None:
                     await endpoint.release(ok=outcome_ok, failure_kind=failure.kind if failure else None,
                                            status=failure.status if failure else None)
@@ -456,6 +484,21 @@ class Gateway:
                                      # tokens streamed by the failed attempt are void: displays drop them
                                      "discard_partial": bool(failure.partial)}))
             await asyncio.sleep(wait)
+
+    def _first_token_overdue(self, request: CallRequest, endpoint: str, timers, first_start: float, emit) -> None:
+        """A call past its first-token timeout with nothing yet: if the study abandoned a request on this endpoint
+        that may still be generating (workbench/gateway/abandoned.py), say so, and how long this call has waited."""
+        from workbench.gateway.abandoned import abandoned_request, notice
+
+        try:
+            abandoned = abandoned_request(self.db, request.study_id, request.settings.api_base, within=timers.total)
+        except Exception as exc:  # a notice that cannot be read must not fail the call it is about
+            if is_disk_full(exc):
+                return
+            raise
+        if abandoned is not None:
+            waited = time.monotonic() - first_start
+            emit(CALL_NOTICE, message=notice(endpoint, waited, abandoned), waited=round(waited, 1))
 
     def _stop_overflowed(self, request: CallRequest, failure: AttemptFailed, attempt: int) -> ContextOverflow:
         """A prompt did not fit: the window it names is learned, and the endpoint's other calls stop."""

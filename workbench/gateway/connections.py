@@ -1,7 +1,9 @@
 """Connections per endpoint, adapted while running (slow start, additive increase, multiplicative decrease).
 
 An endpoint (a server URL, or a provider for a hosted model) gets at most `ceiling` calls in flight: the
-model's `max_connections`, else the gateway's global concurrency. It starts at `min(ceiling, START)` and:
+width asked (a model's `max_connections`, a command's `--max-connections`), else the gateway's global
+concurrency. An asked width starts at the ceiling (what was typed is what is sent); the default starts at
+`min(ceiling, START)`. Then:
 
 - halves (at least 1) when the endpoint shows it is saturated: a stream that ends without a finish reason
   (a single-slot server cuts the request it serves when another arrives), a refused connection, 429 or 503;
@@ -52,10 +54,11 @@ def saturation_reason(kind: str | None, status: int | None) -> str | None:
 class EndpointLimiter:
     """How many calls may be in flight to one endpoint now. One per endpoint and event loop."""
 
-    def __init__(self, endpoint: str, ceiling: int, on_change=None) -> None:
+    def __init__(self, endpoint: str, ceiling: int, on_change=None, *, asked: bool = False) -> None:
         self.endpoint = endpoint
         self.ceiling = max(1, int(ceiling))
-        self.limit = min(self.ceiling, START)
+        self.asked = asked  # the ceiling is a width someone asked for, not the global default
+        self.limit = self.ceiling if asked else min(self.ceiling, START)
         self.slow_start = True
         self.in_flight = 0
         self._streak = 0
@@ -71,6 +74,7 @@ class EndpointLimiter:
         """Lower the ceiling (a model's own `max_connections` below the endpoint's), never raise it."""
         self.ceiling = min(self.ceiling, max(1, int(ceiling)))
         self.limit = min(self.limit, self.ceiling)
+        self.asked = True
 
     def has_room(self) -> bool:
         return self.in_flight < self.limit

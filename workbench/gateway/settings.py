@@ -177,14 +177,16 @@ MODEL_FIELD_HELP = {
     "timeout": "seconds one attempt may take, first byte to last chunk",
     "api_key_env": ("NAME of the environment variable holding this model's key (empty: the provider's usual one; "
                     "none: a keyless local server)"),
-    "max_connections": "calls in flight to this model's server at most (empty: the gateway's ceiling; 1: one slot)",
+    "max_connections": ("calls in flight to this model's server at most (empty: --max-connections, else the "
+                        "global concurrency; 1: one slot)"),
     "first_token_timeout": "seconds to the first token, queueing at the server included (empty: the timeout)",
     "stall_timeout": "seconds without a token once the reply has begun (empty: the gateway's stall timeout)",
     "structured": ("how a step that needs JSON sends its schema: json_schema, json_object (llama.cpp) or none "
                    "(empty: decided per model)"),
 }
 GATEWAY_FIELD_HELP = {
-    "concurrency": "at most this many model calls in flight at once, across all models",
+    "concurrency": "model calls in flight at once, across the models with no max_connections of their own: a "
+                   "default that --max-connections or a model's max_connections replaces",
     "cost_ceiling_default": "USD a study may spend when its file names no cost_ceiling (empty: no ceiling)",
     "stall_timeout": "seconds without a stream chunk after which an attempt is abandoned and retried",
     "max_attempts": "attempts per call, the first included, before a retryable failure is final",

@@ -2,18 +2,24 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Callable
 
 from workbench.events import EventSink
 from workbench.gateway.api import CallRequest, ModelSettings, connection_options
-from workbench.structured.reading import REFUSED, Reading, read
+from workbench.structured.reading import CUT, REFUSED, Reading, read
 from workbench.gateway.seeds import draw_settings
 
 MAX_ATTEMPTS = 3  # one call and two retries, then the reply is a judge_error
 # A reply that parsed but was refused by a check (a quote not found in the response) gets this many corrective
 # retries, each told why; refused again, the pair is a judge_error (issue 25 item 7; the project's choice).
 CORRECTIVE_RETRIES = 1
+# A reply cut at max_tokens is asked again with this many times the tokens, within the model's window (the
+# project's choice: two doublings, from the default 1,024, reach a 4,096-token window's usual room).
+CUT_GROWTH = 2
+LENGTH = "length"  # the finish reason of a reply stopped at max_tokens
+# Tokens kept free in the window besides the prompt and the reply (a chat template's few extra tokens).
+WINDOW_MARGIN = 16
 # A --retry-errors round r draws samples from r * RETRY_STRIDE on: fresh calls, never a replay of the
 # invalid replies of an earlier round (the gateway's replay key includes the sample).
 RETRY_STRIDE = 1000
@@ -71,6 +77,17 @@ class Asked:
     placeholder: bool = False
     readings: list[tuple[str, str, Reading]] = field(default_factory=list)   # (key, step, reading) per reply
     corrective_retries: int = 0   # retries after a refused reply (a quote not in the response), told why
+    cut: int = 0                  # replies cut at max_tokens that did not parse (each retried with more room)
+
+    @property
+    def ended_cut(self) -> bool:
+        """The last reply was cut at max_tokens (with no room or no attempt left to grow): asking less helps."""
+        return not self.ok and bool(self.readings) and self.readings[-1][2].outcome == CUT
+
+    @property
+    def mended(self) -> bool:
+        """A reply was cut and a later one, given more room, parsed."""
+        return self.ok and self.cut > 0
 
     @property
     def ok(self) -> bool:
@@ -100,7 +117,10 @@ async def ask_json(gateway, build: Callable[[str | None], list[dict]], validate:
 
     A reply that does not parse is asked again with the reason, up to `attempts` calls in all. A reply that
     parsed but was refused by a check (`RefusedReply`: a quote not found in the response) gets
-    `CORRECTIVE_RETRIES` corrective retry, told why; refused again, the asking stops there.
+    `CORRECTIVE_RETRIES` corrective retry, told why; refused again, the asking stops there. A reply that did
+    not parse because it was stopped at max_tokens is `cut`: its retry has `CUT_GROWTH` times the tokens within
+    the model's window (`larger_budget`); with no more room the asking stops (`ended_cut`: the caller may ask
+    less per call), since the same request would only be cut again.
     """
     asked = Asked()
     note = None
@@ -114,7 +134,7 @@ async def ask_json(gateway, build: Callable[[str | None], list[dict]], validate:
         asked.placeholder = asked.placeholder or result.placeholder
         if result.call_id is not None:
             asked.call_ids.append(result.call_id)
-        reading = read(validate, result.text)
+        reading = read(validate, result.text, cut=result.finish_reason == LENGTH)
         key = f"judge/{agent}/{(metadata or {}).get('item', '')}/{turn}/r{replicate}/s{sample_base + attempt}"
         asked.readings.append((key, step, reading))
         if reading.ok:
@@ -122,9 +142,30 @@ async def ask_json(gateway, build: Callable[[str | None], list[dict]], validate:
             return asked
         note = reading.detail
         asked.reasons.append(note)
+        if reading.outcome == CUT:
+            asked.cut += 1
+            larger = larger_budget(settings, result.input_tokens)
+            if larger is None:
+                break
+            settings = replace(settings, max_tokens=larger)
+            note = f"{note}; your reply must be complete within {larger} tokens: keep each justification short"
         if reading.outcome == REFUSED:
             if asked.corrective_retries >= CORRECTIVE_RETRIES:
                 break
             if attempt + 1 < attempts:
                 asked.corrective_retries += 1
     return asked
+
+
+def larger_budget(settings: ModelSettings, prompt_tokens: int | None) -> int | None:
+    """The max_tokens for the retry of a reply cut at `settings.max_tokens`: `CUT_GROWTH` times as many, no more
+    than the model's window leaves after the prompt (when the window is known); None when that is no more
+    than now."""
+    from workbench.gateway.context_window import window_of
+
+    current = int(settings.max_tokens or 0)
+    larger = max(current * CUT_GROWTH, current + 1)
+    window = window_of(settings, ask_server=False)
+    if window is not None and prompt_tokens:
+        larger = min(larger, window.tokens - int(prompt_tokens) - WINDOW_MARGIN)
+    return larger if larger > current else None

@@ -31,6 +31,7 @@ from workbench.gateway.limits import estimate_tokens
 from workbench.judges.adversarial import JUDGE_SYSTEM, _critic_messages, _defender_messages, _meta_messages
 from workbench.judges.calls import JudgeItem, JudgeSpec
 from workbench.judges.prompt import evaluator_messages
+from workbench.judges.schema import REPLY_TOKENS_PER_CRITERION
 from workbench.rubrics import Rubric
 
 
@@ -94,6 +95,37 @@ def sizes_before_runs(db: sqlite_utils.Database, study_id: str) -> list[PromptSi
                 full = prompt_size(spec, item, rubric, response_tokens=longest, where=where)
                 out.append(PromptSize(empty.settings, "", empty.turn, empty.short_replies, full.full_replies,
                                       judge=spec.name))
+    return out
+
+
+def short_budgets(db: sqlite_utils.Database, study_id: str) -> list[str]:
+    """`study create`'s warnings: a judge whose `max_tokens` is below what a rubric's whole reply needs
+    (its criteria x `REPLY_TOKENS_PER_CRITERION`), whose replies would be cut at max_tokens."""
+    from workbench.gateway.api import OFFLINE_MODELS
+    from workbench.protocol.registry import protocol_of
+
+    study = load_study(db, study_id)
+    if protocol_of(study.definition).judges_are_runs:  # a score and a reason: no rubric reply
+        return []
+    rubrics: dict[str, Rubric] = {}
+    for case_id in list(study.cases) or [""]:
+        try:
+            rubrics.update((r.id, r) for r in study.rubrics_for_case(case_id))
+        except BlindingError:  # a rubric not found: `judge` says so
+            continue
+    out = []
+    for judge in study.judges:
+        spec = JudgeSpec.from_definition(judge)
+        if spec.model in OFFLINE_MODELS:
+            continue
+        for rubric in rubrics.values():
+            need = len(rubric.criteria) * REPLY_TOKENS_PER_CRITERION
+            if spec.max_tokens < need:
+                out.append(f"judge '{spec.name}': max_tokens {spec.max_tokens} is below what rubric '{rubric.id}' "
+                           f"needs for its reply ({len(rubric.criteria)} criteria x about "
+                           f"{REPLY_TOKENS_PER_CRITERION} tokens each, a quote and a one-sentence justification: "
+                           f"{need}); its replies may be cut at max_tokens: raise the judge's max_tokens to {need} "
+                           "or more, or judge one criterion a call (`judge --per-criterion`)")
     return out
 
 

@@ -5,7 +5,9 @@ criterion id); `per_criterion=True` asks one call per criterion instead.
 Every call is a fresh context (role "judge"). A reply that does not validate
 (`parse.py`) is retried; after three attempts the run is a judge error that
 keeps the raw replies. A reply whose quote is not in the response (copied from
-the rubric, say) gets one corrective retry that says so (`calls.ask_json`).
+the rubric, say) gets one corrective retry that says so (`calls.ask_json`). A reply cut at max_tokens is
+asked again with more tokens within the window; when the window leaves no more, a rubric's call is split
+into one call per criterion (issue 40: a retry changes what cut the reply).
 """
 
 from __future__ import annotations
@@ -34,6 +36,9 @@ class RunOutcome:
     readings: list = field(default_factory=list)   # (key, step, reading) per reply (workbench/structured)
     retries: int = 0              # calls after an unusable reply, of every stage
     quote_retries: int = 0        # of those, corrective retries after a refused quote
+    cut: int = 0                  # replies cut at max_tokens that did not parse
+    split: bool = False           # a cut rubric call was split into one call per criterion
+    ended_cut: bool = False       # the run failed on a reply still cut at max_tokens
 
     def absorb(self, asked: Asked) -> None:
         self.raws += asked.raws
@@ -42,6 +47,8 @@ class RunOutcome:
         self.readings += asked.readings
         self.retries += asked.retries
         self.quote_retries += asked.corrective_retries
+        self.cut += asked.cut
+        self.ended_cut = asked.ended_cut  # the latest ask decides: a run fails on the stage it stopped at
         self.placeholder = self.placeholder or asked.placeholder
 
 
@@ -61,24 +68,48 @@ async def direct_run(gateway, judge: JudgeSpec, study_id: str, item: JudgeItem, 
     shown = neutralise(item.response)  # quotes are checked against exactly what the judge saw
     parts = [rubric] if not per_criterion else [replace(rubric, criteria=[c]) for c in rubric.criteria]
     outcome = RunOutcome(ok=True)
-    for k, part in enumerate(parts):
-        def build(note: str | None, part: Rubric = part) -> list[dict]:
+
+    async def score(part: Rubric, sample_base: int) -> Asked:
+        def build(note: str | None) -> list[dict]:
             return evaluator_messages(scenario=item.scenario, outcome=item.outcome, response=item.response,
                                       rubric=part, retry_note=note, transposition=item.transposition)
 
         elsewhere = shown_elsewhere(item, part)
         asked = await ask_json(
-            gateway, build, lambda text, part=part, elsewhere=elsewhere: parse_verdict(text, part, shown, elsewhere),
+            gateway, build, lambda text: parse_verdict(text, part, shown, elsewhere),
             settings=judge.settings(), study_id=study_id, turn=f"judge/{rubric.id}", agent=judge.name,
-            replicate=run_index, sample_base=retry * RETRY_STRIDE + k * 10, metadata={"item": item.id, "rubric": rubric.id},
+            replicate=run_index, sample_base=sample_base, metadata={"item": item.id, "rubric": rubric.id},
             sink=sink, schema=verdict_schema(part, shown))
         outcome.absorb(asked)
+        return asked
+
+    for k, part in enumerate(parts):
+        base = retry * RETRY_STRIDE + k * 10
+        asked = await score(part, base)
+        if asked.ended_cut and len(part.criteria) > 1:
+            # still cut with no more room or attempts: ask less per call, one criterion a call
+            outcome.split = True
+            outcome.detail["split_after_cut"] = True
+            answers = [await score(replace(part, criteria=[c]), base + SPLIT_BASE + j * 10)
+                       for j, c in enumerate(part.criteria)]
+            if all(a.ok for a in answers):
+                for a in answers:
+                    _keep(outcome, a)
+                continue
         if not asked.ok:
             outcome.ok = False
             outcome.scores = {}
             return outcome
-        procedure = asked.parsed.pop("_procedure", None)
-        if procedure:
-            outcome.detail.setdefault("procedure", procedure["notes"])
-        outcome.scores.update(asked.parsed)
+        _keep(outcome, asked)
     return outcome
+
+
+# The samples of a rubric call split per criterion after a cut (apart from the per-criterion parts' k * 10).
+SPLIT_BASE = 500
+
+
+def _keep(outcome: RunOutcome, asked: Asked) -> None:
+    procedure = asked.parsed.pop("_procedure", None)
+    if procedure:
+        outcome.detail.setdefault("procedure", procedure["notes"])
+    outcome.scores.update(asked.parsed)

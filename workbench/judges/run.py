@@ -71,6 +71,10 @@ class JudgeSummary:
     same_reply: int = 0      # retried pairs whose new draw (a new seed) gave the last round's invalid reply again
     retries: int = 0         # calls after an unusable reply (every stage, every run)
     quote_retries: int = 0   # of those, corrective retries after a quote not found in the response
+    cut: int = 0             # replies cut at max_tokens that did not parse (retried with more room, or split)
+    cut_mended: int = 0      # of the judged, pairs with a cut reply that a retry mended (ok in the end)
+    cut_errors: int = 0      # of the judge errors, pairs whose last reply was still cut at max_tokens
+    max_tokens: int | None = None  # the judge's max_tokens, named beside its cut replies
     held: bool = False       # calibration went the wrong way; the rest was not judged
     held_back: int = 0       # pairs of the rest not judged because the judge was held
     study_judged: int = 0    # the judge's pairs with a current verdict in the study, after this command
@@ -160,7 +164,8 @@ async def judge_study(db: sqlite_utils.Database, gateway, study_id: str, *, judg
     study = load_study(db, study_id)  # with the items blinding just added
     items = judge_items(db, study)
     refuse_unfit(study, specs, items, JudgingError, per_criterion=per_criterion, say=say)  # before any call
-    report = JudgingReport(study_id, [JudgeSummary(s.name, s.model, s.pipeline, s.runs) for s in specs])
+    report = JudgingReport(study_id, [JudgeSummary(s.name, s.model, s.pipeline, s.runs, max_tokens=s.max_tokens)
+                                      for s in specs])
     limit = asyncio.Semaphore(max(1, concurrency))
     try:
         for spec, summary in zip(specs, report.judges):
@@ -221,6 +226,7 @@ async def _judge_batch(db, gateway, study: StudyContext, spec: JudgeSpec, summar
                 record_reply(db, study.id, key, step, reading)
             summary.retries += outcome.retries
             summary.quote_retries += outcome.quote_retries
+            summary.cut += outcome.cut
         rows = verdict_rows_for(study.id, spec, item, rubric, outcomes)
         if retry:
             for row in rows:
@@ -235,9 +241,12 @@ async def _judge_batch(db, gateway, study: StudyContext, spec: JudgeSpec, summar
         summary.retried += 1 if retry else 0
         if rows[0]["status"] == "ok":
             summary.ok += 1
+            summary.cut_mended += any(o.cut for o in outcomes)
         else:
             summary.judge_errors += 1
-        status = "ok" if rows[0]["status"] == "ok" else "judge error"
+            summary.cut_errors += rows[0]["detail"].get("cut", False)
+        status = "ok" if rows[0]["status"] == "ok" else \
+            ("judge error (cut at max_tokens)" if rows[0]["detail"].get("cut") else "judge error")
         say(f"{spec.name}: {rubric.id} on {item.id}: {status} "
             f"({summary.judged + summary.failed_calls}/{summary.to_judge} {units.PAIRS})")
 
@@ -271,7 +280,7 @@ def verdict_rows_for(study_id: str, spec: JudgeSpec, item: JudgeItem, rubric: Ru
     base = {"study_id": study_id, "judge": spec.name, "model": spec.model, "item_id": item.id,
             "rubric_hash": rubric.hash, "pipeline": spec.pipeline}
     runs_detail = [{"ok": o.ok, "reasons": o.reasons, "call_ids": o.call_ids, "attempts": len(o.raws),
-                    "retries": o.retries, "quote_retries": o.quote_retries,
+                    "retries": o.retries, "quote_retries": o.quote_retries, "cut": o.cut,
                     **{k: v for k, v in o.detail.items()}} for o in outcomes]
     if not good:
         raws = [r for o in outcomes for r in o.raws]
@@ -279,7 +288,9 @@ def verdict_rows_for(study_id: str, spec: JudgeSpec, item: JudgeItem, rubric: Ru
         return [{**base, "criterion": c.id, "value": None, "justification": None,
                  "raw": raws[-1] if raws else "", "status": "judge_error", "confidence": None,
                  "detail": {"reasons": reasons, "raw_replies": raws, "runs": runs_detail,
-                            "placeholder": any(o.placeholder for o in outcomes)}}
+                            "placeholder": any(o.placeholder for o in outcomes),
+                            # every run ended on a reply cut at max_tokens: a budget too short, not a bad reply
+                            "cut": all(o.ended_cut for o in outcomes)}}
                 for c in rubric.criteria]
     rows = []
     for c in rubric.criteria:

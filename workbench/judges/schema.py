@@ -15,6 +15,10 @@ from workbench.rubrics import Rubric
 from workbench.structured.passages import MAX_PASSAGE, MIN_QUOTE, passages
 
 MAX_JUSTIFICATION = 600    # characters: a justification that cannot run past max_tokens and cut the JSON
+# Tokens one criterion's part of a reply takes as the prompt asks for it: its key, score and JSON (20), a short
+# quote (30) and the one-sentence justification (40). `study create` warns of a judge whose max_tokens is below
+# criteria x this (issue 40: a 200-token judge cut two of six three-criterion replies). The project's choice.
+REPLY_TOKENS_PER_CRITERION = 90
 
 
 def verdict_schema(rubric: Rubric, response: str) -> dict:

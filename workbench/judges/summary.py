@@ -33,6 +33,7 @@ def judging_text(doc: dict) -> str:
                      + (f", {j['retries']} retr{'y' if j['retries'] == 1 else 'ies'}" if j.get("retries") else "")
                      + (f" ({j['quote_retries']} after a quote not found in the response)"
                         if j.get("quote_retries") else "")
+                     + cut_text(j)
                      + f"; {j['skipped']} already judged, "
                      f"{j['failed_calls']} failed call{'' if j['failed_calls'] == 1 else 's'}; "
                      f"calibration {cal.get('state', '-')}"
@@ -58,6 +59,20 @@ def judging_text(doc: dict) -> str:
                      + ("; LEAK SUSPECTED: the scrubber leaves tells" if audit["leak_suspected"] else ""))
     lines.append(judging_outcome(bool(doc.get("ok")), sum(j["study_judge_errors"] for j in doc.get("judges", []))))
     return "\n".join(lines)
+
+
+def cut_text(j: dict) -> str:
+    """Replies cut at max_tokens, named as such (not as parse errors), and what their retries made of them."""
+    if not j.get("cut"):
+        return ""
+    n = j["cut"]
+    text = f", {n} repl{'y' if n == 1 else 'ies'} cut at max_tokens {j.get('max_tokens') or ''}".rstrip()
+    parts = []
+    if j.get("cut_mended"):
+        parts.append(f"{j['cut_mended']} mended by a larger max_tokens or one criterion a call")
+    if j.get("cut_errors"):
+        parts.append(f"{j['cut_errors']} still cut: raise the judge's max_tokens")
+    return text + (f" ({'; '.join(parts)})" if parts else "")
 
 
 def judging_outcome(ok: bool, judge_errors: int) -> str:

@@ -244,6 +244,17 @@ class StudyProtocol:
         """The run program for `ctx.condition` over `ctx.item`."""
         raise NotImplementedError(f"protocol '{self.name}' has no run program")
 
+    def budget_warnings(self, definition: dict) -> list[str]:
+        """`study create`'s warnings about steps that ask for more tokens than the study's max_tokens (faultline's
+        belief graphs), said before they cost minutes a call on a slow model."""
+        return []
+
+    def dry_run_reply(self, request, padding: str) -> str | None:
+        """The dry run's stand-in reply to `request` (workbench/runs/dry_run.py), built around `padding` (the
+        stand-in text of the reply's length): one the program's parser reads as a reply that keeps it going
+        down its longest path (a seconded motion, an amendment, an aye). None: `padding` as it is."""
+        return None
+
     def lost_treatments(self, db: "sqlite_utils.Database", study_id: str, definition: dict) -> dict[str, str]:
         """condition → why it lost its treatment because an input it depends on failed (faultline: a graph
         condition whose persona has no valid belief graph). The runner refuses such a condition's runs

@@ -197,8 +197,8 @@ class RunContext:
 
     def read_reply(self, turn_id: str, step: str, parse: Callable[[str], Any], text: str) -> Reading:
         """Read a structured step's reply with its parser (InvalidReply: unusable), and have it counted as
-        parsed, repaired or unparsed under `step` (workbench/structured)."""
-        reading = read(parse, text)
+        parsed, repaired, cut (the turn's reply stayed cut) or unparsed under `step` (workbench/structured)."""
+        reading = read(parse, text, cut=self.was_cut(turn_id))
         if self.on_reply is not None:
             self.on_reply(turn_id, step, reading)
         return reading

@@ -1,10 +1,12 @@
 """A dry run of a study's programs, to measure their prompts before any call (issue 34).
 
 Each condition's program runs once, on its largest item, through a real `RunContext` whose gateway sends
-nothing: it notes every prompt's size and answers with a stand-in reply of a chosen length. Run twice, with
+nothing: it notes every prompt's size and answers with a stand-in reply of a chosen length, shaped by the
+protocol (`StudyProtocol.dry_run_reply`) so that its parsers read it as a reply that takes the program down its
+longest path (a committee's seconded motions, amendments and every debate round). Run twice, with
 replies of a few tokens and with replies as long as each call's max_tokens, it gives what
 `workbench/studies/context_check.py` holds against the model's context window: the prompts themselves, and
-the most a deliberation can carry forward. A program that stops early on a stand-in it cannot parse has
+the most a deliberation can carry forward. A program that still stops early on a stand-in it cannot parse has
 measured what it reached (its retries, which append the reply and the reason, are measured too).
 """
 
@@ -28,15 +30,17 @@ STAND_IN = "lorem ipsum dolor sit amet consectetur adipiscing elit "   # four ch
 class _MeasuringGateway:
     """Answers every call at once with a stand-in, noting the prompt it was sent."""
 
-    def __init__(self, full: bool) -> None:
+    def __init__(self, full: bool, shape=None) -> None:
         self.full = full
+        self.shape = shape or (lambda request, padding: None)  # the protocol's stand-in around the padding
         self.prompts: list[tuple[CallRequest, int]] = []
 
     async def call(self, request: CallRequest, sink=None) -> CallResult:
         tokens = estimate_tokens(request.messages, 0)
         self.prompts.append((request, tokens))
         n = max(int(request.settings.max_tokens or 0), 1) if self.full else SHORT_REPLY
-        text = (STAND_IN * (4 * n // len(STAND_IN) + 1))[:4 * n]
+        padding = (STAND_IN * (4 * n // len(STAND_IN) + 1))[:4 * n]
+        text = self.shape(request, padding) or padding
         return CallResult(text=text, finish_reason="stop", model=request.settings.model, input_tokens=tokens,
                           output_tokens=n)
 
@@ -59,7 +63,7 @@ def _largest_plans(db, protocol, study_id: str, definition: dict) -> list:
 
 
 async def _measure(db, protocol, study_id: str, definition: dict, plan, full: bool) -> list[tuple]:
-    gateway = _MeasuringGateway(full)
+    gateway = _MeasuringGateway(full, protocol.dry_run_reply)
     ctx = RunContext(gateway=gateway, sink=NullSink(), settings=run_settings(protocol, definition, plan),
                      item=run_item(db, protocol, study_id, plan.item_id), options=protocol.run_options(definition),
                      study_id=study_id, run_id=None, case_id=plan.item_id, condition=plan.condition,

@@ -69,6 +69,7 @@ from workbench.protocol.base import FollowUp, RunPlan, StudyProtocol
 from workbench.protocol.registry import protocol_of
 from workbench.runs.context import RunContext, TurnStats, draw_settings
 from workbench.runs.control import RunCancelled, RunControl
+from workbench.runs.live_calls import HEARTBEAT, LONG_CALL_AFTER, LiveCalls
 from workbench.runs.progress import StudyProgress
 from workbench.runs.settings import run_settings
 from workbench.runs.transcript import TranscriptSink
@@ -160,10 +161,13 @@ def _plan_study(db: sqlite_utils.Database, study_id: str) -> None:
 
 async def run_study(db: sqlite_utils.Database, gateway: GatewayLike, study_id: str, *, sink: EventSink | None = None,
                     control: RunControl | None = None, only: list[str] | None = None,
-                    retry_failed: bool = False, lock: bool = True, allow_lost: bool = False) -> RunSummary:
+                    retry_failed: bool = False, lock: bool = True, allow_lost: bool = False,
+                    long_call_after: float = LONG_CALL_AFTER, heartbeat: float = HEARTBEAT) -> RunSummary:
     """Run (or resume) a study. `only`: just these runs (a failed one is retried). `allow_lost`: run
-    conditions that lost their treatment (`StudyProtocol.lost_treatments`) instead of refusing them."""
-    runner = StudyRunner(db, gateway, study_id, sink=sink, control=control)
+    conditions that lost their treatment (`StudyProtocol.lost_treatments`) instead of refusing them.
+    `long_call_after`, `heartbeat`: when a long call's signs of life are shown, and how often."""
+    runner = StudyRunner(db, gateway, study_id, sink=sink, control=control, long_call_after=long_call_after,
+                         heartbeat=heartbeat)
     await refuse_unfit(db, study_id, sink or NullSink())  # before any call
     with (study_lock(db, study_id) if lock else contextlib.nullcontext()):
         return await runner.run(only=only, retry_failed=retry_failed, allow_lost=allow_lost)
@@ -222,7 +226,10 @@ def study_lock(db: sqlite_utils.Database, study_id: str) -> Iterator[None]:
 
 class StudyRunner:
     def __init__(self, db: sqlite_utils.Database, gateway: GatewayLike, study_id: str, *, sink: EventSink | None = None,
-                 control: RunControl | None = None) -> None:
+                 control: RunControl | None = None, long_call_after: float = LONG_CALL_AFTER,
+                 heartbeat: float = HEARTBEAT) -> None:
+        """`long_call_after`: seconds in flight after which a call's signs of life are shown, every `heartbeat`
+        seconds (workbench/runs/live_calls.py)."""
         from workbench.studies import load_study
 
         self.db, self.gateway, self.study_id = db, gateway, study_id
@@ -245,6 +252,7 @@ class StudyRunner:
         # follow-ups keeps them; the others walk the rows a page at a time and keep none).
         self._rows: dict[str, dict] = {}
         self.lost = LostCalls()  # requests of an earlier process found unanswered as this one started
+        self.live, self.heartbeat = LiveCalls(long_call_after), heartbeat
 
     # --- the event stream ---------------------------------------------------------------------
     def watching(self, run_id: str | None) -> bool:
@@ -257,6 +265,7 @@ class StudyRunner:
 
     def _show(self, event: Event) -> None:
         """To the caller's display, with the progress it changed."""
+        self.live.update(event)
         self.user_sink.emit(event)
         if self.progress is not None:
             changed = self.progress.update(event)
@@ -420,6 +429,7 @@ class StudyRunner:
 
         start_runs()
         self._start_follow_ups(rows)  # resumed studies: groups whose runs were all done before
+        beating = asyncio.create_task(self._beat(), name="heartbeat")
         try:
             await idle.wait()
             if errors:
@@ -429,6 +439,7 @@ class StudyRunner:
                     if isinstance(result, Exception):
                         raise result
         finally:
+            beating.cancel()
             self.control.off_change(self._on_control)
             for t in [*self._tasks.values(), *self._follow_up_tasks.values()]:
                 if not t.done():
@@ -437,6 +448,25 @@ class StudyRunner:
         if self._disk_full is not None:
             raise self._disk_full
         return self._summary(selected, time.monotonic() - started)
+
+    async def _beat(self) -> None:
+        """Every `heartbeat` seconds while a call has been in flight long: a progress snapshot with the long
+        calls' signs of life (and one more once they have all ended, so displays clear them). The ETA, while no
+        call has ended to measure calls by, comes from the token rate of the streams in flight."""
+        shown = False
+        while True:
+            await asyncio.sleep(self.heartbeat)
+            calls = self.live.long()
+            if not (calls or shown) or self.progress is None:
+                continue
+            snap = self.progress.snapshot()
+            snap["long_calls"] = calls
+            if snap["eta_seconds"] is None and calls:
+                made = self.progress.calls_made
+                snap["eta_seconds"] = self.live.eta(snap["calls_expected"] - snap["calls_done"],
+                                                    snap["output_tokens"] / made if made else None)
+            self.user_sink.emit(Event(PROGRESS, payload=snap))
+            shown = bool(calls)
 
     def _keep_log_head(self) -> None:
         """The call log's head goes into the store as the run ends (`log verify` checks the log against it);

@@ -174,9 +174,14 @@ def progress_line(p: dict) -> str:
         parts.append(f"{r['failed']} failed")
     if r.get("cancelled"):
         parts.append(f"{r['cancelled']} cancelled")
-    return (f"{p['calls_done']}/{p['calls_expected']} calls · " + ", ".join(parts)
+    line = (f"{p['calls_done']}/{p['calls_expected']} calls · " + ", ".join(parts)
             + f" · {tokens_text(p['input_tokens'] + p['output_tokens'])} · "
             f"{cost_text(p['cost'], p['cost_unknown'])} · elapsed {duration(p['elapsed'])} · {eta}")
+    if p.get("long_calls"):  # a call in flight for long: its signs of life (workbench/runs/live_calls.py)
+        from workbench.runs.live_calls import long_calls_text
+
+        line += f" · {long_calls_text(p['long_calls'], shown=1)}"
+    return line
 
 
 # --- a run's transcript ------------------------------------------------------------------------------
@@ -428,7 +433,12 @@ class LiveStudy:
     def emit(self, event: Event) -> None:
         self.events += 1
         if event.kind == PROGRESS:
+            previous = self.progress or {}
             self.progress = event.payload
+            if "long_calls" not in self.progress and previous.get("long_calls") and \
+                    self.progress["runs"].get("running"):
+                # the long calls of the last heartbeat stay shown until the next one says otherwise (while runs run)
+                self.progress = {**self.progress, "long_calls": previous["long_calls"]}
             self._progress_changed = True
             run = event.payload.get("run")
             if run and run.get("run_id") in self.states:

@@ -11,7 +11,7 @@ from datetime import datetime, timezone
 
 import sqlite_utils
 
-from workbench.structured.reading import OUTCOMES, UNPARSED, Reading
+from workbench.structured.reading import CUT, OUTCOMES, UNPARSED, Reading
 
 
 def record(db: sqlite_utils.Database, study_id: str | None, key: str, step: str, reading: Reading) -> None:
@@ -30,7 +30,7 @@ def recorder(db: sqlite_utils.Database, study_id: str | None, prefix: str):
 
 
 def parse_counts(db: sqlite_utils.Database, study_id: str) -> list[dict]:
-    """Per step, in name order: {"step", "parsed", "repaired", "refused", "unparsed", "replies",
+    """Per step, in name order: {"step", "parsed", "repaired", "refused", "cut", "unparsed", "replies",
     "unparsed_share"}."""
     from store.structured_replies import outcome_counts
 
@@ -49,15 +49,18 @@ def parse_counts(db: sqlite_utils.Database, study_id: str) -> list[dict]:
 
 NOTE = ("Each reply of a step that must answer in JSON, as its parser read it: parsed (taken as is), repaired "
         "(the parser had to fix it: a fenced or embedded object, a respelled, filled-in or clamped value), "
-        "refused (it parsed, but a check refused its content: a judge's quote not found in the response) or "
-        "unparsed. A retry after an unusable reply is another reply.")
+        "refused (it parsed, but a check refused its content: a judge's quote not found in the response), cut (it "
+        "did not parse because the server stopped it at max_tokens) or unparsed. A retry after an unusable reply "
+        "is another reply.")
 
 
 def section(counts: list[dict]) -> str:
     """The counts per step as `metrics` prints them and the report holds them (Markdown)."""
     if not counts:
         return "## Structured replies\n\nNo structured replies recorded.\n"
-    rows = ["| step | parsed | repaired | refused | unparsed | replies |", "|---|---|---|---|---|---|"]
-    rows += [f"| {c['step']} | {c['parsed']} | {c['repaired']} | {c['refused']} | {c['unparsed']} | {c['replies']} |"
+    shown = [o for o in ("parsed", "repaired", "refused", CUT, UNPARSED)
+             if o != CUT or any(c.get(CUT) for c in counts)]  # the cut column once a reply was cut
+    rows = ["| step | " + " | ".join(shown) + " | replies |", "|---|" + "---|" * (len(shown) + 1)]
+    rows += ["| " + " | ".join([c["step"], *(str(c.get(o, 0)) for o in shown), str(c["replies"])]) + " |"
              for c in counts]
     return "## Structured replies\n\n" + NOTE + "\n\n" + "\n".join(rows) + "\n"

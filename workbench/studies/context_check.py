@@ -84,12 +84,18 @@ def has_window(definition: dict) -> bool:
 
 def context_problems(db: sqlite_utils.Database, study_id: str, definition: dict, name: str, text: str | None,
                      measure: Measure | None = None) -> tuple[list[Problem], list[str]]:
-    """`study create`'s check: (problems that refuse the study, at the [model] line or the judge's; warnings)."""
+    """`study create`'s check: (problems that refuse the study, at the [model] line or the judge's; warnings:
+    what may not fit, a judge whose max_tokens is short of its rubrics' replies, and steps that ask for more
+    tokens than the study's max_tokens)."""
+    from workbench.judges.context_fit import short_budgets
+    from workbench.protocol.registry import protocol_of
+
     found = study_fit(db, study_id, definition, measure)
     lines = key_lines(text) if text else {}
     problems = [Problem(name, line_of(lines, _key(definition, m)), _key(definition, m), m.message())
                 for m in found if m.refused]
-    return problems, [m.message() for m in found if not m.refused]
+    return problems, ([m.message() for m in found if not m.refused] + short_budgets(db, study_id)
+                      + protocol_of(definition).budget_warnings(definition))
 
 
 def _key(definition: dict, misfit: Misfit) -> str:

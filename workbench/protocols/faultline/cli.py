@@ -10,6 +10,7 @@
 from __future__ import annotations
 
 import argparse
+import asyncio
 import json
 from pathlib import Path
 
@@ -57,16 +58,28 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 class _GraphProgress:
     """What `faultline graphs` is doing, on stderr (stdout keeps the result): each graph asked for, each
-    reply, each retry."""
+    reply, each retry, and once a second while a graph is long in coming, its signs of life (`beat`)."""
 
     def __init__(self, ctx: Context) -> None:
         from workbench.cli.signals import quiet_when_gone
+        from workbench.runs.live_calls import LiveCalls
 
         self.say = quiet_when_gone(ctx.info)
+        self.live = LiveCalls()
+
+    async def beat(self) -> None:
+        from workbench.runs.live_calls import HEARTBEAT, long_calls_text
+
+        while True:
+            await asyncio.sleep(HEARTBEAT)
+            calls = self.live.long()
+            if calls:
+                self.say(f"faultline graphs: working: {long_calls_text(calls)}")
 
     def emit(self, event) -> None:
         from workbench.events import CALL_RETRY, TURN_FINISHED, TURN_STARTED
 
+        self.live.update(event)
         p = event.payload
         if event.kind == TURN_STARTED:
             self.say(f"faultline graphs: {event.agent}: {p.get('label') or event.turn} …")
@@ -82,16 +95,29 @@ def build(args, ctx: Context) -> int:
     from workbench.cli.signals import run_interruptible
     from workbench.gateway import build_gateway
     from workbench.gateway.api import GatewayError
-    from workbench.protocols.faultline.graphs import build_study_graphs
+    from workbench.protocols.faultline.graphs import budget_text, build_study_graphs, missing_graphs
+    from workbench.protocols.faultline.conditions import graph_sizes
+    from workbench.protocols.faultline.items import study_personas
 
     db = ctx.db()
     definition = protocol_study(db, args.study, "faultline")["definition"]
+    todo = missing_graphs(db, args.study, study_personas(db, args.study), graph_sizes(definition["conditions"]))
+    ctx.info(f"faultline graphs: {budget_text(definition, len(todo))}")  # before the first, which may take minutes
     gateway = build_gateway(db, ctx.db_path, replay_only=args.replay, max_connections=args.max_connections,
                             stream=args.stream)
     again = f"workbench --batch faultline graphs {args.study} (the graphs built are kept)"
+    progress = _GraphProgress(ctx)
+
+    async def build_with_heartbeat():
+        beating = asyncio.create_task(progress.beat())
+        try:
+            return await build_study_graphs(db, gateway, args.study, definition, sink=progress)
+        finally:
+            beating.cancel()
+
     try:
         result = run_interruptible(
-            lambda: build_study_graphs(db, gateway, args.study, definition, sink=_GraphProgress(ctx)),
+            build_with_heartbeat,
             what=f"building the belief graphs of '{args.study}'", resume=again)
     except GatewayError as exc:
         raise CommandError(f"belief graphs not finished: {exc}; run the command again to resume") from None

@@ -28,6 +28,51 @@ def graph_key(persona_id: str, size: int) -> str:
 # every 20-node graph of SmolLM2 stopped at `length` under max_tokens = 150).
 GRAPH_TOKENS_PER_NODE = 60
 
+
+def graph_max_tokens(table: dict, size: int) -> int:
+    """The max_tokens a graph of `size` nodes is asked with: room for every node, never less than its table's."""
+    return structured_settings(model_settings(table), GRAPH_TOKENS_PER_NODE * size).max_tokens
+
+
+def budget_text(definition: dict, graphs: int | None = None) -> str:
+    """What the belief graphs will cost, said before they are built (`faultline graphs`) and at `study create`:
+    e.g. "belief graphs: 20 nodes at up to 1,200 tokens each (60 a node; the debate turns' max_tokens is 150)".
+    `graphs`: how many are to be built, when known. Issue 40: a 20-node graph on a CPU model takes minutes."""
+    from workbench.protocols.faultline.conditions import graph_sizes
+
+    section = definition["faultline"]
+    sizes = graph_sizes(definition["conditions"])
+    if not sizes:
+        return "no belief graphs"
+    table = section["belief_graph"]
+    each = ", ".join(f"{n} nodes at up to {graph_max_tokens(table, n):,} tokens" for n in sizes)
+    turn = int((definition.get("model") or {}).get("max_tokens") or 0)
+    count = f"{graphs} graph{'' if graphs == 1 else 's'}, " if graphs is not None else ""
+    total = ""
+    if graphs:
+        per_size = graphs / len(sizes)
+        total = f"; up to {round(per_size * sum(graph_max_tokens(table, n) for n in sizes)):,} tokens in all"
+    return (f"belief graphs: {count}{each} each ({GRAPH_TOKENS_PER_NODE} a node, whatever the study's max_tokens"
+            + (f" {turn:,}" if turn else "") + f"){total}")
+
+
+def graph_over_budget(definition: dict) -> list[str]:
+    """`study create`'s warning when a graph asks for more tokens than the study's max_tokens (the budget beside
+    it, before `faultline graphs` spends minutes a graph on a CPU model)."""
+    from workbench.gateway.api import OFFLINE_MODELS
+    from workbench.protocols.faultline.conditions import graph_sizes
+
+    turn = int((definition.get("model") or {}).get("max_tokens") or 0)
+    table = definition["faultline"]["belief_graph"]
+    if table.get("name") in OFFLINE_MODELS:  # the offline models answer at once, whatever they are asked
+        return []
+    if not any(graph_max_tokens(table, n) > turn for n in graph_sizes(definition["conditions"])):
+        return []
+    most = max(graph_max_tokens(table, n) for n in graph_sizes(definition["conditions"]))
+    return [f"{budget_text(definition)}: `faultline graphs` asks a graph for up to {most / max(turn, 1):.0f}x a "
+            "debate turn's tokens, minutes a graph on a CPU model"]
+
+
 def format_graph(graph: dict | None) -> str:
     """The graph as the persona reads it: one line per node, then the relations."""
     if not graph or not graph.get("nodes"):

@@ -70,6 +70,11 @@ class FaultlineProtocol(StudyProtocol):
         return (f"{len(s['topics'])} topic(s) x {len(s['pairs'])} persona pair(s) x "
                 f"{len(definition['conditions'])} condition(s), {s['rounds']} round(s)")
 
+    def budget_warnings(self, definition: dict) -> list[str]:
+        from workbench.protocols.faultline.graphs import graph_over_budget
+
+        return graph_over_budget(definition)
+
     def item_payload(self, db, study_id: str, item_id: str):
         """A debate item carries its personas' built graphs (every size), so the program needs no store."""
         from workbench.protocols.faultline.graphs import stored_graphs

@@ -136,6 +136,11 @@ class HindsightProtocol(StudyProtocol):
 
         return readings(db, study_id, definition, self.run_options(definition), runs)
 
+    def dry_run_reply(self, request, padding: str) -> str | None:
+        from workbench.protocols.hindsight.architectures.dry_run_replies import stand_in
+
+        return stand_in(request, padding)
+
     def follow_ups(self, db, study_id: str, definition: dict, runs: list[dict]) -> list[FollowUp]:
         """Topology per case: P1's three committees, and (issue 13, so architectures can be compared on
         it) any other condition run with three or more replicates, over its replicates 0, 1 and 2.
