@@ -53,7 +53,7 @@ def judge(instrument: Instrument, entry: Entry) -> Outcome:
     options = {o.dest: o.default for o in instrument.options} | entry.options
     document = instrument.read(entry.text, options)
     if document.get("flagged"):
-        verdict = FLAGGED
+        verdict = CORRECT if instrument.flag_can_agree and instrument.agrees(document, entry.truth) else FLAGGED
     else:
         verdict = CORRECT if instrument.agrees(document, entry.truth) else SILENT
     return Outcome(entry, document, verdict)

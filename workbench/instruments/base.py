@@ -40,4 +40,7 @@ class Instrument:
     describe: Callable[[dict], str]
     options: tuple[Option, ...] = field(default_factory=tuple)
     input_help: str = "a text file"  # what FILE holds
+    # True where "unsure" is itself a reading a careful human can make (a second that says neither yes nor no
+    # is read correctly as "unreadable"): a flagged document that agrees with the truth then counts as correct
+    flag_can_agree: bool = False
     example: str = "reply.txt"       # FILE (and options) in the help's examples
