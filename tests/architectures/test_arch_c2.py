@@ -122,3 +122,21 @@ async def test_c2_amendments_beyond_the_limit_are_ruled_out(run_conditions, serv
     assert [e.payload["status"] for e in amendments] == ["ruled_out"]
     assert not requests_with(server, "puts amendment")
     assert server.count == 26  # no amendment vote, no restatement, one vote asked again; + the extraction
+
+
+async def test_the_report_counts_unreadable_votes_per_condition(run_conditions, server):
+    """The Mediator's main-motion vote stays unreadable after its retry: the study's counts (the report's and
+    `metrics`'s one definition) say so per condition, once unblinded, and never count it as a vote."""
+    from workbench.protocols.hindsight.metrics.analysis import study_counts
+    from workbench.protocols.hindsight.metrics.render import COUNT_LABELS
+    from workbench.protocols.hindsight.metrics.study_data import load_study_data
+    from workbench.scoring.unblind import unblind
+
+    summary, events, db = await run_conditions("C2")
+    blind = study_counts(load_study_data(db, "arch-study"))
+    assert blind["votes_unreadable"] == {"all": 1} and blind["seconds_unreadable"] == {"all": 0}
+    unblind(db, "arch-study", by="test", force=True, reason="the counts per condition are under test")
+    counts = study_counts(load_study_data(db, "arch-study"))
+    assert counts["votes_given"] == {"C2": 10} and counts["votes_unreadable"] == {"C2": 1}
+    assert counts["seconds_given"] == {"C2": 2} and counts["seconds_unreadable"] == {"C2": 0}
+    assert "never counted as a vote" in COUNT_LABELS["votes_unreadable"]

@@ -80,6 +80,15 @@ class ProbeRow:
     asked_at: str
 
 
+@dataclass(frozen=True)
+class CommitteeReading:
+    """One second or vote a committee member gave, and whether it could be read (after its one retry)."""
+
+    run_id: str
+    kind: str                 # "second" | "vote"
+    readable: bool
+
+
 @dataclass
 class StudyData(StudyRatings):
     """A hindsight study: the shared ratings, and its cases, topology, probes, perspectives, final outputs
@@ -91,6 +100,7 @@ class StudyData(StudyRatings):
     perspectives: list[Perspective] = field(default_factory=list)
     outputs: dict[str, str] = field(default_factory=dict)
     concern_scores: list[ConcernScore] = field(default_factory=list)
+    committee_readings: list[CommitteeReading] = field(default_factory=list)
 
     @property
     def conditions(self) -> tuple[str, ...]:
@@ -118,6 +128,7 @@ class StudyData(StudyRatings):
 def load_study_data(db, study_id: str) -> StudyData:
     """Gather one hindsight study for analysis. Raises KeyError for an unknown study."""
     from store import metrics_data as q
+    from store.events import events_for_study
 
     data = start(db, study_id, StudyData)
     case_ids = list(data.definition.get("cases") or []) + sorted({i.case_id for i in data.items.values()})
@@ -138,6 +149,10 @@ def load_study_data(db, study_id: str) -> StudyData:
         data.perspectives.append(Perspective(e["run_id"], int(e["seq"]), text, int(p.get("order") or 1),
                                              bool(p.get("parallel", False)), e.get("agent"),
                                              bool(p.get("unsplit") or p.get("unparsed"))))
+    for e in events_for_study(db, study_id, ["second", "vote"]):
+        p = e["payload"]
+        readable = p.get("seconded") is not None if e["kind"] == "second" else p.get("vote") != "unparsed"
+        data.committee_readings.append(CommitteeReading(e["run_id"], e["kind"], bool(p.get("readable", readable))))
     data.outputs = q.final_outputs(db, study_id)
     data.concern_scores = [ConcernScore(c["run_id"], c["concern"], c["value"], c["source"], c["rater"], c["at"])
                            for c in q.current_concern_scores(db, study_id)]
