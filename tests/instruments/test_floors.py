@@ -18,6 +18,10 @@ FLOORS = {
     "b3": (30, 12, 0.90),       # measured 2026-11-28: 31 of 34 correct, 3 flagged (31 layouts)
     "second": (40, 12, 0.95),   # measured: 42 of 42 (5 of them read, rightly, as unreadable)
     "vote": (40, 12, 0.95),     # measured: 45 of 45 (6 of them read, rightly, as unreadable)
+    "risks": (10, 8, 0.75),     # measured: 11 of 14, 3 flagged
+    "concerns": (10, 8, 0.95),  # measured: 15 of 15 (5 of them rightly unassessable in part)
+    "topology": (10, 6, 0.80),  # measured: 10 of 12, 2 flagged
+    "quote": (10, 8, 0.95),     # measured: 14 of 14 (7 of them rightly not found)
 }
 
 

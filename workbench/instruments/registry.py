@@ -8,7 +8,9 @@ from workbench.instruments.base import Instrument
 from workbench.protocol import registry as protocols
 
 # Shared instruments: "module" whose INSTRUMENTS lists them (the cue audit reads any protocol's prompts).
-SHARED: tuple[str, ...] = ()
+SHARED: tuple[str, ...] = (
+    "workbench.instruments.judge_quote",
+)
 
 
 def _from(module: str) -> list[Instrument]:
