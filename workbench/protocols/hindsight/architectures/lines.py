@@ -72,7 +72,7 @@ def first_tagged(text: str, tag: str) -> str | None:
 
 # A tag line: `VOTE: aye`, `**Vote**: In favour`, `SECOND — yes`, `My vote: nay` (a colon, dash or equals sign).
 def _tag_values(text: str, tag: str) -> list[str]:
-    pattern = re.compile(r"^[ \t>#*_`-]*(?:my[ \t]+)?" + tag + r"[ \t*_]*(?::|—|–|-|=)[ \t*_]*(.*)$",
+    pattern = re.compile(r"^[ \t>#*_`\"“'-]*(?:my[ \t]+)?" + tag + r"[ \t*_]*(?::|—|–|-|=)[ \t*_]*(.*)$",
                          re.IGNORECASE | re.MULTILINE)
     return [_strip(m.group(1)) for m in pattern.finditer(text or "") if _strip(m.group(1))]
 
