@@ -14,8 +14,9 @@ MEMBERS = [m.name for m in DEFAULT_ROSTER if not m.chair]
 async def test_c2_meeting_calls_visibility_and_events(run_conditions, server):
     summary, events, db = await run_conditions("C2")
     # question 1 + openings 5 + motion 1 + second 1 + debate 2x5 + amendment second 1 + amendment vote 5
-    # + restate 1 + main vote 5 + resolution 1 + the report-shape extraction 1 (issue 13)
-    assert server.count == 32
+    # + restate 1 + main vote 5 (and the Mediator's unreadable vote asked once more) + resolution 1 + the
+    # report-shape extraction 1 (issue 13)
+    assert server.count == 33
     openings = requests_with(server, "Give your opening statement")
     assert sorted(role_of(b["messages"][0]["content"]) for b in openings) == sorted(MEMBERS)
     statements = {e.agent: e.payload["text"] for e in events if e.kind == "perspective"}
@@ -55,6 +56,14 @@ async def test_c2_meeting_calls_visibility_and_events(run_conditions, server):
     main_votes = {e.agent: e.payload["vote"] for e in protocol[12:17]}
     assert main_votes["devils-advocate"] == "nay"
     assert main_votes["mediator"] == "unparsed"  # no VOTE line: never counted as a vote
+    mediator = next(e.payload for e in protocol[12:17] if e.agent == "mediator")
+    assert mediator["readable"] is False and mediator["retried"] is True  # asked once more, then unreadable
+    (retry,) = [e for e in events if e.kind == "turn_started" and e.turn == "vote-motion:mediator:retry"]
+    assert "retry 1" in retry.payload["label"] and "neither clearly" in retry.payload["retry_reason"]
+    (asked_again,) = requests_with(server, "could not be read as one clear vote")
+    assert 'VOTE: aye' in asked_again["messages"][-1]["content"] and "puts the main motion" in \
+        asked_again["messages"][-1]["content"]
+    assert all(e.payload["readable"] and not e.payload["retried"] for e in protocol if e.kind == "second")
     resolution = protocol[-1].payload
     assert resolution["tally"] == {"aye": 3, "nay": 1, "abstain": 0, "unparsed": 1}
     assert resolution["carried"] is True
@@ -112,4 +121,22 @@ async def test_c2_amendments_beyond_the_limit_are_ruled_out(run_conditions, serv
     amendments = [e for e in events if e.kind == "amendment"]
     assert [e.payload["status"] for e in amendments] == ["ruled_out"]
     assert not requests_with(server, "puts amendment")
-    assert server.count == 25  # no amendment vote, no restatement; + the extraction (issue 13)
+    assert server.count == 26  # no amendment vote, no restatement, one vote asked again; + the extraction
+
+
+async def test_the_report_counts_unreadable_votes_per_condition(run_conditions, server):
+    """The Mediator's main-motion vote stays unreadable after its retry: the study's counts (the report's and
+    `metrics`'s one definition) say so per condition, once unblinded, and never count it as a vote."""
+    from workbench.protocols.hindsight.metrics.analysis import study_counts
+    from workbench.protocols.hindsight.metrics.render import COUNT_LABELS
+    from workbench.protocols.hindsight.metrics.study_data import load_study_data
+    from workbench.scoring.unblind import unblind
+
+    summary, events, db = await run_conditions("C2")
+    blind = study_counts(load_study_data(db, "arch-study"))
+    assert blind["votes_unreadable"] == {"all": 1} and blind["seconds_unreadable"] == {"all": 0}
+    unblind(db, "arch-study", by="test", force=True, reason="the counts per condition are under test")
+    counts = study_counts(load_study_data(db, "arch-study"))
+    assert counts["votes_given"] == {"C2": 10} and counts["votes_unreadable"] == {"C2": 1}
+    assert counts["seconds_given"] == {"C2": 2} and counts["seconds_unreadable"] == {"C2": 0}
+    assert "never counted as a vote" in COUNT_LABELS["votes_unreadable"]

@@ -11,7 +11,7 @@ from tests.runner.studykit import requests_with
 
 async def test_c3_fans_out_scenarios_then_the_committee_deliberates_over_them(run_conditions, server):
     summary, events, db = await run_conditions("C3")
-    assert server.count == 33  # the fan, then the full C2 meeting (one amendment seconded), then the extraction
+    assert server.count == 34  # the fan, the full C2 meeting (one amendment seconded, one vote asked again), the extraction
     scenarios = [e for e in events if e.kind == "scenario"]
     assert [e.payload["order"] for e in scenarios] == [1, 2, 3, 4]
     assert [e.payload["title"] for e in scenarios] == ["Path 1", "Path 2", "Path 3", "Path 4"]
@@ -39,7 +39,9 @@ async def test_p1_three_independent_committees_then_topology(run_conditions, ser
     summary, events, db = await run_conditions("P1")
     runs = list_runs(db, "arch-study")
     assert [(r["condition"], r["replicate"], r["status"]) for r in runs] == [("P1", i, "done") for i in range(3)]
-    assert server.count == 3 * 32 + 4  # three meetings (each with its report extraction), three extractions, one comparison
+    # three meetings (each with its report extraction, and one unreadable vote asked again), three extractions,
+    # one comparison
+    assert server.count == 3 * 33 + 4
     # each committee is its own draw: replicate 100..102 in the log and seed 7 + draw at the model
     for r in runs:
         calls = calls_for(db, run_id=r["id"])

@@ -44,7 +44,9 @@ def test_votes_are_read_only_from_a_vote_line():
 def test_seconds_and_amendments():
     assert parse_second("SECOND: yes, gladly") is True
     assert parse_second("SECOND: no") is False
-    assert parse_second("I second it.") is None
+    assert parse_second("I second it.") is True  # said in words (issue 41)
+    assert parse_second("I'm inclined to second it.") is None  # a hedge is neither
+    assert parse_second("I will not second it.") is False
     assert parse_amendments("text\nAMENDMENT: add a review\nAMENDMENT: none\namendment: cap the cost") == [
         "add a review", "cap the cost"]
 

@@ -151,7 +151,7 @@ def answering(split_reply: str | None, answer: str = UNSPLIT):
 
 async def test_where_the_model_decodes_by_schema_a_copying_split_reads_the_perspectives(run_conditions, server):
     server.responder = answering(json.dumps({"perspectives": [["Security matters most here."],
-                                                              ["Costs will rise sharply."]]}))
+                                                              ["Costs will rise sharply."], ["Act in stages."]]}))
     summary, events, db = await run_conditions("B3")
     split_calls = [b for b in server.requests if "sentences of each perspective" in b["messages"][-1]["content"]]
     assert len(split_calls) == 1 and split_calls[0]["temperature"] == 0.0
@@ -159,7 +159,26 @@ async def test_where_the_model_decodes_by_schema_a_copying_split_reads_the_persp
     assert "Security matters most here." in schema["properties"]["perspectives"]["items"]["items"]["enum"]
     persp = [e.payload for e in events if e.kind == "perspective"]
     assert [(p["text"], p["layout"], p["order"]) for p in persp] == [
-        ("Security matters most here.", "extraction", 1), ("Costs will rise sharply.", "extraction", 2)]
+        ("Security matters most here.", "extraction", 1), ("Costs will rise sharply.", "extraction", 2),
+        ("Act in stages.", "extraction", 3)]
+
+
+async def test_a_copied_split_with_fewer_perspectives_than_asked_is_flagged(run_conditions, server):
+    server.responder = answering(json.dumps({"perspectives": [["Security matters most here."],
+                                                              ["Costs will rise sharply."]]}))
+    summary, events, db = await run_conditions("B3")
+    (flag,) = [e.payload for e in events if e.kind == "perspective"]
+    assert flag["unsplit"] is True and "copied 2 perspectives where the prompt asked for 3-5" in flag["note"]
+
+
+async def test_a_parsed_split_of_the_wrong_count_is_flagged_not_taken(run_conditions, server):
+    """Two views and a synthesis: the parser reads two, the prompt asked for 3-5; without schema decoding the
+    run is flagged unsplit (its reason kept on the event), never two perspectives of data."""
+    server.responder = answering(None, answer="## Comply\nIt avoids the campaign.\n\n## Resist\nIt keeps the "
+                                              "filters.\n\n## Recommendation\nResist.")
+    summary, events, db = await run_conditions("B3")
+    (flag,) = [e.payload for e in events if e.kind == "perspective"]
+    assert flag["unsplit"] is True and flag["reason"].startswith("2 perspectives read where the prompt asked")
 
 
 async def test_a_reply_that_cannot_be_split_is_flagged_and_left_out_of_the_dq_means(run_conditions, server):

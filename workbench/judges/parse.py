@@ -71,10 +71,20 @@ def normalise(text: str) -> str:
 
 
 def quote_found(quote: str, response: str) -> bool:
+    """The quote is the response's words: normalised, and its pieces around an ellipsis found in their order
+    (pieces found out of order would stitch a sentence the response never wrote)."""
     haystack = normalise(response)
     pieces = [normalise(p).strip(" .,;:'") for p in re.split(r"\.\.\.|…|\[\.\.\.\]", quote or "")]
     pieces = [p for p in pieces if p]
-    return bool(pieces) and sum(len(p) for p in pieces) >= MIN_QUOTE and all(p in haystack for p in pieces)
+    if not pieces or sum(len(p) for p in pieces) < MIN_QUOTE:
+        return False
+    at = 0
+    for p in pieces:
+        at = haystack.find(p, at)
+        if at < 0:
+            return False
+        at += len(p)
+    return True
 
 
 def quoted_passages(justification: str) -> list[str]:

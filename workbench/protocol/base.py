@@ -146,6 +146,8 @@ class StudyProtocol:
     judges_are_runs: bool = False
     panels: dict[str, str] = {}       # "run" | "metrics" | "items" → "screens.<pkg>.<module>:<Class>"
     commands: tuple[str, ...] = ()    # batch command modules with register(subparsers)
+    # modules whose INSTRUMENTS list the readers of model text this protocol measures with (workbench.instruments)
+    instruments: tuple[str, ...] = ()
 
     # --- the study file ---------------------------------------------------------------------------
     def conditions(self) -> list[str]:

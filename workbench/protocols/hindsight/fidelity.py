@@ -23,9 +23,14 @@ PROJECT_CHOICES = (
     "the chair calls on the next member in roster order (two motions in all by default); when every one dies "
     "there is no debate and no vote, and the chair reports that the committee adopted nothing.",
     "The multi-perspective prompt's perspectives are read from the reply's own layout (labelled, headings, "
-    "numbered or lettered lists, bold "
-    "lead-ins, prose ordinals); a reply none of them splits is split by a copy-only extraction where the model "
-    "decodes by schema, else flagged and left out of the DQ means.",
+    "tables, numbered, lettered or roman lists, bold lead-ins, prose ordinals and lenses); a split whose count "
+    "is not the 3-5 the prompt asks for, whose titles repeat, or whose first or last section reads as the "
+    "introduction or the synthesis is flagged, as is a reply none of them splits: it is split by a copy-only "
+    "extraction where the model decodes by schema (its count checked the same way), else flagged and left out "
+    "of the DQ means.",
+    "A committee member's second or vote is read from its SECOND / VOTE line or an unhedged phrase (\"I second "
+    "the motion\", \"I abstain\"); one that is neither clearly yes nor no is asked once more with the line "
+    "restated, then recorded as unreadable (never as a no or a vote) and counted per condition in the report.",
     "The cue audit's key terms are the content words of a criterion's name and question (stop words and the words "
     "of the question's frame left out, light stems); its meaning threshold is a MiniLM cosine of 0.42 to the "
     "criterion's question, set between the briefs that cue (0.42-0.44) and the default prompts (at most 0.40).",

@@ -35,6 +35,7 @@ class HindsightProtocol(StudyProtocol):
     required_evaluators = ("raters", "judges")  # a study file that leaves them out is refused (issue 15)
     # its panels are the Runs and Metrics sections themselves
     commands = ("workbench.protocols.hindsight.commands",)
+    instruments = ("workbench.protocols.hindsight.instruments",)
     analysis_module = "workbench.protocols.hindsight.metrics.section"  # the shared Metrics section's tables
     metrics_options = ("compare", "assess_concerns", "record_concerns")
 

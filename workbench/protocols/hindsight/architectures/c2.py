@@ -29,8 +29,13 @@ The meeting, in order (each step is one or more turns through the gateway):
 8. The chair writes the resolution with the tally and any minority report;
    this is the final step and carries the report instruction.       event `resolution`
 
-A vote reply without a readable VOTE line is counted as "unparsed", never as
-a vote; a second without a readable SECOND line is not a second. A question
+A second or a vote is read from its SECOND / VOTE line or, without one, from an
+unhedged phrase ("I second the motion", "I abstain": lines.py). A reply that is
+neither clearly yes nor clearly no is asked again once, in a logged retry turn
+with the expected line restated; one still unreadable is recorded as such
+(`second` event: seconded None, readable false; `vote` event: vote "unparsed",
+readable false), never as a "no" or a vote, and the report counts them per
+condition. An unreadable second seconds nothing: the next member is asked. A question
 is carried when ayes outnumber nays (abstentions and unparsed replies do not
 count; a tie fails; the chair does not vote).
 """
@@ -58,6 +63,8 @@ from workbench.protocols.hindsight.architectures.prompts import (
     C2_QUESTION,
     C2_RESOLUTION,
     C2_RESTATE,
+    C2_RETRY_SECOND,
+    C2_RETRY_VOTE,
     C2_SECOND,
     C2_SECOND_AMENDMENT,
     C2_SYSTEM,
@@ -187,10 +194,16 @@ class Committee:
     async def _vote(self, on: str, turn_prefix: str, template: str, **kw) -> Tally:
         async def one(m: Member) -> dict:
             turn = f"{turn_prefix}:{m.id}"
-            text = await self.ctx.turn(turn, m.id, self._ask(m, self._fill(template, **kw)), phase="vote",
-                                       label=f"{m.name} votes on the {on}")
+            label = f"{m.name} votes on the {on}"
+            messages = self._ask(m, self._fill(template, **kw))
+            text = await self.ctx.turn(turn, m.id, messages, phase="vote", label=label)
             vote, reason = parse_vote(text)
-            self.ctx.emit("vote", turn=turn, agent=m.id, on=on, vote=vote, reason=reason, name=m.name)
+            retried = vote == "unparsed"
+            if retried:
+                text = await self._ask_again(turn, m, messages, C2_RETRY_VOTE, "vote", label)
+                vote, reason = parse_vote(text)
+            self.ctx.emit("vote", turn=turn, agent=m.id, on=on, vote=vote, reason=reason, name=m.name,
+                          readable=vote != "unparsed", retried=retried)
             return {"member": m.id, "name": m.name, "vote": vote, "reason": reason}
 
         tally = Tally()
@@ -266,15 +279,32 @@ class Committee:
         start = self.members.index(mover)
         for m in self.members[start + 1:] + self.members[:start]:
             turn = f"{turn_prefix}:{m.id}"
-            reply = await self.ctx.turn(turn, m.id, self._ask(m, self._fill(template, mover=mover.name, **kw)),
-                                        phase="second", label=f"{m.name}: second the {what}?")
+            label = f"{m.name}: second the {what}?"
+            messages = self._ask(m, self._fill(template, mover=mover.name, **kw))
+            reply = await self.ctx.turn(turn, m.id, messages, phase="second", label=label)
             seconded = parse_second(reply)
+            retried = seconded is None
+            if retried:
+                reply = await self._ask_again(turn, m, messages, C2_RETRY_SECOND, "second", label)
+                seconded = parse_second(reply)
             self.ctx.emit("second", turn=turn, agent=m.id, seconded=seconded, text=reply.strip(), name=m.name,
-                          on=what)
+                          on=what, readable=seconded is not None, retried=retried)
+            if seconded is None:
+                self.minutes.append(f"The {m.name}'s answer on seconding the {what} could not be read as yes or "
+                                    "no, even when asked again; it seconded nothing.")
             if seconded:
                 self.minutes.append(f"The {what} was seconded by the {m.name}.")
                 return True
         return False
+
+    async def _ask_again(self, turn: str, m: Member, messages: list[dict], restate: str, phase: str,
+                         label: str) -> str:
+        """The one retry of a second or vote that was neither clearly yes nor no: a logged turn, titled as the
+        retry it is, asking the same question with the expected line restated after it."""
+        self.ctx.reject(turn, f"the reply to the {phase} was neither clearly yes nor clearly no")
+        asked = messages[-1]["content"]
+        return await self.ctx.turn(f"{turn}:retry", m.id, [*messages[:-1], user(f"{asked}\n\n{restate}")],
+                                   phase=phase, label=label)
 
     async def _debate(self, motion: str) -> list[dict]:
         rounds = self.opts["debate_rounds"]

@@ -133,7 +133,12 @@ async def finish(ctx, text: str):
     from workbench.runs.context import system, user
 
     if shape(ctx.options) == "instruction":
-        return FinalOutput(text=text, report={**parse_report(text), "extraction": {"shape": "instruction"}})
+        from workbench.protocols.hindsight.architectures.report import risks_unsure
+
+        report = parse_report(text)
+        unsure = risks_unsure(report, text) if "risks" not in report["missing"] else ""
+        return FinalOutput(text=text, report={**report, "extraction": {
+            "shape": "instruction", **({"risks_unsure": unsure} if unsure else {})}})
     reply = await ctx.turn("extract", "extractor",
                            [system(EXTRACT_SYSTEM), user(EXTRACT.format(output=text.strip()))],
                            phase="extract", label="Extraction: copy the report sentences", role="extraction",

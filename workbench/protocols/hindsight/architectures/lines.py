@@ -70,36 +70,131 @@ def first_tagged(text: str, tag: str) -> str | None:
     return values[0] if values else None
 
 
-_VOTES = {"aye": "aye", "yea": "aye", "yes": "aye", "for": "aye", "nay": "nay", "no": "nay",
-          "against": "nay", "abstain": "abstain", "abstention": "abstain"}
+# A tag line: `VOTE: aye`, `**Vote**: In favour`, `SECOND — yes`, `My vote: nay` (a colon, dash or equals sign).
+def _tag_values(text: str, tag: str) -> list[str]:
+    pattern = re.compile(r"^[ \t>#*_`\"“'-]*(?:my[ \t]+)?" + tag + r"[ \t*_]*(?::|—|–|-|=)[ \t*_]*(.*)$",
+                         re.IGNORECASE | re.MULTILINE)
+    return [_strip(m.group(1)) for m in pattern.finditer(text or "") if _strip(m.group(1))]
+
+
+_VOTE_VALUE = [  # the value of a VOTE line, read from its first words (negations before what they negate)
+    (re.compile(r"^(?:not in favou?r|opposed?|against|nay|no|reject)\b", re.IGNORECASE), "nay"),
+    (re.compile(r"^(?:abstain\w*|abstention)\b", re.IGNORECASE), "abstain"),
+    (re.compile(r"^(?:aye|yea|yes|for|in favou?r|support|approve)\b", re.IGNORECASE), "aye"),
+]
+_ANY_VOTE_WORD = re.compile(r"\b(?:aye|yea|nay|abstain\w*|in favou?r|against)\b", re.IGNORECASE)
+# A vote said in words, without the tag line: "I vote aye", "I abstain", "I cannot support this motion".
+_VOTE_PHRASES = [
+    (re.compile(r"\bI(?:'m| am| will| shall|'ll)?[ \t]+(?:(?:hereby|formally|therefore|also|must|have to|reluctantly)"
+                r"[ \t]+)?(?:vote|voting|cast my vote)[ \t]+(?:against|nay|no\b)", re.IGNORECASE), "nay"),
+    (re.compile(r"\bI(?:'m| am| will| shall|'ll| must)?[ \t]+(?:(?:hereby|formally|therefore|also|must|have to)[ \t]+)?"
+                r"(?:vote|voting|cast my vote)[ \t]+(?:aye|yea|yes|in favou?r|for)\b", re.IGNORECASE), "aye"),
+    (re.compile(r"\bI(?:'m| am| will| shall|'ll| must)?[ \t]+(?:(?:hereby|formally|therefore|must|have to)[ \t]+)?"
+                r"(?:abstain|abstaining)\b", re.IGNORECASE), "abstain"),
+    (re.compile(r"\bI[ \t]+(?:oppose|reject)[ \t]+(?:the|this)[ \t]+(?:motion|amendment)\b", re.IGNORECASE), "nay"),
+]
+# Words that make a reply a hedge or a condition rather than a decision.
+_HEDGE = re.compile(r"\b(?:inclined|lean(?:ing)?|tempted|might|may|perhaps|maybe|possibly|undecided|unsure|not sure|"
+                    r"if|unless|provided|would[ \t]+(?:\w+[ \t]+)?(?:if|once)|could|torn)\b", re.IGNORECASE)
+_CONDITION = re.compile(r"\b(?:if|unless|provided|only once|on condition)\b", re.IGNORECASE)
+
+
+def read_vote_value(value: str) -> str | None:
+    """"aye", "nay" or "abstain" from a VOTE line's value; None when it names none, or more than one."""
+    value = value.strip().strip("\"'`*_[]()").strip()
+    found = [vote for pattern, vote in _VOTE_VALUE if pattern.match(value)]
+    if len(found) != 1:
+        return None
+    first_clause = re.split(r"[.;,(—–\-]|\bbut\b", value, maxsplit=1)[0]
+    others = {w.lower() for w in _ANY_VOTE_WORD.findall(first_clause)} - {"in favour", "in favor"}
+    words = {"aye": {"aye", "yea"}, "nay": {"nay", "against"}, "abstain": set()}[found[0]]
+    if any(o not in words and not o.startswith("abstain") or (o.startswith("abstain") and found[0] != "abstain")
+           for o in others):
+        return None  # "aye/nay", "abstain, leaning aye": two readings in one value
+    return found[0]
 
 
 def parse_vote(text: str) -> tuple[str, str]:
-    """(vote, reason) from a `VOTE: aye|nay|abstain` line; vote is "unparsed" when there is
-    no such line or the lines disagree. The reason is the rest of the reply."""
-    votes = []
-    for value in tagged_lines(text, "VOTE"):
-        word = re.match(r"[A-Za-z]+", value)
-        votes.append(_VOTES.get(word.group(0).lower()) if word else None)
-    if not votes or None in votes or len(set(votes)) != 1:
+    """(vote, reason): the vote from its `VOTE: ...` lines (all agreeing) or, with no such line, from one
+    unhedged phrase ("I vote aye", "I abstain"); "unparsed" when there is neither, or the reply says two
+    things. The reason is the rest of the reply."""
+    values = _tag_values(text, "VOTE")
+    if values:
+        votes = {read_vote_value(v) for v in values}
+        vote = votes.pop() if len(votes) == 1 else None
+    else:
+        vote = _vote_in_words(text)
+    if vote is None:
         return "unparsed", (text or "").strip()
     reason_lines = [ln for ln in (text or "").splitlines()
-                    if not re.match(_DECOR + r"VOTE[ \t*_]*:", ln, re.IGNORECASE)]
+                    if not re.match(_DECOR + r"(?:my[ \t]+)?VOTE[ \t*_]*(?::|—|–|-|=)", ln, re.IGNORECASE)]
     reason = "\n".join(reason_lines).strip()
     reason = re.sub(r"^[ \t>#*_]*REASON[ \t*_]*:[ \t*_]*", "", reason, flags=re.IGNORECASE)
-    return votes[0], reason
+    return vote, reason
+
+
+def _vote_in_words(text: str) -> str | None:
+    found = set()
+    for sentence in _sentences(text):
+        for pattern, vote in _VOTE_PHRASES:
+            if pattern.search(sentence):
+                if _HEDGE.search(sentence):
+                    return None
+                found.add(vote)
+    return found.pop() if len(found) == 1 else None
+
+
+# A second said in words: "I second the motion", "Seconded.", "I will not second", "I decline to second it".
+_SECOND_VERB = re.compile(r"\bsecond(?:ed|ing|s)?\b(?![ \t]+(?:round|time|point|amendment|motion's|half|place|"
+                          r"perspective|reading|opinion|thought|look|option|one|of|and|or|is|was|would))"
+                          r"|\bsecond(?=[ \t]+(?:the|this|that|it)\b)", re.IGNORECASE)
+_SECOND_AS_VERB = re.compile(
+    r"(?:^|[^\w'])(?:I|I'll|I'd|I'm|we|will|would|shall|to|not|never|won't|don't|can't|wouldn't|gladly|happily|hereby|do|can|cannot|"
+    r"happy to|glad to|willing to)[ \t]+(?:(?:not|hereby|gladly|happily|formally|also|still|be|certainly|"
+    r"readily)[ \t]+)*second(?:ing)?\b|^[ \t*_>#-]*seconded\b|^[ \t*_>#-]*second(?:ed)?[ \t*_]*[.!]?[ \t*_]*$|"
+    r"\bsecond(?:ed|ing)?[ \t]+(?:the|this|that|it)[ \t]+(?:motion|amendment)?|\bseconded\b",
+    re.IGNORECASE)
+_SECOND_NO = re.compile(r"\b(?:not|n't|never|no|decline[sd]?|declining|refuse[sd]?|refusing|unable|won't|cannot|"
+                        r"can't|against)\b", re.IGNORECASE)
+_LEADING_ANSWER = re.compile(r"^[ \t*_>#]*(yes|no)\b(?![ \t]+(?:one|amendments?|motion|second))", re.IGNORECASE)
 
 
 def parse_second(text: str) -> bool | None:
-    """True/False from a `SECOND: yes|no` line, None when absent or unclear."""
-    value = first_tagged(text, "SECOND")
-    if value is None:
-        return None
-    word = re.match(r"[A-Za-z]+", value)
+    """True/False from `SECOND: yes|no` lines (all agreeing) or, with none, from what the reply says in words
+    ("I second the motion", "Seconded.", "I will not second it", a leading "Yes," or "No."); None when it says
+    neither, hedges ("I'm inclined to second") or says both."""
+    values = _tag_values(text, "SECOND")
+    if values:
+        readings = {_second_value(v) for v in values}
+        return readings.pop() if len(readings) == 1 else None
+    readings = set()
+    for n, sentence in enumerate(_sentences(text)):
+        lead = _LEADING_ANSWER.match(sentence) if n == 0 else None
+        if lead:
+            readings.add(lead.group(1).lower() == "yes")
+        if not _SECOND_AS_VERB.search(sentence):
+            continue
+        if _HEDGE.search(sentence):
+            return None
+        readings.add(not _SECOND_NO.search(re.split(r"second", sentence, maxsplit=1, flags=re.IGNORECASE)[0]))
+    return readings.pop() if len(readings) == 1 else None
+
+
+def _second_value(value: str) -> bool | None:
+    word = re.match(r"[A-Za-z]+", value.strip().strip("\"'`*_[]()"))
     if not word:
         return None
-    return {"yes": True, "aye": True, "seconded": True, "second": True, "no": False, "nay": False,
-            "decline": False, "declined": False}.get(word.group(0).lower())
+    reading = {"yes": True, "aye": True, "seconded": True, "second": True, "no": False, "nay": False,
+               "decline": False, "declined": False, "not": False}.get(word.group(0).lower())
+    if reading is not None and _CONDITION.search(value):
+        return None  # "yes, if the cost cap is added": a condition, not a second
+    return reading
+
+
+def _sentences(text: str) -> list[str]:
+    """The reply's sentences and lines, markdown emphasis dropped."""
+    flat = re.sub(r"[*_`]+", "", text or "")
+    return [s.strip() for s in re.split(r"(?<=[.!?])[ \t]+|\n+", flat) if s.strip()]
 
 
 _NONE = re.compile(r"^(none|no amendments?|n/?a|-)\.?$", re.IGNORECASE)

@@ -1,27 +1,31 @@
-"""Reading B3's perspectives out of a reply, whatever its layout (issue 30).
+"""Reading B3's perspectives out of a reply, whatever its layout (issues 30 and 41).
 
 The seed's B3 prompt asks for "3-5 genuinely different perspectives" and no
 layout, so models lay them out in many ways. The layouts read, tried in this
 order (the first that yields two or more perspectives wins):
 
-- labelled: `Perspective 1: ...`, `**Perspective A - Security**`, `### Viewpoint 2`
-  (a number or a letter after "perspective", "viewpoint" or "view");
-- headings: markdown headings, numbered or not (`### 1. Security perspective`,
-  `## The Economic View`), at the heading level used most often;
-- numbered: a list at the left margin numbered from 1 or lettered from A
-  (`1. **The Security View**`, `2) Economic:`, `B. Legal`);
-- bold: paragraphs that open with a bold lead-in (`**Security view:** ...`);
-- prose: paragraphs that open with an ordinal or a perspective phrase
-  (`First, ...`, `Secondly, ...`, `From a security standpoint, ...`,
-  `Another perspective ...`).
+- labelled: `Perspective 1: ...`, `**Perspective A - Security**`, `### Viewpoint 2`, `Perspective One:`,
+  `Perspective #1:` (a number, a letter or a number word after "perspective", "viewpoint", "view" or "lens");
+- headings: markdown headings at the shallowest level that holds two or more views (`## Legal view` with
+  `### What it sees` under it is one view, not two);
+- table: a markdown table whose first column is headed as the perspective (`| Perspective | ... |`);
+- numbered: a list at the left margin numbered from 1, lettered from A or in roman numerals from I
+  (`1. **The Security View**`, `2) Economic:`, `(b) Legal`, `II. Ethics`);
+- bold: paragraphs or bullets that open with a bold lead-in (`**Security view:** ...`, `- **Legal:** ...`);
+- prose: paragraphs that open with an ordinal or a perspective phrase (`First, ...`, `From a security
+  standpoint, ...`, `Viewed through a legal lens, ...`, `Another perspective ...`);
+- inline: one paragraph that names perspectives and enumerates them `(a) ... (b) ... (c) ...`.
 
-A perspective runs to the next one, or to the synthesis: a heading, bold
-lead-in or paragraph that opens with synthesis, recommendation, conclusion,
-summary, overall or "in summary/conclusion". Text before the first
-perspective (an introduction) belongs to none. A reply that yields fewer
-than two perspectives is not split (`split_perspectives` returns []): B3 then
-tries the copy-only extraction where the model decodes by schema (b3.py), and
-otherwise flags the reply as unsplit, never as one perspective.
+A perspective runs to the next one, or to the synthesis: a heading, bold lead-in or short line whose title is
+a synthesis under any of the names models give it (`## Bringing it together`, `**Final verdict**`, `My
+recommendation`), or a paragraph opening with synthesis, recommendation, conclusion, summary or overall. An
+introduction (text before the first perspective, or a first heading such as `## Understanding the situation`)
+belongs to none. A reply that yields fewer than two perspectives is not split (`split_perspectives` returns []).
+
+`read_perspectives` adds the checks that keep a wrong split out of the data (issue 41): a split whose count is
+not the number the prompt asked for, whose titles repeat (sub-headings read as views), or whose first or last
+section reads like the introduction or the synthesis is flagged with the reason. B3 then tries the copy-only
+extraction where the model decodes by schema (b3.py) and otherwise flags the reply, never taking it as data.
 """
 
 from __future__ import annotations
@@ -31,21 +35,58 @@ from dataclasses import dataclass
 
 from workbench.protocols.hindsight.architectures.lines import Section
 
-LAYOUTS = ("labelled", "headings", "numbered", "bold", "prose")
-_DECOR = r"[ \t>*_]*"
+LAYOUTS = ("labelled", "headings", "table", "numbered", "bold", "prose", "inline")
+ASKED = (3, 5)  # the shipped B3 prompt (prompts.B3_PROMPT) asks for "3-5 genuinely different perspectives"
+
 _STOP_WORDS = r"(?:synthesi[sz]\w*|recommend\w*|conclusion|in conclusion|in summary|summary|overall|final recommendation)"
 _STOP = re.compile(r"^[>#*_]*[ \t]*(?:\d+[.)][ \t]*)?[*_]*" + _STOP_WORDS + r"\b", re.IGNORECASE)
-_LABELLED = re.compile(r"^[ \t>#*_]*(?:perspective|viewpoint|view)[ \t]+(\d+|[A-Ea-e])\b[ \t*_]*[:.\-–—)]?[ \t*_]*(.*)$",
-                       re.IGNORECASE)
+# A title (heading, bold lead-in, short line) that names the synthesis, under the many names models give it.
+_SYNTH_TITLE = re.compile(
+    r"^(?:the |my |a |our |final |overall |proposed |suggested |recommended )*"
+    r"(?:synthesi[sz]\w*|recommend\w*|conclu\w*|summary|summari[sz]\w*|overall|verdict|bottom line|"
+    r"bringing\b|putting\b|pulling\b|tying\b|weighing\b|balancing\b|on balance|taken together|integrat\w*|"
+    r"reconcil\w*|(?:the )?(?:way|path) forward|course of action|decision\b(?!-)|advice|take\b|answer\b|"
+    r"thoughts\b|word\b|call\b|takeaways?|next steps|action plan|plan of action|what (?:i|we|glenda\S*|the \w+) "
+    r"(?:would|should) do|here'?s what|tl;?dr)", re.IGNORECASE)
+_INTRO_TITLE = re.compile(
+    r"^(?:an? |the |my )?(?:introduction|intro|context|background|overview|preamble|framing|setting the scene|"
+    r"understanding\b|situation|the situation|what'?s at stake|stakes|the (?:decision|dilemma|problem|question|"
+    r"case|threat)|(?:decision|problem|situation|case) (?:summary|overview|analysis)|executive summary|"
+    r"key facts|facts)", re.IGNORECASE)
+# In the first or last section's words: it speaks of the perspectives as a set, as an introduction or a
+# synthesis does and a single perspective rarely does.
+_ABOUT_THE_SET = re.compile(
+    r"\b(?:(?:these|the|all|several|three|four|five|different|following|other) (?:\w+ )?(?:perspectives|viewpoints|"
+    r"lenses|views|angles)|(?:all|each of the|both) (?:three|four|five)\b|taken together|on balance|weighing (?:these|"
+    r"them|it all|everything)|synthesi[sz]|in sum\b|let'?s (?:look|examine|consider))", re.IGNORECASE)
+
+_NUMBER_WORDS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6}
+# "three perspectives", "four different angles": the number of perspectives a reply says it gives
+_STATED = re.compile(r"\b(two|three|four|five|six|[2-6])[ \t]+(?:[\w'-]+[ \t]+){0,2}?(?:perspectives|viewpoints|views|"
+                     r"angles|lenses|sides|directions|ways of (?:looking|seeing))\b", re.IGNORECASE)
+_ROMAN = {"i": 1, "ii": 2, "iii": 3, "iv": 4, "v": 5, "vi": 6}
+_LABELLED = re.compile(r"^[ \t>#*_\-+]*(?:perspective|viewpoint|view|lens)[ \t]+#?(\d+|[A-Ea-e]|one|two|three|four|"
+                       r"five|six)\b[ \t*_]*[:.\-–—)]?[ \t*_]*(.*)$", re.IGNORECASE)
 _HEADING = re.compile(r"^[ \t]*(#{1,6})[ \t]+(.*?)[ \t#]*$")
-_NUMBERED = re.compile(r"^(?:(\d{1,2})|([A-Ea-e]))[.)][ \t]+(.+)$")
-_BOLD = re.compile(r"^[ \t]*(?:\*\*|__)(.+?)(?:\*\*|__)[ \t]*[:.\-–—]?[ \t]*(.*)$")
-_PROSE = re.compile(r"^[ \t]*(?:(first(?:ly)?|second(?:ly)?|third(?:ly)?|fourth(?:ly)?|fifth(?:ly)?|sixth|finally|lastly)"
-                    r"\b[,:]?|"
-                    r"(from (?:a|an|the) [^,.:;]{1,60}?(?:perspective|standpoint|point of view|viewpoint|view|lens)\b)|"
-                    r"((?:one|another|a (?:second|third|fourth|fifth|final|further)) (?:perspective|view|viewpoint)\b))",
-                    re.IGNORECASE)
-_ORDINAL_LEAD = re.compile(r"^[ \t]*(?:\d{1,2}[.)]|[A-Ea-e][.)])[ \t]*")
+_NUMBERED = re.compile(r"^(?:\(?(\d{1,2})[.)]|\(?([A-Ea-e])[.)]|\(?(I{1,3}|IV|VI?)[.)]|\((\d{1,2}|[a-e])\))"
+                       r"[ \t]+(.+)$")
+_BOLD = re.compile(r"^[ \t]*(?:[-*+•][ \t]+)?(?:\*\*|__)(.+?)(?:\*\*|__)[ \t]*[:.\-–—]?[ \t]*(.*)$")
+_BULLET = re.compile(r"^[-*+•][ \t]+")
+_ANAPHORA = r"(?!(?:this|that|these|those|each|every|all|both|my|our|either|such) )"
+_PROSE = re.compile(
+    r"^[ \t]*(?:(first(?:ly)?|second(?:ly)?|third(?:ly)?|fourth(?:ly)?|fifth(?:ly)?|sixth|finally|lastly)\b[,:]?|"
+    r"((?:(?:viewed|seen|looked at|considered|read) )?(?:from|through) " + _ANAPHORA +
+    r"[^,.:;]{1,60}?(?:perspective|standpoint|point of view|viewpoint|view|lens|angle|eyes|chair|seat)\b)|"
+    r"((?:one|another|a (?:second|third|fourth|fifth|final|further)|the (?:first|second|third|fourth|fifth|"
+    r"final|last)) (?:perspective|view|viewpoint|lens|angle)\b))",
+    re.IGNORECASE)
+_ORDINAL_LEAD = re.compile(r"^[ \t]*(?:\(?\d{1,2}[.)]|\(?[A-Ea-e][.)]|\(?(?:I{1,3}|IV|VI?)[.)])[ \t]*")
+_TABLE_ROW = re.compile(r"^[ \t]*\|(.*)\|[ \t]*$")
+_TABLE_RULE = re.compile(r"^[ \t]*\|?[ \t:|\-]+\|?[ \t]*$")
+_TABLE_HEAD = re.compile(r"^(?:perspective|viewpoint|view|lens|angle|stakeholder|standpoint|vantage)s?\b|^$",
+                         re.IGNORECASE)
+_INLINE_MARK = re.compile(r"\(([a-e]|[1-5]|i{1,3}|iv|v)\)\s+")
+_INLINE_INTRO = re.compile(r"perspective|viewpoint|\bviews?\b|\blens|\bangles?\b|standpoint", re.IGNORECASE)
 
 
 @dataclass
@@ -54,20 +95,98 @@ class Split:
     sections: list[Section]
 
 
+@dataclass
+class Reading:
+    """A split and whether it may be taken as data: `reason` says why it is flagged ("" when it is not)."""
+
+    split: Split
+    reason: str
+
+    @property
+    def flagged(self) -> bool:
+        return bool(self.reason)
+
+
 def split_perspectives(text: str) -> Split:
     """The perspectives of a B3 reply and the layout they were read from; no sections when fewer than two."""
     lines = (text or "").splitlines()
     for layout, starts in (("labelled", _labelled_starts), ("headings", _heading_starts),
-                           ("numbered", _numbered_starts), ("bold", _bold_starts), ("prose", _prose_starts)):
+                           ("table", _table_starts), ("numbered", _numbered_starts), ("bold", _bold_starts),
+                           ("prose", _prose_starts)):
         found = starts(lines)
         if len(found) >= 2:
-            sections = _sections(lines, found)
+            sections = _table_sections(lines, found) if layout == "table" else _sections(lines, found)
             if len(sections) >= 2:
                 return Split(layout, sections)
-    return Split("", [])
+    inline = _inline_sections(text or "")
+    return Split("inline", inline) if len(inline) >= 2 else Split("", [])
+
+
+def read_perspectives(text: str, asked: tuple[int, int] = ASKED) -> Reading:
+    """The split of a B3 reply and, when it may not be taken as data, why: never a miscounted split unflagged."""
+    split = split_perspectives(text)
+    sections = split.sections
+    low, high = asked
+    wanted = str(low) if low == high else f"{low}-{high}"
+    if not sections:
+        return Reading(split, "no layout the parser reads")
+    if not low <= len(sections) <= high:
+        return Reading(split, f"{len(sections)} perspectives read where the prompt asked for {wanted}")
+    stated = {int(n) if n.isdigit() else _NUMBER_WORDS[n.lower()] for n in _STATED.findall(text or "")}
+    if stated and len(sections) not in stated:
+        said = " or ".join(str(n) for n in sorted(stated))
+        return Reading(split, f"{len(sections)} perspectives read where the reply says it gives {said}")
+    titles = [t.casefold() for t in (s.title for s in sections) if t]
+    if len(set(titles)) < len(titles):
+        return Reading(split, "two perspectives share a title (sub-headings read as perspectives?)")
+    if split.layout in ("headings", "bold", "table") and _ABOUT_THE_SET.search(sections[-1].text):
+        return Reading(split, f"the last section ('{sections[-1].title}') reads like the synthesis")
+    if split.layout in ("headings", "bold", "table") and _ABOUT_THE_SET.search(sections[0].text):
+        return Reading(split, f"the first section ('{sections[0].title}') reads like an introduction")
+    return Reading(split, "")
+
+
+def parse_asked(value) -> tuple[int, int]:
+    """`--asked 3` or `--asked 3-5` (or a (low, high) pair) as (low, high); ValueError names a bad value."""
+    if isinstance(value, (tuple, list)) and len(value) == 2:
+        low, high = int(value[0]), int(value[1])
+    else:
+        m = re.fullmatch(r"\s*(\d+)\s*(?:[-–]\s*(\d+))?\s*", str(value))
+        if not m:
+            raise ValueError(f"--asked must be a number or a range like 3-5, not {value!r}")
+        low = int(m.group(1))
+        high = int(m.group(2) or low)
+    if not 1 <= low <= high:
+        raise ValueError(f"--asked {value!r}: the range must run upwards from 1")
+    return low, high
 
 
 # --- where each layout starts a perspective: [(line index, title, rest of the line)] ------------------------
+
+def _synthesis_line(line: str) -> bool:
+    """A heading, bold lead-in or short standalone line naming the synthesis, or a paragraph opening with one
+    of the stop words."""
+    if not line.strip():
+        return False
+    if _STOP.match(line):
+        return True
+    title = _title_of(line)
+    return title is not None and bool(_SYNTH_TITLE.match(title))
+
+
+def _title_of(line: str) -> str | None:
+    """The title a heading, bold lead-in or short line stands for; None for an ordinary line of text."""
+    m = _HEADING.match(line)
+    if m:
+        return _clean_title(m.group(2))
+    m = _BOLD.match(line)
+    if m:
+        return _clean_title(m.group(1))
+    words = line.strip().strip("*_").rstrip(":").split()
+    if 0 < len(words) <= 6 and not line.strip().endswith((".", ",", ";")):
+        return _clean_title(line)
+    return None
+
 
 def _labelled_starts(lines: list[str]) -> list[tuple[int, str, str]]:
     out = []
@@ -80,13 +199,51 @@ def _labelled_starts(lines: list[str]) -> list[tuple[int, str, str]]:
 
 
 def _heading_starts(lines: list[str]) -> list[tuple[int, str, str]]:
-    found = [(i, len(m.group(1)), m.group(2)) for i, line in enumerate(lines) if (m := _HEADING.match(line))]
-    kept = [(i, level, t) for i, level, t in found if not _STOP.match(t)]
-    if len(kept) < 2:
-        return []
-    levels = [level for _, level, _ in kept]
-    level = max(set(levels), key=lambda v: (levels.count(v), v))  # the most used level; deeper on a tie
-    return [(i, _clean_title(t), "") for i, lv, t in kept if lv == level]
+    found = [(i, len(m.group(1)), _clean_title(m.group(2))) for i, line in enumerate(lines)
+             if (m := _HEADING.match(line))]
+    first_view = None
+    kept = []
+    for i, level, title in found:
+        if _STOP.match(title) or _SYNTH_TITLE.match(title):
+            continue
+        if first_view is None and _INTRO_TITLE.match(title):
+            continue  # an introduction under its own heading belongs to no perspective
+        first_view = i if first_view is None else first_view
+        kept.append((i, level, title))
+    if len(kept) > 2 and _ABOUT_THE_SET.search(_body(lines, kept[0][0], kept[1][0])):
+        kept = kept[1:]  # an introduction under a title of its own: it speaks of the perspectives to come
+    for level in sorted({lv for _, lv, _ in kept}):  # the shallowest level holding two views: deeper ones are parts
+        at = [(i, title, "") for i, lv, title in kept if lv == level]
+        if len(at) >= 2:
+            return at
+    return []
+
+
+def _body(lines: list[str], start: int, end: int) -> str:
+    return "\n".join(lines[start + 1:end])
+
+
+def _table_starts(lines: list[str]) -> list[tuple[int, str, str]]:
+    """Rows of the first markdown table whose first column holds the perspectives."""
+    for i in range(len(lines) - 1):
+        head = _TABLE_ROW.match(lines[i])
+        if not (head and _TABLE_RULE.match(lines[i + 1]) and "-" in lines[i + 1]):
+            continue
+        first = _clean_title(head.group(1).split("|")[0])
+        if not _TABLE_HEAD.match(first):
+            return []  # a table of options or costs, not of perspectives
+        out = []
+        for j in range(i + 2, len(lines)):
+            row = _TABLE_ROW.match(lines[j])
+            if not row:
+                break
+            cells = [c.strip() for c in row.group(1).split("|")]
+            title = _clean_title(cells[0])
+            if _SYNTH_TITLE.match(title) or _STOP.match(title):
+                continue
+            out.append((j, title, " ".join(c for c in cells[1:] if c)))
+        return out
+    return []
 
 
 def _numbered_starts(lines: list[str]) -> list[tuple[int, str, str]]:
@@ -94,34 +251,58 @@ def _numbered_starts(lines: list[str]) -> list[tuple[int, str, str]]:
     for i, line in enumerate(lines):
         if line[:1] in (" ", "\t"):
             continue  # a nested list belongs to the perspective it is in
+        if _synthesis_line(line) and not _NUMBERED.match(line):
+            if out:
+                break
+            return []  # a list after the synthesis's title is its steps, not the perspectives
         m = _NUMBERED.match(line)
         if not m:
-            if _STOP.match(line) and out:
-                break
             continue
-        key = int(m.group(1)) if m.group(1) else ord(m.group(2).upper()) - ord("A") + 1
+        digits, letter, roman, paren, rest = m.groups()
+        key = _key(digits or paren, letter, roman)
         if expected is None and key != 1:
             continue
         if expected is not None and key != expected:
             if key == 1:  # a new list from 1 (the synthesis's steps): the perspectives ended
                 break
             continue
-        if _STOP.match(m.group(3)):
+        if _STOP.match(rest) or _SYNTH_TITLE.match(_clean_title(rest)):
             break
-        title, rest = _title_and_rest(m.group(3))
-        out.append((i, title, rest))
+        title, body = _title_and_rest(rest)
+        out.append((i, title, body))
         expected = key + 1
     return out
+
+
+def _key(number: str | None, letter: str | None, roman: str | None) -> int:
+    if roman:
+        return _ROMAN[roman.lower()]
+    value = number or letter or ""
+    if value.isdigit():
+        return int(value)
+    return ord(value.upper()) - ord("A") + 1
 
 
 def _bold_starts(lines: list[str]) -> list[tuple[int, str, str]]:
     out = []
     for i, line in enumerate(lines):
-        if i and lines[i - 1].strip() and not _BOLD.match(lines[i - 1]):
-            continue  # a lead-in opens a paragraph
         m = _BOLD.match(line)
-        if m and not _STOP.match(m.group(1)):
-            out.append((i, _clean_title(m.group(1)), m.group(2).strip()))
+        if not m:
+            continue
+        title = _clean_title(m.group(1))
+        if _STOP.match(m.group(1)) or _SYNTH_TITLE.match(title):
+            if out:
+                break  # the synthesis: no perspective follows it
+            continue
+        before = lines[i - 1] if i else ""
+        bullet = bool(_BULLET.match(line))
+        opens = (not before.strip() or bool(_BOLD.match(before))
+                 or (bullet and (bool(_BULLET.match(before)) or before.rstrip().endswith(":"))))
+        if not opens:
+            continue  # a lead-in opens a paragraph or a bullet of the top list
+        if not out and _INTRO_TITLE.match(title):
+            continue
+        out.append((i, title, m.group(2).strip()))
     return out
 
 
@@ -130,6 +311,8 @@ def _prose_starts(lines: list[str]) -> list[tuple[int, str, str]]:
     for i, line in enumerate(lines):
         if i and lines[i - 1].strip():
             continue  # a paragraph's first line
+        if _synthesis_line(line) and out:
+            break
         m = _PROSE.match(line)
         if m and not _STOP.match(line):
             phrase = next(g for g in m.groups() if g)
@@ -154,9 +337,43 @@ def _sections(lines: list[str], starts: list[tuple[int, str, str]]) -> list[Sect
     return sections
 
 
+def _table_sections(lines: list[str], starts: list[tuple[int, str, str]]) -> list[Section]:
+    return [Section(n, title, rest or title) for n, (_, title, rest) in enumerate(starts, start=1)]
+
+
+def _inline_sections(text: str) -> list[Section]:
+    """One paragraph that names perspectives, then enumerates them (a) ... (b) ... in order."""
+    for paragraph in re.split(r"\n[ \t]*\n", text):
+        marks = list(_INLINE_MARK.finditer(paragraph))
+        if len(marks) < 2 or not _INLINE_INTRO.search(paragraph[:marks[0].start()]):
+            continue
+        keys = [_inline_key(m.group(1)) for m in marks]
+        if keys != list(range(1, len(keys) + 1)):
+            continue
+        sections = []
+        for n, m in enumerate(marks):
+            end = marks[n + 1].start() if n + 1 < len(marks) else len(paragraph)
+            body = paragraph[m.end():end].strip().rstrip(";,").strip()
+            body = re.sub(r"[;,]?\s*(?:and|or)$", "", body).strip()
+            title, _ = _title_and_rest(body)
+            sections.append(Section(n + 1, title if title != body else "", body))
+        return sections
+    return []
+
+
+def _inline_key(mark: str) -> int:
+    mark = mark.lower()
+    if mark.isdigit():
+        return int(mark)
+    if mark in _ROMAN:
+        return _ROMAN[mark]
+    return ord(mark) - ord("a") + 1
+
+
 def _is_stop(line: str) -> bool:
-    """A line where the synthesis begins: a heading, bold lead-in or plain line opening with a stop word."""
-    return bool(line.strip()) and bool(_STOP.match(line))
+    """A line where the synthesis begins: a heading, bold lead-in or short line naming it, or a plain line
+    opening with a stop word."""
+    return _synthesis_line(line)
 
 
 def _title_and_rest(value: str) -> tuple[str, str]:
@@ -167,6 +384,8 @@ def _title_and_rest(value: str) -> tuple[str, str]:
     if bold:
         return _clean_title(bold.group(1)), bold.group(2).strip()
     head, sep, rest = value.partition(":")
+    if not sep:
+        head, sep, rest = value.partition(" — ")
     if sep and len(head) <= 60:
         return _clean_title(head), rest.strip()
     if len(value) <= 60 and not value.endswith((".", "!", "?")):

@@ -88,6 +88,12 @@ C2_SECOND_AMENDMENT = ("{situation}{briefing}\n\nMinutes so far:\n\n{minutes}\n\
                        "mean you support it. Reply with one line \"SECOND: yes\" or \"SECOND: no\", then one "
                        "sentence.")
 
+# The one retry of a second or vote that could not be read (c2.py): the expected line, restated.
+C2_RETRY_SECOND = ("Your first reply could not be read as a clear yes or no. Reply with one line \"SECOND: yes\" or "
+                   "\"SECOND: no\", then one sentence.")
+C2_RETRY_VOTE = ("Your first reply could not be read as one clear vote. Reply with one line \"VOTE: aye\", \"VOTE: nay\" "
+                 "or \"VOTE: abstain\", then one or two sentences giving your reason.")
+
 C2_DEBATE = ("{situation}{briefing}\n\nMinutes so far:\n\n{minutes}\n\nThe motion on the floor:\n\n"
              "MOTION: {motion}\n\nDebate, round {round} of {rounds}: speak to the motion from your role and "
              "answer what the other members have said. To change the motion, propose an amendment on its own "

@@ -62,11 +62,55 @@ def parse_report(text: str) -> dict:
 
 
 def _risk_lines(body: str) -> list[str]:
-    lines = [ln for ln in body.splitlines() if ln.strip()]
-    bullets = [_BULLET.sub("", ln).strip() for ln in lines if _BULLET.match(ln)]
-    if bullets:
-        return [_clean(b) for b in bullets if _clean(b)]
-    return [_clean(ln) for ln in lines if _clean(ln)]
+    """The risks of a RISKS body: one per top-level bullet (a nested bullet or a wrapped line is part of the
+    risk above it), or one per line where nothing is bulleted."""
+    lines = body.splitlines()
+    bullets = [ln for ln in lines if _BULLET.match(ln)]
+    if not bullets:
+        return [_clean(ln) for ln in lines if _clean(ln)]
+    top = min(_indent(ln) for ln in bullets)
+    risks: list[str] = []
+    joined = True  # a line right under a risk (no blank line between) or indented belongs to it
+    for ln in lines:
+        if not ln.strip():
+            joined = False
+            continue
+        if _BULLET.match(ln) and _indent(ln) == top:
+            risks.append(_BULLET.sub("", ln).strip())
+            joined = True
+        elif risks and (joined or _indent(ln) > top):
+            risks[-1] += " " + _BULLET.sub("", ln).strip()
+    return [_clean(r) for r in risks if _clean(r)]
+
+
+def risks_unsure(report: dict, text: str) -> str:
+    """Why a report's risks may be misread ("" when they read cleanly): no RISKS heading, several risks run
+    together on one line, or unbulleted lines that wrap one sentence."""
+    if "risks" in report["missing"]:
+        return "no RISKS: heading"
+    risks = report["risks"]
+    if not risks:
+        return "the RISKS heading lists nothing"
+    if len(risks) == 1 and len(re.split(r";\s+|\s+\d\)\s+|\s+\(\w\)\s+", risks[0])) > 1:
+        return "several risks appear to run together on one line"
+    body = _section_body(text, "RISKS")
+    if body is not None and not any(_BULLET.match(ln) for ln in body.splitlines()) and len(risks) > 1 and any(
+            r[:1].islower() or not r.rstrip().endswith((".", "!", "?", ")")) for r in risks[1:]):
+        return "unbulleted lines that may wrap one risk over several lines"
+    return ""
+
+
+def _section_body(text: str, key: str) -> str | None:
+    matches = list(_HEADING.finditer(text or ""))
+    for i, m in enumerate(matches):
+        if m.group(1).upper() == key:
+            end = matches[i + 1].start() if i + 1 < len(matches) else len(text)
+            return (m.group(2) + text[m.end():end]).strip()
+    return None
+
+
+def _indent(line: str) -> int:
+    return len(line.expandtabs(4)) - len(line.expandtabs(4).lstrip())
 
 
 def _clean(value: str) -> str:

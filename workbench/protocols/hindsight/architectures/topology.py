@@ -9,8 +9,10 @@ After a case's three P1 committees are done:
    (claims A1..C3), and groups the runs whose recommendations are the same
    course of action and the claims that make the same point (JSON). An
    invalid grouping (a label missing from the run groups, twice, or unknown)
-   is a comparison error. A claim the model left out of every claim group is
-   taken as matching nothing.
+   is a comparison error, as is a reply that groups no claim at all where two
+   or more runs share a recommendation (the pattern would rest on claims never
+   compared). A claim the model left out of every claim group is taken as
+   matching nothing.
 3. Classification, a pure function of the two groupings:
    - three recommendation groups                      -> Plateau
    - two groups (2 agree, 1 diverges on recommendation) -> Ridge
@@ -95,6 +97,9 @@ def read_comparison(text: str, claim_labels: list[str]) -> tuple[dict | None, st
         return None, f"recommendation_groups must hold A, B and C exactly once each (got {flat})"
     if not _groups_ok(cg):
         return None, "claim_groups is not a list of lists of labels"
+    if claim_labels and not any(cg) and len([g for g in rg if g]) < 3:
+        # with a shared recommendation the pattern rests on the claims: none grouped is no comparison at all
+        return None, "claim_groups is missing or empty: the claims were not compared"
     flat_claims = [x for g in cg for x in g]
     unknown = sorted(set(flat_claims) - set(claim_labels))
     if unknown:

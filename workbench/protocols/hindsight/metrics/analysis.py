@@ -87,7 +87,27 @@ def study_counts(data: StudyData) -> dict[str, Any]:
         "runs": dict(Counter(r.status for r in data.runs.values())),
         "perspective_events": len(data.perspectives),
         "blindness_audits": len(data.audits),
+        **committee_reading_counts(data),
     }
+
+
+def committee_reading_counts(data: StudyData) -> dict[str, Any]:
+    """Seconds and votes given, and those that stayed unreadable after their one retry (issue 41), per
+    condition once unblinded ("all" while blinded); nothing for a study without a committee."""
+    out: dict[str, Any] = {}
+    for kind in ("second", "vote"):
+        given, unreadable = Counter(), Counter()
+        for r in data.committee_readings:
+            if r.kind != kind:
+                continue
+            run = data.runs.get(r.run_id)
+            group = "all" if data.blinded or run is None or not run.condition else run.condition
+            given[group] += 1
+            unreadable[group] += not r.readable
+        if given:
+            out[f"{kind}s_given"] = dict(given)
+            out[f"{kind}s_unreadable"] = {g: unreadable[g] for g in given}
+    return out
 
 
 @dataclass

@@ -127,28 +127,41 @@ def _read_entries(doc: Any, concerns: Sequence[str]
                   ) -> tuple[dict[str, float | None], dict[str, str], dict[str, str]]:
     entries: dict[str, Any] = {}
     evidence: dict[str, str] = {}
+    twice: set[str] = set()
     if isinstance(doc, dict) and isinstance(doc.get("concerns"), list):
         for e in doc["concerns"]:
             if isinstance(e, dict) and isinstance(e.get("concern"), str):
-                entries[e["concern"].strip().casefold()] = e.get("score")
+                name = _concern_name(e["concern"])
+                if name in entries and entries[name] != e.get("score"):
+                    twice.add(name)  # two different scores for one concern: neither is taken
+                entries[name] = e.get("score")
                 if isinstance(e.get("evidence"), str):
-                    evidence[e["concern"].strip().casefold()] = e["evidence"]
+                    evidence[name] = e["evidence"]
     elif isinstance(doc, dict) and doc and "concerns" not in doc:
-        entries = {str(k).strip().casefold(): v for k, v in doc.items()}
+        entries = {_concern_name(str(k)): v for k, v in doc.items()}
     else:
         raise ValueError('the reply is JSON but not {"concerns": [...]}')
     values: dict[str, float | None] = {}
     errors: dict[str, str] = {}
     for c in concerns:
-        key = c.casefold()
+        key = _concern_name(c)
         if key not in entries:
             values[c], errors[c] = None, "concern missing from the reply"
+            continue
+        if key in twice:
+            values[c], errors[c] = None, "concern given twice with different scores"
             continue
         try:
             values[c] = concern_value(entries[key])
         except (TypeError, ValueError) as exc:
             values[c], errors[c] = None, f"invalid score: {exc}"
-    return values, errors, {c: evidence.get(c.casefold(), "") for c in concerns}
+    return values, errors, {c: evidence.get(_concern_name(c), "") for c in concerns}
+
+
+def _concern_name(name: str) -> str:
+    """A concern's name as matched: case, spacing, markdown and a list number ("1. Security") aside."""
+    name = re.sub(r"^\s*(?:\d+[.)]|[-*•])\s*", "", name.strip().strip("*_`\"'"))
+    return " ".join(name.strip("*_`\"' ").casefold().split())
 
 
 # --- the model path -----------------------------------------------------------------------------------

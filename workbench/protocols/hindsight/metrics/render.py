@@ -417,7 +417,11 @@ def probes_rendered(analysis) -> RenderedTable:
 
 COUNT_LABELS = {"human_scores": "human scores (item x criterion x rater; pilot items excluded)",
                 "judged_pairs": f"judged {units.PAIRS} (pilot items included)",
-                "judge_error_pairs": f"judge errors ({units.PAIRS})"}
+                "judge_error_pairs": f"judge errors ({units.PAIRS})",
+                "seconds_given": "committee seconds asked for (per condition)",
+                "seconds_unreadable": "seconds unreadable after one retry (neither yes nor no; never counted as no)",
+                "votes_given": "committee votes cast (per condition)",
+                "votes_unreadable": "votes unreadable after one retry (never counted as a vote)"}
 
 
 def counts_rendered(analysis) -> RenderedTable:

@@ -82,6 +82,15 @@ class ProbeRow:
     asked_at: str
 
 
+@dataclass(frozen=True)
+class CommitteeReading:
+    """One second or vote a committee member gave, and whether it could be read (after its one retry)."""
+
+    run_id: str
+    kind: str                 # "second" | "vote"
+    readable: bool
+
+
 @dataclass
 class StudyData(StudyRatings):
     """A hindsight study: the shared ratings, and its cases, topology, probes, perspectives, final outputs
@@ -97,6 +106,7 @@ class StudyData(StudyRatings):
     # unblinded only: it names conditions), and the study's on_missing_treatment
     undelivered: dict[str, TreatmentReading] = field(default_factory=dict)
     treatment_policy: str = DEFAULT_POLICY
+    committee_readings: list[CommitteeReading] = field(default_factory=list)
 
     def study_items(self) -> list[Item]:
         """Non-pilot items; under `on_missing_treatment = "exclude"` without those of runs whose defining step
@@ -133,6 +143,7 @@ class StudyData(StudyRatings):
 def load_study_data(db, study_id: str) -> StudyData:
     """Gather one hindsight study for analysis. Raises KeyError for an unknown study."""
     from store import metrics_data as q
+    from store.events import events_for_study
 
     data = start(db, study_id, StudyData)
     case_ids = list(data.definition.get("cases") or []) + sorted({i.case_id for i in data.items.values()})
@@ -159,6 +170,10 @@ def load_study_data(db, study_id: str) -> StudyData:
         fidelity = study_fidelity(db, study_id)
         if fidelity is not None:
             data.undelivered, data.treatment_policy = fidelity.undelivered, fidelity.policy
+    for e in events_for_study(db, study_id, ["second", "vote"]):
+        p = e["payload"]
+        readable = p.get("seconded") is not None if e["kind"] == "second" else p.get("vote") != "unparsed"
+        data.committee_readings.append(CommitteeReading(e["run_id"], e["kind"], bool(p.get("readable", readable))))
     data.outputs = q.final_outputs(db, study_id)
     data.concern_scores = [ConcernScore(c["run_id"], c["concern"], c["value"], c["source"], c["rater"], c["at"])
                            for c in q.current_concern_scores(db, study_id)]
