@@ -60,6 +60,39 @@ def test_c2_moves_no_amendment_that_changes_nothing(workbench, server):
         if a.get("status") in ("ruled_out", "quoted"):
             assert a.get("note"), a
     assert server.requests() - before == sent_calls(workbench.db)
+    assert_seconds_and_votes_read_or_flagged(workbench.db, "c2-local")
+
+
+def final_reply(db_path, study: str, turn: str) -> str:
+    """The reply a member's second or vote was read from: its retry's, when it was asked again."""
+    rows = sqlite_utils.Database(db_path).execute(
+        "SELECT turn, response FROM calls WHERE study_id = ? AND status = 'ok' AND turn IN (?, ?) ORDER BY id",
+        [study, turn, f"{turn}:retry"]).fetchall()
+    assert rows, turn
+    return rows[-1][1]
+
+
+def assert_seconds_and_votes_read_or_flagged(db_path, study: str) -> None:
+    """Issue 41 on real text: every second and vote the real model gave is read as the instrument reads it
+    (a yes/no or aye/nay/abstain only where the reply says so), or is recorded as unreadable after one retry
+    that is in the log, never as a "no"."""
+    from workbench.instruments.registry import get
+
+    second, vote = get("second"), get("vote")
+    seconds = events(db_path, study, "second")
+    assert seconds, "C2 recorded no call for a second"
+    for e in seconds:
+        reading = second.read(e["text"], {})
+        assert {"yes": True, "no": False, "unreadable": None}[reading["second"]] == e["seconded"], (e, reading)
+        assert e["readable"] == (not reading["flagged"]), e
+        if not e["readable"]:
+            assert e["retried"], e
+    for row in events_for_study(sqlite_utils.Database(db_path), study, ["vote"]):
+        e = row["payload"]
+        reading = vote.read(final_reply(db_path, study, row["turn"]), {})
+        assert (reading["vote"] if reading["vote"] != "unreadable" else "unparsed") == e["vote"], (e, reading)
+        if not e["readable"]:
+            assert e["retried"], e
 
 
 def test_a_probe_keeps_both_answers_and_warns_when_the_classifier_is_the_probed_model(workbench, server):
