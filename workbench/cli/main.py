@@ -36,6 +36,7 @@ COMMAND_MODULES = [
     "workbench.cli.simulate_cmd",
     "workbench.cli.power_cmd",
     "workbench.cli.settings_cmd",
+    "workbench.cli.desk_cmd",
 ]
 
 
