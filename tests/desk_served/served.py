@@ -13,7 +13,7 @@ import re
 import subprocess
 import sys
 import threading
-from contextlib import contextmanager
+from contextlib import asynccontextmanager, contextmanager
 from pathlib import Path
 
 import pytest
@@ -45,9 +45,9 @@ def isolated_env(tmp: Path):
         yield
 
 
-def build_study(path: Path) -> str:
+def build_study(path: Path, raters: tuple[str, ...] = RATERS) -> str:
     """The frozen, run and blinded study in a store at `path`; returns its id."""
-    return seed_study(path, name="served", conditions=("B1", "C2"), raters=RATERS, pilot_items=True,
+    return seed_study(path, name="served", conditions=("B1", "C2"), raters=raters, pilot_items=True,
                       extra=QUALITY)["study_id"]
 
 
@@ -129,3 +129,72 @@ class DeskServer:
         code = self.process.wait(timeout=30)
         self.reader.join(timeout=5)
         return code
+
+
+@asynccontextmanager
+async def in_process(db_path: Path, study_id: str, **options):
+    """The desk server's application on a loopback port in this process (`options`: DeskServer's, a throttle
+    with a test clock, say); yields it with `.url` (its base address)."""
+    from aiohttp.test_utils import TestServer
+
+    from workbench.desk.server import DeskServer as Served
+    from workbench.desk.server import quiet_logs
+
+    quiet_logs()
+    db = open_store(db_path)
+    served = Served(db, db_path, study_id, "", **options)
+    server = TestServer(served.application(), host="127.0.0.1")
+    await server.start_server()
+    served.url = str(server.make_url("")).rstrip("/")
+    served.set_public_url(served.url)
+    try:
+        yield served
+    finally:
+        await server.close()
+        db.close()
+
+
+class WireDesk:
+    """A rater's desk driven over the served websocket, the way textual.js drives it: keys as `stdin`
+    messages one by one, and what the desk writes read as screen text."""
+
+    def __init__(self, session, link: str) -> None:
+        self.session, self.link = session, link
+        self.data = b""
+
+    async def __aenter__(self) -> "WireDesk":
+        self.ws = await self.session.ws_connect(re.sub(r"^http", "ws", self.link) + "ws?width=120&height=36")
+        return self
+
+    async def __aexit__(self, *exc) -> None:
+        await self.ws.close()
+
+    @property
+    def text(self) -> str:
+        return screen_text(self.data)
+
+    async def wait_for(self, words: str, after: int = 0, timeout: float = 60) -> int:
+        """Read until the desk has written `words` after text offset `after`; returns the offset past it."""
+        import asyncio
+
+        from aiohttp import WSMsgType
+
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + timeout
+        while (at := self.text.find(words, after)) < 0:
+            remaining = deadline - loop.time()
+            if remaining <= 0:
+                raise AssertionError(f"the desk never showed {words!r}; it showed:\n{self.text[after:][-2000:]}")
+            try:
+                message = await asyncio.wait_for(self.ws.receive(), remaining)
+            except asyncio.TimeoutError:
+                continue
+            if message.type == WSMsgType.BINARY:
+                self.data += message.data
+            elif message.type in (WSMsgType.CLOSE, WSMsgType.CLOSED, WSMsgType.CLOSING, WSMsgType.ERROR):
+                raise AssertionError(f"the desk closed before showing {words!r}:\n{self.text[after:][-2000:]}")
+        return at + len(words)
+
+    async def type(self, keys: str) -> None:
+        for key in keys:
+            await self.ws.send_json(["stdin", key])

@@ -45,6 +45,7 @@ SLOWED = "Too many wrong links from this address: wait and try again.\n"
 OPEN_ELSEWHERE = ("This link is already open in another tab or browser. Close it there (every score is "
                   "saved), then reload this page.\n")
 NO_STORE_HEADERS = {"Cache-Control": "no-store", "Referrer-Policy": "no-referrer", "X-Frame-Options": "DENY"}
+LINK = web.RequestKey("link", Link)  # what `guard` resolved, for the handlers
 _LINK_PATH = re.compile(r"/r/[^/\s?#]+")
 
 
@@ -124,7 +125,7 @@ class DeskServer:
             count = self.throttle.wrong(address)
             self.say(f"refused a wrong, revoked or expired link from {address} ({count} in a row)")
             return web.Response(status=403, text=REFUSED, headers=NO_STORE_HEADERS)
-        request["link"] = link
+        request[LINK] = link
         response = await handler(request)
         if not response.prepared:
             response.headers.update(NO_STORE_HEADERS)
@@ -136,7 +137,7 @@ class DeskServer:
         raise web.HTTPFound(request.path + "/")
 
     async def page(self, request: web.Request) -> web.StreamResponse:
-        link: Link = request["link"]
+        link = request[LINK]
         try:
             check_rater_lock(self.db, link.lock)  # unblinded since the link was issued: scoring is closed
         except RaterLockRefused as exc:
@@ -159,7 +160,7 @@ class DeskServer:
         from textual_serve.app_service import AppService
         from textual_serve.download_manager import DownloadManager
 
-        link: Link = request["link"]
+        link = request[LINK]
         sitting = await self.sittings.claim((link.study_id, link.rater))
         if sitting is None:
             return web.Response(status=409, text=OPEN_ELSEWHERE)
@@ -176,7 +177,7 @@ class DeskServer:
             finally:
                 sitting.closing = True
                 try:
-                    await asyncio.wait_for(service.stop(), STOP_WAIT)
+                    await asyncio.wait_for(self.ended(service), STOP_WAIT)
                 except asyncio.TimeoutError:
                     self.say(f"{link.rater}'s desk did not end within {STOP_WAIT:.0f} s")
                 self.say(f"{link.rater} left the desk")
@@ -184,6 +185,16 @@ class DeskServer:
             self.sockets.discard(ws)
             self.sittings.release(sitting)
         return ws
+
+    @staticmethod
+    async def ended(service) -> None:
+        """The desk process told to quit, and gone. textual-serve 1.1.3's `AppService.stop()` returns once the
+        process's output ends, before it is reaped; a sitting is over only when its process is (so one rater
+        never has two desks at once), hence the wait on the process it keeps."""
+        await service.stop()
+        process = getattr(service, "_process", None)
+        if process is not None:
+            await process.wait()
 
     async def relay(self, ws: web.WebSocketResponse, service, token: str) -> None:
         """The browser's messages to the desk process, as textual-serve's own server relays them (keys,
