@@ -11,24 +11,25 @@ import base64
 import json
 import shutil
 import tempfile
-from pathlib import Path
 
 import pytest
 
 from served import screen_text
 
-CHROMIUM, DRIVER = "/usr/bin/chromium", "/usr/bin/chromedriver"
 FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
          "--disable-background-networking", "--disable-component-update", "--disable-sync",
          "--disable-dev-shm-usage", "--window-size=1280,860"]
 WAIT = 30  # seconds: the longest any one expected screen may take on a loaded CI machine
 
 
-def require_chromium() -> None:
-    missing = [p for p in (CHROMIUM, DRIVER) if not Path(p).exists() and not shutil.which(Path(p).name)]
+def require_chromium() -> tuple[str, str]:
+    """Debian's chromium and its driver, or the test fails saying how to install them."""
+    found = {name: shutil.which(name) for name in ("chromium", "chromedriver")}
+    missing = [name for name, path in found.items() if path is None]
     if missing:
-        pytest.fail(f"{', '.join(missing)} not installed: the served desk is tested in a real browser "
+        pytest.fail(f"{' and '.join(missing)} not installed: the served desk is tested in a real browser "
                     "(`apt-get install -y chromium chromium-driver`, as .ci/run does)")
+    return found["chromium"], found["chromedriver"]
 
 
 class Browser:
@@ -38,14 +39,14 @@ class Browser:
         from selenium import webdriver
         from selenium.webdriver.chrome.service import Service
 
-        require_chromium()
+        chromium, driver = require_chromium()
         self.profile = tempfile.mkdtemp(prefix="desk-chromium-")
         options = webdriver.ChromeOptions()
-        options.binary_location = CHROMIUM
+        options.binary_location = chromium
         for flag in FLAGS + [f"--user-data-dir={self.profile}"]:
             options.add_argument(flag)
         options.set_capability("goog:loggingPrefs", {"performance": "ALL"})
-        self.driver = webdriver.Chrome(options=options, service=Service(DRIVER))
+        self.driver = webdriver.Chrome(options=options, service=Service(driver))
         self.frames: list[bytes] = []        # websocket frames received, in order
         self.sent: list[str] = []            # websocket frames sent (the keys)
         self.bodies: dict[str, bytes] = {}   # url -> body of every response

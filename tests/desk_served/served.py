@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import re
+import shutil
 import subprocess
 import sys
 import threading
@@ -29,7 +30,8 @@ from store import open_store  # noqa: E402
 from workbench.scoring import RaterDesk  # noqa: E402
 from workbench.scoring.session import cells_of, group_pairs  # noqa: E402
 
-RATERS = tuple(f"rater-{c}" for c in "abcdefghij")
+RATERS = tuple(f"rater-{c}" for c in "abcdefghij")  # the ten who score at once
+ALL_RATERS = RATERS + ("rater-k", "rater-l")  # and two for tests of their own
 QUALITY = "\n[quality]\ngold_rate = 0.5\nattention_rate = 0.5\n"
 ITEMS = 6  # two pilots, the two real items, one gold and one attention item
 # Terminal control sequences: CSI (colours, cursor moves), OSC, charset selection and the one-byte ones.
@@ -45,10 +47,18 @@ def isolated_env(tmp: Path):
         yield
 
 
-def build_study(path: Path, raters: tuple[str, ...] = RATERS) -> str:
+def build_study(path: Path, raters: tuple[str, ...] = ALL_RATERS) -> str:
     """The frozen, run and blinded study in a store at `path`; returns its id."""
     return seed_study(path, name="served", conditions=("B1", "C2"), raters=raters, pilot_items=True,
                       extra=QUALITY)["study_id"]
+
+
+def copy_of(template: tuple[Path, str], where: Path) -> tuple[Path, str]:
+    """The template store (`study_template`, conftest.py) copied into `where`, with any write-ahead log."""
+    path, study_id = template
+    for part in path.parent.glob(path.name + "*"):
+        shutil.copyfile(part, where / part.name.replace(path.stem, "store", 1))
+    return where / "store.db", study_id
 
 
 def screen_text(data: bytes) -> str:

@@ -18,7 +18,8 @@ from types import SimpleNamespace
 
 import pytest
 from browser import Browser
-from served import ITEMS, OTHER_NOTE, RATERS, DeskServer, build_study, isolated_env, leaks, pair_keys, scored_items
+from served import copy_of
+from served import ALL_RATERS, ITEMS, OTHER_NOTE, DeskServer, isolated_env, leaks, pair_keys, scored_items
 
 from store import open_store
 from store import scores as score_rows
@@ -31,11 +32,10 @@ ME, OTHER, REVOKED = "rater-a", "rater-j", "rater-i"
 
 
 @pytest.fixture(scope="module")
-def served(tmp_path_factory):
+def served(tmp_path_factory, study_template):
     tmp = tmp_path_factory.mktemp("served-browser")
     with isolated_env(tmp):
-        path = tmp / "store.db"
-        sid = build_study(path)
+        path, sid = copy_of(study_template, tmp)
         db = open_store(path)
         try:  # another rater has scored everything and left a private note: none of it may reach rater A
             scoring.open_rater(db, sid, OTHER)
@@ -150,7 +150,7 @@ def test_a_sitting_in_the_browser_scores_resumes_and_receives_nothing_blind(serv
             assert used[file_url] == Path(path).read_bytes(), file_url
     traffic = "\n".join(captured)
     assert "Response Alpha" in traffic and "Calibration" in traffic  # the capture holds the desk itself
-    others = [r for r in RATERS if r != ME and r in traffic]
+    others = [r for r in ALL_RATERS if r != ME and r in traffic]
     assert leaks(traffic, served.run_ids) == [] and others == [] and OTHER_NOTE not in traffic
 
     # No token in anything the server printed.

@@ -13,7 +13,9 @@ from datetime import datetime, timedelta, timezone
 from types import SimpleNamespace
 
 import pytest
-from served import RATERS, build_study, in_process, isolated_env
+from served import copy_of
+from served import ALL_RATERS as RATERS
+from served import in_process, isolated_env
 
 from store import open_store
 from workbench.cli.main import main
@@ -25,11 +27,11 @@ ROUTES = ("", "static/js/textual.js", "static/css/xterm.css", "ws")
 
 
 @pytest.fixture(scope="module")
-def study(tmp_path_factory):
+def study(tmp_path_factory, study_template):
     tmp = tmp_path_factory.mktemp("served-links")
     with isolated_env(tmp):
-        path = tmp / "store.db"
-        yield SimpleNamespace(path=path, sid=build_study(path), tmp=tmp)
+        path, sid = copy_of(study_template, tmp)
+        yield SimpleNamespace(path=path, sid=sid, tmp=tmp)
 
 
 @pytest.fixture

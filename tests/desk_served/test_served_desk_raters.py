@@ -8,7 +8,8 @@ from types import SimpleNamespace
 
 import aiohttp
 import pytest
-from served import ITEMS, RATERS, WireDesk, build_study, in_process, isolated_env, pair_keys
+from served import copy_of
+from served import ALL_RATERS, ITEMS, RATERS, WireDesk, in_process, isolated_env, pair_keys
 
 from store import open_store
 from store import scores as score_rows
@@ -16,15 +17,14 @@ from workbench import scoring
 from workbench.desk import server as desk_server
 from workbench.desk.links import issue_links, link_url, revoke, token_of
 
-LONER = "rater-k"  # not one of the ten: the single-sitting tests have their own rater
+LONER, WATCHED = ALL_RATERS[10:]  # not of the ten: the single-sitting test's rater, the Studies screen's
 
 
 @pytest.fixture(scope="module")
-def study(tmp_path_factory):
+def study(tmp_path_factory, study_template):
     tmp = tmp_path_factory.mktemp("served-raters")
     with isolated_env(tmp):
-        path = tmp / "store.db"
-        sid = build_study(path, RATERS + (LONER,))
+        path, sid = copy_of(study_template, tmp)
         db = open_store(path)
         try:  # issued once: each test's server has its own address, and the tokens hold for any
             tokens = {i.rater: token_of(i.url) for i in issue_links(db, sid, "http://any")}
@@ -60,7 +60,7 @@ async def test_ten_raters_scoring_at_once_lose_no_score_and_see_no_one_else(stud
             assert scoring.progress(db, study.sid, rater).done == ITEMS
             assert [r["action"] for r in rows] == ["score"] * 30  # every key that scored is a row: none lost
             assert f"{rater} · served" in text  # the desk's own heading names the rater ...
-            assert [r for r in RATERS + (LONER,) if r != rater and r in text] == []  # ... and no one else
+            assert [r for r in ALL_RATERS if r != rater and r in text] == []  # ... and no one else
         assert score_rows.count(db, study.sid) == 30 * len(RATERS)
     finally:
         db.close()
@@ -101,3 +101,29 @@ async def test_a_link_opens_its_own_raters_desk_once_at_a_time_until_revoked(stu
         assert score_rows.rater_rows(db, study.sid, LONER) == []
     finally:
         db.close()
+
+
+async def test_the_studies_screen_shows_each_raters_progress_live(study, monkeypatch):
+    from study_screen_helpers import OneScreenApp, wait_until
+    from textual.widgets import Static
+
+    from screens import studies as studies_screen
+    from screens.studies import StudiesScreen
+
+    monkeypatch.setattr(studies_screen, "RATER_PROGRESS_EVERY", 0.05)
+    app = OneScreenApp(study.path, StudiesScreen)
+    async with app.run_test(size=(140, 40)) as pilot:
+        def progress() -> str:
+            return str(app.screen.query_one("#study-raters", Static).render())
+
+        await wait_until(pilot, lambda: f"{WATCHED} 0/{ITEMS}" in progress(), what="the raters' progress")
+        db = open_store(study.path)  # a rater scores one item meanwhile, as a desk's own process does
+        try:
+            item = scoring.next_unscored(db, study.sid, WATCHED)
+            for rubric in scoring.item_view(db, study.sid, WATCHED, item).rubrics:
+                for criterion in rubric.criteria:
+                    scoring.record_score(db, study.sid, WATCHED, item, rubric.id, criterion.id, criterion.min)
+        finally:
+            db.close()
+        await wait_until(pilot, lambda: f"{WATCHED} 1/{ITEMS}" in progress(), what="the new score")
+        assert progress().startswith("scoring     rater-a ")

@@ -105,7 +105,7 @@ class DeskServer:
             web.get("/r/{token}/ws", self.websocket),
             web.get("/r/{token}/static/{path:.+}", self.static),
         ])
-        app.on_shutdown.append(self.close_sockets)
+        app.on_shutdown.append(self.end_sittings)
         return app
 
     # -- the gate --------------------------------------------------------------------------------
@@ -194,6 +194,8 @@ class DeskServer:
         await service.stop()
         process = getattr(service, "_process", None)
         if process is not None:
+            if process.stdin is not None:
+                process.stdin.close()  # (AppService leaves it open: its transport would outlive the process)
             await process.wait()
 
     async def relay(self, ws: web.WebSocketResponse, service, token: str) -> None:
@@ -225,9 +227,15 @@ class DeskServer:
             elif kind == "focus":
                 await service.focus()
 
-    async def close_sockets(self, app: web.Application) -> None:
+    async def end_sittings(self, app: web.Application) -> None:
+        """On shutdown, before aiohttp cancels the handlers: every browser told, every desk process ended."""
         for ws in list(self.sockets):
             await ws.close(code=1001, message=b"the desk server is stopping")
+        waits = [asyncio.create_task(s.ended.wait()) for s in list(self.sittings.open.values())]
+        if waits:
+            await asyncio.wait(waits, timeout=STOP_WAIT)
+            for wait in waits:
+                wait.cancel()
 
 
 def _size(request: web.Request, key: str, default: int) -> int:
