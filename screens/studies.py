@@ -293,7 +293,7 @@ class StudiesScreen(StudyActions, JudgingActions, PacketActions, SectionScreen):
         power = self.query_one("#study-power", Static)
         self._show_work(study_id)  # another study's judging is not said above this one's details
         self._raters_of = None
-        self.query_one("#study-raters", Static).update("")
+        self.query_one("#study-raters", Static).display = False
         if study_id is None:
             out.update("")
             power.update("")
@@ -332,7 +332,10 @@ class StudiesScreen(StudyActions, JudgingActions, PacketActions, SectionScreen):
             completion = scoring_completion(self.app.db, self._raters_of)
         except BlindingError:
             completion = {}
-        self.query_one("#study-raters", Static).update(rater_progress_text(completion))
+        text = rater_progress_text(completion)
+        out = self.query_one("#study-raters", Static)
+        out.update(text)
+        out.display = bool(text)  # (an empty line would push the power panel down)
 
     # -- the power panel ----------------------------------------------------------------------------
 
