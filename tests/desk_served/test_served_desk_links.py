@@ -20,8 +20,8 @@ from served import in_process, isolated_env
 from store import open_store
 from workbench.cli.main import main
 from workbench.desk.links import issue_links, link_url, read_links_file, resolve, revoke, token_hash, token_of
-from workbench.desk.server import REFUSED, SLOWED, quiet_logs, redact
-from workbench.desk.throttle import FREE, Throttle
+from workbench.desk.server import REFUSED, quiet_logs, redact
+from workbench.desk.throttle import FREE, LONGEST, WINDOW, Throttle
 
 ROUTES = ("", "static/js/textual.js", "static/css/xterm.css", "ws")
 
@@ -121,27 +121,32 @@ async def test_an_address_that_keeps_sending_wrong_tokens_is_slowed_down(study, 
     import aiohttp
 
     good = _token(db, study, RATERS[6])
-    clock = Clock()
-    async with in_process(study.path, study.sid, throttle=Throttle(clock=clock)) as served, \
+    clock, waits = Clock(), []
+
+    async def sleep(seconds: float) -> None:  # the server's wait before answering, recorded, not slept
+        waits.append(seconds)
+        clock.now += seconds
+
+    async with in_process(study.path, study.sid, throttle=Throttle(clock=clock), sleep=sleep) as served, \
             aiohttp.ClientSession() as s:
-        for n in range(FREE):  # a few mistakes are free
+        async def wrong(n: int) -> None:
             async with s.get(link_url(served.url, f"wrong{n:030d}")) as r:
-                assert r.status == 403
-        async with s.get(link_url(served.url, good)) as r:
+                assert (r.status, await r.text()) == (403, REFUSED)
+
+        for n in range(FREE):  # a few mistakes are answered at once
+            await wrong(n)
+        assert waits == [0] * FREE
+        for n in range(4):  # then each one later than the one before
+            await wrong(FREE + n)
+        assert waits[FREE:] == [1, 2, 4, 8]
+        async with s.get(link_url(served.url, good)) as r:  # a good link is never held up (a proxy's raters)
             assert r.status == 200
-        async with s.get(link_url(served.url, "wrong" + "x" * 30)) as r:
-            assert r.status == 403  # one too many: from now on the address waits
-        async with s.get(link_url(served.url, good)) as r:  # not even a good token is looked at meanwhile
-            assert r.status == 429 and await r.text() == SLOWED and int(r.headers["Retry-After"]) >= 1
-        clock.now += 1.5
-        async with s.get(link_url(served.url, "wrong" + "y" * 30)) as r:
-            assert r.status == 403
-        clock.now += 1.5
-        async with s.get(link_url(served.url, good)) as r:  # the wait doubles: 2 s after the 7th
-            assert r.status == 429
-        clock.now += 1.0
-        async with s.get(link_url(served.url, good)) as r:
-            assert r.status == 200
+        assert len(waits) == FREE + 4
+        clock.now += WINDOW + 1  # quiet for long enough: forgiven
+        await wrong(99)
+        assert waits[-1] == 0
+    capped = Throttle(clock=clock, free=0)
+    assert [capped.wrong("a")[1] for _ in range(8)][-3:] == [LONGEST] * 3  # the wait stops growing
 
 
 def test_no_token_reaches_a_log(caplog):

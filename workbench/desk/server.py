@@ -9,7 +9,7 @@ what textual-serve provides: `AppService`, its static files (xterm.js, textual.j
 
 Every route sits under a link, `/r/TOKEN/...`, and `guard` resolves the token before any handler runs:
 a wrong, revoked or expired token gets 403 and no byte of the page, its scripts or the websocket, and an
-address that keeps sending wrong ones is turned away for a while (throttle.py). The command a websocket
+address that keeps sending wrong ones gets its answers ever later (throttle.py). The command a websocket
 spawns is built from the link alone, `workbench --rater NAME --study STUDY` (screens/rater_desk.py: the
 terminal desk itself, locked); no query parameter reaches it. One sitting per rater (sittings.py).
 """
@@ -18,14 +18,13 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import math
 import re
 import shlex
 import signal
 import sys
 from pathlib import Path
 from string import Template
-from typing import Callable
+from typing import Awaitable, Callable
 
 import sqlite_utils
 from aiohttp import WSMsgType, web
@@ -41,7 +40,6 @@ RECHECK = 5.0       # seconds between checks, while a sitting types, that its li
 STOP_WAIT = 15.0    # seconds a desk process gets to end once its browser has gone
 REFUSED = ("This link is not valid: it may have been revoked or have expired, or it was copied wrongly. "
            "Ask the researcher for a new one.\n")
-SLOWED = "Too many wrong links from this address: wait and try again.\n"
 OPEN_ELSEWHERE = ("This link is already open in another tab or browser. Close it there (every score is "
                   "saved), then reload this page.\n")
 NO_STORE_HEADERS = {"Cache-Control": "no-store", "Referrer-Policy": "no-referrer", "X-Frame-Options": "DENY"}
@@ -82,12 +80,14 @@ class DeskServer:
 
     def __init__(self, db: sqlite_utils.Database, db_path: Path, study_id: str, public_url: str, *,
                  say: Callable[[str], None] = lambda _: None, throttle: Throttle | None = None,
-                 command: Callable[[Path, Link], list[str]] = rater_command) -> None:
+                 command: Callable[[Path, Link], list[str]] = rater_command,
+                 sleep: Callable[[float], Awaitable[None]] = asyncio.sleep) -> None:
         self.db, self.db_path, self.study_id = db, Path(db_path), study_id
         self.set_public_url(public_url)
         self.say = say
         self.throttle = throttle or Throttle()
         self.command = command
+        self.sleep = sleep
         self.sittings = Sittings()
         self.sockets: set[web.WebSocketResponse] = set()
         self.statics = statics_dir().resolve()
@@ -115,15 +115,13 @@ class DeskServer:
         token = request.match_info.get("token")
         if token is None:  # not a link's route: nothing here, and not counted as a guess
             return web.Response(status=404, text="Not found.\n", headers=NO_STORE_HEADERS)
-        address = request.remote or "?"
-        wait = self.throttle.wait(address)
-        if wait > 0:
-            return web.Response(status=429, text=SLOWED,
-                                headers={**NO_STORE_HEADERS, "Retry-After": str(math.ceil(wait))})
         link = resolve(self.db, token)
         if link is None or link.study_id != self.study_id:
-            count = self.throttle.wrong(address)
-            self.say(f"refused a wrong, revoked or expired link from {address} ({count} in a row)")
+            address = request.remote or "?"
+            count, wait = self.throttle.wrong(address)
+            self.say(f"refused a wrong, revoked or expired link from {address} ({count} lately"
+                     + (f"; answered after {wait:g} s)" if wait else ")"))
+            await self.sleep(wait)
             return web.Response(status=403, text=REFUSED, headers=NO_STORE_HEADERS)
         request[LINK] = link
         response = await handler(request)
