@@ -206,3 +206,38 @@ def test_desk_links_and_revoke_commands(study, capsys):
 def test_desk_commands_refuse_what_they_cannot_do(study, capsys, args, code, why):
     assert main(["--batch", "--db", str(study.path)] + args) == code
     assert why in capsys.readouterr().err
+
+
+async def test_the_desk_serves_https_with_a_certificate_and_key(study, db, tmp_path):
+    import asyncio
+    import subprocess
+
+    import aiohttp
+
+    from workbench.desk.server import DeskServer, serve, tls_context
+
+    cert, key = tmp_path / "cert.pem", tmp_path / "key.pem"
+    subprocess.run(["openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1",
+                    "-nodes", "-keyout", str(key), "-out", str(cert), "-days", "1", "-subj", "/CN=127.0.0.1"],
+                   check=True, capture_output=True)
+    token = _token(db, study, RATERS[7])
+    server, stop, bound = DeskServer(db, study.path, study.sid, ""), asyncio.Event(), asyncio.Future()
+
+    def ready(port: int) -> None:
+        server.set_public_url(f"https://127.0.0.1:{port}")
+        bound.set_result(port)
+
+    serving = asyncio.create_task(serve(server, "127.0.0.1", 0, ssl_context=tls_context(cert, key), ready=ready,
+                                        stop=stop))
+    try:
+        port = await asyncio.wait_for(bound, 30)
+        async with aiohttp.ClientSession() as s:
+            async with s.get(link_url(f"https://127.0.0.1:{port}", token), ssl=False) as r:
+                page = await r.text()
+                assert r.status == 200 and f'"wss://127.0.0.1:{port}/r/{token}/ws"' in page
+            with pytest.raises(aiohttp.ClientError):  # plain HTTP is not served
+                async with s.get(link_url(f"http://127.0.0.1:{port}", token)) as r:
+                    await r.text()
+    finally:
+        stop.set()
+        await asyncio.wait_for(serving, 30)

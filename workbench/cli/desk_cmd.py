@@ -162,9 +162,9 @@ async def _serve(server, args, ssl_context, ready) -> None:
 def _ssl_context(cert: str, key: str):
     import ssl
 
-    context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+    from workbench.desk.server import tls_context
+
     try:
-        context.load_cert_chain(cert, key)
+        return tls_context(cert, key)
     except (OSError, ssl.SSLError) as exc:
         raise CommandError(f"cannot use --cert {cert} --key {key}: {exc}") from None
-    return context

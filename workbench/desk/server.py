@@ -247,6 +247,15 @@ def _bounded(value, default: int) -> int:
         return default
 
 
+def tls_context(cert: str | Path, key: str | Path):
+    """HTTPS with the researcher's certificate and key (PEM); OSError or ssl.SSLError when unusable."""
+    import ssl
+
+    context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+    context.load_cert_chain(cert, key)
+    return context
+
+
 def quiet_logs() -> None:
     """No access log line (aiohttp's prints the path); every library log line redacted."""
     for name in ("aiohttp", "aiohttp.access", "aiohttp.server", "aiohttp.web", "aiohttp.websocket",
