@@ -95,11 +95,11 @@ class Browser:
             raise AssertionError(f"the desk never showed {words!r}; it showed:\n{self.text()[after:][-3000:]}")
 
     def type(self, keys: str) -> None:
-        """Keys into the terminal, as a rater types them: a click puts the focus in xterm.js, then key by key."""
+        """Keys into the terminal, key by key, as a rater types them. The focus goes to xterm.js's input without
+        a click: a click would reach the desk too, as a mouse event on whatever lies under it."""
         from selenium.webdriver.common.action_chains import ActionChains
-        from selenium.webdriver.common.by import By
 
-        ActionChains(self.driver).click(self.driver.find_element(By.ID, "terminal")).perform()
+        self.driver.execute_script("document.querySelector('.xterm-helper-textarea').focus()")
         for key in keys:
             ActionChains(self.driver).send_keys(key).perform()
 

@@ -45,7 +45,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     links.set_defaults(handler=list_links)
 
     revoke = actions.add_parser(
-        "revoke", help="revoke a rater's link (an open sitting on it ends within seconds)",
+        "revoke", help="revoke a rater's link (an open sitting on it ends at its next key)",
         description="Revoke RATER's link to STUDY's desk: it gets 403 from now on. `desk links` or the next "
                     "`desk serve` issues a new one.",
         **examples("workbench --batch desk revoke glenda-crock-sim rater-a"))
