@@ -139,6 +139,9 @@ def serve_desk(args, ctx: Context) -> int:
         _issue(args, ctx, port)
         ctx.info(f"serving the scoring desk of {args.study_id} to {len(raters)} rater(s) on "
                  f"{args.host}:{port}; ctrl+c stops it")
+        if not args.cert and args.host not in ("127.0.0.1", "::1", "localhost"):
+            ctx.info("warning: plain HTTP on a reachable address sends the links in the clear; give --cert and "
+                     "--key, or keep 127.0.0.1 behind an HTTPS reverse proxy (README, rater mode)")
 
     server = DeskServer(ctx.db(), ctx.db_path, args.study_id, "", say=ctx.info)
     try:
