@@ -23,7 +23,7 @@ ROOT = Path(__file__).resolve().parents[2]
 # The scoring screen tests' helpers (the seeded study, the leak check) import each other by their own names.
 sys.path.insert(0, str(ROOT / "tests" / "screens"))
 
-from scoring_seed import seed_study  # noqa: E402
+from scoring_seed import STUDY_MODEL, seed_study  # noqa: E402,F401
 from test_scoring_blindness import OTHER_NOTE, leaks  # noqa: E402,F401  (the desk's own leak check)
 
 from store import open_store  # noqa: E402
@@ -104,7 +104,7 @@ def scored_items(db_path: Path, study_id: str, rater: str) -> int:
         db.close()
 
 
-class DeskServer:
+class ServeProcess:
     """`workbench --batch desk serve STUDY --port 0 --links FILE` in a process of its own, as a researcher
     runs it; everything it prints is kept (`output`), to be searched for tokens."""
 
@@ -147,12 +147,12 @@ async def in_process(db_path: Path, study_id: str, **options):
     with a test clock, say); yields it with `.url` (its base address)."""
     from aiohttp.test_utils import TestServer
 
-    from workbench.desk.server import DeskServer as Served
+    from workbench.desk.server import DeskServer
     from workbench.desk.server import quiet_logs
 
     quiet_logs()
     db = open_store(db_path)
-    served = Served(db, db_path, study_id, "", **options)
+    served = DeskServer(db, db_path, study_id, "", **options)
     server = TestServer(served.application(), host="127.0.0.1")
     await server.start_server()
     served.url = str(server.make_url("")).rstrip("/")

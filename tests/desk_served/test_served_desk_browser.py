@@ -17,9 +17,9 @@ from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
-from browser import Browser
-from served import copy_of
-from served import ALL_RATERS, ITEMS, OTHER_NOTE, DeskServer, isolated_env, leaks, pair_keys, scored_items
+from served_browser import Browser
+from served import (ALL_RATERS, ITEMS, OTHER_NOTE, STUDY_MODEL, ServeProcess, copy_of, isolated_env, leaks, pair_keys,
+                    scored_items)
 
 from store import open_store
 from store import scores as score_rows
@@ -51,14 +51,14 @@ def served(tmp_path_factory, study_template):
             run_ids = [r["id"] for r in db.query("SELECT id FROM runs WHERE study_id = ?", [sid])]
         finally:
             db.close()
-        server = DeskServer(path, sid, tmp / "links.txt", tmp)
+        server = ServeProcess(path, sid, tmp / "links.txt", tmp)
         try:
             yield SimpleNamespace(path=path, sid=sid, server=server, run_ids=run_ids)
         finally:
             server.stop()
 
 
-def wait_for_output(server: DeskServer, words: str, count: int = 1) -> None:
+def wait_for_output(server: ServeProcess, words: str, count: int = 1) -> None:
     """The server's log saying `words` (`count` times): an explicit wait on what it printed."""
     deadline = time.monotonic() + 30
     while server.output.count(words) < count:
@@ -152,6 +152,7 @@ def test_a_sitting_in_the_browser_scores_resumes_and_receives_nothing_blind(serv
     assert "Response Alpha" in traffic and "Calibration" in traffic  # the capture holds the desk itself
     others = [r for r in ALL_RATERS if r != ME and r in traffic]
     assert leaks(traffic, served.run_ids) == [] and others == [] and OTHER_NOTE not in traffic
+    assert leaks(traffic + f" {STUDY_MODEL} ", served.run_ids)  # (the search would see a model name if one came)
 
     # No token in anything the server printed.
     output = served.server.output

@@ -195,6 +195,8 @@ class DeskServer:
             if process.stdin is not None:
                 process.stdin.close()  # (AppService leaves it open: its transport would outlive the process)
             await process.wait()
+            if process.stderr is not None:  # read to its end, so that its pipe is closed too
+                await process.stderr.read()
 
     async def relay(self, ws: web.WebSocketResponse, service, token: str) -> None:
         """The browser's messages to the desk process, as textual-serve's own server relays them (keys,
