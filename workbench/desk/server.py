@@ -174,26 +174,28 @@ class DeskServer:
                 await self.relay(ws, service, request.match_info["token"])
             finally:
                 sitting.closing = True
-                try:
-                    await asyncio.wait_for(self.ended(service), STOP_WAIT)
-                except asyncio.TimeoutError:
-                    self.say(f"{link.rater}'s desk did not end within {STOP_WAIT:.0f} s")
+                await self.ended(service, link.rater)
                 self.say(f"{link.rater} left the desk")
         finally:
             self.sockets.discard(ws)
             self.sittings.release(sitting)
         return ws
 
-    @staticmethod
-    async def ended(service) -> None:
-        """The desk process told to quit, and gone. textual-serve 1.1.3's `AppService.stop()` returns once the
-        process's output ends, before it is reaped; a sitting is over only when its process is (so one rater
-        never has two desks at once), hence the wait on the process it keeps."""
-        await service.stop()
+    async def ended(self, service, rater: str) -> None:
+        """The desk process told to quit (killed if it has not within STOP_WAIT), reaped, its pipes closed.
+        textual-serve 1.1.3's `AppService.stop()` returns once the process's output ends, before it is reaped,
+        and leaves its stdin open; a sitting is over only when its process is (so one rater never has two
+        desks at once), hence the wait on the process it keeps."""
         process = getattr(service, "_process", None)
+        try:
+            await asyncio.wait_for(service.stop(), STOP_WAIT)
+        except asyncio.TimeoutError:
+            self.say(f"{rater}'s desk did not end within {STOP_WAIT:.0f} s: stopped")
+            if process is not None and process.returncode is None:
+                process.kill()
         if process is not None:
             if process.stdin is not None:
-                process.stdin.close()  # (AppService leaves it open: its transport would outlive the process)
+                process.stdin.close()
             await process.wait()
             if process.stderr is not None:  # read to its end, so that its pipe is closed too
                 await process.stderr.read()
@@ -233,7 +235,7 @@ class DeskServer:
             await ws.close(code=1001, message=b"the desk server is stopping")
         waits = [asyncio.create_task(s.ended.wait()) for s in list(self.sittings.open.values())]
         if waits:
-            await asyncio.wait(waits, timeout=STOP_WAIT)
+            await asyncio.wait(waits, timeout=2 * STOP_WAIT)  # each ends within STOP_WAIT, killed if need be
             for wait in waits:
                 wait.cancel()
 
