@@ -163,6 +163,7 @@ class DeskServer:
         if sitting is None:
             return web.Response(status=409, text=OPEN_ELSEWHERE)
         ws = web.WebSocketResponse(heartbeat=HEARTBEAT)
+        service = None
         try:
             await ws.prepare(request)
             self.sockets.add(ws)
@@ -170,16 +171,22 @@ class DeskServer:
                                  write_str=ws.send_str, close=ws.close, download_manager=DownloadManager())
             await service.start(_size(request, "width", 80), _size(request, "height", 24))
             self.say(f"{link.rater} opened the desk from {request.remote}")
-            try:
-                await self.relay(ws, service, request.match_info["token"])
-            finally:
-                sitting.closing = True
-                await self.ended(service, link.rater)
-                self.say(f"{link.rater} left the desk")
+            await self.relay(ws, service, request.match_info["token"])
+        finally:
+            # Shielded: a handler cancelled when its browser drops still ends its desk process before the
+            # sitting is released.
+            await asyncio.shield(asyncio.ensure_future(self.close_sitting(sitting, service, ws, link.rater)))
+        return ws
+
+    async def close_sitting(self, sitting, service, ws: web.WebSocketResponse, rater: str) -> None:
+        sitting.closing = True
+        try:
+            if service is not None:
+                await self.ended(service, rater)
+                self.say(f"{rater} left the desk")
         finally:
             self.sockets.discard(ws)
             self.sittings.release(sitting)
-        return ws
 
     async def ended(self, service, rater: str) -> None:
         """The desk process told to quit (killed if it has not within STOP_WAIT), reaped, its pipes closed.
