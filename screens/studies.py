@@ -29,6 +29,7 @@ from workbench.studies.counts import runs_cell
 STATUS_STYLE = {"draft": "yellow", "frozen": "green", "unblinded": "cyan"}  # the store names it (study_status)
 SIM_STYLE = "bold magenta"
 POWER_GROUP = "studies-power"
+RATER_PROGRESS_EVERY = 2.0  # seconds between readings of the raters' progress
 
 
 def status_cell(status: str, simulated: bool, text: str | None = None) -> Text:
@@ -228,6 +229,7 @@ class StudiesScreen(StudyActions, JudgingActions, PacketActions, SectionScreen):
             with VerticalScroll(id="study-detail"):
                 yield Static("", id="study-work", markup=False)
                 yield Static("", id="study-summary", markup=False)
+                yield Static("", id="study-raters", markup=False)
                 yield Static("", id="study-power", markup=False)
 
     def on_mount(self) -> None:
@@ -237,6 +239,8 @@ class StudiesScreen(StudyActions, JudgingActions, PacketActions, SectionScreen):
         self._select_after_reload: str | None = None
         self._power_cache: dict[str, dict] = {}  # definition (JSON) -> power document
         self._power_pending: set[str] = set()     # definitions whose power is being computed
+        self._raters_of: str | None = None        # the study whose raters' progress is shown (read again live)
+        self.set_interval(RATER_PROGRESS_EVERY, self.show_rater_progress)
 
     def on_screen_resume(self) -> None:
         self.refresh_list()
@@ -288,6 +292,8 @@ class StudiesScreen(StudyActions, JudgingActions, PacketActions, SectionScreen):
         out = self.query_one("#study-summary", Static)
         power = self.query_one("#study-power", Static)
         self._show_work(study_id)  # another study's judging is not said above this one's details
+        self._raters_of = None
+        self.query_one("#study-raters", Static).display = False
         if study_id is None:
             out.update("")
             power.update("")
@@ -298,6 +304,9 @@ class StudiesScreen(StudyActions, JudgingActions, PacketActions, SectionScreen):
             out.update(str(exc))
             power.update("")
             return
+        if summary.get("frozen_at") and summary["definition"].get("raters"):
+            self._raters_of = study_id
+            self.show_rater_progress()
         simulated = is_simulated(summary["definition"])
         out.update(detail_text(summary_text(summary), simulated,
                                hand_scored=simulated and typed_at_the_desk(self.app.db, study_id)))
@@ -310,6 +319,23 @@ class StudiesScreen(StudyActions, JudgingActions, PacketActions, SectionScreen):
         if key not in self._power_pending:  # already being computed: its result is shown when it comes
             self._power_pending.add(key)
             self.compute_power(study_id, summary["definition"])
+
+    def show_rater_progress(self) -> None:
+        """Each rater's items scored so far, read again every RATER_PROGRESS_EVERY seconds while this screen
+        shows a frozen study with raters: they score meanwhile, at the served desk or a terminal."""
+        if self._raters_of is None or not self.is_current:
+            return
+        from workbench.blinding.context import BlindingError
+        from workbench.scoring.results import scoring_completion
+
+        try:
+            completion = scoring_completion(self.app.db, self._raters_of)
+        except BlindingError:
+            completion = {}
+        text = rater_progress_text(completion)
+        out = self.query_one("#study-raters", Static)
+        out.update(text)
+        out.display = bool(text)  # (an empty line would push the power panel down)
 
     # -- the power panel ----------------------------------------------------------------------------
 
@@ -535,3 +561,10 @@ class StudiesScreen(StudyActions, JudgingActions, PacketActions, SectionScreen):
         runs_screen = self.app.screen_stack[0]
         if hasattr(runs_screen, "select_study"):
             runs_screen.select_study(study_id)
+
+
+def rater_progress_text(completion: dict[str, dict]) -> str:
+    """`scoring     rater-a 3/6 · rater-b 0/6`: items fully scored of those assigned (nothing before blinding)."""
+    if not any(c["total"] for c in completion.values()):
+        return ""
+    return "scoring     " + " · ".join(f"{rater} {c['done']}/{c['total']}" for rater, c in completion.items())

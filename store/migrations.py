@@ -694,3 +694,22 @@ def study_lineage(db: sqlite_utils.Database) -> None:
         )
     """):
         db.execute(statement)
+
+
+@migrations(name="0016_desk_links")
+def desk_links(db: sqlite_utils.Database) -> None:
+    # The served desk's links (issue 44): one row per link issued to a rater of a study. The token itself is
+    # never stored, only its SHA-256; a link is live until it expires or is revoked.
+    for statement in _statements("""
+        CREATE TABLE desk_links (
+            id INTEGER PRIMARY KEY,
+            study_id TEXT NOT NULL,
+            rater TEXT NOT NULL,
+            token_hash TEXT NOT NULL UNIQUE,
+            issued_at TEXT NOT NULL,
+            expires_at TEXT NOT NULL,
+            revoked_at TEXT
+        );
+        CREATE INDEX idx_desk_links_rater ON desk_links (study_id, rater)
+    """):
+        db.execute(statement)

@@ -37,6 +37,7 @@ COMMAND_MODULES = [
     "workbench.cli.power_cmd",
     "workbench.cli.settings_cmd",
     "workbench.cli.read_cmd",
+    "workbench.cli.desk_cmd",
 ]
 
 
