@@ -17,6 +17,7 @@ CORPUS = Path(__file__).resolve().parent.parent / "corpus"
 FLOORS = {
     "second": (2, 2, 0.95),
     "vote": (2, 2, 0.95),
+    "cruxes": (4, 4, 0.75),      # the planted sets; the direction-only set is flagged by the embedding default
 }
 
 

@@ -99,15 +99,16 @@ def average_linkage(similarity, line: float, min_size: int = 2):
 
 
 def read_check(text: str) -> bool | None:
-    """SAME → True, DIFFERENT → False; None when the reply's first word is neither (never guessed)."""
-    first = re.search(r"[A-Za-z]+", text or "")
-    word = first.group(0).upper() if first else ""
-    if word in ("SAME", "YES"):
-        return True
-    if word in ("DIFFERENT", "NO"):
-        return False
-    said = {w for w in re.findall(r"\b(SAME|DIFFERENT)\b", (text or "").upper())}
-    return (said == {"SAME"}) if len(said) == 1 else None
+    """SAME → True, DIFFERENT (or "not the same") → False; None when the reply says both, or neither, or
+    only yes/no after other words (never guessed)."""
+    upper = re.sub(r"\bNOT\s+(?:THE\s+)?SAME\b", "DIFFERENT", (text or "").upper())
+    said = set(re.findall(r"\b(SAME|DIFFERENT)\b", upper))
+    if len(said) == 1:
+        return said == {"SAME"}
+    if said:
+        return None
+    first = re.search(r"[A-Z]+", upper)
+    return {"YES": True, "NO": False}.get(first.group(0)) if first else None
 
 
 def pair_prompt(a: str, b: str) -> str:
