@@ -17,7 +17,8 @@ CORPUS = Path(__file__).resolve().parent.parent / "corpus"
 FLOORS = {
     "second": (2, 2, 0.95),
     "vote": (2, 2, 0.95),
-    "cruxes": (4, 4, 0.75),      # the planted sets; the direction-only set is flagged by the embedding default
+    "cruxes": (4, 4, 0.75),
+    "cues": (80, 9, 0.75),       # labelled cue and neutral sentences; precision and recall: tests/cue_audit      # the planted sets; the direction-only set is flagged by the embedding default
 }
 
 

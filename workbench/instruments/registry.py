@@ -8,7 +8,7 @@ from workbench.instruments.base import Instrument
 from workbench.protocol import registry as protocols
 
 # Shared instruments: "module" whose INSTRUMENTS lists them (the cue audit reads any protocol's prompts).
-SHARED: tuple[str, ...] = ()
+SHARED: tuple[str, ...] = ("workbench.cue_audit.instrument",)
 
 
 def _from(module: str) -> list[Instrument]:
