@@ -6,7 +6,7 @@ the study file (`crux_equivalence`) and in the report:
 - EMBEDDING (the offline default): all-mpnet-base-v2 sentence vectors (a stronger model than MiniLM: a crux
   reworded across runs sits at cosine 0.66–0.96 under it, 0.49–0.64 under MiniLM) grouped by average-linkage
   clustering cut at a mean cosine of SAME (project's choice, set on tests/corpus/cruxes and checked on
-  benchmarks/data/cruxes-held-out.toml). Average linkage, not single: a question near two cruxes does not
+  benchmarks/data-cruxes/held-out.toml). Average linkage, not single: a question near two cruxes does not
   chain them into one. It cannot tell questions apart that differ only in direction ("raise rates" and
   "cut rates" sit at cosine ~0.9): a cluster whose members name opposite directions is flagged
   (`direction_conflicts`), and the report says so.
