@@ -152,3 +152,25 @@ def test_read_cruxes_refuses_a_file_that_is_not_a_list_of_runs():
         read_cruxes(json.dumps({"run": ["q"]}), {})
     with pytest.raises(ValueError, match="needs --model"):
         read_cruxes(json.dumps([["q"]]), {"equivalence": "model"})
+
+
+def test_the_check_goes_through_the_gateway_blind_and_a_pair_asked_again_is_replayed(tmp_path):
+    """On the built-in mock model (its text is neither SAME nor DIFFERENT: unreadable, never guessed): every
+    call is logged in the store with the extractor's role and a turn named by the prompt's hash only; the
+    prompt holds the two questions and nothing else of the study; the same pair asked again is replayed."""
+    from store.calls import calls_for
+    from store.db import open_store
+    from workbench.gateway.api import ModelSettings
+
+    db = open_store(tmp_path / "s.db")
+    ask = eq.gateway_asker(db, tmp_path / "s.db", ModelSettings(model="mock", max_tokens=16), None)
+    prompt = eq.pair_prompt("Will rates rise?", "Will rates fall?")
+    first = ask([prompt])
+    again = ask([prompt])
+    rows = calls_for(db)
+    assert len(first) == 1 and eq.read_check(first[0]) is None and again == first
+    assert [r["status"] for r in rows] == ["ok", "replayed"]
+    assert all(r["role"] == "extractor" and r["turn"].startswith("crux-equivalence:") and r["run_id"] is None
+               for r in rows)
+    sent = json.loads(rows[0]["request"])
+    assert json.dumps(sent).count("Will rates") == 2 and "condition" not in json.dumps(sent).lower()
