@@ -18,16 +18,20 @@ def labelled_precision_recall(embedder, folder: Path = LABELLED) -> tuple[float,
     from workbench.instruments.corpus import load
 
     rubrics = shipped_rubrics()
-    found_true = found_any = cues = recalled = 0
+    by_rubric: dict[str, list] = {}
     for entry in load(folder.parent, folder.name):
-        criteria = criteria_of([rubrics[entry.options["rubric"]]])
-        cue, procedure = meaning.scores([entry.text], [c.references for c in criteria], embedder)
-        hits = {c.id for j, c in enumerate(criteria) if meaning.is_cue(cue[0, j], procedure[0])}
-        want = set(entry.truth["criteria"])
-        if want:
-            cues += 1
-            recalled += bool(want & hits)
-        if hits:
-            found_any += 1
-            found_true += bool(want & hits)
+        by_rubric.setdefault(entry.options["rubric"], []).append(entry)
+    found_true = found_any = cues = recalled = 0
+    for rubric, entries in by_rubric.items():   # one embedding call per rubric
+        criteria = criteria_of([rubrics[rubric]])
+        cue, procedure = meaning.scores([e.text for e in entries], [c.references for c in criteria], embedder)
+        for i, entry in enumerate(entries):
+            hits = {c.id for j, c in enumerate(criteria) if meaning.is_cue(cue[i, j], procedure[i])}
+            want = set(entry.truth["criteria"])
+            if want:
+                cues += 1
+                recalled += bool(want & hits)
+            if hits:
+                found_any += 1
+                found_true += bool(want & hits)
     return (found_true / found_any if found_any else 1.0), (recalled / cues if cues else 0.0)
