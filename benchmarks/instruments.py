@@ -1,9 +1,13 @@
 """How every instrument reads the corpus of realistic replies (issue 41).
 
     .venv/bin/python benchmarks/instruments.py [--corpus tests/corpus] [--json] [--show-misses]
+        [--check-model openai/smollm2 --check-api-base http://127.0.0.1:8011/v1]
 
 Prints, per instrument: entries, layouts, read correctly, flagged, and misread without a flag (the
-number that must stay 0). The README's table is this output, with the date it was run.
+number that must stay 0). The README's table is this output, with the date it was run. Then the crux
+equivalence's targets on the held-out planted sets (benchmarks/data-cruxes/held-out.toml, which no test
+reads), the model check's accuracy on the labelled pairs (tests/corpus/crux-pairs) for each --check-model,
+and the cue audit's meaning check's precision and recall on its labelled set.
 """
 
 from __future__ import annotations
@@ -25,11 +29,52 @@ def results(corpus: Path) -> list:
     return [measure(instrument, load(corpus, name)) for name, instrument in all_instruments().items()]
 
 
+def crux_held_out() -> list[str]:
+    from workbench.protocols.faultline.instruments import read_cruxes
+
+    lines = ["crux equivalence on the held-out planted sets (CR read; target in brackets)"]
+    for entry in load(ROOT / "benchmarks", "data-cruxes"):
+        doc = read_cruxes(entry.text, {"equivalence": "embedding"})
+        cr = "undefined" if doc["cr"] is None else f"{doc['cr']:.2f}"
+        lines.append(f"  embedding  {entry.id:<44} CR {cr} [{entry.truth['cr']:.1f} ± 0.1]"
+                     + ("  FLAGGED: " + doc["reason"][:70] if doc["flagged"] else ""))
+    return lines
+
+
+def check_accuracy(model: str, api_base: str | None) -> str:
+    """The model's SAME/DIFFERENT answers on the labelled pairs, through the gateway."""
+    from workbench.protocols.faultline import equivalence
+    from workbench.protocols.faultline.instruments import _model_asker
+
+    pairs = load(ROOT / "tests" / "corpus", "crux-pairs")
+    ask = _model_asker({"model": model, "api_base": api_base})
+    answers = [equivalence.read_check(t) for t in ask([equivalence.pair_prompt(*e.text.split("\n")) for e in pairs])]
+    right = sum(1 for e, a in zip(pairs, answers) if a is not None and a == e.truth["same"])
+    unreadable = sum(1 for a in answers if a is None)
+    same = [a for e, a in zip(pairs, answers) if e.truth["same"]]
+    return (f"  model check {model}: {right}/{len(pairs)} labelled pairs right ({right / len(pairs):.0%}), "
+            f"{unreadable} unreadable; said SAME to {sum(1 for a in answers if a)} of {len(pairs)} "
+            f"(true same: {len(same)})")
+
+
+def cue_precision_recall() -> str:
+    from workbench.cue_audit.evaluation import labelled_precision_recall
+    from workbench.cue_audit.meaning import CUE_MODEL, LINE
+    from workbench.metrics.embeddings import Embedder
+
+    precision, recall = labelled_precision_recall(Embedder(CUE_MODEL))
+    return (f"cue audit meaning check ({CUE_MODEL}, line {LINE}) on tests/corpus/cues: precision {precision:.2f}, "
+            f"recall {recall:.2f}")
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--corpus", type=Path, default=ROOT / "tests" / "corpus")
     parser.add_argument("--json", action="store_true")
     parser.add_argument("--show-misses", action="store_true", help="print every flagged or misread entry")
+    parser.add_argument("--check-model", action="append", default=[],
+                        help="a litellm model whose crux equivalence check is measured on the labelled pairs")
+    parser.add_argument("--check-api-base", action="append", default=[], help="its server (one per --check-model)")
     args = parser.parse_args(argv)
     found = results(args.corpus)
     if args.json:
@@ -44,6 +89,12 @@ def main(argv: list[str] | None = None) -> int:
             for o in a.outcomes:
                 if o.verdict != "correct":
                     print(f"    {o.verdict}: {o.entry.id} ({o.entry.layout}): {o.document}")
+    print()
+    print("\n".join(crux_held_out()))
+    bases = args.check_api_base + [None] * (len(args.check_model) - len(args.check_api_base))
+    for model, base in zip(args.check_model, bases):
+        print(check_accuracy(model, base))
+    print(cue_precision_recall())
     return 1 if any(a.count(SILENT) for a in found) else 0
 
 

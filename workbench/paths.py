@@ -42,6 +42,17 @@ def resolve_db_path(cli_value: str | os.PathLike | None) -> Path:
     return default_db_path()
 
 
+def model_cache_dir() -> Path:
+    """Where model files unpacked from packages live (all-mpnet-base-v2's joined parts): `$WORKBENCH_MODEL_CACHE`
+    if set, else `models/` under the platformdirs user cache dir."""
+    env = os.environ.get("WORKBENCH_MODEL_CACHE")
+    if env:
+        return Path(env).expanduser()
+    from platformdirs import user_cache_dir
+
+    return Path(user_cache_dir("hindsight-workbench", appauthor=False)) / "models"
+
+
 def shipped_cases_dir() -> Path:
     return Path(os.environ.get(CASES_ENV) or PROJECT_ROOT / "cases")
 

@@ -12,6 +12,7 @@ from tests.runner.studykit import create, make_store, study_text
 from workbench.cases.library import shipped_rubrics
 from workbench.cli.main import main
 from workbench.cue_audit import MEANING_THRESHOLD, Criterion, Prompt, criteria_of, run_audit
+from workbench.cue_audit.meaning import CUE_MODEL
 from workbench.cue_audit.terms import key_terms, stem
 from workbench.metrics.embeddings import Embedder
 from workbench.protocols.hindsight.protocol import HindsightProtocol
@@ -24,7 +25,7 @@ LEGACY = ('[architectures.C1]\nframing = "respondents"\n[architectures.C2]\nrost
 
 @pytest.fixture(scope="module")
 def embedder():
-    return Embedder()  # the bundled MiniLM; its in-memory cache serves the module's tests
+    return Embedder(CUE_MODEL)  # all-mpnet-base-v2, loaded once; its in-memory cache serves the module's tests
 
 
 def audit_of(extra: str, embedder):
@@ -62,12 +63,19 @@ def test_the_audit_flags_the_roster_fan_and_framing_shipped_before_issue_30(embe
     assert "risk" in risk.terms
 
 
-def test_the_new_defaults_pass(embedder):
+def test_the_new_defaults_leave_one_reading_by_meaning(embedder):
+    """Issue 41: the meaning check (mpnet, set on tests/corpus/cues) reads the functional devil's advocate's
+    "make the strongest case for the option the committee is neglecting" as near the compliance trap (0.43)
+    in C3 and P1 (C2's own description is as near). The README reports it; no prompt was changed for it."""
     audit = audit_of("", embedder)
-    assert audit.passes, [f.text() for f in audit.by_origin("project")]
+    project = audit.by_origin("project")
+    assert {(f.condition, f.criterion, f.prompt) for f in project} == {
+        ("C3", "compliance_trap", "roster.functional.devils-advocate"),
+        ("P1", "compliance_trap", "roster.functional.devils-advocate")}
+    assert all(f.terms == () and f.sentence.startswith("You argue against whatever position") for f in project)
     # what remains is the seed's: B2's own "What are the risks?", and C3's scenarios, which the seed names
     assert keyed(audit, "seed") == {("B2", "anticipation", "prompts.B2_PROMPT")}
-    assert {(c, k) for c, k, _ in keyed(audit, "structure")} == {("C3", "anticipation")}
+    assert ("C3", "anticipation") in {(c, k) for c, k, _ in keyed(audit, "structure")}
 
 
 def test_a_cue_by_meaning_alone_is_found(embedder):
@@ -114,3 +122,45 @@ def test_study_show_and_the_report_carry_the_audit_and_a_second_show_loads_no_mo
     text = report.read_text()
     assert "## Cue audit" in text and "roster.content-briefs.strategist [project]" in text
     assert "Committee roster: `content-briefs` (a pre-registered DEVIATION)" in text
+
+
+@pytest.mark.parametrize("sentence, criterion", [
+    ("Remember that giving in now would only invite further demands later.", "compliance_trap"),
+    ("A single bad change could break everywhere at once, and whether it can be undone matters.", "blast_radius"),
+    ("You call threats what they are: blackmail.", "coercion_recognition"),
+])
+def test_the_issues_paraphrased_cues_are_found(embedder, sentence, criterion):
+    """Issue 41's own examples (not in the labelled set the line was set on), each found against B1."""
+    rubrics = shipped_rubrics()
+    prompts = {"B1": [Prompt("b1", "Given this situation, what should we do? Explain your reasoning.", "seed")],
+               "X": [Prompt("x", f"You advise the board. {sentence} Keep it short.")]}
+    audit = run_audit(prompts, "B1", criteria_of([rubrics["glenda-crock"], rubrics["blast-radius"]]), embedder)
+    assert criterion in {f.criterion for f in audit.findings}, [f.text() for f in audit.findings]
+
+
+def test_the_menu_metaphor_is_missed_by_meaning_but_flagged_by_the_instrument():
+    """The issue's frame-analysis example reads 0.28 against frame analysis (its "menu" is a metaphor the
+    sentence model does not resolve): not a finding at the line, but `read cues` flags it as unsure, so the
+    miss is never silent (README)."""
+    from workbench.cue_audit.instrument import read_cues
+
+    doc = read_cues("Ask whether the menu itself was set up to corner the organization.", {"rubric": "glenda-crock"})
+    assert doc["cues"] == [] and doc["flagged"] and "frame_analysis" in doc["reason"]
+
+
+def test_no_sentence_escapes_for_its_colon_or_its_length_and_fields_are_not_sentences():
+    from workbench.cue_audit.terms import sentences
+
+    assert sentences("You call threats what they are: blackmail. Blackmail.\n- Refuse.") == [
+        "You call threats what they are: blackmail.", "Blackmail.", "Refuse."]
+    assert sentences("The motion as moved:\n\nMOTION: {motion}\n\nSECOND: {answer}\nDo you second it?") == [
+        "Do you second it?"]
+
+
+def test_precision_and_recall_on_the_labelled_set_hold_the_floor(embedder):
+    """recall >= 0.9 on the paraphrased cues and precision >= 0.8 against the neutral sentences, by
+    meaning alone (tests/corpus/cues: none is a sentence of an audited prompt)."""
+    from workbench.cue_audit.evaluation import labelled_precision_recall
+
+    precision, recall = labelled_precision_recall(embedder)
+    assert recall >= 0.9 and precision >= 0.8, (precision, recall)

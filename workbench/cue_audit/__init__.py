@@ -11,9 +11,10 @@ condition's (hindsight: B1):
 - key terms: the content words of the criterion's name and question, less
   stop words and the words every rubric question uses (GENERIC), matched on
   light stems (`terms.py`), anywhere in the prompt text;
-- meaning: the cosine similarity (MiniLM, the project's embeddings module,
-  cached in the store) of each prompt sentence to the criterion's question is
-  at least MEANING_THRESHOLD while no baseline sentence reaches it.
+- meaning: a prompt sentence is a paraphrase of what the criterion rewards
+  (`meaning.py`: all-mpnet-base-v2, cached in the store, against the
+  criterion's question and anchors, and nearer them than prompt procedure)
+  while no baseline sentence is.
 
 Each finding names the prompt it comes from and that prompt's origin: "seed"
 (the seed's own wording: a cue the seed itself puts there, reported, not the
@@ -29,14 +30,11 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
 
+from workbench.cue_audit import meaning
 from workbench.cue_audit.terms import key_terms, sentences, stems_in
 
-# Measured on the shipped hindsight rubrics (cosine of each prompt sentence to each criterion's question, MiniLM):
-# the content briefs the project shipped before issue 30 reach 0.44 (the stakeholder advocate against coercion
-# recognition) and 0.42 (the devil's advocate); the functional roster, the committee procedure and the C1 and C3
-# prompts stay at or under 0.40; the seed's B1 sentence reaches 0.31. Sentence meaning separates little at this
-# length, so the key terms do most of the work; the threshold sits between the two. The project's choice.
-MEANING_THRESHOLD = 0.42
+# Set on tests/corpus/cues (meaning.py): the project's choice; its precision and recall are in the README.
+MEANING_THRESHOLD = meaning.LINE
 ORIGINS = ("seed", "structure", "project")
 
 
@@ -55,6 +53,11 @@ class Criterion:
     id: str
     name: str
     question: str
+    anchors: tuple[str, ...] = ()   # the texts of its anchors above the lowest score (what it rewards)
+
+    @property
+    def references(self) -> list[str]:
+        return meaning.references(self.question, list(self.anchors))
 
 
 @dataclass(frozen=True)
@@ -106,7 +109,8 @@ class CueAudit:
 
 def audit_lines(doc: dict) -> list[str]:
     """The audit (its `to_dict()` document) in words, one line a finding: `study show` and the report."""
-    head = (f"cue audit   criteria cued by a condition's prompts but not by {doc['baseline']}'s (key terms; MiniLM "
+    model = doc.get("embedding_model") or "MiniLM"
+    head = (f"cue audit   criteria cued by a condition's prompts but not by {doc['baseline']}'s (key terms; {model} "
             f"similarity >= {doc['threshold']:.2f}): ")
     findings = [Finding(**{**f, "terms": tuple(f["terms"])}) for f in doc["findings"]]
     if not findings:
@@ -118,7 +122,9 @@ def audit_lines(doc: dict) -> list[str]:
 
 def criteria_of(rubrics) -> list[Criterion]:
     """The criteria of `rubrics` (workbench.rubrics.Rubric objects) in order."""
-    return [Criterion(r.id, c.id, c.name, c.question or c.name) for r in rubrics for c in r.criteria]
+    return [Criterion(r.id, c.id, c.name, c.question or c.name,
+                      tuple(a.text for a in sorted(c.anchors, key=lambda a: a.score)[1:]))
+            for r in rubrics for c in r.criteria]
 
 
 def run_audit(prompts: dict[str, list[Prompt]], baseline: str, criteria: list[Criterion], embedder, *,
@@ -130,17 +136,24 @@ def run_audit(prompts: dict[str, list[Prompt]], baseline: str, criteria: list[Cr
     base_stems = stems_in(base_text)
     terms = {(c.rubric, c.id): key_terms(f"{c.name} {c.question}") for c in criteria}
 
-    # every prompt sentence of every condition and every criterion question, embedded at once (cached)
+    # every prompt sentence of every condition against every criterion's references, embedded at once (cached);
+    # a sentence's score for a criterion counts only where it is a cue by meaning (meaning.is_cue), else 0
     units = [(cond, p, s) for cond, ps in prompts.items() for p in ps for s in sentences(p.text)]
-    texts = [c.question for c in criteria] + [s for _, _, s in units]
-    vectors = embedder.embed(texts) if texts and criteria else None
     sim = {}
-    if vectors is not None and len(units):
-        q, u = vectors[:len(criteria)], vectors[len(criteria):]
-        matrix = u @ q.T  # rows: sentences, columns: criteria (the embedder returns unit vectors)
-        sim = {(i, j): float(matrix[i, j]) for i in range(len(units)) for j in range(len(criteria))}
+    if units and criteria:
+        cue, procedure = meaning.scores([s for _, _, s in units], [c.references for c in criteria], embedder)
+        sim = {(i, j): float(cue[i, j]) if meaning.is_cue(cue[i, j], procedure[i], threshold) else 0.0
+               for i in range(len(units)) for j in range(len(criteria))}
     base_best = {j: max((sim.get((i, j), 0.0) for i, (cond, _, _) in enumerate(units) if cond == baseline),
                         default=0.0) for j in range(len(criteria))}
+    # criteria the seed's own description of a condition cues by meaning (C3's "scenario generation" and
+    # anticipation): a meaning finding there is the structure's, as a key term in that description is
+    seeded: set[tuple[str, int]] = set()
+    described = [(cond, s) for cond, text in structure.items() for s in sentences(text)]
+    if described and criteria:
+        cue, procedure = meaning.scores([s for _, s in described], [c.references for c in criteria], embedder)
+        seeded = {(cond, j) for i, (cond, _) in enumerate(described) for j in range(len(criteria))
+                  if meaning.is_cue(cue[i, j], procedure[i], threshold)}
 
     of_prompt: dict[tuple[str, int], list[int]] = {}  # (condition, prompt) -> its sentences' rows in `units`
     for i, (cond, p, _) in enumerate(units):
@@ -157,15 +170,15 @@ def run_audit(prompts: dict[str, list[Prompt]], baseline: str, criteria: list[Cr
                 hits = tuple(t for t, stem in terms[(c.rubric, c.id)] if stem in found and stem not in base_stems)
                 close = [(sim.get((i, j), 0.0), units[i][2]) for i in of_prompt.get((cond, id(p)), [])]
                 best = max(close, default=(0.0, ""))
-                meaning = best[0] >= threshold and base_best[j] < threshold
-                if not hits and not meaning:
+                by_meaning = best[0] >= threshold and base_best[j] < threshold
+                if not hits and not by_meaning:
                     continue
                 origin = p.origin
-                if origin == "project" and not meaning and all(stem in seed_words for t, stem in
-                                                               terms[(c.rubric, c.id)] if t in hits):
-                    origin = "structure"  # every cued term is in the seed's own description of the condition
+                if origin == "project" and all(stem in seed_words for t, stem in terms[(c.rubric, c.id)] if t in hits) \
+                        and (not by_meaning or (cond, j) in seeded):
+                    origin = "structure"  # every cue is in the seed's own description of the condition
                 findings.append(Finding(cond, c.rubric, c.id, c.name, p.name, origin, hits,
-                                        best[1] if meaning else "", round(best[0], 3) if meaning else None))
+                                        best[1] if by_meaning else "", round(best[0], 3) if by_meaning else None))
     return CueAudit(baseline, threshold, list(prompts), findings, getattr(embedder, "model", ""))
 
 
@@ -190,7 +203,7 @@ def study_cue_audit(db, study_id: str) -> CueAudit | None:
     rubric_ids = list(definition.get("rubrics") or [])
     rubric_ids += [r for r in protocol.extra_rubrics(db, definition) if r not in rubric_ids]
     return run_audit(prompts, protocol.cue_baseline, criteria_of(study_rubrics(db, study_id, rubric_ids)),
-                     Embedder(cache=StoreEmbeddingCache(db)), structure=protocol.condition_structure())
+                     Embedder(meaning.CUE_MODEL, cache=StoreEmbeddingCache(db)), structure=protocol.condition_structure())
 
 
 def study_rubrics(db, study_id: str, rubric_ids: list[str]) -> list:

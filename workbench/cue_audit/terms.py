@@ -59,8 +59,32 @@ def stems_in(text: str) -> set[str]:
     return {stem(w) for w in words(text)}
 
 
+_FIELD = re.compile(r"^[^.!?{}]{0,60}:\s*$")   # "MOTION:", "The motion on the floor:" before what the case fills
+
+
+def _without_fields(text: str) -> str:
+    """The text less its fields: a label ending in a colon whose content is a {placeholder}, on its line or
+    the next ("MOTION: {motion}"; "The main motion as moved:" then "{motion}" or "MOTION: {motion}"). The case fills those; the
+    label is no sentence of the prompt."""
+    lines = (text or "").splitlines()
+    out = []
+    for i, line in enumerate(lines):
+        nxt = next((ln for ln in lines[i + 1:] if ln.strip()), "")
+        label, _, rest = line.partition(":")
+        if ":" in line and _PLACEHOLDER.fullmatch(rest.strip()) and _FIELD.match(label + ":"):
+            continue
+        nxt_label, _, nxt_rest = nxt.partition(":")
+        is_field = ":" in nxt and _PLACEHOLDER.fullmatch(nxt_rest.strip()) and _FIELD.match(nxt_label + ":")
+        if _FIELD.match(line) and (_PLACEHOLDER.fullmatch(nxt.strip()) or is_field):
+            continue
+        out.append(line)
+    return "\n".join(out)
+
+
 def sentences(text: str) -> list[str]:
-    """A prompt's sentences (placeholders left out), each long enough to mean something."""
-    plain = _PLACEHOLDER.sub(" ", text or "")
-    parts = re.split(r"(?<=[.!?:])\s+|\n+", plain)
-    return [p.strip() for p in parts if len(p.strip().split()) >= 4]
+    """A prompt's sentences (fields and placeholders left out): split after . ! ? and at line ends only, never
+    at a colon, and none dropped for being short ("You call threats what they are: blackmail." is one
+    sentence, and "Blackmail." another); a fragment without a letter (a bullet, a rule) is no sentence."""
+    plain = _PLACEHOLDER.sub(" ", _without_fields(text))
+    parts = re.split(r"(?<=[.!?])\s+|\n+", plain)
+    return [p.strip(" \t-*•>#") for p in parts if re.search(r"[A-Za-z]", p)]

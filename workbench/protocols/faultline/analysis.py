@@ -174,11 +174,44 @@ def coin_key(item: str, cond: str, replicate: int) -> str:
 def rules(section: dict) -> dict:
     """The measurement choices a study's metrics follow, as its frozen section holds them. A study stored
     before `acc_tie` existed was measured with the strict rule and keeps it."""
-    return {"embedding_model": section["embedding_model"],
-            "acc_tie": measures.tie_rule(section),
-            "acc_headline": measures.headline_rule(section),
-            "crux_similarity": section.get("crux_similarity", measures.SAME_CRUX),
-            "hdbscan_min_cluster_size": section["hdbscan_min_cluster_size"]}
+    out = {"embedding_model": section["embedding_model"],
+           "acc_tie": measures.tie_rule(section),
+           "acc_headline": measures.headline_rule(section),
+           "crux_similarity": section.get("crux_similarity", measures.SAME_CRUX),
+           "hdbscan_min_cluster_size": section["hdbscan_min_cluster_size"]}
+    if "crux_equivalence" in section:   # a study stored before crux equivalence keeps its HDBSCAN on one line
+        out.update(crux_equivalence=section["crux_equivalence"], crux_model=section["crux_model"])
+    return out
+
+
+class CruxEquivalence:
+    """Labels the crux questions of one repeated debate by the study's `crux_equivalence` (equivalence.py);
+    None for a study stored before it existed (measures.crux_clusters then clusters as it did)."""
+
+    def __init__(self, db: sqlite_utils.Database, study_id: str, definition: dict, rule: dict, progress=None):
+        self.rule, self.ask = rule, None
+        self.method = rule.get("crux_equivalence")
+        self.embed = Vectors(db, rule["crux_model"], progress) if self.method else None
+        if self.method == "model":
+            from workbench.protocols.faultline.equivalence import gateway_asker
+            from workbench.protocols.faultline.turns import model_settings
+
+            extractor = definition["faultline"]["extractor"]
+            self.model_name = extractor["name"]
+            self.ask = gateway_asker(db, None, model_settings(extractor), study_id)
+
+    def __call__(self, questions: list[str]):
+        from workbench.protocols.faultline import equivalence
+
+        if not self.method or not questions:
+            return None
+        vectors = self.embed(questions)
+        size = self.rule["hdbscan_min_cluster_size"]
+        if self.method == equivalence.MODEL:
+            return equivalence.by_model(questions, vectors, self.ask, self.model_name,
+                                        embedding=self.rule["crux_model"], min_size=size)
+        return equivalence.by_embedding(questions, vectors, self.rule["crux_similarity"], self.rule["crux_model"],
+                                        min_size=size)
 
 
 def study_metrics(db: sqlite_utils.Database, study_id: str, definition: dict, progress=None) -> dict:
@@ -231,14 +264,19 @@ def study_metrics(db: sqlite_utils.Database, study_id: str, definition: dict, pr
     for r in finished:
         if condition(r["condition"]).is_debate:
             done_runs[(r["case_id"], r["condition"])] += 1
+    crux = CruxEquivalence(db, study_id, definition, rule, progress)
     for (item, cond_id), n in sorted(done_runs.items()):
         rows = cr_groups.get((item, cond_id), [])
-        vecs = embed([q for _, q in rows])
+        questions = [q for _, q in rows]
+        same = crux(questions)
+        vecs = None if same else embed(questions)
         est = measures.crux_recurrence(vecs if vecs is not None else [], [r for r, _ in rows],
                                        min_cluster_size=rule["hdbscan_min_cluster_size"],
-                                       same=rule["crux_similarity"])
+                                       same=rule["crux_similarity"], labels=same.labels if same else None,
+                                       method=same.method if same else "")
+        flag = {"flagged": same.flagged, "flag_reason": same.reason} if same else {}
         cr.append({"item": item, "condition": cond_id, "runs": n,
-                   "divergence": debates[item]["pair"]["divergence"], **_est(est)})
+                   "divergence": debates[item]["pair"]["divergence"], **_est(est), **flag})
     from workbench.protocols.faultline.treatment import study_lost_treatments
 
     doc = summarise(docs, cr, [c for c in definition["conditions"]], rule)

