@@ -142,7 +142,8 @@ def readings(db, study_id: str, definition: dict, options: dict, runs: list[dict
 
     known = steps(definition)
     runs = [r for r in runs if r["condition"] in known]
-    rounds = committee_options(options)["debate_rounds"]
+    # a study stored with a partial [architectures.C2] table (written before a key existed) takes the default
+    rounds = committee_options(options).get("debate_rounds") or committee_options({})["debate_rounds"]
     probes: dict[str, list[dict]] = {}
     if any(r["condition"] == "P1" for r in runs):  # a P1 run is read with its case's other committees
         cases = {r["case_id"] for r in runs if r["condition"] == "P1"}
