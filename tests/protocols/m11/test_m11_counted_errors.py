@@ -93,8 +93,9 @@ async def test_the_real_critic_cut_at_max_tokens_ends_in_a_counted_error_marked_
     likert = get_run(db, "m11-e2e/seed-a-earbuds/likert/0")
     assert likert["status"] == "done_with_errors" and likert["truncated_turns"] == 2
     # the reason says why the JSON broke off, to the retry and in the error
-    assert likert["error"] == ("counted error: critic gave no usable reply (the reply contained no valid JSON object "
-                               "(the reply was cut off at max_tokens))")
+    # (a cut reply is its own state, issue 40: named first)
+    assert likert["error"] == ("counted error: critic gave no usable reply (cut at max_tokens: the reply contained "
+                               "no valid JSON object (the reply was cut off at max_tokens))")
     retry = [b for b in m11_server.requests if m11kit.stage_of(b) == "critic"][1]
     assert ("could not be used: the reply contained no valid JSON object (the reply was cut off at max_tokens)"
             in retry["messages"][-1]["content"])
