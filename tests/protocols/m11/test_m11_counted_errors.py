@@ -97,7 +97,7 @@ async def test_the_real_critic_cut_at_max_tokens_ends_in_a_counted_error_marked_
     assert likert["error"] == ("counted error: critic gave no usable reply (cut at max_tokens: the reply contained "
                                "no valid JSON object (the reply was cut off at max_tokens))")
     retry = [b for b in m11_server.requests if m11kit.stage_of(b) == "critic"][1]
-    assert ("could not be used: the reply contained no valid JSON object (the reply was cut off at max_tokens)"
+    assert ("could not be used: cut at max_tokens: the reply contained no valid JSON object (the reply was cut off at max_tokens)"
             in retry["messages"][-1]["content"])
 
 
