@@ -88,8 +88,9 @@ async def test_panels_show_every_table(unblinded_path):
         assert {"table1", "table2", "table3", "table4", "agreement", "judges", "panel", "judge_errors", "audit",
                 "dq", "dq_baseline", "calibration", "reliability", "probes", "counts"} <= set(cells)
         # three cases: under the minimum for a bootstrap CI, so the values instead (issue 30)
-        assert cells["table1"][4][:3] == ["C2 (Peer-agent committee)", "2.67 (n too small: 3.00, 2.00, 3.00)",
-                                          "2.33 (n too small: 2.00, 3.00, 2.00)"]
+        # the seeded C2 runs record no debate: every cell standing on them is marked † (issue 45)
+        assert cells["table1"][4][:3] == ["C2 (Peer-agent committee)", "2.67 (n too small: 3.00, 2.00, 3.00) †",
+                                          "2.33 (n too small: 2.00, 3.00, 2.00) †"]
         status = str(app.screen.query_one("#metrics-status", Static).render())
         assert "unblinded" in status and "ffffffffffff" in status
 
