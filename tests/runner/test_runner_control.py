@@ -79,7 +79,9 @@ async def test_cancel_stops_the_study_and_a_resume_completes_it(store, server):
     summary = await run_study(db, gateway(db, db_path), study)
     assert summary.complete and [r["status"] for r in list_runs(db, study)] == ["done", "done"]
     assert summary.replayed >= 3  # the meeting's completed turns were not made again
-    assert server.count - count <= 31 - 3  # C2 is 30 calls + the extraction (issue 13)
+    # every C2 call is either replayed from the log or made now, once: C2 is 30 calls + the extraction (issue 13)
+    # + the Mediator's two unreadable votes each asked once more (issue 41). A call cancelled in flight is made again.
+    assert server.count - count + summary.replayed == 33
 
 
 async def test_cancel_one_run_leaves_the_others_going(store, server):
