@@ -36,6 +36,11 @@ def test_c2_moves_no_amendment_that_changes_nothing(workbench, server):
     text = source.replace('name = "hindsight-local"', 'name = "c2-local"').replace(
         'conditions = ["B1", "C1"]', 'conditions = ["C2"]')
     text += "\n[architectures.C2]\ndebate_rounds = 1\nmax_amendments = 2\n"  # one round: minutes, not hours, on a CPU
+    # No grammar for this study's copy-only extraction: llama-cpp-python 0.3.36 fails to parse the grammar made from
+    # some real chair's sentences (the enum of passages) and drops the connection without an access-log line (seen
+    # 2026-11-28: six "Connection error" attempts, one "failed to parse grammar"; an open bug for the next session).
+    # This test is about motions, amendments, seconds and votes, which take no schema.
+    text = text.replace('structured = "json_object"', 'structured = "none"')
     study = workbench.root / "c2-local.toml"
     study.write_text(text)
     workbench.run("study", "create", str(study))
