@@ -214,21 +214,3 @@ class FakeEmbedder:
     def embed(self, texts):
         rng = np.random.default_rng(0)
         return np.stack([v / np.linalg.norm(v) for v in rng.normal(size=(len(texts), 8))])
-
-
-def test_the_simulator_writes_several_b3_layouts_and_each_splits_into_its_three_views():
-    """The `sim` model speaks B3 in the layouts models use, so the parser is exercised end to end."""
-    from workbench.protocols.hindsight.simulate import LENS_TITLES, LENSES, Run
-    from workbench.simmodel.params import defaults
-
-    params = {**defaults(), "seed": 11}
-    layouts = set()
-    for replicate in range(30):
-        text = Run(params, None, "glenda-crock", "B3", replicate).perspectives() + "\nSYNTHESIS\nGo in stages."
-        split = split_perspectives(text)
-        assert len(split.sections) == 3, text
-        for s in split.sections:  # each view: its lens's title and text, nothing of the synthesis
-            lens = LENS_TITLES.index(s.title)
-            assert s.text.startswith(LENSES[lens]) and "Go in stages" not in s.text
-        layouts.add(split.layout)
-    assert layouts >= {"labelled", "headings", "numbered", "bold"}

@@ -58,10 +58,15 @@ LENSES = (
     "Think a decade ahead. Competitors' moves, market shifts and the options this choice closes off matter more "
     "than this year's numbers.",
 )
-LENS_TITLES = ("Money", "Operations", "Legal exposure", "Customers", "People", "Technology", "Reputation",
-               "The long term")
+# Each lens's titles: a view that anchors on an earlier view's lens takes the lens's next title, as an anchored
+# model renames what it repeats (a careful reader flags two views under one title as sub-headings misread).
+LENS_TITLES = (("Money", "The budget", "Cost of capital"), ("Operations", "Day-to-day running", "Capacity"),
+               ("Legal exposure", "Liability", "Compliance"), ("Customers", "Service quality", "Client trust"),
+               ("People", "Staff morale", "Key colleagues"), ("Technology", "Systems", "Legacy software"),
+               ("Reputation", "Public image", "Partners' view"), ("The long term", "Strategy", "Future options"))
 _TOPOLOGY = ("basin", "ridge", "plateau")
-# B3 layouts the simulator writes (workbench/protocols/hindsight/architectures/perspectives.py reads them all)
+# B3 layouts the simulator writes, each read without a flag by the careful reader (`read_perspectives` in
+# workbench/protocols/hindsight/architectures/perspectives.py; tests/simulation/test_sim_b3_layouts.py)
 B3_LAYOUTS = (
     "PERSPECTIVE {n}: {title}\n{body}",
     "**Perspective {letter}: {title}**\n{body}",
@@ -69,6 +74,20 @@ B3_LAYOUTS = (
     "{n}. **{title}**: {body}",
     "**{title}:** {body}",
 )
+
+# B3's whole answer after the banner: its views as paragraphs of their own (a blank line before the first, so
+# a bold lead-in opens one), then the synthesis and the report
+B3_ANSWER = "\n{views}\n\nSYNTHESIS\n{report}"
+
+
+def b3_views(layout: str, lenses: list[int], risks: list[str]) -> str:
+    """B3's views in one layout, a lens each; a lens met again takes its next title."""
+    views = []
+    for i, lens in enumerate(lenses):
+        title = LENS_TITLES[lens][lenses[:i].count(lens)]
+        views.append(layout.format(n=i + 1, letter="ABC"[i], title=title,
+                                   body=f"{LENSES[lens]}\n{risks[i % len(risks)]}"))
+    return "\n\n".join(views)
 
 
 class HindsightSimulator:
@@ -101,10 +120,7 @@ class HindsightSimulator:
         if phase in PERSPECTIVE_PHASES:
             return f"{REPLY_BANNER}\n{run.perspective(str(request.agent or ''))}"
         if phase in FINAL_PHASES:
-            body = run.report()
-            if run.condition == "B3":
-                body = run.perspectives() + "\nSYNTHESIS\n" + body
-            return f"{REPLY_BANNER}\n{body}"
+            return f"{REPLY_BANNER}\n{run.b3_answer() if run.condition == 'B3' else run.report()}"
         return f"{REPLY_BANNER}\n{run.statement()}"
 
 
@@ -145,19 +161,21 @@ class Run:
         return (f"RECOMMENDATION: {self.option}\nREASONING: {' '.join(CLAIMS[self.choice])}\n"
                 "RISKS:\n" + "\n".join(f"- {r}" for r in self.risks()) + f"\nCONFIDENCE: {confidence}")
 
+    def b3_answer(self) -> str:
+        return B3_ANSWER.format(views=self.perspectives(), report=self.report())
+
     def perspectives(self) -> str:
-        """B3's three views, one after another: each later view may anchor on the first one's lens. The layout
-        is drawn per run among those models write (B3_LAYOUTS), so B3's parser is exercised end to end."""
-        seed, risks = self.params["seed"], self.risks()
+        """B3's three views, one after another: each later view may anchor on the first one's lens (its words,
+        under the lens's next title). The layout is drawn per run among those models write (B3_LAYOUTS), so
+        B3's parser is exercised end to end."""
+        seed = self.params["seed"]
         first = self._lens("view-1")
         layout = draws.rng(seed, "b3-layout", self.case, self.condition, self.replicate).choice(B3_LAYOUTS)
-        views = []
-        for i in range(3):
-            anchored = i and draws.rng(seed, "anchor", self.case, self.condition, self.replicate, i).random() < ANCHORING
-            lens = first if anchored else self._lens(f"view-{i + 1}")
-            views.append(layout.format(n=i + 1, letter="ABC"[i], title=LENS_TITLES[lens],
-                                       body=f"{LENSES[lens]}\n{risks[i % len(risks)]}"))
-        return "\n\n".join(views)
+        lenses = [first]
+        for i in (1, 2):
+            anchored = draws.rng(seed, "anchor", self.case, self.condition, self.replicate, i).random() < ANCHORING
+            lenses.append(first if anchored else self._lens(f"view-{i + 1}"))
+        return b3_views(layout, lenses, self.risks())
 
     def perspective(self, agent: str) -> str:
         """A parallel member's own view: a lens drawn for this member alone."""
