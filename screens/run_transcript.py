@@ -7,7 +7,8 @@ from the store for a finished run); `sync()` renders only what changed since
 the last call: new entries are mounted, and a streaming turn gets its new
 tokens written to its Markdown stream (`Markdown.get_stream`), so a long
 answer is never re-rendered per token. The Runs screen calls `sync()` on its
-refresh timer.
+refresh timer, and `set_treatment` when the run ended without its condition's
+defining step (said after its last entry).
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from textual.app import ComposeResult
 from textual.containers import Vertical, VerticalScroll
 from textual.widgets import Markdown, Static
 
+from workbench.fidelity.policy import MARK
 from workbench.runs.view import NoteEntry, TranscriptModel, TurnEntry
 from workbench.safe_text import for_terminal
 
@@ -200,7 +202,8 @@ class TranscriptView(VerticalScroll):
                     widgets.append(panel)
                 else:
                     widgets.append(NoteLine(entry))
-            await self.mount_all(widgets)
+            treatment = self.query("#transcript-treatment")
+            await self.mount_all(widgets, before=treatment.first() if treatment else None)
             self._rendered = len(model.entries)
         still_open = []
         for panel in self._panels:
@@ -212,6 +215,18 @@ class TranscriptView(VerticalScroll):
         if follow and at_end:
             self.scroll_end(animate=False, immediate=False)
 
+    async def set_treatment(self, words: str | None) -> None:
+        """The run ended without its condition's defining step: `words` (workbench.fidelity.watch) after its last
+        entry; None takes the line away."""
+        async with self._lock:
+            for old in self.query("#transcript-treatment"):
+                await old.remove()
+            if words and self.model is not None:
+                await self.mount(Static(Text.assemble((f"{MARK} its defining step did not happen", "bold"),
+                                                      "\n" + words),
+                                        id="transcript-treatment", classes="note note-run tone-failed",
+                                        markup=False))
+
     def turn_panels(self) -> list[TurnPanel]:
         return list(self.query(TurnPanel))
 
@@ -222,6 +237,6 @@ class TranscriptView(VerticalScroll):
             if isinstance(child, TurnPanel):
                 out.append(f"[{child.border_title}]")
                 out.append(child.shown_text())
-            elif isinstance(child, NoteLine):
+            elif isinstance(child, NoteLine) or child.id == "transcript-treatment":
                 out.append(str(child.render()))
         return "\n".join(out)

@@ -1,6 +1,10 @@
 """The Runs section: a study's runs as a live grid, whole-study progress, and the transcript of the
 chosen run streaming as it happens; run, pause, resume, cancel and retry.
 
+A run that ends without its condition's defining step (C2's motions all died, B3's reply not split: issue
+45) is marked † in the grid, and the line under the grid says what happened, in the words batch's run line
+prints (`workbench.fidelity.watch`, which also stops the study under `on_missing_treatment = "refuse"`).
+
 How the live view stays responsive: the study runs in one async worker on the
 app's loop (`workbench.runs.runner.run_study`, the same core the batch `run` uses)
 with a `workbench.runs.view.LiveStudy` as its event sink. The sink only records
@@ -22,7 +26,7 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal
-from textual.widgets import ProgressBar, Select, Static
+from textual.widgets import DataTable, ProgressBar, Select, Static
 from textual.worker import Worker, WorkerState
 
 from screens.commands import ListProvider
@@ -31,6 +35,7 @@ from screens.run_transcript import TranscriptView
 from screens.widgets.run_grid import RunGrid
 from screens.widgets.section import SectionScreen, chosen_study
 from screens.widgets.unsaved_guard import UnsavedGuard
+from workbench.fidelity.policy import MARK
 from workbench.runs.view import LiveStudy, grid_states, progress_line, status_label, stored_totals_line
 
 class RunCommands(ListProvider):
@@ -114,6 +119,7 @@ class RunsScreen(UnsavedGuard, SectionScreen):
         self._timer = None
         self._last_tick = 0.0
         self.panel_feed = PanelFeed()  # protocol panels watching the running study live
+        self._last_untreated: str | None = None  # the run that last ended without its defining step
 
     def compose_section(self) -> ComposeResult:
         with Horizontal(id="runs-head"):
@@ -121,6 +127,7 @@ class RunsScreen(UnsavedGuard, SectionScreen):
                          tooltip="The study whose runs are shown")
             yield Static("", id="study-note")
         yield RunGrid(id="run-grid")
+        yield Static("", id="treatment-note", markup=False)
         with Horizontal(id="progress-row"):
             yield ProgressBar(total=None, show_eta=False, id="study-progress")
             yield Static("", id="progress-text")
@@ -200,17 +207,20 @@ class RunsScreen(UnsavedGuard, SectionScreen):
     def show_study(self, study_id: str | None) -> None:
         """Draw the grid of a study from the store."""
         grid = self.query_one(RunGrid)
+        if study_id != self.study_id:
+            self._last_untreated = None
         self.study_id = study_id
         if study_id is None:
             grid.set_runs([])
             return
         try:
-            states = grid_states(self.app.db, study_id)
+            states = self._grid_states(study_id)
         except Exception as exc:  # a study row whose definition no longer loads: say so, keep the screen
             self.query_one("#study-note", Static).update(Text(f"cannot show {study_id}: {exc}", style="red"))
             grid.set_runs([])
             return
         grid.set_runs(states)
+        self._show_treatment_note()
         self._show_study_note()
         self._show_stored_progress(states)
         view = self.query_one(TranscriptView)
@@ -300,6 +310,7 @@ class RunsScreen(UnsavedGuard, SectionScreen):
         from workbench.gateway import build_gateway, load_model_library
         from workbench.runs.control import RunControl
         from workbench.events import FanoutSink
+        from workbench.fidelity.watch import TreatmentWatch
         from workbench.runs.runner import ready_study, run_study
 
         db = self.app.db
@@ -308,7 +319,7 @@ class RunsScreen(UnsavedGuard, SectionScreen):
         # the protocol's before-freeze work (faultline's belief graphs), then the freeze, or a refusal of a
         # changed frozen study (FrozenStudyChanged)
         await ready_study(db, gateway, study_id)
-        states = grid_states(db, study_id)
+        states = self._grid_states(study_id)
         self.live, self.live_study = LiveStudy(states), study_id
         view_run = self.query_one(TranscriptView).run_id
         self.live.watched = {view_run} if view_run else set()
@@ -319,7 +330,8 @@ class RunsScreen(UnsavedGuard, SectionScreen):
         self.query_one("#progress-text", Static).update("starting…")
         self._timer.resume()
         try:
-            sink = FanoutSink(self.live, self.panel_feed)
+            # a run's end says when its defining step did not happen; "refuse" stops the study there, as in batch
+            sink = TreatmentWatch(FanoutSink(self.live, self.panel_feed), db, study_id, self.control)
             return await run_study(db, gateway, study_id, sink=sink, control=self.control, only=only)
         finally:
             self._timer.pause()
@@ -430,6 +442,10 @@ class RunsScreen(UnsavedGuard, SectionScreen):
             grid = self.query_one(RunGrid)
             for state in changed:
                 grid.update_run(state, live.started_at.get(state["run_id"]), now)
+                if state.get("treatment"):
+                    self._last_untreated = state["run_id"]
+            if changed:
+                self._show_treatment_note()
             if now - self._last_tick >= TICK:
                 self._last_tick = now
                 for state in live.running():
@@ -439,7 +455,8 @@ class RunsScreen(UnsavedGuard, SectionScreen):
                     total=max(progress["calls_expected"], 1), progress=progress["calls_done"])
                 self.query_one("#progress-text", Static).update(progress_line(progress))
         view = self.query_one(TranscriptView)
-        if view.run_id is not None and any(s["run_id"] == view.run_id for s in changed):
+        viewed_changed = view.run_id is not None and any(s["run_id"] == view.run_id for s in changed)
+        if viewed_changed:
             view.border_title = self._transcript_title(view.run_id)
         if view.run_id is not None:
             model = live.transcript(view.run_id)
@@ -447,6 +464,8 @@ class RunsScreen(UnsavedGuard, SectionScreen):
                 await view.show(view.run_id, model, self._transcript_title(view.run_id))
             else:
                 await view.sync()
+            if viewed_changed:
+                await view.set_treatment(self._treatment_of(view.run_id))
 
     # -- the transcript ---------------------------------------------------------------------------
 
@@ -468,7 +487,9 @@ class RunsScreen(UnsavedGuard, SectionScreen):
         model = self.live.transcript(run_id) if self.live is not None else None
         if model is None:
             model = stored_transcript(self.app.db, run_id)
-        await self.query_one(TranscriptView).show(run_id, model, self._transcript_title(run_id))
+        view = self.query_one(TranscriptView)
+        await view.show(run_id, model, self._transcript_title(run_id))
+        await view.set_treatment(self._treatment_of(run_id))
 
     def _transcript_title(self, run_id: str) -> str:
         from workbench.protocols.hindsight.architectures import architecture
@@ -481,4 +502,45 @@ class RunsScreen(UnsavedGuard, SectionScreen):
         except KeyError:
             title = ""
         return (f"{state['case_id']} · {state['condition']} {title} · replicate {state['replicate']} · "
-                f"{status_label(state)}")
+                f"{status_label(state)}" + (f" {MARK}" if state.get("treatment") else ""))
+
+    # -- runs whose defining step did not happen (workbench.fidelity) -------------------------------
+
+    def _grid_states(self, study_id: str) -> list[dict]:
+        """The grid's states from the store, each finished run without its defining step carrying the words
+        its end said (the same words as batch's run line)."""
+        from workbench.fidelity.watch import untreated
+
+        states = grid_states(self.app.db, study_id)
+        said = untreated(self.app.db, study_id)
+        return [{**s, "treatment": said.get(s["run_id"])} for s in states]
+
+    def _treatment_of(self, run_id: str | None) -> str | None:
+        state = self.query_one(RunGrid).states.get(run_id) if run_id else None
+        return state.get("treatment") if state else None
+
+    @on(DataTable.CellHighlighted, "#run-grid")
+    def _cell_highlighted(self) -> None:
+        self._show_treatment_note()
+
+    def _show_treatment_note(self) -> None:
+        """The line under the grid: what happened in the run under the cursor, or in the last one to end, when
+        its defining step did not happen; hidden while every finished run delivered its step."""
+        grid = self.query_one(RunGrid)
+        note = self.query_one("#treatment-note", Static)
+        marked = [s for s in grid.states.values() if s.get("treatment")]
+        note.display = bool(marked)
+        if not marked:
+            return
+        chosen = grid.states.get(grid.selected_run_id() or "")
+        if chosen is None or not chosen.get("treatment"):
+            chosen = grid.states.get(self._last_untreated or "")
+        shown = chosen
+        if shown is not None and shown.get("treatment"):
+            note.update(Text.assemble((f"{MARK} {shown['case_id']} {shown['condition']} r{shown['replicate']}: ",
+                                       "bold"), shown["treatment"]))
+        else:
+            one = len(marked) == 1
+            note.update(Text.assemble((f"{MARK} ", "bold"), f"{len(marked)} run{'' if one else 's'} ended without "
+                                      f"{'its' if one else 'their'} defining step; the cursor on "
+                                      f"{'it' if one else 'one'} says why"))

@@ -1,7 +1,9 @@
 """The study's runs as a grid: one row per condition (and replicate), one column per case.
 
 Each cell shows a run's status, tokens, cost and elapsed time
-(`workbench.runs.view.cell_fields`). The cursor moves over cells; enter selects
+(`workbench.runs.view.cell_fields`), and the mark † when the run ended without its
+condition's defining step (`treatment` in its state: workbench.fidelity; the Runs
+screen says what happened under the grid). The cursor moves over cells; enter selects
 the run under it. Cells are updated one at a time (`update_run`), never by
 rebuilding the table, so a refresh during a run is cheap.
 """
@@ -16,6 +18,7 @@ from textual.message import Message
 from textual.widgets import DataTable
 from textual.widgets.data_table import CellDoesNotExist
 
+from workbench.fidelity.policy import MARK
 from workbench.runs.view import cell_fields, grid_axes, row_label
 
 STATUS_STYLE = {"pending": "dim", "running": "bold cyan", "done": "green", "done with errors": "bold yellow",
@@ -28,6 +31,8 @@ def cell_text(state: dict, started_at: float | None = None, now: float | None = 
     f = cell_fields(state, now=now, started_at=started_at)
     style = STATUS_STYLE.get(f["status"], "")
     text = Text.assemble((f"{f['glyph']} {f['status']}", style))
+    if state.get("treatment"):  # its defining step did not happen: the words are under the grid
+        text.append(f" {MARK}", style="bold magenta")
     if f["calls"]:
         text.append(f" {f['calls']}", style="dim")
     if f["waiting"]:

@@ -315,7 +315,8 @@ async def test_grid_shows_every_state_with_tokens_cost_and_elapsed(library):
                 str(g.get_row("P1/2")[1]).split()[1]] == ["done", "failed", "cancelled"]
         assert str(g.get_cell("B1/0", "coercion-drill")) == "✓ done  550 tok  $0.0012  12s"
         assert str(g.get_cell("B1/0", "guild-charter")) == "✓ done  545 tok  unknown  14s"
-        assert str(g.get_cell("P1/0", "coercion-drill")) == "✓ done  17.7k tok  $0.0231  1m35s"
+        # its two sibling committees failed or were cancelled: P1's defining step did not happen (issue 45)
+        assert str(g.get_cell("P1/0", "coercion-drill")) == "✓ done †  17.7k tok  $0.0231  1m35s"
         assert str(g.get_cell("C2/0", "guild-charter")).startswith("‖ interrupted  460 tok  unknown")
         assert str(g.get_cell("P1/0", "guild-charter")) == "· pending"
         line = text_of(app, "#progress-text")

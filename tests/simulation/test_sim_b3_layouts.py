@@ -38,7 +38,8 @@ def test_the_simulators_answers_vary_in_layout_and_each_reads_unflagged():
     params = {**defaults(), "seed": 11}
     layouts = set()
     for replicate in range(30):
-        reading = read_perspectives(f"{REPLY_BANNER}\n" + Run(params, None, "glenda-crock", "B3", replicate).b3_answer())
+        run = Run(params, None, "glenda-crock", "B3", replicate)
+        reading = read_perspectives(f"{REPLY_BANNER}\n" + run.b3_answer())
         assert (reading.reason, len(reading.split.sections)) == ("", 3), replicate
         layouts.add(reading.split.layout)
     assert layouts >= {"labelled", "headings", "numbered", "bold"}

@@ -7,10 +7,13 @@ reads each run (`StudyProtocol.treatment_steps`, `treatment`); the table's layou
 mark on a table cell that stands on such runs and the study file's `on_missing_treatment` choice are shared
 and live here:
 
-- `policy.py`: `on_missing_treatment = "mark" | "exclude" | "refuse"` (default "mark"), checked with the key named
+- `policy.py`: `on_missing_treatment = "mark" | "exclude" | "refuse"` (default "mark"), checked with the key named;
+  the mark (†)
 - `table.py`: the table (condition, defining step, runs in which it happened / runs, flagged, detail) as JSON,
-  CSV rows (`metrics --fidelity --csv`), text, Markdown and a RenderedTable (what a screen shows); the cell mark
+  CSV rows (`metrics --fidelity --csv`), text, Markdown and a RenderedTable (what a screen shows); a marked cell
   and its note. While a study's outputs are blinded it prints one condition-free line
-- `study.py`: one study's table and one run's reading, asked of its protocol through the registry
-- `watch.py`: the run-end line's words and the "refuse" choice, as an event sink around a run's display
+- `study.py`: one study's table, its runs without their step, and one run's reading, asked of its protocol
+  through the registry
+- `watch.py`: the run-end words (batch's run line, the Runs grid), the "refuse" choice, as an event sink around
+  a run's display, and the same words for a study's stored runs
 """

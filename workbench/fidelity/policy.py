@@ -1,6 +1,6 @@
 """The study file's `on_missing_treatment`: what the tables do with runs whose defining step did not happen.
 
-- "mark" (default): they stay in every table; each cell that stands on one carries the mark (table.MARK)
+- "mark" (default): they stay in every table; each cell that stands on one carries the mark (MARK)
 - "exclude": they leave every table of the protocol (the fidelity table still counts them)
 - "refuse": a run that ends without its treatment stops the study (`run --resume` continues); runs stored
   before stay in the tables, marked
@@ -9,6 +9,7 @@
 from __future__ import annotations
 
 KEY = "on_missing_treatment"
+MARK = "†"  # a table cell, or a Runs grid cell, that stands on runs whose defining step did not happen
 CHOICES = ("mark", "exclude", "refuse")
 DEFAULT = "mark"
 

@@ -26,20 +26,35 @@ def definition_of(db, study_id: str) -> dict:
     return _study(db, study_id)["definition"]
 
 
-def study_fidelity(db, study_id: str) -> FidelityTable | None:
-    """The study's fidelity table; None when its protocol names no defining steps."""
-    from .table import build  # its rendering stands on the statistics' number format: not for a run's end
-
+def _readings(db, study_id: str):
+    """The study row, its protocol, its conditions' steps and one reading per finished run (none without steps)."""
     row = _study(db, study_id)
     definition = row["definition"]
     protocol = protocol_of(definition)
     steps = protocol.treatment_steps(definition)
     if not steps:
-        return None
+        return row, protocol, steps, []
     runs = [r for r in list_runs(db, study_id) if r["status"] in FINISHED]
+    return row, protocol, steps, protocol.treatment(db, study_id, definition, runs)
+
+
+def study_fidelity(db, study_id: str) -> FidelityTable | None:
+    """The study's fidelity table; None when its protocol names no defining steps."""
+    from .table import build  # its rendering stands on the statistics' number format: not for a run's end
+
+    row, protocol, steps, readings = _readings(db, study_id)
+    if not steps:
+        return None
+    definition = row["definition"]
     # a blinded study's tables name no condition: the table is then one condition-free line (table.py)
     blinded = protocol.blinds_outputs(definition) and not row.get("unblinded_at")
-    return build(steps, protocol.treatment(db, study_id, definition, runs), policy_of(definition), blinded=blinded)
+    return build(steps, readings, policy_of(definition), blinded=blinded)
+
+
+def undelivered_runs(db, study_id: str) -> dict[str, TreatmentReading]:
+    """run id → its reading, for each finished run whose defining step did not happen (the table's
+    `undelivered`, without building the table: the Runs grid marks these)."""
+    return {r.run_id: r for r in _readings(db, study_id)[3] if not r.delivered}
 
 
 def run_reading(db, run_id: str) -> TreatmentReading | None:

@@ -11,9 +11,7 @@ from dataclasses import dataclass, field
 from workbench.metrics.render import RenderedTable, to_markdown, to_text
 from workbench.protocol.base import TreatmentReading
 
-from .policy import KEY, sentence
-
-MARK = "†"  # a table cell that stands on runs whose defining step did not happen
+from .policy import KEY, MARK, sentence
 CSV_COLUMNS = ("condition", "step", "delivered", "runs", "flagged", "detail")
 
 

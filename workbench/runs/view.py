@@ -447,6 +447,8 @@ class LiveStudy:
                                                   "output_tokens", "cost", "cost_unknown", "elapsed", "error",
                                                   "truncated", "waiting")
                               if k in run})
+                # its defining step did not happen (set at a run's end by workbench.fidelity.watch)
+                state["treatment"] = run.get("treatment")
                 state["interrupted"] = False
                 self._changed.add(run["run_id"])
             return
