@@ -73,3 +73,5 @@ def test_a_readme_chain_runs_verbatim_to_its_report(chain, tmp_path):
     assert text.startswith("# ") and "Table 1" in text
     if "glenda-crock-mock" in report:  # no placeholder seconds a motion: the fidelity table says C2 never debated
         assert "| C2 | a motion seconded and debated | 0 of 1 |" in text
+    if "glenda-crock-sim" in report:  # the simulator delivers every step: B3's answers all split, no cell marked
+        assert "| B3 | perspectives split apart | 2 of 2 | 0 |" in text and "†" not in text
