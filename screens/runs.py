@@ -532,10 +532,9 @@ class RunsScreen(UnsavedGuard, SectionScreen):
         note.display = bool(marked)
         if not marked:
             return
-        chosen = grid.states.get(grid.selected_run_id() or "")
-        if chosen is None or not chosen.get("treatment"):
-            chosen = grid.states.get(self._last_untreated or "")
-        shown = chosen
+        shown = grid.states.get(grid.selected_run_id() or "")
+        if shown is None or not shown.get("treatment"):
+            shown = grid.states.get(self._last_untreated or "")
         if shown is not None and shown.get("treatment"):
             note.update(Text.assemble((f"{MARK} {shown['case_id']} {shown['condition']} r{shown['replicate']}: ",
                                        "bold"), shown["treatment"]))
