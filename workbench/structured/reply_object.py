@@ -5,7 +5,7 @@ object and then a corrected one, echoes the prompt's example before its answer, 
 Python dict) or leaves a trailing comma. `reply_object` reads every object written at the top level of the
 reply: one object (or the same object twice) is the answer; two different ones are refused (`InvalidReply`,
 so the step asks again and counts the reply), never read by their order. Single quotes, Python's
-True/False/None and trailing commas are mended and the mend noted (`repaired`); anything else that is not
+True/False/None, trailing commas and // comments are mended and the mend noted (`repaired`); anything else that is not
 JSON stays unread.
 """
 
@@ -19,6 +19,7 @@ from workbench.structured.reading import InvalidReply, repaired
 
 _QUOTED = re.compile(r"'(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\"")
 _TRAILING_COMMA = re.compile(r",(\s*[}\]])")
+_COMMENT = re.compile(r"//[^\n]*|/\*.*?\*/", re.DOTALL)
 _JSON_WORDS = {"true": "True", "false": "False", "null": "None"}
 
 
@@ -57,10 +58,12 @@ def _outside_strings(text: str, fix) -> str:
 
 def _mended(span: str) -> tuple[object, str] | None:
     """The object a near-JSON span means, and the mend, or None."""
-    no_commas = _outside_strings(span, lambda s: _TRAILING_COMMA.sub(r"\1", s))
+    bare = _outside_strings(span, lambda s: _COMMENT.sub("", s))
+    no_commas = _outside_strings(bare, lambda s: _TRAILING_COMMA.sub(r"\1", s))
     if no_commas != span:
         try:
-            return json.loads(no_commas), "trailing commas in the JSON removed"
+            return json.loads(no_commas), ("comments in the JSON removed" if bare != span
+                                           else "trailing commas in the JSON removed")
         except ValueError:
             pass
     python = _outside_strings(no_commas, lambda s: re.sub(r"\b(true|false|null)\b", lambda m: _JSON_WORDS[m.group(1)], s))

@@ -32,7 +32,7 @@ class Stances(dict):
 def stances(obj: dict, claim_ids: list[str]) -> Stances:
     """claim id → stance −2…+2, or None where the statement takes none (never filled in). Stances on ids not on
     the table are left out and kept in the result's `unknown`."""
-    raw = obj.get("stances")
+    raw = _listed_stances(obj.get("stances"))
     if not isinstance(raw, dict):
         raise InvalidReply("`stances` must be an object of claim id → -2..2 or null")
     out: dict[str, int | None] = {}
@@ -81,8 +81,31 @@ def _on_the_table(raw: dict, claim_ids: list[str]) -> dict:
     return out
 
 
+def _listed_stances(raw):
+    """Stances given as a list of {"claim": id, "stance": n} objects, read as the object the prompt asks for."""
+    if not isinstance(raw, list) or not raw or not all(isinstance(x, dict) for x in raw):
+        return raw
+    out = {}
+    for x in raw:
+        cid = next((x[k] for k in ("claim", "id", "claim_id") if isinstance(x.get(k), str)), None)
+        if cid is None or not any(k in x for k in STANCE_KEYS) or cid in out:
+            return raw
+        out[cid] = next(x[k] for k in STANCE_KEYS if k in x)
+    repaired("stances given as a list of objects")
+    return out
+
+
+STANCE_KEYS = ("stance", "value", "score")
+
+
 def _stance_value(v, cid: str):
-    """A stance written as a numeric string ("+1", "-2", "0") is that number; "null"/"none" is null."""
+    """A stance written as a numeric string ("+1", "-2", "0") is that number; "null"/"none" is null; an
+    object holding one stance ({"stance": 2, "reason": ...}) is that stance."""
+    if isinstance(v, dict):
+        keys = [k for k in STANCE_KEYS if k in v]
+        if len(keys) == 1:
+            repaired(f"stance for '{cid}' given as an object")
+            v = v[keys[0]]
     if isinstance(v, str):
         text = v.strip().casefold()
         if text in ("null", "none", "n/a", ""):
