@@ -96,10 +96,21 @@ def top_level_objects(text: str) -> list[tuple[dict, str]]:
     return found
 
 
+def _is_json(text: str) -> bool:
+    try:
+        json.loads(text)
+    except ValueError:
+        return False
+    return True
+
+
 def reply_object(text: str) -> dict:
     """The JSON object the reply answers with; InvalidReply when there is none or two that differ."""
     if not text or not text.strip():
         raise InvalidReply("the reply was empty")
+    whole = text.strip().removeprefix("```json").removeprefix("```").removesuffix("```").strip()
+    if whole.startswith("[") and _is_json(whole):
+        raise InvalidReply("the reply is a JSON list, not the JSON object asked for")
     found = top_level_objects(text)
     if not found:
         raise InvalidReply("the reply contained no valid JSON object")

@@ -128,6 +128,9 @@ def crux_cards(obj: dict) -> list[dict]:
     for i, c in enumerate(cards):
         if not isinstance(c, dict):
             raise InvalidReply(f"card {i + 1} must be an object")
+        if "question" not in c and isinstance(c.get("crux"), str):
+            repaired(f"card {i + 1}: its question given as 'crux'")
+            c = {**c, "question": c["crux"]}
         q, d, m = c.get("question"), c.get("diagnosis"), c.get("messages")
         if not isinstance(q, str) or not q.strip() or not isinstance(d, str) or not d.strip():
             raise InvalidReply(f"card {i + 1} needs a non-empty question and diagnosis")
