@@ -174,3 +174,27 @@ def test_the_check_goes_through_the_gateway_blind_and_a_pair_asked_again_is_repl
                for r in rows)
     sent = json.loads(rows[0]["request"])
     assert json.dumps(sent).count("Will rates") == 2 and "condition" not in json.dumps(sent).lower()
+
+
+def test_a_cr_that_hangs_on_questions_the_embedding_cannot_decide_is_flagged():
+    def three_runs(cos):
+        s = np.full((3, 3), cos)
+        np.fill_diagonal(s, 1.0)
+        return s
+
+    labels = eq.average_linkage(three_runs(0.6), eq.SAME)
+    assert "hangs on" in eq.undecided(three_runs(0.6), labels, ["1", "2", "3"])   # CR 0 at 0.65, 1 at 0.55
+    labels = eq.average_linkage(three_runs(0.9), eq.SAME)
+    assert eq.undecided(three_runs(0.9), labels, ["1", "2", "3"]) == ""          # CR 1 at both lines
+    labels = eq.average_linkage(three_runs(0.3), eq.SAME)
+    assert eq.undecided(three_runs(0.3), labels, ["1", "2", "3"]) == ""          # CR 0 at both lines
+
+
+def test_the_tuning_sets_in_other_forms_are_read_within_the_target_or_flagged():
+    """tests/corpus/cruxes-tuning: rewordings as statements, negations, dates, long and short. The default reads
+    each within 0.1 of its planted CR or flags it, never misreads one silently."""
+    for entry in load(CORPUS, "cruxes-tuning"):
+        doc = read_cruxes(entry.text, {"equivalence": "embedding"})
+        assert doc["flagged"] or abs(doc["cr"] - entry.truth["cr"]) <= 0.1, (entry.id, doc)
+        if abs(doc["cr"] - entry.truth["cr"]) > 0.1:
+            assert "hangs on" in doc["reason"], (entry.id, doc)

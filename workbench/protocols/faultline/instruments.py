@@ -66,7 +66,7 @@ def read_cruxes(text: str, options: dict, ask=None) -> dict:
     if method == equivalence.MODEL:
         same = equivalence.by_model(questions, vectors, ask or _model_asker(options), options.get("model") or "model")
     else:
-        same = equivalence.by_embedding(questions, vectors)
+        same = equivalence.by_embedding(questions, vectors, runs=run_of)
     est = measures.crux_recurrence(vectors, run_of, labels=same.labels, method=same.method)
     clusters = [{"runs": sorted({int(run_of[i]) + 1 for i, x in enumerate(same.labels) if x == label}),
                  "questions": [q for q, x in zip(questions, same.labels) if x == label]}
