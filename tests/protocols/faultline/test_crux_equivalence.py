@@ -148,10 +148,26 @@ def test_unreadable_answers_are_flagged_and_counted(planted):
 
 
 def test_read_cruxes_refuses_a_file_that_is_not_a_list_of_runs():
-    with pytest.raises(ValueError, match="JSON list of runs"):
-        read_cruxes(json.dumps({"run": ["q"]}), {})
+    with pytest.raises(ValueError, match="run 1 is not a list of crux questions"):
+        read_cruxes(json.dumps({"run": "q"}), {})
+    with pytest.raises(ValueError, match="run 2, crux 1: not a question"):
+        read_cruxes(json.dumps([["q"], [""]]), {})
     with pytest.raises(ValueError, match="needs --model"):
         read_cruxes(json.dumps([["q"]]), {"equivalence": "model"})
+
+
+@pytest.mark.parametrize("text", [
+    '[["A?", "B?"], [{"question": "C?", "diagnosis": "d", "messages": []}]]',   # questions or stored cards
+    '{"runs": [["A?", "B?"], ["C?"]]}',
+    '{"run-1": ["A?", "B?"], "run-2": {"cards": [{"question": "C?"}]}}',
+    '["A?", "B?"]\n["C?"]\n',                                                     # JSON Lines
+    "Run 1\n- A?\n- B?\n\nRun 2:\n1. C?\n",                                    # headed, with bullets
+    "A?\nB?\n\nC?\n",                                                          # blank-line blocks
+])
+def test_read_cruxes_takes_every_reasonable_shape_of_runs(text):
+    from workbench.protocols.faultline.instruments import parse_runs
+
+    assert parse_runs(text) == [["A?", "B?"], ["C?"]]
 
 
 def test_the_check_goes_through_the_gateway_blind_and_a_pair_asked_again_is_replayed(tmp_path):

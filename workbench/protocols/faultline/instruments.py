@@ -9,6 +9,7 @@ reply, read by the step's own parser as a study reads it (`workbench.instruments
 from __future__ import annotations
 
 import json
+import re
 
 from workbench.instruments import Instrument, Option
 from workbench.instruments.structured import read_reply, unusable_or
@@ -27,14 +28,66 @@ def _embed(model: str, texts: list[str]):
     return _EMBEDDERS[model].embed(texts)
 
 
+RUNS_HELP = ("a JSON list of runs, each a list of crux questions (strings or cards with a \"question\"); or "
+             "{\"runs\": [...]}, or an object of run name → list, or JSON Lines (one run a line), or plain text: "
+             "one question a line, runs apart by a blank line or a \"Run N\" heading")
+
+
 def parse_runs(text: str) -> list[list[str]]:
-    try:
-        runs = json.loads(text)
-    except ValueError as e:
-        raise ValueError(f"not JSON: {e}") from None
-    if not isinstance(runs, list) or not all(isinstance(r, list) and all(isinstance(q, str) and q.strip() for q in r)
-                                             for r in runs):
-        raise ValueError("must be a JSON list of runs, each a list of crux questions (non-empty strings)")
+    """The runs' crux questions from any of the shapes RUNS_HELP names; ValueError naming what is wrong."""
+    stripped = text.strip()
+    if not stripped:
+        raise ValueError("the file is empty")
+    if stripped[0] in "[{":
+        try:
+            data = json.loads(stripped)
+        except ValueError as e:
+            lines = [ln for ln in stripped.splitlines() if ln.strip()]
+            try:
+                data = [json.loads(ln) for ln in lines]          # JSON Lines: one run a line
+            except ValueError:
+                raise ValueError(f"not JSON: {e}") from None
+        return _runs_of(data)
+    return _plain_runs(stripped)
+
+
+def _runs_of(data) -> list[list[str]]:
+    if isinstance(data, dict):
+        data = data["runs"] if "runs" in data else list(data.values())
+    if not isinstance(data, list) or not data:
+        raise ValueError(f"must be {RUNS_HELP}")
+    runs = []
+    for i, run in enumerate(data, start=1):
+        if isinstance(run, dict) and isinstance(run.get("cards", run.get("cruxes")), list):
+            run = run.get("cards", run.get("cruxes"))
+        if not isinstance(run, list):
+            raise ValueError(f"run {i} is not a list of crux questions")
+        questions = []
+        for j, q in enumerate(run, start=1):
+            q = q.get("question") if isinstance(q, dict) else q
+            if not isinstance(q, str) or not q.strip():
+                raise ValueError(f"run {i}, crux {j}: not a question (a non-empty string, or a card with one)")
+            questions.append(q.strip())
+        runs.append(questions)
+    return runs
+
+
+_HEADING = re.compile(r"^\W*(?:run|debate|repeat)\s*#?\s*\d+\W*$", re.IGNORECASE)
+_BULLET = re.compile(r"^\s*(?:[-*•]|\d+[.)])\s+")
+
+
+def _plain_runs(text: str) -> list[list[str]]:
+    runs, current = [], []
+    headed = any(_HEADING.match(ln) for ln in text.splitlines())
+    for line in text.splitlines():
+        if _HEADING.match(line) or (not headed and not line.strip()):
+            if current:
+                runs.append(current)
+            current = []
+        elif line.strip():
+            current.append(_BULLET.sub("", line).strip())
+    if current:
+        runs.append(current)
     return runs
 
 
@@ -178,7 +231,7 @@ INSTRUMENTS = [
                                equivalence.EMBEDDING, equivalence.METHODS),
                         Option("--model", "with --equivalence model: the litellm model that checks near pairs"),
                         Option("--api-base", "with --model: the server's base URL")),
-               input_help="a JSON list of runs, each a list of crux questions", example="cruxes.json"),
+               input_help=RUNS_HELP, example="cruxes.json"),
     Instrument(name="graph", title="a belief graph's JSON reply (nodes with credences, edges)",
                read=read_graph, agrees=unusable_or(graph_agrees), describe=_describe_graph, flag_can_agree=True,
                options=(Option("--size", "the number of nodes the graph was asked for", "20"),),
