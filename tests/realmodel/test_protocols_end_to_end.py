@@ -6,6 +6,9 @@ judge or the protocol's own evaluation → metrics → report. What must hold on
   as sent (answers and errors, retries included, each its own row);
 - with schema-constrained decoding on, judge errors and unparsed structured replies are at most 5%;
 - the report is written;
+- every faultline graph, stance and crux-card reply and every M11 Judge, binary and MetaJudge reply is read
+  again by its instrument (no model call: the call log's replies), as the study read it, and read or flagged,
+  never silently misread (instrument_recount);
 - a judge-only study (hindsight-local) fills Tables 1 and 4 from the judge's parsed verdicts (judge_tables);
 - truncation is counted where the model was cut: each run's cut turns are the turns whose reply the server
   ended with finish_reason "length", and `study show` and the report give the cut outputs per condition as
@@ -20,6 +23,7 @@ import pytest
 from tests.realmodel.kit import (CHAINS_BY_STUDY, HELD_STEPS, INTERRUPTED, cut_turns, sent_calls,
                                  structured_failures, truncated_by_condition)
 from tests.realmodel.fidelity_recount import assert_fidelity_recounted
+from tests.realmodel.instrument_recount import assert_read_or_flagged
 from tests.realmodel.judge_tables import assert_tables_from_the_judge
 
 pytestmark = pytest.mark.realmodel
@@ -48,6 +52,10 @@ def test_protocol_end_to_end_on_the_real_model(workbench, server, study):
             run["status"] == "failed" and not any(word in (run["error"] or "") for word in INTERRUPTED)), run
 
     assert server.requests() - before == sent_calls(workbench.db)
+    if study in ("faultline-local", "m11-local"):
+        read = assert_read_or_flagged(workbench.db, study)
+        assert read, "no graph, stance, crux-card or verdict reply was recorded"
+        print(f"{study}: replies read or flagged by their instruments: {read}")
 
     counts = show["counts"]
     if counts.get("judged"):  # with schema-constrained decoding on: judge errors at most 5%

@@ -148,10 +148,26 @@ def test_unreadable_answers_are_flagged_and_counted(planted):
 
 
 def test_read_cruxes_refuses_a_file_that_is_not_a_list_of_runs():
-    with pytest.raises(ValueError, match="JSON list of runs"):
-        read_cruxes(json.dumps({"run": ["q"]}), {})
+    with pytest.raises(ValueError, match="run 1 is not a list of crux questions"):
+        read_cruxes(json.dumps({"run": "q"}), {})
+    with pytest.raises(ValueError, match="run 2, crux 1: not a question"):
+        read_cruxes(json.dumps([["q"], [""]]), {})
     with pytest.raises(ValueError, match="needs --model"):
         read_cruxes(json.dumps([["q"]]), {"equivalence": "model"})
+
+
+@pytest.mark.parametrize("text", [
+    '[["A?", "B?"], [{"question": "C?", "diagnosis": "d", "messages": []}]]',   # questions or stored cards
+    '{"runs": [["A?", "B?"], ["C?"]]}',
+    '{"run-1": ["A?", "B?"], "run-2": {"cards": [{"question": "C?"}]}}',
+    '["A?", "B?"]\n["C?"]\n',                                                     # JSON Lines
+    "Run 1\n- A?\n- B?\n\nRun 2:\n1. C?\n",                                    # headed, with bullets
+    "A?\nB?\n\nC?\n",                                                          # blank-line blocks
+])
+def test_read_cruxes_takes_every_reasonable_shape_of_runs(text):
+    from workbench.protocols.faultline.instruments import parse_runs
+
+    assert parse_runs(text) == [["A?", "B?"], ["C?"]]
 
 
 def test_the_check_goes_through_the_gateway_blind_and_a_pair_asked_again_is_replayed(tmp_path):
@@ -174,3 +190,27 @@ def test_the_check_goes_through_the_gateway_blind_and_a_pair_asked_again_is_repl
                for r in rows)
     sent = json.loads(rows[0]["request"])
     assert json.dumps(sent).count("Will rates") == 2 and "condition" not in json.dumps(sent).lower()
+
+
+def test_a_cr_that_hangs_on_questions_the_embedding_cannot_decide_is_flagged():
+    def three_runs(cos):
+        s = np.full((3, 3), cos)
+        np.fill_diagonal(s, 1.0)
+        return s
+
+    labels = eq.average_linkage(three_runs(0.6), eq.SAME)
+    assert "hangs on" in eq.undecided(three_runs(0.6), labels, ["1", "2", "3"])   # CR 0 at 0.65, 1 at 0.55
+    labels = eq.average_linkage(three_runs(0.9), eq.SAME)
+    assert eq.undecided(three_runs(0.9), labels, ["1", "2", "3"]) == ""          # CR 1 at both lines
+    labels = eq.average_linkage(three_runs(0.3), eq.SAME)
+    assert eq.undecided(three_runs(0.3), labels, ["1", "2", "3"]) == ""          # CR 0 at both lines
+
+
+def test_the_tuning_sets_in_other_forms_are_read_within_the_target_or_flagged():
+    """tests/corpus/cruxes-tuning: rewordings as statements, negations, dates, long and short. The default reads
+    each within 0.1 of its planted CR or flags it, never misreads one silently."""
+    for entry in load(CORPUS, "cruxes-tuning"):
+        doc = read_cruxes(entry.text, {"equivalence": "embedding"})
+        assert doc["flagged"] or abs(doc["cr"] - entry.truth["cr"]) <= 0.1, (entry.id, doc)
+        if abs(doc["cr"] - entry.truth["cr"]) > 0.1:
+            assert "hangs on" in doc["reason"], (entry.id, doc)

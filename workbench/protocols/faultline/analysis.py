@@ -200,7 +200,7 @@ class CruxEquivalence:
             self.model_name = extractor["name"]
             self.ask = gateway_asker(db, None, model_settings(extractor), study_id)
 
-    def __call__(self, questions: list[str]):
+    def __call__(self, questions: list[str], runs: list[str] | None = None):
         from workbench.protocols.faultline import equivalence
 
         if not self.method or not questions:
@@ -211,7 +211,7 @@ class CruxEquivalence:
             return equivalence.by_model(questions, vectors, self.ask, self.model_name,
                                         embedding=self.rule["crux_model"], min_size=size)
         return equivalence.by_embedding(questions, vectors, self.rule["crux_similarity"], self.rule["crux_model"],
-                                        min_size=size)
+                                        min_size=size, runs=runs)
 
 
 def study_metrics(db: sqlite_utils.Database, study_id: str, definition: dict, progress=None) -> dict:
@@ -268,7 +268,7 @@ def study_metrics(db: sqlite_utils.Database, study_id: str, definition: dict, pr
     for (item, cond_id), n in sorted(done_runs.items()):
         rows = cr_groups.get((item, cond_id), [])
         questions = [q for _, q in rows]
-        same = crux(questions)
+        same = crux(questions, [r for r, _ in rows])
         vecs = None if same else embed(questions)
         est = measures.crux_recurrence(vecs if vecs is not None else [], [r for r, _ in rows],
                                        min_cluster_size=rule["hdbscan_min_cluster_size"],

@@ -9,7 +9,9 @@ the study file (`crux_equivalence`) and in the report:
   benchmarks/data-cruxes/held-out.toml). Average linkage, not single: a question near two cruxes does not
   chain them into one. It cannot tell questions apart that differ only in direction ("raise rates" and
   "cut rates" sit at cosine ~0.9): a cluster whose members name opposite directions is flagged
-  (`direction_conflicts`), and the report says so.
+  (`direction_conflicts`), and the report says so. Nor can it decide questions at cosine BAND to SAME: a free
+  rewording and two different questions on one subject both sit there; where CR hangs on them (it moves by
+  more than CR_SHIFT when they are counted as one question), the reading is flagged (`undecided`).
 - MODEL: every pair of questions at cosine >= CANDIDATE is put to the study's extractor model ("do these two
   questions ask the same thing?"), blind to run and condition (the prompt holds the two questions only, in
   a fixed order), through the gateway, whose replay cache answers a pair asked before. The clusters are
@@ -29,6 +31,9 @@ EMBEDDING, MODEL = "embedding", "model"
 METHODS = (EMBEDDING, MODEL)
 CRUX_EMBEDDING = "all-mpnet-base-v2"   # workbench.metrics.embeddings.MPNET_MODEL
 SAME = 0.65         # EMBEDDING: a cluster's questions have a mean cosine at or above this (project's choice)
+BAND = 0.55         # EMBEDDING: cosines from BAND up to SAME are undecided (`undecided`; project's choice, set on
+                    # the tuning sets tests/corpus/cruxes and tests/corpus/cruxes-tuning)
+CR_SHIFT = 0.1      # ... and a CR that moves by more than this across them is flagged
 CANDIDATE = 0.6     # MODEL: pairs at or above this cosine are asked (below: too far apart to be one question)
 CHECK_ROLE = "extractor"
 CHECK_TURN = "crux-equivalence"
@@ -130,16 +135,40 @@ class Equivalence:
 
 
 def by_embedding(questions: list[str], vectors, same: float = SAME, model: str = CRUX_EMBEDDING,
-                 min_size: int = 2) -> Equivalence:
+                 min_size: int = 2, runs: list[str] | None = None) -> Equivalence:
+    """`runs` (each question's run), when given, lets the reading say when CR hangs on the questions the
+    embedding cannot decide (`undecided`)."""
     import numpy as np
 
     v = np.asarray(vectors, dtype=float)
-    labels = average_linkage(v @ v.T, same, min_size) if len(questions) else np.array([], dtype=int)
+    similarity = v @ v.T if len(questions) else np.zeros((0, 0))
+    labels = average_linkage(similarity, same, min_size) if len(questions) else np.array([], dtype=int)
     conflicts = direction_conflicts(questions, labels)
     why = ("a cluster joins questions that differ in direction (e.g. " + " / ".join(f'"{q}"' for q in conflicts[0])
            + "): embeddings cannot separate raise from cut; read it with the model's check") if conflicts else ""
+    if not why and runs is not None and len(questions):
+        why = undecided(similarity, labels, runs, same, min_size)
     return Equivalence([int(x) for x in labels], f"{model} cosine, average linkage at mean cosine >= {same}",
-                       bool(conflicts), why, conflicts=conflicts)
+                       bool(why), why, conflicts=conflicts)
+
+
+def undecided(similarity, labels, runs: list[str], same: float = SAME, min_size: int = 2) -> str:
+    """Why CR read at `same` is not to be trusted, or "": when the questions at cosine BAND to `same` are taken
+    as one question (clusters cut at BAND), CR moves by more than CR_SHIFT. A crux reworded freely and two
+    different questions on one topic both sit there (seen on the tuning sets: rewordings at 0.47-0.80, different
+    questions of one debate at 0.50-0.62), so no line decides them; the model's check does."""
+    from workbench.protocols.faultline.measures import crux_recurrence
+
+    if BAND >= same:
+        return ""
+    at_line = crux_recurrence(similarity, runs, min_cluster_size=min_size, labels=labels).value
+    lower = crux_recurrence(similarity, runs, min_cluster_size=min_size,
+                            labels=average_linkage(similarity, BAND, min_size)).value
+    if at_line is None or lower is None or abs(at_line - lower) <= CR_SHIFT:
+        return ""
+    return (f"CR is {at_line:.2f} with clusters at mean cosine >= {same} and {lower:.2f} at >= {BAND}: it hangs on "
+            f"questions at cosine {BAND}-{same}, which may or may not ask the same question (a free rewording and "
+            "two questions on one subject both sit there); read them with the model's check")
 
 
 def by_model(questions: list[str], vectors, ask: Callable[[list[str]], list[str]], model_name: str,

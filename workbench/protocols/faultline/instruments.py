@@ -1,15 +1,20 @@
-"""Faultline's instruments (workbench.instruments): how crux recurrence reads a set of repeated debates.
+"""Faultline's instruments (workbench.instruments): how its model text is read.
 
 `cruxes`: a JSON list of runs, each a list of crux questions → CR with its clusters, by the offline
 embedding default or the model's check (`--equivalence model --model NAME [--api-base URL]`).
+`graph`, `stance`, `crux-card`: a belief graph's, a stance extraction's and the moderator's crux cards' JSON
+reply, read by the step's own parser as a study reads it (`workbench.instruments.structured`).
 """
 
 from __future__ import annotations
 
 import json
+import re
 
 from workbench.instruments import Instrument, Option
-from workbench.protocols.faultline import equivalence, measures
+from workbench.instruments.structured import read_reply, unusable_or
+from workbench.protocols.faultline import equivalence, measures, parsing
+from workbench.structured.reply_object import reply_object
 
 CR_TOLERANCE = 0.1   # a planted set's CR is read correctly within this (issue 41's targets: 0.5 ± 0.1)
 _EMBEDDERS: dict[str, object] = {}
@@ -23,14 +28,66 @@ def _embed(model: str, texts: list[str]):
     return _EMBEDDERS[model].embed(texts)
 
 
+RUNS_HELP = ("a JSON list of runs, each a list of crux questions (strings or cards with a \"question\"); or "
+             "{\"runs\": [...]}, or an object of run name → list, or JSON Lines (one run a line), or plain text: "
+             "one question a line, runs apart by a blank line or a \"Run N\" heading")
+
+
 def parse_runs(text: str) -> list[list[str]]:
-    try:
-        runs = json.loads(text)
-    except ValueError as e:
-        raise ValueError(f"not JSON: {e}") from None
-    if not isinstance(runs, list) or not all(isinstance(r, list) and all(isinstance(q, str) and q.strip() for q in r)
-                                             for r in runs):
-        raise ValueError("must be a JSON list of runs, each a list of crux questions (non-empty strings)")
+    """The runs' crux questions from any of the shapes RUNS_HELP names; ValueError naming what is wrong."""
+    stripped = text.strip()
+    if not stripped:
+        raise ValueError("the file is empty")
+    if stripped[0] in "[{":
+        try:
+            data = json.loads(stripped)
+        except ValueError as e:
+            lines = [ln for ln in stripped.splitlines() if ln.strip()]
+            try:
+                data = [json.loads(ln) for ln in lines]          # JSON Lines: one run a line
+            except ValueError:
+                raise ValueError(f"not JSON: {e}") from None
+        return _runs_of(data)
+    return _plain_runs(stripped)
+
+
+def _runs_of(data) -> list[list[str]]:
+    if isinstance(data, dict):
+        data = data["runs"] if "runs" in data else list(data.values())
+    if not isinstance(data, list) or not data:
+        raise ValueError(f"must be {RUNS_HELP}")
+    runs = []
+    for i, run in enumerate(data, start=1):
+        if isinstance(run, dict) and isinstance(run.get("cards", run.get("cruxes")), list):
+            run = run.get("cards", run.get("cruxes"))
+        if not isinstance(run, list):
+            raise ValueError(f"run {i} is not a list of crux questions")
+        questions = []
+        for j, q in enumerate(run, start=1):
+            q = q.get("question") if isinstance(q, dict) else q
+            if not isinstance(q, str) or not q.strip():
+                raise ValueError(f"run {i}, crux {j}: not a question (a non-empty string, or a card with one)")
+            questions.append(q.strip())
+        runs.append(questions)
+    return runs
+
+
+_HEADING = re.compile(r"^\W*(?:run|debate|repeat)\s*#?\s*\d+\W*$", re.IGNORECASE)
+_BULLET = re.compile(r"^\s*(?:[-*•]|\d+[.)])\s+")
+
+
+def _plain_runs(text: str) -> list[list[str]]:
+    runs, current = [], []
+    headed = any(_HEADING.match(ln) for ln in text.splitlines())
+    for line in text.splitlines():
+        if _HEADING.match(line) or (not headed and not line.strip()):
+            if current:
+                runs.append(current)
+            current = []
+        elif line.strip():
+            current.append(_BULLET.sub("", line).strip())
+    if current:
+        runs.append(current)
     return runs
 
 
@@ -62,7 +119,7 @@ def read_cruxes(text: str, options: dict, ask=None) -> dict:
     if method == equivalence.MODEL:
         same = equivalence.by_model(questions, vectors, ask or _model_asker(options), options.get("model") or "model")
     else:
-        same = equivalence.by_embedding(questions, vectors)
+        same = equivalence.by_embedding(questions, vectors, runs=run_of)
     est = measures.crux_recurrence(vectors, run_of, labels=same.labels, method=same.method)
     clusters = [{"runs": sorted({int(run_of[i]) + 1 for i, x in enumerate(same.labels) if x == label}),
                  "questions": [q for q, x in zip(questions, same.labels) if x == label]}
@@ -84,6 +141,87 @@ def _describe(doc: dict) -> str:
     return "\n".join(lines)
 
 
+def read_graph(text: str, options: dict) -> dict:
+    size = _whole(options.get("size"), "--size")
+    graph, doc = read_reply(lambda t: parsing.belief_graph(reply_object(t), size), text)
+    graph = graph or {"nodes": [], "edges": [], "dropped_nodes": 0}
+    return {"size": size, "nodes": graph["nodes"], "edges": graph["edges"], "dropped_nodes": graph["dropped_nodes"],
+            **doc}
+
+
+def _whole(value, flag: str) -> int:
+    try:
+        n = int(value)
+    except (TypeError, ValueError):
+        raise ValueError(f"{flag} must be a whole number, not {value!r}") from None
+    if n < 1:
+        raise ValueError(f"{flag} must be at least 1")
+    return n
+
+
+def graph_agrees(doc: dict, truth: dict) -> bool:
+    """The nodes kept, their credences in order, and the number of edges."""
+    return (len(doc["nodes"]) == truth["nodes"] and len(doc["edges"]) == truth["edges"]
+            and [round(n["credence"], 3) for n in doc["nodes"]] == [round(c, 3) for c in truth["credences"]])
+
+
+def _describe_graph(doc: dict) -> str:
+    lines = [f"{doc['outcome']}: {len(doc['nodes'])} of {doc['size']} nodes, {len(doc['edges'])} edges"
+             + (f" ({doc['dropped_nodes']} past {doc['size']} dropped)" if doc["dropped_nodes"] else "")]
+    lines += [f"  {n['id']}  {n['credence']:.2f}  {n['claim']}" for n in doc["nodes"]]
+    lines += [f"  {e['from']} {e['type']} {e['to']}" for e in doc["edges"]]
+    return "\n".join(lines)
+
+
+NULL = "none"   # a stance the statement does not take, as the corpus's TOML (which has no null) writes it
+
+
+def read_stance(text: str, options: dict) -> dict:
+    ids = [c.strip() for c in str(options.get("claims") or "").split(",") if c.strip()]
+    if not ids:
+        raise ValueError("--claims must name the claim ids on the table, e.g. --claims c1,c2")
+    found, doc = read_reply(lambda t: parsing.stances(reply_object(t), ids), text)
+    unknown = dict(getattr(found, "unknown", {}) or {})
+    if unknown:   # read, with a note the run's report keeps and the metrics count (extraction.unknown_claims)
+        doc = {**doc, "flagged": True, "reason": "stances on ids not on the table, not read as any claim's: "
+                                                  + ", ".join(repr(k) for k in unknown)}
+    return {"claims": ids, "stances": dict(found) if found is not None else None, "unknown": unknown, **doc}
+
+
+def stance_agrees(doc: dict, truth: dict) -> bool:
+    want = {k: (None if v == NULL else v) for k, v in truth["stances"].items()}
+    return doc["stances"] == want
+
+
+def _describe_stance(doc: dict) -> str:
+    if doc["stances"] is None:
+        return f"{doc['outcome']}: no stances read"
+    lines = [f"{doc['outcome']}:"]
+    lines += [f"  {cid}: {'null' if v is None else f'{v:+d}'}" for cid, v in doc["stances"].items()]
+    lines += [f"  not on the table: {k} = {v!r}" for k, v in doc["unknown"].items()]
+    return "\n".join(lines)
+
+
+def read_crux_cards(text: str, options: dict) -> dict:
+    cards, doc = read_reply(lambda t: parsing.crux_cards(reply_object(t)), text)
+    return {"cards": cards or [], **doc}
+
+
+def crux_cards_agree(doc: dict, truth: dict) -> bool:
+    """Each card's question (and, where the truth gives them, its message ids) in order."""
+    norm = lambda q: " ".join(q.split()).casefold()  # noqa: E731
+    if [norm(c["question"]) for c in doc["cards"]] != [norm(q) for q in truth["questions"]]:
+        return False
+    return "messages" not in truth or [c["messages"] for c in doc["cards"]] == truth["messages"]
+
+
+def _describe_crux_cards(doc: dict) -> str:
+    lines = [f"{doc['outcome']}: {len(doc['cards'])} card(s)"]
+    for k, c in enumerate(doc["cards"], start=1):
+        lines += [f"  {k}. {c['question']}", f"     {c['diagnosis']}  [{', '.join(c['messages'])}]"]
+    return "\n".join(lines)
+
+
 INSTRUMENTS = [
     Instrument(name="cruxes", title="crux recurrence (CR) over repeated debates' crux questions",
                read=read_cruxes,
@@ -93,5 +231,16 @@ INSTRUMENTS = [
                                equivalence.EMBEDDING, equivalence.METHODS),
                         Option("--model", "with --equivalence model: the litellm model that checks near pairs"),
                         Option("--api-base", "with --model: the server's base URL")),
-               input_help="a JSON list of runs, each a list of crux questions", example="cruxes.json"),
+               input_help=RUNS_HELP, example="cruxes.json"),
+    Instrument(name="graph", title="a belief graph's JSON reply (nodes with credences, edges)",
+               read=read_graph, agrees=unusable_or(graph_agrees), describe=_describe_graph, flag_can_agree=True,
+               options=(Option("--size", "the number of nodes the graph was asked for", "20"),),
+               input_help="a model's reply to the belief-graph prompt", example="graph.txt --size 20"),
+    Instrument(name="stance", title="a stance extraction's JSON reply (each claim's stance, -2..+2 or null)",
+               read=read_stance, agrees=unusable_or(stance_agrees), describe=_describe_stance, flag_can_agree=True,
+               options=(Option("--claims", "the claim ids on the table, comma-separated (e.g. c1,c2)"),),
+               input_help="a model's reply to the stance prompt", example="stance.txt --claims c1,c2"),
+    Instrument(name="crux-card", title="the moderator's crux cards (question, diagnosis, messages)",
+               read=read_crux_cards, agrees=unusable_or(crux_cards_agree), describe=_describe_crux_cards,
+               flag_can_agree=True, input_help="a model's reply to the crux-card prompt", example="cards.txt"),
 ]

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from workbench.protocol.base import ReportSection
 from workbench.protocols.faultline.comparisons import ROW_KEYS
-from workbench.protocols.faultline.equivalence import CANDIDATE
+from workbench.protocols.faultline.equivalence import BAND, CANDIDATE, CR_SHIFT
 from workbench.protocols.faultline.measures import EQUAL_VOTES, FIVE_VOTES, GROUNDING, HALF, STRICT, THRESHOLDS
 from workbench.protocols.faultline.treatment import label, mark
 
@@ -241,7 +241,10 @@ def crux_method(rules: dict) -> str:
             f"vectors, average-linkage clusters whose questions have a mean cosine ≥ {same}, of at least {size} "
             "questions. It finds a crux reworded across repeats; it cannot separate questions that differ only in "
             "direction (\"raise rates\" against \"cut rates\" sit at cosine ~0.9): a cluster that joins opposite "
-            "directions is flagged below, and crux_equivalence = \"model\" has the extractor check such pairs.")
+            "directions is flagged below, and crux_equivalence = \"model\" has the extractor check such pairs. Nor "
+            f"can it decide questions at cosine {BAND}–{same}: a free rewording and two questions on one subject both "
+            f"sit there, so a debate whose CR moves by more than {CR_SHIFT} when they are counted as one question is "
+            "flagged below too.")
 
 
 def crux_section(doc: dict, rules: dict, lost: dict) -> str:

@@ -10,9 +10,9 @@ from typing import Any, Callable
 
 from workbench.events import EXTRACTION_ERROR
 from workbench.gateway.api import ModelSettings
-from workbench.judges.parse import extract_json
 from workbench.protocols.faultline import prompts
 from workbench.runs.context import RunContext, user
+from workbench.structured.reply_object import reply_object
 
 
 async def json_turn(ctx: RunContext, turn_id: str, agent: str, prompt: str, check: Callable[[dict], Any], *,
@@ -27,7 +27,7 @@ async def json_turn(ctx: RunContext, turn_id: str, agent: str, prompt: str, chec
         tid = turn_id if attempt == 0 else f"{turn_id}:retry"
         text = await ctx.turn(tid, agent, messages, phase=phase, label=label, role=role, settings=settings,
                               sample=sample, schema=schema)
-        reading = ctx.read_reply(tid, step, lambda reply: check(extract_json(reply)), text)
+        reading = ctx.read_reply(tid, step, lambda reply: check(reply_object(reply)), text)
         if reading.ok:
             return reading.value, None
         error = reading.detail

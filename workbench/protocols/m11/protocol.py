@@ -31,6 +31,7 @@ class M11Protocol(StudyProtocol):
     threshold_defaults = {"human_r": 0.85}   # seed 003 §8: human-pipeline Pearson r above 0.85
     panels = {"metrics": "screens.m11.dashboard:M11Dashboard", "run": "screens.m11.debate:DebateScreen"}
     commands = ("workbench.protocols.m11.commands",)
+    instruments = ("workbench.protocols.m11.instruments",)
 
     def exports(self) -> list:
         from workbench.protocols.m11.commands import export_entries

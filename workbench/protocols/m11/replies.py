@@ -3,8 +3,11 @@
 
 from __future__ import annotations
 
-from workbench.judges.parse import InvalidReply, extract_json, parse_score
+import re
+
+from workbench.judges.parse import InvalidReply, parse_score
 from workbench.structured.reading import repaired
+from workbench.structured.reply_object import reply_object
 from workbench.protocols.m11.scoring import CRITERIA, overall
 
 SEVERITIES = ("critical", "major", "minor")
@@ -13,7 +16,7 @@ MIN_WEAKNESSES = 3  # seed 003 §2: the Critic finds 3+ issues
 
 
 def critic(text: str) -> list[dict]:
-    obj = extract_json(text)
+    obj = reply_object(text)
     items = obj.get("weaknesses")
     if not isinstance(items, list):
         raise InvalidReply('"weaknesses" must be a list')
@@ -42,7 +45,7 @@ def critic(text: str) -> list[dict]:
 
 
 def defender(text: str, weaknesses: list[dict]) -> list[dict]:
-    obj = extract_json(text)
+    obj = reply_object(text)
     items = obj.get("rebuttals")
     if not isinstance(items, list):
         raise InvalidReply('"rebuttals" must be a list')
@@ -67,16 +70,17 @@ def defender(text: str, weaknesses: list[dict]) -> list[dict]:
 
 def judge(text: str) -> dict:
     """{"scores": {criterion: int}, "evidence": {criterion: str}, "summary", "overall"}."""
-    obj = extract_json(text)
+    obj = reply_object(text)
     raw = obj.get("scores")
     if not isinstance(raw, dict):
         raise InvalidReply('"scores" must be an object of the five criteria')
+    raw = _criteria_keys(raw)
     scores, evidence = {}, {}
     for c in CRITERIA:
         entry = raw.get(c)
         if not isinstance(entry, dict):
             raise InvalidReply(f"criterion '{c}' is missing (an object with score and evidence)")
-        scores[c] = parse_score(entry.get("score"), 0, 5, c)
+        scores[c] = parse_score(_out_of_five(entry.get("score"), c), 0, 5, c)
         ev = entry.get("evidence")
         if not ev and entry.get("justification"):
             repaired(f"{c}: the evidence was given as justification")
@@ -90,17 +94,47 @@ def judge(text: str) -> dict:
     return {"scores": scores, "evidence": evidence, "summary": summary.strip(), "overall": overall(scores)}
 
 
+def _criteria_keys(raw: dict) -> dict:
+    """The scores with each criterion named but for case or spacing ("Accuracy", " clarity") read as it."""
+    out = {}
+    for k, v in raw.items():
+        name = str(k).strip().casefold()
+        name = name if name in CRITERIA else k
+        if name in out:
+            raise InvalidReply(f"criterion '{name}' is scored twice")
+        if name != k:
+            repaired(f"criterion {k!r} read as '{name}'")
+        out[name] = v
+    return out
+
+
+def _out_of_five(value, criterion: str):
+    """A score written "4/5" is 4 (the scale's own maximum named, nothing else)."""
+    if isinstance(value, str):
+        m = re.fullmatch(r"\s*(\d+)\s*/\s*5\s*", value)
+        if m:
+            repaired(f"{criterion}: the score {value!r} read as {m.group(1)}")
+            return int(m.group(1))
+    return value
+
+
+BOOLEAN_WORDS = {"true": True, "yes": True, "false": False, "no": False}
+
+
 def metajudge(text: str) -> dict:
-    obj = extract_json(text)
+    obj = reply_object(text)
     flag = obj.get("sycophantic")
+    if isinstance(flag, str) and flag.strip().casefold() in BOOLEAN_WORDS:
+        repaired(f'"sycophantic" {flag!r} read as {BOOLEAN_WORDS[flag.strip().casefold()]}')
+        flag = BOOLEAN_WORDS[flag.strip().casefold()]
     if not isinstance(flag, bool):
         raise InvalidReply('"sycophantic" must be true or false')
     return {"sycophantic": flag, "reason": str(obj.get("reason", "")).strip()}
 
 
 def binary(text: str) -> dict:
-    obj = extract_json(text)
-    verdict = str(obj.get("verdict", "")).strip().upper()
+    obj = reply_object(text)
+    verdict = str(obj.get("verdict", "")).strip().rstrip(".!").strip().upper()
     if verdict not in ("PASS", "FAIL"):
         raise InvalidReply('"verdict" must be PASS or FAIL')
     if verdict != obj.get("verdict"):

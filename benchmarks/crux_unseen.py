@@ -1,0 +1,71 @@
+"""Crux recurrence's offline default on planted sets: the tuning set and the sets it has not seen (issue 41).
+
+    .venv/bin/python benchmarks/crux_unseen.py [--json]
+
+Prints CR as `read cruxes` reads each planted set of five runs, beside its planted value, for three groups:
+the tuning sets (tests/corpus/cruxes and cruxes-tuning, which the tests read and the method was set on), the
+held-out sets of session 10 (benchmarks/data-cruxes/held-out.toml) and the sets written in session 11 before any
+score was looked at (benchmarks/data-cruxes/unseen/: the first file was measured before the method's last change,
+the second only after it). A set is met when CR is within 0.1 of its planted value; a
+flagged set is one the default says it cannot separate.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from workbench.instruments.corpus import load  # noqa: E402
+
+GROUPS = (("tuning", ROOT / "tests" / "corpus", "cruxes"),
+          ("tuning", ROOT / "tests" / "corpus", "cruxes-tuning"),
+          ("held-out (session 10)", ROOT / "benchmarks", "data-cruxes"),
+          ("unseen (session 11)", ROOT / "benchmarks" / "data-cruxes", "unseen"))
+# the unseen sets by file: the first was measured before the method's last change (`equivalence.BAND`), the
+# second only after it
+FIRST_UNSEEN = "session-11.toml"
+
+
+def rows() -> list[dict]:
+    from workbench.protocols.faultline.instruments import CR_TOLERANCE, read_cruxes
+
+    out = []
+    for group, root, folder in GROUPS:
+        for entry in load(root, folder):
+            doc = read_cruxes(entry.text, {"equivalence": "embedding"})
+            met = doc["cr"] is not None and abs(doc["cr"] - entry.truth["cr"]) <= CR_TOLERANCE
+            if group.startswith("unseen"):
+                group = ("unseen (session 11, first: seen before the BAND flag)" if entry.file.endswith(FIRST_UNSEEN)
+                         else "unseen (session 11, second: never seen before this run)")
+            out.append({"group": group, "id": entry.id, "layout": entry.layout, "planted": entry.truth["cr"],
+                        "cr": doc["cr"], "met": met, "flagged": doc["flagged"], "reason": doc["reason"]})
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--json", action="store_true")
+    args = parser.parse_args(argv)
+    found = rows()
+    if args.json:
+        print(json.dumps(found, indent=2))
+        return 0
+    for group in dict.fromkeys(r["group"] for r in found):
+        mine = [r for r in found if r["group"] == group]
+        print(f"{group}: {sum(r['met'] for r in mine)} of {len(mine)} sets within 0.1 of the planted CR, "
+              f"{sum(r['flagged'] for r in mine)} flagged")
+        for r in mine:
+            cr = "undefined" if r["cr"] is None else f"{r['cr']:.2f}"
+            mark = "ok " if r["met"] else ("FLAG" if r["flagged"] else "MISS")
+            print(f"  {mark} {r['id']:<48} CR {cr:>9}  planted {r['planted']:.2f}"
+                  + (f"  flagged: {r['reason'][:90]}" if r["flagged"] else ""))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
