@@ -246,3 +246,25 @@ def test_hindsight_the_seed_target_and_another_committee_are_not_matches(hindsig
                        name="hs-other.toml")
     said = " ".join(out["warnings"])
     assert "seeded-study" in said and "pre-registered" not in said
+
+
+def test_hindsight_replication_must_be_on_new_cases(tmp_path):
+    from store import open_store
+    from tests.metrics_integration.conftest import standard_spec
+    from tests.metrics_integration.seeding import seed_study
+
+    db = open_store(tmp_path / "store.db")
+    seed_study(db, standard_spec())
+    from pathlib import Path
+
+    from workbench.cases.library import import_cases
+
+    fresh_case = tmp_path / "fresh-case.md"           # a new case: the shipped one under another id
+    fresh_case.write_text((Path(__file__).parents[2] / "cases" / "glenda-crock.md").read_text().replace('id = "glenda-crock"', 'id = "fresh-case"'))
+    import_cases(db, [fresh_case])
+    text = HINDSIGHT.format(name="hs-rep", conditions='["B1", "C2"]', kappa=0.7)
+    text = text.replace("[model]", 'replication_of = "seeded-study"\n\n[model]', 1)
+    with pytest.raises(StudyError, match="needs new data, and 2 of this study's data unit"):
+        create_study(db, text=text, name="hs-rep.toml")
+    fresh = text.replace('["glenda-crock", "blast-radius"]', '["fresh-case"]')
+    assert create_study(db, text=fresh, name="hs-rep.toml")["action"] == "created"
