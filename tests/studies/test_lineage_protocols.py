@@ -260,7 +260,8 @@ def test_hindsight_replication_must_be_on_new_cases(tmp_path):
     from workbench.cases.library import import_cases
 
     fresh_case = tmp_path / "fresh-case.md"           # a new case: the shipped one under another id
-    fresh_case.write_text((Path(__file__).parents[2] / "cases" / "glenda-crock.md").read_text().replace('id = "glenda-crock"', 'id = "fresh-case"'))
+    shipped = (Path(__file__).parents[2] / "cases" / "glenda-crock.md").read_text()
+    fresh_case.write_text(shipped.replace('id = "glenda-crock"', 'id = "fresh-case"'))
     import_cases(db, [fresh_case])
     text = HINDSIGHT.format(name="hs-rep", conditions='["B1", "C2"]', kappa=0.7)
     text = text.replace("[model]", 'replication_of = "seeded-study"\n\n[model]', 1)

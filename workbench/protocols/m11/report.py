@@ -77,8 +77,8 @@ def trend_scope(t: dict) -> str:
     left = ", ".join(f"{n} {why}" for why, n in t["left_out"].items())
     return (f"Trend over the {kinds} of module {t['module']} that ran, created no later than this one"
             + (f"; left out: {left}" if left else "") + "."
-            + (f" As of {t['as_of']}, when this report was first written: writing it again reproduces it "
-               "(`report --update` takes the store as it is now)." if t.get("as_of") else ""))
+            + (f" As of {t['as_of']}, when the report's first writing (or its last `--update`) took it: writing "
+               "it again reproduces it (`report --update` takes the store as it is now)." if t.get("as_of") else ""))
 
 
 def _minute(stamp: str) -> str:
