@@ -33,7 +33,7 @@ def _acc_docs(db, study_id: str, definition: dict) -> list[dict]:
     docs = []
     for run in without_undelivered(db, finished, definition):
         output = get_output(db, run["id"])
-        if output is None:
+        if output is None or "stances" not in (output.get("report") or {}):   # nothing a report could show
             continue
         report, coin = output["report"], coin_key(run["case_id"], run["condition"], run["replicate"])
         base = {"run_id": run["id"], "item": run["case_id"], "condition": run["condition"]}
