@@ -321,6 +321,10 @@ class StudyProtocol:
         """The study's pre-registered parameters under the names `reported_values` uses. {}: none."""
         return {}
 
+    # What each name of `reported_values` decides in this protocol's report: the results a match makes
+    # exploratory, named in the report's lineage label (a name not here: the study's results).
+    lineage_results: dict[str, str] = {}
+
     # --- evaluation -----------------------------------------------------------------------------------
     def blind_texts(self, db: "sqlite_utils.Database", study_id: str, definition: dict) -> list[dict] | None:
         """What human raters (and the shared LLM judges) read: [{"run_id", "case_id", "text"}], each

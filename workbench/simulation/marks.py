@@ -15,6 +15,15 @@ PLACEHOLDER_NOTE = ("**Dry run.** Every response is the offline `mock` model's p
                     "here is a finding.")
 
 
+# A dry run without raters (issue 42 item 11: its banner named simulated raters it does not have).
+PLACEHOLDER_NO_RATERS = ("**Dry run.** Every response is the offline `mock` model's placeholder text (the study has "
+                         "no raters): no number here is a finding.")
+
+
+def placeholder_note(definition: dict | None) -> str:
+    return PLACEHOLDER_NOTE if (definition or {}).get("raters") else PLACEHOLDER_NO_RATERS
+
+
 # A simulated study without raters (a judge-only study): its banner names no simulated rater it does not have.
 NO_RATERS_BANNER = ("Every response, verdict and number in this study comes from the offline `sim` model with "
                     "planted effects, its judges simulated too (the study has no raters); none of it is a model's "
@@ -40,7 +49,7 @@ def title_mark(definition: dict | None, frozen: bool = True) -> str:
     with it; computed on the statistics core in well under a second, so it is always shown)."""
     if not is_simulated(definition):
         power = f"\n\n> Designed power: {designed_power(definition)}" if frozen and definition else ""
-        return (f"\n\n> {PLACEHOLDER_NOTE}" if is_placeholder(definition) else "") + power
+        return (f"\n\n> {placeholder_note(definition)}" if is_placeholder(definition) else "") + power
     lines = [f" ({LABEL})", "", f"> **{LABEL}.** {banner(definition)}"]
     if frozen:
         lines.append(f"> Designed power: {designed_power(definition)}")

@@ -28,10 +28,18 @@ def _units(db: sqlite_utils.Database, study_id: str, definition: dict) -> set[st
     return rows.data_units(db, study_id) | {f"case:{c}" for c in definition.get("cases") or []}
 
 
-def _same(a, b) -> bool:
-    if isinstance(a, (int, float)) and isinstance(b, (int, float)):
-        return math.isclose(float(a), float(b), rel_tol=1e-9, abs_tol=1e-12)
-    return a == b
+def _same(prereg, reported) -> bool:
+    """A pre-registered number equals a reported one to the digits it was written with (at least two
+    decimals): r 0.712 reported and `human_r = 0.71` pre-registered is the same value, rounded."""
+    if isinstance(prereg, (int, float)) and isinstance(reported, (int, float)):
+        written = repr(float(prereg)).split(".")[1] if "e" not in repr(float(prereg)) else ""
+        digits = max(2, len(written.rstrip("0")))
+        return math.isclose(round(float(reported), digits), float(prereg), rel_tol=1e-9, abs_tol=1e-12)
+    return prereg == reported
+
+
+def _shown(v) -> str:
+    return f"{v:g}" if isinstance(v, (int, float)) and not isinstance(v, bool) else str(v)
 
 
 def compute(db: sqlite_utils.Database, study_id: str, definition: dict, frozen_at: str | None) -> list[dict]:
@@ -52,8 +60,8 @@ def compute(db: sqlite_utils.Database, study_id: str, definition: dict, frozen_a
         seen = results_at is not None and (frozen_at is None or results_at <= frozen_at)   # to the second: same is before
         reported = protocol.reported_values(db, other["id"], other["definition"]) if seen else {}
         matches = {k: v for k, v in prereg.items() if k in reported and _same(v, reported[k])}
-        reasons = [f"pre-registered {k} = {v:g} is the value study '{other['id']}' reported as its result"
-                   if isinstance(v, (int, float)) else f"pre-registered {k} = {v} is what '{other['id']}' reported"
+        reasons = [f"pre-registered {k} = {_shown(v)} is the value study '{other['id']}' reported as its result"
+                   + (f" (exploratory: {protocol.lineage_results[k]})" if k in protocol.lineage_results else "")
                    for k, v in matches.items()]
         if seen:
             reasons.append(f"study '{other['id']}' had results on {shared} of the same data unit(s) (from "
@@ -88,8 +96,7 @@ def lineage_lines(db: sqlite_utils.Database, study_id: str) -> list[str]:
     """The lineage in words, for `study create`, `study freeze` and the report: one line per earlier study."""
     out = []
     for r in rows.lineage(db, study_id):
-        reported = ", ".join(f"{k} {v:g}" if isinstance(v, (int, float)) else f"{k} {v}"
-                             for k, v in r["reported"].items())
+        reported = ", ".join(f"{k} {_shown(v)}" for k, v in r["reported"].items())
         line = (f"study '{r['earlier_study']}' used {r['shared']} of the same data unit(s)"
                 + (f" and reported {reported}" if reported else ""))
         if r["exploratory"]:

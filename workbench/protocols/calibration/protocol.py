@@ -142,6 +142,8 @@ class CalibrationProtocol(StudyProtocol):
 
         return sections(study_results(db, study_id))
 
+    lineage_results = {"k": "Arm A at the pre-registered k (ECE, MCE, Brier) and the outcome it decides"}
+
     def reported_values(self, db, study_id: str, definition: dict) -> dict:
         """Arm A's k sweep reports the k that minimises ECE: a later study on the same interactions that
         pre-registers that k chose it after seeing this result."""

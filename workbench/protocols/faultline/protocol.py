@@ -174,6 +174,23 @@ class FaultlineProtocol(StudyProtocol):
         return planted_values(self.metrics(db, study_id).document, definition)
 
     # --- metrics and report -----------------------------------------------------------------------
+    # --- lineage (issue 42): the architecture and divergence level a report finds best --------------
+    @property
+    def lineage_results(self) -> dict[str, str]:
+        from workbench.protocols.faultline.lineage import RESULTS
+
+        return RESULTS
+
+    def reported_values(self, db, study_id: str, definition: dict) -> dict:
+        from workbench.protocols.faultline.lineage import reported_values
+
+        return reported_values(db, study_id, definition)
+
+    def preregistered_values(self, definition: dict) -> dict:
+        from workbench.protocols.faultline.lineage import preregistered_values
+
+        return preregistered_values(definition)
+
     def metrics(self, db, study_id: str, options: dict | None = None) -> MetricsDocument:
         from workbench.protocols.faultline.analysis import CSV_COLUMNS, csv_rows, study_metrics
         from workbench.protocols.faultline.report import text

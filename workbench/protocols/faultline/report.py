@@ -157,6 +157,35 @@ def spread_table(doc: dict, lost: dict) -> str:
             "closings), 95% bootstrap CIs.\n\n" + "\n".join(head))
 
 
+# Seed 002's design: "Pick 10 topics, 3 persona pairs ... (= 30 debates per condition)": 30 topic × pair units
+# per debate condition, 10 topics per baseline.
+SEED_UNITS = {"debate": 30, "baseline": 10}
+
+
+def scored_units_line(doc: dict) -> str:
+    """Each condition's sample size counted on what was measured (its units with a defined metric), against the
+    seed's design: a warning below it, undefined at none."""
+    from workbench.protocols.faultline.conditions import condition
+
+    parts, short, none = [], [], []
+    for cond, m in doc["conditions"].items():
+        n = max([v.get("n") or 0 for v in m.values() if isinstance(v, dict) and v.get("value") is not None] or [0])
+        seed = SEED_UNITS["debate" if condition(cond).is_debate else "baseline"]
+        parts.append(f"{cond} {n}")
+        if not n:
+            none.append(cond)
+        elif n < seed:
+            short.append(f"{cond} ({n} of {seed})")
+    line = ("Units measured (topic × pair for a debate, topic for a baseline; those with a defined value): "
+            + ", ".join(parts) + ".")
+    if short:
+        line += (" **Below seed 002's design** (10 topics × 3 pairs = 30 per debate condition, 10 topics per "
+                 "baseline): " + ", ".join(short) + ".")
+    if none:
+        line += " Undefined (nothing measured): " + ", ".join(none) + "."
+    return line
+
+
 def sections(doc: dict) -> list[ReportSection]:
     lost = doc.get("lost_treatments") or {}
     rules = doc.get("rules") or {}
@@ -195,8 +224,8 @@ def sections(doc: dict) -> list[ReportSection]:
             "name (run with --allow-missing-graphs); every comparison with it is marked." for c in lost)))
     out.append(ReportSection("Faultline metrics by condition", embedding_line(rules) + "\n\nMeans with 95% bootstrap "
                              "CIs over debates (CR: over repeated debates); ✓/✗ against seed 002's thresholds. "
-                             "A debate whose metric is undefined drops out of its mean and is counted.\n\n"
-                             + "\n".join(rows) + sc_equal_votes_line(doc)
+                             "A debate whose metric is undefined drops out of its mean and is counted. "
+                             + scored_units_line(doc) + "\n\n" + "\n".join(rows) + sc_equal_votes_line(doc)
                              + ("\n\nLeft out of the means:\n" + "\n".join(dropped) if dropped else "")))
     out.append(ReportSection("Faultline condition comparisons", comparison_tables(doc, lost)))
     out.append(ReportSection("Faultline semantic spread per round", spread_table(doc, lost)))

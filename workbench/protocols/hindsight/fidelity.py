@@ -121,7 +121,32 @@ def _held_back(db, study_id: str) -> list[dict]:
         return [{"case_id": "?", "reason": f"the held-back check could not read the study: {exc}"}]
 
 
-def section(db, study_id: str, definition: dict) -> str:
+def scored_cases(data) -> int:
+    """Cases with a scored (non-pilot) item under the primary evaluator on a Table 1 metric: the N a sample size
+    counts, never the cases the study planned."""
+    from workbench.protocols.hindsight.metrics.tables import TABLE1_RUBRICS, item_scores, resolve_metric
+
+    items = set()
+    for rubric in TABLE1_RUBRICS:
+        if data.rubric(rubric):
+            items |= set(item_scores(data, resolve_metric(data, rubric)))
+    return len({data.items[i].case_id for i in items})
+
+
+def scored_line(planned: int, scored: int) -> str:
+    """Seed 000 §IV's N counted on what was scored: a warning below its 6, undefined at none."""
+    from workbench.protocols.hindsight.gates import MIN_CASES
+
+    if not scored:
+        return (f"- **Cases scored: none** of the {planned} planned: every sample size of the results is undefined "
+                "until an evaluator scores an item.")
+    warn = (f" **Below seed 000 §IV's minimum of {MIN_CASES}**: treat every comparison as directional."
+            if scored < MIN_CASES else "")
+    return f"- Cases scored (with a rated item, the N of Table 1): {scored} of the {planned} planned.{warn}"
+
+
+def section(db, study_id: str, definition: dict, scored: int | None = None) -> str:
+    """`scored`: the cases with a scored item (`scored_cases`), the sample size said beside the corpus rule."""
     from workbench.protocols.hindsight.architectures.extraction import LEGACY_SHAPE
 
     shape = (definition.get("hindsight") or {}).get("report_shape", LEGACY_SHAPE)
@@ -146,6 +171,8 @@ def section(db, study_id: str, definition: dict) -> str:
     corpus = _corpus(db, definition)
     lines.append(f"- Study kind: {kind}. Corpus rule (seed 000 §IV: N ≥ 6, ≥ 2 cases in each of 3 domains): "
                  + ("met." if not corpus else "NOT met: " + "; ".join(corpus) + "."))
+    if scored is not None:
+        lines.append(scored_line(len(definition.get("cases") or []), scored))
     if fidelity.get("training_cutoff"):
         lines.append(f"- Training cutoff relied on for strategy-A cases: {fidelity['training_cutoff']}.")
     overrides = fidelity.get("overrides") or []

@@ -195,6 +195,23 @@ class HindsightProtocol(StudyProtocol):
         conditions = list(definition.get("conditions") or [])
         return [f"{a}:{b}:{m}" for a, b, m in SEED_COMPARISONS if a in conditions and b in conditions]
 
+    # --- lineage (issue 42): the observed kappas and the best committee a report shows ---------------------
+    @property
+    def lineage_results(self) -> dict[str, str]:
+        from workbench.protocols.hindsight.lineage import RESULTS
+
+        return RESULTS
+
+    def reported_values(self, db, study_id: str, definition: dict) -> dict:
+        from workbench.protocols.hindsight.lineage import reported_values
+
+        return reported_values(db, study_id)
+
+    def preregistered_values(self, definition: dict) -> dict:
+        from workbench.protocols.hindsight.lineage import preregistered_values
+
+        return preregistered_values(definition, self.threshold_defaults)
+
     def planted_vs_recovered(self, db, study_id: str, definition: dict) -> list:
         from workbench.protocols.hindsight.planted import planted_values
 

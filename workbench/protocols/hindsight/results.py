@@ -62,7 +62,8 @@ def report_text(db, study_id: str, options: dict) -> str:
     from workbench.protocols.hindsight import adjudicated
 
     analysis = analysis_for(db, study_id, options)
-    return build_report(analysis, fidelity=fidelity.section(db, study_id, dict(analysis.data.definition)),
+    return build_report(analysis, fidelity=fidelity.section(db, study_id, dict(analysis.data.definition),
+                                                                 fidelity.scored_cases(analysis.data)),
                         topology="" if analysis.data.blinded else fidelity.topology_section(db, study_id),
                         adjudication=adjudicated.markdown(adjudicated.side_by_side(db, study_id, analysis.data))
                         if analysis.data.raters else "")

@@ -190,6 +190,25 @@ class M11Protocol(StudyProtocol):
         doc["trend"] = {**doc["trend"], "as_of": as_of}
         return sections(doc)
 
+    # --- lineage (issue 42) -------------------------------------------------------------------------------
+    # The human-agreement r a report shows is the one result a later study can pre-register (as its
+    # `[thresholds] human_r` target). The bands are seed 003 §7's, fixed and pinned at the freeze (rule
+    # m11/bands), never a study's parameter: no later study can pre-register them, so there is nothing to match.
+    lineage_results = {"human_r": "the human-agreement verdict (Pearson r against the target)"}
+
+    def reported_values(self, db, study_id: str, definition: dict) -> dict:
+        from workbench.protocols.m11.human import human_validation
+        from workbench.protocols.m11.results import sample_results
+
+        options = definition.get("m11") or {}
+        r = human_validation(db, study_id, sample_results(db, study_id), options)["pearson"]["value"]
+        return {} if r is None else {"human_r": round(r, 3)}     # as the report shows it
+
+    def preregistered_values(self, definition: dict) -> dict:
+        """The study's human_r target unless it is the seed's own 0.85 (fixed before any study)."""
+        target = (definition.get("thresholds") or {}).get("human_r", self.threshold_defaults["human_r"])
+        return {} if target == self.threshold_defaults["human_r"] else {"human_r": target}
+
     def planted_vs_recovered(self, db, study_id: str, definition: dict):
         from workbench.protocols.m11.planted import planted_values
 

@@ -41,7 +41,9 @@ def overview(doc: dict) -> str:
     for p in (f.get("problems") or [])[:20]:
         lines.append(f"- excluded: {p['file']}:{p['line']}: {p['field']}: {p['message']}")
     lines.append(f"Pass rate (Likert, Strong PASS or PASS): {pct(bands['pass_rate'])} of {bands['n']} scored "
-                 f"sample(s); {bands['unscored']} without a score.")
+                 f"sample(s); {bands['unscored']} without a score." if bands["n"] else
+                 f"Pass rate (Likert, Strong PASS or PASS): undefined: no sample was scored "
+                 f"({bands['unscored']} without a score).")
     lines.append(f"Binary judge: pass rate {pct(b['binary_pass_rate'])}; agreement with the Likert bands "
                  f"{_est(b['agreement'])}, Cohen's kappa {_est(b['kappa'])}; without Borderline "
                  f"{_est(b['agreement_without_borderline'])}.")
@@ -75,8 +77,8 @@ def trend_scope(t: dict) -> str:
     left = ", ".join(f"{n} {why}" for why, n in t["left_out"].items())
     return (f"Trend over the {kinds} of module {t['module']} that ran, created no later than this one"
             + (f"; left out: {left}" if left else "") + "."
-            + (f" As of {t['as_of']}, when this report was first written: writing it again reproduces it "
-               "(`report --update` takes the store as it is now)." if t.get("as_of") else ""))
+            + (f" As of {t['as_of']}, when the report's first writing (or its last `--update`) took it: writing "
+               "it again reproduces it (`report --update` takes the store as it is now)." if t.get("as_of") else ""))
 
 
 def _minute(stamp: str) -> str:
@@ -111,12 +113,25 @@ def validation_section(doc: dict) -> str:
     return "\n".join(lines)
 
 
+SEED_HUMAN_SAMPLE = 20   # seed 003 §8: "Sample 20 M11 outputs"
+
+
+def scored_line(n: int) -> str:
+    """The human-agreement sample counted on the samples both a human and the pipeline scored."""
+    if not n:
+        return ("Human scores on 0 samples with a pipeline score: the agreement is undefined until a rater "
+                "scores a sample.")
+    warn = (f" **Below seed 003 §8's {SEED_HUMAN_SAMPLE}**: the agreement is not the seed's validation."
+            if n < SEED_HUMAN_SAMPLE else "")
+    return f"Human scores on {n} sample(s) with a pipeline score.{warn}"
+
+
 def human_section(doc: dict) -> str:
     h = doc["human"]
     verdict = {True: "met", False: "not met", None: "not decidable yet"}[h["passed"]]
     return (f"Sample for human raters: {len(h['sample'])} of the requested {h['sample_size']} (seed {h['seed']}, "
             f"stratified by band): {', '.join(h['sample']) or '-'}.\n\n"
-            f"Human scores on {h['n']} sample(s). Pearson r {_est(h['pearson'])}; Spearman rho {_est(h['spearman'])}. "
+            f"{scored_line(h['n'])} Pearson r {_est(h['pearson'])}; Spearman rho {_est(h['spearman'])}. "
             f"Pre-registered target r > {h['target_r']}: {verdict}"
             + ("" if h["ci_above_target"] is None else
                f" (CI lower bound {'above' if h['ci_above_target'] else 'not above'} the target)") + ".")

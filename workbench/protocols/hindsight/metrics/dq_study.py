@@ -321,8 +321,11 @@ def decision_quality_report(data: StudyData, embedder, *, threshold: float = IND
     par = [r for r in runs if r.condition in PARALLEL_CONDITIONS and r.n_perspectives]
     baseline = {}
     if seq or par:
-        baseline = {p: compare_sequential_parallel([r.part(p) for r in seq], [r.part(p) for r in par])
-                    for p in DQ_PARTS}
-        notes.append("Baseline: sequential = B3 runs vs parallel = C1 and C2 runs (difference = parallel - "
-                     "sequential; Mann-Whitney rank-biserial r; Cohen's d, independent).")
+        # One value per case on each side (the mean of its runs there): a case's C1 and C2 runs are one unit,
+        # never two, for the bootstrap, Mann-Whitney and d alike (issue 42: every statistic over the unit)
+        baseline = {p: compare_sequential_parallel(_case_means(seq, p), _case_means(par, p)) for p in DQ_PARTS}
+        notes.append("Baseline: sequential = B3 runs vs parallel = C1 and C2 runs, each side one value per case "
+                     "(the mean of that case's runs there: the case is the unit, so C1 and C2 are pooled within "
+                     "it), difference = parallel - sequential; Mann-Whitney rank-biserial r; Cohen's d, "
+                     "independent.")
     return DQReport(tuple(runs), rows, baseline, tuple(notes), False, encoded)

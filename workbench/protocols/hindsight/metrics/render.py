@@ -365,7 +365,8 @@ def dq_baseline_rendered(analysis) -> RenderedTable:
                          fmt_p(adjusted), fmt_est(b.cohens_d, ci=False)])
         notes.add(f"{DQ_LABELS[part]} d", b.cohens_d)
         notes.add(f"{DQ_LABELS[part]} r", b.mann_whitney)
-    out.notes = ["Difference = parallel - sequential, bootstrap CI. Runs with an undefined value are left out. "
+    out.notes = ["Difference = parallel - sequential, bootstrap CI over cases (each side's value for a case is "
+                 "the mean of its runs there). Runs with an undefined value are left out. "
                  "p: Mann-Whitney U, uncorrected, and Holm-adjusted over the table's measures (family-wise error).",
                  "Seed 001 targets: the naive (single-agent sequential) baseline and the parallel (ThinkTank) "
                  "expectation the seed states for DQ-1, DQ-2 and DQ-3 (none for the weighted score); the mean is "
