@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import re
 
+import pytest
 from scoring_seed import rendered, seed_study
 from textual.widgets import Static
 
@@ -16,16 +17,21 @@ from screens.scoring_parts import RubricGuide, reflowed
 SIZE = (80, 24)
 
 
+@pytest.fixture
+def app(tmp_path):
+    """The app over a seeded study (its first pair: Anticipation 0-3, then Epistemic Humility)."""
+    store = tmp_path / "store.db"
+    seed_study(store, name="desk-study")
+    return make_app(store)
+
+
 async def open_desk(pilot) -> None:
     await pilot.press("4", "enter")
     await pilot.pause(0.3)
     assert pilot.app.screen.session is not None
 
 
-async def test_every_desk_key_is_named_and_the_bar_is_whole(tmp_path):
-    store = tmp_path / "store.db"
-    seed_study(store, name="desk-study")
-    app = make_app(store)
+async def test_every_desk_key_is_named_and_the_bar_is_whole(app):
     async with app.run_test(size=SIZE) as pilot:
         await open_desk(pilot)
         text = rendered(app)
@@ -48,10 +54,7 @@ async def test_every_desk_key_is_named_and_the_bar_is_whole(tmp_path):
         assert not toasts
 
 
-async def test_the_rubric_guide_wraps_paragraphs_to_its_width(tmp_path):
-    store = tmp_path / "store.db"
-    seed_study(store, name="desk-study")
-    app = make_app(store)
+async def test_the_rubric_guide_wraps_paragraphs_to_its_width(app):
     async with app.run_test(size=SIZE) as pilot:
         await open_desk(pilot)
         await pilot.press("r")
