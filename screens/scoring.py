@@ -48,6 +48,9 @@ PHASE_TEXT = {
 
 KEY_HINT = ("↑↓ criterion · ←→ response · tab next cell · pgup/pgdn scroll response · [ ] scroll case · "
             "{ } scroll anchors · ? all keys")
+# at 80 columns: the desk's keys the footer has no room for (NARROW_KEYS), on the feedback line when it has
+# nothing else to say (a line of their own would take one of the twelve a response keeps)
+NARROW_KEY_HINT = "s skip · p previous · v one/two · pgup/pgdn response · [ ] case · { } anchors"
 
 # Actions that need an open scoring session (the rest of the screen is the identity picker).
 DESK_ACTIONS = {"score", "cell", "response", "tab", "note", "undo", "skip", "next_pair", "previous_pair",
@@ -85,8 +88,8 @@ class ScoringScreen(UnsavedGuard, SectionScreen):
                     "cell", "response", "tab", "scroll_response", "scroll_context", "scroll_guide", "back",
                     "leave_desk"}
     SUB_TITLE = "Scoring"
-    # the footer's keys at 80 columns (widgets/footer.py): the rest are in help (?) and the palette
-    # (Esc, leaving the desk, is named on the section bar above the desk)
+    # the footer's keys at 80 columns (widgets/footer.py): the rest are on the desk's short key line
+    # (NARROW_KEY_HINT), in help (?) and the palette (Esc, leaving the desk, is named on the section bar)
     NARROW_KEYS = frozenset({"score", "note", "undo", "next_pair", "toggle_context", "rubric_guide",
                              "switch_rater", "back"})
     CSS_PATH = "styles/scoring.tcss"
@@ -151,6 +154,10 @@ class ScoringScreen(UnsavedGuard, SectionScreen):
         self.single = False
         self._note_dialog: NoteDialog | None = None
         self._lines: dict[str, str | Text] = {}
+        # after a score the focus moves on; `j` pressed next writes the note of the criterion just scored:
+        # (where the score moved the focus to, the criterion scored), until the focus moves again
+        self._just_scored: tuple[tuple, tuple] | None = None
+        self._note_return: tuple | None = None  # where the focus goes back to once that note is closed
 
     def compose_section(self) -> ComposeResult:
         with ContentSwitcher(initial=PICK, id="scoring-switcher"):
@@ -253,6 +260,8 @@ class ScoringScreen(UnsavedGuard, SectionScreen):
 
     def on_resize(self) -> None:
         self.call_after_refresh(self.refresh_desk)  # the criteria grid fits its names to the width
+        message, error = getattr(self, "_said", ("", False))
+        self.call_after_refresh(self.say, message, error=error)  # the key line comes and goes with the width
 
     def shown_responses(self) -> list[int]:
         s = self.session
@@ -300,7 +309,11 @@ class ScoringScreen(UnsavedGuard, SectionScreen):
             self.query_one(selector, Static).update(content)
 
     def say(self, message: str, *, error: bool = False) -> None:
-        self._put("#desk-feedback", Text(message, style="bold red" if error else ""))
+        self._said = (message, error)
+        if not message and self.has_class("-narrow"):
+            self._put("#desk-feedback", Text(NARROW_KEY_HINT, style="dim"))
+        else:
+            self._put("#desk-feedback", Text(message, style="bold red" if error else ""))
 
     def _run(self, act) -> ActionResult | None:
         """Run one session action; a refusal is shown, never raised (nothing was written)."""
@@ -308,7 +321,8 @@ class ScoringScreen(UnsavedGuard, SectionScreen):
             result = act()
         except ScoringError as exc:
             self.say(f"not saved: {exc}", error=True)
-            self.notify(str(exc), title="Scoring", severity="error")
+            if not self.has_class("-narrow"):  # at 80 columns a toast would cover Response Beta: the line says it
+                self.notify(str(exc), title="Scoring", severity="error")
             self.refresh_desk()
             return None
         except sqlite3.Error as exc:
@@ -329,10 +343,11 @@ class ScoringScreen(UnsavedGuard, SectionScreen):
         if s is None:
             return
         label = s.view.label if s.view else ""
-        cell = s.focused_cell
+        cell, scored_at = s.focused_cell, self._focus()
         result = self._run(lambda: s.score(value))
         if result is None or result.receipt is None or cell is None:
             return
+        self._just_scored = (self._focus(), scored_at)
         r = result.receipt
         was = "" if r.previous is None or r.previous == r.value else f" (was {r.previous})"
         message = f"saved · {label} · {cell.criterion_name} = {r.value}{was}"
@@ -363,6 +378,12 @@ class ScoringScreen(UnsavedGuard, SectionScreen):
         if s.read_only:
             self.say("scoring is closed: notes cannot change", error=True)
             return
+        moved_to, scored = self._just_scored or ((), ())
+        self._just_scored = None
+        if moved_to == self._focus() and scored[0] == s.index:  # the focus has not moved since the score
+            self._note_return = moved_to  # the note is the scored criterion's: focus it while it is written
+            s.response, s.cell = scored[1:]
+            self.refresh_desk()
         cell, view = s.focused_cell, s.view
         dialog = NoteDialog(f"Justification · {view.label} · {cell.rubric_name} › {cell.criterion_name}",
                             s.note())
@@ -372,11 +393,19 @@ class ScoringScreen(UnsavedGuard, SectionScreen):
     def _note_closed(self, text: str | None) -> None:
         dialog, self._note_dialog = self._note_dialog, None
         s = self.session
-        if text is None or s is None or dialog is None or text.strip() == dialog.original.strip():
-            return
-        result = self._run(lambda: s.write_note(text))
-        if result is not None:
-            self.say(result.message or "")
+        back, self._note_return = self._note_return, None
+        if not (text is None or s is None or dialog is None or text.strip() == dialog.original.strip()):
+            result = self._run(lambda: s.write_note(text))
+            if result is not None:
+                self.say(result.message or "")
+        if back is not None and s is not None and s.index == back[0]:  # on to where the score had moved
+            s.response, s.cell = back[1:]
+            self.refresh_desk()
+
+    def _focus(self) -> tuple:
+        """Where the desk's focus is: (pair, response, criterion)."""
+        s = self.session
+        return (s.index, s.response, s.cell) if s is not None else ()
 
     # -- unsaved-changes guard (the app asks before quitting) ----------------------------------
 

@@ -10,6 +10,8 @@ offers "score: …" commands while the Scoring screen is shown.
 
 from __future__ import annotations
 
+import re
+
 from dataclasses import dataclass
 from functools import partial
 
@@ -123,6 +125,25 @@ class IdentityPicker(Vertical):
         self.post_message(self.Chosen(option.id, event.option.id))
 
 
+_LIST_ITEM = re.compile(r"\s*(?:[-*•]|\d+[.)])\s")
+
+
+def reflowed(text: str) -> str:
+    """A rubric file's text with its hard line breaks inside paragraphs taken out, so the guide wraps it to its
+    own width (a file wrapped at 80 columns, wrapped again at 74, comes out ragged). Blank lines and list
+    items keep their breaks."""
+    paragraphs = []
+    for block in re.split(r"\n\s*\n", text.strip()):
+        lines: list[str] = []
+        for line in block.splitlines():
+            if lines and not _LIST_ITEM.match(line):
+                lines[-1] += " " + line.strip()
+            else:
+                lines.append(line.rstrip())
+        paragraphs.append("\n".join(lines))
+    return "\n\n".join(paragraphs)
+
+
 class RubricGuide(ModalScreen[None]):
     """The whole rubric: instructions, procedure, every criterion with its anchors."""
 
@@ -174,7 +195,7 @@ class RubricGuide(ModalScreen[None]):
         if rubric.procedure:
             parts.append(Text(""))
         if rubric.instructions.strip():
-            parts.append(Text(rubric.instructions.strip()))
+            parts.append(Text(reflowed(rubric.instructions)))
             parts.append(Text(""))
         return Group(*parts)
 

@@ -40,7 +40,7 @@ from workbench.gateway.settings import (
 
 FIELD_LABELS = {"model": "model", "api_base": "api base", "temperature": "temp", "max_tokens": "max tok",
                 "seed": "seed", "timeout": "timeout s", "api_key_env": "key variable", "max_connections": "max conn",
-                "first_token_timeout": "1st token s", "stall_timeout": "stall s", "structured": "JSON mode"}
+                "first_token_timeout": "1st tok s", "stall_timeout": "stall s", "structured": "JSON mode"}
 GATEWAY_LABELS = {"concurrency": "concurrent calls", "cost_ceiling_default": "cost ceiling (USD)",
                   "stall_timeout": "stall timeout (s)", "max_attempts": "attempts per call",
                   "max_retry_time": "retry time bound (s)"}

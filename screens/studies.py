@@ -24,7 +24,7 @@ from textual.worker import Worker, WorkerState
 from screens.commands import ListProvider
 from screens.study_actions import STUDY_WORK, JudgingActions, PacketActions, StudyActions
 from screens.widgets.section import SectionScreen
-from workbench.studies.counts import runs_cell
+from workbench.studies.counts import runs_cell_parts
 
 STATUS_STYLE = {"draft": "yellow", "frozen": "green", "unblinded": "cyan"}  # the store names it (study_status)
 SIM_STYLE = "bold magenta"
@@ -33,13 +33,13 @@ RATER_PROGRESS_EVERY = 2.0  # seconds between readings of the raters' progress
 
 
 def status_cell(status: str, simulated: bool, text: str | None = None) -> Text:
-    """`frozen`, or `frozen SIMULATED` for a study on `sim`: the label goes wherever the study is listed.
+    """`frozen`, or `frozen` over `SIMULATED` for a study on `sim`: the label goes wherever the study is listed.
     `text` is the status in words (`unblinded (forced)`), `status` the word its style follows."""
     from workbench.simmodel.label import LABEL
 
     cell = Text(text or status, style=STATUS_STYLE.get(status, ""))
     if simulated:
-        cell.append(f" {LABEL}", style=SIM_STYLE)
+        cell.append(f"\n{LABEL}", style=SIM_STYLE)
     return cell
 
 
@@ -259,8 +259,9 @@ class StudiesScreen(StudyActions, JudgingActions, PacketActions, SectionScreen):
 
         studies = list_studies(db)
         for s in studies:
+            # a part a line (`frozen` / `SIMULATED`, `3000/3000 done` / `(3000 with errors)`): whole in the column
             table.add_row(s["id"], status_cell(s["status"], is_simulated(s["definition"]), s["status_text"]),
-                          runs_cell(run_status_counts(db, s["id"])), key=s["id"])
+                          "\n".join(runs_cell_parts(run_status_counts(db, s["id"]))), key=s["id"], height=None)
         if keep and any(s["id"] == keep for s in studies):
             table.move_cursor(row=table.get_row_index(keep))
         n = len(studies)

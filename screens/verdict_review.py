@@ -125,15 +125,16 @@ class VerdictReviewScreen(ModalScreen[None]):
 
     @work(exclusive=True, group="verdict-review", exit_on_error=False)
     async def _correct(self, u) -> None:
+        seen = f"verdict {self.index + 1} of {len(self.units)}"  # the position on screen, never the store's id
         score = await self.app.push_screen_wait(AskDialog(
-            f"Correct verdict {u.verdict_id}", f"The score it should have had ({u.low}..{u.high}); the judge "
+            f"Correct {seen}", f"The score it should have had ({u.low}..{u.high}); the judge "
             f"gave {u.value:g}:"))
         if score is None:
             return
         if not score.strip().lstrip("-").isdigit():
             self.notify(f"not recorded: {score!r} is not a whole score", title="Review", severity="error")
             return
-        reason = await self.app.push_screen_wait(AskDialog(f"Verdict {u.verdict_id}: why {score}?",
+        reason = await self.app.push_screen_wait(AskDialog(f"{seen[0].upper()}{seen[1:]}: why {score}?",
                                                            "The reason is kept with the correction:"))
         if reason is None:
             return

@@ -34,8 +34,8 @@ class SectionBar(Static):
     }
     """
 
-    LEAVE_HINT = ("[b]Scoring desk[/b] · number keys score · [@click=screen.leave_desk][b]Esc[/b] leave the desk[/] "
-                  "(a note being typed is saved first)")
+    LEAVE_HINT = ("[b]Scoring desk[/b] · 0-9 score · [@click=screen.leave_desk][b]Esc[/b] leave the desk[/] "
+                  "(a note being typed is saved)")  # whole at 80 columns
 
     def __init__(self, current: str, **kwargs) -> None:
         super().__init__(**kwargs)

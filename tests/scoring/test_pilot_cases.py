@@ -106,6 +106,14 @@ def test_the_pilot_gates_the_main_set_until_kappa_reaches_target(db, tmp_path):
         score_case_pilots(db, sid, rater, A)
     status = pilot_status(db, load_study(db, sid))
     assert status.state == "passed" and status.round == 2 and all(m.kappa == 1.0 for m in status.metrics)
+    # the pilots panel (and `pilots`) shows the figures a pass rests on and the threshold met (issue 43)
+    from workbench.scoring.calibration import calibration_text, study_calibration
+
+    shown = calibration_text(study_calibration(db, load_study(db, sid)))
+    for m in status.metrics:
+        assert f"{m.rubric} kappa 1.00 >= {m.target:.2f} (n {m.n_items})" in status.message
+    assert "rater rater-a: passed - calibration passed: high pilot >= low on every rubric (anticipation " in shown
+    assert status.message in shown, shown
     p = scoring.progress(db, sid, "rater-a")
     assert p.phase == "scoring"
     scoring.record_score(db, sid, "rater-a", main_items(db, sid)[0], "anticipation", "anticipation", 2)

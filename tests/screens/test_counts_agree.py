@@ -52,7 +52,7 @@ async def test_runs_done_with_judge_errors_count_alike_everywhere(erring, capsys
         await open_studies(pilot)
         table = app.screen.query_one("#study-table")
         cell = str(table.get_row(sid)[2])
-        assert cell == f"{total}/{total} done ({total} with errors)", cell  # finished, with errors said
+        assert cell == f"{total}/{total} done\n({total} with errors)", cell  # finished, with errors said
         await pilot.press("r")  # this study in Runs
         await wait_until(pilot, lambda: type(app.screen).__name__ == "RunsScreen", what="Runs")
         await wait_until(pilot, lambda: app.screen.study_id == sid, what="the study in Runs")

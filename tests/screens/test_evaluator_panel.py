@@ -10,9 +10,10 @@ import json
 import pytest
 from scoring_seed import seed_study
 from study_screen_helpers import STUDIES_SIZE as SIZE
-from study_screen_helpers import answer, open_studies, wait_until
+from study_screen_helpers import answer, dialog_text, open_studies, wait_until
 from textual.widgets import DataTable
 
+from screens.ask_dialog import AskDialog
 from screens.evaluators import EvaluatorPanelScreen
 from screens.launch import make_app
 from screens.verdict_review import VerdictReviewScreen
@@ -109,13 +110,19 @@ async def test_the_review_marks_right_and_corrects_keeping_the_verdict(tmp_path)
         await pilot.press("v")
         await wait_until(pilot, lambda: isinstance(app.screen, VerdictReviewScreen), what="the review")
         await pilot.pause()
-        first = app.screen.units[0]
+        review = app.screen
+        first = review.units[0]
         text = str(app.screen.query_one("#review-item").render())
         assert first.response.splitlines()[0] in text and "B1" not in text and "C2" not in text
         await pilot.press("y")
         await wait_until(pilot, lambda: len(reviews(app.db, sid)) == 1, what="the right mark")
         await pilot.press("c")
+        await wait_until(pilot, lambda: isinstance(app.screen, AskDialog), what="the correction dialog")
+        n = len(review.units)
+        assert f"Correct verdict 2 of {n}" in dialog_text(app)  # the position the title shows (issue 43)
+        assert str(review.units[1].verdict_id) not in dialog_text(app).replace(f"2 of {n}", "")
         await answer(pilot, "0")
+        await wait_until(pilot, lambda: f"Verdict 2 of {n}: why 0?" in dialog_text(app), what="the reason")
         await answer(pilot, "the response names no compliance trap")
         await wait_until(pilot, lambda: len(reviews(app.db, sid)) == 2, what="the correction")
         marks = reviews(app.db, sid)

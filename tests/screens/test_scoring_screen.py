@@ -464,3 +464,33 @@ def test_snapshot_the_note_dialog(snap_compare, tmp_path):
 def test_snapshot_scoring_a_pair_at_80x24(snap_compare, tmp_path):
     """Issue 15: at 80x24 the desk keeps "pair N of M" and the scores whole."""
     assert snap_compare(_snap_app(tmp_path), press=["enter", "2", "3", "1", "down"], terminal_size=(80, 24))
+
+
+async def test_a_note_right_after_a_score_is_the_scored_criterions(store):
+    """Issue 43 item 5: a score moves the focus on, so `j` pressed next used to open the note of the criterion
+    not yet scored. It is the scored criterion's (focused and named while it is written); then the focus
+    goes on to where the score had moved it."""
+    sid = seed_study(store)["study_id"]
+    app = make_app(store)
+    async with app.run_test(size=SIZE) as pilot:
+        await open_scoring(pilot)
+        s = session(app)
+        alpha = s.views[0].item_id
+        await pilot.press("2")  # Anticipation scored; the focus moves to Epistemic humility
+        await pilot.pause()
+        moved = (s.response, s.cell)
+        assert s.focused_cell.criterion_id == "calibration"
+        await pilot.press("j")
+        await pilot.pause()
+        assert type(app.screen).__name__ == "NoteDialog"
+        assert "Justification · Response Alpha · Anticipation › Anticipation" in rendered(app)
+        await pilot.press(*"names the trap")
+        await pilot.press("enter")
+        await pilot.pause()
+        note = rows(store, sid)[-1]
+        assert (note["action"], note["note"], note["item_id"], note["criterion"]) == \
+            ("note", "names the trap", alpha, "anticipation")
+        assert (s.response, s.cell) == moved  # on to the next criterion again
+        await pilot.press("j")  # a second `j`: the focused criterion's, as ever
+        await pilot.pause()
+        assert "Justification · Response Alpha · Epistemic Humility" in rendered(app)

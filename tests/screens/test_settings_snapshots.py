@@ -48,3 +48,23 @@ async def test_at_80_columns_every_model_field_is_reached_by_scrolling_sideways(
         await pilot.pause(0.3)  # the scroll into view is animated
         assert body.scroll_x > 0
         assert 0 <= field.region.x and field.region.right <= 80 and field.region.width > 0
+
+
+@pytest.mark.parametrize("size", [(140, 40), (80, 24)], ids=["140x40", "80x24"])
+async def test_every_model_field_label_is_whole_and_apart(tmp_path, no_keys, size):
+    """Issue 43 item 5: at 140 columns the last heads ran together, cut ("max conn 1st token s s")."""
+    from textual.widgets import Label
+
+    from screens.settings import FIELD_LABELS
+
+    app = SettingsOnlyApp(tmp_path / "store.db")
+    async with app.run_test(size=size) as pilot:
+        await settings_loaded(pilot)
+        heads = [w for w in app.screen.query("#role-grid Label.grid-head") if isinstance(w, Label)][1:]
+        assert [str(h.render()) for h in heads] == list(FIELD_LABELS.values())
+        for head in heads:  # each head at least as wide as its words, after the one before it
+            assert head.region.width >= len(str(head.render())), (str(head.render()), head.region)
+        for left, right in zip(heads, heads[1:]):
+            assert left.region.right < right.region.x, (str(left.render()), str(right.render()))
+        if size[0] >= 140:  # the whole grid on screen, nothing to scroll to
+            assert heads[-1].region.right <= size[0], heads[-1].region

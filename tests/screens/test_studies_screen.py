@@ -294,7 +294,7 @@ async def test_a_simulated_study_is_labelled_and_its_power_panel_matches_the_bat
         await pilot.pause()
         screen = app.screen
         table = screen.query_one("#study-table")
-        assert str(table.get_row("sim-one")[1]) == "draft SIMULATED"
+        assert str(table.get_row("sim-one")[1]) == "draft\nSIMULATED"  # the label on its own line: whole at 140
         assert str(table.get_row("real-one")[1]) == "draft"
         # the real study first: no label, and no pre-registered comparison among B1 alone
         power = screen.query_one("#study-power", Static)

@@ -31,6 +31,23 @@ def cli(db: Path, *argv: str) -> None:
     assert code == 0, argv
 
 
+def run_sim(tmp_path: Path, name: str, replace: dict[str, str] | None = None, tag: str = "one") -> Path:
+    """The shipped sim study `name` (with `replace`), created and run in a store of its own: the store's path."""
+    db = tmp_path / f"{tag}.db"
+    cli(db, "study", "create", str(sim_study(tmp_path, name, replace, tag)))
+    cli(db, "run", name)
+    return db
+
+
+def created(tmp_path: Path, name: str, text: str) -> Path:
+    """A store holding the study of TOML `text`, created from `name`.toml beside it: the store's path."""
+    db = tmp_path / "store.db"
+    path = tmp_path / f"{name}.toml"
+    path.write_text(text, encoding="utf-8")
+    cli(db, "study", "create", str(path))
+    return db
+
+
 def metrics_json(db: Path, study: str, capsys) -> dict:
     capsys.readouterr()
     assert main(["--batch", "--db", str(db), "--json", "metrics", study]) == 0

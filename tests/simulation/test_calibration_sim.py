@@ -4,17 +4,13 @@ from __future__ import annotations
 
 import pytest
 
-from tests.simulation.helpers import cli, metrics_json, outputs, sim_study
+from tests.simulation.helpers import cli, metrics_json, outputs, run_sim
 from workbench.protocols.calibration.program import parse_score
 from workbench.protocols.calibration.simulate import score, spread, true_quality
 
 
 def run(tmp_path, tag: str, replace: dict | None = None):
-    study = sim_study(tmp_path, "calibration-sim", replace, tag)
-    db = tmp_path / f"{tag}.db"
-    cli(db, "study", "create", str(study))
-    cli(db, "run", "calibration-sim")
-    return db
+    return run_sim(tmp_path, "calibration-sim", replace, tag)
 
 
 def test_calibration_sim_recovers_the_planted_judge_reliability_and_is_deterministic(tmp_path, capsys):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.simulation.helpers import cli, metrics_json, outputs, sim_study
+from tests.simulation.helpers import cli, metrics_json, outputs, run_sim
 from workbench.protocols.faultline.simulate import closing_gap
 
 SMALL = {'conditions = ["plain", "graph-20", "qbaf-20", "latent-20", "single", "self-consistency"]':
@@ -13,11 +13,7 @@ SMALL = {'conditions = ["plain", "graph-20", "qbaf-20", "latent-20", "single", "
 
 
 def run(tmp_path, tag: str, replace: dict | None = None):
-    study = sim_study(tmp_path, "faultline-sim", {**SMALL, **(replace or {})}, tag)
-    db = tmp_path / f"{tag}.db"
-    cli(db, "study", "create", str(study))
-    cli(db, "run", "faultline-sim")
-    return db
+    return run_sim(tmp_path, "faultline-sim", {**SMALL, **(replace or {})}, tag)
 
 
 def test_faultline_sim_recovers_the_planted_stance_shift_and_adherence(tmp_path, capsys):

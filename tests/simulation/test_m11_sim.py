@@ -2,19 +2,14 @@
 
 from __future__ import annotations
 
-from tests.simulation.helpers import cli, metrics_json, outputs, sim_study
+from tests.simulation.helpers import cli, metrics_json, outputs, run_sim
 from workbench.protocols.m11 import replies
 from workbench.protocols.m11.simulate import SIMULATOR, Item
 from workbench.simmodel.params import params_of
 
 
 def run(tmp_path, tag: str, replace: dict | None = None):
-    replace = {"runs = 3 ": "runs = 1 ", "limit = 0": "limit = 12", **(replace or {})}
-    study = sim_study(tmp_path, "m11-sim", replace, tag)
-    db = tmp_path / f"{tag}.db"
-    cli(db, "study", "create", str(study))
-    cli(db, "run", "m11-sim")
-    return db
+    return run_sim(tmp_path, "m11-sim", {"runs = 3 ": "runs = 1 ", "limit = 0": "limit = 12", **(replace or {})}, tag)
 
 
 def test_m11_sim_fills_bands_and_the_binary_comparison_and_is_deterministic(tmp_path, capsys):

@@ -5,6 +5,7 @@ from __future__ import annotations
 import sqlite_utils
 
 from store.calls import add_call, study_models
+from tests.simulation.helpers import created
 from workbench.cli.main import main
 from workbench.simmodel.label import run_models, run_refusal
 
@@ -24,11 +25,7 @@ seed = 7
 
 
 def create(tmp_path, name: str, model: str):
-    db = tmp_path / "store.db"
-    path = tmp_path / f"{name}.toml"
-    path.write_text(STUDY.format(name=name, model=model), encoding="utf-8")
-    assert main(["--batch", "--db", str(db), "study", "create", str(path)]) == 0
-    return db
+    return created(tmp_path, name, STUDY.format(name=name, model=model))
 
 
 def log_call(db, study: str, model: str) -> None:

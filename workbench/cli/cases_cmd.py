@@ -4,13 +4,12 @@ from __future__ import annotations
 
 import argparse
 
-from workbench.cli.context import FAILED, OK, CommandError, Context
+from workbench.cli.context import FAILED, OK, CommandError, Context, command_group
 from workbench.cli.examples import examples
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    cases = sub.add_parser("cases", help="validate, import, list and show case files")
-    csub = cases.add_subparsers(dest="cases_command", metavar="ACTION", required=True)
+    csub = command_group(sub, "cases", help="validate, import, list and show case files", dest="cases_command")
     v = csub.add_parser("validate", help="check case files without touching the store",
                         description="Parse and check case files and print every problem as file:line: reason. "
                                     "Nothing is written to the store.",

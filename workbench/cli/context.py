@@ -130,12 +130,21 @@ def protocol_study(db, study_id: str, protocol: str) -> dict:
     return study
 
 
+def command_group(sub: argparse._SubParsersAction, name: str, *, help: str, dest: str, description: str | None = None,
+                  metavar: str = "ACTION") -> argparse._SubParsersAction:
+    """A batch command made of actions (`study create|show|…`): the subparsers its actions are added to
+    (`args.<dest>` names the one given; one is required)."""
+    parser = sub.add_parser(name, help=help, description=description)
+    return parser.add_subparsers(dest=dest, metavar=metavar, required=True)
+
+
 def study_action(sub: argparse._SubParsersAction, name: str, handler: Callable, *, help: str, description: str,
-                 examples: tuple[str, ...], dest: str = "study_id") -> argparse.ArgumentParser:
+                 examples: tuple[str, ...], dest: str = "study_id", study_help: str | None = None
+                 ) -> argparse.ArgumentParser:
     """A batch command (or a command's action) on one stored study: its parser, STUDY its first argument
     (`args.<dest>`), its help's examples, its handler set. The caller adds the rest of its arguments."""
     parser = sub.add_parser(name, help=help, description=description, **help_examples(*examples))
-    parser.add_argument(dest, metavar="STUDY")
+    parser.add_argument(dest, metavar="STUDY", help=study_help)
     parser.set_defaults(handler=handler)
     return parser
 

@@ -6,52 +6,45 @@ import argparse
 import asyncio
 from pathlib import Path
 
-from workbench.cli.context import OK, USAGE, CommandError, Context
-from workbench.cli.examples import examples
+from workbench.cli.context import OK, USAGE, CommandError, Context, command_group, study_action
 
 DEFAULT_PORT = 8044
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("desk", help="serve the blind scoring desk to raters in a browser, one link each",
-                       description="Serve a study's scoring desk to its raters' browsers (the terminal desk "
-                                   "itself, locked to one rater per link), issue and revoke their links.")
-    actions = p.add_subparsers(dest="desk_action", metavar="ACTION", required=True)
+    actions = command_group(sub, "desk", dest="desk_action",
+                            help="serve the blind scoring desk to raters in a browser, one link each",
+                            description="Serve a study's scoring desk to its raters' browsers (the terminal desk "
+                                        "itself, locked to one rater per link), issue and revoke their links.")
 
-    serve = actions.add_parser(
-        "serve", help="issue any missing links and serve the desk until interrupted",
+    serve = study_action(
+        actions, "serve", serve_desk, help="issue any missing links and serve the desk until interrupted",
         description="Issue a link to every rater of STUDY who has none, write `RATER URL` lines (to --links "
                     "FILE, readable by its owner only, else to standard output), then serve the desk on "
                     "--host (127.0.0.1 unless told) until ctrl+c. A link opens that rater's desk and nothing "
                     "else. A --links FILE written before keeps its links that still hold.",
-        **examples("workbench --batch desk serve glenda-crock-sim --links raters.txt",
-                   "workbench --batch desk serve glenda-crock-sim --host 0.0.0.0 --port 8443 --cert cert.pem "
-                   "--key key.pem --public-url https://desk.example.org:8443 --links raters.txt"))
-    serve.add_argument("study_id", metavar="STUDY")
+        examples=("workbench --batch desk serve glenda-crock-sim --links raters.txt",
+                  "workbench --batch desk serve glenda-crock-sim --host 0.0.0.0 --port 8443 --cert cert.pem "
+                  "--key key.pem --public-url https://desk.example.org:8443 --links raters.txt"))
     _link_options(serve)
     serve.add_argument("--cert", metavar="FILE", help="serve HTTPS with this certificate (PEM; with --key)")
     serve.add_argument("--key", metavar="FILE", help="the certificate's private key (PEM)")
-    serve.set_defaults(handler=serve_desk)
 
-    links = actions.add_parser(
-        "links", help="issue a link to every rater who has none; list every rater's link",
+    links = study_action(
+        actions, "links", list_links, help="issue a link to every rater who has none; list every rater's link",
         description="Issue a link to every rater of STUDY who has no live link (after `desk revoke`, or "
                     "before the first `desk serve`) and write their `RATER URL` lines, as `desk serve` does, "
                     "without serving. Only a link's hash is kept: a live link issued earlier is listed "
                     "without its URL unless --links names the file that holds it.",
-        **examples("workbench --batch desk links glenda-crock-sim --links raters.txt"))
-    links.add_argument("study_id", metavar="STUDY")
+        examples=("workbench --batch desk links glenda-crock-sim --links raters.txt",))
     _link_options(links)
-    links.set_defaults(handler=list_links)
 
-    revoke = actions.add_parser(
-        "revoke", help="revoke a rater's link (an open sitting on it ends at its next key)",
+    revoke = study_action(
+        actions, "revoke", revoke_link, help="revoke a rater's link (an open sitting on it ends at its next key)",
         description="Revoke RATER's link to STUDY's desk: it gets 403 from now on. `desk links` or the next "
                     "`desk serve` issues a new one.",
-        **examples("workbench --batch desk revoke glenda-crock-sim rater-a"))
-    revoke.add_argument("study_id", metavar="STUDY")
+        examples=("workbench --batch desk revoke glenda-crock-sim rater-a",))
     revoke.add_argument("rater", metavar="RATER")
-    revoke.set_defaults(handler=revoke_link)
 
 
 def _link_options(p: argparse.ArgumentParser) -> None:

@@ -4,16 +4,16 @@ from __future__ import annotations
 
 import argparse
 
-from workbench.cli.context import OK, CommandError, Context, add_by, refusals, study_action
+from workbench.cli.context import OK, CommandError, Context, add_by, command_group, refusals, study_action
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("evaluators", help="evaluator quality: gold, attention, time, exclusions, verdict review",
-                       description="Quality control of a study's raters and judges, computed without unblinding: "
-                                   "gold accuracy, attention checks, time per item, straight-lining, agreement "
-                                   "with the others, drift; the study's pre-registered exclusion rules; a blind "
-                                   "review of a judge's verdicts.")
-    psub = p.add_subparsers(dest="evaluators_command", metavar="ACTION", required=True)
+    psub = command_group(sub, "evaluators", dest="evaluators_command",
+                         help="evaluator quality: gold, attention, time, exclusions, verdict review",
+                         description="Quality control of a study's raters and judges, computed without "
+                                     "unblinding: gold accuracy, attention checks, time per item, straight-lining, "
+                                     "agreement with the others, drift; the study's pre-registered exclusion "
+                                     "rules; a blind review of a judge's verdicts.")
     q = study_action(psub, "qc", qc, help="every evaluator's quality and exclusion decision",
                      description="Every evaluator's quality figures and whether the study's pre-registered "
                                  "rules exclude them. --apply records the decisions now (the unblinding "

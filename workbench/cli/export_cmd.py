@@ -9,46 +9,40 @@ from __future__ import annotations
 
 import argparse
 
-from workbench.cli.context import OK, CommandError, Context, refusals
-from workbench.cli.examples import examples
+from workbench.cli.context import OK, CommandError, Context, command_group, refusals, study_action
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("export", help="the whole study for other tools: Inspect AI logs, tidy tables",
-                       description="Export STUDY for other tools. Each file is written whole. A DIR that holds "
-                                   "anything needs --force, and even then only the files the workbench wrote "
-                                   "there (its manifest, .workbench-files) are replaced; nothing else in it "
-                                   "is replaced or deleted.")
-    kinds = p.add_subparsers(dest="kind", metavar="KIND", required=True)
-    i = kinds.add_parser("inspect", help="Inspect AI eval logs, one per condition",
-                         description="Write STUDY as Inspect AI eval logs (JSON format), one per condition: each "
-                                     "run a sample with its turns as messages, its output, usage, cost and "
-                                     "status; scores per rater, judge and criterion once unblinded. Before "
-                                     "unblinding it refuses, or with --blind writes the blind items only. Needs "
-                                     "the optional package inspect-ai (pip install -e '.[inspect]'); open the folder with "
-                                     "`inspect view --log-dir DIR`.",
-                         **examples("workbench --batch export inspect glenda-crock-sim --out logs/",
-                                    "workbench --batch export inspect glenda-crock-sim --out blind-logs/ --blind"))
-    i.add_argument("study", metavar="STUDY")
-    i.add_argument("--out", metavar="DIR", required=True, help="the folder to write")
-    _force(i)
+    kinds = command_group(sub, "export", help="the whole study for other tools: Inspect AI logs, tidy tables",
+                          description="Export STUDY for other tools. Each file is written whole. A DIR that holds "
+                                      "anything needs --force, and even then only the files the workbench wrote "
+                                      "there (its manifest, .workbench-files) are replaced; nothing else in it "
+                                      "is replaced or deleted.", dest="kind", metavar="KIND")
+    i = study_action(kinds, "inspect", export_inspect, help="Inspect AI eval logs, one per condition", dest="study",
+                     description="Write STUDY as Inspect AI eval logs (JSON format), one per condition: each "
+                                 "run a sample with its turns as messages, its output, usage, cost and "
+                                 "status; scores per rater, judge and criterion once unblinded. Before "
+                                 "unblinding it refuses, or with --blind writes the blind items only. Needs "
+                                 "the optional package inspect-ai (pip install -e '.[inspect]'); open the folder with "
+                                 "`inspect view --log-dir DIR`.",
+                     examples=("workbench --batch export inspect glenda-crock-sim --out logs/",
+                               "workbench --batch export inspect glenda-crock-sim --out blind-logs/ --blind"))
+    _out(i)
     i.add_argument("--blind", action="store_true",
                    help="the blind items only: opaque ids and the text raters read, no condition, model or rater")
-    i.set_defaults(handler=export_inspect)
-    t = kinds.add_parser("table", help="long-format CSV tables and datapackage.json",
-                         description="Write STUDY as tidy long-format CSV tables (runs, calls, outputs; scores and "
-                                     "the protocol's measures once unblinded) with a Frictionless datapackage.json "
-                                     "documenting every column and the join keys.",
-                         **examples("workbench --batch export table glenda-crock-sim --out tables/",
-                                    "workbench --batch export table faultline-sim --out tables/ --with-text"))
-    t.add_argument("study", metavar="STUDY")
-    t.add_argument("--out", metavar="DIR", required=True, help="the folder to write")
-    _force(t)
+    t = study_action(kinds, "table", export_table, help="long-format CSV tables and datapackage.json", dest="study",
+                     description="Write STUDY as tidy long-format CSV tables (runs, calls, outputs; scores and "
+                                 "the protocol's measures once unblinded) with a Frictionless datapackage.json "
+                                 "documenting every column and the join keys.",
+                     examples=("workbench --batch export table glenda-crock-sim --out tables/",
+                               "workbench --batch export table faultline-sim --out tables/ --with-text"))
+    _out(t)
     t.add_argument("--with-text", action="store_true", help="include each call's messages and reply in calls.csv")
-    t.set_defaults(handler=export_table)
 
 
-def _force(parser: argparse.ArgumentParser) -> None:
+def _out(parser: argparse.ArgumentParser) -> None:
+    """`--out DIR` and `--force`: where an export writes, and whether into a folder that holds files."""
+    parser.add_argument("--out", metavar="DIR", required=True, help="the folder to write")
     parser.add_argument("--force", action="store_true",
                         help="write into a DIR that holds files: the workbench's own there are replaced, the "
                              "others kept")

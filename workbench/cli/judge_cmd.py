@@ -6,21 +6,19 @@ import argparse
 
 from workbench.cli.connection_options import add_connection_options
 from workbench.cli.provider_batch_options import add_provider_batch_options, judge_endpoints, provider_batch_config
-from workbench.cli.context import FAILED, OK, CommandError, Context
-from workbench.cli.examples import examples
+from workbench.cli.context import FAILED, OK, CommandError, Context, add_by, study_action
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser(
-        "judge", help="score a study's blind items with its LLM judges",
+    p = study_action(
+        sub, "judge", judge, help="score a study's blind items with its LLM judges",
         description="Blind any new final outputs, then run every [[judges]] entry of STUDY over every blind "
                     "item and rubric: the two calibration pilots first (a judge whose pilot scores go the "
                     "wrong way is held unless --force), then the rest. Items already judged are skipped, so "
                     "an interrupted command resumes. A reply that never validates is stored as a judge "
                     "error (counted, excluded from metrics). Exit 1 if a call failed, a judge was held or "
                     "the cost ceiling stopped the command.",
-        **examples("workbench --batch judge glenda-crock-mock", "workbench --batch judge glenda-crock-mock --retry-errors"))
-    p.add_argument("study_id", metavar="STUDY")
+        examples=("workbench --batch judge glenda-crock-mock", "workbench --batch judge glenda-crock-mock --retry-errors"))
     p.add_argument("--judge", action="append", default=[], metavar="NAME", help="only this judge (repeatable)")
     p.add_argument("--retry-errors", action="store_true",
                    help="judge again the items whose verdicts are all judge errors")
@@ -36,20 +34,17 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--audit-only", action="store_true", help="run only the blindness audit")
     p.add_argument("--audit-model", metavar="MODEL", help="the audit's model (default: the first judge's)")
     p.add_argument("--audit-api-base", metavar="URL", help="the audit model's api_base")
-    p.set_defaults(handler=judge)
 
-    c = sub.add_parser(
-        "pilots", help="show the calibration pilots' result per rater and judge; release a held rater",
+    c = study_action(
+        sub, "pilots", pilots, help="show the calibration pilots' result per rater and judge; release a held rater",
         description="Whether each rater's and judge's scores of the two calibration pilots went the expected "
                     "direction. A rater whose check failed is held; --release RATER lets them score the rest "
                     "(recorded with --by).",
-        **examples("workbench --batch pilots glenda-crock-mock",
-                   "workbench --batch pilots glenda-crock-mock --release rater-a --reason \"re-read the anchors\""))
-    c.add_argument("study_id", metavar="STUDY")
+        examples=("workbench --batch pilots glenda-crock-mock",
+                  "workbench --batch pilots glenda-crock-mock --release rater-a --reason \"re-read the anchors\""))
     c.add_argument("--release", metavar="RATER", help="release this rater after a failed calibration")
-    c.add_argument("--by", metavar="NAME", help="who releases (default: the login name)")
+    add_by(c, "who releases")
     c.add_argument("--reason", metavar="TEXT", help="why, for the record")
-    c.set_defaults(handler=pilots)
 
 
 def judge(args, ctx: Context) -> int:

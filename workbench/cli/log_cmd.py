@@ -4,25 +4,21 @@ from __future__ import annotations
 
 import argparse
 
-from workbench.cli.context import FAILED, OK, CommandError, Context
-from workbench.cli.examples import examples
+from workbench.cli.context import FAILED, OK, CommandError, Context, command_group, study_action
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    log = sub.add_parser("log", help="check the call logs")
-    lsub = log.add_subparsers(dest="log_command", metavar="ACTION", required=True)
-    v = lsub.add_parser("verify", help="check a study's call log against its chain and the store; exit 1 naming "
-                                       "the first broken line",
-                        description="Recompute every line's hash and link, then check the log against the "
-                                    "store in both directions: every call's line and hash, each store call's "
-                                    "key, status and response against its line, each log line against a "
-                                    "call in the store, and the heads kept when runs, judging and reports "
-                                    "ended. A truncated, emptied, re-chained or one-sidedly edited log is "
-                                    "refused; torn tails cut away before a call are named. Calls made outside "
-                                    "any study (probes, connection tests) are in the log named _global.",
-                        **examples("workbench --batch log verify glenda-crock-mock"))
-    v.add_argument("study", metavar="STUDY")
-    v.set_defaults(handler=verify)
+    lsub = command_group(sub, "log", help="check the call logs", dest="log_command")
+    study_action(lsub, "verify", verify, dest="study",
+                 help="check a study's call log against its chain and the store; exit 1 naming the first broken line",
+                 description="Recompute every line's hash and link, then check the log against the "
+                             "store in both directions: every call's line and hash, each store call's "
+                             "key, status and response against its line, each log line against a "
+                             "call in the store, and the heads kept when runs, judging and reports "
+                             "ended. A truncated, emptied, re-chained or one-sidedly edited log is "
+                             "refused; torn tails cut away before a call are named. Calls made outside "
+                             "any study (probes, connection tests) are in the log named _global.",
+                 examples=("workbench --batch log verify glenda-crock-mock",))
 
 
 def verify(args, ctx: Context) -> int:

@@ -13,8 +13,7 @@ from __future__ import annotations
 
 import argparse
 
-from workbench.cli.context import FAILED, OK, USAGE, CommandError, Context
-from workbench.cli.examples import examples
+from workbench.cli.context import FAILED, OK, USAGE, CommandError, Context, study_action
 
 
 def comparison_arg(text: str) -> str:
@@ -36,13 +35,13 @@ def add_analysis_options(p: argparse.ArgumentParser) -> None:
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("metrics", help="the study's tables, agreement and decision quality (text, JSON or CSV)",
-                       description="Every table of STUDY from the one metric core the Metrics screen and the "
-                                   "report use: Tables 1-4 (overall means only while blinded), agreement and "
-                                   "decision quality.",
-                       **examples("workbench --batch metrics glenda-crock-mock",
-                                  "workbench --batch metrics glenda-crock-mock --csv --out scores.csv"))
-    p.add_argument("study", metavar="STUDY")
+    p = study_action(sub, "metrics", handle,
+                     help="the study's tables, agreement and decision quality (text, JSON or CSV)",
+                     description="Every table of STUDY from the one metric core the Metrics screen and the "
+                                 "report use: Tables 1-4 (overall means only while blinded), agreement and "
+                                 "decision quality.",
+                     examples=("workbench --batch metrics glenda-crock-mock",
+                               "workbench --batch metrics glenda-crock-mock --csv --out scores.csv"), dest="study")
     p.add_argument("--csv", action="store_true", help="the long-format CSV of every score and verdict")
     p.add_argument("--fidelity", action="store_true",
                    help="only the treatment fidelity table: in how many runs each condition's defining step "
@@ -57,7 +56,6 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--record-concerns", metavar="FILE",
                    help="record a rater's concern scores from FILE (CSV run_id,concern,value or JSON) and stop")
     p.add_argument("--rater", metavar="NAME", help="with --record-concerns: the rater's name")
-    p.set_defaults(handler=handle)
 
 
 def require_study(db, study_id: str) -> dict:

@@ -4,29 +4,25 @@ from __future__ import annotations
 
 import argparse
 
-from workbench.cli.context import OK, CommandError, Context
+from workbench.cli.context import OK, CommandError, Context, command_group, study_action
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("packet", help="rater packets: score blind items offline",
-                       description="A rater packet is one signed JSON file with exactly what the rater may see "
-                                   "(their items, the rubric anchors, their own scores so far). Fill in its "
-                                   "`answers` offline and import it back; an edited or foreign packet is "
-                                   "refused with the reason.")
-    psub = p.add_subparsers(dest="packet_command", metavar="ACTION", required=True)
-    e = psub.add_parser("export", help="write a rater's packet",
-                        description="Write one rater's packet of a frozen study: their blind items, the rubric "
-                                    "anchors and their scores so far, signed so an edit is detected on import.",
-                        epilog="examples:\n"
-                               "  workbench --batch packet export glenda-crock-mock --rater rater-a --out a.json\n"
-                               "  workbench --batch --db shared.db packet export my-study --rater bo --out bo.json",
-                        formatter_class=argparse.RawDescriptionHelpFormatter)
-    e.add_argument("study_id", metavar="STUDY", help="the study's id (see `workbench --batch study list`)")
+    psub = command_group(sub, "packet", help="rater packets: score blind items offline", dest="packet_command",
+                         description="A rater packet is one signed JSON file with exactly what the rater may see "
+                                     "(their items, the rubric anchors, their own scores so far). Fill in its "
+                                     "`answers` offline and import it back; an edited or foreign packet is "
+                                     "refused with the reason.")
+    e = study_action(psub, "export", export, help="write a rater's packet",
+                     description="Write one rater's packet of a frozen study: their blind items, the rubric "
+                                 "anchors and their scores so far, signed so an edit is detected on import.",
+                     examples=("workbench --batch packet export glenda-crock-mock --rater rater-a --out a.json",
+                               "workbench --batch --db shared.db packet export my-study --rater bo --out bo.json"),
+                     study_help="the study's id (see `workbench --batch study list`)")
     e.add_argument("--rater", required=True, metavar="NAME", help="one of the study's raters; only their items "
                                                                    "and their own scores go in the packet")
     e.add_argument("--out", required=True, metavar="FILE", help="where to write the packet (one JSON file, "
                                                                 "written whole or not at all)")
-    e.set_defaults(handler=export)
     i = psub.add_parser("import", help="record a filled-in packet's scores",
                         description="Record the answers of a packet filled in offline; an edited, foreign or "
                                     "already imported packet is refused with the reason.",

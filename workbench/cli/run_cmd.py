@@ -10,19 +10,17 @@ import sys
 
 from workbench.cli.connection_options import add_connection_options
 from workbench.cli.provider_batch_options import add_provider_batch_options, provider_batch_config, run_endpoints
-from workbench.cli.context import FAILED, OK, CommandError, Context
-from workbench.cli.examples import examples
+from workbench.cli.context import FAILED, OK, CommandError, Context, study_action
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser(
-        "run", help="run a study's architectures (freezes the study first)",
+    p = study_action(
+        sub, "run", run, help="run a study's architectures (freezes the study first)",
         description="Run every run of STUDY (case x condition x replicate; P1 = three C2 runs) concurrently "
                     "up to the gateway's limits, then classify P1 topology. A study that was interrupted "
                     "continues with --resume: completed calls are replayed from the store, not made again. "
                     "Exit 1 if any run failed or the study did not complete.",
-        **examples("workbench --batch run glenda-crock-mock", "workbench --batch run glenda-crock-mock --resume"))
-    p.add_argument("study_id", metavar="STUDY")
+        examples=("workbench --batch run glenda-crock-mock", "workbench --batch run glenda-crock-mock --resume"))
     p.add_argument("--resume", action="store_true",
                    help="continue a study that was started (interrupted, cancelled or pending runs)")
     p.add_argument("--replay", action="store_true",
@@ -35,7 +33,6 @@ def register(sub: argparse._SubParsersAction) -> None:
                         "whose belief graph failed) instead of refusing it; tables and the report mark it")
     add_connection_options(p)
     add_provider_batch_options(p)
-    p.set_defaults(handler=run)
 
 
 def run(args, ctx: Context) -> int:

@@ -12,13 +12,13 @@ from __future__ import annotations
 
 import argparse
 
-from workbench.cli.context import OK, USAGE, CommandError, Context
+from workbench.cli.context import OK, USAGE, CommandError, Context, command_group
 from workbench.cli.examples import examples
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("settings", help="show or change the gateway's settings (the Settings screen's)")
-    ssub = p.add_subparsers(dest="settings_command", metavar="ACTION", required=True)
+    ssub = command_group(sub, "settings", help="show or change the gateway's settings (the Settings screen's)",
+                         dest="settings_command")
     show = ssub.add_parser("show", help="every gateway setting and its value",
                            description="Print every setting the Settings screen has: each role's model and "
                                        "sampling, the default concurrency, timers, retries, cost ceiling and "

@@ -5,22 +5,22 @@ from __future__ import annotations
 
 import argparse
 
-from workbench.cli.context import OK, USAGE, CommandError, Context
+from workbench.cli.context import OK, USAGE, CommandError, Context, command_group, study_action
 from workbench.cli.examples import examples
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("simulate", help="simulated raters and planted-effect recovery (sim studies)",
-                       description="Simulated parts of a study on the offline `sim` model.")
-    what = p.add_subparsers(dest="what", metavar="WHAT", required=True)
-    r = what.add_parser("raters", help="every rater of a sim study scores their assignment (through packets)",
-                        description="Each rater of STUDY (or each --rater) exports their packet, scores it from "
-                                    "the planted truth with their planted bias and noise, and imports it: the "
-                                    "same path as a person's packet. Only for a study on `sim`.",
-                        **examples("workbench --batch simulate raters glenda-crock-sim", "workbench --batch simulate raters glenda-crock-sim --rater rater-a"))
-    r.add_argument("study_id", metavar="STUDY")
+    what = command_group(sub, "simulate", help="simulated raters and planted-effect recovery (sim studies)",
+                         description="Simulated parts of a study on the offline `sim` model.", dest="what",
+                         metavar="WHAT")
+    r = study_action(what, "raters", raters,
+                     help="every rater of a sim study scores their assignment (through packets)",
+                     description="Each rater of STUDY (or each --rater) exports their packet, scores it from "
+                                 "the planted truth with their planted bias and noise, and imports it: the "
+                                 "same path as a person's packet. Only for a study on `sim`.",
+                     examples=("workbench --batch simulate raters glenda-crock-sim",
+                               "workbench --batch simulate raters glenda-crock-sim --rater rater-a"))
     r.add_argument("--rater", action="append", default=[], metavar="NAME", help="only this rater (repeatable)")
-    r.set_defaults(handler=raters)
     v = what.add_parser("recovery", help="does the metric core recover a planted effect? (no model calls)",
                         description="Simulate a design many times and estimate each with the metric core's "
                                     "paired d_z: coverage of the implied d_z by the 95% CI, and detection rate.",

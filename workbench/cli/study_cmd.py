@@ -4,14 +4,13 @@ from __future__ import annotations
 
 import argparse
 
-from workbench.cli.context import OK, CommandError, Context
+from workbench.cli.context import OK, CommandError, Context, command_group, study_action
 from workbench.cli.examples import examples
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    study = sub.add_parser("study", help="create, show, freeze and list studies",
-                           description="A study is defined by a TOML study file (see studies/README.md).")
-    ssub = study.add_subparsers(dest="study_command", metavar="ACTION", required=True)
+    ssub = command_group(sub, "study", help="create, show, freeze and list studies", dest="study_command",
+                         description="A study is defined by a TOML study file (see studies/README.md).")
     c = ssub.add_parser("create", help="validate a study file and store the study",
                         description="Validate STUDY_FILE (every key, the cases it names must be ready, the "
                                     "rubrics must exist) and store it. Re-creating a study that is not frozen "
@@ -19,18 +18,15 @@ def register(sub: argparse._SubParsersAction) -> None:
                         **examples("workbench --batch study create studies/glenda-crock-mock.toml"))
     c.add_argument("path", metavar="STUDY_FILE")
     c.set_defaults(handler=create)
-    s = ssub.add_parser("show", help="a study's definition, freeze hash, runs by status and totals",
-                        description="A study's definition, freeze hash, runs by status and totals: the "
-                                    "counts the Studies screen and the report show.",
-                        **examples("workbench --batch study show glenda-crock-mock", "workbench --batch --json study show glenda-crock-mock"))
-    s.add_argument("study_id", metavar="STUDY")
-    s.set_defaults(handler=show)
-    f = ssub.add_parser("freeze", help="freeze a study now (a run freezes it anyway), or check its freeze",
-                        description="Hash the definition, case texts, rubric texts and prompt templates and "
-                                    "record them. On a frozen study, check that none of them changed.",
-                        **examples("workbench --batch study freeze glenda-crock-mock"))
-    f.add_argument("study_id", metavar="STUDY")
-    f.set_defaults(handler=freeze)
+    study_action(ssub, "show", show, help="a study's definition, freeze hash, runs by status and totals",
+                 description="A study's definition, freeze hash, runs by status and totals: the "
+                             "counts the Studies screen and the report show.",
+                 examples=("workbench --batch study show glenda-crock-mock",
+                           "workbench --batch --json study show glenda-crock-mock"))
+    study_action(ssub, "freeze", freeze, help="freeze a study now (a run freezes it anyway), or check its freeze",
+                 description="Hash the definition, case texts, rubric texts and prompt templates and "
+                             "record them. On a frozen study, check that none of them changed.",
+                 examples=("workbench --batch study freeze glenda-crock-mock",))
     ls = ssub.add_parser("list", help="the studies in the store",
                          description="Every study in the store, one a line.",
                          **examples("workbench --batch study list", "workbench --batch --json study list"))

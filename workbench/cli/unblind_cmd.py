@@ -4,22 +4,19 @@ from __future__ import annotations
 
 import argparse
 
-from workbench.cli.context import OK, CommandError, Context
-from workbench.cli.examples import examples
+from workbench.cli.context import OK, CommandError, Context, add_by, study_action
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("unblind", help="open a study's sealed key (recorded; closes scoring)",
-                       description="Unblind STUDY: record who and when, open the item -> condition key to the "
-                                   "metrics, and close scoring. Refused while any rater has assigned items not "
-                                   "fully scored, unless --force; a forced unblinding is marked on every result.",
-                       **examples("workbench --batch unblind glenda-crock-mock",
-                                  "workbench --batch unblind glenda-crock-mock --force --reason \"rater-b left the study\""))
-    p.add_argument("study_id", metavar="STUDY")
+    p = study_action(sub, "unblind", unblind, help="open a study's sealed key (recorded; closes scoring)",
+                     description="Unblind STUDY: record who and when, open the item -> condition key to the "
+                                 "metrics, and close scoring. Refused while any rater has assigned items not "
+                                 "fully scored, unless --force; a forced unblinding is marked on every result.",
+                     examples=("workbench --batch unblind glenda-crock-mock",
+                               "workbench --batch unblind glenda-crock-mock --force --reason \"rater-b left the study\""))
     p.add_argument("--force", action="store_true", help="unblind although scoring is not complete")
-    p.add_argument("--by", metavar="NAME", help="who unblinds (default: the login name)")
+    add_by(p, "who unblinds")
     p.add_argument("--reason", metavar="TEXT", help="why, for the record")
-    p.set_defaults(handler=unblind)
 
 
 def unblind(args, ctx: Context) -> int:

@@ -193,7 +193,15 @@ def check_direction(evaluator: str, rubrics: list[Rubric], values: dict[str, dic
                                 message=f"calibration not passed: {why}; re-read the rubric anchors and "
                                         "re-score the two calibration items, or ask the researcher to "
                                         "release the rest")
-    return CalibrationCheck(evaluator, "passed", directions, message="calibration passed")
+    return CalibrationCheck(evaluator, "passed", directions, message=passed_text(directions))
+
+
+def passed_text(directions: list[RubricDirection]) -> str:
+    """`calibration passed: high pilot >= low on every rubric (anticipation 3 >= 0, …) and above it in all
+    (5 > 1)`: the figures a pass rests on and the rule it met (researcher-facing: names the sealed pilots)."""
+    each = ", ".join(f"{d.rubric} {d.high:g} >= {d.low:g}" for d in directions)
+    return (f"calibration passed: high pilot >= low on every rubric ({each}) and above it in all "
+            f"({sum(d.high for d in directions):g} > {sum(d.low for d in directions):g})")
 
 
 def pilot_item_ids(db: sqlite_utils.Database, study_id: str) -> list[str]:
@@ -222,6 +230,8 @@ def rater_calibration(db: sqlite_utils.Database, study, rater: str, state) -> Ca
     from workbench.pilots.kappa import pilot_status
 
     pilot = pilot_status(db, study)
+    if pilot.state == "passed":  # its kappa figures beside the direction check's
+        check.message = f"{check.message}; {pilot.message}"
     if pilot.open:
         return check
     return CalibrationCheck(rater, "pending" if pilot.state == "pending" else "failed", check.rubrics,

@@ -114,7 +114,9 @@ def pilot_status(db, study) -> PilotStatus:
     passed = all(m.passed for m in results)
     short = [f"{m.rubric} {'undefined' if m.kappa is None else f'{m.kappa:.2f}'} < {m.target:.2f}"
              for m in results if not m.passed]
-    message = (f"pilot round {round_no} passed: the main set is open" if passed else
+    reached = "; ".join(f"{m.rubric} kappa {m.kappa:.2f} >= {m.target:.2f} (n {m.n_items})" for m in results
+                        if m.passed)
+    message = (f"pilot round {round_no} passed ({reached}): the main set is open" if passed else
                f"pilot round {round_no}: kappa below target ({'; '.join(short)}); the researcher refines the "
                "rubric and the pilot is re-scored before the main set opens")
     return PilotStatus("passed" if passed else "failed", round_no, results, message=message)

@@ -10,7 +10,8 @@ Every count here is over the whole study, read from the store:
 - tokens and cost: over the calls made (what the provider billed), unknown-price calls counted apart.
 - judged / judge errors: item-rubric pairs (`workbench.rubrics.units`; per judge and rubric version) with a
   current verdict, and of those the pairs whose current verdict is a judge_error; a retried error that fails
-  again is still one. Pilot items count like the others, as in the judging summary.
+  again is still one. Pilot, gold and attention items count like the others, as in the judging summary
+  (`units.EVERY_ITEM`, said beside the count; the metrics tables leave gold and attention items out).
 - truncated: per condition, the finished outputs and how many of them end in a reply cut at max_tokens.
 - runs `done_with_errors`: finished runs whose program ended in a counted error (their own status). A run
   is finished when it is `done` or `done_with_errors` (FINISHED): the Studies list, the Runs bar and
@@ -61,7 +62,7 @@ class StudyCounts:
         return sum(c["truncated"] for c in (self.truncated or {}).values())
 
     def to_dict(self) -> dict:
-        return {**asdict(self), "outputs_truncated": self.outputs_truncated}
+        return {**asdict(self), "outputs_truncated": self.outputs_truncated, "judged_items": units.EVERY_ITEM}
 
     @classmethod
     def from_dict(cls, d: dict) -> "StudyCounts":
@@ -89,7 +90,7 @@ class StudyCounts:
         judge_runs = sum((self.counted_errors or {}).get(JUDGE_ERROR, {}).values())
         if judge_runs and not self.judged:
             return f"{judge_runs} judge errors in judge runs (no verdicts on blind items)"
-        return units.judged_text(self.judged, self.judge_errors - judge_runs) + (
+        return units.judged_text(self.judged, self.judge_errors - judge_runs, items=units.EVERY_ITEM) + (
             f"; {judge_runs} judge errors in judge runs" if judge_runs else "")
 
     def truncated_text(self) -> str | None:
@@ -128,15 +129,23 @@ def finished(runs: dict[str, int]) -> int:
 
 
 def runs_cell(runs: dict[str, int]) -> str:
-    """`3000/3000 done (3000 with errors), 1 running`: a study's runs in one short cell (the Studies list)."""
+    """`3000/3000 done (3000 with errors), 1 running`: a study's runs in one short cell."""
+    head, *rest = runs_cell_parts(runs)
+    if rest and rest[0].startswith("("):
+        head += " " + rest.pop(0)
+    return ", ".join([head, *rest])
+
+
+def runs_cell_parts(runs: dict[str, int]) -> list[str]:
+    """The cell's parts, `["3000/3000 done", "(3000 with errors)", "1 running"]`: the Studies list puts
+    one a line, so a narrow column shows them whole."""
     total = sum(runs.values())
     if not total:
-        return "not run"
-    head = f"{finished(runs)}/{total} done"
+        return ["not run"]
+    parts = [f"{finished(runs)}/{total} done"]
     if runs.get("done_with_errors"):
-        head += f" ({runs['done_with_errors']} with errors)"
-    return ", ".join([head, *(f"{runs[k]} {status_text(k)}" for k in ("running", "failed", "cancelled")
-                              if runs.get(k))])
+        parts.append(f"({runs['done_with_errors']} with errors)")
+    return parts + [f"{runs[k]} {status_text(k)}" for k in ("running", "failed", "cancelled") if runs.get(k)]
 
 
 def error_kind(error: str | None) -> str:

@@ -15,45 +15,40 @@ import json
 from pathlib import Path
 
 from workbench.cli.connection_options import add_connection_options
-from workbench.cli.context import OK, CommandError, Context, protocol_study
-from workbench.cli.examples import examples
+from workbench.cli.context import OK, CommandError, Context, command_group, protocol_study, study_action
 from workbench.files import FolderNotEmpty, write_folder
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("faultline", help="faultline protocol: belief graphs and per-debate documents",
-                       description="Seed 002's own steps: build the personas' belief graphs the study's "
-                                   "conditions need, show one, and write one document per debate.")
-    fsub = p.add_subparsers(dest="faultline_command", metavar="ACTION", required=True)
-    g = fsub.add_parser("graphs", help="build the belief graphs the study needs (before its freeze)",
-                        description="Build every persona's belief graph at each size the study's conditions use "
-                                    "(model calls, logged and resumable). A study is frozen only once its graphs "
-                                    "are built; --replay serves every call from the log.",
-                        **examples("workbench --batch faultline graphs faultline-mock",
-                                   "workbench --batch faultline graphs faultline-mock --replay"))
-    g.add_argument("study", metavar="STUDY")
+    fsub = command_group(sub, "faultline", help="faultline protocol: belief graphs and per-debate documents",
+                         description="Seed 002's own steps: build the personas' belief graphs the study's "
+                                     "conditions need, show one, and write one document per debate.",
+                         dest="faultline_command")
+    g = study_action(fsub, "graphs", build, help="build the belief graphs the study needs (before its freeze)",
+                     dest="study",
+                     description="Build every persona's belief graph at each size the study's conditions use "
+                                 "(model calls, logged and resumable). A study is frozen only once its graphs "
+                                 "are built; --replay serves every call from the log.",
+                     examples=("workbench --batch faultline graphs faultline-mock",
+                               "workbench --batch faultline graphs faultline-mock --replay"))
     g.add_argument("--replay", action="store_true", help="serve every call from the log; fail on a miss")
     add_connection_options(g)
-    g.set_defaults(handler=build)
-    s = fsub.add_parser("graph", help="show one persona's belief graph",
-                        description="One persona's built belief graph (PERSONA is its id in the pair file): its "
-                                    "nodes and edges and the model that built it, at --size nodes or at every size.",
-                        **examples("workbench --batch faultline graph faultline-mock tech-optimist",
-                                   "workbench --batch faultline graph faultline-mock tech-optimist --size 20"))
-    s.add_argument("study", metavar="STUDY")
+    s = study_action(fsub, "graph", show, help="show one persona's belief graph", dest="study",
+                     description="One persona's built belief graph (PERSONA is its id in the pair file): its "
+                                 "nodes and edges and the model that built it, at --size nodes or at every size.",
+                     examples=("workbench --batch faultline graph faultline-mock tech-optimist",
+                               "workbench --batch faultline graph faultline-mock tech-optimist --size 20"))
     s.add_argument("persona", metavar="PERSONA")
     s.add_argument("--size", type=int, default=None, help="nodes (default: every size built)")
-    s.set_defaults(handler=show)
-    d = fsub.add_parser("debates", help="write one JSON document per debate, with its metrics",
-                        description="Write one JSON document per debate run into DIR, each with the debate's "
-                                    "metrics as `metrics STUDY` computes them. A DIR that holds anything needs "
-                                    "--force, which replaces only the files the workbench wrote there.",
-                        **examples("workbench --batch faultline debates faultline-mock --out debates/"))
-    d.add_argument("study", metavar="STUDY")
+    d = study_action(fsub, "debates", debates, help="write one JSON document per debate, with its metrics",
+                     dest="study",
+                     description="Write one JSON document per debate run into DIR, each with the debate's "
+                                 "metrics as `metrics STUDY` computes them. A DIR that holds anything needs "
+                                 "--force, which replaces only the files the workbench wrote there.",
+                     examples=("workbench --batch faultline debates faultline-mock --out debates/",))
     d.add_argument("--out", metavar="DIR", required=True)
     d.add_argument("--force", action="store_true",
                    help="write into a DIR that holds files: the workbench's own there are replaced, others kept")
-    d.set_defaults(handler=debates)
 
 
 class _GraphProgress:
