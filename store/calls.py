@@ -41,6 +41,14 @@ def _insert_call(db: sqlite_utils.Database, record: dict[str, Any]) -> int:
     return insert_row(db, "calls", row)
 
 
+def schema_fallbacks(db: sqlite_utils.Database, study_id: str) -> list[dict]:
+    """Per model, {"model", "n"}: the study's calls answered without their JSON schema after the server failed
+    the request that carried it (the gateway's `schema_dropped`, in the answering attempt's settings)."""
+    return select_rows(db, "SELECT model, count(*) AS n FROM calls WHERE study_id = ? AND status = 'ok' "
+                           "AND json_extract(settings, '$.schema_dropped') IS NOT NULL GROUP BY model ORDER BY model",
+                       [study_id])
+
+
 # --- the request journal: a request is on record before it is sent ----------------------------------------
 
 JOURNAL_COLUMNS = ("study_id", "run_id", "turn", "agent", "call_key", "attempt", "model", "api_base",

@@ -15,6 +15,7 @@ from workbench.events import CONNECTIONS, ListSink
 from workbench.gateway import CallRequest, GatewayError, ModelSettings
 from workbench.gateway.connections import EndpointLimiter, summary_lines
 from workbench.gateway.retry import RetryPolicy
+from workbench.structured.counts import schema_fallbacks, section
 
 PATIENT = RetryPolicy(max_attempts=6, base_delay=0.02, max_delay=0.1, max_total=60.0)
 
@@ -178,6 +179,34 @@ async def test_a_server_that_refuses_the_schema_is_asked_again_without_it(make_g
     assert result.text == '{"score": 2}' and result.attempts == 2
     await gateway.call(ask(settings, "score another", response_schema=SCHEMA))
     assert ["response_format" in b for b in loopback_server.requests] == [True, False, False]
+
+
+async def test_a_call_whose_schema_the_server_cannot_compile_is_asked_again_without_it(db, make_gateway,
+                                                                                       loopback_server):
+    """llama-cpp-python 0.3.36 drops the connection, unanswered, on a schema whose grammar it fails to parse: that
+    call is asked again without its schema (named in its record and its retry event); other calls keep theirs,
+    and an overload (503) keeps the schema."""
+    loopback_server.responder = lambda body: Reply.hung(0.0) if "cannot" in str(body["messages"]) and \
+        "response_format" in body else Reply.text('{"score": 2}')
+    gateway = make_gateway(retry=PATIENT)
+    settings = ModelSettings(model="openai/local", api_base=loopback_server.url)
+    sink = ListSink()
+    result = await gateway.call(ask(settings, "a schema it cannot compile", response_schema=SCHEMA, study_id="s"),
+                                sink)
+    assert result.text == '{"score": 2}' and result.attempts == 2
+    assert ["response_format" in b for b in loopback_server.requests] == [True, False]
+    first, second = (json.loads(r["settings"]) for r in calls_for(db))
+    assert first["structured"] == "json_object" and "schema_dropped" not in first
+    assert second["structured"] == "none" and "attempt 1 carried the schema" in second["schema_dropped"]
+    [retry] = [e for e in sink.events if e.kind == "call_retry"]
+    assert "without it" in retry.payload["schema_dropped"]
+    said = section([], schema_fallbacks(db, "s"))                    # the report's structured section says so
+    assert "Sent without their schema: 1 on openai/local call(s)" in said
+    await gateway.call(ask(settings, "a schema it compiles", response_schema=SCHEMA))
+    assert "response_format" in loopback_server.requests[-1]          # the endpoint is not marked schemaless
+    loopback_server.queue(Reply.status(503, message="busy"))
+    await gateway.call(ask(settings, "busy now", response_schema=SCHEMA))
+    assert ["response_format" in b for b in loopback_server.requests[-2:]] == [True, True]
 
 
 def test_the_schema_is_part_of_the_replay_key_only_when_given():

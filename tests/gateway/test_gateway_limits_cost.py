@@ -87,6 +87,21 @@ async def test_cost_comes_from_the_cost_map(make_gateway, loopback_server):
     assert result.cost == pytest.approx(prompt + completion) and result.cost > 0
 
 
+async def test_an_unpriced_model_is_looked_up_in_the_cost_map_once(make_gateway, loopback_server, monkeypatch):
+    litellm = litellm_module()
+    asked: list[str] = []
+    real = litellm.cost_per_token
+    monkeypatch.setattr(litellm, "cost_per_token", lambda **kw: (asked.append(kw["model"]), real(**kw))[1])
+    local = ModelSettings(model="openai/unpriced-local-model", api_base=loopback_server.url, timeout=5.0)
+    gateway = make_gateway()
+    results = [await gateway.call(ask(local, i, study_id="s")) for i in range(3)]
+    assert [r.cost for r in results] == [None, None, None]                 # unknown, never 0.0
+    assert asked.count("openai/unpriced-local-model") == 1                 # not twice a call
+    mapped = ModelSettings(model="openai/gpt-4o-mini", api_base=loopback_server.url, timeout=5.0)
+    loopback_server.queue(Reply.text("priced", usage=USAGE))
+    assert (await gateway.call(ask(mapped, study_id="s"))).cost > 0         # a priced model is still priced
+
+
 async def test_cost_ceiling_stops_new_calls(make_gateway, loopback_server):
     mapped = ModelSettings(model="openai/gpt-4o-mini", api_base=loopback_server.url, timeout=5.0)
     loopback_server.responder = lambda body: Reply.text("priced", usage=USAGE)

@@ -15,6 +15,7 @@ import re
 import pytest
 import sqlite_utils
 
+from store.calls import schema_fallbacks
 from store.events import events_for_study
 from tests.realmodel.kit import sent_calls
 
@@ -36,11 +37,6 @@ def test_c2_moves_no_amendment_that_changes_nothing(workbench, server):
     text = source.replace('name = "hindsight-local"', 'name = "c2-local"').replace(
         'conditions = ["B1", "C1"]', 'conditions = ["C2"]')
     text += "\n[architectures.C2]\ndebate_rounds = 1\nmax_amendments = 2\n"  # one round: minutes, not hours, on a CPU
-    # No grammar for this study's copy-only extraction: llama-cpp-python 0.3.36 fails to parse the grammar made from
-    # some real chair's sentences (the enum of passages) and drops the connection without an access-log line (seen
-    # 2026-11-28: six "Connection error" attempts, one "failed to parse grammar"; an open bug for the next session).
-    # This test is about motions, amendments, seconds and votes, which take no schema.
-    text = text.replace('structured = "json_object"', 'structured = "none"')
     study = workbench.root / "c2-local.toml"
     study.write_text(text)
     workbench.run("study", "create", str(study))
@@ -66,6 +62,13 @@ def test_c2_moves_no_amendment_that_changes_nothing(workbench, server):
             assert a.get("note"), a
     assert server.requests() - before == sent_calls(workbench.db)
     assert_seconds_and_votes_read_or_flagged(workbench.db, "c2-local")
+    # the copy-only extraction's schema (an enum of the chair's own passages) compiled on the server: sent with
+    # it and answered, never asked again without it (llama-cpp-python 0.3.36 failed to parse it in session 10)
+    extractions = sqlite_utils.Database(workbench.db).execute(
+        "SELECT json_extract(settings, '$.structured'), status FROM calls WHERE study_id = 'c2-local' "
+        "AND turn = 'extract'").fetchall()
+    assert extractions and all(row == ("json_object", "ok") for row in extractions), extractions
+    assert schema_fallbacks(sqlite_utils.Database(workbench.db), "c2-local") == []
 
 
 def final_reply(db_path, study: str, turn: str) -> str:

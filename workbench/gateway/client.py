@@ -59,7 +59,7 @@ from workbench.gateway.connections import ConnectionChange, EndpointLimiter, end
 from workbench.gateway.limits import ModelLimits, ModelRateLimiter, estimate_tokens
 from workbench.gateway.mock import mock_text, sim_text
 from workbench.gateway.provider_batch import Batcher, ProviderBatchConfig, batch_provider
-from workbench.gateway.retry import AttemptFailed, RetryPolicy
+from workbench.gateway.retry import AttemptFailed, RetryPolicy, schema_failed
 from workbench.gateway.secrets import scrub, secret_values
 from workbench.gateway.seeds import sample_settings
 
@@ -353,6 +353,7 @@ class Gateway:
         stream = request.stream if request.stream is not None else \
             (self.config.stream or watching(sink, request.run_id))
         attempt = 0
+        schema_dropped = ""  # why this call's next attempts go without its schema (named in each record)
         watch: list[asyncio.TimerHandle | None] = [None]  # the first-token watch of the attempt in flight
 
         def on_token(piece: str) -> None:
@@ -375,7 +376,7 @@ class Gateway:
         first_start = time.monotonic()
         while True:
             attempt += 1
-            mode = "none" if endpoint is not None and endpoint.endpoint in self._no_schema else \
+            mode = "none" if schema_dropped or (endpoint is not None and endpoint.endpoint in self._no_schema) else \
                 structured_mode(settings, request.response_schema)
             fmt = response_format(mode, request.response_schema)
             handle = await limiter.acquire(estimate_tokens(request.messages, settings.max_tokens)) if limiter else None
@@ -416,7 +417,7 @@ class Gateway:
                         # The caller gave up (a closed dialog, a signal): the attempt is still on record,
                         # unless the disk is full, which is likely why everything is being cancelled.
                         record = self._base_record(request, key, attempt=attempt, started=started_at,
-                                                   mode=mode, stream=stream)
+                                                   mode=mode, stream=stream, schema_dropped=schema_dropped)
                         # Its own status: the request may or may not have reached the server, so it is not
                         # counted among the calls made (and the counts say how many were cancelled).
                         record.update(status="cancelled", error="cancelled by the caller", error_kind="cancelled",
@@ -438,7 +439,7 @@ class Gateway:
                                            status=failure.status if failure else None)
             try:
                 record = self._base_record(request, key, attempt=attempt, started=started_at, mode=mode,
-                                           stream=stream)
+                                           stream=stream, schema_dropped=schema_dropped)
                 record.update(finished_at=_now(), latency_ms=round(latency_ms, 3))
                 if failure is None:
                     if limiter:
@@ -464,6 +465,10 @@ class Gateway:
             if failure.kind == "response_format" and endpoint is not None and mode != "none":
                 self._no_schema.add(endpoint.endpoint)  # this server refuses the schema: ask again without it
                 wait = 0.0
+            elif mode != "none" and schema_failed(failure):
+                schema_dropped = (f"attempt {attempt} carried the schema and the server failed it "
+                                  f"({str(failure)[:120]}): asked again without it")
+                wait = 0.0
             give_up = None
             if not failure.retryable:
                 give_up = "not retryable"
@@ -480,7 +485,7 @@ class Gateway:
             sink.emit(Event(CALL_RETRY, run_id=request.run_id, turn=request.turn, agent=request.agent,
                             payload={"attempt": attempt, "next_attempt": attempt + 1, "error": str(failure),
                                      "kind": failure.kind, "status": failure.status, "wait": round(wait, 3),
-                                     "retry_after": failure.retry_after,
+                                     "retry_after": failure.retry_after, "schema_dropped": schema_dropped or None,
                                      # tokens streamed by the failed attempt are void: displays drop them
                                      "discard_partial": bool(failure.partial)}))
             await asyncio.sleep(wait)
@@ -512,9 +517,11 @@ class Gateway:
 
     # --- records -------------------------------------------------------------------------------
     def _base_record(self, request: CallRequest, key: str, *, attempt: int, started: str, mode: str = "none",
-                     stream: bool = False) -> dict[str, Any]:
+                     stream: bool = False, schema_dropped: str = "") -> dict[str, Any]:
         # `settings` records what shaped the reply (the replay key's sampling) and how it was asked for.
         settings = dict(request.settings.sampling(), structured=mode, stream=stream)
+        if schema_dropped:
+            settings["schema_dropped"] = schema_dropped
         return {
             "call_key": key, "study_id": request.study_id, "run_id": request.run_id, "turn": request.turn,
             "agent": request.agent, "role": request.role, "attempt": attempt, "model": request.settings.model,

@@ -65,3 +65,10 @@ RETRYABLE_STATUS = {408, 429}
 
 def is_retryable_status(status: int | None) -> bool:
     return status is not None and (status in RETRYABLE_STATUS or status >= 500)
+
+
+def schema_failed(failure: AttemptFailed) -> bool:
+    """How a server fails a request whose JSON schema it cannot turn into a grammar: llama-cpp-python 0.3.36
+    ("failed to parse grammar") drops the connection unanswered, others answer 500. The gateway then asks that
+    call again without its schema. An overload (429, 503) or a timeout is not this."""
+    return failure.kind in ("connection", "server") and failure.status in (None, 500)

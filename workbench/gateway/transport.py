@@ -348,16 +348,23 @@ def batch_cost_of(model: str, input_tokens: int | None, output_tokens: int | Non
     return float(prompt_cost) + float(completion_cost)
 
 
+# Models litellm's cost map does not price, learned once: the map is the bundled copy, fixed for the process,
+# and asking it about an unmapped model (a local server's, typically) walks every provider's lookup and raises,
+# about a millisecond of CPU each time, twice a call (the journal's estimate and the record).
+_unpriced: set[str] = set()
+
+
 def cost_of(model: str, input_tokens: int | None, output_tokens: int | None) -> float | None:
     """USD from litellm's bundled cost map; None (unknown) when the model is not in it."""
     if model in OFFLINE_MODELS:
         return 0.0  # the mock and the simulator cost nothing, truly
-    if input_tokens is None and output_tokens is None:
+    if (input_tokens is None and output_tokens is None) or model in _unpriced:
         return None
     litellm = litellm_module()
     try:
         prompt_cost, completion_cost = litellm.cost_per_token(
             model=model, prompt_tokens=input_tokens or 0, completion_tokens=output_tokens or 0)
     except Exception:  # "This model isn't mapped yet" and friends: unknown, never a guess
+        _unpriced.add(model)
         return None
     return float(prompt_cost) + float(completion_cost)

@@ -94,9 +94,9 @@ def fidelity_section(db, study_id: str) -> str:
 
 def structured_section(db, study_id: str) -> str:
     """Parse counts per structured step (one definition with `metrics`: workbench.structured.counts)."""
-    from workbench.structured.counts import parse_counts, section
+    from workbench.structured.counts import parse_counts, schema_fallbacks, section
 
-    return section(parse_counts(db, study_id))
+    return section(parse_counts(db, study_id), schema_fallbacks(db, study_id))
 
 
 def call_log_section(db, study_id: str) -> str:

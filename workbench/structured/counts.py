@@ -54,13 +54,27 @@ NOTE = ("Each reply of a step that must answer in JSON, as its parser read it: p
         "is another reply.")
 
 
-def section(counts: list[dict]) -> str:
-    """The counts per step as `metrics` prints them and the report holds them (Markdown)."""
+def schema_fallbacks(db: sqlite_utils.Database, study_id: str) -> str:
+    """The report's sentence on calls a server answered only without their schema ("" when none was)."""
+    from store.calls import schema_fallbacks as fallback_counts
+
+    rows = fallback_counts(db, study_id)
+    if not rows:
+        return ""
+    each = ", ".join(f"{r['n']} on {r['model']}" for r in rows)
+    return (f"Sent without their schema: {each} call(s). The server failed the request that carried the schema "
+            "(llama-cpp-python drops the connection on a grammar it cannot parse), so the gateway asked again "
+            "without it; these replies were read by the parser alone (the call log names each one).\n")
+
+
+def section(counts: list[dict], fallbacks: str = "") -> str:
+    """The counts per step as `metrics` prints them and the report holds them (Markdown); `fallbacks`: the
+    sentence of `schema_fallbacks`, printed under them."""
     if not counts:
-        return "## Structured replies\n\nNo structured replies recorded.\n"
+        return "## Structured replies\n\nNo structured replies recorded.\n" + (f"\n{fallbacks}" if fallbacks else "")
     shown = [o for o in ("parsed", "repaired", "refused", CUT, UNPARSED)
              if o != CUT or any(c.get(CUT) for c in counts)]  # the cut column once a reply was cut
     rows = ["| step | " + " | ".join(shown) + " | replies |", "|---|" + "---|" * (len(shown) + 1)]
     rows += ["| " + " | ".join([c["step"], *(str(c.get(o, 0)) for o in shown), str(c["replies"])]) + " |"
              for c in counts]
-    return "## Structured replies\n\n" + NOTE + "\n\n" + "\n".join(rows) + "\n"
+    return "## Structured replies\n\n" + NOTE + "\n\n" + "\n".join(rows) + "\n" + (f"\n{fallbacks}" if fallbacks else "")
