@@ -89,6 +89,7 @@ _TITLED = re.compile(r"^(?:[-*+•][ \t]+)?([A-Z][^:.!?;,—–\n]{0,50}?)[ \t]*
 _NOT_A_VIEW = re.compile(r"^(?:option|choice|alternative|course of action|step|phase|week|stage|scenario|pros?|cons?|"
                          r"risks?|benefits?|costs?|note|question|answer|q|a)\b", re.IGNORECASE)
 _CLOSING_BOLD = re.compile(r"^([^*_\n]{1,60}?)[ \t]*(?:\*\*|__)[ \t]*[:.\-–—]?[ \t]*(.*)$")
+_OWN_VOICE = re.compile(r"\b(?:i|i'd|i'm|i'll|my|we|we'd|we're|our|us|me)\b", re.IGNORECASE)
 # "Precedent. If Crock wins ...": a first sentence of at most four words, then the text
 _SHORT_LEAD = re.compile(r"^((?:[\w'’-]+[ \t]+){0,3}[\w'’-]+)\.[ \t]+(\S.*)$")
 _ANAPHORA = r"(?!(?:this|that|these|those|each|every|all|both|my|our|either|such) )"
@@ -98,7 +99,8 @@ _PROSE = re.compile(
     r"[^,.:;]{1,60}?(?:perspective|standpoint|point of view|viewpoint|view|lens|angle|eyes|chair|seat)\b)|"
     r"((?:one|another|a (?:second|third|fourth|fifth|final|further)|the (?:first|second|third|fourth|fifth|"
     r"final|last)) (?:perspective|view|viewpoint|lens|angle)\b)|"
-    r"(as (?:the|a|an|our|your) " + _ANAPHORA + r"[^,.:;]{1,40}?)(?=,))",
+    r"(as (?:the|a|an|our|your) " + _ANAPHORA + r"[^,.:;]{1,40}?)(?=,)|"
+    r"(on the (?:one|other) hand|from where (?:the |a |an )?[^,.:;]{1,40}? (?:sits?|stands?))\b)",
     re.IGNORECASE)
 _ORDINAL_LEAD = re.compile(r"^[ \t]*(?:\(?\d{1,2}[.)]|\(?[A-Ea-e][.)]|\(?(?:I{1,3}|IV|VI?)[.)]|\d{1,2}[ \t]*[—–:][ \t]*|"
                            r"\d{1,2}[ \t]+-[ \t]+)[ \t]*")
@@ -135,13 +137,22 @@ def split_perspectives(text: str) -> Split:
     for layout, starts in (("labelled", _labelled_starts), ("headings", _heading_starts),
                            ("table", _table_starts), ("numbered", _numbered_starts), ("bold", _bold_starts),
                            ("titled", _titled_starts), ("prose", _prose_starts)):
-        found = starts(lines)
+        found = _without_odd_closing(starts(lines))
         if len(found) >= 2:
             sections = _table_sections(lines, found) if layout == "table" else _sections(lines, found)
             if len(sections) >= 2:
                 return Split(layout, sections)
     inline = _inline_sections(text or "")
     return Split("inline", inline) if len(inline) >= 2 else Split("", [])
+
+
+def _without_odd_closing(found: list[tuple[int, str, str]]) -> list[tuple[int, str, str]]:
+    """The starts less a last one whose title is the odd one out as the author's own voice or a question ("What I'd
+    do", "So which way?") where no other title is: the synthesis under a name no list foresees."""
+    if len(found) < 3:
+        return found
+    odd = [bool(_OWN_VOICE.search(title) or title.rstrip().endswith("?")) for _, title, _ in found]
+    return found[:-1] if odd[-1] and not any(odd[:-1]) else found
 
 
 def read_perspectives(text: str, asked: tuple[int, int] = ASKED) -> Reading:
@@ -333,8 +344,8 @@ def _bold_starts(lines: list[str]) -> list[tuple[int, str, str]]:
             continue
         before = lines[i - 1] if i else ""
         bullet = bool(_BULLET.match(line))
-        opens = (not before.strip() or bool(_BOLD.match(before))
-                 or (bullet and (bool(_BULLET.match(before)) or before.rstrip().endswith(":"))))
+        opens = (not before.strip() or bool(_BOLD.match(before)) or before.rstrip().endswith(":")
+                 or (bullet and bool(_BULLET.match(before))))
         if not opens:
             continue  # a lead-in opens a paragraph or a bullet of the top list
         if not out and _INTRO_TITLE.match(title):
@@ -489,8 +500,9 @@ def _title_and_rest(value: str) -> tuple[str, str]:
     if closed:  # "Full resistance.** Refuse ...": the bold that opened before the label closes after the title
         return _clean_title(closed.group(1)).rstrip("."), closed.group(2).strip()
     head, sep, rest = value.partition(":")
-    if not sep:
-        head, sep, rest = value.partition(" — ")
+    for dash in (" — ", " – ", " - "):
+        if not sep:
+            head, sep, rest = value.partition(dash)
     if sep and len(head) <= 60:
         return _clean_title(head), rest.strip()
     if len(value) <= 60 and not value.endswith((".", "!", "?")):
