@@ -169,6 +169,8 @@ def read_perspectives(text: str, asked: tuple[int, int] = ASKED) -> Reading:
     if stated and len(sections) not in stated:
         said = " or ".join(str(n) for n in sorted(stated))
         return Reading(split, f"{len(sections)} perspectives read where the reply says it gives {said}")
+    if split.layout == "numbered" and not any(s.title for s in sections):
+        return Reading(split, "a numbered list with no titles: steps or questions rather than perspectives?")
     titles = [t.casefold() for t in (s.title for s in sections) if t]
     if len(set(titles)) < len(titles):
         return Reading(split, "two perspectives share a title (sub-headings read as perspectives?)")
