@@ -14,13 +14,19 @@ order (the first that yields two or more perspectives wins):
 - bold: paragraphs or bullets that open with a bold lead-in (`**Security view:** ...`, `- **Legal:** ...`);
 - prose: paragraphs that open with an ordinal or a perspective phrase (`First, ...`, `From a security
   standpoint, ...`, `Viewed through a legal lens, ...`, `Another perspective ...`);
+- titled: lines at the margin that open with a short title (`Title: text`, `Title — text`, `- Legal` over a
+  nested list, a title line alone over its paragraph), tried after bold and before prose;
 - inline: one paragraph that names perspectives and enumerates them `(a) ... (b) ... (c) ...`.
+
+Before any of these, decoration that hides a layout is taken off (`_normalised`: setext headings, blockquotes, emoji
+and arrow bullets).
 
 A perspective runs to the next one, or to the synthesis: a heading, bold lead-in or short line whose title is
 a synthesis under any of the names models give it (`## Bringing it together`, `**Final verdict**`, `My
 recommendation`), or a paragraph opening with synthesis, recommendation, conclusion, summary or overall. An
 introduction (text before the first perspective, or a first heading such as `## Understanding the situation`)
-belongs to none. A reply that yields fewer than two perspectives is not split (`split_perspectives` returns []).
+belongs to none; so does a last title in the author's voice or a question where no other title is ("What I'd do",
+"So which way?"). A reply that yields fewer than two perspectives is not split (`split_perspectives` returns []).
 
 `read_perspectives` adds the checks that keep a wrong split out of the data (issue 41): a split whose count is
 not the number the prompt asked for, whose titles repeat (sub-headings read as views), or whose first or last
