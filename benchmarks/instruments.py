@@ -3,8 +3,8 @@
     .venv/bin/python benchmarks/instruments.py [--corpus tests/corpus] [--json] [--show-misses]
         [--check-model openai/smollm2 --check-api-base http://127.0.0.1:8011/v1]
 
-Prints, per instrument: entries, layouts, read correctly, flagged, and misread without a flag (the
-number that must stay 0). The README's table is this output, with the date it was run. Then the crux
+Prints, per instrument and per part of its corpus (the tuning set, and the held-out set: heldout-*.toml, never
+used to tune), entries, layouts, read correctly, flagged, and misread without a flag (the number that must stay 0). The README's table is this output, with the date it was run. Then the crux
 equivalence's targets on the held-out planted sets (benchmarks/data-cruxes/held-out.toml, which no test
 reads), the model check's accuracy on the labelled pairs (tests/corpus/crux-pairs) for each --check-model,
 and the cue audit's meaning check's precision and recall on its labelled set.
@@ -21,12 +21,19 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from workbench.instruments.accuracy import SILENT, measure  # noqa: E402
-from workbench.instruments.corpus import load  # noqa: E402
+from workbench.instruments.corpus import HELD_OUT, TUNING, load  # noqa: E402
 from workbench.instruments.registry import all_instruments  # noqa: E402
 
 
-def results(corpus: Path) -> list:
-    return [measure(instrument, load(corpus, name)) for name, instrument in all_instruments().items()]
+def results(corpus: Path) -> list[tuple[str, object]]:
+    """(part, accuracy) per instrument, the tuning set then the held-out set (where the instrument has one)."""
+    out = []
+    for name, instrument in all_instruments().items():
+        for part in (TUNING, HELD_OUT):
+            entries = load(corpus, name, part)
+            if entries or part == TUNING:
+                out.append((part, measure(instrument, entries)))
+    return out
 
 
 def crux_held_out() -> list[str]:
@@ -62,9 +69,13 @@ def cue_precision_recall() -> str:
     from workbench.cue_audit.meaning import CUE_MODEL, LINE
     from workbench.metrics.embeddings import Embedder
 
-    precision, recall = labelled_precision_recall(Embedder(CUE_MODEL))
-    return (f"cue audit meaning check ({CUE_MODEL}, line {LINE}) on tests/corpus/cues: precision {precision:.2f}, "
-            f"recall {recall:.2f}")
+    embedder = Embedder(CUE_MODEL)
+    lines = []
+    for part in (TUNING, HELD_OUT):
+        precision, recall = labelled_precision_recall(embedder, part=part)
+        lines.append(f"cue audit meaning check ({CUE_MODEL}, line {LINE}) on tests/corpus/cues, {part}: "
+                     f"precision {precision:.2f}, recall {recall:.2f}")
+    return "\n".join(lines)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -78,12 +89,12 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     found = results(args.corpus)
     if args.json:
-        print(json.dumps([a.row() for a in found], indent=2))
+        print(json.dumps([{**a.row(), "part": part} for part, a in found], indent=2))
         return 0
-    print(f"{'instrument':<16}{'entries':>8}{'layouts':>8}{'correct':>9}{'flagged':>9}{'silent':>8}")
-    for a in found:
+    print(f"{'instrument':<16}{'part':<10}{'entries':>8}{'layouts':>8}{'correct':>9}{'flagged':>9}{'silent':>8}")
+    for part, a in found:
         r = a.row()
-        print(f"{r['instrument']:<16}{r['entries']:>8}{r['layouts']:>8}{r['correct']:>9}{r['flagged']:>9}"
+        print(f"{r['instrument']:<16}{part:<10}{r['entries']:>8}{r['layouts']:>8}{r['correct']:>9}{r['flagged']:>9}"
               f"{r['silent']:>8}")
         if args.show_misses:
             for o in a.outcomes:
@@ -95,7 +106,7 @@ def main(argv: list[str] | None = None) -> int:
     for model, base in zip(args.check_model, bases):
         print(check_accuracy(model, base))
     print(cue_precision_recall())
-    return 1 if any(a.count(SILENT) for a in found) else 0
+    return 1 if any(a.count(SILENT) for _, a in found) else 0
 
 
 if __name__ == "__main__":

@@ -159,8 +159,10 @@ def test_no_sentence_escapes_for_its_colon_or_its_length_and_fields_are_not_sent
 
 def test_precision_and_recall_on_the_labelled_set_hold_the_floor(embedder):
     """recall >= 0.9 on the paraphrased cues and precision >= 0.8 against the neutral sentences, by
-    meaning alone (tests/corpus/cues: none is a sentence of an audited prompt)."""
+    meaning alone, on the tuning set the line was set on (tests/corpus/cues/labelled.toml: none is a sentence of
+    an audited prompt); the held-out set's figures are held in tests/instruments/test_floors.py."""
     from workbench.cue_audit.evaluation import labelled_precision_recall
+    from workbench.instruments.corpus import TUNING
 
-    precision, recall = labelled_precision_recall(embedder)
+    precision, recall = labelled_precision_recall(embedder, part=TUNING)
     assert recall >= 0.9 and precision >= 0.8, (precision, recall)

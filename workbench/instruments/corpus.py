@@ -12,6 +12,10 @@ Each file holds `[[entry]]` tables:
     perspectives = 3
 
 A file that breaks these rules is refused with its path and the entry's id or index.
+
+A file named `heldout-*.toml` is HELD OUT: written apart from the rest and never used to tune the instrument, so
+its accuracy says how the instrument reads text it was not fitted to. `load(..., part=TUNING | HELD_OUT)` reads
+one part; the benchmark and the floors print and hold both.
 """
 
 from __future__ import annotations
@@ -21,6 +25,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 REQUIRED = ("id", "source", "layout", "text", "truth")
+TUNING, HELD_OUT = "tuning", "held-out"
+HELD_OUT_PREFIX = "heldout-"
 
 
 @dataclass(frozen=True)
@@ -40,14 +46,21 @@ class CorpusError(ValueError):
     pass
 
 
-def load(root: Path, instrument: str) -> list[Entry]:
-    """Every entry of one instrument's corpus, in file then entry order."""
+def part_of(path: Path | str) -> str:
+    """TUNING or HELD_OUT: which part of the corpus a file belongs to, by its name."""
+    return HELD_OUT if Path(path).name.startswith(HELD_OUT_PREFIX) else TUNING
+
+
+def load(root: Path, instrument: str, part: str | None = None) -> list[Entry]:
+    """Every entry of one instrument's corpus (or of one `part`: TUNING or HELD_OUT), in file then entry order."""
     folder = Path(root) / instrument
     if not folder.is_dir():
         return []
     entries: list[Entry] = []
     seen: set[str] = set()
     for path in sorted(folder.glob("*.toml")):
+        if part is not None and part_of(path) != part:
+            continue
         try:
             data = tomllib.loads(path.read_text(encoding="utf-8"))
         except tomllib.TOMLDecodeError as e:

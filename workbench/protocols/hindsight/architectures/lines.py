@@ -70,9 +70,10 @@ def first_tagged(text: str, tag: str) -> str | None:
     return values[0] if values else None
 
 
-# A tag line: `VOTE: aye`, `**Vote**: In favour`, `SECOND — yes`, `My vote: nay` (a colon, dash or equals sign).
+# A tag line: `VOTE: aye`, `**Vote**: In favour`, `SECOND — yes`, `My vote: nay`, `Final vote: aye` (a colon, dash
+# or equals sign), or the key of a JSON object (`{"vote": "nay", ...}`).
 def _tag_values(text: str, tag: str) -> list[str]:
-    pattern = re.compile(r"^[ \t>#*_`\"“'-]*(?:my[ \t]+)?" + tag + r"[ \t*_]*(?::|—|–|-|=)[ \t*_]*(.*)$",
+    pattern = re.compile(r"^[ \t>#*_`\"“'{-]*(?:\d{1,2}[.)][ \t]+)?[*_]*(?:(?:my|final)[ \t]+)?" + tag + r"[\"”]?[ \t*_]*(?::|—|–|-|=)[ \t*_\"“]*(.*)$",
                          re.IGNORECASE | re.MULTILINE)
     return [_strip(m.group(1)) for m in pattern.finditer(text or "") if _strip(m.group(1))]
 
@@ -92,7 +93,27 @@ _VOTE_PHRASES = [
     (re.compile(r"\bI(?:'m| am| will| shall|'ll| must)?[ \t]+(?:(?:hereby|formally|therefore|must|have to)[ \t]+)?"
                 r"(?:abstain|abstaining)\b", re.IGNORECASE), "abstain"),
     (re.compile(r"\bI[ \t]+(?:oppose|reject)[ \t]+(?:the|this)[ \t]+(?:motion|amendment)\b", re.IGNORECASE), "nay"),
+    (re.compile(r"\bI[ \t]+(?:cannot|can ?not|can't|do not|don't|will not|won't)[ \t]+support[ \t]+(?:the|this|that)[ \t]+"
+                r"(?:motion|amendment)\b", re.IGNORECASE), "nay"),
+    (re.compile(r"\bI(?:[ \t]+(?:fully|strongly|also|therefore|hereby))?[ \t]+support[ \t]+(?:the|this|that)[ \t]+"
+                r"(?:motion|amendment)\b", re.IGNORECASE), "aye"),
+    (re.compile(r"\bmy vote is[ \t]+(?:an?[ \t]+)?(?:nay|no|against)\b|\bcount me[ \t]+(?:against|out|as (?:a )?nay)\b",
+                re.IGNORECASE), "nay"),
+    (re.compile(r"\bmy vote is[ \t]+(?:an?[ \t]+)?(?:aye|yea|yes|in favou?r|for)\b|\bcount me[ \t]+(?:in favou?r|in|as "
+                r"(?:an )?aye)\b", re.IGNORECASE), "aye"),
+    (re.compile(r"\bmy vote is[ \t]+(?:an?[ \t]+)?(?:abstention|to abstain)\b", re.IGNORECASE), "abstain"),
+    (re.compile(r"\bI(?:'m| am)[ \t]+(?:(?:firmly|strongly|therefore)[ \t]+)?(?:against|opposed)\b|\bI[ \t]+vote[ \t]+to[ \t]+"
+                r"(?:reject|oppose|defeat)\b", re.IGNORECASE), "nay"),
+    (re.compile(r"\bI(?:'m| am)[ \t]+(?:(?:firmly|strongly|therefore)[ \t]+)?in[ \t]+favou?r\b|\bI[ \t]+vote[ \t]+to[ \t]+"
+                r"(?:adopt|approve|accept|pass|support)\b", re.IGNORECASE), "aye"),
 ]
+# A reply that opens with its vote: "Aye.", "Nay. The motion ...", "Against.", "Aye from me — ...". The words that
+# are only votes may lead a longer sentence; yes, no and for only stand alone ("Yes." but not "Yes, the funders ...").
+_LEADING_VOTE = re.compile(r"^[ \t>#*_]*(aye|yea|nay|against|opposed|abstain(?:ing)?|abstention)\b|"
+                          r"^[ \t>#*_]*(yes|no)[ \t]+from[ \t]+me\b", re.IGNORECASE)
+_ALONE_VOTE = re.compile(r"^[ \t>#*_]*(yes|no|for|in favou?r)[ \t]*[.!]?$", re.IGNORECASE)
+_VOTE_WORD = {"aye": "aye", "yea": "aye", "yes": "aye", "for": "aye", "in favour": "aye", "in favor": "aye",
+              "nay": "nay", "no": "nay", "against": "nay", "opposed": "nay"}
 # Words that make a reply a hedge or a condition rather than a decision.
 _HEDGE = re.compile(r"\b(?:inclined|lean(?:ing)?|tempted|might|may|perhaps|maybe|possibly|undecided|unsure|not sure|"
                     r"if|unless|provided|would[ \t]+(?:\w+[ \t]+)?(?:if|once)|could|torn)\b", re.IGNORECASE)
@@ -114,13 +135,19 @@ def read_vote_value(value: str) -> str | None:
     return found[0]
 
 
+def _tags_anywhere(text: str, tag: str) -> list[str]:
+    """The values of `TAG:` wherever it stands in a line ("(Correction — VOTE: abstain)"), for the check that no
+    tag in the reply says otherwise than its tag lines."""
+    return [m.group(1) for m in re.finditer(r"\b" + tag + r"[ \t*_]*[:=][ \t*_]*([^\n)]*)", text or "", re.IGNORECASE)]
+
+
 def parse_vote(text: str) -> tuple[str, str]:
     """(vote, reason): the vote from its `VOTE: ...` lines (all agreeing) or, with no such line, from one
     unhedged phrase ("I vote aye", "I abstain"); "unparsed" when there is neither, or the reply says two
     things. The reason is the rest of the reply."""
     values = _tag_values(text, "VOTE")
     if values:
-        votes = {read_vote_value(v) for v in values}
+        votes = {read_vote_value(v) for v in values + _tags_anywhere(text, "VOTE")}
         vote = votes.pop() if len(votes) == 1 else None
     else:
         vote = _vote_in_words(text)
@@ -135,7 +162,14 @@ def parse_vote(text: str) -> tuple[str, str]:
 
 def _vote_in_words(text: str) -> str | None:
     found = set()
-    for sentence in _sentences(text):
+    sentences = _sentences(text)
+    lead = (_LEADING_VOTE.match(sentences[0]) or _ALONE_VOTE.match(sentences[0])) if sentences else None
+    if lead:
+        if _HEDGE.search(sentences[0]) or len(_ANY_VOTE_WORD.findall(sentences[0])) > 1:
+            return None  # "Aye, if ...", "Aye on the principle, nay on the timeline"
+        word = (lead.group(1) or lead.group(2)).lower()
+        found.add("abstain" if word.startswith("abst") else _VOTE_WORD[word])
+    for sentence in sentences:
         for pattern, vote in _VOTE_PHRASES:
             if pattern.search(sentence):
                 if _HEDGE.search(sentence):
@@ -151,12 +185,17 @@ _SECOND_VERB = re.compile(r"\bsecond(?:ed|ing|s)?\b(?![ \t]+(?:round|time|point|
 _SECOND_AS_VERB = re.compile(
     r"(?:^|[^\w'])(?:I|I'll|I'd|I'm|we|will|would|shall|to|not|never|won't|don't|can't|wouldn't|gladly|happily|hereby|do|can|cannot|"
     r"happy to|glad to|willing to)[ \t]+(?:(?:not|hereby|gladly|happily|formally|also|still|be|certainly|"
-    r"readily)[ \t]+)*second(?:ing)?\b|^[ \t*_>#-]*seconded\b|^[ \t*_>#-]*second(?:ed)?[ \t*_]*[.!]?[ \t*_]*$|"
+    r"readily|in good conscience)[ \t]+)*second(?:ing)?\b|\b(?:be|am|as)[ \t]+the[ \t]+seconder\b|"
+    r"^[ \t*_>#-]*second(?:ed)?[ \t]+(?:from|by)[ \t]+me\b|^[ \t*_>#-]*seconded\b|^[ \t*_>#-]*second(?:ed)?[ \t*_]*[.!]?[ \t*_]*$|"
     r"\bsecond(?:ed|ing)?[ \t]+(?:the|this|that|it)[ \t]+(?:motion|amendment)?|\bseconded\b",
     re.IGNORECASE)
 _SECOND_NO = re.compile(r"\b(?:not|n't|never|no|decline[sd]?|declining|refuse[sd]?|refusing|unable|won't|cannot|"
                         r"can't|against)\b", re.IGNORECASE)
-_LEADING_ANSWER = re.compile(r"^[ \t*_>#]*(yes|no)\b(?![ \t]+(?:one|amendments?|motion|second))", re.IGNORECASE)
+_LEADING_ANSWER = re.compile(r"^[ \t*_>#]*(yes|no|aye|nay|nope|not at this time|not now)\b"
+                             r"(?![ \t]+(?:one|amendments?|motion|second|to\b))", re.IGNORECASE)
+# "I decline.", "I must respectfully decline": a refusal as the reply's first sentence
+_LEADING_DECLINE = re.compile(r"^[ \t*_>#]*I[ \t]+(?:(?:must|will|have to|respectfully|politely)[ \t]+)*decline\b",
+                              re.IGNORECASE)
 
 
 def parse_second(text: str) -> bool | None:
@@ -165,13 +204,15 @@ def parse_second(text: str) -> bool | None:
     neither, hedges ("I'm inclined to second") or says both."""
     values = _tag_values(text, "SECOND")
     if values:
-        readings = {_second_value(v) for v in values}
+        readings = {_second_value(v) for v in values + _tags_anywhere(text, "SECOND")}
         return readings.pop() if len(readings) == 1 else None
     readings = set()
     for n, sentence in enumerate(_sentences(text)):
         lead = _LEADING_ANSWER.match(sentence) if n == 0 else None
         if lead:
-            readings.add(lead.group(1).lower() == "yes")
+            readings.add(lead.group(1).lower() in ("yes", "aye"))
+        if n == 0 and _LEADING_DECLINE.match(sentence) and not _HEDGE.search(sentence):
+            readings.add(False)
         if not _SECOND_AS_VERB.search(sentence):
             continue
         if _HEDGE.search(sentence):
@@ -184,7 +225,7 @@ def _second_value(value: str) -> bool | None:
     word = re.match(r"[A-Za-z]+", value.strip().strip("\"'`*_[]()"))
     if not word:
         return None
-    reading = {"yes": True, "aye": True, "seconded": True, "second": True, "no": False, "nay": False,
+    reading = {"yes": True, "aye": True, "seconded": True, "second": True, "no": False, "nay": False, "nope": False,
                "decline": False, "declined": False, "not": False}.get(word.group(0).lower())
     if reading is not None and _CONDITION.search(value):
         return None  # "yes, if the cost cap is added": a condition, not a second

@@ -14,13 +14,19 @@ order (the first that yields two or more perspectives wins):
 - bold: paragraphs or bullets that open with a bold lead-in (`**Security view:** ...`, `- **Legal:** ...`);
 - prose: paragraphs that open with an ordinal or a perspective phrase (`First, ...`, `From a security
   standpoint, ...`, `Viewed through a legal lens, ...`, `Another perspective ...`);
+- titled: lines at the margin that open with a short title (`Title: text`, `Title — text`, `- Legal` over a
+  nested list, a title line alone over its paragraph), tried after bold and before prose;
 - inline: one paragraph that names perspectives and enumerates them `(a) ... (b) ... (c) ...`.
+
+Before any of these, decoration that hides a layout is taken off (`_normalised`: setext headings, blockquotes, emoji
+and arrow bullets).
 
 A perspective runs to the next one, or to the synthesis: a heading, bold lead-in or short line whose title is
 a synthesis under any of the names models give it (`## Bringing it together`, `**Final verdict**`, `My
 recommendation`), or a paragraph opening with synthesis, recommendation, conclusion, summary or overall. An
 introduction (text before the first perspective, or a first heading such as `## Understanding the situation`)
-belongs to none. A reply that yields fewer than two perspectives is not split (`split_perspectives` returns []).
+belongs to none; so does a last title in the author's voice or a question where no other title is ("What I'd do",
+"So which way?"). A reply that yields fewer than two perspectives is not split (`split_perspectives` returns []).
 
 `read_perspectives` adds the checks that keep a wrong split out of the data (issue 41): a split whose count is
 not the number the prompt asked for, whose titles repeat (sub-headings read as views), or whose first or last
@@ -31,15 +37,17 @@ extraction where the model decodes by schema (b3.py) and otherwise flags the rep
 from __future__ import annotations
 
 import re
+import unicodedata
 from dataclasses import dataclass
 
 from workbench.protocols.hindsight.architectures.lines import Section
 
-LAYOUTS = ("labelled", "headings", "table", "numbered", "bold", "prose", "inline")
+LAYOUTS = ("labelled", "headings", "table", "numbered", "bold", "titled", "prose", "inline")
 ASKED = (3, 5)  # the shipped B3 prompt (prompts.B3_PROMPT) asks for "3-5 genuinely different perspectives"
 
 _STOP_WORDS = r"(?:synthesi[sz]\w*|recommend\w*|conclusion|in conclusion|in summary|summary|overall|final recommendation)"
-_STOP = re.compile(r"^[>#*_]*[ \t]*(?:\d+[.)][ \t]*)?[*_]*" + _STOP_WORDS + r"\b", re.IGNORECASE)
+_STOP = re.compile(r"^[>#*_]*[ \t]*(?:\d+[.)][ \t]*)?[*_]*(?:(?:my|our|the|a|final)[ \t]+)?" + _STOP_WORDS + r"\b",
+                   re.IGNORECASE)
 # A title (heading, bold lead-in, short line) that names the synthesis, under the many names models give it.
 _SYNTH_TITLE = re.compile(
     r"^(?:the |my |a |our |final |overall |proposed |suggested |recommended )*"
@@ -47,7 +55,12 @@ _SYNTH_TITLE = re.compile(
     r"bringing\b|putting\b|pulling\b|tying\b|weighing\b|balancing\b|on balance|taken together|integrat\w*|"
     r"reconcil\w*|(?:the )?(?:way|path) forward|course of action|decision\b(?!-)|advice|take\b|answer\b|"
     r"thoughts\b|word\b|call\b|takeaways?|next steps|action plan|plan of action|what (?:i|we|glenda\S*|the \w+) "
-    r"(?:would|should) do|here'?s what|tl;?dr)", re.IGNORECASE)
+    r"(?:would|should) do|here'?s what|tl;?dr|net[- ]net|upshot|in short|all things considered|to sum up|"
+    r"summing up|wrap\w*|closing\b|landing\b|consensus|common ground|where (?:they|it all|this) (?:agree|lands?|leaves)|"
+    r"(?:so,? )?what (?:now|next)\b|(?:so,? )?where (?:does|do) (?:that|this|it) leave|"
+    r"(?:my|our) (?:two cents|view|take|position|advice|call|pick|vote|proposal|suggestion|stance)\b|"
+    r"where (?:i|we) (?:land|stand|come down|end up)\b)", re.IGNORECASE)
+_SYNTH_ANYWHERE = re.compile(r"\((?:synthesi[sz]\w*|recommend\w*|conclusion|summary|verdict|overall)\)", re.IGNORECASE)
 _INTRO_TITLE = re.compile(
     r"^(?:an? |the |my )?(?:introduction|intro|context|background|overview|preamble|framing|setting the scene|"
     r"understanding\b|situation|the situation|what'?s at stake|stakes|the (?:decision|dilemma|problem|question|"
@@ -65,25 +78,42 @@ _NUMBER_WORDS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6}
 _STATED = re.compile(r"\b(two|three|four|five|six|[2-6])[ \t]+(?:[\w'-]+[ \t]+){0,2}?(?:perspectives|viewpoints|views|"
                      r"angles|lenses|sides|directions|ways of (?:looking|seeing))\b", re.IGNORECASE)
 _ROMAN = {"i": 1, "ii": 2, "iii": 3, "iv": 4, "v": 5, "vi": 6}
-_LABELLED = re.compile(r"^[ \t>#*_\-+]*(?:perspective|viewpoint|view|lens)[ \t]+#?(\d+|[A-Ea-e]|one|two|three|four|"
+_LABELLED = re.compile(r"^[ \t>#*_\-+]*(?:perspective|viewpoint|view|lens|angle|stance)[ \t]+#?(\d+|[A-Ea-e]|one|two|three|four|"
                        r"five|six)\b[ \t*_]*[:.\-–—)]?[ \t*_]*(.*)$", re.IGNORECASE)
+# "Perspective (Legal): ..."
+_LABELLED_NAMED = re.compile(r"^[ \t>#*_\-+]*(?:perspective|viewpoint|view|lens|angle|stance)[ \t]*\(([^)\n]{1,40})\)"
+                             r"[ \t*_]*[:.\-–—]?[ \t*_]*(.*)$", re.IGNORECASE)
 _HEADING = re.compile(r"^[ \t]*(#{1,6})[ \t]+(.*?)[ \t#]*$")
 _NUMBERED = re.compile(r"^(?:\(?(\d{1,2})[.)]|\(?([A-Ea-e])[.)]|\(?(I{1,3}|IV|VI?)[.)]|\((\d{1,2}|[a-e])\))"
                        r"[ \t]+(.+)$")
 _BOLD = re.compile(r"^[ \t]*(?:[-*+•][ \t]+)?(?:\*\*|__)(.+?)(?:\*\*|__)[ \t]*[:.\-–—]?[ \t]*(.*)$")
 _BULLET = re.compile(r"^[-*+•][ \t]+")
+_ARROWS = "→⇒➜➔➤▶►▸‣◦▪•"
+# `Title: text` or `Title — text` at a line's start (after a bullet): the titled layout's lead-in
+_TITLED = re.compile(r"^(?:[-*+•][ \t]+)?([A-Z][^:.!?;,—–\n]{0,50}?)[ \t]*(?::|[ \t][—–][ \t]|[ \t]-[ \t])[ \t]*(\S.*)$")
+# a list of options, steps or phases is not a list of perspectives
+_NOT_A_VIEW = re.compile(r"^(?:option|choice|alternative|course of action|step|phase|week|stage|scenario|pros?|cons?|"
+                         r"risks?|benefits?|costs?|note|question|answer|q|a)\b", re.IGNORECASE)
+_CLOSING_BOLD = re.compile(r"^([^*_\n]{1,60}?)[ \t]*(?:\*\*|__)[ \t]*[:.\-–—]?[ \t]*(.*)$")
+_OWN_VOICE = re.compile(r"\b(?:i|i'd|i'm|i'll|my|we|we'd|we're|our|us|me)\b", re.IGNORECASE)
+# "Precedent. If Crock wins ...": a first sentence of at most four words, then the text
+_SHORT_LEAD = re.compile(r"^((?:[\w'’-]+[ \t]+){0,3}[\w'’-]+)\.[ \t]+(\S.*)$")
 _ANAPHORA = r"(?!(?:this|that|these|those|each|every|all|both|my|our|either|such) )"
 _PROSE = re.compile(
     r"^[ \t]*(?:(first(?:ly)?|second(?:ly)?|third(?:ly)?|fourth(?:ly)?|fifth(?:ly)?|sixth|finally|lastly)\b[,:]?|"
     r"((?:(?:viewed|seen|looked at|considered|read) )?(?:from|through) " + _ANAPHORA +
     r"[^,.:;]{1,60}?(?:perspective|standpoint|point of view|viewpoint|view|lens|angle|eyes|chair|seat)\b)|"
     r"((?:one|another|a (?:second|third|fourth|fifth|final|further)|the (?:first|second|third|fourth|fifth|"
-    r"final|last)) (?:perspective|view|viewpoint|lens|angle)\b))",
+    r"final|last)) (?:perspective|view|viewpoint|lens|angle)\b)|"
+    r"(as (?:the|a|an|our|your) " + _ANAPHORA + r"[^,.:;]{1,40}?)(?=,)|"
+    r"(on the (?:one|other) hand|from where (?:the |a |an )?[^,.:;]{1,40}? (?:sits?|stands?))\b)",
     re.IGNORECASE)
-_ORDINAL_LEAD = re.compile(r"^[ \t]*(?:\(?\d{1,2}[.)]|\(?[A-Ea-e][.)]|\(?(?:I{1,3}|IV|VI?)[.)])[ \t]*")
+_ORDINAL_LEAD = re.compile(r"^[ \t]*(?:\(?\d{1,2}[.)]|\(?[A-Ea-e][.)]|\(?(?:I{1,3}|IV|VI?)[.)]|\d{1,2}[ \t]*[—–:][ \t]*|"
+                           r"\d{1,2}[ \t]+-[ \t]+)[ \t]*")
 _TABLE_ROW = re.compile(r"^[ \t]*\|(.*)\|[ \t]*$")
 _TABLE_RULE = re.compile(r"^[ \t]*\|?[ \t:|\-]+\|?[ \t]*$")
-_TABLE_HEAD = re.compile(r"^(?:perspective|viewpoint|view|lens|angle|stakeholder|standpoint|vantage)s?\b|^$",
+_TABLE_HEAD = re.compile(r"^(?:perspective|viewpoint|view|lens|angle|stakeholder|standpoint|vantage|role|who|party|"
+                         r"parties|actor|persona|voice|seat|discipline|function|team|department|expert|advisor|hat)s?\b|^$",
                          re.IGNORECASE)
 _INLINE_MARK = re.compile(r"\(([a-e]|[1-5]|i{1,3}|iv|v)\)\s+")
 _INLINE_INTRO = re.compile(r"perspective|viewpoint|\bviews?\b|\blens|\bangles?\b|standpoint", re.IGNORECASE)
@@ -109,17 +139,26 @@ class Reading:
 
 def split_perspectives(text: str) -> Split:
     """The perspectives of a B3 reply and the layout they were read from; no sections when fewer than two."""
-    lines = (text or "").splitlines()
+    lines = _normalised(text or "")
     for layout, starts in (("labelled", _labelled_starts), ("headings", _heading_starts),
                            ("table", _table_starts), ("numbered", _numbered_starts), ("bold", _bold_starts),
-                           ("prose", _prose_starts)):
-        found = starts(lines)
+                           ("titled", _titled_starts), ("prose", _prose_starts)):
+        found = _without_odd_closing(starts(lines))
         if len(found) >= 2:
             sections = _table_sections(lines, found) if layout == "table" else _sections(lines, found)
             if len(sections) >= 2:
                 return Split(layout, sections)
     inline = _inline_sections(text or "")
     return Split("inline", inline) if len(inline) >= 2 else Split("", [])
+
+
+def _without_odd_closing(found: list[tuple[int, str, str]]) -> list[tuple[int, str, str]]:
+    """The starts less a last one whose title is the odd one out as the author's own voice or a question ("What I'd
+    do", "So which way?") where no other title is: the synthesis under a name no list foresees."""
+    if len(found) < 3:
+        return found
+    odd = [bool(_OWN_VOICE.search(title) or title.rstrip().endswith("?")) for _, title, _ in found]
+    return found[:-1] if odd[-1] and not any(odd[:-1]) else found
 
 
 def read_perspectives(text: str, asked: tuple[int, int] = ASKED) -> Reading:
@@ -136,6 +175,8 @@ def read_perspectives(text: str, asked: tuple[int, int] = ASKED) -> Reading:
     if stated and len(sections) not in stated:
         said = " or ".join(str(n) for n in sorted(stated))
         return Reading(split, f"{len(sections)} perspectives read where the reply says it gives {said}")
+    if split.layout == "numbered" and not any(s.title for s in sections):
+        return Reading(split, "a numbered list with no titles: steps or questions rather than perspectives?")
     titles = [t.casefold() for t in (s.title for s in sections) if t]
     if len(set(titles)) < len(titles):
         return Reading(split, "two perspectives share a title (sub-headings read as perspectives?)")
@@ -171,7 +212,12 @@ def _synthesis_line(line: str) -> bool:
     if _STOP.match(line):
         return True
     title = _title_of(line)
-    return title is not None and bool(_SYNTH_TITLE.match(title))
+    return title is not None and bool(_synth_title(title))
+
+
+def _synth_title(title: str) -> bool:
+    """A title that names the synthesis, under any of its names, or says so in brackets ("Blue hat (synthesis)")."""
+    return bool(_SYNTH_TITLE.match(title) or _SYNTH_ANYWHERE.search(title))
 
 
 def _title_of(line: str) -> str | None:
@@ -191,10 +237,18 @@ def _title_of(line: str) -> str | None:
 def _labelled_starts(lines: list[str]) -> list[tuple[int, str, str]]:
     out = []
     for i, line in enumerate(lines):
-        m = _LABELLED.match(line)
-        if m:
+        named = _LABELLED_NAMED.match(line)
+        m = named or _LABELLED.match(line)
+        if not m:
+            continue
+        if named:
+            title, rest = _clean_title(named.group(1)), named.group(2).strip()
+        else:
             title, rest = _title_and_rest(m.group(2))
-            out.append((i, title, rest))
+            short = _SHORT_LEAD.match(rest) if not title else None
+            if short:  # "Angle 1: Precedent. If Crock wins ...": a short first sentence names the view
+                title, rest = _clean_title(short.group(1)), short.group(2)
+        out.append((i, title, rest))
     return out
 
 
@@ -204,7 +258,9 @@ def _heading_starts(lines: list[str]) -> list[tuple[int, str, str]]:
     first_view = None
     kept = []
     for i, level, title in found:
-        if _STOP.match(title) or _SYNTH_TITLE.match(title):
+        if _STOP.match(title) or _synth_title(title):
+            if len(kept) >= 2 and level <= min(lv for _, lv, _ in kept):
+                break  # what follows the synthesis at the views' level (caveats, next steps) is the synthesis's
             continue
         if first_view is None and _INTRO_TITLE.match(title):
             continue  # an introduction under its own heading belongs to no perspective
@@ -239,7 +295,7 @@ def _table_starts(lines: list[str]) -> list[tuple[int, str, str]]:
                 break
             cells = [c.strip() for c in row.group(1).split("|")]
             title = _clean_title(cells[0])
-            if _SYNTH_TITLE.match(title) or _STOP.match(title):
+            if _synth_title(title) or _STOP.match(title):
                 continue
             out.append((j, title, " ".join(c for c in cells[1:] if c)))
         return out
@@ -266,7 +322,7 @@ def _numbered_starts(lines: list[str]) -> list[tuple[int, str, str]]:
             if key == 1:  # a new list from 1 (the synthesis's steps): the perspectives ended
                 break
             continue
-        if _STOP.match(rest) or _SYNTH_TITLE.match(_clean_title(rest)):
+        if _STOP.match(rest) or _synth_title(_clean_title(rest)):
             break
         title, body = _title_and_rest(rest)
         out.append((i, title, body))
@@ -290,19 +346,84 @@ def _bold_starts(lines: list[str]) -> list[tuple[int, str, str]]:
         if not m:
             continue
         title = _clean_title(m.group(1))
-        if _STOP.match(m.group(1)) or _SYNTH_TITLE.match(title):
+        if _STOP.match(m.group(1)) or _synth_title(title):
             if out:
                 break  # the synthesis: no perspective follows it
             continue
         before = lines[i - 1] if i else ""
         bullet = bool(_BULLET.match(line))
-        opens = (not before.strip() or bool(_BOLD.match(before))
-                 or (bullet and (bool(_BULLET.match(before)) or before.rstrip().endswith(":"))))
+        opens = (not before.strip() or bool(_BOLD.match(before)) or before.rstrip().endswith(":")
+                 or (bullet and bool(_BULLET.match(before))))
         if not opens:
             continue  # a lead-in opens a paragraph or a bullet of the top list
         if not out and _INTRO_TITLE.match(title):
             continue
         out.append((i, title, m.group(2).strip()))
+    return out
+
+
+def _titled_starts(lines: list[str]) -> list[tuple[int, str, str]]:
+    """Lines at the margin (plain or bulleted) that open with a short title: `Title: text`, `Title — text`, or the
+    title alone with its text on the next line or in a nested list (`- Legal` then `  - ...`)."""
+    out = []
+    for i, line in enumerate(lines):
+        if not line.strip() or line[:1] in (" ", "\t") or _HEADING.match(line):
+            continue
+        before = lines[i - 1] if i else ""
+        after = lines[i + 1] if i + 1 < len(lines) else ""
+        lead = _TITLED.match(line)
+        if lead:
+            title, rest = _clean_title(lead.group(1)), lead.group(2).strip()
+        elif _alone_as_title(line) and after.strip():
+            title, rest = _clean_title(_BULLET.sub("", line)), ""
+        else:
+            continue
+        if len(title.split()) > 5 or _NOT_A_VIEW.match(title):
+            continue
+        opens = (not before.strip() or before[:1] in (" ", "\t") or before.rstrip().endswith(":")
+                 or bool(out and out[-1][0] == i - 1))
+        if not opens:
+            continue
+        if _STOP.match(line) or _synth_title(title):
+            if out:
+                break
+            continue
+        if not out and _INTRO_TITLE.match(title):
+            continue
+        out.append((i, title, rest))
+    return out
+
+
+def _alone_as_title(line: str) -> bool:
+    """A short line that is a title, not a sentence: at most six words, no closing full stop, comma or colon-led
+    text after it."""
+    words = _BULLET.sub("", line).strip().split()
+    return 0 < len(words) <= 6 and not line.rstrip().endswith((".", ",", ";", "!")) and ": " not in line
+
+
+def _normalised(text: str) -> list[str]:
+    """The reply's lines with the decoration that hides a layout taken off: a setext heading (a title underlined
+    with === or ---) as a `#`/`##` heading, a blockquote's `>`, emoji and symbols before a title (`🛡️ Security`),
+    and an arrow or symbol bullet (`→ Legal: ...`) as `- `."""
+    out: list[str] = []
+    for line in text.splitlines():
+        underline = re.fullmatch(r"[ \t]*(=+|-+)[ \t]*", line)
+        if underline and len(line.strip()) >= 3 and out and _alone_as_title(out[-1]) \
+                and not (_HEADING.match(out[-1]) or _BULLET.match(out[-1])):
+            out[-1] = ("# " if line.strip()[0] == "=" else "## ") + out[-1].strip()
+            continue
+        line = re.sub(r"^[ \t]*>[ \t]?", "", line)
+        indent = line[:len(line) - len(line.lstrip())]
+        rest = line.lstrip()
+        if rest and rest[0] in _ARROWS:
+            line = indent + "- " + rest[1:].lstrip()
+        else:
+            stripped = rest
+            while stripped and unicodedata.category(stripped[0]) in ("So", "Sk", "Cf", "Mn"):
+                stripped = stripped[1:]
+            if stripped != rest and stripped.strip():
+                line = indent + stripped.lstrip()
+        out.append(line)
     return out
 
 
@@ -383,9 +504,13 @@ def _title_and_rest(value: str) -> tuple[str, str]:
     bold = _BOLD.match(value)
     if bold:
         return _clean_title(bold.group(1)), bold.group(2).strip()
+    closed = _CLOSING_BOLD.match(value)
+    if closed:  # "Full resistance.** Refuse ...": the bold that opened before the label closes after the title
+        return _clean_title(closed.group(1)).rstrip("."), closed.group(2).strip()
     head, sep, rest = value.partition(":")
-    if not sep:
-        head, sep, rest = value.partition(" — ")
+    for dash in (" — ", " – ", " - "):
+        if not sep:
+            head, sep, rest = value.partition(dash)
     if sep and len(head) <= 60:
         return _clean_title(head), rest.strip()
     if len(value) <= 60 and not value.endswith((".", "!", "?")):
