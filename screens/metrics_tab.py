@@ -70,8 +70,17 @@ class MetricPanel(Vertical):
             dt.cursor_coordinate = cursor
 
 
-PLOT_TITLES = {"means": "Means", "forest": "Effect sizes", "agreement": "Agreement",
-               "reliability": "Reliability diagram", "heatmap": "Similarity"}
+def prose(markdown: str) -> Text:
+    """A report's prose as the terminal shows it: headings bold, emphasis marks dropped, the words as they are."""
+    text = Text()
+    for k, line in enumerate(for_terminal(markdown).splitlines()):
+        if k:
+            text.append("\n")
+        if line.startswith("#"):
+            text.append(line.lstrip("#").strip(), style="bold")
+        else:
+            text.append(line.replace("**", ""))
+    return text
 
 
 def tab_pane(screen_tab, rendered) -> TabPane:
@@ -88,7 +97,7 @@ def tab_pane(screen_tab, rendered) -> TabPane:
                                      for kind in tab.plots), classes="plot-row"))
     for block in screen_tab.blocks:
         if isinstance(block, str):
-            children.append(Static(for_terminal(block), classes="metric-prose", markup=False))
+            children.append(Static(prose(block), classes="metric-prose"))
         else:
             children.append(MetricPanel(rendered(block)))
     return TabPane(tab.title, VerticalScroll(*children, id=f"scroll-{tab.id}", classes="metric-scroll"),

@@ -128,6 +128,10 @@ def markdown_blocks(text: str) -> list:
             while j < len(lines) and lines[j].startswith("|"):
                 rows.append(_cells(lines[j]))
                 j += 1
+            while prose and not prose[-1].strip():
+                prose.pop()
+            if caption and prose and prose[-1].strip().strip("*").rstrip(":").strip() == caption:
+                prose.pop()  # the caption becomes the table's title
             if "".join(prose).strip():
                 blocks.append("\n".join(prose).strip("\n"))
             prose = []
