@@ -247,8 +247,7 @@ class MetricsScreen(SectionScreen):
         if analysis is not None:
             status = f"{study_id}: {analysis.status_line()}  freeze hash {(analysis.data.freeze_hash or '-')[:12]}"
         else:
-            status = (f"{study_id} ({protocol_name}): {self.statuses.get(study_id, study.get('status', ''))}  "
-                      f"freeze hash {(study.get('freeze_hash') or '-')[:12]}")
+            status = f"{study_id} ({protocol_name}): {self.statuses.get(study_id) or study.get('status', '')}"
         return MetricsResult(study_id, analysis, tabs, door, marks, marks_line(marks, study["definition"]), status)
 
     async def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
@@ -299,8 +298,7 @@ class MetricsScreen(SectionScreen):
         box = self.query_one("#compare-input", Input)
         takes = self._takes_comparisons()
         box.disabled = not takes
-        box.placeholder = ("compare A:B:METRIC, ... (c)" if takes else
-                           f"{self.protocols.get(self.study_id or '', 'this protocol')} takes no comparisons")
+        box.placeholder = "compare A:B:METRIC, ... (c)" if takes else "no comparisons here"
         if not takes:
             box.value = ""
 

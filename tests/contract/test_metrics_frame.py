@@ -114,3 +114,30 @@ async def test_the_protocols_tabs_in_the_frame(metrics_store, protocol, tmp_path
     markdown = (saved / "tables.md").read_text(encoding="utf-8")
     assert markdown.splitlines()[0].startswith(f"# Metrics of {study.name}")
     assert all(m in markdown for m in marks if m != "SIMULATED") and marks[0].split(" (")[0] in markdown
+
+
+# One tab of each protocol's own, as a picture (hindsight's are tests/screens/test_metrics_screen.py's): the
+# frame's marks and keys around the protocol's tables, at 80×24 where the frame is tightest.
+SNAPSHOT_TABS = {"faultline": "spread", "m11": "bands", "calibration": "arm-a", "echo-toy": "answers"}
+
+
+@pytest.fixture
+def snapshot_store(built, protocol, tmp_path):
+    return stage(built, BY_PROTOCOL[protocol], "judged", tmp_path)
+
+
+@pytest.mark.parametrize("protocol", list(SNAPSHOT_TABS))
+def test_snapshot_of_a_protocol_tab(snap_compare, snapshot_store, protocol):
+    study = BY_PROTOCOL[protocol].name
+
+    async def run_before(pilot) -> None:
+        await pilot.press("5")
+        screen = pilot.app.screen
+        await wait_until(pilot, lambda: screen.protocols, what="the study list")
+        screen.query_one("#study-select", Select).value = study
+        await wait_until(pilot, lambda: screen.shown == study, timeout=120, what="the metrics")
+        screen.query_one("#metrics-tabs").active = f"tab-{SNAPSHOT_TABS[protocol]}"
+        screen.focus_first_table(quiet=True)
+        await idle(pilot)
+
+    assert snap_compare(make_app(snapshot_store), terminal_size=(80, 24), run_before=run_before)
