@@ -25,7 +25,7 @@ from textual.containers import Horizontal
 from textual.widgets import ProgressBar, Select, Static
 from textual.worker import Worker, WorkerState
 
-from screens.commands import ListProvider
+from screens.commands import StudyCommandProvider
 from screens.protocol_panels import PanelFeed, open_panel, study_panels
 from screens.run_transcript import TranscriptView
 from screens.widgets.run_grid import RunGrid
@@ -33,18 +33,11 @@ from screens.widgets.section import SectionScreen, chosen_study
 from screens.widgets.unsaved_guard import UnsavedGuard
 from workbench.runs.view import LiveStudy, grid_states, progress_line, status_label, stored_totals_line
 
-class RunCommands(ListProvider):
+
+class RunCommands(StudyCommandProvider):
     """`runs: …` palette commands of the Runs section: run, pause, resume, cancel, retry, show a transcript."""
 
-    async def startup(self) -> None:
-        from workbench.studies.lookup import list_studies
-
-        self.study_ids = [s["id"] for s in list_studies(self.app.db)]
-
-    def commands(self):
-        screen = self.screen
-        if not isinstance(screen, RunsScreen):
-            return []
+    def commands_for(self, screen):
         out = [(f"runs: show {study_id}", "its grid, progress and transcripts", partial(screen.select_study, study_id))
                for study_id in getattr(self, "study_ids", []) if study_id != screen.study_id]
         for action, title, help_text in (
