@@ -298,7 +298,8 @@ class MetricsScreen(SectionScreen):
         box = self.query_one("#compare-input", Input)
         takes = self._takes_comparisons()
         box.disabled = not takes
-        box.placeholder = "compare A:B:METRIC, ... (c)" if takes else "no comparisons here"
+        box.placeholder = ("compare A:B:METRIC, ... (c)" if takes else
+                           f"{self.protocols.get(self.study_id or '', 'this protocol')} takes no comparisons")
         if not takes:
             box.value = ""
 
