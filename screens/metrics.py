@@ -31,9 +31,10 @@ from screens.metrics_plots import (
     means_painter,
     reliability_painter,
 )
-from screens.metrics_tab import MetricPanel, label_column_width, tab_pane  # noqa: F401  (label_column_width: tests)
+from screens.metrics_tab import MetricPanel, tab_pane
 from screens.protocol_panels import open_panel, study_panels
 from screens.widgets.section import SectionScreen, chosen_study
+from screens.widgets.study_picker import StudyPicker
 from workbench.metrics.render import RenderedTable
 
 
@@ -46,6 +47,7 @@ class MetricsResult:
     marks: list[str] = field(default_factory=list)
     marks_line: str = ""
     status: str = ""
+    definition: dict = field(default_factory=dict)  # the study's (what its saved files' banner says)
 
     @property
     def tables(self) -> list[RenderedTable]:
@@ -74,8 +76,8 @@ class MetricsScreen(SectionScreen):
                         "result), where the protocol has one"),
         Binding("r", "recompute", "Recompute", id="metrics.recompute",
                 tooltip="Read the study again from the store and recompute every table"),
-        Binding("s", "focus_study", "Study", id="metrics.study", tooltip="Choose another study"),
-        Binding("c", "focus_compare", "Compare", id="metrics.compare",
+        Binding("s", "focus_input('study-select')", "Study", id="metrics.study", tooltip="Choose another study"),
+        Binding("c", "focus_input('compare-input')", "Compare", id="metrics.compare",
                 tooltip="Add comparisons, e.g. C1:B1:anticipation (enter to apply)"),
         Binding("enter", "drill", "Items behind", id="metrics.drill", show=True,
                 tooltip="Show the items, scores and verdicts behind the number under the cursor"),
@@ -103,7 +105,7 @@ class MetricsScreen(SectionScreen):
             return self.focused is not None and self.focused.id in self.INPUTS
         if action == "save":
             return self.result is not None
-        if action == "focus_compare":
+        if action == "focus_input" and parameters == ("compare-input",):
             return self._takes_comparisons()
         if action == "drill":  # only where a table of this tab has items behind its numbers
             tab = self._active_tab()
@@ -139,8 +141,7 @@ class MetricsScreen(SectionScreen):
     def compose_section(self) -> ComposeResult:
         with Horizontal(id="metrics-bar"):
             # no blank row: a prompt row is no study one could choose (it was, and errored)
-            yield Select(NO_STUDIES, id="study-select", allow_blank=False, compact=True,
-                         tooltip="The study to analyse")
+            yield StudyPicker(empty=NO_STUDIES, tooltip="The study to analyse")
             yield Input(placeholder="compare A:B:METRIC, ... (c)", id="compare-input", compact=True)
         yield Static("", id="metrics-marks", markup=False)
         yield Static("Pick a study.", id="metrics-status", markup=False)
@@ -164,7 +165,7 @@ class MetricsScreen(SectionScreen):
         return study_list(self.app.db)
 
     def _show_studies(self, studies: list[dict]) -> None:
-        select = self.query_one("#study-select", Select)
+        select = self.query_one(StudyPicker)
         self.protocols = {s["id"]: s["protocol"] for s in studies}
         self.statuses = {s["id"]: s["status_text"] for s in studies}
         # the status is the core's one definition (store.studies.study_status)
@@ -176,10 +177,7 @@ class MetricsScreen(SectionScreen):
             target = chosen
         else:
             target = self.study_id if self.study_id in ids else (ids[0] if ids else None)
-        with self.prevent(Select.Changed):
-            select.set_options(options or NO_STUDIES)
-            if target:
-                select.value = target
+        select.show(options, target)
         if not studies:
             self.study_id = None
             self._clear("No study in the store yet: create one with `workbench --batch study create FILE`.")
@@ -248,7 +246,8 @@ class MetricsScreen(SectionScreen):
             status = f"{study_id}: {analysis.status_line()}  freeze hash {(analysis.data.freeze_hash or '-')[:12]}"
         else:
             status = f"{study_id} ({protocol_name}): {self.statuses.get(study_id) or study.get('status', '')}"
-        return MetricsResult(study_id, analysis, tabs, door, marks, marks_line(marks, study["definition"]), status)
+        return MetricsResult(study_id, analysis, tabs, door, marks, marks_line(marks, study["definition"]), status,
+                             study["definition"])
 
     async def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         group = event.worker.group
@@ -479,11 +478,9 @@ class MetricsScreen(SectionScreen):
         self.load_studies()
         self.compute()
 
-    def action_focus_study(self) -> None:
-        self.query_one("#study-select", Select).focus()
-
-    def action_focus_compare(self) -> None:
-        self.query_one("#compare-input", Input).focus()
+    def action_focus_input(self, widget_id: str) -> None:
+        """s: the study picker; c: the compare input (one of INPUTS)."""
+        self.query_one(f"#{widget_id}").focus()
 
     def action_leave_input(self) -> None:
         """To the active tab's first table, else to the tab bar: never left in an input (issue 43: on a tab with
@@ -501,6 +498,7 @@ class MetricsScreen(SectionScreen):
         before writing into one that holds files, then write what is on screen."""
         from screens.ask_dialog import AskDialog
         from screens.folder_ask import ask_to_write
+        from workbench.exports.metrics_files import screen_files
         from workbench.files.defaults import OUTPUT_ENV, default_output
 
         study_id = result.study_id
@@ -512,9 +510,9 @@ class MetricsScreen(SectionScreen):
             "documents folder.)", value=str(default_output(study_id, "metrics-screen"))))
         if not folder or result is not self.result:
             return
-        replace = await ask_to_write(self, folder)
+        plots = {plot.id.removeprefix("plot-"): plot.as_text() for plot in self.query(MetricPlot)}
+        replace = await ask_to_write(self, folder, screen_files(result.tabs, plots))
         if replace is not None and result is self.result:
-            plots = {plot.id.removeprefix("plot-"): plot.as_text() for plot in self.query(MetricPlot)}
             self._save_to(folder, result, plots, replace)
 
     @work(thread=True, exclusive=True, group="metrics-save", exit_on_error=False)
@@ -531,7 +529,8 @@ class MetricsScreen(SectionScreen):
         finally:
             db.close()
         written = save_screen(folder, result.study_id, result.tabs, plots, marks=result.marks,
-                              metrics_csv=csv_text(result.study_id, doc), replace=replace)
+                              definition=result.definition, metrics_csv=csv_text(result.study_id, doc),
+                              replace=replace)
         return f"saved {len(written)} files to {Path(folder).expanduser().resolve()}"
 
     # -- DQ-3 concerns ----------------------------------------------------------------------------------

@@ -30,14 +30,16 @@ def metrics_store(built, protocol, tmp_path):
     return db, (tmp_path / "report.md").read_text(encoding="utf-8")
 
 
-def expected_marks(db_path, study: str) -> list[str]:
+def expected_marks(db_path, study: str) -> tuple[list[str], bool]:
+    """The study's marks, and whether its protocol has a treatment fidelity table."""
     from store import open_store
     from workbench.exports.metrics_files import study_marks
+    from workbench.fidelity.study import study_fidelity
     from workbench.studies.lookup import load_study
 
     db = open_store(db_path)
     try:
-        return study_marks(db, study, load_study(db, study)["definition"])
+        return study_marks(db, study, load_study(db, study)["definition"]), study_fidelity(db, study) is not None
     finally:
         db.close()
 
@@ -60,7 +62,7 @@ async def escape_leaves_every_input(pilot) -> None:
 async def test_the_protocols_tabs_in_the_frame(metrics_store, protocol, tmp_path):
     study = BY_PROTOCOL[protocol]
     db, report = metrics_store
-    marks = expected_marks(db, study.name)
+    marks, fidelity = expected_marks(db, study.name)
     assert marks, "every contract study carries a mark (sim: SIMULATED; the toy's mock: a dry run)"
     app = make_app(db)
     async with app.run_test(size=(140, 40)) as pilot:
@@ -73,6 +75,8 @@ async def test_the_protocols_tabs_in_the_frame(metrics_store, protocol, tmp_path
 
         titles = [str(t.label) for t in screen.query_one("#metrics-tabs").query("ContentTab")]
         assert titles == [t.tab.title for t in screen.result.tabs] and titles
+        # the treatment fidelity table (workbench.fidelity) is the last tab of every protocol that has one
+        assert (titles[-1] == "Fidelity") == fidelity and titles.count("Fidelity") == int(fidelity)
         if protocol == "echo-toy":
             assert titles == ["Answers"]  # the outside package's own tab
             assert type(registry.get(protocol)).metrics_tabs is not StudyProtocol.metrics_tabs
@@ -90,6 +94,7 @@ async def test_the_protocols_tabs_in_the_frame(metrics_store, protocol, tmp_path
             drill = screen.check_action("drill", ())
             assert drill == any(getattr(t, "refs", None) for t in screen_tab.tables)  # enter only where it drills
         await escape_leaves_every_input(pilot)
+        shown_marks = str(screen.query_one("#metrics-marks").render())
 
         await pilot.resize_terminal(80, 24)
         await pilot.pause()
@@ -111,9 +116,12 @@ async def test_the_protocols_tabs_in_the_frame(metrics_store, protocol, tmp_path
             head, *rows = list(csv.reader(fh))
         assert head == [*(["simulated"] if "SIMULATED" in marks else []), "marks", *table.columns], table.id
         assert rows == [[*marked, *row] for row in table.rows], table.id  # the marks on every row
+    assert ("fidelity.csv" in {p.name for p in saved.iterdir()}) == fidelity
     markdown = (saved / "tables.md").read_text(encoding="utf-8")
     assert markdown.splitlines()[0].startswith(f"# Metrics of {study.name}")
     assert all(m in markdown for m in marks if m != "SIMULATED") and marks[0].split(" (")[0] in markdown
+    if not study.raters:  # issue 43: faultline's banner spoke of simulated raters it does not have
+        assert "raters" not in shown_marks and "simulated raters" not in markdown
 
 
 # One tab of each protocol's own, as a picture (hindsight's are tests/screens/test_metrics_screen.py's): the

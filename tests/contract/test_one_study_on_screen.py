@@ -171,8 +171,9 @@ its eval metadata), a CSV a
             door = protocol.analysis()
             tabs = screen_tabs(db, study.name, protocol, door.analyze(db, study.name) if door else None)
             out = tmp_path / study.name / "metrics-screen"
-            save_screen(out, study.name, tabs, {"means": "a plot"},
-                        marks=study_marks(db, study.name, load_study(db, study.name)["definition"]),
+            definition = load_study(db, study.name)["definition"]
+            save_screen(out, study.name, tabs, {"means": "a plot"}, marks=study_marks(db, study.name, definition),
+                        definition=definition,
                         metrics_csv=csv_text(study.name, study_metrics(db, study.name, csv=True)[0]))
             folders.append(out)
             for path in (p for f in folders for p in f.rglob("*") if p.is_file()):

@@ -179,13 +179,23 @@ class ScreenTab:
     markdown: str
 
 
+FIDELITY_TAB = "fidelity"
+
+
 def screen_tabs(db, study_id: str, protocol, analysis=None) -> list[ScreenTab]:
-    """The study's Metrics tabs: the protocol's `metrics_tabs`, else one tab per report section. A tab that
-    names no tables has those of its Markdown, in place (their ids unique across the tabs)."""
+    """The study's Metrics tabs: the protocol's `metrics_tabs`, else one tab per report section, then the
+    treatment fidelity table (workbench.fidelity, as `metrics` and the report print it) for a protocol that
+    names defining steps. A tab that names no tables has those of its Markdown, in place (their ids unique
+    across the tabs)."""
+    from workbench.fidelity.study import study_fidelity
+
     tabs = protocol.metrics_tabs(db, study_id, {"analysis": analysis})
     if tabs is None:
         tabs = [MetricsTab(f"s{k}", s.title, text=f"## {s.title}\n\n{s.body}")
                 for k, s in enumerate(protocol.report_sections(db, study_id, {}), start=1)]
+    fidelity = study_fidelity(db, study_id)
+    if fidelity is not None:
+        tabs = [*tabs, MetricsTab(FIDELITY_TAB, "Fidelity", tables=[fidelity.rendered()])]
     used: set[str] = set()
     out = []
     for tab in tabs:
@@ -216,17 +226,25 @@ def to_markdown(table) -> str:
     return markdown(table)
 
 
+def screen_files(tabs: list[ScreenTab], plots: dict[str, str]) -> set[str]:
+    """The names of the files `save_screen` writes (the save dialog names a hand-edited one among them)."""
+    return ({"tables.md", "metrics.csv"} | {f"{t.id}.csv" for tab in tabs for t in tab.tables}
+            | {f"{name}.txt" for name in plots})
+
+
 def save_screen(out: str | Path, study_id: str, tabs: list[ScreenTab], plots: dict[str, str], *,
-                marks: list[str], metrics_csv: str, replace: bool = False) -> list[Path]:
+                marks: list[str], definition: dict, metrics_csv: str, replace: bool = False) -> list[Path]:
     """What the Metrics section's `w` writes into folder `out`: `tables.md` (each tab's Markdown as the report
     prints it, or its tables rendered so), `<table id>.csv` per table with the study's marks on every row
-    (a `simulated` column, and `marks`), `<plot>.txt` per plot and `metrics.csv` (`metrics --csv`'s rows).
+    (a `simulated` column, and `marks`; `definition`: the study's, for its banner), `<plot>.txt` per plot and `metrics.csv` (`metrics --csv`'s rows).
     Only the workbench's own files are ever replaced (`replace`); raises workbench.files.WriteError."""
     from workbench.files import write_folder
-    from workbench.simmodel.label import BANNER, LABEL
+    from workbench.simmodel.label import LABEL
+    from workbench.simulation.marks import banner as simulated_banner
 
     simulated = LABEL in marks
-    head = ([f"{LABEL}: {BANNER}"] if simulated else []) + [m for m in marks if m != LABEL]
+    # the banner names simulated raters only for a study that has raters (issue 43: faultline's did)
+    head = ([f"{LABEL}: {simulated_banner(definition)}"] if simulated else []) + [m for m in marks if m != LABEL]
     banner = "".join(f"{line}\n\n" for line in head)
     mark_columns = (["simulated"] if simulated else []) + (["marks"] if marks else [])
     mark_cells = ([LABEL] if simulated else []) + (["; ".join(marks)] if marks else [])
