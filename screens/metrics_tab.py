@@ -15,19 +15,29 @@ from workbench.safe_text import for_terminal
 
 PANEL_CHROME = 6  # the panel's margins and the scroll bar beside it
 CELL_PADDING = 2  # a DataTable cell's padding, left and right
-LABEL_MIN = 14
+LABEL_MIN = 14    # the label column is narrower only when its labels are
 
 
-def label_column_width(table, width: int) -> int | None:
-    """The first column's width when the whole table would be wider than `width`, else None (natural)."""
-    def natural(k: int) -> int:
-        return max([len(table.columns[k]), *(len(str(r[k])) for r in table.rows if k < len(r))])
-
-    others = sum(natural(k) + CELL_PADDING for k in range(1, len(table.columns)))
-    label = natural(0) if table.columns else 0
-    if label + CELL_PADDING + others <= width:
+def column_widths(table, width: int) -> list[int] | None:
+    """Each column's width so the whole table fits `width`, or None when it fits as it is. The first (label)
+    column gives way first, then the others in proportion to what they lose; none is narrower than its
+    header or its longest word, so a cell wraps between words and nothing is cut (issue 43: "(Chain-of-thou /
+    ght)" and "0.21 (n too small" at 140 columns). A table whose floors alone are wider keeps the floors."""
+    cells = [[table.columns[k], *(str(r[k]) for r in table.rows if k < len(r))] for k in range(len(table.columns))]
+    if not cells:
         return None
-    return max(LABEL_MIN, width - others - CELL_PADDING)
+    natural = [max(len(line) for c in col for line in c.splitlines() or [""]) for col in cells]
+    # a header is one line: whole; a cell wraps between its words
+    floor = [max([len(col[0]), *(len(word) for c in col for word in c.split())]) for col in cells]
+    floor[0] = min(natural[0], max(floor[0], LABEL_MIN))
+    room = width - CELL_PADDING * len(natural)
+    if sum(natural) <= room:
+        return None
+    if floor[0] + sum(natural[1:]) <= room:  # the label column alone gives way
+        return [room - sum(natural[1:]), *natural[1:]]
+    give = [n - f for n, f in zip(natural[1:], floor[1:])]
+    spare = max(0, room - sum(floor))
+    return [floor[0], *(f + (g * spare // sum(give) if sum(give) else 0) for f, g in zip(floor[1:], give))]
 
 
 class MetricPanel(Vertical):
@@ -53,19 +63,19 @@ class MetricPanel(Vertical):
             self._fill(self.size.width)
 
     def _fill(self, width: int) -> None:
-        """Fill the table so every column fits `width`: the first (label) column gives way and wraps,
-        the numbers, targets and verdicts to its right stay whole (issue 24: Target/Result were cut)."""
+        """Fill the table so every column fits `width` (`column_widths`): the label column gives way and
+        wraps first, so the numbers, targets and verdicts to its right stay whole where they can (issue 24)."""
         self._filled_for = width
         dt = self.query_one(DataTable)
         cursor = dt.cursor_coordinate
         dt.clear(columns=True)
-        label_width = label_column_width(self.table, width)
+        widths = column_widths(self.table, width)
         for k, name in enumerate(self.table.columns):
-            dt.add_column(name, width=label_width if k == 0 else None)
+            dt.add_column(name, width=widths[k] if widths else None)
         for row in self.table.rows:  # cells may quote items and replies: plain text, never markup
             cells = [Text(for_terminal(cell)) if isinstance(cell, str) else cell for cell in row]
             dt.add_row(*(cells + [""] * (len(self.table.columns) - len(cells)))[:len(self.table.columns)],
-                       height=None if label_width else 1)
+                       height=None if widths else 1)
         if self.table.rows:
             dt.cursor_coordinate = cursor
 
