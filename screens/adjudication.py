@@ -8,7 +8,6 @@ The queue comes from `workbench.scoring.adjudication.queue` and the record from 
 from __future__ import annotations
 
 from textual import work
-from textual.binding import Binding
 
 from screens.ask_dialog import AskDialog
 from screens.confirm import CANCEL, Choice, ChoiceDialog
@@ -21,11 +20,8 @@ class AdjudicationScreen(QueueScreen):
     PREFIX = "adj"
     TITLE = "Adjudication queue of {study}"
     COLUMNS = ("item", "state", "criterion", "raters", "case")  # at 80 columns the case gives way
-    BINDINGS = [
-        Binding("escape", "close", "Close", id="adjudication.close", tooltip="Back to the studies"),
-        Binding("enter", "act", "Adjudicate", id="adjudication.record",
-                tooltip="Record a third rater's score or a consensus for the criterion under the cursor"),
-    ]
+    KEYS = "adjudication"
+    ACT = ("record", "Adjudicate", "Record a third rater's score or a consensus for the criterion under the cursor")
 
     def load(self) -> list:
         from workbench.scoring.adjudication import queue

@@ -9,7 +9,6 @@ enough words, a Ridge's switching assumption, unblinded first) are the core's, s
 from __future__ import annotations
 
 from textual import work
-from textual.binding import Binding
 
 from screens.ask_dialog import AskDialog
 from screens.confirm import CANCEL, Choice, ChoiceDialog
@@ -22,11 +21,9 @@ class TopologyReviewScreen(QueueScreen):
     PREFIX = "topo"
     TITLE = "Topology review of {study}"
     COLUMNS = ("case", "condition", "pattern", "automatic", "reviewed by")
-    BINDINGS = [
-        Binding("escape", "close", "Close", id="topology.close", tooltip="Back to the studies"),
-        Binding("enter", "act", "Review", id="topology.review",
-                tooltip="Record your coding (Basin, Ridge or Plateau) of the row under the cursor, with a reason"),
-    ]
+    KEYS = "topology"
+    ACT = ("review", "Review", "Record your coding (Basin, Ridge or Plateau) of the row under the cursor, with a "
+           "reason")
 
     def load(self) -> list:
         from workbench.protocols.hindsight.topology_review import review_rows

@@ -5,6 +5,7 @@ a row reads and what enter does)."""
 from __future__ import annotations
 
 from textual.app import ComposeResult
+from textual.binding import Binding
 from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import DataTable, Static
@@ -22,6 +23,14 @@ class QueueScreen(ModalScreen[None]):
     PREFIX = "queue"                 # the ids: <prefix>-title, <prefix>-table, <prefix>-hint
     TITLE = "{study}"                # the title, given the study
     COLUMNS: tuple[str, ...] = ()
+    KEYS = "queue"                   # its bindings' ids: <keys>.close and <keys>.<the act's id>
+    ACT = ("act", "Act", "Act on the row under the cursor")  # enter's binding: (id, label, tooltip)
+
+    def __init_subclass__(cls, **kwargs) -> None:
+        super().__init_subclass__(**kwargs)
+        act_id, label, tooltip = cls.ACT
+        cls.BINDINGS = [Binding("escape", "close", "Close", id=f"{cls.KEYS}.close", tooltip="Back to the studies"),
+                        Binding("enter", "act", label, id=f"{cls.KEYS}.{act_id}", tooltip=tooltip)]
 
     def __init__(self, study_id: str) -> None:
         super().__init__()
