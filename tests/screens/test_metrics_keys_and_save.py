@@ -9,6 +9,7 @@ from textual.widgets import DataTable, Input
 
 from screens.ask_dialog import AskDialog
 from store import open_store
+from tests.screens.study_screen_helpers import wait_until
 from tests.screens.test_metrics_screen import MetricsOnlyApp, panel_cells, seeded_path, wait_shown
 
 
@@ -79,15 +80,15 @@ async def test_a_hand_edited_file_is_named_before_any_key_and_the_save_echoes_it
         await wait_shown(pilot)
         for attempt in range(2):
             await pilot.press("w")
-            await pilot.pause()
+            await wait_until(pilot, lambda: isinstance(app.screen, AskDialog), what="the folder question")
             app.screen.query_one(Input).value = "saved"  # relative to the working folder
             await pilot.press("enter")
-            await pilot.app.workers.wait_for_complete()
-            await pilot.pause()
-            if attempt == 0:
+            if attempt == 0:  # an empty folder: written without a question
+                await pilot.app.workers.wait_for_complete()
+                await pilot.pause()
                 assert notes and notes[-1].endswith(f"files to {tmp_path / 'saved'}")
                 (tmp_path / "saved" / "tables.md").write_text("my own notes", encoding="utf-8")
-        assert isinstance(app.screen, ChoiceDialog)
+        await wait_until(pilot, lambda: isinstance(app.screen, ChoiceDialog), what="the folder dialog")
         assert "tables.md" in app.screen.message and "edited by hand" in app.screen.message
         assert [c.id for c in app.screen.choices] == ["cancel"]
         await pilot.press("escape")
