@@ -14,6 +14,7 @@ from screens.ask_dialog import AskDialog
 from screens.launch import make_app
 from tests.contract.conftest import quiet, stage
 from tests.contract.studies import BY_PROTOCOL, STUDIES
+from tests.studies.test_lineage import earlier  # noqa: F401  (a fixture)
 from tests.contract.test_shared_screens import idle, on_screen
 from tests.screens.study_screen_helpers import wait_until
 from workbench.protocol import registry
@@ -149,3 +150,21 @@ def test_snapshot_of_a_protocol_tab(snap_compare, snapshot_store, protocol):
         await idle(pilot)
 
     assert snap_compare(make_app(snapshot_store), terminal_size=(80, 24), run_before=run_before)
+
+
+def test_an_exploratory_study_carries_the_mark(earlier):
+    """Issue 43: the marks above every tab (and on every saved row) include EXPLORATORY where issue 42's lineage
+    labels the study so, naming the earlier study; a study on other data carries none."""
+    from tests.studies.test_lineage import _create
+    from workbench.exports.metrics_files import study_marks
+    from workbench.studies import freeze_study
+    from workbench.studies.lookup import load_study
+
+    db, best = earlier
+    _create(db, "cal-again", best)
+    freeze_study(db, "cal-again")
+    marks = study_marks(db, "cal-again", load_study(db, "cal-again")["definition"])
+    assert any(m.startswith("EXPLORATORY") and "'cal-first'" in m for m in marks), marks
+    _create(db, "cal-elsewhere", 1.0, seed=10)
+    other = study_marks(db, "cal-elsewhere", load_study(db, "cal-elsewhere")["definition"])
+    assert not any("EXPLORATORY" in m for m in other), other

@@ -83,14 +83,18 @@ CELL_SPLIT = re.compile(r"(?<!\\)\|")  # a cell's own "|" is escaped as "\|" (re
 
 def study_marks(db, study_id: str, definition: dict) -> list[str]:
     """What every tab of the Metrics section and every row `w` saves carries: SIMULATED, a dry run on `mock`,
-    the evaluators a pre-registered rule excluded from the tables."""
+    EXPLORATORY (with the earlier studies that make it so), the evaluators a pre-registered rule excluded."""
     from workbench.evaluators.exclusions import excluded
     from workbench.simulation.marks import is_placeholder
     from workbench.simmodel.label import LABEL, is_simulated
+    from workbench.studies.lineage import exploratory
 
     marks = [LABEL] if is_simulated(definition) else []
     if is_placeholder(definition):
         marks.append(DRY_RUN)
+    why = exploratory(db, study_id)  # an earlier study's results on the same data (issue 42's lineage)
+    if why:
+        marks.append("EXPLORATORY, not confirmatory: " + "; ".join(why))
     left_out = excluded(db, study_id)
     if left_out:
         marks.append("excluded evaluators: " + ", ".join(f"{name} ({kind})" for name, kind in sorted(left_out.items())))
