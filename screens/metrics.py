@@ -1,11 +1,12 @@
 """The Metrics section: a frame around the tabs the chosen study's protocol names.
 
 The frame is the same for every protocol: the study picker, the study's marks (SIMULATED, a dry run,
-evaluators a pre-registered rule excluded) above every tab, the compare input (for a protocol that takes
-comparisons), the save key and the drill-down key. The tabs are the protocol's
+EXPLORATORY, evaluators a pre-registered rule excluded) above every tab, the compare input (for a protocol
+that takes comparisons), the save key and the drill-down key. The tabs are the protocol's
 (`StudyProtocol.metrics_tabs`, laid out by `workbench.exports.metrics_files.screen_tabs`): hindsight's
 tables, agreement, decision quality, topology, calibration and counts from its analysis, with plots and
-drill-downs; the other protocols' report sections, their tables read from the Markdown the report prints.
+drill-downs; the other protocols' report sections, their tables read from the Markdown the report prints;
+then, for every protocol with defining steps, the treatment fidelity table.
 Everything is computed in a thread worker with its own store connection (embeddings come from the store's
 cache, so a second look embeds nothing). A key a tab does not use is off there: enter only where a table
 has items behind its numbers, a and k only on the tab that names them.
