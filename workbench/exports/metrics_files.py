@@ -191,7 +191,9 @@ def screen_tabs(db, study_id: str, protocol, analysis=None) -> list[ScreenTab]:
     treatment fidelity table (workbench.fidelity, as `metrics` and the report print it) for a protocol that
     names defining steps. A tab that names no tables has those of its Markdown, in place (their ids unique
     across the tabs)."""
+    from store.studies import get_study
     from workbench.fidelity.study import study_fidelity
+    from workbench.metrics.render import FORCED_TAG
 
     tabs = protocol.metrics_tabs(db, study_id, {"analysis": analysis})
     if tabs is None:
@@ -199,7 +201,10 @@ def screen_tabs(db, study_id: str, protocol, analysis=None) -> list[ScreenTab]:
                 for k, s in enumerate(protocol.report_sections(db, study_id, {}), start=1)]
     fidelity = study_fidelity(db, study_id)
     if fidelity is not None:
-        tabs = [*tabs, MetricsTab(FIDELITY_TAB, "Fidelity", tables=[fidelity.rendered()])]
+        table = fidelity.rendered()
+        if (get_study(db, study_id) or {}).get("unblind_forced"):
+            table.title = f"{table.title} {FORCED_TAG}"  # as every table of a study unblinded by force
+        tabs = [*tabs, MetricsTab(FIDELITY_TAB, "Fidelity", tables=[table])]
     used: set[str] = set()
     out = []
     for tab in tabs:
