@@ -8,75 +8,37 @@ The queue comes from `workbench.scoring.adjudication.queue` and the record from 
 from __future__ import annotations
 
 from textual import work
-from textual.app import ComposeResult
-from textual.binding import Binding
-from textual.containers import Vertical
-from textual.screen import ModalScreen
-from textual.widgets import DataTable, Static
 
 from screens.ask_dialog import AskDialog
 from screens.confirm import CANCEL, Choice, ChoiceDialog
+from screens.widgets.queue_screen import QueueScreen
 
 
-class AdjudicationScreen(ModalScreen[None]):
+class AdjudicationScreen(QueueScreen):
     """The queue as a table; enter records an adjudication for the row under the cursor."""
 
-    DEFAULT_CSS = """
-    AdjudicationScreen { align: center middle; background: $background 60%; }
-    AdjudicationScreen > Vertical { width: 95%; height: 85%; border: thick $accent; background: $surface;
-                                    padding: 0 1; }
-    AdjudicationScreen #adj-title { text-style: bold; }
-    AdjudicationScreen #adj-table { height: 1fr; }
-    AdjudicationScreen #adj-hint { color: $text-muted; }
-    """
+    PREFIX = "adj"
+    TITLE = "Adjudication queue of {study}"
+    COLUMNS = ("item", "state", "criterion", "raters", "case")  # at 80 columns the case gives way
+    KEYS = "adjudication"
+    ACT = ("record", "Adjudicate", "Record a third rater's score or a consensus for the criterion under the cursor")
 
-    BINDINGS = [
-        Binding("escape", "close", "Close", id="adjudication.close", tooltip="Back to the studies"),
-        Binding("enter", "adjudicate", "Adjudicate", id="adjudication.record",
-                tooltip="Record a third rater's score or a consensus for the criterion under the cursor"),
-    ]
-
-    def __init__(self, study_id: str) -> None:
-        super().__init__()
-        self.study_id = study_id
-        self.items: list = []
-
-    def compose(self) -> ComposeResult:
-        with Vertical():
-            yield Static(f"Adjudication queue of {self.study_id}", id="adj-title", markup=False)
-            yield DataTable(id="adj-table", cursor_type="row", zebra_stripes=True)
-            yield Static("", id="adj-hint", markup=False)
-
-    def on_mount(self) -> None:
-        table = self.query_one(DataTable)
-        table.add_columns("item", "state", "criterion", "raters", "case")  # at 80 columns the case gives way
-        self.reload()
-
-    def reload(self) -> None:
+    def load(self) -> list:
         from workbench.scoring.adjudication import queue
 
-        self.items = queue(self.app.db, self.study_id)
-        table = self.query_one(DataTable)
-        table.clear()
-        for d in self.items:
-            state = "open" if d.adjudicated is None else f"adjudicated {d.adjudicated:g}"
-            table.add_row(d.item_id, state, f"{d.rubric_id}.{d.criterion}", ", ".join(d.raters), d.case_id)
-        open_items = sum(1 for d in self.items if d.adjudicated is None)
-        self.query_one("#adj-hint", Static).update(
-            f"{len(self.items)} disagreement(s) beyond the margin, {open_items} open · enter records one · "
-            "escape closes" if self.items else "No disagreement beyond the margin. escape closes")
+        return queue(self.app.db, self.study_id)
 
-    def action_close(self) -> None:
-        self.dismiss(None)
+    def cells(self, d) -> tuple:
+        state = "open" if d.adjudicated is None else f"adjudicated {d.adjudicated:g}"
+        return d.item_id, state, f"{d.rubric_id}.{d.criterion}", ", ".join(d.raters), d.case_id
 
-    def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
-        event.stop()  # enter on the table's row: the same as the screen's enter
-        self.action_adjudicate()
+    def hint(self) -> str:
+        open_items = sum(1 for d in self.rows if d.adjudicated is None)
+        return (f"{len(self.rows)} disagreement(s) beyond the margin, {open_items} open · enter records one · "
+                "escape closes" if self.rows else "No disagreement beyond the margin. escape closes")
 
-    def action_adjudicate(self) -> None:
-        table = self.query_one(DataTable)
-        if self.items:
-            self._record(self.items[table.cursor_row])
+    def act(self, item) -> None:
+        self._record(item)
 
     @work(exclusive=True, group="adjudicate", exit_on_error=False)
     async def _record(self, item) -> None:

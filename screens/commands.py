@@ -30,6 +30,23 @@ class ListProvider(Provider):
                 yield Hit(score, matcher.highlight(title), callback, text=title, help=help_text)
 
 
+class StudyCommandProvider(ListProvider):
+    """A section's palette commands over the stored studies (`study_ids`, read as the palette opens), offered
+    while that section, which lists this provider in its `COMMANDS`, is on top."""
+
+    async def startup(self) -> None:
+        from workbench.studies.lookup import list_studies
+
+        self.study_ids = [s["id"] for s in list_studies(self.app.db)]
+
+    def commands(self):
+        screen = self.screen
+        return self.commands_for(screen) if type(self) in getattr(screen, "COMMANDS", ()) else []
+
+    def commands_for(self, screen) -> list[tuple[str, str, object]]:
+        raise NotImplementedError
+
+
 class NavigationCommands(ListProvider):
     """`go: <Section>` for every section the app has."""
 

@@ -1,31 +1,29 @@
-"""The Metrics section: one study's tables (hindsight's: Tables 1-4, agreement, decision quality,
-calibration and probes), plots and drill-downs.
+"""The Metrics section: a frame around the tabs the chosen study's protocol names.
 
-Pick a study at the top; its protocol's analysis (`StudyProtocol.analysis()`, asked through the
-registry) runs in a thread worker (its own store connection; embeddings come from the store cache, so
-a second look embeds nothing) and every panel is filled from the same rendered tables the batch
-`metrics` command prints and the report writes. A protocol with no such analysis shows its `metrics`
-text here, and its own results screen with o. Each panel shows mean [95% CI]
-cells; enter on a number opens the items and scores behind it. A blinded
-study shows only condition-free panels, and its drill-downs show who scored,
-not what. Plots: means with CI bars, the effect-size forest plot, agreement
-by criterion, the reliability diagram and a run's DQ-1 similarity heatmap.
+The frame is the same for every protocol: the study picker, the study's marks (SIMULATED, a dry run,
+EXPLORATORY, evaluators a pre-registered rule excluded) above every tab, the compare input (for a protocol
+that takes comparisons), the save key and the drill-down key. The tabs are the protocol's
+(`StudyProtocol.metrics_tabs`, laid out by `workbench.exports.metrics_files.screen_tabs`): hindsight's
+tables, agreement, decision quality, topology, calibration and counts from its analysis, with plots and
+drill-downs; the other protocols' report sections, their tables read from the Markdown the report prints;
+then, for every protocol with defining steps, the treatment fidelity table.
+Everything is computed in a thread worker with its own store connection (embeddings come from the store's
+cache, so a second look embeds nothing). A key a tab does not use is off there: enter only where a table
+has items behind its numbers, a and k only on the tab that names them.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
-from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal, Vertical, VerticalScroll
-from textual.widgets import DataTable, Input, Select, Static, TabbedContent, TabPane
+from textual.containers import Horizontal
+from textual.widgets import DataTable, Input, Select, Static, TabbedContent, Tabs
 from textual.worker import Worker, WorkerState
 
 from screens.metrics_drill import DrillDownScreen
-from screens.protocol_panels import open_panel, study_panels
 from screens.metrics_plots import (
     MetricPlot,
     agreement_painter,
@@ -34,105 +32,41 @@ from screens.metrics_plots import (
     means_painter,
     reliability_painter,
 )
+from screens.metrics_tab import MetricPanel, tab_pane
+from screens.protocol_panels import open_panel, study_panels
 from screens.widgets.section import SectionScreen, chosen_study
-from workbench.metrics.render import RenderedTable, base_id
-from workbench.safe_text import for_terminal
-
-# Which tab each rendered table goes to.
-TAB_OF = {
-    "overall": "tab-tables", "table1": "tab-tables", "table2": "tab-tables", "table3": "tab-tables",
-    "table4": "tab-tables", "predictions": "tab-tables",
-    "agreement": "tab-agreement", "judges": "tab-agreement", "panel": "tab-agreement",
-    "judge_errors": "tab-agreement", "audit": "tab-agreement",
-    "dq": "tab-dq", "dq_baseline": "tab-dq",
-    "calibration": "tab-calibration", "reliability": "tab-calibration",
-    "probes": "tab-tables", "counts": "tab-counts",
-}
+from screens.widgets.study_picker import StudyPicker
+from workbench.metrics.render import RenderedTable
 
 
 @dataclass
 class MetricsResult:
     study_id: str
-    analysis: object            # None: the protocol has no analysis for this section (`text` is its metrics)
-    tables: list[RenderedTable]
+    analysis: object            # the protocol's analysis (None: it has none; its tabs are its report's)
+    tabs: list                  # workbench.exports.metrics_files.ScreenTab, in order
     door: object = None         # the protocol's MetricsAnalysis, which made `analysis`
-    text: str = ""
+    marks: list[str] = field(default_factory=list)
+    marks_line: str = ""
+    status: str = ""
+    definition: dict = field(default_factory=dict)  # the study's (what its saved files' banner says)
+
+    @property
+    def tables(self) -> list[RenderedTable]:
+        """Every table of every tab, as the panels show them."""
+        return [rendered(t) for tab in self.tabs for t in tab.tables]
 
 
-class MetricPanel(Vertical):
-    """One rendered table: its title, the cells in a DataTable (enter on a cell drills down), its notes."""
+def rendered(table) -> RenderedTable:
+    from workbench.exports.metrics_files import rendered as as_rendered
 
-    def __init__(self, table: RenderedTable) -> None:
-        super().__init__(id=f"panel-{table.id}", classes="metric-panel")
-        self.table = table
-
-    def compose(self) -> ComposeResult:
-        yield Static(self.table.title, classes="panel-title", markup=False)
-        yield DataTable(id=f"table-{self.table.id}", classes="metric-table", cursor_type="cell",
-                        zebra_stripes=True)
-        if self.table.notes:
-            yield Static("\n".join(f"* {n}" for n in self.table.notes), classes="panel-notes", markup=False)
-
-    def on_mount(self) -> None:
-        self._filled_for = 0
-        self._fill(self.app.size.width - PANEL_CHROME)  # a first guess; on_resize refits to the real width
-
-    def on_resize(self) -> None:
-        if self.size.width and self.size.width != self._filled_for:
-            self._fill(self.size.width)
-
-    def _fill(self, width: int) -> None:
-        """Fill the table so every column fits `width`: the first (label) column gives way and wraps,
-        the numbers, targets and verdicts to its right stay whole (issue 24: Target/Result were cut)."""
-        self._filled_for = width
-        dt = self.query_one(DataTable)
-        cursor = dt.cursor_coordinate
-        dt.clear(columns=True)
-        label_width = label_column_width(self.table, width)
-        for k, name in enumerate(self.table.columns):
-            dt.add_column(name, width=label_width if k == 0 else None)
-        for row in self.table.rows:  # cells may quote items and replies: plain text, never markup
-            dt.add_row(*(Text(for_terminal(cell)) if isinstance(cell, str) else cell for cell in row),
-                       height=None if label_width else 1)
-        if self.table.rows:
-            dt.cursor_coordinate = cursor
+    return as_rendered(table)
 
 
-DQ3_HINT = ("DQ-3 (concern coverage): a has a model assess every run's concerns (the study's first judge, as "
-            "`metrics STUDY --assess-concerns`); k records a rater's concern file (`--record-concerns FILE "
-            "--rater NAME`). The DQ tables below then include DQ-3 and the weighted score.")
 NO_STUDIES = [("no study", ("no study",))]  # the one option while there is none (its value is no study id)
-NOT_THIS_PROTOCOL = "{name}: this protocol's metrics are all on the Tables tab (as `metrics` prints them)."
-
-# The plots as they stand with no study shown (a study is being computed, or has none of these).
-EMPTY_PLOTS = (("#plot-means", "Means"), ("#plot-forest", "Effect sizes"), ("#plot-agreement", "Agreement"),
-               ("#plot-reliability", "Reliability diagram"), ("#plot-heatmap", "Similarity"))
-EMPTY_PAINTERS = {
-    "#plot-means": lambda: means_painter([])[0], "#plot-forest": lambda: forest_painter([]),
-    "#plot-agreement": lambda: agreement_painter([])[0], "#plot-reliability": lambda: reliability_painter([]),
-    "#plot-heatmap": lambda: heatmap_painter([]),
-}
-
-
-PANEL_CHROME = 6  # the panel's margins and the scroll bar beside it
-CELL_PADDING = 2  # a DataTable cell's padding, left and right
-LABEL_MIN = 14
-
-
-def label_column_width(table: RenderedTable, width: int) -> int | None:
-    """The first column's width when the whole table would be wider than `width`, else None (natural)."""
-    def natural(k: int) -> int:
-        return max([len(table.columns[k]), *(len(str(r[k])) for r in table.rows if k < len(r))])
-
-    others = sum(natural(k) + CELL_PADDING for k in range(1, len(table.columns)))
-    label = natural(0) if table.columns else 0
-    if label + CELL_PADDING + others <= width:
-        return None
-    return max(LABEL_MIN, width - others - CELL_PADDING)
 
 
 class MetricsScreen(SectionScreen):
-    """Tables, agreement, decision quality, calibration and probes of the selected study."""
+    """The chosen study's metrics, in the tabs its protocol names."""
 
     SECTION_ID = "metrics"
     SUB_TITLE = "Metrics"
@@ -140,16 +74,16 @@ class MetricsScreen(SectionScreen):
     BINDINGS = [
         Binding("o", "protocol_panel", "Open panel", id="metrics.protocol_panel",
                 tooltip="Open the study's protocol screen (a faultline debate, an M11 dashboard, a calibration "
-                        "result); hindsight studies have this section as theirs"),
+                        "result), where the protocol has one"),
         Binding("r", "recompute", "Recompute", id="metrics.recompute",
                 tooltip="Read the study again from the store and recompute every table"),
-        Binding("s", "focus_study", "Study", id="metrics.study", tooltip="Choose another study"),
-        Binding("c", "focus_compare", "Compare", id="metrics.compare",
-                tooltip="Add Table 4 comparisons, e.g. C1:B1:anticipation (enter to apply)"),
+        Binding("s", "focus_input('study-select')", "Study", id="metrics.study", tooltip="Choose another study"),
+        Binding("c", "focus_input('compare-input')", "Compare", id="metrics.compare",
+                tooltip="Add comparisons, e.g. C1:B1:anticipation (enter to apply)"),
         Binding("enter", "drill", "Items behind", id="metrics.drill", show=True,
                 tooltip="Show the items, scores and verdicts behind the number under the cursor"),
         Binding("right_square_bracket", "tab(1)", "Next tab", id="metrics.next_tab",
-                tooltip="The next tab: tables and probes, agreement, decision quality, calibration, counts"),
+                tooltip="The next of the study's tabs"),
         Binding("left_square_bracket", "tab(-1)", "Previous tab", id="metrics.prev_tab", show=False,
                 tooltip="The previous tab"),
         Binding("a", "assess_concerns", "Assess DQ-3", id="metrics.assess_concerns",
@@ -159,20 +93,29 @@ class MetricsScreen(SectionScreen):
                 tooltip="DQ-3: store a rater's concern scores from a file, as `metrics STUDY --record-concerns "
                         "FILE --rater NAME`"),
         Binding("w", "save", "Save", id="metrics.save",
-                tooltip="Save every table (Markdown and CSV) and every plot (as text) to a folder you choose"),
+                tooltip="Save every table (tables.md and one CSV each, with the study's marks), every plot and "
+                        "the `metrics --csv` rows to a folder you choose"),
         Binding("escape", "leave_input", "Leave input", id="metrics.leave_input", show=False,
                 tooltip="Leave the compare input (or the study list) for the tables"),
     ]
     PALETTE_SKIP = {"leave_input"}
-    TABS = ("tab-tables", "tab-agreement", "tab-dq", "tab-calibration", "tab-counts")
+    INPUTS = ("compare-input", "study-select")
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "leave_input":
-            return self.focused is not None and self.focused.id in ("compare-input", "study-select")
+            return self.focused is not None and self.focused.id in self.INPUTS
         if action == "save":
             return self.result is not None
-        if action in ("assess_concerns", "record_concerns"):  # the protocol's analysis has DQ-3 (hindsight)
-            return None if self.concerns_busy else hasattr(self._door(), action)
+        if action == "focus_input" and parameters == ("compare-input",):
+            return self._takes_comparisons()
+        if action == "drill":  # only where a table of this tab has items behind its numbers
+            tab = self._active_tab()
+            return tab is not None and any(getattr(t, "refs", None) for t in tab.tables)
+        if action in ("assess_concerns", "record_concerns"):  # the tab that names them (hindsight's DQ)
+            tab = self._active_tab()
+            if tab is None or action not in tab.tab.keys:
+                return False
+            return None if self.concerns_busy else True
         if action == "protocol_panel":
             return bool(self.study_id and study_panels(self.app.db, self.study_id).get("metrics"))  # hidden if none
         return True
@@ -193,46 +136,17 @@ class MetricsScreen(SectionScreen):
         self.concerns_busy = False         # a DQ-3 assessment or recording is under way
         self.comparisons: list = []
         self.protocols: dict[str, str] = {}  # study id -> its protocol's name (from the study list)
+        self.statuses: dict[str, str] = {}   # study id -> its status, as every list says it
+        self._clearing = None                # the removal of the last study's tabs, under way
 
     def compose_section(self) -> ComposeResult:
         with Horizontal(id="metrics-bar"):
             # no blank row: a prompt row is no study one could choose (it was, and errored)
-            yield Select(NO_STUDIES, id="study-select", allow_blank=False, compact=True,
-                         tooltip="The study to analyse")
+            yield StudyPicker(empty=NO_STUDIES, tooltip="The study to analyse")
             yield Input(placeholder="compare A:B:METRIC, ... (c)", id="compare-input", compact=True)
+        yield Static("", id="metrics-marks", markup=False)
         yield Static("Pick a study.", id="metrics-status", markup=False)
-        with TabbedContent(id="metrics-tabs"):
-            with TabPane("Tables", id="tab-tables"):
-                with VerticalScroll(id="scroll-tables", classes="metric-scroll"):
-                    with Horizontal(classes="plot-row"):
-                        with Vertical(classes="plot-box"):
-                            yield MetricPlot(id="plot-means", classes="metric-plot")
-                            yield Static("", id="plot-means-caption", classes="plot-caption", markup=False)
-                        with Vertical(classes="plot-box"):
-                            yield MetricPlot(id="plot-forest", classes="metric-plot")
-                            yield Static("", id="plot-forest-caption", classes="plot-caption", markup=False)
-            with TabPane("Agreement", id="tab-agreement"):
-                with VerticalScroll(id="scroll-agreement", classes="metric-scroll"):
-                    with Horizontal(classes="plot-row"):
-                        with Vertical(classes="plot-box"):
-                            yield MetricPlot(id="plot-agreement", classes="metric-plot")
-                            yield Static("", id="plot-agreement-caption", classes="plot-caption", markup=False)
-            with TabPane("Decision quality", id="tab-dq"):
-                with VerticalScroll(id="scroll-dq", classes="metric-scroll"):
-                    yield Static(DQ3_HINT, id="dq3-hint", markup=False)
-                    yield Select([], prompt="run for the similarity heatmap", id="dq-run", compact=True)
-                    with Horizontal(classes="plot-row"):
-                        with Vertical(classes="plot-box"):
-                            yield MetricPlot(id="plot-heatmap", classes="metric-plot")
-                            yield Static("", id="plot-heatmap-caption", classes="plot-caption", markup=False)
-            with TabPane("Calibration", id="tab-calibration"):
-                with VerticalScroll(id="scroll-calibration", classes="metric-scroll"):
-                    with Horizontal(classes="plot-row"):
-                        with Vertical(classes="plot-box"):
-                            yield MetricPlot(id="plot-reliability", classes="metric-plot")
-                            yield Static("", id="plot-reliability-caption", classes="plot-caption", markup=False)
-            with TabPane("Counts", id="tab-counts"):
-                yield VerticalScroll(id="scroll-counts", classes="metric-scroll")
+        yield TabbedContent(id="metrics-tabs")
 
     def on_mount(self) -> None:
         self.load_studies()
@@ -252,11 +166,11 @@ class MetricsScreen(SectionScreen):
         return study_list(self.app.db)
 
     def _show_studies(self, studies: list[dict]) -> None:
-        select = self.query_one("#study-select", Select)
-        options = []
+        select = self.query_one(StudyPicker)
         self.protocols = {s["id"]: s["protocol"] for s in studies}
-        for s in studies:  # the status is the core's one definition (store.studies.study_status)
-            options.append((f"{s['id']} ({s['protocol']}, {s['status_text']})", s["id"]))
+        self.statuses = {s["id"]: s["status_text"] for s in studies}
+        # the status is the core's one definition (store.studies.study_status)
+        options = [(f"{s['id']} ({s['protocol']}, {s['status_text']})", s["id"]) for s in studies]
         ids = [s["id"] for s in studies]
         chosen = chosen_study(self.app)
         if chosen in ids and chosen != self.followed:  # newly chosen in Studies: follow it, and say so
@@ -264,10 +178,7 @@ class MetricsScreen(SectionScreen):
             target = chosen
         else:
             target = self.study_id if self.study_id in ids else (ids[0] if ids else None)
-        with self.prevent(Select.Changed):
-            select.set_options(options or NO_STUDIES)
-            if target:
-                select.value = target
+        select.show(options, target)
         if not studies:
             self.study_id = None
             self._clear("No study in the store yet: create one with `workbench --batch study create FILE`.")
@@ -285,13 +196,16 @@ class MetricsScreen(SectionScreen):
             return
         if value != self.following:
             self.following = None
+        if value != self.study_id:
+            self.comparisons = []  # one study's comparisons name its conditions
         self.study_id = value
+        self._set_compare_input()
         self.compute()
 
     # -- computing ----------------------------------------------------------------------------------
 
     def compute(self) -> None:
-        """Clear every panel of the study shown before, then compute the chosen one: nothing of one study
+        """Clear every tab of the study shown before, then compute the chosen one: nothing of one study
         stays on screen under another's name."""
         if not self.study_id:
             return
@@ -302,19 +216,19 @@ class MetricsScreen(SectionScreen):
     def _clear(self, status: str) -> None:
         self.result = None
         self.shown = None
-        self.query(".metric-panel").remove()
-        for selector, title in EMPTY_PLOTS:
-            self.plot(selector, title, EMPTY_PAINTERS[selector]())
-        with self.prevent(Select.Changed):
-            self.query_one("#dq-run", Select).set_options([])
+        self._clearing = self.query_one("#metrics-tabs", TabbedContent).clear_panes()
+        self.query_one("#metrics-marks", Static).update("")
+        self.query_one("#metrics-marks", Static).display = False
         self._status(status)
         self.refresh_bindings()
 
     @work(thread=True, exclusive=True, group="metrics", exit_on_error=False)
     def _compute(self, study_id: str, protocol_name: str, comparisons: list) -> MetricsResult:
+        from workbench.exports.metrics_files import marks_line, screen_tabs, study_marks
         from workbench.metrics.embeddings import progress_text
         from workbench.paths import open_workbench_store
         from workbench.protocol.registry import get
+        from workbench.studies.lookup import load_study
 
         def tell(step: str, done: int, total: int) -> None:  # from this thread: the status line moves on
             self.app.call_from_thread(self._status, f"Computing {study_id}: {progress_text(step, done, total)} ...")
@@ -323,12 +237,18 @@ class MetricsScreen(SectionScreen):
         door = protocol.analysis()
         db = open_workbench_store(self.app.db_path, migrate=False)  # this thread's own connection
         try:
-            if door is None:
-                return MetricsResult(study_id, None, [], text=protocol.metrics(db, study_id, {}).text)
-            analysis = door.analyze(db, study_id, comparisons=comparisons, progress=tell)
+            study = load_study(db, study_id)
+            analysis = door.analyze(db, study_id, comparisons=comparisons, progress=tell) if door else None
+            tabs = screen_tabs(db, study_id, protocol, analysis)
+            marks = study_marks(db, study_id, study["definition"])
         finally:
             db.close()
-        return MetricsResult(study_id, analysis, door.tables(analysis), door)
+        if analysis is not None:
+            status = f"{study_id}: {analysis.status_line()}  freeze hash {(analysis.data.freeze_hash or '-')[:12]}"
+        else:
+            status = f"{study_id} ({protocol_name}): {self.statuses.get(study_id) or study.get('status', '')}"
+        return MetricsResult(study_id, analysis, tabs, door, marks, marks_line(marks, study["definition"]), status,
+                             study["definition"])
 
     async def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         group = event.worker.group
@@ -339,6 +259,10 @@ class MetricsScreen(SectionScreen):
             if result.study_id == self.study_id:
                 self.computing = None
                 await self._show(result)
+        elif group == "metrics-save" and event.state == WorkerState.SUCCESS and event.worker.result:
+            self.notify(event.worker.result, title="Save")
+        elif group == "metrics-save" and event.state == WorkerState.ERROR:
+            self.notify(f"nothing saved: {event.worker.error}", title="Save", severity="error", timeout=10)
         elif group == "metrics-concerns" and event.state in (WorkerState.SUCCESS, WorkerState.ERROR):
             self.concerns_busy = False
             event.stop()
@@ -360,58 +284,88 @@ class MetricsScreen(SectionScreen):
             text = f"{text}  (chosen in Studies)"
         self.query_one("#metrics-status", Static).update(text)
 
+    def _takes_comparisons(self) -> bool:
+        from workbench.protocol.registry import UnknownProtocol, get
+
+        name = self.protocols.get(self.study_id or "")
+        try:
+            return bool(name) and "compare" in get(name).metrics_options
+        except UnknownProtocol:
+            return False
+
+    def _set_compare_input(self) -> None:
+        """The compare input is the frame's; a protocol that takes no comparisons leaves it off, and says so."""
+        box = self.query_one("#compare-input", Input)
+        takes = self._takes_comparisons()
+        box.disabled = not takes
+        box.placeholder = ("compare A:B:METRIC, ... (c)" if takes else
+                           f"{self.protocols.get(self.study_id or '', 'this protocol')} takes no comparisons")
+        if not takes:
+            box.value = ""
+
+    def _active_tab(self):
+        """The ScreenTab on show, or None."""
+        if self.result is None:
+            return None
+        active = self.query_one("#metrics-tabs", TabbedContent).active
+        return next((t for t in self.result.tabs if f"tab-{t.tab.id}" == active), None)
+
+    @on(TabbedContent.TabActivated, "#metrics-tabs")
+    def _tab_changed(self) -> None:
+        self.refresh_bindings()  # enter, a and k follow the tab
+
     async def _show(self, result: MetricsResult) -> None:
+        if self._clearing is not None:
+            await self._clearing
+            self._clearing = None
+        tabs = self.query_one("#metrics-tabs", TabbedContent)
+        await tabs.clear_panes()
         self.result = result
         self.shown = None
-        analysis = result.analysis
-        await self.query(".metric-panel").remove()
-        if analysis is None:
-            await self._show_text(result)
-            return
-        plot_data = result.door.plots
-        self._status(f"{analysis.data.study_id}: {analysis.status_line()}  "
-                     f"freeze hash {(analysis.data.freeze_hash or '-')[:12]}")
-        for table in result.tables:
-            tab = TAB_OF.get(base_id(table.id), "tab-counts")  # an evaluator's block: table1-e2 is a table1
-            scroll = self.query_one(f"#scroll-{tab[4:]}", VerticalScroll)
-            await scroll.mount(MetricPanel(table))
-        blinded = analysis.blinded
-        self.plot("#plot-means", "Overall means, 95% CI (blinded)" if blinded else "Means per condition, 95% CI",
-                  *means_painter(plot_data.means_series(analysis)))
-        self.plot("#plot-forest", "Effect sizes (blinded: none)" if blinded else "Effect sizes, Cohen's d, 95% CI",
-                  forest_painter(plot_data.forest_series(analysis)))
-        self.plot("#plot-agreement", "Inter-rater kappa by metric and criterion",
-                  *agreement_painter(plot_data.agreement_series(analysis)))
-        judge, points = plot_data.reliability_series(analysis)
-        self.plot("#plot-reliability", f"Reliability diagram: {judge}" if judge else "Reliability diagram",
-                  reliability_painter(points))
-        runs = plot_data.heatmap_runs(analysis)
-        run_select = self.query_one("#dq-run", Select)
-        run_select.set_options(runs)
-        if runs:
-            run_select.value = runs[0][1]
-        else:
-            self.plot("#plot-heatmap", "DQ-1 similarity (blinded: none)" if blinded else "DQ-1 similarity",
-                      heatmap_painter([]))
+        marks = self.query_one("#metrics-marks", Static)
+        marks.update(result.marks_line)
+        marks.display = bool(result.marks_line)
+        self._status(result.status)
+        for screen_tab in result.tabs:
+            await tabs.add_pane(tab_pane(screen_tab, rendered))
+        if result.tabs:
+            tabs.active = f"tab-{result.tabs[0].tab.id}"
+        self._draw_plots(result)
         self.shown = result.study_id
         self.shows += 1
         self.refresh_bindings()  # "save" needs shown results
         if self.focused is None or self.focused.id == "study-select":
             self.focus_first_table(quiet=True)  # the keyboard path starts on the numbers: arrows, then enter
 
-    async def _show_text(self, result: MetricsResult) -> None:
-        """A protocol with no analysis for this section: its `metrics` text, and empty plots."""
-        name = self.protocols.get(result.study_id, "")
-        own = " · o opens its results screen" if study_panels(self.app.db, result.study_id).get("metrics") else ""
-        self._status(f"{result.study_id} ({name}): its metrics as `workbench --batch metrics {result.study_id}` "
-                     f"prints them{own}")
-        for tab in ("tables", "agreement", "dq", "calibration", "counts"):  # every tab says what it holds
-            text = for_terminal(result.text) if tab == "tables" else NOT_THIS_PROTOCOL.format(name=name)
-            await self.query_one(f"#scroll-{tab}", VerticalScroll).mount(
-                Static(text, classes="metric-panel", markup=False))
-        self.shown = result.study_id
-        self.shows += 1
-        self.refresh_bindings()
+    def _draw_plots(self, result: MetricsResult) -> None:
+        """The plots the tabs name, from the protocol's analysis."""
+        kinds = {kind for tab in result.tabs for kind in tab.tab.plots}
+        if not kinds or result.door is None:
+            return
+        data, analysis = result.door.plots, result.analysis
+        blinded = analysis.blinded
+        if "means" in kinds:
+            self.plot("#plot-means", "Overall means, 95% CI (blinded)" if blinded else "Means per condition, 95% CI",
+                      *means_painter(data.means_series(analysis)))
+        if "forest" in kinds:
+            self.plot("#plot-forest", "Effect sizes (blinded: none)" if blinded else
+                      "Effect sizes, Cohen's d, 95% CI", forest_painter(data.forest_series(analysis)))
+        if "agreement" in kinds:
+            self.plot("#plot-agreement", "Inter-rater kappa by metric and criterion",
+                      *agreement_painter(data.agreement_series(analysis)))
+        if "reliability" in kinds:
+            judge, points = data.reliability_series(analysis)
+            self.plot("#plot-reliability", f"Reliability diagram: {judge}" if judge else "Reliability diagram",
+                      reliability_painter(points))
+        if "heatmap" in kinds:
+            runs = data.heatmap_runs(analysis)
+            run_select = self.query_one("#dq-run", Select)
+            run_select.set_options(runs)
+            if runs:
+                run_select.value = runs[0][1]
+            else:
+                self.plot("#plot-heatmap", "DQ-1 similarity (blinded: none)" if blinded else "DQ-1 similarity",
+                          heatmap_painter([]))
 
     @on(Select.Changed, "#dq-run")
     def _run_changed(self, event: Select.Changed) -> None:
@@ -479,7 +433,7 @@ class MetricsScreen(SectionScreen):
     def focus_first_table(self, *, quiet: bool = False) -> bool:
         """Put the cursor in the active tab's first table (enter then drills into the number under it)."""
         tabs = self.query_one("#metrics-tabs", TabbedContent)
-        tables = list(self.query_one(f"#{tabs.active}").query(".metric-table").results(DataTable))
+        tables = list(self.query_one(f"#{tabs.active}").query(".metric-table").results(DataTable)) if tabs.active else []
         if not tables:
             if not quiet:
                 self.notify("No table here yet.", title="Items behind")
@@ -488,9 +442,12 @@ class MetricsScreen(SectionScreen):
         return True
 
     def action_tab(self, step: int) -> None:
+        if self.result is None or not self.result.tabs:
+            return
         tabs = self.query_one("#metrics-tabs", TabbedContent)
-        i = self.TABS.index(tabs.active) if tabs.active in self.TABS else 0
-        tabs.active = self.TABS[(i + step) % len(self.TABS)]
+        ids = [f"tab-{t.tab.id}" for t in self.result.tabs]
+        i = ids.index(tabs.active) if tabs.active in ids else 0
+        tabs.active = ids[(i + step) % len(ids)]
 
     @on(DataTable.CellSelected, ".metric-table")
     def _cell_selected(self, event: DataTable.CellSelected) -> None:
@@ -522,59 +479,60 @@ class MetricsScreen(SectionScreen):
         self.load_studies()
         self.compute()
 
-    def action_focus_study(self) -> None:
-        self.query_one("#study-select", Select).focus()
-
-    def action_focus_compare(self) -> None:
-        self.query_one("#compare-input", Input).focus()
+    def action_focus_input(self, widget_id: str) -> None:
+        """s: the study picker; c: the compare input (one of INPUTS)."""
+        self.query_one(f"#{widget_id}").focus()
 
     def action_leave_input(self) -> None:
+        """To the active tab's first table, else to the tab bar: never left in an input (issue 43: on a tab with
+        no table, Esc left the focus in the compare input)."""
         if not self.focus_first_table(quiet=True):
-            self.query_one("#metrics-tabs", TabbedContent).focus()
+            self.query_one("#metrics-tabs", TabbedContent).query_one(Tabs).focus()
 
     def action_save(self) -> None:
         if self.result is not None:
             self._save_after_asking(self.result)
 
-    @work(exclusive=True, group="metrics-save", exit_on_error=False)
+    @work(exclusive=True, group="metrics-save-ask", exit_on_error=False)
     async def _save_after_asking(self, result: MetricsResult) -> None:
         """Ask for the folder (proposed: the study's `metrics-screen` folder under the output folder), ask again
         before writing into one that holds files, then write what is on screen."""
         from screens.ask_dialog import AskDialog
         from screens.folder_ask import ask_to_write
+        from workbench.exports.metrics_files import screen_files
         from workbench.files.defaults import OUTPUT_ENV, default_output
 
         study_id = result.study_id
         folder = await self.app.push_screen_wait(AskDialog(
             f"Save the metrics of {study_id}",
-            "The folder to write: tables.md, one CSV per table and each plot as text. A folder that holds files "
-            f"is asked about first; only files the workbench wrote there are ever replaced. (The proposed folder "
-            f"is under ${OUTPUT_ENV}, or your documents folder.)",
-            value=str(default_output(study_id, "metrics-screen"))))
+            "The folder to write: tables.md, one CSV per table (the study's marks on every row), each plot as "
+            "text and metrics.csv (`metrics --csv`). A folder that holds files is asked about first; only files "
+            f"the workbench wrote there are ever replaced. (The proposed folder is under ${OUTPUT_ENV}, or your "
+            "documents folder.)", value=str(default_output(study_id, "metrics-screen"))))
         if not folder or result is not self.result:
             return
-        replace = await ask_to_write(self, folder)
-        if replace is not None and result is self.result:
-            self._save_to(folder, replace)
-
-    def _save_to(self, folder: str, replace: bool = False) -> None:
-        from workbench.files import WriteError
-        from workbench.metrics.saving import save_metrics
-        from workbench.simmodel.label import is_simulated
-        from workbench.studies.lookup import load_study
-
-        if self.result is None:
-            return
-        study_id = self.result.study_id
         plots = {plot.id.removeprefix("plot-"): plot.as_text() for plot in self.query(MetricPlot)}
+        replace = await ask_to_write(self, folder, screen_files(result.tabs, plots))
+        if replace is not None and result is self.result:
+            self._save_to(folder, result, plots, replace)
+
+    @work(thread=True, exclusive=True, group="metrics-save", exit_on_error=False)
+    def _save_to(self, folder: str, result: MetricsResult, plots: dict[str, str], replace: bool = False) -> str:
+        """In a thread (`metrics --csv` computes the study again): every tab's tables, the plots and the rows."""
+        from pathlib import Path
+
+        from workbench.exports.metrics_files import csv_text, save_screen, study_metrics
+        from workbench.paths import open_workbench_store
+
+        db = open_workbench_store(self.app.db_path, migrate=False)
         try:
-            written = save_metrics(folder, study_id, self.result.tables, plots, text=self.result.text,
-                                   replace=replace,
-                                   simulated=is_simulated(load_study(self.app.db, study_id)["definition"]))
-        except WriteError as exc:
-            self.notify(f"nothing saved: {exc}", title="Save", severity="error", timeout=10)
-            return
-        self.notify(f"saved {len(written)} files to {folder}", title="Save")
+            doc, _ = study_metrics(db, result.study_id, csv=True)
+        finally:
+            db.close()
+        written = save_screen(folder, result.study_id, result.tabs, plots, marks=result.marks,
+                              definition=result.definition, metrics_csv=csv_text(result.study_id, doc),
+                              replace=replace)
+        return f"saved {len(written)} files to {Path(folder).expanduser().resolve()}"
 
     # -- DQ-3 concerns ----------------------------------------------------------------------------------
 

@@ -29,27 +29,21 @@ from textual.containers import Horizontal
 from textual.widgets import DataTable, ProgressBar, Select, Static
 from textual.worker import Worker, WorkerState
 
-from screens.commands import ListProvider
+from screens.commands import StudyCommandProvider
 from screens.protocol_panels import PanelFeed, open_panel, study_panels
 from screens.run_transcript import TranscriptView
 from screens.widgets.run_grid import RunGrid
 from screens.widgets.section import SectionScreen, chosen_study
+from screens.widgets.study_picker import StudyPicker
 from screens.widgets.unsaved_guard import UnsavedGuard
 from workbench.fidelity.policy import MARK
 from workbench.runs.view import LiveStudy, grid_states, progress_line, status_label, stored_totals_line
 
-class RunCommands(ListProvider):
+
+class RunCommands(StudyCommandProvider):
     """`runs: …` palette commands of the Runs section: run, pause, resume, cancel, retry, show a transcript."""
 
-    async def startup(self) -> None:
-        from workbench.studies.lookup import list_studies
-
-        self.study_ids = [s["id"] for s in list_studies(self.app.db)]
-
-    def commands(self):
-        screen = self.screen
-        if not isinstance(screen, RunsScreen):
-            return []
+    def commands_for(self, screen):
         out = [(f"runs: show {study_id}", "its grid, progress and transcripts", partial(screen.select_study, study_id))
                for study_id in getattr(self, "study_ids", []) if study_id != screen.study_id]
         for action, title, help_text in (
@@ -123,8 +117,7 @@ class RunsScreen(UnsavedGuard, SectionScreen):
 
     def compose_section(self) -> ComposeResult:
         with Horizontal(id="runs-head"):
-            yield Select([], prompt="choose a study", id="study-select", compact=True,
-                         tooltip="The study whose runs are shown")
+            yield StudyPicker(prompt="choose a study", tooltip="The study whose runs are shown")
             yield Static("", id="study-note")
         yield RunGrid(id="run-grid")
         yield Static("", id="treatment-note", markup=False)
@@ -189,11 +182,7 @@ class RunsScreen(UnsavedGuard, SectionScreen):
         ids = [s["id"] for s in list_studies(self.app.db)]
         chosen = select if select in ids else (self.study_id if self.study_id in ids else (ids[-1] if ids else None))
         self._wanted = None
-        picker = self.query_one("#study-select", Select)
-        with self.prevent(Select.Changed):
-            picker.set_options([(i, i) for i in ids])
-            if chosen:
-                picker.value = chosen
+        self.query_one(StudyPicker).show([(i, i) for i in ids], chosen)
         if not ids:
             self.query_one("#study-note", Static).update(
                 "No studies yet: create one in Studies (2), or `workbench --batch study create FILE`.")

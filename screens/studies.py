@@ -21,7 +21,7 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.widgets import DataTable, Static
 from textual.worker import Worker, WorkerState
 
-from screens.commands import ListProvider
+from screens.commands import StudyCommandProvider
 from screens.study_actions import STUDY_WORK, JudgingActions, PacketActions, StudyActions
 from screens.widgets.section import SectionScreen
 from workbench.studies.counts import runs_cell_parts
@@ -134,18 +134,10 @@ class StudyTable(DataTable):
     ]
 
 
-class StudyCommands(ListProvider):
+class StudyCommands(StudyCommandProvider):
     """`studies: …` palette commands: new, load a file, and open / freeze / run each stored study."""
 
-    async def startup(self) -> None:
-        from workbench.studies.lookup import list_studies
-
-        self.study_ids = [s["id"] for s in list_studies(self.app.db)]
-
-    def commands(self):
-        screen = self.screen
-        if not isinstance(screen, StudiesScreen):
-            return []
+    def commands_for(self, screen):
         out = [("studies: new study", "define a study in the form", screen.action_new_study)]
         if screen.judging is not None:
             out.append((f"studies: cancel judging {screen.judging.study_id}", "calls in flight recorded as "

@@ -9,69 +9,36 @@ enough words, a Ridge's switching assumption, unblinded first) are the core's, s
 from __future__ import annotations
 
 from textual import work
-from textual.app import ComposeResult
-from textual.binding import Binding
-from textual.containers import Vertical
-from textual.screen import ModalScreen
-from textual.widgets import DataTable, Static
 
 from screens.ask_dialog import AskDialog
 from screens.confirm import CANCEL, Choice, ChoiceDialog
+from screens.widgets.queue_screen import QueueScreen
 
 
-class TopologyReviewScreen(ModalScreen[None]):
+class TopologyReviewScreen(QueueScreen):
     """The codings as a table; enter records a reviewed coding for the row under the cursor."""
 
-    DEFAULT_CSS = """
-    TopologyReviewScreen { align: center middle; background: $background 60%; }
-    TopologyReviewScreen > Vertical { width: 95%; height: 85%; border: thick $accent; background: $surface;
-                                      padding: 0 1; }
-    TopologyReviewScreen #topo-title { text-style: bold; }
-    TopologyReviewScreen #topo-table { height: 1fr; }
-    TopologyReviewScreen #topo-hint { color: $text-muted; }
-    """
+    PREFIX = "topo"
+    TITLE = "Topology review of {study}"
+    COLUMNS = ("case", "condition", "pattern", "automatic", "reviewed by")
+    KEYS = "topology"
+    ACT = ("review", "Review", "Record your coding (Basin, Ridge or Plateau) of the row under the cursor, with a "
+           "reason")
 
-    BINDINGS = [
-        Binding("escape", "close", "Close", id="topology.close", tooltip="Back to the studies"),
-        Binding("enter", "review", "Review", id="topology.review",
-                tooltip="Record your coding (Basin, Ridge or Plateau) of the row under the cursor, with a reason"),
-    ]
-
-    def __init__(self, study_id: str) -> None:
-        super().__init__()
-        self.study_id = study_id
-        self.rows: list[dict] = []
-
-    def compose(self) -> ComposeResult:
-        with Vertical():
-            yield Static(f"Topology review of {self.study_id}", id="topo-title", markup=False)
-            yield DataTable(id="topo-table", cursor_type="row", zebra_stripes=True)
-            yield Static("enter records your coding of the row · escape closes", id="topo-hint", markup=False)
-
-    def on_mount(self) -> None:
-        self.query_one(DataTable).add_columns("case", "condition", "pattern", "automatic", "reviewed by")
-        self.reload()
-
-    def reload(self) -> None:
+    def load(self) -> list:
         from workbench.protocols.hindsight.topology_review import review_rows
 
-        self.rows = review_rows(self.app.db, self.study_id)
-        table = self.query_one(DataTable)
-        table.clear()
-        for r in self.rows:
-            table.add_row(r["case_id"], r["condition"], r["pattern"] or "-", r["automatic_pattern"] or "-",
-                          (r["review"] or {}).get("reviewer") or "-")
+        return review_rows(self.app.db, self.study_id)
 
-    def action_close(self) -> None:
-        self.dismiss(None)
+    def cells(self, r: dict) -> tuple:
+        return (r["case_id"], r["condition"], r["pattern"] or "-", r["automatic_pattern"] or "-",
+                (r["review"] or {}).get("reviewer") or "-")
 
-    def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
-        event.stop()  # enter on the table's row: the same as the screen's enter
-        self.action_review()
+    def hint(self) -> str:
+        return "enter records your coding of the row · escape closes"
 
-    def action_review(self) -> None:
-        if self.rows:
-            self._review(self.rows[self.query_one(DataTable).cursor_row])
+    def act(self, row: dict) -> None:
+        self._review(row)
 
     @work(exclusive=True, group="topology-review", exit_on_error=False)
     async def _review(self, row: dict) -> None:

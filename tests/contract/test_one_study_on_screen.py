@@ -143,9 +143,10 @@ its eval metadata), a CSV a
     from store import open_store
     from workbench.exports.catalog import ExportFailed, exports_for
     from workbench.files.folder import MANIFEST
-    from workbench.metrics.saving import save_metrics
+    from workbench.exports.metrics_files import csv_text, save_screen, screen_tabs, study_marks, study_metrics
     from workbench.protocol.registry import get, names
     from workbench.simmodel.label import LABEL
+    from workbench.studies.lookup import load_study
 
     with_own_exports = {name for name in names() if get(name).exports()}
     assert with_own_exports >= {"faultline", "m11", "calibration"}
@@ -166,12 +167,15 @@ its eval metadata), a CSV a
                 folders.append(out)
                 walked.add(entry.id)
             assert tmp_path / study.name / "table" in folders  # the tidy tables, for every protocol
-            door = registry_door(study.protocol)
-            if door is not None:  # the Metrics section's `w`: what it shows, saved
-                analysis = door.analyze(db, study.name)
-                out = tmp_path / study.name / "metrics-screen"
-                save_metrics(out, study.name, door.tables(analysis), {"means": "a plot"}, simulated=True)
-                folders.append(out)
+            protocol = get(study.protocol)  # the Metrics section's `w`: its tabs' tables, plots and rows, saved
+            door = protocol.analysis()
+            tabs = screen_tabs(db, study.name, protocol, door.analyze(db, study.name) if door else None)
+            out = tmp_path / study.name / "metrics-screen"
+            definition = load_study(db, study.name)["definition"]
+            save_screen(out, study.name, tabs, {"means": "a plot"}, marks=study_marks(db, study.name, definition),
+                        definition=definition,
+                        metrics_csv=csv_text(study.name, study_metrics(db, study.name, csv=True)[0]))
+            folders.append(out)
             for path in (p for f in folders for p in f.rglob("*") if p.is_file()):
                 if path.name == MANIFEST or path.suffix in (".png", ".eval"):
                     continue
@@ -198,10 +202,3 @@ def labelled(path, label: str) -> bool:
         return "simulated" in (csv.DictReader(io.StringIO(text)).fieldnames or []) and \
             all(row["simulated"] == label for row in rows)
     return label in text.splitlines()[0] if text else False
-
-
-def registry_door(protocol: str):
-    from workbench.protocol.registry import get
-
-    return get(protocol).analysis()
-

@@ -46,6 +46,9 @@ async def test_assessing_concerns_from_the_metrics_section_matches_the_batch_com
         await pilot.press("5")
         await wait_until(pilot, lambda: getattr(app.screen, "shown", None) == "dq-small", timeout=300,
                          what="the metrics")
+        assert not app.screen.check_action("assess_concerns", ())  # a is the decision-quality tab's key
+        app.screen.query_one("#metrics-tabs").active = "tab-dq"
+        await pilot.pause()
         await pilot.press("a")
         await wait_until(pilot, lambda: any(n.startswith("concerns:") for n in notes), timeout=300,
                          what="the assessment")

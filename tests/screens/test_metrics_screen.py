@@ -98,8 +98,14 @@ async def test_panels_show_every_table(unblinded_path):
 async def test_report_and_panels_agree_number_for_number(unblinded_path):
     from workbench.protocols.hindsight.report import build_report
 
+    from workbench.reports.study_report import fidelity_section
+
     path, _ = unblinded_path
-    report = build_report(analysis_of(path))
+    db = open_store(path)
+    try:  # hindsight's report, then the shared treatment fidelity table the whole report prints after it
+        report = build_report(analysis_of(path)) + fidelity_section(db, "seeded-study")
+    finally:
+        db.close()
     app = MetricsOnlyApp(path)
     async with app.run_test(size=SIZE) as pilot:
         await wait_shown(pilot)

@@ -13,7 +13,8 @@ import pytest
 
 from store.items import add_items
 from workbench.protocol import registry
-from workbench.protocol.base import ItemLoad, MetricsDocument, ReportSection, RunPlan, StudyProtocol
+from workbench.protocol.base import (ItemLoad, MetricsDocument, MetricsTab, MetricsTable, ReportSection, RunPlan,
+                                     StudyProtocol)
 from workbench.runs.context import RunOutput, user
 
 NAME = "echo-toy"
@@ -68,7 +69,18 @@ class EchoProtocol(StudyProtocol):
 
     def report_sections(self, db, study_id, options=None):
         doc = self.metrics(db, study_id).document
-        return [ReportSection("Answers", f"{doc['answers']} answer(s); mean length {doc['mean_length']}.")]
+        table = answers_table(doc)
+        return [ReportSection("Answers", f"{doc['answers']} answer(s); mean length {doc['mean_length']}.\n\n"
+                              f"| {' | '.join(table.columns)} |\n|---|---|\n| {' | '.join(table.rows[0])} |")]
+
+    def metrics_tabs(self, db, study_id, options=None):
+        """Its own tab in the shared Metrics section: the one table, handed as plain data."""
+        return [MetricsTab("answers", "Answers", tables=[answers_table(self.metrics(db, study_id).document)])]
+
+
+def answers_table(doc: dict) -> MetricsTable:
+    mean = "-" if doc["mean_length"] is None else f"{doc['mean_length']:.1f}"
+    return MetricsTable("answers", "Answers and their length", ["answers", "mean length"], [[str(doc["answers"]), mean]])
 
 
 @pytest.fixture

@@ -49,7 +49,12 @@ def read_cues(text: str, options: dict) -> dict:
             if meaning.is_cue(score, proc) or terms:
                 found.append({"criterion": c.id, "sentence": sentence, "similarity": round(score, 3),
                               "terms": terms})
-                sure = sure or bool(terms) or not meaning.unsure(score, proc)
+                # A key term without a sure meaning is a shared word as often as a cue ("Frame your answer as
+                # a memo", "the module's output"): listed, and the reading flagged, never taken as sure.
+                if meaning.is_cue(score, proc) and not meaning.unsure(score, proc):
+                    sure = True
+                elif terms:
+                    near.append(f"{c.id} (key term {', '.join(terms)}, meaning {score:.2f})")
             elif meaning.unsure(score, proc):
                 near.append(f"{c.id} ({score:.2f})")
         if not sure and (near or any(f["sentence"] == sentence for f in found)):

@@ -22,6 +22,7 @@ What a protocol says, and who asks:
 | evaluation | `rubrics`, `blind_texts` (what raters and judges read), `judges_are_runs` | blinding, judges |
 | metrics and report | `metrics`, `metrics_csv`, `report_sections` | cli metrics/report, screens |
 | the Metrics section's tables, plots and drill-downs; `metrics`' own options | `analysis` (a `MetricsAnalysis`), `metrics_options` | screens.metrics, cli metrics |
+| the Metrics section's tabs (the frame's study picker, marks, keys and save around them) | `metrics_tabs` (`MetricsTab`s) | screens.metrics, exports.metrics_files |
 | the comparisons a study pre-registers | `preregistered_comparisons` | workbench.simulation (power) |
 | TUI panels | `panels` (dotted paths into `screens/`, imported by the app only) | screens |
 | batch commands of its own | `commands` (modules with `register(subparsers)`) | cli.main |
@@ -77,6 +78,52 @@ class ReportSection:
     title: str
     body: str
     level: int = 2
+
+
+@dataclass
+class MetricsTable:
+    """A table as plain strings, as the report prints it: the Metrics section shows it, `w` saves it as one
+    CSV. (`workbench.metrics.render.RenderedTable` has the same fields, and drill-down references.)"""
+
+    id: str
+    title: str
+    columns: list[str]
+    rows: list[list[str]]
+    notes: list[str] = field(default_factory=list)
+
+
+@dataclass
+class MetricsTab:
+    """One tab of the shared Metrics section, named by the study's protocol. The section is the frame around
+    it (study picker, the study's marks, compare input, save and drill-down keys); the tab brings its prose
+    (Markdown, as the report prints it), its tables (`MetricsTable`s or RenderedTables; a CSV each on `w`;
+    none: the tables of its Markdown, in place),
+    the plots it shows (kinds the protocol's `analysis().plots` draws: means, forest, agreement, reliability,
+    heatmap) and the section's own keys it offers (e.g. "assess_concerns"); a key it does not list is off."""
+
+    id: str
+    title: str
+    text: str = ""
+    tables: list = field(default_factory=list)
+    plots: tuple[str, ...] = ()
+    keys: tuple[str, ...] = ()
+
+
+def tabs_of_sections(sections: list[ReportSection], layout: tuple[tuple[str, str, tuple[str, ...]], ...],
+                     *, rest: str = "More") -> list[MetricsTab]:
+    """A protocol's report sections grouped into Metrics tabs, each tab's text the sections' Markdown as the
+    report prints it (the section reads its tables from that text). `layout` is (tab id, tab title, the
+    titles of the sections it holds, each matched as a prefix); a section no tab names goes to a last tab
+    `rest`, so a table a protocol adds to its report appears without a change to any screen. A tab with no
+    section is left out."""
+    claimed: dict[str, list[ReportSection]] = {tab_id: [] for tab_id, _, _ in layout}
+    for section in sections:
+        owner = next((tab_id for tab_id, _, prefixes in layout
+                      if any(section.title.startswith(p) for p in prefixes)), "more")
+        claimed.setdefault(owner, []).append(section)
+    titles = {tab_id: title for tab_id, title, _ in layout} | {"more": rest}
+    return [MetricsTab(tab_id, titles[tab_id], text="\n\n".join(f"## {s.title}\n\n{s.body}" for s in held))
+            for tab_id, held in claimed.items() if held]
 
 
 @dataclass
@@ -373,6 +420,20 @@ class StudyProtocol:
         import importlib
 
         return importlib.import_module(self.analysis_module).ANALYSIS
+
+    metrics_tabs_module: str | None = None  # its module whose `metrics_tabs(protocol, db, study_id, options)`
+    #                                         names the Metrics section's tabs
+
+    def metrics_tabs(self, db: "sqlite_utils.Database", study_id: str,
+                     options: dict | None = None) -> list[MetricsTab] | None:
+        """The shared Metrics section's tabs for one study, in order (`options["analysis"]`: the study's
+        `analysis()` result, for a protocol that has one), as `metrics_tabs_module` names them. None: one tab
+        per report section, its Markdown tables as the tab's tables (`exports.metrics_files.screen_tabs`)."""
+        if not self.metrics_tabs_module:
+            return None
+        import importlib
+
+        return importlib.import_module(self.metrics_tabs_module).metrics_tabs(self, db, study_id, options or {})
 
     def preregistered_comparisons(self, definition: dict) -> list[str]:
         """The comparisons the study pre-registers, as "A:B:METRIC" (the power analysis powers them).

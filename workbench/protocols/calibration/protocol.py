@@ -15,6 +15,7 @@ class CalibrationProtocol(StudyProtocol):
     seed = "004"
     section = sec.SECTION
     default_rubrics = (sec.DEFAULT_RUBRIC,)
+    metrics_tabs_module = "workbench.protocols.calibration.metrics_tabs"  # its tabs in the shared Metrics section
     panels = {"items": "screens.calibration.import_screen:CalibrationImportScreen",
               "metrics": "screens.calibration.results_screen:CalibrationResultsScreen"}
     commands = ("workbench.protocols.calibration.commands",)

@@ -15,6 +15,7 @@ class FaultlineProtocol(StudyProtocol):
     title = "Faultline: persona debates with belief graphs"
     seed = "002"
     section = "faultline"
+    metrics_tabs_module = "workbench.protocols.faultline.metrics_tabs"  # its tabs in the shared Metrics section
     panels = {"run": "screens.faultline.debate:DebateScreen",
               "metrics": "screens.faultline.metrics_panel:FaultlineMetricsScreen",
               "items": "screens.faultline.graph_panel:BeliefGraphScreen",

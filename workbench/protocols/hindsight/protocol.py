@@ -37,6 +37,7 @@ class HindsightProtocol(StudyProtocol):
     commands = ("workbench.protocols.hindsight.commands",)
     instruments = ("workbench.protocols.hindsight.instruments",)
     analysis_module = "workbench.protocols.hindsight.metrics.section"  # the shared Metrics section's tables
+    metrics_tabs_module = "workbench.protocols.hindsight.metrics_tabs"  # its tabs in the shared Metrics section
     metrics_options = ("compare", "assess_concerns", "record_concerns")
 
     # --- the study file ---------------------------------------------------------------------------

@@ -29,6 +29,7 @@ class M11Protocol(StudyProtocol):
     section = "m11"
     default_rubrics = ("m11-likert",)
     threshold_defaults = {"human_r": 0.85}   # seed 003 §8: human-pipeline Pearson r above 0.85
+    metrics_tabs_module = "workbench.protocols.m11.metrics_tabs"  # its tabs in the shared Metrics section
     panels = {"metrics": "screens.m11.dashboard:M11Dashboard", "run": "screens.m11.debate:DebateScreen"}
     commands = ("workbench.protocols.m11.commands",)
     instruments = ("workbench.protocols.m11.instruments",)

@@ -238,5 +238,14 @@ def analyze_study(db, study_id: str, *, comparisons: Sequence[Comparison] = (),
         from workbench.metrics.embeddings import Embedder
 
         embedder = Embedder(embedding_model, cache=StoreEmbeddingCache(db), progress=progress)
-    return analyze(data, comparisons=comparisons, embedder=embedder, include_dq=include_dq,
-                   concern_source=concern_source)
+    analysis = analyze(data, comparisons=comparisons, embedder=embedder, include_dq=include_dq,
+                       concern_source=concern_source)
+    # beside the tables' own count, the study's as `study show` and Studies print it (one definition:
+    # workbench.studies.counts), so the two figures are read side by side, each named (issue 43)
+    from workbench.studies.counts import study_counts as whole_study_counts
+
+    in_study = whole_study_counts(db, study_id).judged
+    analysis.counts = {key: value for k, v in analysis.counts.items()
+                       for key, value in ([(k, v), ("judged_pairs_in_study", in_study)] if k == "judged_pairs"
+                                          else [(k, v)])}
+    return analysis

@@ -417,7 +417,10 @@ def probes_rendered(analysis) -> RenderedTable:
 
 
 COUNT_LABELS = {"human_scores": "human scores (item x criterion x rater; pilot items excluded)",
-                "judged_pairs": f"judged {units.PAIRS} (pilot items included)",
+                "judged_pairs": f"judged {units.PAIRS} in these tables (pilot items included; planted gold and "
+                                "attention items and excluded evaluators left out)",
+                "judged_pairs_in_study": f"judged {units.PAIRS} in the study (every item and evaluator, as `study "
+                                         "show` and Studies count them)",
                 "judge_error_pairs": f"judge errors ({units.PAIRS})",
                 "seconds_given": "committee seconds asked for (per condition)",
                 "seconds_unreadable": "seconds unreadable after one retry (neither yes nor no; never counted as no)",
