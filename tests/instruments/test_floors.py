@@ -24,7 +24,7 @@ FLOORS = {
     "topology": (10, 6, 0.80),  # measured: 10 of 12, 2 flagged
     "quote": (10, 8, 0.95),     # measured: 14 of 14 (7 of them rightly not found)
     "cruxes": (4, 4, 0.75),     # the planted sets; the direction-only set is flagged by the embedding default
-    "cues": (80, 9, 0.75),      # labelled cue and neutral sentences; precision and recall: tests/cue_audit
+    "cues": (80, 9, 0.75),      # 62 of 80, 18 flagged; precision and recall: tests/cue_audit
 }
 
 
@@ -35,10 +35,10 @@ HELD_OUT_FLOORS = {
     "b3": (20, 0.50),           # 12 of 22 correct, 10 flagged
     "second": (15, 0.90),       # 15 of 16, 1 flagged (2 from gemma-3-270m)
     "vote": (15, 0.95),         # 16 of 16 (2 from gemma-3-270m)
+    # 59 of 89, 30 flagged: a key term shared with a criterion ("Frame your answer as a memo", "the module's
+    # output") without a sure meaning is flagged, not taken as a cue (it was read as one, silently, 11 times)
+    "cues": (85, 0.65),
 }
-# Not held here: the `cues` instrument on its held-out set. Its key-term check finds neutral sentences that share a
-# word with a criterion ("Frame your answer as a memo", "category", "module") without a flag: silent misreadings the
-# held-out set found and this session did not mend (README). Its meaning check's floor is held below.
 
 
 @pytest.fixture(scope="module")
