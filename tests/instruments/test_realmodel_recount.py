@@ -20,8 +20,9 @@ def _store(tmp_path, replies):
     db = open_workbench_store(tmp_path / "s.db")
     db.execute("PRAGMA foreign_keys = OFF")   # the calls' run, study and case rows are beside the point here
     for i, (turn, step, outcome, response, prompt) in enumerate(replies, start=1):
+        messages = prompt if isinstance(prompt, list) else [{"role": "user", "content": prompt}]
         db["calls"].insert({"study_id": STUDY, "run_id": "fl/r1", "turn": turn, "call_key": f"k{i}", "model": "m",
-                            "request": json.dumps([{"role": "user", "content": prompt}]), "settings": "{}",
+                            "request": json.dumps(messages), "settings": "{}",
                             "response": response, "status": "ok", "started_at": "t"})
         db["structured_replies"].insert({"study_id": STUDY, "key": f"fl/r1/{turn}", "step": step,
                                          "outcome": outcome, "detail": "", "at": "t"})
@@ -44,3 +45,12 @@ def test_a_reply_taken_as_data_that_its_instrument_flags_fails_the_recount(tmp_p
     path = _store(tmp_path, [("binary", "m11 binary", "parsed", '{"verdict": "MAYBE"}', "Is this acceptable?")])
     with pytest.raises(AssertionError):
         assert_read_or_flagged(path, STUDY)
+
+
+def test_a_retried_reply_is_read_with_the_first_prompt_s_claims(tmp_path):
+    """A retry's last message only asks again; the claims the reply is read against are in the first one (the
+    real-model suite failed here on SmolLM2's second stances reply)."""
+    retried = [{"role": "user", "content": STANCE_PROMPT}, {"role": "assistant", "content": "{"},
+               {"role": "user", "content": "That reply could not be used. Reply again with the JSON object only."}]
+    path = _store(tmp_path, [("stance:a:opening", "stances", "parsed", '{"stances": {"c1": 1, "c2": -1}}', retried)])
+    assert assert_read_or_flagged(path, STUDY) == {"stance": {"read": 1, "flagged": 0}}

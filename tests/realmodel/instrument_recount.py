@@ -80,7 +80,8 @@ def replies(db_path, study: str) -> list[dict]:
                           "AND status IN ('ok', 'replayed') AND response IS NOT NULL ORDER BY id DESC LIMIT 1",
                           [study, turn, run]).fetchone()
         assert call is not None, f"no call holds the reply {key} ({step})"
-        prompt = json.loads(call[1])[-1]["content"]
+        # every user turn: a retry's last message ("Reply again with the JSON object only") has no size or claims
+        prompt = "\n\n".join(m["content"] for m in json.loads(call[1]) if m.get("role") == "user")
         out.append({"key": key, "step": step, "outcome": outcome, "response": call[0], "prompt": prompt})
     return out
 
