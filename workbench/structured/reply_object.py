@@ -128,3 +128,18 @@ def reply_object(text: str) -> dict:
     elif text.strip() != text[text.find("{"):].strip() or not text.strip().endswith("}"):
         repaired("the JSON object had other text around it")
     return obj
+
+
+def rekeyed(raw: dict, canonical, what: str, twice: str) -> dict:
+    """`raw` with each key read as `canonical(key)` (a careful reader's respelling: case, spacing, a near id),
+    each respelling named as a repair; two keys that read as one are refused with `twice` (formatted with the
+    name: which one is meant is not clear)."""
+    out: dict = {}
+    for k, v in raw.items():
+        name = canonical(k)
+        if name in out:
+            raise InvalidReply(twice.format(name))
+        if name != k:
+            repaired(f"{what} {k!r} read as '{name}'")
+        out[name] = v
+    return out

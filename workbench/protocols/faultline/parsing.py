@@ -7,6 +7,7 @@ import re
 
 from workbench.judges.parse import InvalidReply
 from workbench.structured.reading import repaired
+from workbench.structured.reply_object import rekeyed
 
 
 def claims(obj: dict) -> list[str]:
@@ -70,15 +71,8 @@ def _on_the_table(raw: dict, claim_ids: list[str]) -> dict:
     respelled as that id (a careful reader's reading); keys that name no claim are kept as they are. Two keys
     that name one claim are refused (which one is meant is not clear)."""
     ids = {_key(c): c for c in claim_ids}
-    out: dict = {}
-    for k, v in raw.items():
-        cid = k if k in claim_ids else ids.get(_key(k), k)
-        if cid in out:
-            raise InvalidReply(f"claim '{cid}' is given two stances")
-        if cid != k:
-            repaired(f"claim id {k!r} read as '{cid}'")
-        out[cid] = v
-    return out
+    return rekeyed(raw, lambda k: k if k in claim_ids else ids.get(_key(k), k), "claim id",
+                   "claim '{}' is given two stances")
 
 
 def _listed_stances(raw):

@@ -7,7 +7,7 @@ import re
 
 from workbench.judges.parse import InvalidReply, parse_score
 from workbench.structured.reading import repaired
-from workbench.structured.reply_object import reply_object
+from workbench.structured.reply_object import rekeyed, reply_object
 from workbench.protocols.m11.scoring import CRITERIA, overall
 
 SEVERITIES = ("critical", "major", "minor")
@@ -96,16 +96,8 @@ def judge(text: str) -> dict:
 
 def _criteria_keys(raw: dict) -> dict:
     """The scores with each criterion named but for case or spacing ("Accuracy", " clarity") read as it."""
-    out = {}
-    for k, v in raw.items():
-        name = str(k).strip().casefold()
-        name = name if name in CRITERIA else k
-        if name in out:
-            raise InvalidReply(f"criterion '{name}' is scored twice")
-        if name != k:
-            repaired(f"criterion {k!r} read as '{name}'")
-        out[name] = v
-    return out
+    return rekeyed(raw, lambda k: str(k).strip().casefold() if str(k).strip().casefold() in CRITERIA else k,
+                   "criterion", "criterion '{}' is scored twice")
 
 
 def _out_of_five(value, criterion: str):
