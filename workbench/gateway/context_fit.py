@@ -65,7 +65,9 @@ def misfits(sizes: list[PromptSize], *, ask_server: bool = True) -> list[Misfit]
     out = []
     windows: dict[tuple[str, str], Window | None] = {}
     for (endpoint, _, _), group in groups.items():
-        shortest, longest = max(group, key=lambda z: z.short_replies), max(group, key=lambda z: z.full_replies)
+        # each prompt with its own reply's room: a step with a larger max_tokens (a belief graph) may need most
+        shortest = max(group, key=lambda z: z.short_replies + z.settings.max_tokens)
+        longest = max(group, key=lambda z: z.full_replies + z.settings.max_tokens)
         if endpoint not in windows:
             windows[endpoint] = window_of(longest.settings, ask_server=ask_server)
         window = windows[endpoint]

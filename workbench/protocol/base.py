@@ -304,6 +304,12 @@ class StudyProtocol:
         down its longest path (a seconded motion, an amendment, an aye). None: `padding` as it is."""
         return None
 
+    async def dry_run_item(self, ctx: "RunContext"):
+        """The item a dry run's program is given (workbench/runs/dry_run.py): `ctx.item`, or that with what the
+        program reads from a step before its runs, made through `ctx` so the step's own prompts are measured too
+        (faultline: belief graphs of each size asked, not built yet at `study create`)."""
+        return ctx.item
+
     def lost_treatments(self, db: "sqlite_utils.Database", study_id: str, definition: dict) -> dict[str, str]:
         """condition → why it lost its treatment because an input it depends on failed (faultline: a graph
         condition whose persona has no valid belief graph). The runner refuses such a condition's runs

@@ -69,6 +69,7 @@ async def _measure(db, protocol, study_id: str, definition: dict, plan, full: bo
                      study_id=study_id, run_id=None, case_id=plan.item_id, condition=plan.condition,
                      replicate=plan.replicate, draw=protocol.draw(plan), definition=definition)
     try:
+        ctx.item = await protocol.dry_run_item(ctx)   # what a step before the runs would give it (belief graphs)
         await protocol.program(ctx)
     except Exception:  # a stand-in a parser refused, a check that needs a real reply: measured so far
         pass

@@ -96,6 +96,22 @@ async def build_graph(ctx: RunContext, persona: dict, size: int, table: dict) ->
     return out
 
 
+async def with_graphs(ctx: RunContext) -> dict:
+    """`ctx.item` (a debate) with a graph of the condition's size for each persona that has none stored, built
+    through `ctx` (the dry run: `StudyProtocol.dry_run_item`)."""
+    from workbench.protocols.faultline.conditions import condition
+
+    size = condition(ctx.condition).nodes
+    if not size or "pair" not in ctx.item:
+        return ctx.item
+    graphs = dict(ctx.item.get("graphs") or {})
+    for persona in ctx.item["pair"]["personas"]:
+        key = graph_key(persona["id"], size)
+        if key not in graphs:
+            graphs[key] = await build_graph(ctx, persona, size, ctx.definition["faultline"]["belief_graph"])
+    return {**ctx.item, "graphs": graphs}
+
+
 def stored_graphs(db: sqlite_utils.Database, study_id: str) -> dict[str, dict]:
     """key "persona:size" → graph, for every graph the study has."""
     from store.items import artifacts

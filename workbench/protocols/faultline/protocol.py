@@ -77,6 +77,18 @@ class FaultlineProtocol(StudyProtocol):
 
         return graph_over_budget(definition)
 
+    def dry_run_reply(self, request, padding: str) -> str | None:
+        from workbench.protocols.faultline.dry_run_replies import stand_in
+
+        return stand_in(request, padding)
+
+    async def dry_run_item(self, ctx):
+        """A graph condition's debate with its personas' graphs of the size asked (built by stand-in replies when
+        not stored yet, as at `study create`): their prompts measured, and the debate's with the graphs in it."""
+        from workbench.protocols.faultline.graphs import with_graphs
+
+        return await with_graphs(ctx)
+
     def item_payload(self, db, study_id: str, item_id: str):
         """A debate item carries its personas' built graphs (every size), so the program needs no store."""
         from workbench.protocols.faultline.graphs import stored_graphs

@@ -14,6 +14,8 @@ from workbench.protocols.faultline import prompts
 from workbench.runs.context import RunContext, user
 from workbench.structured.reply_object import reply_object
 
+RETRY = ":retry"  # a structured turn's retry: its turn id is the first's with this after it
+
 
 async def json_turn(ctx: RunContext, turn_id: str, agent: str, prompt: str, check: Callable[[dict], Any], *,
                     step: str, phase: str, label: str, role: str, settings: ModelSettings | None = None,
@@ -24,7 +26,7 @@ async def json_turn(ctx: RunContext, turn_id: str, agent: str, prompt: str, chec
     messages = [user(prompt)]
     error = ""
     for attempt in range(2):
-        tid = turn_id if attempt == 0 else f"{turn_id}:retry"
+        tid = turn_id if attempt == 0 else f"{turn_id}{RETRY}"
         text = await ctx.turn(tid, agent, messages, phase=phase, label=label, role=role, settings=settings,
                               sample=sample, schema=schema)
         reading = ctx.read_reply(tid, step, lambda reply: check(reply_object(reply)), text)
