@@ -27,6 +27,7 @@ from workbench.runs.truncation import CUT_NOTE
 PARSE_RETRIES = 1        # one more ask after an unusable reply
 SYCOPHANCY_RETRIES = 1   # seed 003 §2: the MetaJudge recommends a retry
 CALLS_PER_PIPELINE = 4   # critic, defender, judge, metajudge when nothing is retried
+RETRY = ".retry"         # a stage's retry: its turn id is the first's with this and the retry's number after it
 
 STAGE_EVENT = M11_STAGE
 
@@ -44,7 +45,7 @@ async def ask(ctx: RunContext, stage: str, build: Callable[[str | None], list[di
     settings = replace(ctx.settings, temperature=temperature)
     note, raw = None, []
     for attempt in range(1 + PARSE_RETRIES):
-        turn_id = turn if attempt == 0 else f"{turn}.retry{attempt}"
+        turn_id = turn if attempt == 0 else f"{turn}{RETRY}{attempt}"
         text = await ctx.turn(turn_id, stage, build(note), phase=stage, label=label, settings=settings,
                               schema=schema)
         raw.append(text)

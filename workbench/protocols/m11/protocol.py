@@ -122,6 +122,11 @@ class M11Protocol(StudyProtocol):
 
         return CALLS_PER_PIPELINE if plan.condition == "likert" else 1
 
+    def dry_run_reply(self, request, padding: str) -> str | None:
+        from workbench.protocols.m11.dry_run_replies import stand_in
+
+        return stand_in(request, padding)
+
     async def program(self, ctx):
         from workbench.protocols.m11.pipeline import binary_program, likert_program
 
