@@ -7,6 +7,7 @@ from typing import Any, Callable
 
 from workbench.events import EventSink
 from workbench.gateway.api import CallRequest, ModelSettings, connection_options
+from workbench.structured.cut import asked_again, larger_budget
 from workbench.structured.reading import CUT, REFUSED, Reading, read
 from workbench.gateway.seeds import draw_settings
 
@@ -14,12 +15,8 @@ MAX_ATTEMPTS = 3  # one call and two retries, then the reply is a judge_error
 # A reply that parsed but was refused by a check (a quote not found in the response) gets this many corrective
 # retries, each told why; refused again, the pair is a judge_error (issue 25 item 7; the project's choice).
 CORRECTIVE_RETRIES = 1
-# A reply cut at max_tokens is asked again with this many times the tokens, within the model's window (the
-# project's choice: two doublings, from the default 1,024, reach a 4,096-token window's usual room).
-CUT_GROWTH = 2
+# A reply cut at max_tokens is asked again by structured.cut's rule (CUT_GROWTH times the tokens, within the window).
 LENGTH = "length"  # the finish reason of a reply stopped at max_tokens
-# Tokens kept free in the window besides the prompt and the reply (a chat template's few extra tokens).
-WINDOW_MARGIN = 16
 # A --retry-errors round r draws samples from r * RETRY_STRIDE on: fresh calls, never a replay of the
 # invalid replies of an earlier round (the gateway's replay key includes the sample).
 RETRY_STRIDE = 1000
@@ -147,6 +144,7 @@ async def ask_json(gateway, build: Callable[[str | None], list[dict]], validate:
             larger = larger_budget(settings, result.input_tokens)
             if larger is None:
                 break
+            asked.readings[-1] = (key, step, asked_again(reading, settings.max_tokens, larger))
             settings = replace(settings, max_tokens=larger)
             note = f"{note}; your reply must be complete within {larger} tokens: keep each justification short"
         if reading.outcome == REFUSED:
@@ -155,17 +153,3 @@ async def ask_json(gateway, build: Callable[[str | None], list[dict]], validate:
             if attempt + 1 < attempts:
                 asked.corrective_retries += 1
     return asked
-
-
-def larger_budget(settings: ModelSettings, prompt_tokens: int | None) -> int | None:
-    """The max_tokens for the retry of a reply cut at `settings.max_tokens`: `CUT_GROWTH` times as many, no more
-    than the model's window leaves after the prompt (when the window is known); None when that is no more
-    than now."""
-    from workbench.gateway.context_window import window_of
-
-    current = int(settings.max_tokens or 0)
-    larger = max(current * CUT_GROWTH, current + 1)
-    window = window_of(settings, ask_server=False)
-    if window is not None and prompt_tokens:
-        larger = min(larger, window.tokens - int(prompt_tokens) - WINDOW_MARGIN)
-    return larger if larger > current else None

@@ -11,14 +11,17 @@ every protocol.
 A reply cut at max_tokens is handled here, once for every protocol, as the
 study's `[model] on_truncation` says (workbench/runs/truncation.py). A program
 that rejects a reply and asks again calls `ctx.reject(turn, reason)` first: the
-next turn of that agent is then titled as a retry, with the reason.
+next turn of that agent is then titled as a retry, with the reason. A structured
+step whose reply was cut at max_tokens asks it again with the settings
+`ctx.mend_cut` gives (a larger max_tokens within the window: one rule,
+workbench/structured/cut.py, for every protocol and the judges).
 """
 
 from __future__ import annotations
 
 import asyncio
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Callable
 
 from workbench.events import TURN_FAILED, TURN_FINISHED, TURN_REJECTED, TURN_STARTED, Event, EventSink
@@ -26,7 +29,8 @@ from workbench.gateway.api import CallRequest, CallResult, GatewayError, Gateway
 from workbench.gateway.seeds import draw_settings  # noqa: F401  (re-exported: the runner's draws)
 from workbench.runs import truncation
 from workbench.runs.control import RunControl
-from workbench.structured.reading import Reading, read
+from workbench.structured.cut import asked_again, larger_budget
+from workbench.structured.reading import CUT, Reading, read
 
 
 @dataclass
@@ -88,6 +92,7 @@ class RunContext:
     _rejections: dict[str, tuple[int, str]] = field(default_factory=dict)  # agent -> (retry number, reason)
     _agent_of: dict[str, str] = field(default_factory=dict)                # turn id -> its agent
     _cut_turns: set[str] = field(default_factory=set)                      # turns whose reply stayed cut
+    _cut_prompts: dict[str, int | None] = field(default_factory=dict)      # cut at max_tokens: prompt tokens
 
     def was_cut(self, turn_id: str) -> bool:
         """Whether this turn's reply was cut at max_tokens (and stayed so): a parser's error can say why."""
@@ -155,6 +160,7 @@ class RunContext:
             text = "".join(parts)
         self.cut_texts.append(text)
         self._cut_turns.add(turn_id)
+        self._cut_prompts[turn_id] = result.input_tokens
         return text
 
     async def _call(self, turn_id: str, agent: str, messages: list[dict[str, str]], *, phase: str, label: str,
@@ -202,6 +208,22 @@ class RunContext:
         if self.on_reply is not None:
             self.on_reply(turn_id, step, reading)
         return reading
+
+    def mend_cut(self, turn_id: str, step: str, reading: Reading,
+                 settings: ModelSettings | None = None) -> ModelSettings | None:
+        """The settings a structured step asks its reply again with when `reading` is cut at max_tokens: a larger
+        max_tokens within the model's window (`workbench/structured/cut.py`, the judges' rule too), the cut reading
+        recorded again naming the change. None when the reply was not cut at max_tokens (a window's cut cannot be
+        mended so) or no larger budget fits: asking the same again would only be cut again."""
+        if reading.outcome != CUT or turn_id not in self._cut_prompts:
+            return None
+        used = settings or self.settings
+        larger = larger_budget(used, self._cut_prompts[turn_id])
+        if larger is None:
+            return None
+        if self.on_reply is not None:
+            self.on_reply(turn_id, step, asked_again(reading, used.max_tokens, larger))
+        return replace(used, max_tokens=larger)
 
 
 async def parallel(*coros):

@@ -1,4 +1,5 @@
-"""A structured turn: one call, one retry with the reason if the JSON does not hold up, then an error.
+"""A structured turn: one call, one retry with the reason if the JSON does not hold up, then an error. A reply
+cut at max_tokens is retried with a larger max_tokens within the window (`RunContext.mend_cut`).
 
 An unparseable reply is never turned into a value: the caller gets None and
 the error, counts it, and leaves the value missing.
@@ -12,6 +13,7 @@ from workbench.events import EXTRACTION_ERROR
 from workbench.gateway.api import ModelSettings
 from workbench.protocols.faultline import prompts
 from workbench.runs.context import RunContext, user
+from workbench.structured.cut import within
 from workbench.structured.reply_object import reply_object
 
 RETRY = ":retry"  # a structured turn's retry: its turn id is the first's with this after it
@@ -34,6 +36,9 @@ async def json_turn(ctx: RunContext, turn_id: str, agent: str, prompt: str, chec
             return reading.value, None
         error = reading.detail
         if attempt == 0:
+            mended = ctx.mend_cut(tid, step, reading, settings)  # cut at max_tokens: asked again with more room
+            if mended is not None:
+                settings, error = mended, error + within(mended.max_tokens)
             ctx.reject(tid, error)  # the retry below is titled as one, with the reason
         messages = messages + [{"role": "assistant", "content": text}, user(prompts.RETRY.format(error=error))]
     ctx.emit(EXTRACTION_ERROR, turn=turn_id, agent=agent, step=phase, error=error)

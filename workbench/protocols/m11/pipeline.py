@@ -4,7 +4,8 @@ A run is one item x one pipeline run index (`likert`, replicates 0..runs-1) or
 one binary verdict (`binary`). The InputFilter ran when the items were loaded.
 Retry rules (seed 003 §2, the counts are the project's): a reply that does not
 parse, or a Critic with fewer than three weaknesses, is asked once more with
-the reason; a second failure ends the run as a counted error (status "error"
+the reason (a reply cut at max_tokens, with a larger max_tokens:
+`RunContext.mend_cut`); a second failure ends the run as a counted error (status "error"
 in its output), kept with the raw replies and excluded from the scores. A
 MetaJudge sycophancy flag has the Judge score once more with the reason, and
 the MetaJudge checks that verdict too; a flag that stays is recorded. Gateway
@@ -23,6 +24,7 @@ from workbench.protocols.m11.prompts import BINARY_TEMPERATURE, TEMPERATURES, me
 from workbench.protocols.m11.scoring import band
 from workbench.runs.context import RunContext, RunOutput
 from workbench.runs.truncation import CUT_NOTE
+from workbench.structured.cut import within
 
 PARSE_RETRIES = 1        # one more ask after an unusable reply
 SYCOPHANCY_RETRIES = 1   # seed 003 §2: the MetaJudge recommends a retry
@@ -54,6 +56,9 @@ async def ask(ctx: RunContext, stage: str, build: Callable[[str | None], list[di
             return reading.value
         note = reading.detail + (CUT_NOTE if ctx.was_cut(turn_id) else "")  # say why the JSON broke off
         if attempt < PARSE_RETRIES:
+            mended = ctx.mend_cut(turn_id, f"m11 {stage}", reading, settings)  # cut: more room, not the same ask
+            if mended is not None:
+                settings, note = mended, note + within(mended.max_tokens)
             retries[stage] = retries.get(stage, 0) + 1
             ctx.emit(M11_RETRY, turn=turn_id, agent=stage, reason=note)
             ctx.reject(turn_id, note)  # the next ask is titled as its retry, with the reason

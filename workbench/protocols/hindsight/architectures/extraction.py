@@ -8,6 +8,8 @@ sentence must then be found in the output itself (whitespace aside); one that is
 not — a summary, a rewording, an invented risk — makes the whole extraction
 refused: the report is left empty with the reason, never filled from the
 reply. Raters and judges read the condition's own text, never the extraction.
+A reply cut at max_tokens is asked once more with a larger max_tokens within the
+window (`copy_turn`, by the rule of workbench/structured/cut.py).
 
 Under `report_shape = "instruction"` (a pre-registered study option, the
 project's earlier behaviour) there is no extraction call: the final step asks
@@ -126,6 +128,24 @@ def shaped_report(source: str, reply: str) -> dict:
     return {**report, "extraction": {"shape": "extract", "status": "ok", "sentences": n}}
 
 
+async def copy_turn(ctx, turn: str, step: str, parse, messages: list[dict], *, phase: str, label: str, settings,
+                    schema: dict):
+    """One copy-only extraction call, its reply read by `parse` and counted under `step` (parsed, repaired,
+    refused, cut, unparsed); a reply cut at max_tokens is asked once more, the same request with a larger
+    max_tokens within the window (`RunContext.mend_cut`). Returns (the kept reply's turn id, reply, reading)."""
+    reply = await ctx.turn(turn, "extractor", messages, phase=phase, label=label, role="extraction",
+                           settings=settings, schema=schema)
+    reading = ctx.read_reply(turn, step, parse, reply)
+    mended = ctx.mend_cut(turn, step, reading, settings)
+    if mended is None:
+        return turn, reply, reading
+    ctx.reject(turn, f"{reading.detail}; asked again with max_tokens {mended.max_tokens}")
+    retry = f"{turn}:retry"
+    reply = await ctx.turn(retry, "extractor", messages, phase=phase, label=label, role="extraction",
+                           settings=mended, schema=schema)
+    return retry, reply, ctx.read_reply(retry, step, parse, reply)
+
+
 async def finish(ctx, text: str):
     """The condition's FinalOutput: its own text, and the report in the common shape."""
     from workbench.protocols.hindsight.architectures.prompts import EXTRACT, EXTRACT_SYSTEM
@@ -139,13 +159,12 @@ async def finish(ctx, text: str):
         unsure = risks_unsure(report, text) if "risks" not in report["missing"] else ""
         return FinalOutput(text=text, report={**report, "extraction": {
             "shape": "instruction", **({"risks_unsure": unsure} if unsure else {})}})
-    reply = await ctx.turn("extract", "extractor",
-                           [system(EXTRACT_SYSTEM), user(EXTRACT.format(output=text.strip()))],
-                           phase="extract", label="Extraction: copy the report sentences", role="extraction",
-                           settings=extraction_settings(ctx.settings, text), schema=extraction_schema(text))
-    ctx.read_reply("extract", "report extraction", _parse_or_refuse, reply)   # counted: parsed, repaired, unparsed
+    turn, reply, _ = await copy_turn(ctx, "extract", "report extraction", _parse_or_refuse,
+                                     [system(EXTRACT_SYSTEM), user(EXTRACT.format(output=text.strip()))],
+                                     phase="extract", label="Extraction: copy the report sentences",
+                                     settings=extraction_settings(ctx.settings, text), schema=extraction_schema(text))
     report = shaped_report(text, reply)
-    if report["extraction"]["status"] == "unparsed" and ctx.was_cut("extract"):  # say why the JSON broke off
+    if report["extraction"]["status"] == "unparsed" and ctx.was_cut(turn):  # say why the JSON broke off
         from workbench.runs.truncation import CUT_NOTE
 
         report["extraction"]["reason"] += CUT_NOTE

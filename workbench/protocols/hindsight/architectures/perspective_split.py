@@ -6,7 +6,8 @@ the reply; the schema lists the reply's own passages, so a server that decodes
 by schema can only copy. Every copied sentence must then be found in the reply
 (whitespace aside): one that is not refuses the whole split, as do fewer than
 two perspectives. A refused or unreadable split leaves the reply unsplit
-(flagged, never one perspective). Counted under "perspective split".
+(flagged, never one perspective); one cut at max_tokens is asked once more with
+more room (`extraction.copy_turn`). Counted under "perspective split".
 """
 
 from __future__ import annotations
@@ -67,14 +68,14 @@ def read_split(source: str, reply: str) -> list[list[str]]:
 async def split_by_extraction(ctx, text: str) -> tuple[list[Section], str]:
     """(sections, "") from the extraction, or ([], why not). Makes the call only where the model decodes by
     schema (the caller asks `worth_asking` first)."""
-    from workbench.protocols.hindsight.architectures.extraction import extraction_settings
+    from workbench.protocols.hindsight.architectures.extraction import copy_turn, extraction_settings
     from workbench.protocols.hindsight.architectures.prompts import EXTRACT_SYSTEM, SPLIT
     from workbench.runs.context import system, user
 
-    reply = await ctx.turn("split", "extractor", [system(EXTRACT_SYSTEM), user(SPLIT.format(output=text.strip()))],
-                           phase="split", label="Extraction: copy each perspective's sentences", role="extraction",
-                           settings=extraction_settings(ctx.settings, text), schema=split_schema(text))
-    reading = ctx.read_reply("split", STEP, lambda r: read_split(text, r), reply)  # counted per outcome
+    _, _, reading = await copy_turn(ctx, "split", STEP, lambda r: read_split(text, r),
+                                    [system(EXTRACT_SYSTEM), user(SPLIT.format(output=text.strip()))],
+                                    phase="split", label="Extraction: copy each perspective's sentences",
+                                    settings=extraction_settings(ctx.settings, text), schema=split_schema(text))
     if not reading.ok:
         return [], reading.detail
     return [Section(i, "", " ".join(g)) for i, g in enumerate(reading.value, start=1)], ""
