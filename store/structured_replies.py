@@ -21,3 +21,10 @@ def outcome_counts(db: sqlite_utils.Database, study_id: str) -> list[dict]:
     return [dict(r) for r in db.query(
         "SELECT step, outcome, count(*) AS n FROM structured_replies WHERE study_id = ? "
         "GROUP BY step, outcome ORDER BY step, outcome", [study_id])]
+
+
+def outcome_detail_counts(db: sqlite_utils.Database, study_id: str, outcome: str, contains: str) -> dict[str, int]:
+    """step -> replies of `outcome` whose detail contains `contains` (e.g. cut replies asked again with more room)."""
+    return {r["step"]: r["n"] for r in db.query(
+        "SELECT step, count(*) AS n FROM structured_replies WHERE study_id = ? AND outcome = ? AND instr(detail, ?) > 0 "
+        "GROUP BY step", [study_id, outcome, contains])}

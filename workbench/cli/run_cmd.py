@@ -157,6 +157,7 @@ def summary_text(s, counts) -> str:
         f"study {s.study_id}: {counts.runs_text()}",
         f"study counts: {counts.calls_text()}",
         *([f"study {counts.errors_text()}"] if counts.errors_text() else []),
+        *([f"study {counts.cut_text()}"] if counts.cut_text() else []),
         f"this command: {s.executed} runs attempted, {s.calls} turns completed ({s.network_calls} by a model, "
         f"{s.replayed} replayed), {s.input_tokens} input + {s.output_tokens} output tokens, {cost}, "
         f"{duration(s.elapsed)}",

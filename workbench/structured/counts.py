@@ -11,6 +11,7 @@ from datetime import datetime, timezone
 
 import sqlite_utils
 
+from workbench.structured.cut import ASKED_AGAIN
 from workbench.structured.reading import CUT, OUTCOMES, UNPARSED, Reading
 
 
@@ -31,20 +32,36 @@ def recorder(db: sqlite_utils.Database, study_id: str | None, prefix: str):
 
 def parse_counts(db: sqlite_utils.Database, study_id: str) -> list[dict]:
     """Per step, in name order: {"step", "parsed", "repaired", "refused", "cut", "unparsed", "replies",
-    "unparsed_share"}."""
-    from store.structured_replies import outcome_counts
+    "unparsed_share"}, and where a reply was cut, "cut_asked_again": how many of the cut were asked again with a
+    larger max_tokens (workbench/structured/cut.py; the rest had no room left in the window or no attempt)."""
+    from store.structured_replies import outcome_counts, outcome_detail_counts
 
     steps: dict[str, dict] = {}
     for row in outcome_counts(db, study_id):
         entry = steps.setdefault(row["step"], {"step": row["step"], **{o: 0 for o in OUTCOMES}})
         entry[row["outcome"]] = entry.get(row["outcome"], 0) + row["n"]
+    asked = outcome_detail_counts(db, study_id, CUT, ASKED_AGAIN) if any(e[CUT] for e in steps.values()) else {}
     out = []
     for step in sorted(steps):
         entry = steps[step]
         entry["replies"] = sum(entry[o] for o in OUTCOMES)
         entry["unparsed_share"] = round(entry[UNPARSED] / entry["replies"], 4) if entry["replies"] else None
+        if entry[CUT]:
+            entry["cut_asked_again"] = asked.get(step, 0)
         out.append(entry)
     return out
+
+
+def cut_text(counts: list[dict]) -> str:
+    """`structured replies cut at max_tokens: 3 (2 asked again with a larger max_tokens)`, or "" when none was:
+    the run's counts and the report's sentence under the table."""
+    cut = sum(c.get(CUT, 0) for c in counts)
+    if not cut:
+        return ""
+    asked = sum(c.get("cut_asked_again", 0) for c in counts)
+    steps = ", ".join(f"{c['step']} {c[CUT]}" for c in counts if c.get(CUT))
+    return (f"structured replies cut at max_tokens: {cut} ({steps}); {asked} asked again with a larger max_tokens"
+            + (f", {cut - asked} with no room left in the model's window or no attempt left" if cut > asked else ""))
 
 
 NOTE = ("Each reply of a step that must answer in JSON, as its parser read it: parsed (taken as is), repaired "
@@ -77,4 +94,7 @@ def section(counts: list[dict], fallbacks: str = "") -> str:
     rows = ["| step | " + " | ".join(shown) + " | replies |", "|---|" + "---|" * (len(shown) + 1)]
     rows += ["| " + " | ".join([c["step"], *(str(c.get(o, 0)) for o in shown), str(c["replies"])]) + " |"
              for c in counts]
-    return "## Structured replies\n\n" + NOTE + "\n\n" + "\n".join(rows) + "\n" + (f"\n{fallbacks}" if fallbacks else "")
+    cut = cut_text(counts)
+    cut = f"\n{cut[0].upper()}{cut[1:]}.\n" if cut else ""   # what the cut replies' retries changed
+    return ("## Structured replies\n\n" + NOTE + "\n\n" + "\n".join(rows) + "\n" + cut
+            + (f"\n{fallbacks}" if fallbacks else ""))

@@ -19,6 +19,8 @@ Every count here is over the whole study, read from the store:
 - counted errors: those runs by the kind of error their program counted (the text before its first `:`,
   e.g. `judge_error` for a calibration judge run whose reply never parsed), per condition. A run that is a
   judge's (its counted error is a `judge_error`) is judged like a verdict, so `judge errors` counts both.
+- structured replies cut at max_tokens: per step, and how many were asked again with a larger max_tokens
+  (`workbench.structured.counts.cut_text`), apart from replies that did not parse.
 - calls lost: requests journaled as sent whose process died before their reply was recorded (paid, the
   replies lost; `workbench.gateway.journal`), with their estimated cost, apart from the calls made.
 """
@@ -36,6 +38,8 @@ from store import verdicts as verdict_rows
 from workbench.gateway.journal import LostCalls, lost_calls
 from workbench.rubrics import units
 from workbench.studies.costs import cost_text
+from workbench.structured.counts import cut_text, parse_counts
+from workbench.structured.reading import CUT
 
 
 @dataclass(frozen=True)
@@ -56,6 +60,7 @@ class StudyCounts:
     truncated: dict[str, dict[str, int]] | None = None   # condition -> {"outputs", "truncated"}
     lost: LostCalls = LostCalls()   # requests sent and never answered: their process died first
     counted_errors: dict[str, dict[str, int]] | None = None  # error kind -> condition -> runs (done_with_errors)
+    cut_replies: list[dict] | None = None   # structured steps with replies cut at max_tokens (structured.counts)
 
     @property
     def outputs_truncated(self) -> int:
@@ -100,6 +105,10 @@ class StudyCounts:
         return "outputs cut at max_tokens: " + ", ".join(
             f"{c} {v['truncated']}/{v['outputs']}" for c, v in (self.truncated or {}).items())
 
+    def cut_text(self) -> str:
+        """`structured replies cut at max_tokens: 3 (crux cards 3); 2 asked again with …`, or "" when none was."""
+        return cut_text(self.cut_replies or [])
+
     def calls_text(self) -> str:
         cost = cost_text(self.cost, self.cost_unknown_calls, priced=self.calls_made - self.cost_unknown_calls)
         cancelled = f", {self.calls_cancelled} cancelled in flight" if self.calls_cancelled else ""
@@ -109,7 +118,8 @@ class StudyCounts:
 
     def text(self) -> str:
         """The lines every place prints: runs, calls, and the cut outputs when there are any."""
-        extra = [line for line in (self.errors_text(), self.truncated_text(), self.lost.text()) if line]
+        extra = [line for line in (self.errors_text(), self.truncated_text(), self.cut_text(), self.lost.text())
+                 if line]
         return "\n".join([self.runs_text(), self.calls_text(), *extra])
 
 
@@ -175,7 +185,8 @@ def study_counts(db: sqlite_utils.Database, study_id: str) -> StudyCounts:
         cost=round(float(spent["cost"]), 6), cost_unknown_calls=spent["cost_unknown_calls"],
         judged=judged, judge_errors=errors + sum(errored.get(JUDGE_ERROR, {}).values()),
         calls_cancelled=spent["cancelled"], truncated=run_rows.truncated_counts(db, study_id),
-        counted_errors=errored, lost=lost_calls(db, study_id))
+        counted_errors=errored, lost=lost_calls(db, study_id),
+        cut_replies=[c for c in parse_counts(db, study_id) if c.get(CUT)] or None)
 
 
 def scores_by_source(db: sqlite_utils.Database, study_id: str) -> dict[str, int]:
