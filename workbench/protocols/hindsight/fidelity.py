@@ -37,7 +37,9 @@ PROJECT_CHOICES = (
     "The report shape (recommendation, reasoning, risks, confidence) comes from a separate extraction call at "
     "temperature 0 that may only copy sentences; one copied sentence not found in the output (whitespace aside) "
     "refuses the whole extraction, and the run's report stays empty with the reason. Raters and judges read the "
-    "output itself, never the extraction.",
+    "output itself, never the extraction. An extraction (report shape or B3's split) whose reply was cut at "
+    "max_tokens is asked once more with twice the max_tokens, within the model's window; a reply still cut is "
+    "counted as cut, apart from unparsed replies.",
     "Decision-quality DQ-2, two perspectives: the seed says \"use direct similarity comparison\" and gives no "
     "formula; the project scores 1 - max(0, similarity of the second to the first).",
     "Decision-quality DQ-2, three perspectives: the seed would correlate, but with the first perspective left "
