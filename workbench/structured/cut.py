@@ -26,10 +26,12 @@ ASKED_AGAIN = "asked again with max_tokens"   # how a cut reply's recorded readi
 def larger_budget(settings, prompt_tokens: int | None) -> int | None:
     """The max_tokens for the retry of a reply cut at `settings.max_tokens`: `CUT_GROWTH` times as many, no more
     than the model's window leaves after the prompt (when the window is known); None when that is no more
-    than now."""
+    than now, or when the call set no max_tokens."""
     from workbench.gateway.context_window import window_of
 
     current = int(settings.max_tokens or 0)
+    if not current:  # no max_tokens asked: the server's own limit cut it, which a larger budget cannot name
+        return None
     larger = max(current * CUT_GROWTH, current + 1)
     window = window_of(settings, ask_server=False)
     if window is not None and prompt_tokens:

@@ -177,6 +177,8 @@ class ConcernSummary:
     runs_parsed: int = 0
     runs_repaired: int = 0
     runs_unparsed: int = 0
+    runs_cut: int = 0               # the last reply was cut at max_tokens and did not parse (apart from unparsed)
+    cut_asked_again: int = 0        # cut replies asked again with a larger max_tokens (structured/cut.py)
     runs_failed: int = 0            # the call itself failed (no reply to read)
     runs_skipped: int = 0
     concerns_scored: int = 0
@@ -192,24 +194,32 @@ class ConcernSummary:
         why = [f"{n} {what if n == 1 else plural}" for n, what, plural in (
             (self.runs_parsed, "parsed", "parsed"), (self.runs_repaired, "repaired", "repaired"),
             (self.runs_unparsed, "reply unparseable", "replies unparseable"),
+            (self.runs_cut, "reply cut at max_tokens", "replies cut at max_tokens"),
             (self.runs_failed, "call failed", "calls failed")) if n]
+        if self.cut_asked_again:
+            why.append(f"{self.cut_asked_again} cut repl{'y' if self.cut_asked_again == 1 else 'ies'} asked again "
+                       "with a larger max_tokens")
         return (f"{self.runs_assessed}/{self.runs_asked} runs assessed" + (f": {', '.join(why)}" if why else "")
                 + f"; {self.runs_skipped} already done; {self.concerns_scored} concern(s) scored, "
                 f"{self.concerns_failed} unassessed ({self.calls} call(s))")
 
 
 async def assess_run(gateway, settings, *, study_id: str, run_id: str, case_title: str,
-                     concerns: Sequence[str], analysis: str, sink=None) -> tuple[list[dict], int, str]:
+                     concerns: Sequence[str], analysis: str, sink=None) -> tuple[list[dict], int, str, bool]:
     """Judge one run's concerns; returns (concern_scores rows to write, calls made, how the reply read:
-    "parsed", "repaired" (by the parser, or a fresh sample after an unparseable one), "unparsed" or
-    "failed")."""
+    "parsed", "repaired" (by the parser, or a fresh sample after an unparseable one), "unparsed", "cut" (stopped
+    at max_tokens, unparsed) or "failed", whether a cut reply was asked again with a larger max_tokens)."""
+    from dataclasses import replace
+
     from workbench.gateway import CallRequest, GatewayError
+    from workbench.structured.cut import larger_budget
 
     messages = concern_messages(case_title, concerns, analysis)
     reply, problem, calls, reading = "", "", 0, "unparsed"
     values: dict[str, float | None] = {c: None for c in concerns}
     errors: dict[str, str] = {}
     evidence: dict[str, str] = {}
+    asked_again = False
     for sample in (0, 1):  # one fresh sample if the first reply is not JSON of the asked shape
         request = CallRequest(messages=messages, settings=settings, role=CONCERN_ROLE, study_id=study_id,
                               run_id=run_id, turn="concern-coverage", agent="concern-judge", sample=sample)
@@ -229,7 +239,12 @@ async def assess_run(gateway, settings, *, study_id: str, run_id: str, case_titl
                 reading = "unparsed"
             break
         except ValueError as exc:
-            problem = f"unparseable reply: {exc}"
+            problem, reading = f"unparseable reply: {exc}", "unparsed"
+            if result.finish_reason == "length":  # cut, not wrong: the fresh sample gets more room (issue 40)
+                problem, reading = f"cut at max_tokens {settings.max_tokens}: {exc}", "cut"
+                larger = larger_budget(settings, result.input_tokens) if sample == 0 else None
+                if larger is not None:
+                    settings, asked_again = replace(settings, max_tokens=larger), True
     rows = []
     for c in concerns:
         err = problem or errors.get(c)
@@ -238,7 +253,7 @@ async def assess_run(gateway, settings, *, study_id: str, run_id: str, case_titl
             raw["reply"] = reply
         rows.append({"run_id": run_id, "concern": c, "value": None if err else values[c], "source": "model",
                      "rater": None, "raw": json.dumps(raw, ensure_ascii=False)})
-    return rows, calls, reading
+    return rows, calls, reading, asked_again
 
 
 async def assess_study_concerns(db, db_path, study_id: str, settings, *, gateway=None, redo: bool = False,
@@ -275,10 +290,11 @@ async def assess_study_concerns(db, db_path, study_id: str, settings, *, gateway
     async def one(item):
         rid, title, concerns, text = item
         async with gate:
-            rows, calls, reading = await assess_run(gateway, settings, study_id=study_id, run_id=rid,
-                                                    case_title=title, concerns=concerns, analysis=text)
+            rows, calls, reading, asked_again = await assess_run(
+                gateway, settings, study_id=study_id, run_id=rid, case_title=title, concerns=concerns, analysis=text)
         q.add_concern_scores(db, study_id, rows)  # each run's rows commit on their own: resumable
         summary.calls += calls
+        summary.cut_asked_again += asked_again
         setattr(summary, f"runs_{reading}", getattr(summary, f"runs_{reading}") + 1)
         summary.runs_assessed = summary.runs_parsed + summary.runs_repaired
         failed = [r for r in rows if r["value"] is None]
