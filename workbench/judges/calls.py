@@ -115,9 +115,10 @@ async def ask_json(gateway, build: Callable[[str | None], list[dict]], validate:
     A reply that does not parse is asked again with the reason, up to `attempts` calls in all. A reply that
     parsed but was refused by a check (`RefusedReply`: a quote not found in the response) gets
     `CORRECTIVE_RETRIES` corrective retry, told why; refused again, the asking stops there. A reply that did
-    not parse because it was stopped at max_tokens is `cut`: its retry has `CUT_GROWTH` times the tokens within
-    the model's window (`larger_budget`); with no more room the asking stops (`ended_cut`: the caller may ask
-    less per call), since the same request would only be cut again.
+    not parse because it was stopped at max_tokens is `cut`: its retry has more tokens within the model's window
+    (`workbench/structured/cut.py`, the rule of runs' structured steps too; its reading names the change); with no
+    more room the asking stops (`ended_cut`: the caller may ask less per call), since the same request would only
+    be cut again.
     """
     asked = Asked()
     note = None

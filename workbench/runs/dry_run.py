@@ -7,7 +7,9 @@ longest path (a committee's seconded motions, amendments and every debate round)
 replies of a few tokens and with replies as long as each call's max_tokens, it gives what
 `workbench/studies/context_check.py` holds against the model's context window: the prompts themselves, and
 the most a deliberation can carry forward. A program that still stops early on a stand-in it cannot parse has
-measured what it reached (its retries, which append the reply and the reason, are measured too).
+measured what it reached (its retries, which append the reply and the reason, are measured too). A program that
+reads what a step before its runs made (faultline's belief graphs, built before the freeze) is given it by
+`StudyProtocol.dry_run_item`, made through the same stand-ins, so that step's prompts are measured too.
 """
 
 from __future__ import annotations
@@ -43,6 +45,13 @@ class _MeasuringGateway:
         text = self.shape(request, padding) or padding
         return CallResult(text=text, finish_reason="stop", model=request.settings.model, input_tokens=tokens,
                           output_tokens=n)
+
+
+def padding_pieces(padding: str, n: int) -> list[str]:
+    """A stand-in's padding in `n` non-empty parts of about equal length: the free text of a structured stand-in
+    with `n` fields (a graph's nodes, a critic's weaknesses), as long in all as the reply is measured to be."""
+    step = max(len(padding) // n, 1)
+    return [(padding[i * step:(i + 1) * step if i < n - 1 else None].strip() or "x") for i in range(n)]
 
 
 def _largest_plans(db, protocol, study_id: str, definition: dict) -> list:

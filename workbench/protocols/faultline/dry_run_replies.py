@@ -19,6 +19,7 @@ import json
 
 from workbench.protocols.faultline.schemas import MAX_ARGUMENTS, MAX_CARDS
 from workbench.protocols.faultline.turns import RETRY
+from workbench.runs.dry_run import padding_pieces
 
 
 def stand_in(request, padding: str) -> str | None:
@@ -30,29 +31,23 @@ def stand_in(request, padding: str) -> str | None:
     if name == "faultline_belief_graph":
         size = body["properties"]["nodes"]["minItems"]
         nodes = [{"id": f"n{i}", "claim": text, "credence": 0.5}
-                 for i, text in enumerate(_pieces(padding, size), start=1)]
+                 for i, text in enumerate(padding_pieces(padding, size), start=1)]
         return _json({"nodes": nodes, "edges": []})
     if name == "faultline_qbaf":
         first, second = list(body["properties"]["arguments"]["items"]["properties"]["base"]["properties"])
-        texts = _pieces(padding, MAX_ARGUMENTS)  # the first scored apart: the crux put to both next round
+        texts = padding_pieces(padding, MAX_ARGUMENTS)  # the first scored apart: the crux put to both next round
         return _json({"arguments": [{"id": f"a{i}", "text": text, "base": {first: 0.0, second: 1.0 if i == 1 else 0.0}}
                                     for i, text in enumerate(texts, start=1)], "relations": []})
     if name == "faultline_crux_cards":
         cited = body["properties"]["cards"]["items"]["properties"]["messages"]["items"].get("enum", [])
-        halves = _pieces(padding, 2 * MAX_CARDS)
+        halves = padding_pieces(padding, 2 * MAX_CARDS)
         return _json({"cards": [{"question": halves[2 * i], "diagnosis": halves[2 * i + 1], "messages": cited}
                                 for i in range(MAX_CARDS)]})
     if name == "faultline_claims":
-        return _json({"claims": _pieces(padding, 3)})
+        return _json({"claims": padding_pieces(padding, 3)})
     if name == "faultline_stances":
         return _json({"stances": {cid: 1 for cid in body["properties"]["stances"]["properties"]}})
     return None
-
-
-def _pieces(padding: str, n: int) -> list[str]:
-    """The padding in `n` non-empty parts of about equal length."""
-    step = max(len(padding) // n, 1)
-    return [(padding[i * step:(i + 1) * step if i < n - 1 else None].strip() or "x") for i in range(n)]
 
 
 def _json(doc: dict) -> str:

@@ -17,6 +17,7 @@ import json
 from workbench.protocols.m11.pipeline import RETRY
 from workbench.protocols.m11.replies import MIN_WEAKNESSES
 from workbench.protocols.m11.scoring import CRITERIA
+from workbench.runs.dry_run import padding_pieces
 
 
 def stand_in(request, padding: str) -> str | None:
@@ -28,12 +29,12 @@ def stand_in(request, padding: str) -> str | None:
     if stage == "critic":
         return _json({"weaknesses": [{"id": f"W{i}", "category": CRITERIA[i % len(CRITERIA)], "severity": "major",
                                       "issue": text, "evidence": ""}
-                                     for i, text in enumerate(_pieces(padding, MIN_WEAKNESSES), start=1)]})
+                                     for i, text in enumerate(padding_pieces(padding, MIN_WEAKNESSES), start=1)]})
     if stage == "defender":
         return _json({"rebuttals": [{"id": f"W{i}", "verdict": "partially valid", "argument": text}
-                                    for i, text in enumerate(_pieces(padding, MIN_WEAKNESSES), start=1)]})
+                                    for i, text in enumerate(padding_pieces(padding, MIN_WEAKNESSES), start=1)]})
     if stage == "judge":
-        pieces = _pieces(padding, len(CRITERIA) + 1)
+        pieces = padding_pieces(padding, len(CRITERIA) + 1)
         return _json({"scores": {c: {"score": 3, "evidence": pieces[i]} for i, c in enumerate(CRITERIA)},
                       "summary": pieces[-1]})
     if stage == "metajudge":
@@ -41,12 +42,6 @@ def stand_in(request, padding: str) -> str | None:
     if stage == "binary":
         return _json({"verdict": "PASS", "reason": padding.strip() or "x"})
     return None
-
-
-def _pieces(padding: str, n: int) -> list[str]:
-    """The padding in `n` non-empty parts of about equal length."""
-    step = max(len(padding) // n, 1)
-    return [(padding[i * step:(i + 1) * step if i < n - 1 else None].strip() or "x") for i in range(n)]
 
 
 def _json(doc: dict) -> str:
