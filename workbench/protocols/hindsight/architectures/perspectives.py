@@ -92,8 +92,9 @@ _ARROWS = "→⇒➜➔➤▶►▸‣◦▪•"
 # `Title: text` or `Title — text` at a line's start (after a bullet): the titled layout's lead-in
 _TITLED = re.compile(r"^(?:[-*+•][ \t]+)?([A-Z][^:.!?;,—–\n]{0,50}?)[ \t]*(?::|[ \t][—–][ \t]|[ \t]-[ \t])[ \t]*(\S.*)$")
 # a list of options, steps or phases is not a list of perspectives
-_NOT_A_VIEW = re.compile(r"^(?:option|choice|alternative|course of action|step|phase|week|stage|scenario|pros?|cons?|"
-                         r"risks?|benefits?|costs?|note|question|answer|q|a)\b", re.IGNORECASE)
+_NOT_A_VIEW = re.compile(r"(?:option|choice|alternative|course of action|step|phase|week|stage|scenario|pros?|cons?|"
+                         r"risks?|benefits?|costs?|note|question|answer|q|a)(?:[ \t]+(?:\d{1,2}|[A-E]|one|two|three|four|"
+                         r"five))?", re.IGNORECASE)  # a title that is only such a word (and its number) names no view
 _CLOSING_BOLD = re.compile(r"^([^*_\n]{1,60}?)[ \t]*(?:\*\*|__)[ \t]*[:.\-–—]?[ \t]*(.*)$")
 _OWN_VOICE = re.compile(r"\b(?:i|i'd|i'm|i'll|my|we|we'd|we're|our|us|me)\b", re.IGNORECASE)
 # "Precedent. If Crock wins ...": a first sentence of at most four words, then the text
@@ -106,7 +107,11 @@ _PROSE = re.compile(
     r"((?:one|another|a (?:second|third|fourth|fifth|final|further)|the (?:first|second|third|fourth|fifth|"
     r"final|last)) (?:perspective|view|viewpoint|lens|angle)\b)|"
     r"(as (?:the|a|an|our|your) " + _ANAPHORA + r"[^,.:;]{1,40}?)(?=,)|"
-    r"(on the (?:one|other) hand|from where (?:the |a |an )?[^,.:;]{1,40}? (?:sits?|stands?))\b)",
+    r"(on the (?:one|other) hand|from where (?:the |a |an )?[^,.:;]{1,40}? (?:sits?|stands?))\b|"
+    # "The CFO would probably say ...", "An outside ethicist would go further": a view in someone's voice
+    r"((?:the|an?) (?:[\w'’-]+ ){0,4}?[\w'’-]+)(?= (?:would|might|will|could) (?:(?:probably|likely|certainly|also|"
+    r"instead|surely|then) )?(?:say|see|argue|point|ask|insist|stress|worry|focus|want|go|view|frame|reply|counter|"
+    r"object|add|note|respond|read|call|look|care|warn|urge)\b))",
     re.IGNORECASE)
 _ORDINAL_LEAD = re.compile(r"^[ \t]*(?:\(?\d{1,2}[.)]|\(?[A-Ea-e][.)]|\(?(?:I{1,3}|IV|VI?)[.)]|\d{1,2}[ \t]*[—–:][ \t]*|"
                            r"\d{1,2}[ \t]+-[ \t]+)[ \t]*")
@@ -116,7 +121,9 @@ _TABLE_HEAD = re.compile(r"^(?:perspective|viewpoint|view|lens|angle|stakeholder
                          r"parties|actor|persona|voice|seat|discipline|function|team|department|expert|advisor|hat)s?\b",
                          re.IGNORECASE)
 _INLINE_MARK = re.compile(r"\(([a-e]|[1-5]|i{1,3}|iv|v)\)\s+")
-_INLINE_INTRO = re.compile(r"perspective|viewpoint|\bviews?\b|\blens|\bangles?\b|standpoint", re.IGNORECASE)
+_INLINE_INTRO = re.compile(r"perspective|viewpoint|\bviews?\b|\blens|\bangles?\b|standpoint|\breadings\b|\bframings\b|"
+                           r"\bways (?:to|of) (?:see|seeing|look|looking|read|reading|frame|framing|view|viewing)\b",
+                           re.IGNORECASE)
 
 
 @dataclass
@@ -149,6 +156,11 @@ def split_perspectives(text: str) -> Split:
 
 def _splits(text: str):
     """Every layout's split of the reply with two or more perspectives, in the order the layouts are tried."""
+    listed = _json_sections(text or "")
+    if listed is not None:
+        if len(listed) >= 2:
+            yield Split("json", listed)
+        return  # a JSON reply has no other layout: its lines are code
     lines = _normalised(text or "")
     for layout, starts in (("labelled", _labelled_starts), ("headings", _heading_starts),
                            ("table", _table_starts), ("numbered", _numbered_starts), ("outline", _outline_starts),
@@ -168,6 +180,44 @@ def _splits(text: str):
 
 def _other_counts(text: str, layout: str) -> list[int]:
     return [len(s.sections) for s in _splits(text) if s.layout != layout]
+
+
+_FENCED = re.compile(r"```[\w-]*[ \t]*\n(.*?)\n[ \t]*```", re.DOTALL)
+_LIST_KEYS = ("perspectives", "viewpoints", "views", "lenses", "angles", "stakeholders", "voices")
+_NAME_KEYS = ("name", "title", "perspective", "viewpoint", "view", "lens", "label", "role", "stakeholder")
+
+
+def _json_sections(text: str) -> list[Section] | None:
+    """A reply whose perspectives are a JSON object (the whole reply, or a fenced block in it): listed under a key
+    such as "perspectives" (a section per item, titled by its name), or given as name → text (a section per name but
+    the synthesis's). None when the reply holds no such JSON."""
+    import json
+
+    fenced = _FENCED.search(text)
+    body = fenced.group(1).strip() if fenced else text.strip()
+    if not body.startswith("{"):
+        return None
+    try:
+        data = json.loads(body)
+    except ValueError:
+        return None
+    if not isinstance(data, dict):
+        return None
+    items = next((data[k] for k in data if k.casefold() in _LIST_KEYS), None)
+    if items is None and len(data) >= 2 and all(isinstance(v, (str, dict)) for v in data.values()):
+        items = [{"name": k, "text": v if isinstance(v, str) else json.dumps(v)} for k, v in data.items()
+                 if not (_synth_title(k) or _STOP.match(k))]
+    if not isinstance(items, list):
+        return None
+    sections = []
+    for n, item in enumerate(items, start=1):
+        if isinstance(item, dict):
+            title = next((str(v) for k, v in item.items() if k.casefold() in _NAME_KEYS and isinstance(v, str)), "")
+            rest = " ".join(str(v) for k, v in item.items() if k.casefold() not in _NAME_KEYS)
+            sections.append(Section(n, title.strip(), rest.strip() or title.strip()))
+        else:
+            sections.append(Section(n, "", str(item)))
+    return sections
 
 
 def _without_fields(found: list[tuple[int, str, str]]) -> list[tuple[int, str, str]]:
@@ -528,7 +578,9 @@ def _titled_starts(lines: list[str]) -> list[tuple[int, str, str]]:
             title, rest = _clean_title(_BULLET.sub("", line)), ""
         else:
             continue
-        if len(title.split()) > 5 or _NOT_A_VIEW.match(title):
+        if _LABEL_WORD.fullmatch(title) and 0 < len(rest.split()) <= 6:
+            title, rest = _clean_title(rest), ""  # "- Perspective: Platform team": the label names the view
+        if len(title.split()) > 5 or _NOT_A_VIEW.fullmatch(title) or not re.search(r"[^\W\d_]", title):
             continue
         opens = (not before.strip() or before[:1] in (" ", "\t") or before.rstrip().endswith(":")
                  or bool(out and out[-1][0] == i - 1))
@@ -544,6 +596,9 @@ def _titled_starts(lines: list[str]) -> list[tuple[int, str, str]]:
     return out
 
 
+_LABEL_WORD = re.compile(r"(?:perspective|viewpoint|view|lens|angle|stance)s?", re.IGNORECASE)
+
+
 def _alone_as_title(line: str) -> bool:
     """A short line that is a title, not a sentence: at most six words, no closing full stop, comma or colon-led
     text after it."""
@@ -557,6 +612,9 @@ def _normalised(text: str) -> list[str]:
     and an arrow or symbol bullet (`→ Legal: ...`) as `- `."""
     out: list[str] = []
     for line in _one_label_a_line(_from_html(text)).splitlines():
+        if re.fullmatch(r"[ \t]*(?:```|~~~)[\w-]*[ \t]*", line):
+            out.append("")
+            continue  # a code fence is no title
         underline = re.fullmatch(r"[ \t]*(=+|-+)[ \t]*", line)
         if underline and len(line.strip()) >= 3 and out and _alone_as_title(out[-1]) \
                 and not (_HEADING.match(out[-1]) or _BULLET.match(out[-1])):
@@ -682,6 +740,9 @@ def _inline_sections(text: str) -> list[Section]:
             body = paragraph[m.end():end].strip().rstrip(";,").strip()
             body = re.sub(r"[;,]?\s*(?:and|or)$", "", body).strip()
             title, _ = _title_and_rest(body)
+            lead = re.split(r"[,:;—–(]", body, maxsplit=1)[0].strip()
+            if (not title or title == body) and len(lead.split()) <= 6 and lead != body:
+                title = lead  # "(a) as a negotiation, where ...": the phrase before the comma names it
             sections.append(Section(n + 1, title if title != body else "", body))
         return sections
     return []
