@@ -165,7 +165,8 @@ def _splits(text: str):
     for layout, starts in (("labelled", _labelled_starts), ("headings", _heading_starts),
                            ("table", _table_starts), ("numbered", _numbered_starts), ("outline", _outline_starts),
                            ("bold", _bold_starts), ("titled", _titled_starts), ("prose", _prose_starts)):
-        found = _without_odd_closing(_without_fields(starts(lines)))
+        found = starts(lines)
+        found = _without_odd_closing(_without_fields(found) if layout in ("bold", "titled") else found)
         if len(found) >= 2:
             sections = _table_sections(lines, found) if layout == "table" else _sections(lines, found)
             if len(sections) >= 2:
@@ -222,7 +223,9 @@ def _json_sections(text: str) -> list[Section] | None:
 
 def _without_fields(found: list[tuple[int, str, str]]) -> list[tuple[int, str, str]]:
     """The starts less the fields each perspective repeats (`**Sees:**`, `**Would do:**` under every view): titles
-    that recur once per perspective are parts of it. Where the titles do not fall into that pattern, unchanged."""
+    that recur once per perspective, in the same order, are parts of it. Where the titles do not fall into that
+    pattern, unchanged (and two views sharing a title are flagged). For unnumbered lead-ins only: a numbered label
+    or heading says it is a view."""
     names = [t.casefold() for _, t, _ in found]
     once = [f for f, n in zip(found, names) if names.count(n) == 1]
     if len(once) < 2 or len(once) == len(found) or names.count(names[0]) > 1:
@@ -233,7 +236,9 @@ def _without_fields(found: list[tuple[int, str, str]]) -> list[tuple[int, str, s
             groups.append([])
         else:
             groups[-1].append(n)
-    return once if all(g == groups[0] for g in groups) and groups[0] else found
+    # a pattern chance cannot make: the same fields under three views or more, or two fields or more under each
+    fields = all(g == groups[0] for g in groups) and (len(groups[0]) >= 2 or (groups[0] and len(once) >= 3))
+    return once if fields else found
 
 
 def _without_odd_closing(found: list[tuple[int, str, str]]) -> list[tuple[int, str, str]]:
