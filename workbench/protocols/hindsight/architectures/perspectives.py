@@ -59,13 +59,18 @@ _SYNTH_TITLE = re.compile(
     r"summing up|wrap\w*|closing\b|landing\b|consensus|common ground|where (?:they|it all|this) (?:agree|lands?|leaves)|"
     r"(?:so,? )?what (?:now|next)\b|(?:so,? )?where (?:does|do) (?:that|this|it) leave|"
     r"(?:my|our) (?:two cents|view|take|position|advice|call|pick|vote|proposal|suggestion|stance)\b|"
-    r"where (?:i|we) (?:land|stand|come down|end up)\b)", re.IGNORECASE)
+    r"where (?:i|we) (?:land|stand|come down|end up)\b|(?:net|final) (?:assessment|judg(?:e)?ment)|judg(?:e)?ment call|"
+    r"what to do\b|where (?:i|we|this) come[s]? out)", re.IGNORECASE)
 _SYNTH_ANYWHERE = re.compile(r"\((?:synthesi[sz]\w*|recommend\w*|conclusion|summary|verdict|overall)\)", re.IGNORECASE)
 _INTRO_TITLE = re.compile(
     r"^(?:an? |the |my )?(?:introduction|intro|context|background|overview|preamble|framing|setting the scene|"
     r"understanding\b|situation|the situation|what'?s at stake|stakes|the (?:decision|dilemma|problem|question|"
     r"case|threat)|(?:decision|problem|situation|case) (?:summary|overview|analysis)|executive summary|"
     r"key facts|facts)", re.IGNORECASE)
+# A part of the reply about the reply, wherever it stands: no view
+_META_TITLE = re.compile(r"(?:an? |the |one |some |my |important )?(?:note|nb|caveats?|disclaimers?|assumptions?|"
+                         r"limitations?|important|a word of caution|warning|open questions?|references|sources|appendix|"
+                         r"p\.?s\.?)", re.IGNORECASE)
 # In the first or last section's words: it speaks of the perspectives as a set, as an introduction or a
 # synthesis does and a single perspective rarely does.
 _ABOUT_THE_SET = re.compile(
@@ -286,9 +291,16 @@ def _doubt(text: str, split: Split, asked: tuple[int, int]) -> str:
         return "two perspectives share a title (sub-headings read as perspectives?)"
     if split.layout in ("headings", "bold", "table") and _ABOUT_THE_SET.search(sections[-1].text):
         return f"the last section ('{sections[-1].title}') reads like the synthesis"
+    if len(sections) >= 3 and _names_the_others(sections[-1], sections[:-1]):
+        return f"the last section ('{sections[-1].title}') names the others, as a synthesis does"
+    if len(sections) >= 3 and _names_the_others(sections[0], sections[1:]):
+        return f"the first section ('{sections[0].title}') names the others, as an introduction does"
     if split.layout in ("headings", "bold", "table") and _ABOUT_THE_SET.search(sections[0].text):
         return f"the first section ('{sections[0].title}') reads like an introduction"
     low, high = asked
+    if not low <= len(sections) <= high and split.layout == "prose":
+        return (f"{len(sections)} perspectives read from paragraph openings, where the prompt asked for "
+                f"{low}-{high}: the paragraphs between them may hold others")
     if not low <= len(sections) <= high:
         # a count the prompt did not ask for is sure only where no other layout of the reply reads one it did
         other = {c for c in _other_counts(text, split.layout) if low <= c <= high}
@@ -296,6 +308,25 @@ def _doubt(text: str, split: Split, asked: tuple[int, int]) -> str:
             return (f"{len(sections)} perspectives read as {split.layout}, but the reply's "
                     f"{'/'.join(str(c) for c in sorted(other))} other parts read otherwise")
     return ""
+
+
+_GENERIC = {"perspective", "perspectives", "view", "views", "viewpoint", "lens", "angle", "stance", "the", "from",
+            "side", "voice", "case", "with", "about", "their", "what", "that", "this", "team", "head", "lead"}
+
+
+def _names_the_others(section: Section, others: list[Section]) -> bool:
+    """Whether a section's text names two or more of the other sections by a distinctive word of their titles ("The
+    legal and financial views both ..."), as a synthesis or an introduction does and one view rarely does."""
+    def words(title: str) -> set[str]:
+        return {w for w in re.findall(r"[a-z]{4,}", title.casefold()) if w not in _GENERIC}
+
+    mine = words(section.title)
+    named = 0
+    for other in others:
+        own = words(other.title) - mine
+        if own and any(re.search(r"\b" + re.escape(w[:max(4, len(w) - 3)]), section.text.casefold()) for w in own):
+            named += 1
+    return named >= 2
 
 
 def _stated(text: str) -> set[int]:
@@ -391,8 +422,8 @@ def _heading_starts(lines: list[str]) -> list[tuple[int, str, str]]:
             if len(kept) >= 2 and level <= min(lv for _, lv, _ in kept):
                 break  # what follows the synthesis at the views' level (caveats, next steps) is the synthesis's
             continue
-        if first_view is None and _INTRO_TITLE.match(title):
-            continue  # an introduction under its own heading belongs to no perspective
+        if first_view is None and _INTRO_TITLE.match(title) or _META_TITLE.fullmatch(title):
+            continue  # an introduction under its own heading, a note or caveat, belongs to no perspective
         first_view = i if first_view is None else first_view
         kept.append((i, level, title))
     if len(kept) > 2 and _ABOUT_THE_SET.search(_body(lines, kept[0][0], kept[1][0])):
@@ -558,7 +589,7 @@ def _bold_starts(lines: list[str]) -> list[tuple[int, str, str]]:
                  or (bullet and bool(_BULLET.match(before))))
         if not opens:
             continue  # a lead-in opens a paragraph or a bullet of the top list
-        if not out and _INTRO_TITLE.match(title):
+        if not out and _INTRO_TITLE.match(title) or _META_TITLE.fullmatch(title):
             continue
         out.append((i, title, m.group(2).strip()))
     top = [f for f in out if not _BULLET.match(lines[f[0]].lstrip())]
@@ -595,7 +626,7 @@ def _titled_starts(lines: list[str]) -> list[tuple[int, str, str]]:
             if out:
                 break
             continue
-        if not out and _INTRO_TITLE.match(title):
+        if not out and _INTRO_TITLE.match(title) or _META_TITLE.fullmatch(title):
             continue
         out.append((i, title, rest))
     return out
