@@ -4,6 +4,7 @@ that loses accuracy fails here."""
 
 from __future__ import annotations
 
+from functools import cache
 from pathlib import Path
 
 import pytest
@@ -16,9 +17,11 @@ CORPUS = Path(__file__).resolve().parent.parent / "corpus"
 
 # name → (minimum entries, minimum layouts, minimum share read correctly; the rest must be flagged), on the tuning set
 FLOORS = {
-    "b3": (60, 40, 0.85),       # measured 2026-11-28 (session 11): 56 of 63 correct, 7 flagged (60 layouts)
-    "second": (70, 30, 0.95),   # measured: 71 of 71 (5 from SmolLM2)
-    "vote": (70, 30, 0.95),     # measured: 75 of 75 (5 from SmolLM2)
+    # measured 2026-11-28 (session 12): 102 of 110 correct, 8 flagged (107 layouts); correct counts a sure count the
+    # prompt did not ask for (flagged, no data) or none in an empty reply or a refusal, read right
+    "b3": (110, 100, 0.90),
+    "second": (85, 45, 0.95),   # measured: 88 of 88 (5 from SmolLM2)
+    "vote": (90, 50, 0.95),     # measured: 92 of 92 (5 from SmolLM2)
     "risks": (10, 8, 0.75),     # measured: 11 of 14, 3 flagged
     "concerns": (10, 8, 0.95),  # measured: 15 of 15 (5 of them rightly unassessable in part)
     "topology": (10, 6, 0.80),  # measured: 10 of 12, 2 flagged
@@ -29,10 +32,10 @@ FLOORS = {
 
 
 # On the held-out set (never tuned on): what it reads today, measured 2026-11-28 after its silent misreadings were
-# mended. B3 falls short of the issue's 90% there (12 of 22: 4 real replies and 4 written ones with no or too many
-# perspectives are flagged, rightly, and 6 more layouts are flagged as unread); the README says so.
+# mended. B3's older held-out files (22: 6 real small-model replies with no perspectives, 5 of them doubted rather than
+# read as none) stay below the issue's 90%: 15 of 22 correct, 7 flagged; the README says so.
 HELD_OUT_FLOORS = {
-    "b3": (20, 0.50),           # 12 of 22 correct, 10 flagged
+    "b3": (20, 0.65),           # 15 of 22 correct, 7 flagged
     "second": (15, 0.90),       # 15 of 16, 1 flagged (2 from gemma-3-270m)
     "vote": (15, 0.95),         # 16 of 16 (2 from gemma-3-270m)
     # 59 of 89, 30 flagged: a key term shared with a criterion ("Frame your answer as a memo", "the module's
@@ -41,14 +44,30 @@ HELD_OUT_FLOORS = {
 }
 
 
+@cache
+def _measured(name: str, part: str):
+    """One instrument's accuracy on one part of its corpus, measured once per session when first asked: a test of
+    one instrument does not wait for the others' (the cue audit's embeddings)."""
+    return measure(all_instruments()[name], load(CORPUS, name, part))
+
+
+class _Parts(dict):
+    def __init__(self, part: str):
+        super().__init__()
+        self.part = part
+
+    def __missing__(self, name: str):
+        return _measured(name, self.part)
+
+
 @pytest.fixture(scope="module")
 def accuracy():
-    return {name: measure(instrument, load(CORPUS, name, TUNING)) for name, instrument in all_instruments().items()}
+    return _Parts(TUNING)
 
 
 @pytest.fixture(scope="module")
 def held_out():
-    return {name: measure(all_instruments()[name], load(CORPUS, name, HELD_OUT)) for name in HELD_OUT_FLOORS}
+    return _Parts(HELD_OUT)
 
 
 @pytest.mark.parametrize("name", sorted(all_instruments()))

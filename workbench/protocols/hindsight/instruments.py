@@ -21,12 +21,15 @@ def read_b3(text: str, options: dict) -> dict:
     reading = read_perspectives(text, asked)
     return {"perspectives": [s.title for s in reading.split.sections], "count": len(reading.split.sections),
             "layout": reading.split.layout, "asked": list(asked), "flagged": reading.flagged,
-            "reason": reading.reason}
+            "unsure": reading.flagged and reading.unsure, "reason": reading.reason}
 
 
 def b3_agrees(doc: dict, truth: dict) -> bool:
-    """The right number of perspectives, and where the truth names them, each title read in its place."""
-    if doc["count"] != truth["perspectives"]:
+    """The right number of perspectives, and where the truth names them, each title read in its place.
+
+    A flagged reading agrees only when the reader stands by its count ("unsure" false: a sure count the prompt did
+    not ask for, none in an empty reply or a refusal); a reading it doubts is a flag, whatever its count."""
+    if doc.get("unsure") or doc["count"] != truth["perspectives"]:
         return False
     titles = truth.get("titles")
     return titles is None or all(_same_title(read, true) for read, true in zip(doc["perspectives"], titles))
@@ -119,7 +122,7 @@ def read_topology(text: str, options: dict) -> dict:
 
 INSTRUMENTS = [
     Instrument(name="b3", title="B3's reply split into its perspectives",
-               read=read_b3, agrees=b3_agrees, describe=describe_b3, input_help="one B3 reply",
+               read=read_b3, agrees=b3_agrees, describe=describe_b3, input_help="one B3 reply", flag_can_agree=True,
                options=(Option("--asked", "how many perspectives the prompt asked for: N or a range N-M "
                                           f"(default {ASKED[0]}-{ASKED[1]}, the shipped B3 prompt)",
                                default=f"{ASKED[0]}-{ASKED[1]}"),)),

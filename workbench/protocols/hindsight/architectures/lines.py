@@ -193,9 +193,11 @@ _SECOND_NO = re.compile(r"\b(?:not|n't|never|no|decline[sd]?|declining|refuse[sd
                         r"can't|against)\b", re.IGNORECASE)
 _LEADING_ANSWER = re.compile(r"^[ \t*_>#]*(yes|no|aye|nay|nope|not at this time|not now)\b"
                              r"(?![ \t]+(?:one|amendments?|motion|second|to\b))", re.IGNORECASE)
-# "I decline.", "I must respectfully decline": a refusal as the reply's first sentence
-_LEADING_DECLINE = re.compile(r"^[ \t*_>#]*I[ \t]+(?:(?:must|will|have to|respectfully|politely)[ \t]+)*decline\b",
-                              re.IGNORECASE)
+# "I decline.", "I must respectfully decline", "No second from me": a refusal as the reply's first sentence
+_LEADING_DECLINE = re.compile(r"^[ \t*_>#]*(?:I[ \t]+(?:(?:must|will|have to|respectfully|politely)[ \t]+)*decline\b|"
+                              r"(?:no|not a)[ \t]+second(?:er)?[ \t]+(?:from|by)[ \t]+me\b)", re.IGNORECASE)
+# a turn within a sentence: what follows "but" or a semicolon is said apart from what precedes it
+_CLAUSE_TURN = re.compile(r"\bbut\b|\bhowever\b|;", re.IGNORECASE)
 
 
 def parse_second(text: str) -> bool | None:
@@ -213,11 +215,13 @@ def parse_second(text: str) -> bool | None:
             readings.add(lead.group(1).lower() in ("yes", "aye"))
         if n == 0 and _LEADING_DECLINE.match(sentence) and not _HEDGE.search(sentence):
             readings.add(False)
-        if not _SECOND_AS_VERB.search(sentence):
             continue
-        if _HEDGE.search(sentence):
-            return None
-        readings.add(not _SECOND_NO.search(re.split(r"second", sentence, maxsplit=1, flags=re.IGNORECASE)[0]))
+        for clause in _CLAUSE_TURN.split(sentence):  # "Some may say yes, but I decline to second": the clause's own
+            if not _SECOND_AS_VERB.search(clause):
+                continue
+            if _HEDGE.search(clause):
+                return None
+            readings.add(not _SECOND_NO.search(re.split(r"second", clause, maxsplit=1, flags=re.IGNORECASE)[0]))
     return readings.pop() if len(readings) == 1 else None
 
 
@@ -229,6 +233,10 @@ def _second_value(value: str) -> bool | None:
                "decline": False, "declined": False, "not": False}.get(word.group(0).lower())
     if reading is not None and _CONDITION.search(value):
         return None  # "yes, if the cost cap is added": a condition, not a second
+    first_clause = re.split(r"[.,;:—–(]", value, maxsplit=1)[0]
+    if reading is not None and re.search(r"\b(?:yes|aye|seconded)\b", first_clause, re.IGNORECASE) \
+            and re.search(r"\b(?:no|nay|nope|decline[sd]?)\b", first_clause, re.IGNORECASE):
+        return None  # "yes / no": both answers, neither chosen
     return reading
 
 

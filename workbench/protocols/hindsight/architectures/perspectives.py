@@ -59,13 +59,18 @@ _SYNTH_TITLE = re.compile(
     r"summing up|wrap\w*|closing\b|landing\b|consensus|common ground|where (?:they|it all|this) (?:agree|lands?|leaves)|"
     r"(?:so,? )?what (?:now|next)\b|(?:so,? )?where (?:does|do) (?:that|this|it) leave|"
     r"(?:my|our) (?:two cents|view|take|position|advice|call|pick|vote|proposal|suggestion|stance)\b|"
-    r"where (?:i|we) (?:land|stand|come down|end up)\b)", re.IGNORECASE)
+    r"where (?:i|we) (?:land|stand|come down|end up)\b|(?:net|final) (?:assessment|judg(?:e)?ment)|judg(?:e)?ment call|"
+    r"what to do\b|where (?:i|we|this) come[s]? out)", re.IGNORECASE)
 _SYNTH_ANYWHERE = re.compile(r"\((?:synthesi[sz]\w*|recommend\w*|conclusion|summary|verdict|overall)\)", re.IGNORECASE)
 _INTRO_TITLE = re.compile(
     r"^(?:an? |the |my )?(?:introduction|intro|context|background|overview|preamble|framing|setting the scene|"
     r"understanding\b|situation|the situation|what'?s at stake|stakes|the (?:decision|dilemma|problem|question|"
     r"case|threat)|(?:decision|problem|situation|case) (?:summary|overview|analysis)|executive summary|"
     r"key facts|facts)", re.IGNORECASE)
+# A part of the reply about the reply, wherever it stands: no view
+_META_TITLE = re.compile(r"(?:an? |the |one |some |my |important )?(?:note|nb|caveats?|disclaimers?|assumptions?|"
+                         r"limitations?|important|a word of caution|warning|open questions?|references|sources|appendix|"
+                         r"p\.?s\.?)", re.IGNORECASE)
 # In the first or last section's words: it speaks of the perspectives as a set, as an introduction or a
 # synthesis does and a single perspective rarely does.
 _ABOUT_THE_SET = re.compile(
@@ -92,8 +97,9 @@ _ARROWS = "→⇒➜➔➤▶►▸‣◦▪•"
 # `Title: text` or `Title — text` at a line's start (after a bullet): the titled layout's lead-in
 _TITLED = re.compile(r"^(?:[-*+•][ \t]+)?([A-Z][^:.!?;,—–\n]{0,50}?)[ \t]*(?::|[ \t][—–][ \t]|[ \t]-[ \t])[ \t]*(\S.*)$")
 # a list of options, steps or phases is not a list of perspectives
-_NOT_A_VIEW = re.compile(r"^(?:option|choice|alternative|course of action|step|phase|week|stage|scenario|pros?|cons?|"
-                         r"risks?|benefits?|costs?|note|question|answer|q|a)\b", re.IGNORECASE)
+_NOT_A_VIEW = re.compile(r"(?:option|choice|alternative|course of action|step|phase|week|stage|scenario|pros?|cons?|"
+                         r"risks?|benefits?|costs?|note|question|answer|q|a)(?:[ \t]+(?:\d{1,2}|[A-E]|one|two|three|four|"
+                         r"five))?", re.IGNORECASE)  # a title that is only such a word (and its number) names no view
 _CLOSING_BOLD = re.compile(r"^([^*_\n]{1,60}?)[ \t]*(?:\*\*|__)[ \t]*[:.\-–—]?[ \t]*(.*)$")
 _OWN_VOICE = re.compile(r"\b(?:i|i'd|i'm|i'll|my|we|we'd|we're|our|us|me)\b", re.IGNORECASE)
 # "Precedent. If Crock wins ...": a first sentence of at most four words, then the text
@@ -106,17 +112,23 @@ _PROSE = re.compile(
     r"((?:one|another|a (?:second|third|fourth|fifth|final|further)|the (?:first|second|third|fourth|fifth|"
     r"final|last)) (?:perspective|view|viewpoint|lens|angle)\b)|"
     r"(as (?:the|a|an|our|your) " + _ANAPHORA + r"[^,.:;]{1,40}?)(?=,)|"
-    r"(on the (?:one|other) hand|from where (?:the |a |an )?[^,.:;]{1,40}? (?:sits?|stands?))\b)",
+    r"(on the (?:one|other) hand|from where (?:the |a |an )?[^,.:;]{1,40}? (?:sits?|stands?))\b|"
+    # "The CFO would probably say ...", "An outside ethicist would go further": a view in someone's voice
+    r"((?:the|an?) (?:[\w'’-]+ ){0,4}?[\w'’-]+)(?= (?:would|might|will|could) (?:(?:probably|likely|certainly|also|"
+    r"instead|surely|then) )?(?:say|see|argue|point|ask|insist|stress|worry|focus|want|go|view|frame|reply|counter|"
+    r"object|add|note|respond|read|call|look|care|warn|urge)\b))",
     re.IGNORECASE)
 _ORDINAL_LEAD = re.compile(r"^[ \t]*(?:\(?\d{1,2}[.)]|\(?[A-Ea-e][.)]|\(?(?:I{1,3}|IV|VI?)[.)]|\d{1,2}[ \t]*[—–:][ \t]*|"
                            r"\d{1,2}[ \t]+-[ \t]+)[ \t]*")
 _TABLE_ROW = re.compile(r"^[ \t]*\|(.*)\|[ \t]*$")
 _TABLE_RULE = re.compile(r"^[ \t]*\|?[ \t:|\-]+\|?[ \t]*$")
 _TABLE_HEAD = re.compile(r"^(?:perspective|viewpoint|view|lens|angle|stakeholder|standpoint|vantage|role|who|party|"
-                         r"parties|actor|persona|voice|seat|discipline|function|team|department|expert|advisor|hat)s?\b|^$",
+                         r"parties|actor|persona|voice|seat|discipline|function|team|department|expert|advisor|hat)s?\b",
                          re.IGNORECASE)
 _INLINE_MARK = re.compile(r"\(([a-e]|[1-5]|i{1,3}|iv|v)\)\s+")
-_INLINE_INTRO = re.compile(r"perspective|viewpoint|\bviews?\b|\blens|\bangles?\b|standpoint", re.IGNORECASE)
+_INLINE_INTRO = re.compile(r"perspective|viewpoint|\bviews?\b|\blens|\bangles?\b|standpoint|\breadings\b|\bframings\b|"
+                           r"\bways (?:to|of) (?:see|seeing|look|looking|read|reading|frame|framing|view|viewing)\b",
+                           re.IGNORECASE)
 
 
 @dataclass
@@ -127,10 +139,15 @@ class Split:
 
 @dataclass
 class Reading:
-    """A split and whether it may be taken as data: `reason` says why it is flagged ("" when it is not)."""
+    """A split and whether it may be taken as data: `reason` says why it is flagged ("" when it is not).
+
+    `unsure` says the reader does not stand by its count (no layout read, layouts that disagree, a title that
+    repeats, a count other than the one the reply states). A flag without it is a sure count that the prompt did
+    not ask for (two views, seven, none at all: an empty reply or a refusal): right as a reading, still no data."""
 
     split: Split
     reason: str
+    unsure: bool = True
 
     @property
     def flagged(self) -> bool:
@@ -139,17 +156,94 @@ class Reading:
 
 def split_perspectives(text: str) -> Split:
     """The perspectives of a B3 reply and the layout they were read from; no sections when fewer than two."""
+    return next(_splits(text), Split("", []))
+
+
+def _splits(text: str):
+    """Every layout's split of the reply with two or more perspectives, in the order the layouts are tried."""
+    listed = _json_sections(text or "")
+    if listed is not None:
+        if len(listed) >= 2:
+            yield Split("json", listed)
+        return  # a JSON reply has no other layout: its lines are code
     lines = _normalised(text or "")
     for layout, starts in (("labelled", _labelled_starts), ("headings", _heading_starts),
-                           ("table", _table_starts), ("numbered", _numbered_starts), ("bold", _bold_starts),
-                           ("titled", _titled_starts), ("prose", _prose_starts)):
-        found = _without_odd_closing(starts(lines))
+                           ("table", _table_starts), ("numbered", _numbered_starts), ("outline", _outline_starts),
+                           ("bold", _bold_starts), ("titled", _titled_starts), ("prose", _prose_starts)):
+        found = starts(lines)
+        found = _without_odd_closing(_without_fields(found) if layout in ("bold", "titled") else found)
         if len(found) >= 2:
             sections = _table_sections(lines, found) if layout == "table" else _sections(lines, found)
             if len(sections) >= 2:
-                return Split(layout, sections)
-    inline = _inline_sections(text or "")
-    return Split("inline", inline) if len(inline) >= 2 else Split("", [])
+                yield Split(layout, sections)
+    counted = _counted_sections(lines, _stated(text or ""))
+    if len(counted) >= 2:
+        yield Split("counted", counted)
+    inline = _inline_sections("\n".join(lines))
+    if len(inline) >= 2:
+        yield Split("inline", inline)
+
+
+def _other_counts(text: str, layout: str) -> list[int]:
+    return [len(s.sections) for s in _splits(text) if s.layout != layout]
+
+
+_FENCED = re.compile(r"```[\w-]*[ \t]*\n(.*?)\n[ \t]*```", re.DOTALL)
+_LIST_KEYS = ("perspectives", "viewpoints", "views", "lenses", "angles", "stakeholders", "voices")
+_NAME_KEYS = ("name", "title", "perspective", "viewpoint", "view", "lens", "label", "role", "stakeholder")
+
+
+def _json_sections(text: str) -> list[Section] | None:
+    """A reply whose perspectives are a JSON object (the whole reply, or a fenced block in it): listed under a key
+    such as "perspectives" (a section per item, titled by its name), or given as name → text (a section per name but
+    the synthesis's). None when the reply holds no such JSON."""
+    import json
+
+    fenced = _FENCED.search(text)
+    body = fenced.group(1).strip() if fenced else text.strip()
+    if not body.startswith("{"):
+        return None
+    try:
+        data = json.loads(body)
+    except ValueError:
+        return None
+    if not isinstance(data, dict):
+        return None
+    items = next((data[k] for k in data if k.casefold() in _LIST_KEYS), None)
+    if items is None and len(data) >= 2 and all(isinstance(v, (str, dict)) for v in data.values()):
+        items = [{"name": k, "text": v if isinstance(v, str) else json.dumps(v)} for k, v in data.items()
+                 if not (_synth_title(k) or _STOP.match(k))]
+    if not isinstance(items, list):
+        return None
+    sections = []
+    for n, item in enumerate(items, start=1):
+        if isinstance(item, dict):
+            title = next((str(v) for k, v in item.items() if k.casefold() in _NAME_KEYS and isinstance(v, str)), "")
+            rest = " ".join(str(v) for k, v in item.items() if k.casefold() not in _NAME_KEYS)
+            sections.append(Section(n, title.strip(), rest.strip() or title.strip()))
+        else:
+            sections.append(Section(n, "", str(item)))
+    return sections
+
+
+def _without_fields(found: list[tuple[int, str, str]]) -> list[tuple[int, str, str]]:
+    """The starts less the fields each perspective repeats (`**Sees:**`, `**Would do:**` under every view): titles
+    that recur once per perspective, in the same order, are parts of it. Where the titles do not fall into that
+    pattern, unchanged (and two views sharing a title are flagged). For unnumbered lead-ins only: a numbered label
+    or heading says it is a view."""
+    names = [t.casefold() for _, t, _ in found]
+    once = [f for f, n in zip(found, names) if names.count(n) == 1]
+    if len(once) < 2 or len(once) == len(found) or names.count(names[0]) > 1:
+        return found
+    groups: list[list[str]] = []
+    for n in names:
+        if names.count(n) == 1:
+            groups.append([])
+        else:
+            groups[-1].append(n)
+    # a pattern chance cannot make: the same fields under three views or more, or two fields or more under each
+    fields = all(g == groups[0] for g in groups) and (len(groups[0]) >= 2 or (groups[0] and len(once) >= 3))
+    return once if fields else found
 
 
 def _without_odd_closing(found: list[tuple[int, str, str]]) -> list[tuple[int, str, str]]:
@@ -162,29 +256,95 @@ def _without_odd_closing(found: list[tuple[int, str, str]]) -> list[tuple[int, s
 
 
 def read_perspectives(text: str, asked: tuple[int, int] = ASKED) -> Reading:
-    """The split of a B3 reply and, when it may not be taken as data, why: never a miscounted split unflagged."""
+    """The split of a B3 reply and, when it may not be taken as data, why: never a miscounted split unflagged.
+
+    Doubts about the reading come first (unsure); a count the reader stands by but the prompt did not ask for is
+    flagged as such (sure): either way it is no data."""
     split = split_perspectives(text)
     sections = split.sections
     low, high = asked
     wanted = str(low) if low == high else f"{low}-{high}"
     if not sections:
+        none = _no_perspectives(text or "")
+        if none:
+            return Reading(split, f"no perspectives: {none}", unsure=False)
         return Reading(split, "no layout the parser reads")
+    doubt = _doubt(text or "", split, asked)
+    if doubt:
+        return Reading(split, doubt)
     if not low <= len(sections) <= high:
-        return Reading(split, f"{len(sections)} perspectives read where the prompt asked for {wanted}")
-    stated = {int(n) if n.isdigit() else _NUMBER_WORDS[n.lower()] for n in _STATED.findall(text or "")}
+        return Reading(split, f"{len(sections)} perspectives read where the prompt asked for {wanted}", unsure=False)
+    return Reading(split, "", unsure=False)
+
+
+def _doubt(text: str, split: Split, asked: tuple[int, int]) -> str:
+    """Why the split's count may be wrong ("" when nothing says so)."""
+    sections = split.sections
+    stated = _stated(text)
     if stated and len(sections) not in stated:
         said = " or ".join(str(n) for n in sorted(stated))
-        return Reading(split, f"{len(sections)} perspectives read where the reply says it gives {said}")
+        return f"{len(sections)} perspectives read where the reply says it gives {said}"
     if split.layout == "numbered" and not any(s.title for s in sections):
-        return Reading(split, "a numbered list with no titles: steps or questions rather than perspectives?")
+        return "a numbered list with no titles: steps or questions rather than perspectives?"
     titles = [t.casefold() for t in (s.title for s in sections) if t]
     if len(set(titles)) < len(titles):
-        return Reading(split, "two perspectives share a title (sub-headings read as perspectives?)")
+        return "two perspectives share a title (sub-headings read as perspectives?)"
     if split.layout in ("headings", "bold", "table") and _ABOUT_THE_SET.search(sections[-1].text):
-        return Reading(split, f"the last section ('{sections[-1].title}') reads like the synthesis")
+        return f"the last section ('{sections[-1].title}') reads like the synthesis"
+    if len(sections) >= 3 and _names_the_others(sections[-1], sections[:-1]):
+        return f"the last section ('{sections[-1].title}') names the others, as a synthesis does"
+    if len(sections) >= 3 and _names_the_others(sections[0], sections[1:]):
+        return f"the first section ('{sections[0].title}') names the others, as an introduction does"
     if split.layout in ("headings", "bold", "table") and _ABOUT_THE_SET.search(sections[0].text):
-        return Reading(split, f"the first section ('{sections[0].title}') reads like an introduction")
-    return Reading(split, "")
+        return f"the first section ('{sections[0].title}') reads like an introduction"
+    low, high = asked
+    if not low <= len(sections) <= high and split.layout == "prose":
+        return (f"{len(sections)} perspectives read from paragraph openings, where the prompt asked for "
+                f"{low}-{high}: the paragraphs between them may hold others")
+    if not low <= len(sections) <= high:
+        # a count the prompt did not ask for is sure only where no other layout of the reply reads one it did
+        other = {c for c in _other_counts(text, split.layout) if low <= c <= high}
+        if other:
+            return (f"{len(sections)} perspectives read as {split.layout}, but the reply's "
+                    f"{'/'.join(str(c) for c in sorted(other))} other parts read otherwise")
+    return ""
+
+
+_GENERIC = {"perspective", "perspectives", "view", "views", "viewpoint", "lens", "angle", "stance", "the", "from",
+            "side", "voice", "case", "with", "about", "their", "what", "that", "this", "team", "head", "lead"}
+
+
+def _names_the_others(section: Section, others: list[Section]) -> bool:
+    """Whether a section's text names two or more of the other sections by a distinctive word of their titles ("The
+    legal and financial views both ..."), as a synthesis or an introduction does and one view rarely does."""
+    def words(title: str) -> set[str]:
+        return {w for w in re.findall(r"[a-z]{4,}", title.casefold()) if w not in _GENERIC}
+
+    mine = words(section.title)
+    named = 0
+    for other in others:
+        own = words(other.title) - mine
+        if own and any(re.search(r"\b" + re.escape(w[:max(4, len(w) - 3)]), section.text.casefold()) for w in own):
+            named += 1
+    return named >= 2
+
+
+def _stated(text: str) -> set[int]:
+    return {int(n) if n.isdigit() else _NUMBER_WORDS[n.lower()] for n in _STATED.findall(text)}
+
+
+# A reply that gives no perspectives for sure: nothing but markup, or a short refusal.
+_REFUSAL = re.compile(r"^\W*(?:i'?m sorry|sorry\b|i apologi[sz]e|unfortunately,? i|as an ai\b|i (?:am |'m )?(?:cannot|can'?t|"
+                      r"am unable to|'m unable to|won'?t|will not|must decline|decline)\b)", re.IGNORECASE)
+
+
+def _no_perspectives(text: str) -> str:
+    words = re.findall(r"[^\W_]+", re.sub(r"<[^>\n]*>", " ", text))
+    if not words:
+        return "an empty reply"
+    if len(words) <= 40 and _REFUSAL.match(text.strip()) and not _INLINE_INTRO.search(text):
+        return "a refusal"
+    return ""
 
 
 def parse_asked(value) -> tuple[int, int]:
@@ -262,8 +422,8 @@ def _heading_starts(lines: list[str]) -> list[tuple[int, str, str]]:
             if len(kept) >= 2 and level <= min(lv for _, lv, _ in kept):
                 break  # what follows the synthesis at the views' level (caveats, next steps) is the synthesis's
             continue
-        if first_view is None and _INTRO_TITLE.match(title):
-            continue  # an introduction under its own heading belongs to no perspective
+        if first_view is None and _INTRO_TITLE.match(title) or _META_TITLE.fullmatch(title):
+            continue  # an introduction under its own heading, a note or caveat, belongs to no perspective
         first_view = i if first_view is None else first_view
         kept.append((i, level, title))
     if len(kept) > 2 and _ABOUT_THE_SET.search(_body(lines, kept[0][0], kept[1][0])):
@@ -287,7 +447,8 @@ def _table_starts(lines: list[str]) -> list[tuple[int, str, str]]:
             continue
         first = _clean_title(head.group(1).split("|")[0])
         if not _TABLE_HEAD.match(first):
-            return []  # a table of options or costs, not of perspectives
+            return []  # a table of options or costs, not of perspectives; with an empty corner, its rows or its
+            # columns may be the perspectives: unread, so flagged
         out = []
         for j in range(i + 2, len(lines)):
             row = _TABLE_ROW.match(lines[j])
@@ -339,6 +500,78 @@ def _key(number: str | None, letter: str | None, roman: str | None) -> int:
     return ord(value.upper()) - ord("A") + 1
 
 
+_OUTLINE = re.compile(r"^(\d{1,2})\.(\d{1,2})\.?[ \t]+(\S.*)$")
+
+
+def _outline_starts(lines: list[str]) -> list[tuple[int, str, str]]:
+    """An outline's decimal items at the margin (`1.1 Security: ...`, `1.2 ...` under `1. Perspectives`): the first
+    run numbered from .1 under one parent."""
+    out: list[tuple[int, str, str]] = []
+    parent = None
+    for i, line in enumerate(lines):
+        m = _OUTLINE.match(line)
+        if not m:
+            continue
+        major, minor = int(m.group(1)), int(m.group(2))
+        if parent is None and minor == 1:
+            parent = major
+        elif parent is None or major != parent or minor != len(out) + 1:
+            if out:
+                break
+            continue
+        title, rest = _title_and_rest(m.group(3))
+        if _STOP.match(m.group(3)) or _synth_title(title):
+            break
+        out.append((i, title, rest))
+    return out
+
+
+def _counted_sections(lines: list[str], stated: set[int]) -> list[Section]:
+    """Untitled parts the reply counts itself ("Three perspectives:" over three bullets or three paragraphs): read
+    only where their number is the one stated, up to the synthesis."""
+    if len(stated) != 1:
+        return []
+    n = next(iter(stated))
+    # the count is stated in the introduction (the first paragraph) or in a line that leads into the parts
+    first = next((i for i, line in enumerate(lines) if line.strip()), 0)
+    intro_end = next((i for i in range(first, len(lines)) if not lines[i].strip()), len(lines))
+    said = next((i for i, line in enumerate(lines) if _COUNTED.search(line)
+                 and (i < intro_end or line.rstrip().endswith(":"))), None)
+    if said is None:
+        return []
+    items: list[list[str]] = []
+    bullets = closed = False
+    for line in lines[said + 1:]:
+        if _synthesis_line(line):
+            closed = True
+            break
+        if not line.strip():
+            if items and not bullets:
+                items.append([])
+            continue
+        if _BULLET.match(line) and not bullets and not any(items):
+            bullets, items = True, []
+        if bullets:
+            if _BULLET.match(line):
+                items.append([_BULLET.sub("", line)])
+            elif line[:1] in (" ", "\t") and items:
+                items[-1].append(line.strip())
+            else:
+                break
+        else:
+            if not items:
+                items.append([])
+            items[-1].append(line.strip())
+    parts = [" ".join(p).strip() for p in items if " ".join(p).strip()]
+    if len(parts) != n or not (bullets or closed):
+        return []  # paragraphs count only up to a synthesis: otherwise the last may be it
+    return [Section(k, "", part) for k, part in enumerate(parts, start=1)]
+
+
+_COUNTED = re.compile(r"\b(two|three|four|five|six|[2-6])[ \t]+(?:[\w'-]+[ \t]+){0,2}?(?:perspectives|viewpoints|views|"
+                      r"angles|lenses|standpoints)\b", re.IGNORECASE)
+
+
 def _bold_starts(lines: list[str]) -> list[tuple[int, str, str]]:
     out = []
     for i, line in enumerate(lines):
@@ -356,9 +589,12 @@ def _bold_starts(lines: list[str]) -> list[tuple[int, str, str]]:
                  or (bullet and bool(_BULLET.match(before))))
         if not opens:
             continue  # a lead-in opens a paragraph or a bullet of the top list
-        if not out and _INTRO_TITLE.match(title):
+        if not out and _INTRO_TITLE.match(title) or _META_TITLE.fullmatch(title):
             continue
         out.append((i, title, m.group(2).strip()))
+    top = [f for f in out if not _BULLET.match(lines[f[0]].lstrip())]
+    if len(top) >= 2 and len(top) < len(out):
+        return top  # lead-ins at the margin over bulleted ones: the bullets are parts of each view
     return out
 
 
@@ -378,7 +614,9 @@ def _titled_starts(lines: list[str]) -> list[tuple[int, str, str]]:
             title, rest = _clean_title(_BULLET.sub("", line)), ""
         else:
             continue
-        if len(title.split()) > 5 or _NOT_A_VIEW.match(title):
+        if _LABEL_WORD.fullmatch(title) and 0 < len(rest.split()) <= 6:
+            title, rest = _clean_title(rest), ""  # "- Perspective: Platform team": the label names the view
+        if len(title.split()) > 5 or _NOT_A_VIEW.fullmatch(title) or not re.search(r"[^\W\d_]", title):
             continue
         opens = (not before.strip() or before[:1] in (" ", "\t") or before.rstrip().endswith(":")
                  or bool(out and out[-1][0] == i - 1))
@@ -388,10 +626,13 @@ def _titled_starts(lines: list[str]) -> list[tuple[int, str, str]]:
             if out:
                 break
             continue
-        if not out and _INTRO_TITLE.match(title):
+        if not out and _INTRO_TITLE.match(title) or _META_TITLE.fullmatch(title):
             continue
         out.append((i, title, rest))
     return out
+
+
+_LABEL_WORD = re.compile(r"(?:perspective|viewpoint|view|lens|angle|stance)s?", re.IGNORECASE)
 
 
 def _alone_as_title(line: str) -> bool:
@@ -406,7 +647,10 @@ def _normalised(text: str) -> list[str]:
     with === or ---) as a `#`/`##` heading, a blockquote's `>`, emoji and symbols before a title (`🛡️ Security`),
     and an arrow or symbol bullet (`→ Legal: ...`) as `- `."""
     out: list[str] = []
-    for line in text.splitlines():
+    for line in _one_label_a_line(_from_html(text)).splitlines():
+        if re.fullmatch(r"[ \t]*(?:```|~~~)[\w-]*[ \t]*", line):
+            out.append("")
+            continue  # a code fence is no title
         underline = re.fullmatch(r"[ \t]*(=+|-+)[ \t]*", line)
         if underline and len(line.strip()) >= 3 and out and _alone_as_title(out[-1]) \
                 and not (_HEADING.match(out[-1]) or _BULLET.match(out[-1])):
@@ -427,6 +671,48 @@ def _normalised(text: str) -> list[str]:
     return out
 
 
+_HTML_TAG = re.compile(r"</?(?:h[1-6]|p|strong|b|em|i|u|li|ol|ul|br|div|span|section|blockquote)\b[^>\n]*>",
+                       re.IGNORECASE)
+
+
+def _from_html(text: str) -> str:
+    """HTML as small models write it, as the markdown it stands for: <h3> a `###` heading, <strong> bold, <li> of
+    an <ol> a numbered line, of a <ul> a bullet, <p> and <br> line breaks."""
+    if not _HTML_TAG.search(text):
+        return text
+    flags = re.IGNORECASE | re.DOTALL
+    text = re.sub(r"<h([1-6])\b[^>]*>(.*?)</h\1\s*>",
+                  lambda m: "\n\n" + "#" * int(m.group(1)) + " " + " ".join(m.group(2).split()) + "\n\n", text,
+                  flags=flags)
+    text = re.sub(r"<(strong|b)\b[^>]*>(.*?)</\1\s*>", r"**\2**", text, flags=flags)
+    text = re.sub(r"</?(?:em|i|u|span)\b[^>]*>", "", text, flags=re.IGNORECASE)
+
+    def numbered(m: re.Match) -> str:
+        items = re.findall(r"<li\b[^>]*>(.*?)(?=</li\s*>|<li\b|$)", m.group(1), flags=flags)
+        return "\n" + "\n".join(f"{n}. {' '.join(item.split())}" for n, item in enumerate(items, start=1)) + "\n"
+
+    text = re.sub(r"<ol\b[^>]*>(.*?)(?:</ol\s*>|$)", numbered, text, flags=flags)
+    text = re.sub(r"<li\b[^>]*>", "\n- ", text, flags=re.IGNORECASE)
+    text = re.sub(r"<br\s*/?>", "\n", text, flags=re.IGNORECASE)
+    text = _HTML_TAG.sub("\n", text)
+    return "\n".join(line.strip() if not line.strip() or not line.startswith((" ", "\t")) or
+                     not _BULLET.match(line.strip()) else line for line in text.splitlines())
+
+
+_LABEL_IN_LINE = re.compile(r"(?:(?<=[.!?])|(?<=[.!?][*_\"”']))[ \t]+(?=[*_]*(?:perspective|viewpoint|view|angle|lens)[ \t]+"
+                            r"#?(?:\d|one|two|three|four|five|six|[A-E])\b[ \t*_]*[:.—–-])", re.IGNORECASE)
+
+
+def _one_label_a_line(text: str) -> str:
+    """`Perspective 1: ... Perspective 2: ...` run together in one paragraph, as a line per label."""
+    return "\n".join(_LABEL_IN_LINE.sub("\n", line) if len(_LABELLED_ANY.findall(line)) >= 2 else line
+                     for line in text.splitlines())
+
+
+_LABELLED_ANY = re.compile(r"\b(?:perspective|viewpoint|view|angle|lens)[ \t]+#?(?:\d|one|two|three|four|five|six|[A-E])\b"
+                           r"[ \t*_]*[:.—–-]", re.IGNORECASE)
+
+
 def _prose_starts(lines: list[str]) -> list[tuple[int, str, str]]:
     out = []
     for i, line in enumerate(lines):
@@ -445,17 +731,30 @@ def _prose_starts(lines: list[str]) -> list[tuple[int, str, str]]:
 
 def _sections(lines: list[str], starts: list[tuple[int, str, str]]) -> list[Section]:
     sections = []
+    compact = all(not any(not ln.strip() for ln in _trimmed(lines[i + 1:nxt[0]]))
+                  for (i, _, _), nxt in zip(starts, starts[1:]))
     for n, (i, title, rest) in enumerate(starts):
         end = starts[n + 1][0] if n + 1 < len(starts) else len(lines)
         body = [rest] if rest else []
         for line in lines[i + 1:end]:
             if _is_stop(line):
                 break
+            if compact and n + 1 == len(starts) and not line.strip() and "".join(body).strip():
+                break  # every other view is one paragraph: what follows the last one's is not that view's
             body.append(line)
         text = "\n".join(body).strip()
         if text or title:
             sections.append(Section(n + 1, title, text or title))
     return sections
+
+
+def _trimmed(block: list[str]) -> list[str]:
+    """A block of lines without its leading and trailing blank lines."""
+    while block and not block[-1].strip():
+        block = block[:-1]
+    while block and not block[0].strip():
+        block = block[1:]
+    return block
 
 
 def _table_sections(lines: list[str], starts: list[tuple[int, str, str]]) -> list[Section]:
@@ -477,6 +776,9 @@ def _inline_sections(text: str) -> list[Section]:
             body = paragraph[m.end():end].strip().rstrip(";,").strip()
             body = re.sub(r"[;,]?\s*(?:and|or)$", "", body).strip()
             title, _ = _title_and_rest(body)
+            lead = re.split(r"[,:;—–(]", body, maxsplit=1)[0].strip()
+            if (not title or title == body) and len(lead.split()) <= 6 and lead != body:
+                title = lead  # "(a) as a negotiation, where ...": the phrase before the comma names it
             sections.append(Section(n + 1, title if title != body else "", body))
         return sections
     return []
@@ -519,5 +821,22 @@ def _title_and_rest(value: str) -> tuple[str, str]:
 
 
 def _clean_title(value: str) -> str:
+    value = _without_symbols(value.strip())
     value = _ORDINAL_LEAD.sub("", value.strip())
-    return value.strip().strip("*_:").strip().rstrip(":").strip()
+    value = _DECIMAL_LEAD.sub("", value)
+    value = value.strip().strip("*_:").strip().rstrip(":").strip()
+    named = _NAMED_AS.match(value)
+    return named.group(1).strip() if named else value
+
+
+_DECIMAL_LEAD = re.compile(r"^(?:\d{1,2}(?:\.\d{1,2})+\.?|\d{1,2}(?=[ \t]+[A-Z]))[ \t]+")
+# "Perspective: the regulator", "Viewpoint — the customer": the word that labels the title is not the title
+_NAMED_AS = re.compile(r"^(?:perspective|viewpoint|view|lens|angle|stance)[ \t]*(?::|[—–]|[ \t]-)[ \t]*(\S.*)$",
+                       re.IGNORECASE)
+
+
+def _without_symbols(value: str) -> str:
+    """A title without the emoji and symbols before it ("🔐 Security", "🧑‍💻 Engineering")."""
+    while value and (unicodedata.category(value[0]) in ("So", "Sk", "Cf", "Mn") or value[0] in " \t\u200d"):
+        value = value[1:]
+    return value

@@ -1,0 +1,99 @@
+"""Properties of B3's perspective reader over generated replies (issue 41): N parallel sections with arbitrary titles
+read as N in any layout a model writes, with or without an introduction, fields repeated under each view or a
+synthesis under its common names; a count the prompt did not ask for is flagged yet stood by; one other than the
+count the reply states is doubted."""
+
+from __future__ import annotations
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from workbench.protocols.hindsight.architectures.perspectives import read_perspectives
+from workbench.protocols.hindsight.instruments import b3_agrees, read_b3
+
+# words that are not, by themselves, what a synthesis, an ordinal or a label is called
+WORD = st.text(alphabet="abcdefghijklmnopqrstuvwxyz", min_size=3, max_size=9).filter(
+    lambda w: not w.startswith(("synth", "recommend", "conclu", "summar", "overall", "first", "second", "third",
+                                "fourth", "fifth", "sixth", "final", "last", "perspect", "view", "from", "angle", "lens",
+                                "stance", "option", "step", "phase", "week", "stage", "scenario", "pro", "con", "risk",
+                                "benefit", "cost", "note", "question", "answer", "verdict", "decision", "advice",
+                                "take", "call", "word", "thought", "plan", "next", "intro", "context", "background",
+                                "overview", "situation", "facts", "key", "stake", "problem", "dilemma", "case",
+                                "threat", "understand", "framing", "preamble", "bottom", "way", "path", "course",
+                                "bring", "put", "pull", "tie", "weigh", "balanc", "integr", "reconcil", "wrap",
+                                "clos", "land", "consens", "common", "upshot", "tldr", "net", "all", "sum")))
+TITLE = st.lists(WORD, min_size=1, max_size=3, unique=True).map(lambda ws: " ".join(ws).capitalize())
+SENTENCE = st.lists(WORD, min_size=4, max_size=9).map(lambda ws: " ".join(ws).capitalize() + ".")
+BODY = st.lists(SENTENCE, min_size=1, max_size=3).map(" ".join)
+LAYOUT = st.sampled_from(["##", "###", "bold", "numbered", "labelled", "html", "dash"])
+SYNTHESIS = st.sampled_from(["Synthesis", "Recommendation", "My recommendation", "Bringing it together",
+                             "Final verdict", "Where I land", "Overall"])
+INTRO = st.sampled_from(["", "This is a hard decision, so it helps to look at it from several sides.",
+                         "Let me think about this carefully before I answer."])
+
+
+def view(layout: str, i: int, title: str, body: str) -> str:
+    return {"##": f"## {title}\n{body}", "###": f"### {i}. {title}\n\n{body}", "bold": f"**{title}:** {body}",
+            "numbered": f"{i}. **{title}**: {body}", "labelled": f"Perspective {i}: {title}\n{body}",
+            "html": f"<h3>{title}</h3>\n<p>{body}</p>", "dash": f"- {title}: {body}"}[layout]
+
+
+def closing(layout: str, title: str, body: str) -> str:
+    return {"##": f"## {title}\n{body}", "###": f"### {title}\n\n{body}", "html": f"<h3>{title}</h3>\n<p>{body}</p>",
+            "labelled": f"{title}\n{body}"}.get(layout, f"**{title}:** {body}")
+
+
+def reply(layout: str, intro: str, views: list[tuple[str, str]], synthesis: str, advice: str) -> str:
+    parts = [intro] if intro else []
+    sep = "\n" if layout == "dash" else "\n\n"
+    parts.append(sep.join(view(layout, i, t, b) for i, (t, b) in enumerate(views, start=1)))
+    parts.append(closing(layout, synthesis, advice))
+    return "\n\n".join(parts)
+
+
+VIEWS = st.lists(st.tuples(TITLE, BODY), min_size=3, max_size=5, unique_by=lambda v: v[0].casefold())
+
+
+@settings(max_examples=60, deadline=None)
+@given(LAYOUT, INTRO, VIEWS, SYNTHESIS, SENTENCE)
+def test_n_parallel_sections_with_any_titles_read_as_n(layout, intro, views, synthesis, advice):
+    reading = read_perspectives(reply(layout, intro, views, synthesis, advice))
+    assert not reading.flagged, reading.reason
+    assert [s.title for s in reading.split.sections] == [t for t, _ in views]
+
+
+@settings(max_examples=30, deadline=None)
+@given(VIEWS, st.lists(TITLE, min_size=2, max_size=3, unique_by=str.casefold), SENTENCE)
+def test_fields_repeated_under_each_view_are_parts_of_it(views, fields, advice):
+    if {f.casefold() for f in fields} & {t.casefold() for t, _ in views}:
+        return
+    text = "\n\n".join(f"**{title}**\n" + "\n".join(f"- **{f}:** {body}" for f in fields) for title, body in views)
+    reading = read_perspectives(text + f"\n\n**Recommendation:** {advice}")
+    assert not reading.flagged, reading.reason
+    assert reading.split.layout == "bold" and len(reading.split.sections) == len(views)
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.sampled_from(["##", "bold", "labelled"]), st.lists(st.tuples(TITLE, BODY), min_size=6, max_size=7,
+                                                             unique_by=lambda v: v[0].casefold()), SENTENCE)
+def test_a_count_the_prompt_did_not_ask_for_is_flagged_but_stood_by(layout, views, advice):
+    doc = read_b3(reply(layout, "", views, "Synthesis", advice), {"asked": "3-5"})
+    assert doc["flagged"] and not doc["unsure"] and doc["count"] == len(views)
+    assert b3_agrees(doc, {"perspectives": len(views)}) and not b3_agrees(doc, {"perspectives": 5})
+
+
+@settings(max_examples=40, deadline=None)
+@given(LAYOUT, VIEWS, SYNTHESIS, SENTENCE, st.sampled_from([-1, 1]))
+def test_a_count_other_than_the_one_the_reply_states_is_doubted(layout, views, synthesis, advice, off):
+    said = ["two", "three", "four", "five", "six"][len(views) - 2 + off]
+    doc = read_b3(reply(layout, f"Here are {said} perspectives.", views, synthesis, advice), {"asked": "3-5"})
+    assert doc["flagged"] and doc["unsure"] and f"says it gives {len(views) + off}" in doc["reason"]
+
+
+def test_an_empty_reply_and_a_refusal_give_none_for_sure_and_prose_without_a_layout_is_doubted():
+    for text in ("", "  \n ", "<p></p>", "I'm sorry, but I can't help with that request."):
+        doc = read_b3(text, {"asked": "3-5"})
+        assert doc["flagged"] and not doc["unsure"] and doc["count"] == 0 and b3_agrees(doc, {"perspectives": 0})
+    essay = "We should refuse. The demand is coercion, and giving in invites more. Tell the funders first."
+    doc = read_b3(essay, {"asked": "3-5"})
+    assert doc["flagged"] and doc["unsure"] and not b3_agrees(doc, {"perspectives": 0})
