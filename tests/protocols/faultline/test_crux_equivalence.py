@@ -274,3 +274,17 @@ def test_the_session_11_silent_misreading_is_flagged_under_both_offline_methods(
     for method in ("matching", "embedding"):
         doc = read_cruxes(text, {"equivalence": method})
         assert doc["flagged"] and "model's check" in doc["reason"], (method, doc)
+
+
+def test_the_model_check_asks_the_near_misses_an_offline_reading_hangs_on(planted, labelled):
+    """The check is asked every pair of different runs down to the undecided band's bottom (CANDIDATE = LOW): the
+    capacity crux's rewordings at cosine 0.47 and 0.51, which the matching reads as one crux only by luck, are
+    put to the model; two questions of one run never are (a debate asks a crux once)."""
+    asked = []
+    text = planted["half-the-cruxes-recur"].text
+    doc = read_cruxes(text, {"equivalence": "model"}, ask=mock_model(labelled, asked))
+    assert eq.CANDIDATE == eq.LOW and doc["cr"] == 0.5 and not doc["flagged"], doc
+    assert ("Can domestic steelmakers expand capacity within two years?",
+            "Do the mills have the capacity to grow output quickly?") in asked
+    runs = json.loads(text)
+    assert not any(a in run and b in run for a, b in asked for run in runs)

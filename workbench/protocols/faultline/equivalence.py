@@ -21,7 +21,7 @@ the study file (`crux_equivalence`) and in the report:
   (`direction_conflicts`), and the report says so. Nor can it decide questions at cosine BAND to SAME: a free
   rewording and two different questions on one subject both sit there; where CR hangs on them (it moves by
   more than CR_SHIFT when they are counted as one question), the reading is flagged (`undecided`).
-- MODEL: every pair of questions at cosine >= CANDIDATE is put to the study's extractor model ("do these two
+- MODEL: every pair of questions of different runs at cosine >= CANDIDATE is put to the study's extractor model ("do these two
   questions ask the same thing?"), blind to run and condition (the prompt holds the two questions only, in
   a fixed order), through the gateway, whose replay cache answers a pair asked before. The clusters are
   average-linkage over the answers (same: 1, different or not a candidate: 0) cut at 0.5. A pair whose answer
@@ -48,7 +48,9 @@ MATCH = 0.45        # MATCHING: the least cosine of a mutual best match between 
                     # the tuning sets: every rewording of one crux there is its counterpart's best match at >= 0.45)
 LOW, HIGH = 0.35, 0.55   # MATCHING: the undecided band a reading hinges on (`hinges`; set on the tuning sets)
 LINES = {MATCHING: MATCH, EMBEDDING: 0.65}   # each method's `crux_similarity` default
-CANDIDATE = 0.6     # MODEL: pairs at or above this cosine are asked (below: too far apart to be one question)
+CANDIDATE = LOW     # MODEL: pairs of questions of different runs at or above this cosine are asked: the undecided
+                    # band's bottom, so the check sees every near miss an offline reading hangs on (below: too far
+                    # apart to be one question; two questions of one run are two cruxes: a debate asks a crux once)
 CHECK_ROLE = "extractor"
 CHECK_TURN = "crux-equivalence"
 
@@ -296,7 +298,7 @@ def read(method: str, questions: list[str], vectors, runs: list[str], *, line: f
          model: str = CRUX_EMBEDDING, min_size: int = 2, ask=None, checker: str = "model") -> Equivalence:
     """The clusters of one repeated debate's crux questions by `method` (the study's `crux_equivalence`)."""
     if method == MODEL:
-        return by_model(questions, vectors, ask, checker, embedding=model, min_size=min_size)
+        return by_model(questions, vectors, ask, checker, embedding=model, min_size=min_size, runs=runs)
     line = LINES[method] if line is None else line
     if method == MATCHING:
         return by_matching(questions, vectors, runs, line, model, min_size)
@@ -333,15 +335,18 @@ def undecided(similarity, labels, runs: list[str], same: float = SAME, min_size:
 
 
 def by_model(questions: list[str], vectors, ask: Callable[[list[str]], list[str]], model_name: str,
-             candidate: float = CANDIDATE, embedding: str = CRUX_EMBEDDING, min_size: int = 2) -> Equivalence:
-    """`ask(prompts)` → one reply a prompt (the gateway's, or a test's mock)."""
+             candidate: float = CANDIDATE, embedding: str = CRUX_EMBEDDING, min_size: int = 2,
+             runs: list[str] | None = None) -> Equivalence:
+    """`ask(prompts)` → one reply a prompt (the gateway's, or a test's mock). `runs` (each question's run), when
+    given, leaves pairs of one run unasked and different."""
     import numpy as np
 
     v = np.asarray(vectors, dtype=float)
     n = len(questions)
     cos = v @ v.T if n else np.zeros((0, 0))
     pairs = [(i, j) for i in range(n) for j in range(i + 1, n)
-             if cos[i, j] >= candidate and questions[i].strip() != questions[j].strip()]
+             if cos[i, j] >= candidate and questions[i].strip() != questions[j].strip()
+             and (runs is None or runs[i] != runs[j])]
     prompts = sorted({pair_prompt(questions[i], questions[j]) for i, j in pairs})
     answers = dict(zip(prompts, (read_check(t) for t in ask(prompts)))) if prompts else {}
     same = np.eye(n)
@@ -355,8 +360,9 @@ def by_model(questions: list[str], vectors, ask: Callable[[list[str]], list[str]
     labels = average_linkage(same, 0.5, min_size)
     why = f"{unreadable} of {len(answers)} answers of the model were neither SAME nor DIFFERENT" if unreadable else ""
     return Equivalence([int(x) for x in labels],
-                       f"{model_name}'s check of every pair at {embedding} cosine >= {candidate}, average linkage "
-                       "over its answers", bool(unreadable), why, asked=len(answers), unreadable=unreadable)
+                       f"{model_name}'s check of every pair" + (" of different runs" if runs is not None else "")
+                       + f" at {embedding} cosine >= {candidate}, average linkage over its answers", bool(unreadable), why,
+                       asked=len(answers), unreadable=unreadable)
 
 
 def gateway_asker(db, db_path, settings, study_id: str | None) -> Callable[[list[str]], list[str]]:
