@@ -6,7 +6,8 @@
 Prints, per instrument and per part of its corpus (the tuning set, and the held-out set: heldout-*.toml, never
 used to tune), entries, layouts, read correctly, flagged, and misread without a flag (the number that must stay 0). The README's table is this output, with the date it was run. Then the crux
 equivalence's targets on the held-out planted sets (benchmarks/data-cruxes/held-out.toml, which no test
-reads), the model check's accuracy on the labelled pairs (tests/corpus/crux-pairs) for each --check-model,
+reads), the model check's accuracy on the labelled pairs (tests/corpus/crux-pairs, benchmarks/data-cruxes/pairs)
+for each --check-model,
 and the cue audit's meaning check's precision and recall on its labelled set.
 """
 
@@ -41,27 +42,32 @@ def crux_held_out() -> list[str]:
 
     lines = ["crux equivalence on the held-out planted sets (CR read; target in brackets)"]
     for entry in load(ROOT / "benchmarks", "data-cruxes"):
-        doc = read_cruxes(entry.text, {"equivalence": "embedding"})
+        doc = read_cruxes(entry.text, {})
         cr = "undefined" if doc["cr"] is None else f"{doc['cr']:.2f}"
-        lines.append(f"  embedding  {entry.id:<44} CR {cr} [{entry.truth['cr']:.1f} ± 0.1]"
+        lines.append(f"  matching  {entry.id:<44} CR {cr} [{entry.truth['cr']:.1f} ± 0.1]"
                      + ("  FLAGGED: " + doc["reason"][:70] if doc["flagged"] else ""))
     return lines
 
 
 def check_accuracy(model: str, api_base: str | None) -> str:
-    """The model's SAME/DIFFERENT answers on the labelled pairs, through the gateway."""
+    """The model's SAME/DIFFERENT answers on the labelled pairs, through the gateway: the tests' pairs (every pair
+    the check is asked on the tests' planted sets, the undecided band's near misses among them) and the pairs
+    written outside the project (benchmarks/data-cruxes/pairs), each set on its own line."""
     from workbench.protocols.faultline import equivalence
     from workbench.protocols.faultline.instruments import _model_asker
 
-    pairs = load(ROOT / "tests" / "corpus", "crux-pairs")
     ask = _model_asker({"model": model, "api_base": api_base})
-    answers = [equivalence.read_check(t) for t in ask([equivalence.pair_prompt(*e.text.split("\n")) for e in pairs])]
-    right = sum(1 for e, a in zip(pairs, answers) if a is not None and a == e.truth["same"])
-    unreadable = sum(1 for a in answers if a is None)
-    same = [a for e, a in zip(pairs, answers) if e.truth["same"]]
-    return (f"  model check {model}: {right}/{len(pairs)} labelled pairs right ({right / len(pairs):.0%}), "
-            f"{unreadable} unreadable; said SAME to {sum(1 for a in answers if a)} of {len(pairs)} "
-            f"(true same: {len(same)})")
+    lines = []
+    for where, pairs in (("tests/corpus/crux-pairs", load(ROOT / "tests" / "corpus", "crux-pairs")),
+                         ("benchmarks/data-cruxes/pairs", load(ROOT / "benchmarks" / "data-cruxes", "pairs"))):
+        answers = [equivalence.read_check(t) for t in ask([equivalence.pair_prompt(*e.text.split("\n")) for e in pairs])]
+        right = sum(1 for e, a in zip(pairs, answers) if a is not None and a == e.truth["same"])
+        unreadable = sum(1 for a in answers if a is None)
+        same = [a for e, a in zip(pairs, answers) if e.truth["same"]]
+        lines.append(f"  model check {model} on {where}: {right}/{len(pairs)} labelled pairs right "
+                     f"({right / len(pairs):.0%}), {unreadable} unreadable; said SAME to "
+                     f"{sum(1 for a in answers if a)} of {len(pairs)} (true same: {len(same)})")
+    return "\n".join(lines)
 
 
 def cue_precision_recall() -> str:

@@ -112,16 +112,19 @@ def mock_model(labelled, asked):
     return ask
 
 
-@pytest.mark.parametrize("entry, low, high", [("one-crux-reworded-in-every-run", 0.9, 1.0),
-                                              ("fifteen-distinct-subjects", 0.0, 0.1),
-                                              ("half-the-cruxes-recur", 0.4, 0.6)])
-def test_the_offline_default_meets_the_planted_targets(planted, entry, low, high):
-    doc = read_cruxes(planted[entry].text, {"equivalence": "embedding"})
-    assert low <= doc["cr"] <= high and not doc["flagged"], doc
+def test_the_offline_default_reads_the_tests_own_planted_sets(planted):
+    one = read_cruxes(planted["one-crux-reworded-in-every-run"].text, {})
+    assert one["cr"] == 1.0 and not one["flagged"] and one["method"].startswith("CR: all-mpnet-base-v2 cosine, mutual")
+    assert read_cruxes(planted["fifteen-distinct-subjects"].text, {})["cr"] <= 0.1
+    # four one-off questions sit at cosine 0.57-0.65 to the recurring cruxes of runs that lack them: no embedding
+    # line parts them from the rewordings (which sit as low as 0.45 elsewhere), so the reading says so
+    half = read_cruxes(planted["half-the-cruxes-recur"].text, {})
+    assert half["flagged"] or 0.4 <= half["cr"] <= 0.6, half
 
 
-def test_the_offline_default_flags_direction_only_pairs(planted):
-    doc = read_cruxes(planted["fifteen-distinct-one-topic-with-directions"].text, {"equivalence": "embedding"})
+@pytest.mark.parametrize("method", ["matching", "embedding"])
+def test_the_offline_methods_flag_direction_only_pairs(planted, method):
+    doc = read_cruxes(planted["fifteen-distinct-one-topic-with-directions"].text, {"equivalence": method})
     assert doc["flagged"] and "differ in direction" in doc["reason"]
 
 
@@ -206,11 +209,82 @@ def test_a_cr_that_hangs_on_questions_the_embedding_cannot_decide_is_flagged():
     assert eq.undecided(three_runs(0.3), labels, ["1", "2", "3"]) == ""          # CR 0 at both lines
 
 
-def test_the_tuning_sets_in_other_forms_are_read_within_the_target_or_flagged():
-    """tests/corpus/cruxes-tuning: rewordings as statements, negations, dates, long and short. The default reads
-    each within 0.1 of its planted CR or flags it, never misreads one silently."""
-    for entry in load(CORPUS, "cruxes-tuning"):
-        doc = read_cruxes(entry.text, {"equivalence": "embedding"})
-        assert doc["flagged"] or abs(doc["cr"] - entry.truth["cr"]) <= 0.1, (entry.id, doc)
-        if abs(doc["cr"] - entry.truth["cr"]) > 0.1:
-            assert "hangs on" in doc["reason"], (entry.id, doc)
+# --- every committed planted set (all tuning now), read once for the module -----------------------------------
+
+BENCH = CORPUS.parents[1] / "benchmarks" / "data-cruxes"
+
+
+# the committed sets the tests read (the benchmark, benchmarks/crux_unseen.py, reads every one): the written-outside
+# rounds whose first readings were a silent misreading (session 11, third) and the last measured (session 12, A)
+READ_HERE = ("session-11-third.toml", "session-12-a.toml")
+
+
+@pytest.fixture(scope="module")
+def committed():
+    """(entry, reading) of the tests' own planted sets, the tuning sets and the sets written outside the project
+    in READ_HERE (all tuning now), read once for the module."""
+    entries = (load(CORPUS, "cruxes") + load(CORPUS, "cruxes-tuning")
+               + [e for e in load(BENCH, "unseen") if Path(e.file).name in READ_HERE])
+    return [(e, read_cruxes(e.text, {})) for e in entries]
+
+
+def _kind(entry) -> str:
+    words = (entry.id + " " + entry.layout).lower()
+    if entry.truth["cr"] == 1.0:
+        return "reworded"
+    if entry.truth["cr"] == 0.5:
+        return "half"
+    return "one topic" if ("direction" in words or "one topic" in words) else "distinct"
+
+
+def _within(entry, doc) -> bool:
+    return doc["cr"] is not None and abs(doc["cr"] - entry.truth["cr"]) <= 0.1 + 1e-9
+
+
+def test_no_committed_set_is_misread_silently(committed):
+    silent = [(e.id, d["cr"]) for e, d in committed if not _within(e, d) and not d["flagged"]]
+    assert len(committed) >= 25 and silent == []
+
+
+def test_every_rewording_recurs_and_no_distinct_subject_does(committed):
+    """Issue 41's offline targets: one crux reworded in every run >= 0.9, fifteen distinct subjects <= 0.1."""
+    reworded = [d["cr"] for e, d in committed if _kind(e) == "reworded"]
+    distinct = [d["cr"] for e, d in committed if _kind(e) == "distinct"]
+    assert len(reworded) >= 8 and min(reworded) >= 0.9, reworded
+    assert len(distinct) >= 6 and max(distinct) <= 0.1, distinct
+
+
+def test_half_recurring_sets_hold_their_floor_and_the_rest_are_flagged(committed):
+    """Half recurring 0.5 +- 0.1: a floor (4 of these 8 when set, 7 of all 14 committed; session 11's average
+    linkage read 1 of these 8), every other one flagged as hanging on questions the embedding cannot decide."""
+    half = [(e, d) for e, d in committed if _kind(e) == "half"]
+    assert len(half) >= 8 and sum(_within(e, d) for e, d in half) >= 4
+    assert all("read it with the model's check" in d["reason"] for e, d in half if not _within(e, d))
+
+
+def test_one_topic_sets_are_flagged_by_the_offline_default(committed):
+    one_topic = [(e.id, d) for e, d in committed if _kind(e) == "one topic"]
+    assert len(one_topic) >= 3 and all(d["flagged"] for _, d in one_topic)
+
+
+def test_the_session_11_silent_misreading_is_flagged_under_both_offline_methods(committed):
+    """unseen3-half-recur-phone-ban read 0.17 (planted 0.5) with no flag: the old rule compared CR at two lines
+    only (0.55 and 0.65, 0.25 against 0.17); CR reads 0.33 at 0.45, and one of its rewordings sits at 0.36-0.44."""
+    text = dict((e.id, e.text) for e, _ in committed)["unseen3-half-recur-phone-ban"]
+    for method in ("matching", "embedding"):
+        doc = read_cruxes(text, {"equivalence": method})
+        assert doc["flagged"] and "model's check" in doc["reason"], (method, doc)
+
+
+def test_the_model_check_asks_the_near_misses_an_offline_reading_hangs_on(planted, labelled):
+    """The check is asked every pair of different runs down to the undecided band's bottom (CANDIDATE = LOW): the
+    capacity crux's rewordings at cosine 0.47 and 0.51, which the matching reads as one crux only by luck, are
+    put to the model; two questions of one run never are (a debate asks a crux once)."""
+    asked = []
+    text = planted["half-the-cruxes-recur"].text
+    doc = read_cruxes(text, {"equivalence": "model"}, ask=mock_model(labelled, asked))
+    assert eq.CANDIDATE == eq.LOW and doc["cr"] == 0.5 and not doc["flagged"], doc
+    assert ("Can domestic steelmakers expand capacity within two years?",
+            "Do the mills have the capacity to grow output quickly?") in asked
+    runs = json.loads(text)
+    assert not any(a in run and b in run for a, b in asked for run in runs)

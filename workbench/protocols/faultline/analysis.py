@@ -189,7 +189,7 @@ class CruxEquivalence:
     None for a study stored before it existed (measures.crux_clusters then clusters as it did)."""
 
     def __init__(self, db: sqlite_utils.Database, study_id: str, definition: dict, rule: dict, progress=None):
-        self.rule, self.ask = rule, None
+        self.rule, self.ask, self.model_name = rule, None, "model"
         self.method = rule.get("crux_equivalence")
         self.embed = Vectors(db, rule["crux_model"], progress) if self.method else None
         if self.method == "model":
@@ -205,13 +205,10 @@ class CruxEquivalence:
 
         if not self.method or not questions:
             return None
-        vectors = self.embed(questions)
-        size = self.rule["hdbscan_min_cluster_size"]
-        if self.method == equivalence.MODEL:
-            return equivalence.by_model(questions, vectors, self.ask, self.model_name,
-                                        embedding=self.rule["crux_model"], min_size=size)
-        return equivalence.by_embedding(questions, vectors, self.rule["crux_similarity"], self.rule["crux_model"],
-                                        min_size=size, runs=runs)
+        return equivalence.read(self.method, questions, self.embed(questions), runs or [],
+                                line=self.rule["crux_similarity"], model=self.rule["crux_model"],
+                                min_size=self.rule["hdbscan_min_cluster_size"], ask=self.ask,
+                                checker=self.model_name)
 
 
 def study_metrics(db: sqlite_utils.Database, study_id: str, definition: dict, progress=None) -> dict:

@@ -1,9 +1,18 @@
 """Crux equivalence: when two crux questions ask the same question (CR, seed 002 metric 5).
 
-Two cruxes recur when they ask the same question, not when their words are close. Two methods, named in
+Two cruxes recur when they ask the same question, not when their words are close. Three methods, named in
 the study file (`crux_equivalence`) and in the report:
 
-- EMBEDDING (the offline default): all-mpnet-base-v2 sentence vectors (a stronger model than MiniLM: a crux
+- MATCHING (the offline default, issue 41, session 12): all-mpnet-base-v2 vectors, read with the repeats'
+  structure: a debate asks a crux at most once, so a crux recurs when runs *match* it. Between every two runs,
+  a question and its best match in the other run are joined when each is the other's best (mutual best) at
+  cosine >= MATCH; joins are taken from the closest down, and one that would put two questions of one run in
+  a crux is refused. A rewording then needs no absolute line, only to be its counterpart's nearest question
+  (rewordings of the tuning sets sat at cosine 0.45-0.96, different questions of one debate at 0.50-0.65: no
+  line parts them, the run structure does most of it). What it cannot decide is flagged (`hinges`): a question
+  at mean cosine >= LOW to a crux of runs it is not in, or a member at mean cosine < HIGH to the rest of its
+  crux, on whom CR moves by more than CR_SHIFT; and a recurring crux whose questions name opposite directions.
+- EMBEDDING (the default of studies stored in session 11, which keep it): all-mpnet-base-v2 sentence vectors (a stronger model than MiniLM: a crux
   reworded across runs sits at cosine 0.66–0.96 under it, 0.49–0.64 under MiniLM) grouped by average-linkage
   clustering cut at a mean cosine of SAME (project's choice, set on tests/corpus/cruxes and checked on
   benchmarks/data-cruxes/held-out.toml). Average linkage, not single: a question near two cruxes does not
@@ -12,7 +21,7 @@ the study file (`crux_equivalence`) and in the report:
   (`direction_conflicts`), and the report says so. Nor can it decide questions at cosine BAND to SAME: a free
   rewording and two different questions on one subject both sit there; where CR hangs on them (it moves by
   more than CR_SHIFT when they are counted as one question), the reading is flagged (`undecided`).
-- MODEL: every pair of questions at cosine >= CANDIDATE is put to the study's extractor model ("do these two
+- MODEL: every pair of questions of different runs at cosine >= CANDIDATE is put to the study's extractor model ("do these two
   questions ask the same thing?"), blind to run and condition (the prompt holds the two questions only, in
   a fixed order), through the gateway, whose replay cache answers a pair asked before. The clusters are
   average-linkage over the answers (same: 1, different or not a candidate: 0) cut at 0.5. A pair whose answer
@@ -27,14 +36,21 @@ import re
 from dataclasses import dataclass, field
 from typing import Callable
 
-EMBEDDING, MODEL = "embedding", "model"
-METHODS = (EMBEDDING, MODEL)
+MATCHING, EMBEDDING, MODEL = "matching", "embedding", "model"
+METHODS = (MATCHING, EMBEDDING, MODEL)
+DEFAULT = MATCHING
 CRUX_EMBEDDING = "all-mpnet-base-v2"   # workbench.metrics.embeddings.MPNET_MODEL
 SAME = 0.65         # EMBEDDING: a cluster's questions have a mean cosine at or above this (project's choice)
-BAND = 0.55         # EMBEDDING: cosines from BAND up to SAME are undecided (`undecided`; project's choice, set on
-                    # the tuning sets tests/corpus/cruxes and tests/corpus/cruxes-tuning)
-CR_SHIFT = 0.1      # ... and a CR that moves by more than this across them is flagged
-CANDIDATE = 0.6     # MODEL: pairs at or above this cosine are asked (below: too far apart to be one question)
+BAND = 0.45         # EMBEDDING: cosines from BAND up to SAME are undecided (`undecided`; project's choice, set on
+                    # the tuning sets: the lowest rewording of one question there sits near 0.45)
+CR_SHIFT = 0.1      # ... and a CR that moves by more than this at any line in the band is flagged
+MATCH = 0.45        # MATCHING: the least cosine of a mutual best match between two runs (project's choice, set on
+                    # the tuning sets: every rewording of one crux there is its counterpart's best match at >= 0.45)
+LOW, HIGH = 0.35, 0.55   # MATCHING: the undecided band a reading hinges on (`hinges`; set on the tuning sets)
+LINES = {MATCHING: MATCH, EMBEDDING: 0.65}   # each method's `crux_similarity` default
+CANDIDATE = LOW     # MODEL: pairs of questions of different runs at or above this cosine are asked: the undecided
+                    # band's bottom, so the check sees every near miss an offline reading hangs on (below: too far
+                    # apart to be one question; two questions of one run are two cruxes: a debate asks a crux once)
 CHECK_ROLE = "extractor"
 CHECK_TURN = "crux-equivalence"
 
@@ -84,23 +100,136 @@ def average_linkage(similarity, line: float, min_size: int = 2):
     """Labels of average-linkage clusters of a similarity matrix cut at mean similarity `line`; a question
     in a cluster smaller than `min_size` is −1 (noise, as HDBSCAN labels it)."""
     import numpy as np
-    from scipy.cluster.hierarchy import fcluster, linkage
+
+    if len(similarity) < 2:
+        return np.full(len(similarity), -1)
+    return _cut(_tree(similarity), line, min_size)
+
+
+def _tree(similarity):
+    """SciPy's average-linkage tree over distance 1 − similarity (symmetrised, clipped at 0)."""
+    import numpy as np
+    from scipy.cluster.hierarchy import linkage
     from scipy.spatial.distance import squareform
 
-    n = len(similarity)
-    if n < 2:
-        return np.full(n, -1)
     distance = np.clip(1.0 - np.asarray(similarity, dtype=float), 0.0, None)
     np.fill_diagonal(distance, 0.0)
-    tree = linkage(squareform((distance + distance.T) / 2, checks=False), method="average")
+    return linkage(squareform((distance + distance.T) / 2, checks=False), method="average")
+
+
+def _cut(tree, line: float, min_size: int):
+    import numpy as np
+    from scipy.cluster.hierarchy import fcluster
+
     raw = fcluster(tree, t=1.0 - line + 1e-9, criterion="distance")
-    out, next_label = np.full(n, -1), 0
+    out, next_label = np.full(len(raw), -1), 0
     for value in sorted(set(raw.tolist())):
         idx = np.flatnonzero(raw == value)
         if len(idx) >= max(2, min_size):
             out[idx] = next_label
             next_label += 1
     return out
+
+
+def matching(similarity, runs: list[str], line: float = MATCH, min_size: int = 2):
+    """Labels (−1: asked once) of the cruxes the runs match: mutual best matches between every two runs at cosine
+    >= `line`, joined from the closest down, never two questions of one run in a crux; a crux of fewer than
+    `min_size` questions is noise."""
+    import numpy as np
+
+    sim = np.asarray(similarity, dtype=float)
+    n = len(runs)
+    of = {r: [i for i in range(n) if runs[i] == r] for r in dict.fromkeys(runs)}
+    edges = []
+    names = list(of)
+    for x, a in enumerate(names):
+        for b in names[x + 1:]:
+            for i in of[a]:
+                j = max(of[b], key=lambda k: sim[i, k])
+                if max(of[a], key=lambda k: sim[k, j]) == i and sim[i, j] >= line:
+                    edges.append((-sim[i, j], i, j))
+    members = {i: [i] for i in range(n)}
+    home = list(range(n))
+    for _, i, j in sorted(edges):
+        a, b = home[i], home[j]
+        if a == b or {runs[k] for k in members[a]} & {runs[k] for k in members[b]}:
+            continue
+        for k in members[b]:
+            home[k] = a
+        members[a] += members.pop(b)
+    return _labelled(list(members.values()), n, min_size)
+
+
+def _labelled(groups, n: int, min_size: int):
+    import numpy as np
+
+    out, label = np.full(n, -1), 0
+    for group in sorted((sorted(g) for g in groups), key=lambda g: g[0]):
+        if len(group) >= max(2, min_size):
+            out[group] = label
+            label += 1
+    return out
+
+
+def hinges(similarity, labels, runs: list[str], questions: list[str], min_size: int = 2) -> str:
+    """Why a MATCHING reading is not to be trusted, or "". It hangs on questions the embedding cannot decide when
+    CR moves by more than CR_SHIFT (a) if one question at mean cosine >= LOW to a crux of runs it is not in
+    joined that crux (a free rewording sits that low), or (b) if every member at mean cosine < HIGH to the rest
+    of its crux left it (a different question on the crux's subject sits that high); or when (c) a crux asked
+    in 3 or more runs joins questions of opposite directions (raise / cut sit at cosine ~0.9)."""
+    import numpy as np
+
+    from workbench.protocols.faultline.measures import CR_MIN_RUNS, crux_recurrence
+
+    sim = np.asarray(similarity, dtype=float)
+    labels = np.asarray(labels)
+    cr = lambda lab: crux_recurrence(sim, runs, min_cluster_size=min_size, labels=lab).value  # noqa: E731
+    at = cr(labels)
+    if at is None:
+        return ""
+    groups = {g: list(np.flatnonzero(labels == g)) for g in sorted(set(labels.tolist()) - {-1})}
+    for g, ids in groups.items():
+        if len({runs[i] for i in ids}) >= CR_MIN_RUNS:
+            pair = direction_conflicts([questions[i] for i in ids], [0] * len(ids))
+            if pair:
+                return ("a crux asked in several runs joins questions that differ in direction (e.g. "
+                        + " / ".join(f'"{q}"' for q in pair[0]) + "): embeddings cannot separate raise from cut; "
+                        "read it with the model's check")
+    for g, ids in groups.items():
+        asked = {runs[i] for i in ids}
+        for q in range(len(runs)):
+            near = sim[q, ids].mean()
+            if runs[q] in asked or near < LOW:
+                continue
+            moved = labels.copy()
+            moved[q] = g
+            moved = _relabelled(moved, min_size)
+            if abs(cr(moved) - at) > CR_SHIFT:
+                return (f'CR is {at:.2f}, {cr(moved):.2f} if "{questions[q]}" (mean cosine {near:.2f}) asks the same '
+                        f'question as "{questions[ids[0]]}": a free rewording sits that low, and a different question '
+                        "on one subject too; read it with the model's check")
+    apart = labels.copy()
+    loose = []
+    for g, ids in groups.items():
+        for i in ids:
+            if sim[i, [j for j in ids if j != i]].mean() < HIGH:
+                apart[i] = -1
+                loose.append(i)
+    apart = _relabelled(apart, min_size)
+    if loose and abs(cr(apart) - at) > CR_SHIFT:
+        return (f'CR is {at:.2f}, {cr(apart):.2f} if the questions at mean cosine below {HIGH} to their crux ask '
+                f'other questions (e.g. "{questions[loose[0]]}"): a different question on one subject sits that high, '
+                "and a free rewording too; read it with the model's check")
+    return ""
+
+
+def _relabelled(labels, min_size: int):
+    """Labels with a crux left below `min_size` questions made noise."""
+    import numpy as np
+
+    labels = np.asarray(labels)
+    groups = [list(np.flatnonzero(labels == g)) for g in sorted(set(labels.tolist()) - {-1})]
+    return _labelled(groups, len(labels), min_size)
 
 
 def read_check(text: str) -> bool | None:
@@ -152,35 +281,72 @@ def by_embedding(questions: list[str], vectors, same: float = SAME, model: str =
                        bool(why), why, conflicts=conflicts)
 
 
+def by_matching(questions: list[str], vectors, runs: list[str], line: float = MATCH,
+                model: str = CRUX_EMBEDDING, min_size: int = 2) -> Equivalence:
+    import numpy as np
+
+    v = np.asarray(vectors, dtype=float)
+    similarity = v @ v.T if len(questions) else np.zeros((0, 0))
+    labels = matching(similarity, runs, line, min_size) if len(questions) else np.array([], dtype=int)
+    why = hinges(similarity, labels, runs, questions, min_size) if len(questions) else ""
+    return Equivalence([int(x) for x in labels], f"{model} cosine, mutual best matches across runs at cosine >= "
+                       f"{line}, one question a run in a crux", bool(why), why,
+                       conflicts=direction_conflicts(questions, labels))
+
+
+def read(method: str, questions: list[str], vectors, runs: list[str], *, line: float | None = None,
+         model: str = CRUX_EMBEDDING, min_size: int = 2, ask=None, checker: str = "model") -> Equivalence:
+    """The clusters of one repeated debate's crux questions by `method` (the study's `crux_equivalence`)."""
+    if method == MODEL:
+        return by_model(questions, vectors, ask, checker, embedding=model, min_size=min_size, runs=runs)
+    line = LINES[method] if line is None else line
+    if method == MATCHING:
+        return by_matching(questions, vectors, runs, line, model, min_size)
+    return by_embedding(questions, vectors, line, model, min_size, runs=runs)
+
+
 def undecided(similarity, labels, runs: list[str], same: float = SAME, min_size: int = 2) -> str:
-    """Why CR read at `same` is not to be trusted, or "": when the questions at cosine BAND to `same` are taken
-    as one question (clusters cut at BAND), CR moves by more than CR_SHIFT. A crux reworded freely and two
-    different questions on one topic both sit there (seen on the tuning sets: rewordings at 0.47-0.80, different
-    questions of one debate at 0.50-0.62), so no line decides them; the model's check does."""
+    """Why CR read at `same` is not to be trusted, or "": CR moves by more than CR_SHIFT at some line from BAND
+    up to `same` (every cut of the average-linkage tree in that band). A crux reworded freely and two different
+    questions on one topic both sit there (the tuning sets: rewordings at 0.45-0.80, different questions of one
+    debate at 0.50-0.62), so no line decides them; the model's check does. Every line, not the band's two ends:
+    CR is not monotone in the line (a lower line can join a one-off question into a cluster as well as join a
+    rewording), so two ends can agree while a line between them, or a line near the bottom, reads otherwise."""
+    import numpy as np
+
     from workbench.protocols.faultline.measures import crux_recurrence
 
-    if BAND >= same:
+    if BAND >= same or len(similarity) < 2:
         return ""
     at_line = crux_recurrence(similarity, runs, min_cluster_size=min_size, labels=labels).value
-    lower = crux_recurrence(similarity, runs, min_cluster_size=min_size,
-                            labels=average_linkage(similarity, BAND, min_size)).value
-    if at_line is None or lower is None or abs(at_line - lower) <= CR_SHIFT:
+    if at_line is None:
         return ""
-    return (f"CR is {at_line:.2f} with clusters at mean cosine >= {same} and {lower:.2f} at >= {BAND}: it hangs on "
+    tree = _tree(similarity)
+    heights = sorted({round(1.0 - h, 9) for h in tree[:, 2] if BAND <= 1.0 - h < same} | {BAND})
+    readings = {line: crux_recurrence(similarity, runs, min_cluster_size=min_size,
+                                      labels=_cut(tree, line, min_size)).value for line in heights}
+    line, far = max(readings.items(), key=lambda kv: (abs(kv[1] - at_line), kv[0]))
+    if abs(far - at_line) <= CR_SHIFT:
+        return ""
+    return (f"CR is {at_line:.2f} with clusters at mean cosine >= {same} but {far:.2f} at >= {line:.2f} (CR from "
+            f"{min(readings.values()):.2f} to {max(readings.values()):.2f} over lines {BAND}-{same}): it hangs on "
             f"questions at cosine {BAND}-{same}, which may or may not ask the same question (a free rewording and "
             "two questions on one subject both sit there); read them with the model's check")
 
 
 def by_model(questions: list[str], vectors, ask: Callable[[list[str]], list[str]], model_name: str,
-             candidate: float = CANDIDATE, embedding: str = CRUX_EMBEDDING, min_size: int = 2) -> Equivalence:
-    """`ask(prompts)` → one reply a prompt (the gateway's, or a test's mock)."""
+             candidate: float = CANDIDATE, embedding: str = CRUX_EMBEDDING, min_size: int = 2,
+             runs: list[str] | None = None) -> Equivalence:
+    """`ask(prompts)` → one reply a prompt (the gateway's, or a test's mock). `runs` (each question's run), when
+    given, leaves pairs of one run unasked and different."""
     import numpy as np
 
     v = np.asarray(vectors, dtype=float)
     n = len(questions)
     cos = v @ v.T if n else np.zeros((0, 0))
     pairs = [(i, j) for i in range(n) for j in range(i + 1, n)
-             if cos[i, j] >= candidate and questions[i].strip() != questions[j].strip()]
+             if cos[i, j] >= candidate and questions[i].strip() != questions[j].strip()
+             and (runs is None or runs[i] != runs[j])]
     prompts = sorted({pair_prompt(questions[i], questions[j]) for i, j in pairs})
     answers = dict(zip(prompts, (read_check(t) for t in ask(prompts)))) if prompts else {}
     same = np.eye(n)
@@ -194,8 +360,9 @@ def by_model(questions: list[str], vectors, ask: Callable[[list[str]], list[str]
     labels = average_linkage(same, 0.5, min_size)
     why = f"{unreadable} of {len(answers)} answers of the model were neither SAME nor DIFFERENT" if unreadable else ""
     return Equivalence([int(x) for x in labels],
-                       f"{model_name}'s check of every pair at {embedding} cosine >= {candidate}, average linkage "
-                       "over its answers", bool(unreadable), why, asked=len(answers), unreadable=unreadable)
+                       f"{model_name}'s check of every pair" + (" of different runs" if runs is not None else "")
+                       + f" at {embedding} cosine >= {candidate}, average linkage over its answers", bool(unreadable), why,
+                       asked=len(answers), unreadable=unreadable)
 
 
 def gateway_asker(db, db_path, settings, study_id: str | None) -> Callable[[list[str]], list[str]]:

