@@ -61,6 +61,16 @@ def judging_text(doc: dict) -> str:
     return "\n".join(lines)
 
 
+def heartbeat_text(calls: list[dict], done: int, total: int, eta: float | None) -> str:
+    """Judging's heartbeat, one line in batch and on the Studies screen: the calls in flight for long with their
+    signs of life (workbench/runs/live_calls.py), the pairs ended of those to judge, and the command's ETA."""
+    from workbench.rubrics import units
+    from workbench.runs.live_calls import long_calls_text
+    from workbench.runs.view import duration
+
+    return f"working: {long_calls_text(calls)}; {done}/{total} {units.PAIRS}, eta {duration(eta, '?')}"
+
+
 def cut_text(j: dict) -> str:
     """Replies cut at max_tokens, named as such (not as parse errors), and what their retries made of them."""
     if not j.get("cut"):
