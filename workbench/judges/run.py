@@ -46,7 +46,7 @@ from workbench.pilots.calibration import judge_calibration
 from workbench.judges.calls import JudgeItem, JudgeSpec
 from workbench.judges.context_fit import refuse_unfit
 from workbench.judges.direct import RunOutcome, direct_run
-from workbench.judges.summary import heartbeat_text, judging_outcome
+from workbench.judges.summary import NoticeLines, heartbeat_text, judging_outcome
 from workbench.rubrics import Rubric
 from workbench.rubrics import units
 from workbench.runs import live_calls
@@ -151,10 +151,10 @@ async def judge_study(db: sqlite_utils.Database, gateway, study_id: str, *, judg
     the command's ETA (`JudgingPace`)."""
     from workbench.simmodel.refusal import refuse_mixing
 
+    say = progress or (lambda message: None)
     live = LiveCalls(live_calls.LONG_CALL_AFTER if long_call_after is None else long_call_after)
     heartbeat = live_calls.HEARTBEAT if heartbeat is None else heartbeat
-    sink = FanoutSink(live, sink or NullSink())
-    say = progress or (lambda message: None)
+    sink = FanoutSink(live, NoticeLines(say), sink or NullSink())
     study = load_study(db, study_id)
     refuse_judges_that_are_runs(study_id, study.definition)
     seed = (study.definition.get("model") or {}).get("seed")
