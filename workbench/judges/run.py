@@ -148,7 +148,8 @@ async def judge_study(db: sqlite_utils.Database, gateway, study_id: str, *, judg
     """Run the study's judges. `progress(message)` is called as work finishes (batch prints it, the Studies
     screen shows it), and every `heartbeat` seconds while a call has been in flight longer than
     `long_call_after` seconds (default: the runner's, workbench/runs/live_calls.py), with its signs of life and
-    the command's ETA (`JudgingPace`)."""
+    the command's ETA (`JudgingPace`), and the gateway's notices (a server that may still be busy with a request
+    an earlier command abandoned)."""
     from workbench.simmodel.refusal import refuse_mixing
 
     say = progress or (lambda message: None)
