@@ -42,3 +42,14 @@ async def test_judging_after_a_cancel_names_the_abandoned_request_and_the_wait(t
                        r"be busy with a request abandoned at \S+ \S+ UTC \(cancelled while its whole reply was "
                        r"being generated\)", notices[0])
     assert waited, notices[0]
+
+
+def test_a_runs_live_transcript_shows_the_notice_too():
+    """`run` prints the gateway's notice in batch (workbench/cli/run_display.py); the Runs screen's transcript
+    model shows it as a note of the run it holds up."""
+    from workbench.events import CALL_NOTICE, Event
+    from workbench.runs.view import describe
+
+    message = "no first token from http://127.0.0.1:8011/v1 after 31s: the server may still be busy with a request"
+    note = describe(Event(CALL_NOTICE, run_id="s/c/B1/0", turn="answer", agent="B1", payload={"message": message}))
+    assert (note.title, note.body) == ("waiting: B1", message)

@@ -19,8 +19,8 @@ from tests.support.loopback import Reply
 from workbench.cases.library import BOOTSTRAP_KEY
 from workbench.events import CALL_ENDED, CALL_SENT, TOKEN, Event, ListSink
 from workbench.judges.run import JudgeSummary, JudgingPace, judge_study
-from workbench.runs import live_calls
-from workbench.runs.live_calls import LiveCalls
+from workbench.gateway import live_calls
+from workbench.gateway.live_calls import LiveCalls
 
 
 def judge(url: str) -> dict:

@@ -440,7 +440,7 @@ class Gateway:
                 if watch[0] is not None:
                     watch[0].cancel()
                     watch[0] = None
-                emit(CALL_ENDED, ok=outcome_ok is True)  # live views (workbench/runs/live_calls.py) drop it
+                emit(CALL_ENDED, ok=outcome_ok is True)  # live views (workbench/gateway/live_calls.py) drop it
                 if endpoint is not None:
                     await endpoint.release(ok=outcome_ok, failure_kind=failure.kind if failure else None,
                                            status=failure.status if failure else None)

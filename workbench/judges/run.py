@@ -49,8 +49,8 @@ from workbench.judges.direct import RunOutcome, direct_run
 from workbench.judges.summary import NoticeLines, heartbeat_text, judging_outcome
 from workbench.rubrics import Rubric
 from workbench.rubrics import units
-from workbench.runs import live_calls
-from workbench.runs.live_calls import LiveCalls
+from workbench.gateway import live_calls
+from workbench.gateway.live_calls import LiveCalls
 from workbench.structured.counts import record as record_reply
 
 
@@ -147,7 +147,7 @@ async def judge_study(db: sqlite_utils.Database, gateway, study_id: str, *, judg
                       long_call_after: float | None = None, heartbeat: float | None = None) -> JudgingReport:
     """Run the study's judges. `progress(message)` is called as work finishes (batch prints it, the Studies
     screen shows it), and every `heartbeat` seconds while a call has been in flight longer than
-    `long_call_after` seconds (default: the runner's, workbench/runs/live_calls.py), with its signs of life and
+    `long_call_after` seconds (default: the runner's, workbench/gateway/live_calls.py), with its signs of life and
     the command's ETA (`JudgingPace`), and the gateway's notices (a server that may still be busy with a request
     an earlier command abandoned)."""
     from workbench.simmodel.refusal import refuse_mixing

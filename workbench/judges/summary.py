@@ -78,10 +78,9 @@ class NoticeLines:
 
 def heartbeat_text(calls: list[dict], done: int, total: int, eta: float | None) -> str:
     """Judging's heartbeat, one line in batch and on the Studies screen: the calls in flight for long with their
-    signs of life (workbench/runs/live_calls.py), the pairs ended of those to judge, and the command's ETA."""
+    signs of life (workbench/gateway/live_calls.py), the pairs ended of those to judge, and the command's ETA."""
     from workbench.rubrics import units
-    from workbench.runs.live_calls import long_calls_text
-    from workbench.runs.view import duration
+    from workbench.gateway.live_calls import duration, long_calls_text
 
     return f"working: {long_calls_text(calls)}; {done}/{total} {units.PAIRS}, eta {duration(eta, '?')}"
 

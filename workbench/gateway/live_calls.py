@@ -110,6 +110,18 @@ class LiveCalls:
 _SEEN = frozenset({CALL_SENT, TOKEN, CALL_ENDED, TURN_FINISHED, TURN_FAILED, CALL_RETRY})
 
 
+def duration(seconds: float | None, missing: str = "-") -> str:
+    """Seconds as `42s`, `3m05s` or `1h02m`; `missing` when not known."""
+    if seconds is None:
+        return missing
+    seconds = int(round(seconds))
+    if seconds < 60:
+        return f"{seconds}s"
+    if seconds < 3600:
+        return f"{seconds // 60}m{seconds % 60:02d}s"
+    return f"{seconds // 3600}h{seconds % 3600 // 60:02d}m"
+
+
 def long_call_text(c: dict) -> str:
     """One long call as the displays show it: `debate-1:risk 42s, 37 tokens, 0.9 tokens/s`."""
     run = c.get("run_id")
