@@ -21,6 +21,7 @@ CALL_RETRY = "call_retry"
 TURN_REJECTED = "turn_rejected"      # a program rejected a turn's reply and asks again (payload: reason, retry)
 CALL_WAITING = "call_waiting"        # a call waits for a connection to its endpoint (shown as "waiting")
 CALL_SENT = "call_sent"              # the request went out; tokens or the whole reply follow
+CALL_ENDED = "call_ended"            # the request's attempt ended: replied, failed or cancelled (payload: ok)
 CALL_NOTICE = "call_notice"          # a call has waited past its first-token timeout (payload: message, waited)
 CONNECTIONS = "connections"          # the gateway changed an endpoint's connection limit (payload: the change)
 PROVIDER_BATCH = "provider_batch"    # a provider batch was sent, polled, finished or recorded (payload: its state)

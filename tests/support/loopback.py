@@ -30,6 +30,8 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import select
+import socket
 import threading
 import time
 from collections import deque
@@ -133,6 +135,7 @@ class LoopbackServer:
         wait their turn, one at a time."""
         self.single_slot = single_slot
         self.interrupted = 0           # streams cut by a newer request (single_slot)
+        self.client_closed = 0         # replies whose client closed the connection first (a cancel, a kill)
         self._generation = 0
         self._arrival = threading.local()  # each handler thread's request generation
         self._slot = threading.Lock()
@@ -293,6 +296,8 @@ class _Handler(BaseHTTPRequestHandler):
         latency = owner.latency if reply.latency is None else reply.latency
         if not owner._sleep(latency):
             return
+        if self._client_gone():  # the reply is ready and nobody waits for it: a real server has generated it
+            return
         if reply.raw_body is not None:
             self._send_raw(reply.status_code, reply.raw_body, reply.headers)
         elif body.get("stream"):
@@ -353,6 +358,8 @@ class _Handler(BaseHTTPRequestHandler):
                 if i and reply.chunk_delay and not self.owner._sleep(reply.chunk_delay):
                     self._drop()
                     return
+                if self._client_gone():  # the client closed the stream: stop sending, as a server stops generating
+                    return
                 if reply.corrupt_at is not None and i == reply.corrupt_at:
                     self._write_chunked(b'data: {"id": "chatcmpl-loopback", "choices": [{"delta": {"cont\n\n')
                     continue
@@ -371,7 +378,22 @@ class _Handler(BaseHTTPRequestHandler):
             self.wfile.write(b"0\r\n\r\n")
             self.wfile.flush()
         except (BrokenPipeError, ConnectionResetError):
+            self._client_gone()
             self.close_connection = True
+
+    def _client_gone(self) -> bool:
+        """Has the client closed this connection (it reads as ended)? Counted once per reply, in
+        `client_closed`; a client on a kept-alive connection sends nothing while it waits for a reply."""
+        try:
+            readable, _, _ = select.select([self.connection], [], [], 0)
+            gone = bool(readable) and self.connection.recv(1, socket.MSG_PEEK) == b""
+        except OSError:
+            gone = True
+        if gone and not getattr(self, "_counted_gone", False):
+            self._counted_gone = self.close_connection = True
+            with self.owner._lock:
+                self.owner.client_closed += 1
+        return gone
 
     def _event(self, doc: dict) -> None:
         self._write_chunked(b"data: " + json.dumps(doc).encode() + b"\n\n")

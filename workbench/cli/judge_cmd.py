@@ -53,7 +53,7 @@ def judge(args, ctx: Context) -> int:
     from workbench.gateway import build_gateway
     from workbench.gateway.api import GatewayError, ModelSettings
     from workbench.judges.run import JudgingError, judge_study, refuse_judges_that_are_runs
-    from workbench.judges.summary import judging_outcome, judging_text, keep_log_head
+    from workbench.judges.summary import NoticeLines, judging_outcome, judging_text, keep_log_head
 
     db = ctx.db()
     batches = None
@@ -80,8 +80,7 @@ def judge(args, ctx: Context) -> int:
             report = run_interruptible(
                 lambda: judge_study(db, gateway, args.study_id, judges=args.judge or None,
                                     retry_errors=args.retry_errors, force=args.force,
-                                    per_criterion=args.per_criterion, concurrency=concurrency, progress=say,
-                                    sink=_Notices(say)),
+                                    per_criterion=args.per_criterion, concurrency=concurrency, progress=say),
                 what=f"judging of study '{args.study_id}'", resume=again)
             doc.update(report.to_dict())
             ok = report.ok
@@ -96,7 +95,7 @@ def judge(args, ctx: Context) -> int:
             settings = ModelSettings(model=model, api_base=api_base or None, temperature=0.0)
             audit = run_interruptible(
                 lambda: audit_study(db, gateway, args.study_id, settings, concurrency=width,
-                                    progress=say, sink=_Notices(say)),
+                                    progress=say, sink=NoticeLines(say)),
                 what=f"the blindness audit of study '{args.study_id}'", resume=again)
             doc["audit"] = audit.to_dict()
             ok = ok and not audit.failed_calls
@@ -110,20 +109,6 @@ def judge(args, ctx: Context) -> int:
     doc["outcome"] = judging_outcome(ok, sum(j["study_judge_errors"] for j in doc.get("judges", [])))
     ctx.emit(doc, lambda: judging_text(doc), study=args.study_id)
     return OK if ok else FAILED
-
-
-class _Notices:
-    """The gateway's notices during judging, as progress lines: a call long past its first-token timeout on a
-    server that may still be busy with a request an earlier command abandoned (workbench/gateway/abandoned.py)."""
-
-    def __init__(self, say) -> None:
-        self.say = say
-
-    def emit(self, event) -> None:
-        from workbench.events import CALL_NOTICE
-
-        if event.kind == CALL_NOTICE:
-            self.say(f"notice: {event.agent or 'a judge'}: {event.payload['message']}")
 
 
 def _refuse_mixing(db, study, args) -> None:

@@ -143,7 +143,7 @@ class PlainDisplay:
 
 def heartbeat_line(p: dict) -> str:
     """The calls in flight for long, with their signs of life, and the command's ETA."""
-    from workbench.runs.live_calls import long_calls_text
+    from workbench.gateway.live_calls import long_calls_text
 
     return f"working   {long_calls_text(p['long_calls'])}; {calls_text(p)}, eta {duration(p['eta_seconds'])}"
 
@@ -197,7 +197,7 @@ class RichDisplay:
 
     def emit(self, event: Event) -> None:
         if event.kind == PROGRESS:
-            from workbench.runs.live_calls import long_calls_text
+            from workbench.gateway.live_calls import long_calls_text
 
             p = event.payload
             r = p["runs"]

@@ -1,12 +1,15 @@
 """Requests a study abandoned on a server that may still be generating them (issue 40).
 
 A call cancelled by Ctrl-C (recorded `cancelled`), or in flight when its process was killed (its journal entry
-lost), ended for the workbench but not always for the server: llama-cpp-python 0.3.36 stops a streamed
-generation once the client has gone (its event publisher checks `request.is_disconnected()` between chunks,
-and the gateway closes the stream on cancel), but a whole reply, once its generation started, runs to its end
-in a worker thread; nor has that server an endpoint to stop one (its routes are the OpenAI ones and
-/extras/tokenize, /extras/tokenize/count, /extras/detokenize: no /slots, no /cancel, which belong to llama.cpp's
-own server). A resume on a one-slot server then waits for the abandoned generation to end, silently.
+lost), ended for the workbench but not always for the server. The gateway closes the connection of every call
+it cancels (tests/gateway/test_cancel_closes_streams.py). On llama-cpp-python 0.3.36 that stops a streamed
+generation at its next token (its event publisher checks `request.is_disconnected()` between chunks) and a whole
+reply still queued for the model's lock (checked before the model is invoked), but a whole reply being generated
+runs to its end in a worker thread (tests/realmodel/test_cancel_stops_generation.py). Nor has that server an
+endpoint to stop one: its routes are the OpenAI ones and /extras/tokenize, /extras/tokenize/count,
+/extras/detokenize. llama.cpp's own server cancels a request whose connection closes; its
+`/slots/{id}?action=erase` is deferred while the slot is busy, so it stops nothing and the gateway does not call
+it. A resume on a one-slot server may thus wait for an abandoned generation to end, silently.
 
 `abandoned_request` finds the latest such request to an endpoint, recent enough to still be running (within
 the model's own `timeout`); the gateway names it once a call has waited past its first-token timeout

@@ -25,6 +25,7 @@ import contextlib
 import copy
 import dataclasses
 import hashlib
+import itertools
 import json
 import os
 import random
@@ -42,7 +43,8 @@ import sqlite_utils
 from store import calls as call_rows
 from store.db import DiskFull, is_disk_full, writer
 from workbench.events import (
-    CALL_NOTICE, CALL_RETRY, CALL_SENT, CALL_WAITING, CONNECTIONS, TOKEN, Event, EventSink, NullSink, watching,
+    CALL_ENDED, CALL_NOTICE, CALL_RETRY, CALL_SENT, CALL_WAITING, CONNECTIONS, TOKEN, Event, EventSink, NullSink,
+    watching,
 )
 from workbench.gateway.api import (
     MOCK_MODEL,
@@ -88,6 +90,9 @@ class GatewayConfig:
     """Stream every call (`--stream`), not only those of runs someone watches."""
     provider_batch: ProviderBatchConfig | None = None
     """Send calls as provider batches (`--provider-batch`), round by round (workbench/gateway/provider_batch.py)."""
+
+
+_CALL_SERIALS = itertools.count(1)
 
 
 def call_key(request: CallRequest) -> str:
@@ -355,17 +360,18 @@ class Gateway:
         attempt = 0
         schema_dropped = ""  # why this call's next attempts go without its schema (named in each record)
         watch: list[asyncio.TimerHandle | None] = [None]  # the first-token watch of the attempt in flight
+        serial = next(_CALL_SERIALS)  # tells this call's events from a concurrent one's of the same turn and agent
 
         def on_token(piece: str) -> None:
             if watch[0] is not None:
                 watch[0].cancel()
                 watch[0] = None
             sink.emit(Event(TOKEN, run_id=request.run_id, turn=request.turn, agent=request.agent,
-                            payload={"text": piece, "attempt": attempt}))
+                            payload={"text": piece, "attempt": attempt, "call": serial}))
 
         def emit(kind: str, **payload) -> None:
             sink.emit(Event(kind, run_id=request.run_id, turn=request.turn, agent=request.agent,
-                            payload={"attempt": attempt, **payload}))
+                            payload={"attempt": attempt, "call": serial, **payload}))
 
         from workbench.gateway.transport import (
             Timers, complete_attempt, cost_of, load_litellm, response_format, stream_attempt, structured_mode,
@@ -434,6 +440,7 @@ class Gateway:
                 if watch[0] is not None:
                     watch[0].cancel()
                     watch[0] = None
+                emit(CALL_ENDED, ok=outcome_ok is True)  # live views (workbench/gateway/live_calls.py) drop it
                 if endpoint is not None:
                     await endpoint.release(ok=outcome_ok, failure_kind=failure.kind if failure else None,
                                            status=failure.status if failure else None)

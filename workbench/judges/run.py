@@ -28,6 +28,7 @@ whole command.
 from __future__ import annotations
 
 import asyncio
+import time
 from dataclasses import asdict, dataclass, field
 
 import sqlite_utils
@@ -37,7 +38,7 @@ from store import verdicts as verdict_rows
 from store.quality import planted_kinds
 from workbench.blinding.context import StudyContext, load_study
 from workbench.blinding.items import prepare_study
-from workbench.events import EventSink, NullSink
+from workbench.events import EventSink, FanoutSink, NullSink
 from workbench.gateway.api import CostCeilingReached, GatewayError
 from workbench.judges import aggregate
 from workbench.judges.adversarial import adversarial_run
@@ -45,9 +46,11 @@ from workbench.pilots.calibration import judge_calibration
 from workbench.judges.calls import JudgeItem, JudgeSpec
 from workbench.judges.context_fit import refuse_unfit
 from workbench.judges.direct import RunOutcome, direct_run
-from workbench.judges.summary import judging_outcome
+from workbench.judges.summary import NoticeLines, heartbeat_text, judging_outcome
 from workbench.rubrics import Rubric
 from workbench.rubrics import units
+from workbench.gateway import live_calls
+from workbench.gateway.live_calls import LiveCalls
 from workbench.structured.counts import record as record_reply
 
 
@@ -140,12 +143,19 @@ def refuse_judges_that_are_runs(study_id: str, definition: dict, error=None) -> 
 
 async def judge_study(db: sqlite_utils.Database, gateway, study_id: str, *, judges: list[str] | None = None,
                       retry_errors: bool = False, force: bool = False, per_criterion: bool = False,
-                      concurrency: int = 4, sink: EventSink | None = None, progress=None) -> JudgingReport:
-    """Run the study's judges. `progress(message)` is called as work finishes (batch prints it)."""
+                      concurrency: int = 4, sink: EventSink | None = None, progress=None,
+                      long_call_after: float | None = None, heartbeat: float | None = None) -> JudgingReport:
+    """Run the study's judges. `progress(message)` is called as work finishes (batch prints it, the Studies
+    screen shows it), and every `heartbeat` seconds while a call has been in flight longer than
+    `long_call_after` seconds (default: the runner's, workbench/gateway/live_calls.py), with its signs of life and
+    the command's ETA (`JudgingPace`), and the gateway's notices (a server that may still be busy with a request
+    an earlier command abandoned)."""
     from workbench.simmodel.refusal import refuse_mixing
 
-    sink = sink or NullSink()
     say = progress or (lambda message: None)
+    live = LiveCalls(live_calls.LONG_CALL_AFTER if long_call_after is None else long_call_after)
+    heartbeat = live_calls.HEARTBEAT if heartbeat is None else heartbeat
+    sink = FanoutSink(live, NoticeLines(say), sink or NullSink())
     study = load_study(db, study_id)
     refuse_judges_that_are_runs(study_id, study.definition)
     seed = (study.definition.get("model") or {}).get("seed")
@@ -167,11 +177,21 @@ async def judge_study(db: sqlite_utils.Database, gateway, study_id: str, *, judg
     report = JudgingReport(study_id, [JudgeSummary(s.name, s.model, s.pipeline, s.runs, max_tokens=s.max_tokens)
                                       for s in specs])
     limit = asyncio.Semaphore(max(1, concurrency))
+    work = []  # every judge's pairs to judge, known before the first call: the ETA is the whole command's
+    for spec, summary in zip(specs, report.judges):
+        pilots = _work(db, study, spec, summary, [t for t in items if t[2]], retry_errors)
+        rest = _work(db, study, spec, summary, [t for t in items if not t[2]], retry_errors)
+        summary.to_judge = len(pilots) + len(rest)
+        work.append((pilots, rest))
+    pace = JudgingPace(specs, report.judges, live)
+
+    def show(calls: list[dict]) -> None:
+        if calls:  # the beat after the last long call ended: the next pair's line follows it anyway
+            say(pace.text(calls))
+
+    beating = asyncio.ensure_future(live.beat(heartbeat, show))
     try:
-        for spec, summary in zip(specs, report.judges):
-            pilots = _work(db, study, spec, summary, [t for t in items if t[2]], retry_errors)
-            rest = _work(db, study, spec, summary, [t for t in items if not t[2]], retry_errors)
-            summary.to_judge = len(pilots) + len(rest)
+        for spec, summary, (pilots, rest) in zip(specs, report.judges, work):
             await _judge_batch(db, gateway, study, spec, summary, pilots, per_criterion, limit, sink, say)
             check = judge_calibration(db, study, spec.name)
             summary.calibration = check.to_dict()
@@ -185,10 +205,43 @@ async def judge_study(db: sqlite_utils.Database, gateway, study_id: str, *, judg
                 summary.calibration = judge_calibration(db, study, spec.name).to_dict()
     except CostCeilingReached as exc:
         report.stopped = f"cost ceiling reached: {exc}"
+    finally:
+        beating.cancel()
     for summary in report.judges:
         summary.study_judged, summary.study_judge_errors = verdict_rows.current_verdict_pairs(
             db, study_id, summary.name)
     return report
+
+
+class JudgingPace:
+    """How far the command is and how long the rest will take, for its heartbeat: item-rubric pairs judged of
+    those it set out to judge, and an ETA from the measured pace (seconds per pair judged so far), or, before
+    any pair has ended, from the token rate of the calls in flight (a call per run of each pair left, each as
+    long as its max_tokens: a lower bound when a pair takes retries, criteria or adversarial stages)."""
+
+    def __init__(self, specs: list[JudgeSpec], summaries: list[JudgeSummary], live: LiveCalls,
+                 clock=time.monotonic) -> None:
+        self.specs, self.summaries, self.live, self.clock = specs, summaries, live, clock
+        self.started = clock()
+
+    def counts(self) -> tuple[int, int]:
+        """(pairs ended in this command, pairs this command set out to judge, less those a held judge left)."""
+        done = sum(s.judged + s.failed_calls for s in self.summaries)
+        return done, sum(s.to_judge - s.held_back for s in self.summaries)
+
+    def eta(self) -> float | None:
+        done, total = self.counts()
+        if total <= done:
+            return None
+        if done:
+            return round((self.clock() - self.started) / done * (total - done), 1)
+        calls_left = sum(spec.runs * max(0, s.to_judge - s.held_back - s.judged - s.failed_calls)
+                         for spec, s in zip(self.specs, self.summaries))
+        return self.live.eta(calls_left, None)
+
+    def text(self, calls: list[dict]) -> str:
+        done, total = self.counts()
+        return heartbeat_text(calls, done, total, self.eta())
 
 
 def _work(db, study: StudyContext, spec: JudgeSpec, summary: JudgeSummary, items,

@@ -61,6 +61,30 @@ def judging_text(doc: dict) -> str:
     return "\n".join(lines)
 
 
+class NoticeLines:
+    """The gateway's notices during judging or an audit, as progress lines (batch and the Studies screen): a call
+    past its first-token timeout on a server that may still be busy with a request an earlier command abandoned
+    (workbench/gateway/abandoned.py). An event sink."""
+
+    def __init__(self, say) -> None:
+        self.say = say
+
+    def emit(self, event) -> None:
+        from workbench.events import CALL_NOTICE
+
+        if event.kind == CALL_NOTICE:
+            self.say(f"notice: {event.agent or 'a judge'}: {event.payload['message']}")
+
+
+def heartbeat_text(calls: list[dict], done: int, total: int, eta: float | None) -> str:
+    """Judging's heartbeat, one line in batch and on the Studies screen: the calls in flight for long with their
+    signs of life (workbench/gateway/live_calls.py), the pairs ended of those to judge, and the command's ETA."""
+    from workbench.rubrics import units
+    from workbench.gateway.live_calls import duration, long_calls_text
+
+    return f"working: {long_calls_text(calls)}; {done}/{total} {units.PAIRS}, eta {duration(eta, '?')}"
+
+
 def cut_text(j: dict) -> str:
     """Replies cut at max_tokens, named as such (not as parse errors), and what their retries made of them."""
     if not j.get("cut"):

@@ -69,7 +69,7 @@ from workbench.protocol.base import FollowUp, RunPlan, StudyProtocol
 from workbench.protocol.registry import protocol_of
 from workbench.runs.context import RunContext, TurnStats, draw_settings
 from workbench.runs.control import RunCancelled, RunControl
-from workbench.runs.live_calls import HEARTBEAT, LONG_CALL_AFTER, LiveCalls
+from workbench.gateway.live_calls import HEARTBEAT, LONG_CALL_AFTER, LiveCalls
 from workbench.runs.progress import StudyProgress
 from workbench.runs.settings import run_settings
 from workbench.runs.transcript import TranscriptSink
@@ -229,7 +229,7 @@ class StudyRunner:
                  control: RunControl | None = None, long_call_after: float = LONG_CALL_AFTER,
                  heartbeat: float = HEARTBEAT) -> None:
         """`long_call_after`: seconds in flight after which a call's signs of life are shown, every `heartbeat`
-        seconds (workbench/runs/live_calls.py)."""
+        seconds (workbench/gateway/live_calls.py)."""
         from workbench.studies import load_study
 
         self.db, self.gateway, self.study_id = db, gateway, study_id

@@ -22,9 +22,9 @@ import sqlite_utils
 
 from store.db import writer
 from store.events import append_events
-from workbench.events import CALL_SENT, CALL_WAITING, PROGRESS, TOKEN, Event
+from workbench.events import CALL_ENDED, CALL_SENT, CALL_WAITING, PROGRESS, TOKEN, Event
 
-NOT_STORED = frozenset({TOKEN, PROGRESS, CALL_WAITING, CALL_SENT})
+NOT_STORED = frozenset({TOKEN, PROGRESS, CALL_WAITING, CALL_SENT, CALL_ENDED})
 
 
 class TranscriptSink:

@@ -23,10 +23,11 @@ from datetime import datetime
 import sqlite_utils
 
 from workbench.events import (
-    CALL_RETRY, CALL_SENT, CALL_WAITING, PROGRESS, TURN_REJECTED, RUN_CANCELLED, RUN_FAILED, RUN_FINISHED, RUN_STARTED, TOKEN, TURN_FAILED, TURN_FINISHED,
+    CALL_NOTICE, CALL_RETRY, CALL_SENT, CALL_WAITING, PROGRESS, TURN_REJECTED, RUN_CANCELLED, RUN_FAILED, RUN_FINISHED, RUN_STARTED, TOKEN, TURN_FAILED, TURN_FINISHED,
     TURN_STARTED,
     Event,
 )
+from workbench.gateway.live_calls import duration  # noqa: F401  (the one duration format; screens import it here)
 from workbench.studies.costs import cost_text  # noqa: F401  (the one cost format; screens import it from here)
 from workbench.studies.counts import status_text
 
@@ -99,18 +100,6 @@ def status_label(state: dict) -> str:
     return status_text(state["status"])
 
 
-def duration(seconds: float | None, missing: str = "-") -> str:
-    """Seconds as `42s`, `3m05s` or `1h02m`; `missing` when not known."""
-    if seconds is None:
-        return missing
-    seconds = int(round(seconds))
-    if seconds < 60:
-        return f"{seconds}s"
-    if seconds < 3600:
-        return f"{seconds // 60}m{seconds % 60:02d}s"
-    return f"{seconds // 3600}h{seconds % 3600 // 60:02d}m"
-
-
 def tokens_text(n: int) -> str:
     return f"{n / 1000:.1f}k tok" if n >= 10_000 else f"{n:,} tok"
 
@@ -177,8 +166,8 @@ def progress_line(p: dict) -> str:
     line = (f"{p['calls_done']}/{p['calls_expected']} calls · " + ", ".join(parts)
             + f" · {tokens_text(p['input_tokens'] + p['output_tokens'])} · "
             f"{cost_text(p['cost'], p['cost_unknown'])} · elapsed {duration(p['elapsed'])} · {eta}")
-    if p.get("long_calls"):  # a call in flight for long: its signs of life (workbench/runs/live_calls.py)
-        from workbench.runs.live_calls import long_calls_text
+    if p.get("long_calls"):  # a call in flight for long: its signs of life (workbench/gateway/live_calls.py)
+        from workbench.gateway.live_calls import long_calls_text
 
         line += f" · {long_calls_text(p['long_calls'], shown=1)}"
     return line
@@ -316,6 +305,8 @@ def describe(event: Event) -> NoteEntry | None:
     if kind == CALL_RETRY:
         return NoteEntry("retry", f"retry: attempt {p.get('attempt')} of {event.agent or 'a turn'} failed "
                                   f"({p.get('error')}); next in {p.get('wait', 0):.1f}s")
+    if kind == CALL_NOTICE:  # a call long without a first token, behind a request abandoned earlier
+        return NoteEntry("retry", f"waiting: {event.agent or event.turn or 'a call'}", p.get("message") or "")
     return None
 
 

@@ -57,13 +57,13 @@ class _GraphProgress:
 
     def __init__(self, ctx: Context) -> None:
         from workbench.cli.signals import quiet_when_gone
-        from workbench.runs.live_calls import LiveCalls
+        from workbench.gateway.live_calls import LiveCalls
 
         self.say = quiet_when_gone(ctx.info)
         self.live = LiveCalls()
 
     async def beat(self) -> None:
-        from workbench.runs.live_calls import HEARTBEAT, long_calls_text
+        from workbench.gateway.live_calls import HEARTBEAT, long_calls_text
 
         while True:
             await asyncio.sleep(HEARTBEAT)
