@@ -300,7 +300,8 @@ class ScoringScreen(UnsavedGuard, SectionScreen):
                 panel.display = False
         if s.views:
             self.query_one(CasePanel).show(s.views[0])
-            self.query_one(RubricPanel).show(s.views, s.response, s.cell, shown)
+            self.query_one(RubricPanel).show(s.views, s.response, s.cell, shown,
+                                             compact=self.has_class("-narrow"))
 
     def _put(self, selector: str, content: str | Text) -> None:
         """Redraw a line only when it changed: every redraw of an unchanged line costs a re-layout."""
