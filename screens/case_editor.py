@@ -24,7 +24,7 @@ from screens.widgets.case_form import TEXT_FIELDS, CaseDetails, IdentityFields, 
 from screens.widgets.footer import KeyFooter
 from screens.widgets.mapping import MappingRow
 from screens.widgets.problems import FormProblems, ProblemList
-from screens.widgets.unsaved_guard import UnsavedGuard
+from screens.widgets.unsaved_guard import LeaveAsking
 from workbench.cases.editing import (
     changed_outside, default_case_path, editor_problems, has_errors, read_case_file, with_stored_probes,
 )
@@ -54,7 +54,7 @@ def normalized(case: Case) -> Case:
     ))
 
 
-class CaseEditorScreen(FormProblems, UnsavedGuard, Screen[str | None]):
+class CaseEditorScreen(FormProblems, LeaveAsking, Screen[str | None]):
     """Edits one case; dismisses with the case id (None when a new case was never saved)."""
 
     CSS_PATH = "styles/cases.tcss"
@@ -378,16 +378,8 @@ class CaseEditorScreen(FormProblems, UnsavedGuard, Screen[str | None]):
         self._saved(worker)
         return True
 
-    def action_leave(self) -> None:
-        if self.has_unsaved_changes():
-            self._leave_after_asking()
-        else:
-            self.dismiss(self.original_id)
-
-    @work(exclusive=True, group="leave", exit_on_error=False)
-    async def _leave_after_asking(self) -> None:
-        if await self.resolve_unsaved_changes():
-            self.dismiss(self.original_id)
+    def left_with(self) -> str | None:
+        return self.original_id
 
 
 def display_path(path: Path) -> str:

@@ -12,20 +12,18 @@ from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
-from textual.screen import ModalScreen
 from textual.widgets import DataTable, Static
 
 from screens.ask_dialog import AskDialog
+from screens.widgets.panel_modal import PanelModal
 from screens.confirm import CANCEL, Choice, ChoiceDialog
 
 
-class EvaluatorPanelScreen(ModalScreen[None]):
+class EvaluatorPanelScreen(PanelModal):
     """Quality figures per evaluator; a, o and v act on the study or the row under the cursor."""
 
     DEFAULT_CSS = """
-    EvaluatorPanelScreen { align: center middle; background: $background 60%; }
-    EvaluatorPanelScreen > Vertical { width: 98%; height: 92%; border: thick $accent; background: $surface;
-                                      padding: 0 1; }
+    EvaluatorPanelScreen > Vertical { height: 92%; }
     EvaluatorPanelScreen #qc-title { text-style: bold; }
     EvaluatorPanelScreen #qc-table { height: auto; max-height: 60%; }
     EvaluatorPanelScreen #qc-notes { height: 1fr; border-top: solid $accent; }

@@ -2,7 +2,7 @@
 
 `make_app` is the one factory of the app, used here and by the snapshot tests. A batch command never
 imports the screens (nor Textual): `main` hands the command line to workbench.cli, which opens the TUI
-through `run_app` only without --batch.
+through `run_app` only without --batch, and serves the desk (`desk serve`) through `serve_desk`.
 """
 
 from __future__ import annotations
@@ -49,11 +49,18 @@ def run_app(db_path: Path, rater: RaterLock | None = None) -> int:
     return app.return_code or 0
 
 
+def serve_desk(*args, **kwargs) -> None:
+    """`desk serve`'s server (screens/desk_server.py: textual-serve and aiohttp, imported only for it)."""
+    from screens.desk_server import serve_study
+
+    serve_study(*args, **kwargs)
+
+
 def main(argv: list[str] | None = None) -> int:
     """The console script: batch commands run headless, anything else opens the TUI."""
     from workbench.cli.main import main as cli_main
 
-    return cli_main(argv, open_tui=run_app)
+    return cli_main(argv, open_tui=run_app, serve_desk=serve_desk)
 
 
 if __name__ == "__main__":

@@ -300,7 +300,8 @@ class ScoringScreen(UnsavedGuard, SectionScreen):
                 panel.display = False
         if s.views:
             self.query_one(CasePanel).show(s.views[0])
-            self.query_one(RubricPanel).show(s.views, s.response, s.cell, shown)
+            self.query_one(RubricPanel).show(s.views, s.response, s.cell, shown,
+                                             compact=self.has_class("-narrow"))
 
     def _put(self, selector: str, content: str | Text) -> None:
         """Redraw a line only when it changed: every redraw of an unchanged line costs a re-layout."""
@@ -358,16 +359,16 @@ class ScoringScreen(UnsavedGuard, SectionScreen):
         self.say(message)
 
     def action_undo(self) -> None:
-        s = self.session
-        if s is not None:
-            result = self._run(s.undo)
-            if result is not None:
-                self.say(result.message or "")
+        self._say_run(lambda s: s.undo())
 
     def action_skip(self) -> None:
+        self._say_run(lambda s: s.skip())
+
+    def _say_run(self, act) -> None:
+        """Run `act(session)` (undo, skip, a note) and show what it says."""
         s = self.session
         if s is not None:
-            result = self._run(s.skip)
+            result = self._run(lambda: act(s))
             if result is not None:
                 self.say(result.message or "")
 
@@ -395,9 +396,7 @@ class ScoringScreen(UnsavedGuard, SectionScreen):
         s = self.session
         back, self._note_return = self._note_return, None
         if not (text is None or s is None or dialog is None or text.strip() == dialog.original.strip()):
-            result = self._run(lambda: s.write_note(text))
-            if result is not None:
-                self.say(result.message or "")
+            self._say_run(lambda s: s.write_note(text))
         if back is not None and s is not None and s.index == back[0]:  # on to where the score had moved
             s.response, s.cell = back[1:]
             self.refresh_desk()

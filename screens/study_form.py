@@ -32,7 +32,7 @@ from screens.confirm import (
 from screens.widgets.checklist import CheckList
 from screens.widgets.footer import KeyFooter
 from screens.widgets.problems import FormProblems, ProblemList
-from screens.widgets.unsaved_guard import UnsavedGuard
+from screens.widgets.unsaved_guard import LeaveAsking
 from workbench.problems import Problem
 from workbench.protocols.hindsight.draft import (
     ARCH_FIELDS, JUDGE_KEYS, MODEL_KEYS, blank_values, draft_text, field_of, missing_evaluators,
@@ -79,7 +79,7 @@ class StudyFileDialog(ModalScreen[str | None]):
         self.dismiss(None)
 
 
-class StudyFormScreen(FormProblems, UnsavedGuard, Screen[str | None]):
+class StudyFormScreen(FormProblems, LeaveAsking, Screen[str | None]):
     """Define a study field by field; ctrl+s stores it, ctrl+f freezes it, ctrl+o loads a study file."""
 
     CSS_PATH = "styles/studies.tcss"
@@ -533,16 +533,8 @@ class StudyFormScreen(FormProblems, UnsavedGuard, Screen[str | None]):
             return True
         return choice == SAVE and await self.save_confirmed()
 
-    def action_leave(self) -> None:
-        if self.has_unsaved_changes():
-            self._leave_after_asking()
-        else:
-            self.dismiss(self.study_id)
-
-    @work(exclusive=True, group="study-form-leave", exit_on_error=False)
-    async def _leave_after_asking(self) -> None:
-        if await self.resolve_unsaved_changes():
-            self.dismiss(self.study_id)
+    def left_with(self) -> str | None:
+        return self.study_id
 
 
 class JudgeTable(DataTable):

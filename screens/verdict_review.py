@@ -12,19 +12,17 @@ from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
-from textual.screen import ModalScreen
 from textual.widgets import Static
 
 from screens.ask_dialog import AskDialog
+from screens.widgets.panel_modal import PanelModal
 
 
-class VerdictReviewScreen(ModalScreen[None]):
+class VerdictReviewScreen(PanelModal):
     """A judge's review sample, one verdict per page."""
 
     DEFAULT_CSS = """
-    VerdictReviewScreen { align: center middle; background: $background 60%; }
-    VerdictReviewScreen > Vertical { width: 98%; height: 94%; border: thick $accent; background: $surface;
-                                     padding: 0 1; }
+    VerdictReviewScreen > Vertical { height: 94%; }
     VerdictReviewScreen #review-title { text-style: bold; }
     VerdictReviewScreen #review-verdict { border-top: solid $accent; max-height: 12; }
     VerdictReviewScreen #review-body { height: 1fr; }

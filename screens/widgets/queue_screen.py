@@ -7,14 +7,14 @@ from __future__ import annotations
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
-from textual.screen import ModalScreen
 from textual.widgets import DataTable, Static
 
+from screens.widgets.panel_modal import PanelModal
 
-class QueueScreen(ModalScreen[None]):
+
+class QueueScreen(PanelModal):
     DEFAULT_CSS = """
-    QueueScreen { align: center middle; background: $background 60%; }
-    QueueScreen > Vertical { width: 95%; height: 85%; border: thick $accent; background: $surface; padding: 0 1; }
+    QueueScreen > Vertical { width: 95%; height: 85%; }
     QueueScreen .queue-title { text-style: bold; }
     QueueScreen .queue-table { height: 1fr; }
     QueueScreen .queue-hint { color: $text-muted; }

@@ -18,16 +18,23 @@ from workbench.scoring import ItemView
 from workbench.safe_text import for_terminal
 
 
-class ResponsePanel(VerticalScroll, can_focus=False):
-    """One response of the pair, titled with its label; the focused one is highlighted."""
+class ReadingPane(VerticalScroll, can_focus=False):
+    """A titled pane of the desk's reading row (a response, the case), side by side with the others."""
 
     DEFAULT_CSS = """
-    ResponsePanel {
+    ReadingPane {
         border: round $panel-lighten-2;
         border-title-color: $text-muted;
         padding: 0 1;
         width: 1fr;
     }
+    """
+
+
+class ResponsePanel(ReadingPane):
+    """One response of the pair, titled with its label; the focused one is highlighted."""
+
+    DEFAULT_CSS = """
     ResponsePanel.-focused {
         border: round $accent;
         border-title-color: $accent;
@@ -62,16 +69,10 @@ class ResponsePanel(VerticalScroll, can_focus=False):
         self.set_class(focused, "-focused")
 
 
-class CasePanel(VerticalScroll, can_focus=False):
+class CasePanel(ReadingPane):
     """The scenario as the architectures saw it and, for the hindsight protocol, the outcome record."""
 
     DEFAULT_CSS = """
-    CasePanel {
-        border: round $panel-lighten-2;
-        border-title-color: $text-muted;
-        padding: 0 1;
-        width: 1fr;
-    }
     CasePanel .case-heading {
         text-style: bold;
         color: $accent;

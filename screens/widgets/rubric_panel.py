@@ -11,6 +11,8 @@ steps), and the rater's note. Both render from the core's rater views only.
 
 from __future__ import annotations
 
+from collections import Counter
+
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Horizontal, VerticalScroll
@@ -31,6 +33,7 @@ def short_label(view: ItemView) -> str:
 
 NAME_WIDTH = 36
 VALUE_WIDTH = 7
+COMPACT_ROWS = 5  # the compact grid's criterion rows before the panel has a size (80x24: it has six lines)
 
 
 class CriteriaGrid(Static):
@@ -48,33 +51,48 @@ class CriteriaGrid(Static):
         super().__init__("", markup=False, **kwargs)
         self._shown: Text | None = None
 
-    def show(self, views: list[ItemView], focused_view: int, focused_cell: int, name_width: int = NAME_WIDTH
-             ) -> None:
-        text = self.render_grid(views, focused_view, focused_cell, name_width)
+    def show(self, views: list[ItemView], focused_view: int, focused_cell: int, name_width: int = NAME_WIDTH,
+             rows: int | None = None) -> None:
+        text = self.render_grid(views, focused_view, focused_cell, name_width, rows)
         if text != self._shown:  # an unchanged grid costs no re-layout
             self._shown = text
             self.update(text)
 
     @staticmethod
-    def render_grid(views: list[ItemView], focused_view: int, focused_cell: int, name_width: int = NAME_WIDTH
-                    ) -> Text:
-        """Plain fixed-width columns (cheap to draw on every key)."""
+    def render_grid(views: list[ItemView], focused_view: int, focused_cell: int, name_width: int = NAME_WIDTH,
+                    rows: int | None = None) -> Text:
+        """Plain fixed-width columns (cheap to draw on every key). `rows`: the compact grid (80x24): that many
+        criterion rows around the focused one under the column heads, each naming its rubric, with no rubric
+        lines between them."""
+        cells = cells_of(views[0]) if views else []
         out = Text(no_wrap=True, overflow="ellipsis")
-        out.append("  " + "criterion".ljust(name_width) + "range ", style="dim")
+        head = "criterion" if rows is None or not cells else f"criterion {focused_cell + 1} of {len(cells)}"
+        out.append("  " + head.ljust(name_width) + "range ", style="dim")
         for k, view in enumerate(views):
             out.append(short_label(view).center(VALUE_WIDTH), style="bold reverse" if k == focused_view else "bold")
         if not views:
             return out
+        first = 0 if rows is None else max(0, min(focused_cell - rows // 2, len(cells) - rows))
+        window = range(first, len(cells) if rows is None else min(len(cells), first + rows))
+        per_rubric = Counter(cell.rubric_id for cell in cells)
         current_rubric = None
-        for index, cell in enumerate(cells_of(views[0])):
-            if cell.rubric_id != current_rubric:
+        for index in window:
+            cell = cells[index]
+            if rows is None and cell.rubric_id != current_rubric:
                 current_rubric = cell.rubric_id
                 out.append("\n  ")
                 out.append(_fit(cell.rubric_name, name_width + 6), style="bold underline")
             focused_row = index == focused_cell
             out.append("\n")
             out.append("▸ " if focused_row else "  ", style="bold")
-            name = _fit("  " + cell.criterion_name, name_width).ljust(name_width)
+            if rows is None:
+                label = "  " + cell.criterion_name
+            elif per_rubric[cell.rubric_id] == 1:  # its rubric's one criterion: the rubric needs no naming
+                label = cell.criterion_name
+            else:  # the rubric's name gives way first: the criterion is what is scored
+                room = max(6, name_width - len(cell.criterion_name) - 3)
+                label = f"{_fit(cell.rubric_name, room)} › {cell.criterion_name}"
+            name = _fit(label, name_width).ljust(name_width)
             out.append(name, style="bold" if focused_row else "")
             out.append(f"{cell.min}–{cell.max}".center(5) + " ", style="dim")
             for k, view in enumerate(views):
@@ -178,6 +196,13 @@ class RubricPanel(Horizontal):
     }
     """
 
+    _shown_with: tuple | None = None  # what `show` was last given: drawn again at the panel's new size
+
+    def on_resize(self) -> None:
+        if self._shown_with is not None:
+            views, focused_view, focused_cell, shown, compact = self._shown_with
+            self.show(views, focused_view, focused_cell, shown, compact=compact)
+
     def compose(self) -> ComposeResult:
         with VerticalScroll(id="criteria-scroll", can_focus=False):
             yield CriteriaGrid(id="criteria-grid")
@@ -191,15 +216,26 @@ class RubricPanel(Horizontal):
             if not scroll.scroll_y <= line < scroll.scroll_y + scroll.size.height:
                 scroll.scroll_to(y=max(0, line - scroll.size.height + 2), animate=False)
 
-    def show(self, views: list[ItemView], focused_view: int, focused_cell: int, shown: list[int]) -> None:
-        """`shown`: indexes of the responses on screen (one in single mode, else all)."""
+    def show(self, views: list[ItemView], focused_view: int, focused_cell: int, shown: list[int], *,
+             compact: bool = False) -> None:
+        """`shown`: indexes of the responses on screen (one in single mode, else all). `compact` (80x24, the
+        anchors folded away): the grid fills the panel's width and shows the rows around the focused
+        criterion that fit under its heads."""
+        self._shown_with = (views, focused_view, focused_cell, shown, compact)
         grid_views = [views[k] for k in shown]
         grid_focus = shown.index(focused_view) if focused_view in shown else 0
-        # Criterion names get what half the panel leaves after the range and score columns.
         width = self.size.width
-        name_width = max(18, min(NAME_WIDTH, width // 2 - 8 - VALUE_WIDTH * len(grid_views))) if width else NAME_WIDTH
-        self.query_one(CriteriaGrid).show(grid_views, grid_focus, focused_cell, name_width)
-        self._keep_in_view(grid_views, focused_cell)
+        if compact:  # the whole width: the rubric's name beside each criterion's
+            name_width = max(18, min(2 * NAME_WIDTH, width - 8 - VALUE_WIDTH * len(grid_views) - 2)) if width \
+                else NAME_WIDTH
+            rows = max(1, self.size.height - 1) if self.size.height else COMPACT_ROWS
+        else:  # criterion names get what half the panel leaves after the range and score columns
+            name_width = max(18, min(NAME_WIDTH, width // 2 - 8 - VALUE_WIDTH * len(grid_views))) if width \
+                else NAME_WIDTH
+            rows = None
+        self.query_one(CriteriaGrid).show(grid_views, grid_focus, focused_cell, name_width, rows)
+        if rows is None:
+            self._keep_in_view(grid_views, focused_cell)
         view = views[focused_view] if views else None
         cells = cells_of(view) if view else []
         self.query_one(AnchorGuide).show(view, cells[focused_cell] if cells else None)

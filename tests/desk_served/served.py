@@ -147,8 +147,7 @@ async def in_process(db_path: Path, study_id: str, **options):
     with a test clock, say); yields it with `.url` (its base address)."""
     from aiohttp.test_utils import TestServer
 
-    from workbench.desk.server import DeskServer
-    from workbench.desk.server import quiet_logs
+    from screens.desk_server import DeskServer, quiet_logs
 
     quiet_logs()
     db = open_store(db_path)

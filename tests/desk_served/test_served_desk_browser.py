@@ -26,7 +26,7 @@ from store import scores as score_rows
 from store.blind import read_pilot_expectations
 from workbench import scoring
 from workbench.desk.links import revoke, token_of
-from workbench.desk.server import OPEN_ELSEWHERE, REFUSED, statics_dir
+from screens.desk_server import OPEN_ELSEWHERE, REFUSED, statics_dir
 
 ME, OTHER, REVOKED = "rater-a", "rater-j", "rater-i"
 

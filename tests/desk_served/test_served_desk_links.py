@@ -20,7 +20,7 @@ from served import in_process, isolated_env
 from store import open_store
 from workbench.cli.main import main
 from workbench.desk.links import issue_links, link_url, read_links_file, resolve, revoke, token_hash, token_of
-from workbench.desk.server import REFUSED, quiet_logs, redact
+from screens.desk_server import REFUSED, quiet_logs, redact
 from workbench.desk.throttle import FREE, LONGEST, WINDOW, Throttle
 
 ROUTES = ("", "static/js/textual.js", "static/css/xterm.css", "ws")
@@ -200,6 +200,8 @@ def test_desk_links_and_revoke_commands(study, capsys):
 @pytest.mark.parametrize("args, code, why", [
     (["desk", "serve", "no-such-study", "--port", "0"], 1, "no study 'no-such-study'"),
     (["desk", "serve", "served", "--cert", "c.pem", "--port", "0"], 2, "--cert and --key go together"),
+    # the server is the screens' (textual-serve): only the `workbench` command (screens/launch.py) hands it
+    (["desk", "serve", "served", "--port", "0"], 1, "served by the `workbench` command"),
     (["desk", "revoke", "served", "nobody"], 1, "'nobody' is not a rater"),
     (["desk", "links", "served", "--days", "0"], 1, "--days must be at least 1"),
 ])
@@ -214,7 +216,8 @@ async def test_the_desk_serves_https_with_a_certificate_and_key(study, db, tmp_p
 
     import aiohttp
 
-    from workbench.desk.server import DeskServer, serve, tls_context
+    from screens.desk_server import DeskServer, serve
+    from workbench.cli.desk_cmd import tls_context
 
     cert, key = tmp_path / "cert.pem", tmp_path / "key.pem"
     subprocess.run(["openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1",

@@ -14,7 +14,7 @@ from served import ALL_RATERS, ITEMS, RATERS, WireDesk, in_process, isolated_env
 from store import open_store
 from store import scores as score_rows
 from workbench import scoring
-from workbench.desk import server as desk_server
+from screens import desk_server
 from workbench.desk.links import issue_links, link_url, revoke, token_of
 
 LONER, WATCHED = ALL_RATERS[10:]  # not of the ten: the single-sitting test's rater, the Studies screen's

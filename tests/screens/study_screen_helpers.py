@@ -110,6 +110,22 @@ async def open_studies(pilot) -> None:
     await pilot.pause()
 
 
+async def open_from_studies(pilot, key: str, screen: type, what: str) -> None:
+    """From the shell, Studies, then `key`: until the `screen` it opens (a panel, a dialog) is on top."""
+    await open_studies(pilot)
+    await pilot.press(key)
+    await wait_until(pilot, lambda: isinstance(pilot.app.screen, screen), what=what)
+    await pilot.pause()
+
+
+async def push_over_studies(pilot, screen) -> None:
+    """Studies settled (its power panel computed), then `screen` pushed over it and shown."""
+    await settle_studies(pilot)
+    pilot.app.push_screen(screen)
+    await wait_until(pilot, lambda: pilot.app.screen is screen, what=type(screen).__name__)
+    await pilot.pause()
+
+
 async def answer(pilot, text: str) -> None:
     """Type `text` into the AskDialog that opens, and confirm."""
     from textual.widgets import Input

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 from scoring_seed import seed_study
-from study_screen_helpers import answer, open_studies, wait_until
+from study_screen_helpers import answer, open_from_studies, push_over_studies, wait_until
 from textual.widgets import DataTable
 
 from screens.adjudication import AdjudicationScreen
@@ -35,10 +35,7 @@ async def test_the_queue_hides_the_scores_and_records_a_third_raters_value(tmp_p
     path, sid = disagreeing_store(tmp_path)
     app = make_app(path)
     async with app.run_test(size=(140, 40)) as pilot:
-        await open_studies(pilot)
-        await pilot.press("a")
-        await wait_until(pilot, lambda: isinstance(app.screen, AdjudicationScreen), what="the queue")
-        await pilot.pause()
+        await open_from_studies(pilot, "a", AdjudicationScreen, "the queue")
         table = app.screen.query_one(DataTable)
         rows = [[str(c) for c in table.get_row_at(i)] for i in range(table.row_count)]
         assert [r[1:4] for r in rows] == [["open", "anticipation.anticipation", "rater-a, rater-b"]]
@@ -60,11 +57,6 @@ def test_adjudication_panel_snapshot(snap_compare, tmp_path, size):
     app = make_app(path)
 
     async def run_before(pilot):
-        await open_studies(pilot)
-        power = app.screen.query_one("#study-power")
-        await wait_until(pilot, lambda: "computing" not in str(power.render()), what="the power panel")
-        app.push_screen(AdjudicationScreen(sid))
-        await wait_until(pilot, lambda: isinstance(app.screen, AdjudicationScreen), what="the queue")
-        await pilot.pause()
+        await push_over_studies(pilot, AdjudicationScreen(sid))
 
     assert snap_compare(app, terminal_size=size, run_before=run_before)

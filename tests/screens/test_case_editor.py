@@ -50,12 +50,17 @@ async def replace_input(pilot, widget_id: str, text: str, *, typed: bool = False
         await pilot.pause()
 
 
+async def new_case_form(pilot):
+    """`n` in the case list: the editor on a new case."""
+    await settle(pilot)
+    await pilot.press("n")
+    await wait_for_form(pilot)
+    return pilot.app.screen
+
+
 async def test_create_a_case_see_errors_then_save_file_and_store(app, library):
     async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot)
-        await pilot.press("n")
-        await wait_for_form(pilot)
-        editor = app.screen
+        editor = await new_case_form(pilot)
         assert editor.sub_title.startswith("New case")
         assert app.focused is editor.query_one("#f-id", Input)
 
@@ -199,10 +204,7 @@ async def test_every_field_round_trips_through_the_editor(app, library):
 
 async def test_duplicate_id_and_foreign_file_are_refused(app, library):
     async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot)
-        await pilot.press("n")
-        await wait_for_form(pilot)
-        editor = app.screen
+        editor = await new_case_form(pilot)
         await type_text(pilot, "guild-charter")
         await replace_input(pilot, "f-title", "Another guild")
         await pilot.pause(CHECK)
@@ -240,14 +242,19 @@ async def test_leaving_with_unsaved_changes_asks_cancel_discard(app, library):
         assert load_case(app.db, "coercion-drill").title == "Coercion drill for an operations team"
 
 
+async def retitle_then_save_on_leaving(pilot, title: str) -> None:
+    """coercion-drill given `title`, then Esc, and Save in the unsaved-changes prompt."""
+    await open_case(pilot, "coercion-drill")
+    await replace_input(pilot, "f-title", title)
+    await pilot.press("escape")
+    await settle(pilot)
+    await pilot.press("s")
+    await settle(pilot)
+
+
 async def test_leaving_with_unsaved_changes_can_save(app, library):
     async with app.run_test(size=SIZE) as pilot:
-        await open_case(pilot, "coercion-drill")
-        await replace_input(pilot, "f-title", "Coercion drill, revised")
-        await pilot.press("escape")
-        await settle(pilot)
-        await pilot.press("s")
-        await settle(pilot)
+        await retitle_then_save_on_leaving(pilot, "Coercion drill, revised")
         assert type(app.screen).__name__ == "CasesScreen"
         assert parse_file(library.cases / "coercion-drill.md").case.title == "Coercion drill, revised"
         assert load_case(app.db, "coercion-drill").title == "Coercion drill, revised"
@@ -255,12 +262,7 @@ async def test_leaving_with_unsaved_changes_can_save(app, library):
 
 async def test_saving_from_the_prompt_with_errors_stays_in_the_editor(app, library):
     async with app.run_test(size=SIZE) as pilot:
-        await open_case(pilot, "coercion-drill")
-        await replace_input(pilot, "f-title", "")
-        await pilot.press("escape")
-        await settle(pilot)
-        await pilot.press("s")
-        await settle(pilot)
+        await retitle_then_save_on_leaving(pilot, "")
         assert type(app.screen).__name__ == "CaseEditorScreen"  # an invalid case is neither saved nor dropped
         assert any(line.startswith("✗ title") for line in problem_lines(app.screen))
         assert load_case(app.db, "coercion-drill").title == "Coercion drill for an operations team"
@@ -377,10 +379,7 @@ async def test_a_new_case_goes_to_the_users_case_library_with_ordinary_permissio
     try:
         app = make_app(library.db)
         async with app.run_test(size=SIZE) as pilot:
-            await settle(pilot)
-            await pilot.press("n")
-            await wait_for_form(pilot)
-            editor = app.screen
+            editor = await new_case_form(pilot)
             await replace_input(pilot, "f-id", "tidal-barrage", typed=True)
             await replace_input(pilot, "f-title", "Estuary authority commissions a tidal barrage")
             editor.query_one("#f-scenario", TextArea).text = "The authority must choose a contractor."

@@ -26,34 +26,31 @@ def test_cases_list_filtered_by_status(snap_compare, library):
     assert snap_compare(make_app(library.db), terminal_size=(130, 24), run_before=filtered)
 
 
-def test_case_editor(snap_compare, library):
-    async def editing(pilot) -> None:
-        await _listed(pilot)
-        pilot.app.screen.open_case("guild-charter")
-        await wait_for_form(pilot)
-        pilot.app.focused.cursor_blink = False  # the focused id field: a blinking cursor makes the image flicker
-        await settle(pilot)
+async def _editing(pilot, case_id: str) -> None:
+    """The editor opened on `case_id` from the list."""
+    await _listed(pilot)
+    pilot.app.screen.open_case(case_id)
+    await wait_for_form(pilot)
 
-    assert snap_compare(make_app(library.db), terminal_size=(130, 44), run_before=editing)
+
+async def _editing_guild_charter(pilot) -> None:
+    await _editing(pilot, "guild-charter")
+    pilot.app.focused.cursor_blink = False  # the focused id field: a blinking cursor makes the image flicker
+    await settle(pilot)
+
+
+def test_case_editor(snap_compare, library):
+    assert snap_compare(make_app(library.db), terminal_size=(130, 44), run_before=_editing_guild_charter)
 
 
 def test_case_editor_at_80x24(snap_compare, library):
     """Issue 15: at 80 columns the problems panel takes at most 38% and the form keeps the rest."""
-    async def editing(pilot) -> None:
-        await _listed(pilot)
-        pilot.app.screen.open_case("guild-charter")
-        await wait_for_form(pilot)
-        pilot.app.focused.cursor_blink = False
-        await settle(pilot)
-
-    assert snap_compare(make_app(library.db), terminal_size=(80, 24), run_before=editing)
+    assert snap_compare(make_app(library.db), terminal_size=(80, 24), run_before=_editing_guild_charter)
 
 
 def test_case_editor_scrolled_to_the_checklist_with_problems(snap_compare, library):
     async def editing(pilot) -> None:
-        await _listed(pilot)
-        pilot.app.screen.open_case("harbor-dredging")
-        await wait_for_form(pilot)
+        await _editing(pilot, "harbor-dredging")
         editor = pilot.app.screen
         editor.query_one("#f-status").value = "ready"
         editor.check_now()
@@ -66,9 +63,7 @@ def test_case_editor_scrolled_to_the_checklist_with_problems(snap_compare, libra
 
 def test_unsaved_changes_prompt(snap_compare, library):
     async def leaving(pilot) -> None:
-        await _listed(pilot)
-        pilot.app.screen.open_case("coercion-drill")
-        await wait_for_form(pilot)
+        await _editing(pilot, "coercion-drill")
         pilot.app.screen.query_one("#f-title").value = "Changed"
         pilot.app.screen.query_one("#f-strategy-A").focus()
         await pilot.press("escape")

@@ -75,3 +75,26 @@ async def test_the_rubric_guide_wraps_paragraphs_to_its_width(app):
 def test_reflowed_keeps_paragraphs_and_list_items():
     text = "One line\nwrapped in the file.\n\n- an item\n- another\n  continued\n\nLast."
     assert reflowed(text) == "One line wrapped in the file.\n\n- an item\n- another continued\n\nLast."
+
+
+async def test_the_criteria_grid_shows_the_scored_criterion_among_its_neighbours(app):
+    """Issue 43: at 80x24 the grid keeps five criteria in view around the focused one (each naming its rubric
+    where the rubric has several), and the responses keep their twelve lines."""
+    async with app.run_test(size=SIZE) as pilot:
+        await open_desk(pilot)
+        await pilot.press("down", "down")  # the third of five: two neighbours above, two below
+        await pilot.pause(0.3)
+        grid = app.screen.query_one("#criteria-grid")
+        lines = str(grid.content).splitlines()
+        assert lines[0].startswith("  criterion 3 of 5") and len(lines) == 6, lines
+        rows = lines[1:]
+        assert [r.startswith("▸") for r in rows] == [False, False, True, False, False], rows
+        assert rows[0].startswith("  Anticipation ") and rows[1].startswith("  Epistemic humility")
+        assert "› Coercion recognition" in rows[2] and "› Frame analysis" in rows[4]
+        assert grid.region.bottom <= app.screen.query_one("#desk-feedback").region.y  # all of it on screen
+        assert app.screen.query_one("#response-0").content_region.height >= 12
+
+        await pilot.press("down", "down")  # the last: the window stops at the end, the focus on its last row
+        await pilot.pause(0.3)
+        rows = str(grid.content).splitlines()[1:]
+        assert len(rows) == 5 and rows[-1].startswith("▸") and "Frame analysis" in rows[-1]

@@ -10,7 +10,7 @@ import json
 import pytest
 from scoring_seed import seed_study
 from study_screen_helpers import STUDIES_SIZE as SIZE
-from study_screen_helpers import answer, dialog_text, open_studies, wait_until
+from study_screen_helpers import answer, dialog_text, open_from_studies, open_studies, wait_until
 from textual.widgets import DataTable
 
 from screens.ask_dialog import AskDialog
@@ -77,10 +77,7 @@ async def test_the_panel_shows_the_numbers_evaluators_qc_and_the_report_print(tm
     text = capsys.readouterr().out
     app = make_app(path)
     async with app.run_test(size=SIZE) as pilot:
-        await open_studies(pilot)
-        await pilot.press("e")
-        await wait_until(pilot, lambda: isinstance(app.screen, EvaluatorPanelScreen), what="the panel")
-        await pilot.pause()
+        await open_from_studies(pilot, "e", EvaluatorPanelScreen, "the panel")
         table = app.screen.query_one(DataTable)
         shown = [[str(c) for c in table.get_row_at(i)] for i in range(table.row_count)]
         section = report_section(app.db, sid)

@@ -49,13 +49,14 @@ async def test_runs_and_metrics_follow_the_study_chosen_in_studies_and_say_so(tm
         assert "chosen in Studies" in str(app.screen.query_one("#metrics-status", Static).render())
 
 
-async def test_metrics_says_unblinded_once_unblinded_elsewhere(tmp_path):
-    store, first, _ = two_studies(tmp_path)
+async def test_the_metrics_picker_lists_only_studies_and_says_unblinded_once_unblinded_elsewhere(tmp_path):
+    store, first, second = two_studies(tmp_path)
     app = make_app(store)
     async with app.run_test(size=SIZE) as pilot:
         await go(pilot, "5", "MetricsScreen")
         await wait_until(pilot, lambda: app.screen.protocols, what="the study list")
         select = app.screen.query_one("#study-select", Select)
+        assert {value for _, value in select._options} == {first, second}  # studies only: no prompt row to pick
         assert any(f"{first} (hindsight, frozen)" in str(label) for label, _ in select._options)
         db = open_store(store)
         unblind(db, first, by="test", reason="label test", force=True)
@@ -65,16 +66,6 @@ async def test_metrics_says_unblinded_once_unblinded_elsewhere(tmp_path):
         await wait_until(pilot, lambda: any(f"{first} (hindsight, unblinded" in str(label)
                                             for label, _ in select._options), what="the new status")
         assert not any(f"{first} (hindsight, frozen)" in str(label) for label, _ in select._options)
-
-
-async def test_the_metrics_picker_has_no_blank_row(tmp_path):
-    store, first, second = two_studies(tmp_path)
-    app = make_app(store)
-    async with app.run_test(size=SIZE) as pilot:
-        await go(pilot, "5", "MetricsScreen")
-        await wait_until(pilot, lambda: app.screen.protocols, what="the study list")
-        select = app.screen.query_one("#study-select", Select)
-        assert {value for _, value in select._options} == {first, second}  # studies only: no prompt row to pick
 
 
 async def test_the_runs_transcript_names_the_study_shown(tmp_path):

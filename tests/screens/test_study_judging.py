@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from scoring_seed import seed_study
 from study_screen_helpers import STUDIES_SIZE as SIZE
-from study_screen_helpers import hold_rater, open_studies, wait_until
+from study_screen_helpers import hold_rater, open_from_studies, open_studies, wait_until
 from textual.widgets import Input, Static
 
 from screens.ask_dialog import AskDialog
@@ -64,10 +64,7 @@ async def test_pilots_show_each_check_and_release_a_held_rater_with_a_reason(tmp
     hold_rater(path, sid)
     app = make_app(path)
     async with app.run_test(size=SIZE) as pilot:
-        await open_studies(pilot)
-        await pilot.press("l")
-        await wait_until(pilot, lambda: isinstance(app.screen, ChoiceDialog), what="the pilots dialog")
-        await pilot.pause()
+        await open_from_studies(pilot, "l", ChoiceDialog, "the pilots dialog")
         text = "\n".join(str(w.render()) for w in app.screen.query(Static))
         assert "rater rater-a: failed" in text and "(held)" in text and "rater rater-b:" in text
         await pilot.press("1")  # Release rater-a

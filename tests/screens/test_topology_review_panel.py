@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 from scoring_seed import seed_study
 from study_screen_helpers import STUDIES_SIZE as SIZE
-from study_screen_helpers import answer, open_studies, wait_until
+from study_screen_helpers import answer, open_studies, push_over_studies, wait_until
 from textual.widgets import DataTable
 
 from screens.confirm import ChoiceDialog
@@ -60,11 +60,6 @@ def test_topology_review_snapshot(snap_compare, tmp_path, size):
 
     async def run_before(pilot):
         unblind(app.db, sid, by="tester", force=True, reason="test")
-        await open_studies(pilot)
-        power = app.screen.query_one("#study-power")
-        await wait_until(pilot, lambda: "computing" not in str(power.render()), what="the power panel")
-        app.push_screen(TopologyReviewScreen(sid))
-        await wait_until(pilot, lambda: isinstance(app.screen, TopologyReviewScreen), what="the review")
-        await pilot.pause()
+        await push_over_studies(pilot, TopologyReviewScreen(sid))
 
     assert snap_compare(app, terminal_size=size, run_before=run_before)

@@ -32,6 +32,9 @@ class CommandError(Exception):
 class Context:
     db_path: Path
     json: bool = False
+    # `desk serve`'s server (screens/desk_server.serve_study: textual-serve is the screens'), handed down by
+    # the `workbench` command as the TUI is; None from any other entry point
+    serve_desk: Callable[..., None] | None = None
 
     _db: Any = None
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import asyncio
 from pathlib import Path
 
 from workbench.cli.context import OK, USAGE, CommandError, Context, command_group, study_action
@@ -118,7 +117,6 @@ def revoke_link(args, ctx: Context) -> int:
 
 def serve_desk(args, ctx: Context) -> int:
     from workbench.desk.links import LinkError, study_raters
-    from workbench.desk.server import DeskServer
 
     if bool(args.cert) != bool(args.key):
         raise CommandError("--cert and --key go together", code=USAGE)
@@ -127,6 +125,9 @@ def serve_desk(args, ctx: Context) -> int:
         raters = study_raters(ctx.db(), args.study_id)  # refused before anything listens
     except LinkError as exc:
         raise CommandError(str(exc)) from None
+    if ctx.serve_desk is None:  # the server is the screens' (textual-serve): the `workbench` command hands it
+        raise CommandError("the desk is served by the `workbench` command (screens/launch.py), which this "
+                           "entry point is not")
 
     def ready(port: int) -> None:
         _issue(args, ctx, port)
@@ -136,29 +137,26 @@ def serve_desk(args, ctx: Context) -> int:
             ctx.info("warning: plain HTTP on a reachable address sends the links in the clear; give --cert and "
                      "--key, or keep 127.0.0.1 behind an HTTPS reverse proxy (README, rater mode)")
 
-    server = DeskServer(ctx.db(), ctx.db_path, args.study_id, "", say=ctx.info)
     try:
-        asyncio.run(_serve(server, args, ssl_context, ready))
+        ctx.serve_desk(ctx.db(), ctx.db_path, args.study_id, args.host, args.port, ssl_context=ssl_context,
+                       public_url=lambda port: _base_url(args, port), ready=ready, say=ctx.info)
     except OSError as exc:
         raise CommandError(f"cannot listen on {args.host}:{args.port}: {exc.strerror or exc}") from None
     ctx.info("the desk server stopped")
     return OK
 
 
-async def _serve(server, args, ssl_context, ready) -> None:
-    from workbench.desk.server import serve
+def tls_context(cert: str | Path, key: str | Path):
+    """HTTPS with the researcher's certificate and key (PEM); OSError or ssl.SSLError when unusable."""
+    import ssl
 
-    def bound(port: int) -> None:
-        server.set_public_url(_base_url(args, port))
-        ready(port)
-
-    await serve(server, args.host, args.port, ssl_context=ssl_context, ready=bound)
+    context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+    context.load_cert_chain(cert, key)
+    return context
 
 
 def _ssl_context(cert: str, key: str):
     import ssl
-
-    from workbench.desk.server import tls_context
 
     try:
         return tls_context(cert, key)

@@ -87,9 +87,11 @@ def protocol_command_modules() -> list[str]:
     return [m for name in registry.names() for m in registry.get(name).commands]
 
 
-def main(argv: list[str] | None = None, *, open_tui: Callable[[Path, RaterLock | None], int] | None = None) -> int:
-    """Run a batch command; without --batch, open the TUI through `open_tui` (the `workbench` console
-    script, screens/launch.py, passes it: the core never imports the screens)."""
+def main(argv: list[str] | None = None, *, open_tui: Callable[[Path, RaterLock | None], int] | None = None,
+         serve_desk: Callable[..., None] | None = None) -> int:
+    """Run a batch command; without --batch, open the TUI through `open_tui`. The `workbench` console
+    script (screens/launch.py) passes it, and `serve_desk`, the server of `desk serve`: the core never
+    imports the screens."""
     parser = build_parser(commands=False)
     args, rest = parser.parse_known_args(argv)
     if args.batch or rest:  # a command, help or a mistake: the whole command line decides
@@ -117,7 +119,7 @@ def main(argv: list[str] | None = None, *, open_tui: Callable[[Path, RaterLock |
         parser.error("--rater and --study open the TUI in rater mode; they do not go with --batch")
     if not args.command:
         parser.error("--batch needs a COMMAND")
-    ctx = Context(db_path=db_path, json=args.json)
+    ctx = Context(db_path=db_path, json=args.json, serve_desk=serve_desk)
     try:
         return int(args.handler(args, ctx) or 0)
     except CommandError as exc:

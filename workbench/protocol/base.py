@@ -428,7 +428,8 @@ class StudyProtocol:
         return importlib.import_module(self.analysis_module).ANALYSIS
 
     metrics_tabs_module: str | None = None  # its module whose `metrics_tabs(protocol, db, study_id, options)`
-    #                                         names the Metrics section's tabs
+    #                                         names the Metrics section's tabs, or whose LAYOUT and REST group
+    #                                         its report sections into them (`tabs_of_sections`)
 
     def metrics_tabs(self, db: "sqlite_utils.Database", study_id: str,
                      options: dict | None = None) -> list[MetricsTab] | None:
@@ -439,7 +440,10 @@ class StudyProtocol:
             return None
         import importlib
 
-        return importlib.import_module(self.metrics_tabs_module).metrics_tabs(self, db, study_id, options or {})
+        module = importlib.import_module(self.metrics_tabs_module)
+        if hasattr(module, "metrics_tabs"):
+            return module.metrics_tabs(self, db, study_id, options or {})
+        return tabs_of_sections(self.report_sections(db, study_id, options or {}), module.LAYOUT, rest=module.REST)
 
     def preregistered_comparisons(self, definition: dict) -> list[str]:
         """The comparisons the study pre-registers, as "A:B:METRIC" (the power analysis powers them).

@@ -4,15 +4,11 @@ last tab."""
 
 from __future__ import annotations
 
-from workbench.protocol.base import MetricsTab, tabs_of_sections
-
+REST = "Choices and files"  # the last tab: the sections no tab names
+# (tab id, tab title, the titles of the report sections it holds, as prefixes): protocol.base.tabs_of_sections
 LAYOUT = (
     ("outcome", "Outcome", ("Outcome", "Pre-registration", "The four outcomes")),
     ("arm-a", "Arm A", ("Arm A",)),
     ("arm-b", "Arm B", ("Arm B",)),
     ("arm-c", "Arm C", ("Arm C",)),
 )
-
-
-def metrics_tabs(protocol, db, study_id: str, options: dict) -> list[MetricsTab]:
-    return tabs_of_sections(protocol.report_sections(db, study_id, options), LAYOUT, rest="Choices and files")

@@ -4,15 +4,11 @@ a later change adds, appears in the last tab."""
 
 from __future__ import annotations
 
-from workbench.protocol.base import MetricsTab, tabs_of_sections
-
+REST = "Errors and choices"  # the last tab: the sections no tab names
+# (tab id, tab title, the titles of the report sections it holds, as prefixes): protocol.base.tabs_of_sections
 LAYOUT = (
     ("metrics", "Metrics table", ("Faultline: does debate", "Faultline metrics by", "Faultline conditions without")),
     ("comparisons", "Comparisons", ("Faultline condition comparisons",)),
     ("spread", "Spread per round", ("Faultline semantic spread",)),
     ("cruxes", "Crux cards", ("Faultline crux",)),
 )
-
-
-def metrics_tabs(protocol, db, study_id: str, options: dict) -> list[MetricsTab]:
-    return tabs_of_sections(protocol.report_sections(db, study_id, options), LAYOUT, rest="Errors and choices")

@@ -3,14 +3,10 @@ their Markdown, so every number is the report's). A section named here by no tab
 
 from __future__ import annotations
 
-from workbench.protocol.base import MetricsTab, tabs_of_sections
-
+REST = "Samples and validation"  # the last tab: the sections no tab names
+# (tab id, tab title, the titles of the report sections it holds, as prefixes): protocol.base.tabs_of_sections
 LAYOUT = (
     ("dashboard", "Dashboard", ("M11 overview", "Confidence and retries", "Cost", "Human validation")),
     ("bands", "Bands", ("Bands and binary",)),
     ("trend", "Profile and trend", ("Likert profile",)),
 )
-
-
-def metrics_tabs(protocol, db, study_id: str, options: dict) -> list[MetricsTab]:
-    return tabs_of_sections(protocol.report_sections(db, study_id, options), LAYOUT, rest="Samples and validation")

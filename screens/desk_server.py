@@ -1,11 +1,12 @@
-"""The served desk: rater mode in a browser, through textual-serve.
+"""The served desk: rater mode in a browser, through textual-serve (a Textual-family module, so it lives in
+the screens; screens/launch.py hands `serve_study` to `workbench --batch desk serve` as it hands the TUI).
 
 textual-serve (by Textual's authors) relays a Textual app's terminal to xterm.js in a page: per websocket,
 its `AppService` runs the app's command in a subprocess under Textual's web driver and passes its packets
 both ways. Its own `Server` would serve one fixed command to anyone, at fixed routes, with aiohttp's access
 log on (which prints every path, and so every token). So the aiohttp application is built here, with
 what textual-serve provides: `AppService`, its static files (xterm.js, textual.js) and its page
-(`page/desk.html`, a copy without its web-font link, so no request leaves for a third party).
+(`desk_page/desk.html`, a copy without its web-font link, so no request leaves for a third party).
 
 Every route sits under a link, `/r/TOKEN/...`, and `guard` resolves the token before any handler runs:
 a wrong, revoked or expired token gets 403 and no byte of the page, its scripts or the websocket, and an
@@ -34,7 +35,7 @@ from workbench.desk.sittings import Sittings
 from workbench.desk.throttle import Throttle
 from workbench.scoring.rater_lock import RaterLockRefused, check_rater_lock
 
-PAGE = Template((Path(__file__).parent / "page" / "desk.html").read_text(encoding="utf-8"))
+PAGE = Template((Path(__file__).parent / "desk_page" / "desk.html").read_text(encoding="utf-8"))
 HEARTBEAT = 15.0    # seconds between websocket pings: a browser gone without closing frees its sitting
 RECHECK = 5.0       # seconds between checks, while a sitting types, that its link still holds
 STOP_WAIT = 15.0    # seconds a desk process gets to end once its browser has gone
@@ -258,15 +259,6 @@ def _bounded(value, default: int) -> int:
         return default
 
 
-def tls_context(cert: str | Path, key: str | Path):
-    """HTTPS with the researcher's certificate and key (PEM); OSError or ssl.SSLError when unusable."""
-    import ssl
-
-    context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
-    context.load_cert_chain(cert, key)
-    return context
-
-
 def quiet_logs() -> None:
     """No access log line (aiohttp's prints the path); every library log line redacted."""
     for name in ("aiohttp", "aiohttp.access", "aiohttp.server", "aiohttp.web", "aiohttp.websocket",
@@ -295,3 +287,17 @@ async def serve(server: DeskServer, host: str, port: int, *, ssl_context=None,
         for sig in (signal.SIGINT, signal.SIGTERM):
             loop.remove_signal_handler(sig)
         await runner.cleanup()
+
+
+def serve_study(db: sqlite_utils.Database, db_path: Path, study_id: str, host: str, port: int, *,
+                public_url: Callable[[int], str], ready: Callable[[int], None],
+                say: Callable[[str], None], ssl_context=None) -> None:
+    """`desk serve`: STUDY's desk on HOST:PORT until SIGINT/SIGTERM; once bound, its public address is
+    `public_url(port)` and `ready(port)` is told (OSError when it cannot listen)."""
+    server = DeskServer(db, db_path, study_id, "", say=say)
+
+    def bound(port: int) -> None:
+        server.set_public_url(public_url(port))
+        ready(port)
+
+    asyncio.run(serve(server, host, port, ssl_context=ssl_context, ready=bound))
