@@ -60,7 +60,8 @@ def check_accuracy(model: str, api_base: str | None) -> str:
     lines = []
     for where, pairs in (("tests/corpus/crux-pairs", load(ROOT / "tests" / "corpus", "crux-pairs")),
                          ("benchmarks/data-cruxes/pairs", load(ROOT / "benchmarks" / "data-cruxes", "pairs"))):
-        answers = [equivalence.read_check(t) for t in ask([equivalence.pair_prompt(*e.text.split("\n")) for e in pairs])]
+        prompts = [equivalence.pair_prompt(*e.text.split("\n")) for e in pairs]
+        answers = [equivalence.read_check(t) for t in ask(prompts)]
         right = sum(1 for e, a in zip(pairs, answers) if a is not None and a == e.truth["same"])
         unreadable = sum(1 for a in answers if a is None)
         same = [a for e, a in zip(pairs, answers) if e.truth["same"]]

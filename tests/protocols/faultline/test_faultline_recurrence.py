@@ -63,9 +63,9 @@ def test_the_five_repeat_example_reports_crux_recurrence(tmp_path, monkeypatch):
     # each line counts clusters and questions in words, never as an "(n=…)" that the table uses for debates
     assert len(lines) == 2 and all("(5 runs)" in ln and "stable of" in ln and "asked once" in ln and "(n=" not in ln
                                    for ln in lines)
-    assert 'Crux equivalence (crux_equivalence = "embedding", the offline default): all-mpnet-base-v2' in section
+    assert 'Crux equivalence (crux_equivalence = "matching", the offline default): all-mpnet-base-v2' in section
     assert "cannot separate questions that differ only in direction" in section
-    assert "CR (> 0.4; same crux at cos ≥ 0.7, all-mpnet-base-v2)" in report
+    assert "CR (> 0.4; same crux at cos ≥ 0.45, all-mpnet-base-v2)" in report
     assert "| crux_recurrence.graph-20 | 0.9 | mean CR over repeated debates | 0.728 |" in report
     assert "| crux_recurrence.plain | 0.4 | mean CR over repeated debates | 0.099 |" in report
     assert 'ACC rule (acc_tie = "coin"' in report and "## Faultline semantic spread per round" in report

@@ -12,18 +12,18 @@ the study file (`crux_equivalence`) and in the report:
   line parts them, the run structure does most of it). What it cannot decide is flagged (`hinges`): a question
   at mean cosine >= LOW to a crux of runs it is not in, or a member at mean cosine < HIGH to the rest of its
   crux, on whom CR moves by more than CR_SHIFT; and a recurring crux whose questions name opposite directions.
-- EMBEDDING (the default of studies stored in session 11, which keep it): all-mpnet-base-v2 sentence vectors (a stronger model than MiniLM: a crux
-  reworded across runs sits at cosine 0.66–0.96 under it, 0.49–0.64 under MiniLM) grouped by average-linkage
+- EMBEDDING (the default of studies stored in session 11, which keep it): all-mpnet-base-v2 sentence vectors
+  (a crux reworded across runs sits at cosine 0.66–0.96 under it, 0.49–0.64 under MiniLM) grouped by average-linkage
   clustering cut at a mean cosine of SAME (project's choice, set on tests/corpus/cruxes and checked on
   benchmarks/data-cruxes/held-out.toml). Average linkage, not single: a question near two cruxes does not
   chain them into one. It cannot tell questions apart that differ only in direction ("raise rates" and
   "cut rates" sit at cosine ~0.9): a cluster whose members name opposite directions is flagged
   (`direction_conflicts`), and the report says so. Nor can it decide questions at cosine BAND to SAME: a free
   rewording and two different questions on one subject both sit there; where CR hangs on them (it moves by
-  more than CR_SHIFT when they are counted as one question), the reading is flagged (`undecided`).
-- MODEL: every pair of questions of different runs at cosine >= CANDIDATE is put to the study's extractor model ("do these two
-  questions ask the same thing?"), blind to run and condition (the prompt holds the two questions only, in
-  a fixed order), through the gateway, whose replay cache answers a pair asked before. The clusters are
+  more than CR_SHIFT at some cut of the tree from BAND to SAME), the reading is flagged (`undecided`).
+- MODEL: every pair of questions of different runs at cosine >= CANDIDATE is put to the study's extractor
+  model ("do these two questions ask the same thing?"), blind to run and condition (the prompt holds the two
+  questions only, in a fixed order), through the gateway, whose replay cache answers a pair asked before. The clusters are
   average-linkage over the answers (same: 1, different or not a candidate: 0) cut at 0.5. A pair whose answer
   is unreadable counts as different and is counted (`unreadable`).
 
@@ -312,8 +312,6 @@ def undecided(similarity, labels, runs: list[str], same: float = SAME, min_size:
     debate at 0.50-0.62), so no line decides them; the model's check does. Every line, not the band's two ends:
     CR is not monotone in the line (a lower line can join a one-off question into a cluster as well as join a
     rewording), so two ends can agree while a line between them, or a line near the bottom, reads otherwise."""
-    import numpy as np
-
     from workbench.protocols.faultline.measures import crux_recurrence
 
     if BAND >= same or len(similarity) < 2:
@@ -361,8 +359,8 @@ def by_model(questions: list[str], vectors, ask: Callable[[list[str]], list[str]
     why = f"{unreadable} of {len(answers)} answers of the model were neither SAME nor DIFFERENT" if unreadable else ""
     return Equivalence([int(x) for x in labels],
                        f"{model_name}'s check of every pair" + (" of different runs" if runs is not None else "")
-                       + f" at {embedding} cosine >= {candidate}, average linkage over its answers", bool(unreadable), why,
-                       asked=len(answers), unreadable=unreadable)
+                       + f" at {embedding} cosine >= {candidate}, average linkage over its answers",
+                       bool(unreadable), why, asked=len(answers), unreadable=unreadable)
 
 
 def gateway_asker(db, db_path, settings, study_id: str | None) -> Callable[[list[str]], list[str]]:

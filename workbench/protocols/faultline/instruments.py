@@ -1,7 +1,8 @@
 """Faultline's instruments (workbench.instruments): how its model text is read.
 
 `cruxes`: a JSON list of runs, each a list of crux questions → CR with its clusters, by the offline
-default (matching across runs), average linkage (`--equivalence embedding`) or the model's check (`--equivalence model --model NAME [--api-base URL]`).
+default (matching across runs), average linkage (`--equivalence embedding`) or the model's check
+(`--equivalence model --model NAME [--api-base URL]`).
 `graph`, `stance`, `crux-card`: a belief graph's, a stance extraction's and the moderator's crux cards' JSON
 reply, read by the step's own parser as a study reads it (`workbench.instruments.structured`).
 """

@@ -272,8 +272,8 @@ def crux_method(rules: dict) -> str:
                 "question and its nearest question in the other run are one crux when each is the other's nearest, "
                 f"at cosine ≥ {same}; matches join from the closest down, never two questions of one run, into cruxes "
                 f"of at least {size} questions. It cannot decide questions at cosine {LOW}–{HIGH} (a free rewording "
-                "and a different question on one subject both sit there) nor separate questions that differ only in "
-                "direction (\"raise rates\" against \"cut rates\" sit at cosine ~0.9): a debate whose CR moves by more "
+                "and a different question on one subject both sit there), and it cannot separate questions that "
+                "differ only in direction (\"raise rates\" against \"cut rates\" sit at cosine ~0.9): a debate whose CR moves by more "
                 f"than {CR_SHIFT} on such a question, or whose recurring crux joins opposite directions, is flagged "
                 "below; crux_equivalence = \"model\" has the extractor check them.")
     return (f"Crux equivalence (crux_equivalence = \"embedding\", session 11's offline default): {rules['crux_model']} "
