@@ -14,6 +14,17 @@ from tests.screens.study_screen_helpers import wait_until
 from workbench.exports.metrics_files import markdown_blocks
 
 
+@pytest.fixture
+def judged(built, protocol, tmp_path):
+    """The protocol's judged study, copied (built outside the test's event loop: the commands run their own)."""
+    return stage(built, BY_PROTOCOL[protocol], "judged", tmp_path)
+
+
+@pytest.fixture
+def faultline_ran(built, tmp_path):
+    return stage(built, BY_PROTOCOL["faultline"], "ran", tmp_path)
+
+
 @pytest.mark.parametrize("protocol", [s.protocol for s in STUDIES])
 def test_every_table_is_whole_and_titled_by_its_caption(built, protocol, tmp_path):
     """Every table a Metrics tab shows (and `w` saves as a CSV) has as many cells in each row as columns in its
@@ -78,11 +89,11 @@ def test_calibration_reports_disagreement_table_escapes_its_bars(built, tmp_path
 
 
 @pytest.mark.parametrize("protocol", ["hindsight", "faultline"])
-async def test_the_frame_fits_80_columns(built, protocol, tmp_path):
+async def test_the_frame_fits_80_columns(judged, protocol):
     """At 80x24 the compare input's hint was cut ("faultline takes no", "compare A:B:METRIC, ... (c") and, on
     a tab with enter's drill-down (hindsight's Agreement), the footer cut "Next tab" to "Next" and lost `w`."""
     study = BY_PROTOCOL[protocol]
-    app = make_app(stage(built, study, "judged", tmp_path))
+    app = make_app(judged)
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.press("5")
         screen = app.screen
@@ -101,11 +112,12 @@ async def test_the_frame_fits_80_columns(built, protocol, tmp_path):
             assert "Next tab" in shown and "Save" in shown, (screen_tab.tab.title, shown)
 
 
+@pytest.mark.parametrize("protocol", ["m11"])
 @pytest.mark.parametrize("size", [(140, 40), (80, 24)])
-async def test_tab_moves_from_the_study_list_to_the_rater_list(built, size, tmp_path):
+async def test_tab_moves_from_the_study_list_to_the_rater_list(judged, protocol, size):
     """The Scoring picker: `4`, Tab left the focus in the Study list (the desk's Tab binding swallowed it), so
     Enter chose the study again instead of opening the rater's desk."""
-    app = make_app(stage(built, BY_PROTOCOL["m11"], "judged", tmp_path))
+    app = make_app(judged)
     async with app.run_test(size=size) as pilot:
         await pilot.press("4")
         await wait_until(pilot, lambda: app.screen.query("#study-list")
@@ -122,11 +134,11 @@ async def test_tab_moves_from_the_study_list_to_the_rater_list(built, size, tmp_
 
 
 @pytest.mark.parametrize("size", [(140, 40), (80, 24)])
-async def test_studies_banner_names_no_raters_a_study_lacks(built, size, tmp_path):
+async def test_studies_banner_names_no_raters_a_study_lacks(faultline_ran, size):
     """Studies' detail on faultline-sim (no raters) said its numbers came from "the offline `sim` model and
     simulated raters" (the Metrics marks and saved files already said otherwise)."""
     study = BY_PROTOCOL["faultline"]
-    app = make_app(stage(built, study, "ran", tmp_path))
+    app = make_app(faultline_ran)
     async with app.run_test(size=size) as pilot:
         await pilot.press("2")
         await wait_until(pilot, lambda: app.screen.query("#study-summary"), what="Studies")
