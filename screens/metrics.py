@@ -63,6 +63,9 @@ def rendered(table) -> RenderedTable:
 
 
 NO_STUDIES = [("no study", ("no study",))]  # the one option while there is none (its value is no study id)
+# the compare input's hints fit its 26 columns at 80x24 (issue 43's walk: both were cut there)
+COMPARE_HINT = "compare A:B:METRIC (c)"
+NO_COMPARISONS = "no comparisons here"
 
 
 class MetricsScreen(SectionScreen):
@@ -100,6 +103,9 @@ class MetricsScreen(SectionScreen):
     ]
     PALETTE_SKIP = {"leave_input"}
     INPUTS = ("compare-input", "study-select")
+    # below 100 columns the footer keeps these (Recompute is in help and the palette): with enter's drill-down
+    # the full set overran 80 columns, cutting "Next tab" and dropping `w` (issue 43's walk)
+    NARROW_KEYS = {"protocol_panel", "focus_input", "drill", "tab", "save"}
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "leave_input":
@@ -143,7 +149,7 @@ class MetricsScreen(SectionScreen):
         with Horizontal(id="metrics-bar"):
             # no blank row: a prompt row is no study one could choose (it was, and errored)
             yield StudyPicker(empty=NO_STUDIES, tooltip="The study to analyse")
-            yield Input(placeholder="compare A:B:METRIC, ... (c)", id="compare-input", compact=True)
+            yield Input(placeholder=COMPARE_HINT, id="compare-input", compact=True)
         yield Static("", id="metrics-marks", markup=False)
         yield Static("Pick a study.", id="metrics-status", markup=False)
         yield TabbedContent(id="metrics-tabs")
@@ -298,8 +304,7 @@ class MetricsScreen(SectionScreen):
         box = self.query_one("#compare-input", Input)
         takes = self._takes_comparisons()
         box.disabled = not takes
-        box.placeholder = ("compare A:B:METRIC, ... (c)" if takes else
-                           f"{self.protocols.get(self.study_id or '', 'this protocol')} takes no comparisons")
+        box.placeholder = COMPARE_HINT if takes else NO_COMPARISONS  # the study list names the protocol
         if not takes:
             box.value = ""
 

@@ -53,7 +53,7 @@ KEY_HINT = ("↑↓ criterion · ←→ response · tab next cell · pgup/pgdn s
 NARROW_KEY_HINT = "s skip · p previous · v one/two · pgup/pgdn response · [ ] case · { } anchors"
 
 # Actions that need an open scoring session (the rest of the screen is the identity picker).
-DESK_ACTIONS = {"score", "cell", "response", "tab", "note", "undo", "skip", "next_pair", "previous_pair",
+DESK_ACTIONS = {"score", "cell", "response", "note", "undo", "skip", "next_pair", "previous_pair",
                 "next_unscored",
                 "toggle_single", "toggle_context", "rubric_guide", "scroll_response", "scroll_context",
                 "scroll_guide", "switch_rater", "leave_desk"}
@@ -438,6 +438,9 @@ class ScoringScreen(UnsavedGuard, SectionScreen):
         self._move(lambda: self.session.move_response(delta))
 
     def action_tab(self, delta: int) -> None:
+        if self.session is None:  # the rater picker: tab moves between its lists (this binding hides the screen's)
+            self.focus_next() if delta > 0 else self.focus_previous()
+            return
         self._move(lambda: self.session.tab(delta))
 
     def action_next_pair(self) -> None:

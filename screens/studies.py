@@ -49,15 +49,17 @@ HAND_SCORED_BANNER = ("Every response and number in this study comes from the of
                       "rater's.")
 
 
-def detail_text(summary: str, simulated: bool, *, hand_scored: bool = False) -> Text:
+def detail_text(summary: str, simulated: bool, *, hand_scored: bool = False, raters: bool = True) -> Text:
     """The study's summary as plain text (its description is the user's words, never markup), under
-    the SIMULATED banner when it is on `sim` (which does not call hand-typed scores simulated)."""
-    from workbench.simmodel.label import BANNER, LABEL
+    the SIMULATED banner when it is on `sim` (which does not call hand-typed scores simulated, nor speaks of
+    simulated raters to a study with none: the files' banner, workbench.simulation.marks.banner)."""
+    from workbench.simmodel.label import LABEL
+    from workbench.simulation.marks import banner
 
     if not simulated:
         return Text(summary)
-    return Text.assemble((LABEL, f"{SIM_STYLE} reverse"), f" {HAND_SCORED_BANNER if hand_scored else BANNER}\n\n",
-                         summary)
+    text = HAND_SCORED_BANNER if hand_scored else banner({"raters": raters})
+    return Text.assemble((LABEL, f"{SIM_STYLE} reverse"), f" {text}\n\n", summary)
 
 
 def typed_at_the_desk(db, study_id: str) -> bool:
@@ -301,7 +303,7 @@ class StudiesScreen(StudyActions, JudgingActions, PacketActions, SectionScreen):
             self._raters_of = study_id
             self.show_rater_progress()
         simulated = is_simulated(summary["definition"])
-        out.update(detail_text(summary_text(summary), simulated,
+        out.update(detail_text(summary_text(summary), simulated, raters=bool(summary["definition"].get("raters")),
                                hand_scored=simulated and typed_at_the_desk(self.app.db, study_id)))
         key = power_key(summary["definition"])
         doc = self._power_cache.get(key)

@@ -134,7 +134,7 @@ def markdown_blocks(text: str) -> list:
                 j += 1
             while prose and not prose[-1].strip():
                 prose.pop()
-            if caption and prose and prose[-1].strip().strip("*").rstrip(":").strip() == caption:
+            if caption and prose and _caption_of(prose[-1]) == caption and _whole_caption(prose[-1]):
                 prose.pop()  # the caption becomes the table's title
             if "".join(prose).strip():
                 blocks.append("\n".join(prose).strip("\n"))
@@ -148,12 +148,31 @@ def markdown_blocks(text: str) -> list:
         if stripped.startswith("#"):
             heading, caption = stripped.lstrip("#").strip(), ""
         elif stripped:
-            caption = stripped.strip("*").rstrip(":").strip() if len(stripped) <= 90 else ""
+            caption = _caption_of(stripped)
         prose.append(line)
         i += 1
     if "".join(prose).strip():
         blocks.append("\n".join(prose).strip("\n"))
     return blocks
+
+
+BOLD_LEAD = re.compile(r"\*\*(.+?)\*\*")
+
+
+def _caption_of(line: str) -> str:
+    """A table's caption, if `line` is one: its bold lead (a report's "**ACC against the baselines** (Holm …)"),
+    or a short line ending with a colon ("Disagreement by p bin:"). A sentence is prose, not a caption: its
+    numbers would name the table and its CSV file (issue 43's walk)."""
+    stripped = line.strip()
+    lead = BOLD_LEAD.match(stripped)
+    if lead:
+        return lead.group(1).rstrip(":").strip()
+    return stripped.rstrip(":").strip() if stripped.endswith(":") and len(stripped) <= 90 else ""
+
+
+def _whole_caption(line: str) -> bool:
+    """Whether `line` is nothing but its caption (then it is shown as the table's title, not twice)."""
+    return line.strip().replace("**", "").rstrip(":").strip() == _caption_of(line)
 
 
 def _cells(line: str) -> list[str]:

@@ -153,7 +153,7 @@ def _arm_c(doc: dict) -> str:
     flagged = degenerate_lines(doc)
     if flagged:
         lines = ["Degenerate judges:", "", *flagged, "", *lines]
-    rows = ["| p bin | n | mean pairwise |Δ| | mean SD |", "|---|---:|---:|---:|"]
+    rows = ["| p bin | n | mean pairwise \\|Δ\\| | mean SD |", "|---|---:|---:|---:|"]
     for b in c["disagreement_by_p_bin"]:
         why = NO_PAIR_IN_BIN if not b["count"] else None
         rows.append(f"| {b['bin']} | {b['count']} | {_num(b['mean_abs_pairwise_difference'], why=why)} | "
