@@ -50,6 +50,8 @@ _STOP = re.compile(r"^[>#*_]*[ \t]*(?:\d+[.)][ \t]*)?[*_]*(?:(?:my|our|the|a|fin
                    re.IGNORECASE)
 # A title (heading, bold lead-in, short line) that names the synthesis, under the many names models give it.
 _SYNTH_TITLE = re.compile(
+    # a role's possessive leads only the plainest names ("Moderator's synthesis"): "The CFO's take" is a view
+    r"^(?:the )?[\w-]+['’]s (?:final |overall )?(?:synthesi[sz]\w*|verdict|conclu\w*|summary|bottom line)|"
     r"^(?:the |my |a |our |final |overall |proposed |suggested |recommended )*"
     r"(?:synthesi[sz]\w*|recommend\w*|conclu\w*|summary|summari[sz]\w*|overall|verdict|bottom line|"
     r"bringing\b|putting\b|pulling\b|tying\b|weighing\b|balancing\b|on balance|taken together|integrat\w*|"
@@ -68,7 +70,7 @@ _INTRO_TITLE = re.compile(
     r"case|threat)|(?:decision|problem|situation|case) (?:summary|overview|analysis)|executive summary|"
     r"key facts|facts)", re.IGNORECASE)
 # A part of the reply about the reply, wherever it stands: no view
-_META_TITLE = re.compile(r"(?:an? |the |one |some |my |important )?(?:note|nb|caveats?|disclaimers?|assumptions?|"
+_META_TITLE = re.compile(r"(?:an? |the |one |some |my |important |key |main |working |underlying )?(?:note|nb|caveats?|disclaimers?|assumptions?|"
                          r"limitations?|important|a word of caution|warning|open questions?|references|sources|appendix|"
                          r"p\.?s\.?)", re.IGNORECASE)
 # In the first or last section's words: it speaks of the perspectives as a set, as an introduction or a
@@ -723,8 +725,14 @@ def _prose_starts(lines: list[str]) -> list[tuple[int, str, str]]:
         m = _PROSE.match(line)
         if m and not _STOP.match(line):
             phrase = next(g for g in m.groups() if g)
-            out.append((i, "" if m.group(1) else _clean_title(phrase), line.strip()))
+            out.append((i, _ordinal_title(line[m.end():]) if m.group(1) else _clean_title(phrase), line.strip()))
     return out
+
+
+def _ordinal_title(after: str) -> str:
+    """The view an ordinal names before a colon ("First, the investor's view: ..."), or none."""
+    head, colon, _ = after.strip(" \t,").partition(":")
+    return _clean_title(head) if colon and 0 < len(head.split()) <= 6 else ""
 
 
 # --- cutting the reply at those starts ---------------------------------------------------------------------
