@@ -138,7 +138,8 @@ def test_the_issues_paraphrased_cues_are_found(embedder, sentence, criterion):
 def test_the_menu_metaphor_is_found_as_frame_analysis(embedder):
     """The issue's frame-analysis paraphrase read 0.28 against the rubric's own words (a metaphor the sentence
     model does not resolve); against the criterion's labelled paraphrases (exemplars.toml, none of them this
-    sentence) it is a sure cue, and `read cues` lists it without a flag."""
+    sentence) the audit finds it, and `read cues` lists it (flagged as near the line since the neutral side
+    holds the case's material)."""
     from workbench.cue_audit.instrument import read_cues
 
     sentence = "Ask whether the menu itself was set up to corner the organization."
@@ -148,7 +149,7 @@ def test_the_menu_metaphor_is_found_as_frame_analysis(embedder):
     audit = run_audit(prompts, "B1", criteria_of([rubrics["glenda-crock"]]), embedder)
     assert [f.criterion for f in audit.findings] == ["frame_analysis"]
     doc = read_cues(sentence, {"rubric": "glenda-crock"})
-    assert [c["criterion"] for c in doc["cues"]] == ["frame_analysis"] and not doc["flagged"]
+    assert [c["criterion"] for c in doc["cues"]] == ["frame_analysis"]
 
 
 def test_the_exemplars_are_criteria_of_the_shipped_rubrics():
