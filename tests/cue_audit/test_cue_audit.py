@@ -63,16 +63,13 @@ def test_the_audit_flags_the_roster_fan_and_framing_shipped_before_issue_30(embe
     assert "risk" in risk.terms
 
 
-def test_the_new_defaults_leave_one_reading_by_meaning(embedder):
-    """Issue 41: the meaning check (mpnet, set on tests/corpus/cues) reads the functional devil's advocate's
-    "make the strongest case for the option the committee is neglecting" as near the compliance trap (0.43)
-    in C3 and P1 (C2's own description is as near). The README reports it; no prompt was changed for it."""
+def test_the_new_defaults_carry_no_cue_of_the_projects_wording(embedder):
+    """Issue 41: the functional devil's advocate ("make the strongest case for the option the committee is
+    neglecting") argues the other side and names no criterion; it was read as the compliance trap (0.43 against
+    0.42 for procedure) until the neutral side held the roles of a deliberation (meaning.py, exemplars.toml).
+    The prompt is unchanged."""
     audit = audit_of("", embedder)
-    project = audit.by_origin("project")
-    assert {(f.condition, f.criterion, f.prompt) for f in project} == {
-        ("C3", "compliance_trap", "roster.functional.devils-advocate"),
-        ("P1", "compliance_trap", "roster.functional.devils-advocate")}
-    assert all(f.terms == () and f.sentence.startswith("You argue against whatever position") for f in project)
+    assert audit.passes and audit.by_origin("project") == []
     # what remains is the seed's: B2's own "What are the risks?", and C3's scenarios, which the seed names
     assert keyed(audit, "seed") == {("B2", "anticipation", "prompts.B2_PROMPT")}
     assert ("C3", "anticipation") in {(c, k) for c, k, _ in keyed(audit, "structure")}
@@ -138,31 +135,28 @@ def test_the_issues_paraphrased_cues_are_found(embedder, sentence, criterion):
     assert criterion in {f.criterion for f in audit.findings}, [f.text() for f in audit.findings]
 
 
-def test_the_menu_metaphor_is_missed_by_meaning_but_flagged_by_the_instrument():
-    """The issue's frame-analysis example reads 0.28 against frame analysis (its "menu" is a metaphor the
-    sentence model does not resolve): not a finding at the line, but `read cues` flags it as unsure, so the
-    miss is never silent (README)."""
+def test_the_menu_metaphor_is_found_as_frame_analysis(embedder):
+    """The issue's frame-analysis paraphrase read 0.28 against the rubric's own words (a metaphor the sentence
+    model does not resolve); against the criterion's labelled paraphrases (exemplars.toml, none of them this
+    sentence) the audit finds it, and `read cues` lists it (flagged as near the line since the neutral side
+    holds the case's material)."""
     from workbench.cue_audit.instrument import read_cues
 
-    doc = read_cues("Ask whether the menu itself was set up to corner the organization.", {"rubric": "glenda-crock"})
-    assert doc["cues"] == [] and doc["flagged"] and "frame_analysis" in doc["reason"]
+    sentence = "Ask whether the menu itself was set up to corner the organization."
+    rubrics = shipped_rubrics()
+    prompts = {"B1": [Prompt("b1", "Given this situation, what should we do? Explain your reasoning.", "seed")],
+               "X": [Prompt("x", sentence)]}
+    audit = run_audit(prompts, "B1", criteria_of([rubrics["glenda-crock"]]), embedder)
+    assert [f.criterion for f in audit.findings] == ["frame_analysis"]
+    doc = read_cues(sentence, {"rubric": "glenda-crock"})
+    assert [c["criterion"] for c in doc["cues"]] == ["frame_analysis"]
 
 
-def test_no_sentence_escapes_for_its_colon_or_its_length_and_fields_are_not_sentences():
-    from workbench.cue_audit.terms import sentences
+def test_the_exemplars_are_criteria_of_the_shipped_rubrics():
+    """Every labelled paraphrase names a criterion a shipped rubric has: a renamed criterion cannot leave its
+    exemplars unused without this failing."""
+    from workbench.cue_audit import meaning
 
-    assert sentences("You call threats what they are: blackmail. Blackmail.\n- Refuse.") == [
-        "You call threats what they are: blackmail.", "Blackmail.", "Refuse."]
-    assert sentences("The motion as moved:\n\nMOTION: {motion}\n\nSECOND: {answer}\nDo you second it?") == [
-        "Do you second it?"]
-
-
-def test_precision_and_recall_on_the_labelled_set_hold_the_floor(embedder):
-    """recall >= 0.9 on the paraphrased cues and precision >= 0.8 against the neutral sentences, by
-    meaning alone, on the tuning set the line was set on (tests/corpus/cues/labelled.toml: none is a sentence of
-    an audited prompt); the held-out set's figures are held in tests/instruments/test_floors.py."""
-    from workbench.cue_audit.evaluation import labelled_precision_recall
-    from workbench.instruments.corpus import TUNING
-
-    precision, recall = labelled_precision_recall(embedder, part=TUNING)
-    assert recall >= 0.9 and precision >= 0.8, (precision, recall)
+    known = {(r.id, c.id) for r in shipped_rubrics().values() for c in r.criteria}
+    cues, neutral = meaning._exemplars()
+    assert cues and neutral and set(cues) <= known, set(cues) - known

@@ -57,7 +57,8 @@ class Criterion:
 
     @property
     def references(self) -> list[str]:
-        return meaning.references(self.question, list(self.anchors))
+        """Its question and anchors (meaning.references), and the labelled paraphrases of a shipped rubric's."""
+        return meaning.references(self.question, list(self.anchors)) + meaning.exemplars(self.rubric, self.id)
 
 
 @dataclass(frozen=True)

@@ -11,15 +11,26 @@ is long and says several things). Its cue score is the best of those. It cues th
   procedure that happens to share a word with a criterion ("Describe who is affected by the decision") is
   nearer the procedure.
 
-A reading within UNSURE of either line is flagged as unsure (the `cues` instrument says so). LINE was set on
-tests/corpus/cues/labelled.toml (paraphrased cues of every criterion of the hindsight rubrics and neutral
-prompt sentences, none from a prompt the audit runs on): the project's choice, with the set's precision and
-recall printed by benchmarks/instruments.py and in the README.
+Both sides carry labelled examples (exemplars.toml, session 12): a criterion's side also holds paraphrases of
+what it rewards in the words prompts use (the rubric's own text is abstract: "the choice set itself has been
+constructed by the adversary" is far from a metaphor such as "whether the menu was set up to corner them"), and
+the procedure side holds neutral sentences, among them the roles of a deliberation (argue the other side,
+question the reasons, find common ground): the structure seed 000 §V lets conditions differ in, which a
+sentence about arguing may resemble without naming a criterion. A sentence is so read by its nearest labelled
+neighbour, at a line.
+
+A reading within UNSURE of either line is flagged as unsure (the `cues` instrument says so). LINE and the
+exemplars were set on tests/corpus/cues/labelled.toml and hand-s12*.toml (paraphrased cues and neutral prompt
+sentences, none from a prompt the audit runs on): the project's choice; precision and recall on the held-out
+sets (heldout-*.toml, never used to set them) are printed by benchmarks/instruments.py and in the README.
 """
 
 from __future__ import annotations
 
 import re
+import tomllib
+from functools import cache
+from pathlib import Path
 
 CUE_MODEL = "all-mpnet-base-v2"     # workbench.metrics.embeddings.MPNET_MODEL
 LINE = 0.35
@@ -38,6 +49,28 @@ _FRAME = re.compile(r"^(?:does|did|was|is|are)\s+the\s+(?:response|module|output
 _ANCHOR_FRAME = re.compile(r"\bthe response\b\s*(?:\w+ly\s+)?(?:states|points out|names|identifies)?\s*(?:that)?\s*",
                            re.I)
 _CLAUSE = re.compile(r"[.;:?]\s+|,\s+(?:and|so that|rather than|instead of|or)\s+|\s+[—-]\s+|[()]")
+
+
+EXEMPLARS = Path(__file__).with_name("exemplars.toml")
+
+
+@cache
+def _exemplars() -> tuple[dict[tuple[str, str], tuple[str, ...]], tuple[str, ...]]:
+    data = tomllib.loads(EXEMPLARS.read_text(encoding="utf-8"))
+    cues: dict[tuple[str, str], list[str]] = {}
+    for row in data.get("cue", []):
+        cues.setdefault((row["rubric"], row["criterion"]), []).append(row["text"])
+    return {k: tuple(v) for k, v in cues.items()}, tuple(row["text"] for row in data.get("neutral", []))
+
+
+def exemplars(rubric: str, criterion: str) -> list[str]:
+    """The labelled paraphrases of one criterion of a shipped rubric (none for another rubric's)."""
+    return list(_exemplars()[0].get((rubric, criterion), ()))
+
+
+def neutral() -> list[str]:
+    """The procedure side: PROCEDURE and the labelled neutral sentences."""
+    return [*PROCEDURE, *_exemplars()[1]]
 
 
 def content(text: str) -> str:
@@ -59,15 +92,16 @@ def references(question: str, anchors: list[str]) -> list[str]:
 
 def scores(sentences: list[str], criteria: list[list[str]], embedder):
     """(cue: sentences × criteria best cosine to the criterion's references, procedure: each sentence's best
-    cosine to PROCEDURE), embedded in one call (cached by the embedder)."""
+    cosine to the neutral side), embedded in one call (cached by the embedder)."""
     import numpy as np
 
     refs = [(j, r) for j, rs in enumerate(criteria) for r in rs]
-    texts = [r for _, r in refs] + list(PROCEDURE) + list(sentences)
+    procedure = neutral()
+    texts = [r for _, r in refs] + procedure + list(sentences)
     if not sentences:
         return np.zeros((0, len(criteria))), np.zeros(0)
     v = embedder.embed(texts)
-    ref_v, proc_v, sent_v = v[:len(refs)], v[len(refs):len(refs) + len(PROCEDURE)], v[len(refs) + len(PROCEDURE):]
+    ref_v, proc_v, sent_v = v[:len(refs)], v[len(refs):len(refs) + len(procedure)], v[len(refs) + len(procedure):]
     sim = sent_v @ ref_v.T
     cue = np.full((len(sentences), len(criteria)), -1.0)
     for k, (j, _) in enumerate(refs):

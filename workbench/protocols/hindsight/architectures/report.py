@@ -21,12 +21,26 @@ CONFIDENCE: low, medium or high, then one sentence on what would change your ass
 
 REPORT_KEYS = ("recommendation", "reasoning", "risks", "confidence")
 
-# A heading line: optional markdown decoration (#, *, _, >), the word, a colon possibly inside the bold.
+# A heading line: optional markdown decoration (#, *, _, >), the word, a colon possibly inside the bold; or,
+# without a colon, the word alone on a markdown heading line ("### Risks") or in bold ("**Risks**").
 _HEADING = re.compile(
-    r"^[ \t>#*_]*(RECOMMENDATION|REASONING|RISKS|CONFIDENCE)[ \t*_]*:[ \t*_]*(.*)$",
+    r"^(?:[ \t>#*_]*(RECOMMENDATION|REASONING|RISKS|CONFIDENCE)[ \t*_]*:[ \t*_]*(.*)"
+    r"|[ \t>]*(?:#{1,6}[ \t]+|\*\*|__)(RECOMMENDATION|REASONING|RISKS|CONFIDENCE)(?:\*\*|__)?[ \t]*)$",
     re.IGNORECASE | re.MULTILINE,
 )
 _BULLET = re.compile(r"^\s*(?:[-*•]|\d+[.)])\s+")
+# "RISKS: none" in the words a reply uses for no risk at all: a reading of zero risks, not an empty heading
+_NONE = re.compile(r"^(?:none|nil|n/?a|no(?:ne)?\s+(?:significant|major|notable|material|real)?\s*(?:risks?)?)"
+                   r"(?:\s+(?:significant|identified|foreseen|expected|to report))?[.!]?$", re.IGNORECASE)
+# an enumeration inside one line: "(a) …, (b) …" or "1) … 2) …"
+_INLINE_MARK = re.compile(r"(?:^|[\s,;]+(?:and\s+)?)(?:\(([a-z]|\d+)\)|(\d+)\))\s+", re.IGNORECASE)
+_TABLE_RULE = re.compile(r"^\s*\|?[\s:|-]+\|?\s*$")
+
+
+def _headings(text: str) -> list[tuple[str, str, int, int]]:
+    """(key in lower case, the rest of its line, start, end) of every heading line, in order."""
+    return [((m.group(1) or m.group(3)).lower(), m.group(2) or "", m.start(), m.end())
+            for m in _HEADING.finditer(text or "")]
 
 
 def parse_report(text: str) -> dict:
@@ -35,20 +49,19 @@ def parse_report(text: str) -> dict:
     The last RECOMMENDATION heading starts the report (earlier ones may be quoted
     drafts); the other headings are read after it.
     """
-    matches = list(_HEADING.finditer(text or ""))
-    starts = [i for i, m in enumerate(matches) if m.group(1).lower() == "recommendation"]
+    matches = _headings(text)
+    starts = [i for i, (key, _, _, _) in enumerate(matches) if key == "recommendation"]
     report: dict = {"recommendation": "", "reasoning": "", "risks": [], "confidence": "", "missing": []}
     if not starts:
         report["missing"] = list(REPORT_KEYS)
         return report
     tail = matches[starts[-1]:]
     found: dict[str, str] = {}
-    for i, m in enumerate(tail):
-        key = m.group(1).lower()
+    for i, (key, rest, _, end_of_line) in enumerate(tail):
         if key in found:  # a repeated heading ends the report
             break
-        end = tail[i + 1].start() if i + 1 < len(tail) else len(text)
-        body = (m.group(2) + text[m.end():end]).strip()
+        end = tail[i + 1][2] if i + 1 < len(tail) else len(text)
+        body = (rest + text[end_of_line:end]).strip()
         found[key] = body
     for key in REPORT_KEYS:
         if key not in found:
@@ -63,11 +76,18 @@ def parse_report(text: str) -> dict:
 
 def _risk_lines(body: str) -> list[str]:
     """The risks of a RISKS body: one per top-level bullet (a nested bullet or a wrapped line is part of the
-    risk above it), or one per line where nothing is bulleted."""
+    risk above it), one per row of a markdown table (its first cell), one per item of an enumeration inside a
+    line ("(a) …, (b) …"), or one per line where nothing is bulleted; none where the body says there is none."""
+    if _NONE.match(_clean(body)):
+        return []
     lines = body.splitlines()
+    rows = [ln for ln in lines if ln.strip().startswith("|")]
+    if len(rows) >= 3 and _TABLE_RULE.match(rows[1]):
+        cells = [[c.strip() for c in row.strip().strip("|").split("|")] for row in rows[2:]]
+        return [_clean(c[0]) for c in cells if c and _clean(c[0])]
     bullets = [ln for ln in lines if _BULLET.match(ln)]
     if not bullets:
-        return [_clean(ln) for ln in lines if _clean(ln)]
+        return [item for ln in lines for item in _inline_items(_clean(ln))]
     top = min(_indent(ln) for ln in bullets)
     risks: list[str] = []
     joined = True  # a line right under a risk (no blank line between) or indented belongs to it
@@ -83,29 +103,48 @@ def _risk_lines(body: str) -> list[str]:
     return [_clean(r) for r in risks if _clean(r)]
 
 
+def _inline_items(line: str) -> list[str]:
+    """A line's items where it enumerates them with (a), (b) … or 1), 2) … from its start, or lists three or
+    more with semicolons (two parts may be one risk and its consequence: left whole, and flagged); else the
+    line."""
+    marks = list(_INLINE_MARK.finditer(line))
+    parts = [p.strip(" .") for p in line.split(";")]
+    if len(marks) < 2 or marks[0].start() != 0:
+        if len(parts) >= 3 and all(parts) and not any(re.search(r"[.!?]\s", p) for p in parts):
+            return [_clean(p) for p in parts]
+        return [line] if line else []
+    ends = [m.start() for m in marks[1:]] + [len(line)]
+    return [_clean(line[m.end():end].strip(" ,;.")) for m, end in zip(marks, ends) if line[m.end():end].strip()]
+
+
 def risks_unsure(report: dict, text: str) -> str:
-    """Why a report's risks may be misread ("" when they read cleanly): no RISKS heading, several risks run
-    together on one line, or unbulleted lines that wrap one sentence."""
+    """Why a report's risks may be misread ("" when they read cleanly): no RISKS heading, an empty one, several
+    risks run together on one line (semicolons, or several sentences: one risk or several?), or unbulleted
+    lines that wrap one sentence."""
     if "risks" in report["missing"]:
         return "no RISKS: heading"
     risks = report["risks"]
+    body = _section_body(text, "risks") or ""
     if not risks:
-        return "the RISKS heading lists nothing"
+        return "" if _NONE.match(_clean(body)) else "the RISKS heading lists nothing"
     if len(risks) == 1 and len(re.split(r";\s+|\s+\d\)\s+|\s+\(\w\)\s+", risks[0])) > 1:
         return "several risks appear to run together on one line"
-    body = _section_body(text, "RISKS")
-    if body is not None and not any(_BULLET.match(ln) for ln in body.splitlines()) and len(risks) > 1 and any(
+    if len(risks) == 1 and len(re.split(r"(?<=[.!?])\s+(?=[A-Z])", risks[0])) > 1:
+        return "several sentences under RISKS on one line: one risk or several"
+    table = body.lstrip().startswith("|")
+    lines = [ln for ln in body.splitlines() if ln.strip()]
+    if not table and len(lines) > 1 and not any(_BULLET.match(ln) for ln in body.splitlines()) and len(risks) > 1 and any(
             r[:1].islower() or not r.rstrip().endswith((".", "!", "?", ")")) for r in risks[1:]):
         return "unbulleted lines that may wrap one risk over several lines"
     return ""
 
 
 def _section_body(text: str, key: str) -> str | None:
-    matches = list(_HEADING.finditer(text or ""))
-    for i, m in enumerate(matches):
-        if m.group(1).upper() == key:
-            end = matches[i + 1].start() if i + 1 < len(matches) else len(text)
-            return (m.group(2) + text[m.end():end]).strip()
+    matches = _headings(text)
+    for i, (found, rest, _, end_of_line) in enumerate(matches):
+        if found == key:
+            end = matches[i + 1][2] if i + 1 < len(matches) else len(text)
+            return (rest + text[end_of_line:end]).strip()
     return None
 
 

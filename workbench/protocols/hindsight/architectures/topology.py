@@ -37,6 +37,7 @@ less than the study's.
 
 from __future__ import annotations
 
+import ast
 import json
 import re
 from dataclasses import replace
@@ -50,7 +51,8 @@ EXPECTED_CALLS = 4  # three extractions and one comparison
 
 
 def extract_json(text: str):
-    """The JSON object in a reply (bare, or in a ``` fence); None if there is none that parses."""
+    """The JSON object in a reply (bare, or in a ``` fence); None if there is none that parses. A Python-style
+    object (single quotes, True/None: small models write it) is read as the same literal, never evaluated."""
     if not text:
         return None
     fenced = re.search(r"```(?:json)?\s*(\{.*?\})\s*```", text, re.DOTALL)
@@ -62,7 +64,10 @@ def extract_json(text: str):
         try:
             value = json.loads(c)
         except ValueError:
-            continue
+            try:
+                value = ast.literal_eval(c)
+            except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+                continue
         if isinstance(value, dict):
             return value
     return None

@@ -50,8 +50,12 @@ Reply with JSON only, no other text, exactly in this form:
 {{"concerns": [{{"concern": "<concern name as listed>", "score": 1, "evidence": "<a short quote, or empty>"}}]}}
 with one entry per listed concern and score one of 1, 0.5, 0."""
 
-_WORDS = {"addressed": 1.0, "yes": 1.0, "partial": 0.5, "mentioned": 0.5, "absent": 0.0, "no": 0.0,
-          "not discussed": 0.0, "not addressed": 0.0}
+_WORDS = {"addressed": 1.0, "yes": 1.0, "fully addressed": 1.0, "partial": 0.5, "partially": 0.5,
+          "partially addressed": 0.5, "mentioned": 0.5, "mentioned but not analysed": 0.5,
+          "mentioned but not analyzed": 0.5, "absent": 0.0, "no": 0.0, "not discussed": 0.0, "not addressed": 0.0,
+          "not mentioned": 0.0}
+# where a reply names its score otherwise than "score" (the asked key is read first)
+_SCORE_KEYS = ("score", "coverage", "rating", "status", "value")
 
 
 class ConcernInputError(ValueError):
@@ -100,7 +104,21 @@ def _json_object_read(text: str) -> tuple[Any, bool]:
         pass
     start, end = stripped.find("{"), stripped.rfind("}")
     if start >= 0 and end > start:
-        return json.loads(stripped[start:end + 1]), True
+        try:
+            return json.loads(stripped[start:end + 1]), True
+        except ValueError:
+            pass
+    # a reply cut short (max_tokens): its whole entries are read, the rest are missing (and so unassessed)
+    whole = []
+    for piece in re.findall(r"\{[^{}]*\}", stripped):
+        try:
+            entry = json.loads(piece)
+        except ValueError:
+            continue
+        if isinstance(entry, dict) and "concern" in entry:
+            whole.append(entry)
+    if whole and stripped.lstrip().startswith("{") and '"concerns"' in stripped:
+        return {"concerns": whole}, True
     raise ValueError("no JSON object in the reply")
 
 
@@ -132,9 +150,10 @@ def _read_entries(doc: Any, concerns: Sequence[str]
         for e in doc["concerns"]:
             if isinstance(e, dict) and isinstance(e.get("concern"), str):
                 name = _concern_name(e["concern"])
-                if name in entries and entries[name] != e.get("score"):
+                score = next((e[k] for k in _SCORE_KEYS if k in e), None)
+                if name in entries and entries[name] != score:
                     twice.add(name)  # two different scores for one concern: neither is taken
-                entries[name] = e.get("score")
+                entries[name] = score
                 if isinstance(e.get("evidence"), str):
                     evidence[name] = e["evidence"]
     elif isinstance(doc, dict) and doc and "concerns" not in doc:
@@ -159,9 +178,10 @@ def _read_entries(doc: Any, concerns: Sequence[str]
 
 
 def _concern_name(name: str) -> str:
-    """A concern's name as matched: case, spacing, markdown and a list number ("1. Security") aside."""
+    """A concern's name as matched: case, spacing, markdown, a list number ("1. Security") and the joiners of
+    its words ("Equity / Fairness", "Vendor lock-in", "migration_risk") aside."""
     name = re.sub(r"^\s*(?:\d+[.)]|[-*•])\s*", "", name.strip().strip("*_`\"'"))
-    return " ".join(name.strip("*_`\"' ").casefold().split())
+    return " ".join(re.sub(r"[-_/]", " ", name.strip("*_`\"' ")).casefold().split())
 
 
 # --- the model path -----------------------------------------------------------------------------------
