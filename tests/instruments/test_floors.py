@@ -44,6 +44,13 @@ HELD_OUT_FLOORS = {
     # 59 of 89, 30 flagged: a key term shared with a criterion ("Frame your answer as a memo", "the module's
     # output") without a sure meaning is flagged, not taken as a cue (it was read as one, silently, 11 times)
     "cues": (85, 0.65),
+    # session 12's rounds (written outside the project; round B measured once, then the integrator flagged by rule
+    # what B's risks showed read silently: a list in one sentence, "I don't foresee any major risks", prose beside
+    # the bullets): risks 5 of 10, 5 flagged; concerns 7 of 10, 3 flagged; topology 10 of 10; quotes 11 of 11
+    "risks": (10, 0.50),
+    "concerns": (10, 0.70),
+    "topology": (10, 0.90),
+    "quote": (11, 0.90),
 }
 
 

@@ -32,12 +32,14 @@ PROJECT_CHOICES = (
     "the motion\", \"I abstain\"); one that is neither clearly yes nor no is asked once more with the line "
     "restated, then recorded as unreadable (never as a no or a vote) and counted per condition in the report.",
     "The cue audit's key terms are the content words of a criterion's name and question (stop words and the words "
-    "of the question's frame left out, light stems); its meaning threshold is a MiniLM cosine of 0.42 to the "
-    "criterion's question, set between the briefs that cue (0.42-0.44) and the default prompts (at most 0.40).",
+    "of the question's frame left out, light stems); a sentence cues a criterion by meaning when its all-mpnet-base-v2 "
+    "cosine to the criterion's content is at least 0.35 and it is nearer the criterion's labelled paraphrases than "
+    "neutral sentences (procedure, a deliberation's roles); line and examples were set on labelled sentences that "
+    "hold no audited prompt, and a reading near either line is flagged as unsure.",
     "The report shape (recommendation, reasoning, risks, confidence) comes from a separate extraction call at "
     "temperature 0 that may only copy sentences; one copied sentence not found in the output (whitespace aside) "
     "refuses the whole extraction, and the run's report stays empty with the reason. Raters and judges read the "
-    "output itself, never the extraction. An extraction (report shape or B3's split) whose reply was cut at "
+    "output itself, never the extraction. An extraction (report shape or the perspectives' split) whose reply was cut at "
     "max_tokens is asked once more with twice the max_tokens, within the model's window; a reply still cut is "
     "counted as cut, apart from unparsed replies.",
     "Decision-quality DQ-2, two perspectives: the seed says \"use direct similarity comparison\" and gives no "

@@ -131,12 +131,30 @@ def risks_unsure(report: dict, text: str) -> str:
         return "several risks appear to run together on one line"
     if len(risks) == 1 and len(re.split(r"(?<=[.!?])\s+(?=[A-Z])", risks[0])) > 1:
         return "several sentences under RISKS on one line: one risk or several"
+    if len(risks) == 1 and _NEGATED.search(risks[0]):
+        return "the one risk line may say there is none"
+    if len(risks) == 1 and risks[0].count(", ") >= 2 and re.search(r",? (?:and|or) ", risks[0]):
+        return "several risks may be listed in one sentence"
+    if any(_BULLET.match(ln) for ln in body.splitlines()) and _prose_beside_bullets(body):
+        return "prose beside the bulleted risks: a risk may stand outside the list"
     table = body.lstrip().startswith("|")
     lines = [ln for ln in body.splitlines() if ln.strip()]
     if not table and len(lines) > 1 and not any(_BULLET.match(ln) for ln in body.splitlines()) and len(risks) > 1 and any(
             r[:1].islower() or not r.rstrip().endswith((".", "!", "?", ")")) for r in risks[1:]):
         return "unbulleted lines that may wrap one risk over several lines"
     return ""
+
+
+# "I don't foresee any major risks", "no real risk here", "there are no risks worth naming"
+_NEGATED = re.compile(r"(?:\b(?:no|not|never|without|nothing)\b|n't\b).{0,40}\b(?:risks?|downsides?|dangers?)\b", re.IGNORECASE)
+
+
+def _prose_beside_bullets(body: str) -> bool:
+    """A paragraph of its own beside a bulleted list (not the list's lead-in ending with a colon): the list
+    reading would drop it."""
+    paragraphs = [p.strip() for p in re.split(r"\n\s*\n", body) if p.strip()]
+    return any(not any(_BULLET.match(ln) for ln in p.splitlines()) and not p.rstrip().endswith(":")
+               for p in paragraphs)
 
 
 def _section_body(text: str, key: str) -> str | None:
