@@ -1,19 +1,20 @@
 """The calibration judge panel as whole processes, the workbench against Inspect AI (a script, not a test).
 
     PYTHONPATH=. python benchmarks/whole_process_bench.py [--repeats 5] [--latency 0.2] [--connections 32]
-                                                         [--study small|generated] [--tree /work/main]
+                                                         [--study small|generated|both] [--decompose] [--tree /work/main]
 
 A loopback server (its own process) answers every request after `--latency` seconds with a valid judge
-score. The workbench side is `workbench --batch run` of calibration-small (or -generated) with its three judges
-on that server, `--max-connections` as typed (the store's global concurrency left at its default), as a new
-process on a store
-where the study was created beforehand: start-up, imports, the run and its bookkeeping, exit. The Inspect AI
-side is a new process that imports Inspect AI and makes as many requests as the workbench run made (its model
-API, `max_connections`), then exits. The two
-alternate, `--repeats` times each (a busy moment hits both alike); every figure is the median.
+score. The workbench side is the command as a user types it, `workbench --batch run calibration-small` (and
+-generated) with its three judges on that server and `--max-connections 32` (the store's global concurrency
+left at its default), as a new process on a store where the study was created beforehand: start-up, imports,
+the run and its bookkeeping, exit. The Inspect AI side is a new process that imports Inspect AI and makes as
+many requests as the workbench run made (its model API, `max_connections`), then exits. The two alternate,
+`--repeats` times each (a busy moment hits both alike); every figure is the median. The last lines are issue
+40's targets, each with its figure, beside the load average and the floor the server's waves set
+(ceil(calls / connections) x latency: no client finishes sooner).
 
-Each process is decomposed from inside (a few lines of the benchmark's own run before the command and time
-it; the command itself is unchanged):
+`--decompose` times the command instrumented from inside instead (a few lines of the benchmark's own run
+before it; the command itself is unchanged):
 
 - workbench: the whole process (wall from spawn to exit, CPU = user + system of all its threads); litellm's
   import (its CPU on the thread that imports it, and its wall); start-up, from spawn to the first request
@@ -21,10 +22,10 @@ it; the command itself is unchanged):
   litellm's import if it is not done by then); the calls, from the first request to exit;
 - Inspect AI: the whole process; `import inspect_ai` (from spawn: interpreter and import); the calls.
 
-The last lines compare the two whole, and the workbench without litellm's import (its CPU taken out; its
-wall as if start-up took only the workbench's own start-up CPU) against Inspect whole: litellm is the
-library every model call must go through here, so what it costs to import is shown apart.
-CPU is the figure to read on a shared machine; wall mostly measures the load there.
+and compares the workbench without litellm's import (its CPU taken out; its wall as if start-up took only the
+workbench's own start-up CPU) against Inspect whole: litellm is the library every model call must go through
+here, so what it costs to import is shown apart. CPU is the figure to read on a shared machine; wall mostly
+measures the load there.
 """
 
 from __future__ import annotations
@@ -145,7 +146,7 @@ def timed(cmd: list[str], env: dict, marks_file: Path) -> dict:
         wall = time.perf_counter() - started
     if os.waitstatus_to_exitcode(status) != 0:
         raise SystemExit(f"{cmd[:4]} failed: {errors.read_text()[-2000:]}")
-    marks = json.loads(marks_file.read_text())
+    marks = json.loads(marks_file.read_text()) if marks_file.exists() else {}  # the command as typed writes none
     for entry in marks.values():
         for key in ("at", "start", "end"):
             if key in entry:
@@ -191,54 +192,127 @@ def answer(body: dict) -> str:
     return '{"score": 0.62, "reason": "the record shows a plausible but uncertain path"}'
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--repeats", type=int, default=5)
-    parser.add_argument("--latency", type=float, default=0.2)
-    parser.add_argument("--connections", type=int, default=32)
-    parser.add_argument("--study", choices=("small", "generated"), default="small",
-                        help="calibration-small (180 calls) or calibration-generated (3,000 calls)")
-    parser.add_argument("--tree", type=Path, default=ROOT,
-                        help="the checkout whose workbench runs (default: this one), e.g. /work/main for a before figure")
-    args = parser.parse_args()
-    env = dict(os.environ, OPENAI_API_KEY=DUMMY_KEY, PYTHONPATH=str(args.tree.resolve()))
-    tmp = Path(tempfile.mkdtemp(prefix="whole-process-bench-"))
+TARGETS = {"small": 1.0, "generated": 0.7}  # issue 40: the workbench's wall at most this times Inspect AI's
+
+
+def workbench_command(tree: Path) -> list[str]:
+    """The command a user types: the `workbench` script beside this interpreter (the tree first on the path)."""
+    script = Path(sys.executable).with_name("workbench")
+    return [str(script)] if script.exists() else [sys.executable, "-m", "screens.launch"]
+
+
+def progress_lines_per_second(stderr: Path) -> int:
+    """The most `progress` lines the batch output printed in any one second (its lines are timestamped)."""
+    seconds: dict[str, int] = {}
+    for line in stderr.read_text(errors="replace").splitlines():
+        stamp, _, rest = line.partition(" ")
+        if rest.startswith("progress "):
+            seconds[stamp] = seconds.get(stamp, 0) + 1
+    return max(seconds.values(), default=0)
+
+
+def bench_study(study: str, args, env: dict, url: str, tmp: Path) -> dict:
+    """One study: the workbench and Inspect AI alternating, `--repeats` times each."""
+    base = tmp / f"created-{study}.db"
+    path, name = study_file(tmp, url, study)
+    subprocess.run([sys.executable, "-m", "screens.launch", "--batch", "--db", str(base), "study", "create",
+                    str(path)], env=env, cwd=env["PYTHONPATH"], check=True, capture_output=True)
     sides: dict[str, list[dict]] = {"workbench": [], "inspect": []}
-    calls = 0
-    with server_process(args.latency, responder=answer) as (url, _stats):
-        base = tmp / "created.db"
-        path, name = study_file(tmp, url, args.study)
-        subprocess.run([sys.executable, "-m", "screens.launch", "--batch", "--db", str(base), "study", "create",
-                        str(path)], env=env, cwd=env["PYTHONPATH"], check=True, capture_output=True)
-        # `--max-connections` as typed: the store's global concurrency stays at its default
-        for rep in range(args.repeats):
-            db = tmp / f"run-{rep}.db"
-            shutil.copy(base, db)
-            run = timed([sys.executable, "-c", WORKBENCH, "--batch", "--db", str(db), "run", name,
-                         "--max-connections", str(args.connections)], env, tmp / "marks.json")
-            sides["workbench"].append(workbench_parts(run))
-            with sqlite3.connect(db) as con:
-                calls = con.execute("SELECT count(*) FROM calls WHERE study_id = ? AND status IN ('ok', 'error')",
-                                    (name,)).fetchone()[0]
-            run = timed([sys.executable, "-c", MARKS + INSPECT.format(key=DUMMY_KEY), url, str(calls),
-                         str(args.connections)], env, tmp / "marks.json")
-            sides["inspect"].append(inspect_parts(run))
-    shutil.rmtree(tmp, ignore_errors=True)
-    wb, ins = medians(sides["workbench"]), medians(sides["inspect"])
-    print(f"calibration-{args.study} ({len(JUDGES)} judges, {calls} requests), {args.latency * 1000:.0f} ms server latency, "
-          f"{args.connections} connections, whole processes; medians of {args.repeats} alternating repetitions")
+    calls, per_second = 0, 0
+    marks = tmp / "marks.json"
+    # `--max-connections` as typed: the store's global concurrency stays at its default
+    command = [sys.executable, "-c", WORKBENCH] if args.decompose else workbench_command(args.tree)
+    for rep in range(args.repeats):
+        db = tmp / f"run-{study}-{rep}.db"
+        shutil.copy(base, db)
+        marks.unlink(missing_ok=True)
+        run = timed([*command, "--batch", "--db", str(db), "run", name, "--max-connections", str(args.connections)],
+                    env, marks)
+        sides["workbench"].append(workbench_parts(run) if args.decompose else {"whole": (run["wall"], run["cpu"])})
+        per_second = max(per_second, progress_lines_per_second(marks.with_suffix(".stderr")))
+        with sqlite3.connect(db) as con:
+            calls = con.execute("SELECT count(*) FROM calls WHERE study_id = ? AND status IN ('ok', 'error')",
+                                (name,)).fetchone()[0]
+        run = timed([sys.executable, "-c", MARKS + INSPECT.format(key=DUMMY_KEY), url, str(calls),
+                     str(args.connections)], env, marks)
+        sides["inspect"].append(inspect_parts(run))
+    return {"study": study, "calls": calls, "per_second": per_second,
+            "wb": medians(sides["workbench"]), "ins": medians(sides["inspect"])}
+
+
+def report(r: dict, args) -> None:
+    wb, ins = r["wb"], r["ins"]
+    print(f"calibration-{r['study']} ({len(JUDGES)} judges, {r['calls']} requests), {args.latency * 1000:.0f} ms server "
+          f"latency, {args.connections} connections, whole processes; medians of {args.repeats} alternating repetitions")
     print(f"{'':<46}{'wall s':>9}{'CPU s':>9}")
-    print(f"workbench --batch run ({args.tree})")
+    how = "instrumented" if args.decompose else "as typed"
+    print(f"workbench --batch run --max-connections {args.connections}, {how} ({args.tree})")
     for name, (wall, cpu) in wb.items():
         print(f"  {name:<44}{wall:9.2f}{cpu:9.2f}")
     print("Inspect AI (its model API, as many requests)")
     for name, (wall, cpu) in ins.items():
         print(f"  {name:<44}{wall:9.2f}{cpu:9.2f}")
-    whole, bare = wb["whole"], wb["whole without litellm's import"]
+    whole = wb["whole"]
     print(f"workbench / Inspect AI, whole:                        wall {whole[0] / ins['whole'][0]:.2f}   "
           f"CPU {whole[1] / ins['whole'][1]:.2f}")
-    print(f"workbench without litellm's import / Inspect, whole:  wall {bare[0] / ins['whole'][0]:.2f}   "
-          f"CPU {bare[1] / ins['whole'][1]:.2f}")
+    if args.decompose:
+        bare = wb["whole without litellm's import"]
+        print(f"workbench without litellm's import / Inspect, whole:  wall {bare[0] / ins['whole'][0]:.2f}   "
+              f"CPU {bare[1] / ins['whole'][1]:.2f}")
+    print()
+
+
+def target_lines(results: list[dict], args) -> list[str]:
+    """The issue's targets, each with its figure and whether it was met."""
+    lines = []
+    for r in results:
+        (wall, cpu), (inspect_wall, inspect_cpu) = r["wb"]["whole"], r["ins"]["whole"]
+        target = TARGETS[r["study"]]
+        floor = -(-r["calls"] // args.connections) * args.latency  # the server's waves, however fast the client
+        line = (f"calibration-{r['study']} ({r['calls']} calls): wall {wall / inspect_wall:.2f} x Inspect AI's "
+                f"(target <= {target}: {'met' if wall <= target * inspect_wall else 'not met'}), "
+                f"CPU {cpu / inspect_cpu:.2f} x")
+        if r["study"] == "generated":
+            line += f" (target < 1: {'met' if cpu < inspect_cpu else 'not met'})"
+        line += f"; the server's waves alone take {floor:.1f} s = {floor / inspect_wall:.2f} x Inspect AI's wall"
+        lines.append(line)
+    most = max(r["per_second"] for r in results)
+    lines.append(f"batch output: at most {most} progress line{'s' if most != 1 else ''} in any second "
+                 f"(target <= 1: {'met' if most <= 1 else 'not met'})")
+    return lines
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--latency", type=float, default=0.2)
+    parser.add_argument("--connections", type=int, default=32)
+    parser.add_argument("--study", choices=("small", "generated", "both"), default="both",
+                        help="calibration-small (180 calls), calibration-generated (3,000 calls), or both (default)")
+    parser.add_argument("--decompose", action="store_true",
+                        help="time the command instrumented from inside (start-up, litellm's import, the calls) "
+                             "instead of as typed")
+    parser.add_argument("--tree", type=Path, default=ROOT,
+                        help="the checkout whose workbench runs (default: this one), e.g. /work/main for a before figure")
+    args = parser.parse_args()
+    env = dict(os.environ, OPENAI_API_KEY=DUMMY_KEY, PYTHONPATH=str(args.tree.resolve()))
+    tmp = Path(tempfile.mkdtemp(prefix="whole-process-bench-"))
+    studies = ("small", "generated") if args.study == "both" else (args.study,)
+    load_before = os.getloadavg()
+    try:
+        with server_process(args.latency, responder=answer) as (url, _stats):
+            results = [bench_study(study, args, env, url, tmp) for study in studies]
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    load_after = os.getloadavg()
+    for r in results:
+        report(r, args)
+    print("load average (1, 5, 15 min) at the start " + " ".join(f"{x:.2f}" for x in load_before)
+          + ", at the end " + " ".join(f"{x:.2f}" for x in load_after) + " (on 2 cores; wall figures mostly "
+          "measure the load above 1, CPU figures much less)")
+    print("targets (issue 40):")
+    for line in target_lines(results, args):
+        print(f"  {line}")
 
 
 if __name__ == "__main__":

@@ -120,6 +120,47 @@ async def test_the_limit_grows_back_slowly_while_calls_succeed():
     assert changes[1].reason == "calls succeeding"
 
 
+class CountingLimiter(EndpointLimiter):
+    """Counts how often a waiter looks for room (each look is a task woken on the event loop)."""
+
+    looks = 0
+
+    def has_room(self) -> bool:
+        self.looks += 1
+        return super().has_room()
+
+
+async def test_a_release_wakes_only_the_waiters_there_is_room_for():
+    """Thousands of runs queue at one endpoint: a release must not wake every one of them to find no room."""
+    limiter = CountingLimiter("http://x/v1", ceiling=2, asked=True)
+    await limiter.acquire()
+    await limiter.acquire()
+    waiters = [asyncio.create_task(limiter.acquire()) for _ in range(200)]
+    await asyncio.sleep(0)
+    limiter.looks = 0
+    for _ in range(50):
+        await limiter.release(ok=True)
+        await asyncio.sleep(0)
+        await asyncio.sleep(0)
+    assert sum(w.done() for w in waiters) == 50 and limiter.in_flight == 2
+    assert limiter.looks <= 3 * 50           # waking all would look 200 + 199 + ... times
+    for w in waiters:
+        w.cancel()
+    await asyncio.gather(*waiters, return_exceptions=True)
+
+
+async def test_a_waiter_cancelled_after_its_wake_up_passes_the_room_on():
+    limiter = EndpointLimiter("http://x/v1", ceiling=1, asked=True)
+    await limiter.acquire()
+    first = asyncio.create_task(limiter.acquire())
+    second = asyncio.create_task(limiter.acquire())
+    await asyncio.sleep(0)
+    await limiter.release(ok=True)           # wakes `first` ...
+    first.cancel()                           # ... which is cancelled before it runs
+    await asyncio.wait_for(second, 1.0)      # the room goes to `second`, not lost
+    assert limiter.in_flight == 1 and first.cancelled()
+
+
 async def test_a_keyless_server_needs_no_key_in_the_environment(monkeypatch, make_gateway, loopback_server):
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     settings = ModelSettings(model="openai/local", api_base=loopback_server.url, api_key_env="none")

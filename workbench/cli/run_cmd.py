@@ -41,6 +41,7 @@ def run(args, ctx: Context) -> int:
     from workbench.runs.runner import RunnerError, run_study
     from workbench.studies import FrozenStudyChanged, StudyError, StudyNotFound, load_study
     from workbench.gateway import prefetch_model_library
+    from workbench.protocol.registry import protocol_of
 
     prefetch_model_library()  # its import (seconds) overlaps the start-up that follows, up to the first call
     db = ctx.db()
@@ -84,9 +85,13 @@ def run(args, ctx: Context) -> int:
                 loop.add_signal_handler(sig, on_signal, sig)
             except (NotImplementedError, RuntimeError):  # not the main thread, or no signals here
                 pass
-        from workbench.fidelity.watch import TreatmentWatch
+        sink = display
+        if protocol_of(study["definition"]).treatment_steps(study["definition"]):
+            from workbench.fidelity.watch import TreatmentWatch
 
-        sink = TreatmentWatch(display, db, args.study_id, control)  # "no debate: both motions died" at a run's end
+            # "no debate: both motions died" at a run's end; a protocol naming no defining step has none to
+            # say (its runs' readings are all None), and reading each run's rows at its end cost a run 4 queries
+            sink = TreatmentWatch(display, db, args.study_id, control)
         try:
             return await run_study(db, gateway, args.study_id, sink=sink, control=control,
                                    only=args.retry or None, retry_failed=args.retry_failed,

@@ -57,12 +57,14 @@ def undelivered_runs(db, study_id: str) -> dict[str, TreatmentReading]:
     return {r.run_id: r for r in _readings(db, study_id)[3] if not r.delivered}
 
 
-def run_reading(db, run_id: str) -> TreatmentReading | None:
-    """One finished run's reading (the run-end line); None for a run not finished or a protocol without steps."""
+def run_reading(db, run_id: str, definition: dict | None = None) -> TreatmentReading | None:
+    """One finished run's reading (the run-end line); None for a run not finished or a protocol without steps.
+    `definition`: its study's, when the caller holds it (a frozen study's does not change while it runs)."""
     run = get_run(db, run_id)
     if run is None or run["status"] not in FINISHED:
         return None
-    definition = definition_of(db, run["study_id"])
+    if definition is None:
+        definition = definition_of(db, run["study_id"])
     protocol = protocol_of(definition)
     if run["condition"] not in protocol.treatment_steps(definition):
         return None

@@ -38,12 +38,13 @@ def untreated(db, study_id: str) -> dict[str, str]:
 class TreatmentWatch:
     def __init__(self, sink, db, study_id: str, control=None) -> None:
         self.sink, self.db, self.study_id, self.control = sink, db, study_id, control
-        self.refuse = policy_of(definition_of(db, study_id)) == "refuse"
+        self.definition = definition_of(db, study_id)  # read once: the study row each run's end read cost 3 queries
+        self.refuse = policy_of(self.definition) == "refuse"
 
     def emit(self, event: Event) -> None:
         run = event.payload.get("run") if event.kind == PROGRESS else None
         if run is not None and run.get("status") in FINISHED and "treatment" not in run:
-            reading = run_reading(self.db, run["run_id"])
+            reading = run_reading(self.db, run["run_id"], self.definition)
             if reading is not None and not reading.delivered:
                 run = {**run, "treatment": words(reading)}
                 event = replace(event, payload={**event.payload, "run": run})

@@ -13,6 +13,7 @@ import fcntl
 import hashlib
 import json
 import os
+import stat
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -61,8 +62,14 @@ class CallLog:
 
     def check_tail(self) -> None:
         """Raise TornTail if the log ends in a partial line."""
-        if not self.path.is_file():
+        try:
+            found = os.stat(self.path)
+        except FileNotFoundError:
             return
+        if not stat.S_ISREG(found.st_mode):
+            return
+        if self._tail and self._tail[0] == found.st_size:
+            return  # it ends where our last whole-line write left it (another writer's would change its size)
         with open(self.path, "rb") as fh:
             fcntl.flock(fh.fileno(), fcntl.LOCK_SH)
             try:

@@ -82,7 +82,12 @@ class EndpointLimiter:
     async def acquire(self) -> None:
         cond = self._condition()
         async with cond:
-            await cond.wait_for(self.has_room)
+            try:
+                await cond.wait_for(self.has_room)
+            except asyncio.CancelledError:
+                if self.has_room():
+                    cond.notify(1)  # the wake-up this waiter may have been given goes to the next one
+                raise
             self.in_flight += 1
 
     async def release(self, *, ok: bool | None, failure_kind: str | None = None, status: int | None = None) -> None:
@@ -103,7 +108,9 @@ class EndpointLimiter:
                                                   (limited and self._streak >= GROW_AFTER * self.limit)):
                     self._change(self.limit + 1, "calls succeeding")
                     self._streak = 0
-            cond.notify_all()
+            # Wake only as many waiters as there is room for: waking all (thousands of runs queue here) made
+            # every release cost a task step per waiter. A woken waiter finding no room waits again.
+            cond.notify(max(0, self.limit - self.in_flight))
 
     def _change(self, new: int, reason: str) -> None:
         if new == self.limit:
