@@ -322,13 +322,15 @@ def _names_the_others(section: Section, others: list[Section]) -> bool:
     def words(title: str) -> set[str]:
         return {w for w in re.findall(r"[a-z]{4,}", title.casefold()) if w not in _GENERIC}
 
+    def said(word: str, text: str) -> bool:
+        return bool(re.search(r"\b" + re.escape(word[:max(4, len(word) - 3)]), text.casefold()))
+
     mine = words(section.title)
-    named = 0
-    for other in others:
-        own = words(other.title) - mine
-        if own and any(re.search(r"\b" + re.escape(w[:max(4, len(w) - 3)]), section.text.casefold()) for w in own):
-            named += 1
-    return named >= 2
+    # a title's word names that view only where the remaining views do not use it too: words every view shares
+    # (one lens repeated by anchoring) are common ground, not a synthesis looking back
+    return sum(1 for other in others
+               if any(said(w, section.text) and not any(said(w, o.text) for o in others if o is not other)
+                      for w in words(other.title) - mine)) >= 2
 
 
 def _stated(text: str) -> set[int]:
