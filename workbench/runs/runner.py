@@ -453,20 +453,18 @@ class StudyRunner:
         """Every `heartbeat` seconds while a call has been in flight long: a progress snapshot with the long
         calls' signs of life (and one more once they have all ended, so displays clear them). The ETA, while no
         call has ended to measure calls by, comes from the token rate of the streams in flight."""
-        shown = False
-        while True:
-            await asyncio.sleep(self.heartbeat)
-            calls = self.live.long()
-            if not (calls or shown) or self.progress is None:
-                continue
-            snap = self.progress.snapshot()
-            snap["long_calls"] = calls
-            if snap["eta_seconds"] is None and calls:
-                made = self.progress.calls_made
-                snap["eta_seconds"] = self.live.eta(snap["calls_expected"] - snap["calls_done"],
-                                                    snap["output_tokens"] / made if made else None)
-            self.user_sink.emit(Event(PROGRESS, payload=snap))
-            shown = bool(calls)
+        await self.live.beat(self.heartbeat, self._show_long_calls)
+
+    def _show_long_calls(self, calls: list[dict]) -> None:
+        if self.progress is None:
+            return
+        snap = self.progress.snapshot()
+        snap["long_calls"] = calls
+        if snap["eta_seconds"] is None and calls:
+            made = self.progress.calls_made
+            snap["eta_seconds"] = self.live.eta(snap["calls_expected"] - snap["calls_done"],
+                                                snap["output_tokens"] / made if made else None)
+        self.user_sink.emit(Event(PROGRESS, payload=snap))
 
     def _keep_log_head(self) -> None:
         """The call log's head goes into the store as the run ends (`log verify` checks the log against it);

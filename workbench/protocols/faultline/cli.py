@@ -65,11 +65,11 @@ class _GraphProgress:
     async def beat(self) -> None:
         from workbench.gateway.live_calls import HEARTBEAT, long_calls_text
 
-        while True:
-            await asyncio.sleep(HEARTBEAT)
-            calls = self.live.long()
-            if calls:
+        def show(calls: list[dict]) -> None:
+            if calls:  # the all-ended beat clears a live display; a printed log has nothing to clear
                 self.say(f"faultline graphs: working: {long_calls_text(calls)}")
+
+        await self.live.beat(HEARTBEAT, show)
 
     def emit(self, event) -> None:
         from workbench.events import CALL_RETRY, TURN_FINISHED, TURN_STARTED
