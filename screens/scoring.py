@@ -299,7 +299,10 @@ class ScoringScreen(UnsavedGuard, SectionScreen):
             else:
                 panel.display = False
         if s.views:
-            self.query_one(CasePanel).show(s.views[0])
+            case = self.query_one(CasePanel)
+            case.show(s.views[0])
+            if not (s.views[0].case_title or s.views[0].scenario.strip()):
+                case.display = False  # an item with no case (M11's samples carry their own question): no empty pane
             self.query_one(RubricPanel).show(s.views, s.response, s.cell, shown,
                                              compact=self.has_class("-narrow"))
 

@@ -133,6 +133,23 @@ async def test_tab_moves_from_the_study_list_to_the_rater_list(judged, protocol,
         await wait_until(pilot, lambda: app.screen.session is not None, what="the desk")
 
 
+@pytest.mark.parametrize("protocol", ["m11"])
+async def test_the_desk_shows_no_empty_case_pane_for_items_without_a_case(judged, protocol):
+    """The desk on m11-sim showed a "Scenario" heading over a blank box: its samples carry their own question in
+    the text the rater reads. The pane is hidden; a hindsight item's case still shows (test_case_pane_*)."""
+    app = make_app(judged)
+    async with app.run_test(size=(140, 40)) as pilot:
+        await pilot.press("4")
+        await wait_until(pilot, lambda: app.screen.query("#study-list")
+                         and app.screen.query_one("#study-list", OptionList).option_count, what="the picker")
+        app.screen.query_one("#study-list", OptionList).focus()
+        await pilot.press("tab", "enter")
+        await wait_until(pilot, lambda: app.screen.session is not None, what="the desk")
+        await pilot.pause()
+        assert not app.screen.query_one("#case-panel").display
+        assert app.screen.query_one("#response-0").display
+
+
 @pytest.mark.parametrize("size", [(140, 40), (80, 24)])
 async def test_studies_banner_names_no_raters_a_study_lacks(faultline_ran, size):
     """Studies' detail on faultline-sim (no raters) said its numbers came from "the offline `sim` model and
