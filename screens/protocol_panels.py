@@ -12,6 +12,7 @@ import importlib
 from functools import partial
 
 from textual.screen import Screen
+from textual.widgets import Static
 
 from screens.commands import ListProvider
 
@@ -45,7 +46,18 @@ def open_panel(app, study_id: str, kind: str | None = None) -> Screen | None:
         return None
     screen = panel_screen(path, app.db, study_id)
     app.push_screen(screen)
+    line = _marks(app.db, study_id)
+    if line:  # the study's marks above the panel, as above every Metrics tab: a screenshot never passes for real
+        screen.call_after_refresh(screen.mount, Static(line, classes="panel-marks", markup=False), before=0)
     return screen
+
+
+def _marks(db, study_id: str) -> str:
+    from workbench.exports.metrics_files import marks_line, study_marks
+    from workbench.studies.lookup import find_study
+
+    study = find_study(db, study_id)
+    return marks_line(study_marks(db, study_id, study["definition"]), study["definition"]) if study else ""
 
 
 class PanelFeed:

@@ -165,3 +165,23 @@ async def test_studies_banner_names_no_raters_a_study_lacks(faultline_ran, size)
         shown = str(screen.query_one("#study-summary").render())
         assert "SIMULATED" in shown and study.name in shown
         assert "simulated raters" not in shown and "the study has no raters" in shown
+
+
+@pytest.mark.parametrize("protocol", ["calibration", "m11", "faultline"])
+async def test_a_protocol_panel_opened_with_o_carries_the_studys_marks(judged, protocol):
+    """`o` on calibration-sim's Metrics showed plots headed "Calibration · calibration-sim" only: a screenshot of
+    the panel passed for real results. Every protocol panel now carries the marks the Metrics tabs carry."""
+    study = BY_PROTOCOL[protocol]
+    app = make_app(judged)
+    async with app.run_test(size=(140, 40)) as pilot:
+        await pilot.press("5")
+        screen = app.screen
+        await wait_until(pilot, lambda: screen.protocols, what="the study list")
+        screen.query_one("#study-select", Select).value = study.name
+        await wait_until(pilot, lambda: screen.shown == study.name, timeout=120, what="the metrics")
+        marks = str(screen.query_one("#metrics-marks").render())
+        assert "SIMULATED" in marks
+        await pilot.press("o")
+        await wait_until(pilot, lambda: app.screen is not screen and app.screen.query(".panel-marks"),
+                         what="the panel's marks")
+        assert str(app.screen.query_one(".panel-marks").render()) == marks
