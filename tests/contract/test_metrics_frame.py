@@ -15,6 +15,7 @@ from screens.launch import make_app
 from tests.contract.conftest import quiet, stage
 from tests.contract.studies import BY_PROTOCOL, STUDIES
 from tests.studies.test_lineage import earlier  # noqa: F401  (a fixture)
+from tests.contract.test_one_study_on_screen import show_metrics
 from tests.contract.test_shared_screens import idle, on_screen
 from tests.screens.study_screen_helpers import wait_until
 from workbench.protocol import registry
@@ -69,10 +70,7 @@ async def test_the_protocols_tabs_in_the_frame(metrics_store, protocol, tmp_path
     async with app.run_test(size=(140, 40)) as pilot:
         await pilot.press("5")
         screen = app.screen
-        await wait_until(pilot, lambda: screen.protocols, what="the study list")
-        screen.query_one("#study-select", Select).value = study.name
-        await wait_until(pilot, lambda: screen.shown == study.name, timeout=120, what="the metrics")
-        await idle(pilot)
+        await show_metrics(pilot, study.name)
 
         titles = [str(t.label) for t in screen.query_one("#metrics-tabs").query("ContentTab")]
         assert titles == [t.tab.title for t in screen.result.tabs] and titles

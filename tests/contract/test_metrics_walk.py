@@ -4,11 +4,12 @@ picker) at 140x40 and 80x24. Each test failed before its fix."""
 from __future__ import annotations
 
 import pytest
-from textual.widgets import Input, OptionList, Select
+from textual.widgets import Input, OptionList
 
 from screens.launch import make_app
 from tests.contract.conftest import stage
 from tests.contract.studies import BY_PROTOCOL, STUDIES
+from tests.contract.test_one_study_on_screen import show_metrics
 from tests.contract.test_shared_screens import idle
 from tests.screens.study_screen_helpers import wait_until
 from workbench.exports.metrics_files import markdown_blocks
@@ -97,10 +98,7 @@ async def test_the_frame_fits_80_columns(judged, protocol):
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.press("5")
         screen = app.screen
-        await wait_until(pilot, lambda: screen.protocols, what="the study list")
-        screen.query_one("#study-select", Select).value = study.name
-        await wait_until(pilot, lambda: screen.shown == study.name, timeout=120, what="the metrics")
-        await idle(pilot)
+        await show_metrics(pilot, study.name)
         box = screen.query_one("#compare-input", Input)
         assert len(box.placeholder) <= box.content_region.width, (box.placeholder, box.content_region.width)
         for screen_tab in screen.result.tabs:
@@ -176,9 +174,7 @@ async def test_a_protocol_panel_opened_with_o_carries_the_studys_marks(judged, p
     async with app.run_test(size=(140, 40)) as pilot:
         await pilot.press("5")
         screen = app.screen
-        await wait_until(pilot, lambda: screen.protocols, what="the study list")
-        screen.query_one("#study-select", Select).value = study.name
-        await wait_until(pilot, lambda: screen.shown == study.name, timeout=120, what="the metrics")
+        await show_metrics(pilot, study.name)
         marks = str(screen.query_one("#metrics-marks").render())
         assert "SIMULATED" in marks
         await pilot.press("o")
