@@ -251,6 +251,13 @@ async def assess_run(gateway, settings, *, study_id: str, run_id: str, case_titl
             break
         calls += 1
         reply = result.text
+        if result.finish_reason == "length":  # cut, not wrong (issue 40): more room once, never the same request
+            problem, reading = f"cut at max_tokens {settings.max_tokens}", "cut"
+            larger = larger_budget(settings, result.input_tokens) if sample == 0 else None
+            if larger is None:
+                break  # its whole entries are not taken as the assessment: the rest would read as unassessed
+            settings, asked_again = replace(settings, max_tokens=larger), True
+            continue
         try:
             values, errors, evidence = parse_concern_reply(reply, concerns)
             problem = ""
@@ -260,11 +267,6 @@ async def assess_run(gateway, settings, *, study_id: str, run_id: str, case_titl
             break
         except ValueError as exc:
             problem, reading = f"unparseable reply: {exc}", "unparsed"
-            if result.finish_reason == "length":  # cut, not wrong: the fresh sample gets more room (issue 40)
-                problem, reading = f"cut at max_tokens {settings.max_tokens}: {exc}", "cut"
-                larger = larger_budget(settings, result.input_tokens) if sample == 0 else None
-                if larger is not None:
-                    settings, asked_again = replace(settings, max_tokens=larger), True
     rows = []
     for c in concerns:
         err = problem or errors.get(c)
