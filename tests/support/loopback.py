@@ -385,8 +385,9 @@ class _Handler(BaseHTTPRequestHandler):
         """Has the client closed this connection (it reads as ended)? Counted once per reply, in
         `client_closed`; a client on a kept-alive connection sends nothing while it waits for a reply."""
         try:
-            readable, _, _ = select.select([self.connection], [], [], 0)
-            gone = bool(readable) and self.connection.recv(1, socket.MSG_PEEK) == b""
+            poll = select.poll()  # not select.select: a long test process holds descriptors past 1024
+            poll.register(self.connection, select.POLLIN | select.POLLHUP)
+            gone = bool(poll.poll(0)) and self.connection.recv(1, socket.MSG_PEEK) == b""
         except OSError:
             gone = True
         if gone and not getattr(self, "_counted_gone", False):
