@@ -64,6 +64,6 @@ async def test_a_cancelled_stream_stops_the_generation(server):
 
 
 async def test_a_cancelled_whole_reply_is_generated_to_its_end(server):
-    generations, log = await cancel_then_ask(server, stream=False, max_tokens=120)
-    assert generations == 2, log  # the abandoned reply's 120 tokens, then the short call waiting behind it
+    generations, log = await cancel_then_ask(server, stream=False, max_tokens=600)  # not done within the 2 s before the cancel on a quiet machine
+    assert generations == 2, log  # the abandoned reply's tokens, then the short call waiting behind it
     assert log.count('"POST /v1/chat/completions HTTP/1.1" 200') == 1  # the short call's; none for the abandoned
