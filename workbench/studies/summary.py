@@ -130,6 +130,8 @@ def summary_text(s: dict) -> str:
         lines.append(f"errors      {counts.errors_text()}")
     if counts.truncated_text():
         lines.append(f"truncated   {counts.truncated_text()}")
+    if counts.cut_text():   # structured replies cut at max_tokens, and how many were asked again with more room
+        lines.append(f"cut         {counts.cut_text()}")
     if counts.lost.text():
         lines.append(f"lost        {counts.lost.text()}")
     for topo in s["topology"]:

@@ -6,6 +6,11 @@ makes no call and is recorded as `prompt_refused`. A reply that is not one JSON
 object with a `score` in [0, 1] is told why and asked again, `judge_retries`
 times, each retry titled as one in the transcript with the reason; if it still
 fails, the run's report holds a `judge_error` with every raw reply, and no score.
+A reply that did not parse because it was stopped at max_tokens is counted as cut
+(not unparsed) and asked again as the same prompt with a larger max_tokens within
+the judge's window (`RunContext.mend_cut`: the one rule of workbench/structured/cut.py);
+with no room or attempt left it is not asked again unchanged, and stays a
+judge_error whose reason says it was cut.
 Every call goes through the gateway via `ctx.turn`, so it is logged, replayed
 on resume and replayable with `--replay`.
 """
@@ -18,7 +23,8 @@ from functools import lru_cache
 
 from workbench.events import JUDGE_ERROR, JUDGE_SCORE, PROMPT_REFUSED
 from workbench.judges.parse import InvalidReply, extract_json
-from workbench.structured.reading import repaired
+from workbench.structured.cut import ASKED_AGAIN
+from workbench.structured.reading import CUT, repaired
 from workbench.protocols.calibration.judge_prompt import (PromptLeak, check_prompt, judge_messages,
                                                           retry_message)
 from workbench.rubrics import Rubric
@@ -38,6 +44,9 @@ def _rubric_by_hash(rubric_id: str, sha: str) -> Rubric:
         raise RubricChanged(f"rubric '{rubric_id}' is not the version the study pre-registered "
                             f"(sha256 {sha[:12]}); restore it or create a new study")
     return rubric
+
+
+STEP = "calibration judge"   # the name its replies are counted under (workbench/structured/counts.py)
 
 
 def frozen_rubric(options: dict) -> Rubric:
@@ -86,16 +95,26 @@ async def judge_program(ctx: RunContext) -> RunOutput:
     base["prompt_sha256"] = hashlib.sha256(repr(messages).encode("utf-8")).hexdigest()
     raws: list[str] = []
     error = ""
+    asked, settings = messages, None   # what the next attempt sends; None: the judge's own settings
     for attempt in range(options["judge_retries"] + 1):
-        text = await ctx.turn(f"judge-{attempt}", ctx.condition, messages, phase="judge",
-                              label=f"{ctx.condition} scores {ctx.case_id}", role="judge", schema=SCORE_SCHEMA)
+        turn = f"judge-{attempt}"
+        text = await ctx.turn(turn, ctx.condition, asked, phase="judge", label=f"{ctx.condition} scores {ctx.case_id}",
+                              role="judge", settings=settings, schema=SCORE_SCHEMA)
         raws.append(text)
-        reading = ctx.read_reply(f"judge-{attempt}", "calibration judge", parse_score, text)
+        reading = ctx.read_reply(turn, STEP, parse_score, text)
         if not reading.ok:
             error = reading.detail
+            if reading.outcome == CUT:
+                # cut at max_tokens: the same prompt with more room (structured/cut.py), never the same request
+                settings = ctx.mend_cut(turn, STEP, reading, settings) if attempt < options["judge_retries"] else None
+                if settings is None:
+                    break   # no attempt or no room left: asked again unchanged, it would only be cut again
+                error += f"; {ASKED_AGAIN} {settings.max_tokens}"
+                asked = messages
+            else:
+                asked = asked + [{"role": "assistant", "content": text}, retry_message(error)]
             if attempt < options["judge_retries"]:
-                ctx.reject(f"judge-{attempt}", error)  # the next ask is titled as its retry, with the reason
-            messages = messages + [{"role": "assistant", "content": text}, retry_message(error)]
+                ctx.reject(turn, error)  # the next ask is titled as its retry, with the reason
             continue
         score, reason = reading.value
         ctx.emit(JUDGE_SCORE, agent=ctx.condition, score=score)
