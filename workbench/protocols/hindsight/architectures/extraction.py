@@ -129,20 +129,21 @@ def shaped_report(source: str, reply: str) -> dict:
 
 
 async def copy_turn(ctx, turn: str, step: str, parse, messages: list[dict], *, phase: str, label: str, settings,
-                    schema: dict):
-    """One copy-only extraction call, its reply read by `parse` and counted under `step` (parsed, repaired,
-    refused, cut, unparsed); a reply cut at max_tokens is asked once more, the same request with a larger
-    max_tokens within the window (`RunContext.mend_cut`). Returns (the kept reply's turn id, reply, reading)."""
-    reply = await ctx.turn(turn, "extractor", messages, phase=phase, label=label, role="extraction",
-                           settings=settings, schema=schema)
+                    schema: dict | None, agent: str = "extractor", role: str = "extraction"):
+    """One structured call (a copy-only extraction, P1's topology steps), its reply read by `parse` and counted
+    under `step` (parsed, repaired, refused, cut, unparsed); a reply cut at max_tokens is asked once more, the same
+    request with a larger max_tokens within the window (`RunContext.mend_cut`). Returns (the kept reply's turn id,
+    reply, reading)."""
+    reply = await ctx.turn(turn, agent, messages, phase=phase, label=label, role=role, settings=settings,
+                           schema=schema)
     reading = ctx.read_reply(turn, step, parse, reply)
     mended = ctx.mend_cut(turn, step, reading, settings)
     if mended is None:
         return turn, reply, reading
     ctx.reject(turn, f"{reading.detail}; asked again with max_tokens {mended.max_tokens}")
     retry = f"{turn}:retry"
-    reply = await ctx.turn(retry, "extractor", messages, phase=phase, label=label, role="extraction",
-                           settings=mended, schema=schema)
+    reply = await ctx.turn(retry, agent, messages, phase=phase, label=label, role=role, settings=mended,
+                           schema=schema)
     return retry, reply, ctx.read_reply(retry, step, parse, reply)
 
 

@@ -32,7 +32,10 @@ The calls use the study's architecture model at temperature 0 and go through
 the gateway, so a resumed or replayed study classifies from the same replies.
 An extraction copies from a run's output, so its max_tokens is sized to that
 output (`runs/truncation.room_to_copy`, the rule of every copying step), never
-less than the study's.
+less than the study's. Each reply is counted (parsed, cut, unparsed) under its
+step; one cut at max_tokens is asked once more with a larger max_tokens within
+the window (`extraction.copy_turn`, the rule of workbench/structured/cut.py), and
+one still cut is an error that says so.
 """
 
 from __future__ import annotations
@@ -43,11 +46,14 @@ import re
 from dataclasses import replace
 
 from workbench.protocols.hindsight.architectures.base import RunContext, parallel, system, user
+from workbench.protocols.hindsight.architectures.extraction import copy_turn
 from workbench.protocols.hindsight.architectures.prompts import P1_COMPARE, P1_EXTRACT, P1_EXTRACT_SYSTEM
 from workbench.runs.truncation import room_to_copy
 
 LABELS = ("A", "B", "C")
 EXPECTED_CALLS = 4  # three extractions and one comparison
+# the names their replies are counted under (workbench/structured/counts.py)
+EXTRACT_STEP, COMPARE_STEP = "P1 topology extraction", "P1 topology comparison"
 
 
 def extract_json(text: str):
@@ -119,6 +125,18 @@ def read_comparison(text: str, claim_labels: list[str]) -> tuple[dict | None, st
             "unmatched_claims": unmatched}, None
 
 
+def _raising(read):
+    """A `read_…` function (value, error) as a parser that raises InvalidReply, for `RunContext.read_reply`."""
+    from workbench.structured.reading import InvalidReply
+
+    def parse(text: str):
+        value, error = read(text)
+        if error is not None:
+            raise InvalidReply(error)
+        return value
+    return parse
+
+
 def _groups_ok(value) -> bool:
     return isinstance(value, list) and all(
         isinstance(g, list) and all(isinstance(x, str) for x in g) for g in value)
@@ -185,15 +203,16 @@ async def classify_case(ctx: RunContext, runs: list[dict]) -> dict:
     labelled = dict(zip(LABELS, runs))
 
     async def extract(label: str, run: dict) -> dict:
-        turn = f"topology:{case}:extract-{label}"
         output = run["text"].strip()
         # it copies the recommendation and claims out of the output: room for the output, as every copying step
-        raw = await ctx.turn(turn, "extractor", [system(P1_EXTRACT_SYSTEM), user(P1_EXTRACT.format(output=output))],
-                             phase="topology", label=f"Extract run {label}'s recommendation and claims",
-                             role="classifier", settings=room_to_copy(ctx.settings, output))
-        data, error = read_extraction(raw)
+        _, raw, reading = await copy_turn(
+            ctx, f"topology:{case}:extract-{label}", EXTRACT_STEP, _raising(read_extraction),
+            [system(P1_EXTRACT_SYSTEM), user(P1_EXTRACT.format(output=output))], phase="topology",
+            label=f"Extract run {label}'s recommendation and claims", settings=room_to_copy(ctx.settings, output),
+            schema=None, role="classifier")
         return {"label": label, "run_id": run["run_id"], "replicate": run["replicate"], "raw": raw,
-                "error": error, **(data or {"recommendation": None, "claims": []})}
+                "error": None if reading.ok else reading.detail,
+                **(reading.value if reading.ok else {"recommendation": None, "claims": []})}
 
     extracted = await parallel(*(extract(lab, r) for lab, r in labelled.items()))
     detail: dict = {"runs": extracted, "comparison": None}
@@ -204,11 +223,12 @@ async def classify_case(ctx: RunContext, runs: list[dict]) -> dict:
             f"RUN {e['label']}\nRecommendation: {e['recommendation']}\n" +
             "\n".join(f"Claim {e['label']}{i}: {c}" for i, c in enumerate(e["claims"], start=1))
             for e in extracted)
-        raw = await ctx.turn(f"topology:{case}:compare", "comparator",
-                             [system(P1_EXTRACT_SYSTEM), user(P1_COMPARE.format(runs=listing))],
-                             phase="topology", label="Compare the three runs", role="classifier")
         claim_labels = [f"{e['label']}{i}" for e in extracted for i in range(1, len(e["claims"]) + 1)]
-        comparison, error = read_comparison(raw, claim_labels)
+        _, raw, reading = await copy_turn(
+            ctx, f"topology:{case}:compare", COMPARE_STEP, _raising(lambda r: read_comparison(r, claim_labels)),
+            [system(P1_EXTRACT_SYSTEM), user(P1_COMPARE.format(runs=listing))], phase="topology",
+            label="Compare the three runs", settings=None, schema=None, agent="comparator", role="classifier")
+        comparison, error = (reading.value, None) if reading.ok else (None, reading.detail)
         detail["comparison"] = {"raw": raw, "error": error, **(comparison or {})}
         if error:
             errors.append(f"comparison: {error}")
