@@ -57,3 +57,25 @@ def anticipation_only_judge(body: dict) -> str:
     if crits == ["anticipation"]:
         return verdict_json(crits, 2, blocks.get("RECOMMENDATION", ""))
     return "Sure! {score: 3, this is not json"
+
+
+class HeldUntil:
+    """A responder that holds each request until `n` are held at once (3 s at most), then answers with
+    `reply(body)`: the most held together is the width the client let in, whatever the machine's speed."""
+
+    def __init__(self, n: int, reply) -> None:
+        import threading
+
+        self.n, self.reply, self.held, self.most = n, reply, 0, 0
+        self.lock, self.full = threading.Lock(), threading.Event()
+
+    def __call__(self, body: dict) -> str:
+        with self.lock:
+            self.held += 1
+            self.most = max(self.most, self.held)
+            if self.held >= self.n:
+                self.full.set()
+        self.full.wait(3)
+        with self.lock:
+            self.held -= 1
+        return self.reply(body)

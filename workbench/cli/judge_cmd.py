@@ -26,7 +26,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--per-criterion", action="store_true", help="one call per criterion instead of per rubric")
     p.add_argument("--replay", action="store_true", help="no network: serve every call from the store")
     p.add_argument("--concurrency", type=int, metavar="N",
-                   help="items judged at once (default: --max-connections, else the global concurrency)")
+                   help="items judged at once (default: --max-connections, else the widest judge's max_connections "
+                        "or the global concurrency)")
     add_connection_options(p)
     add_provider_batch_options(p)
     p.add_argument("--audit", action="store_true",
@@ -64,9 +65,11 @@ def judge(args, ctx: Context) -> int:
             raise CommandError(str(exc)) from None
     gateway = build_gateway(db, ctx.db_path, replay_only=args.replay, max_connections=args.max_connections,
                             stream=args.stream, provider_batch=batches)
-    # items at once: as many as the connections asked for (a fixed 4 was a hidden cap under --max-connections)
-    width = args.concurrency or args.max_connections or gateway.config.concurrency
-    concurrency = width if batches is None else 1_000_000  # a round is every item at once
+    # items at once: as many as the connections asked for (a fixed 4 was a hidden cap under --max-connections);
+    # none asked, judge_study takes the widest judge's own max_connections, else the global concurrency
+    asked = args.concurrency or args.max_connections
+    concurrency = asked if batches is None else 1_000_000  # a round is every item at once
+    width = asked or gateway.config.concurrency
     doc: dict = {"study": args.study_id}
     ok = True
     say = quiet_when_gone(ctx.info)

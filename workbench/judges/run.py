@@ -141,9 +141,17 @@ def refuse_judges_that_are_runs(study_id: str, definition: dict, error=None) -> 
             f"runs, and `workbench --batch run {study_id}` makes their calls (then `metrics {study_id}`)")
 
 
+def items_at_once(specs: list[JudgeSpec], gateway) -> int:
+    """Items judged at once when the command asks no number: the widest judge's own `max_connections`, else the
+    gateway's global concurrency (the gateway holds each endpoint to its own width). Judges run one after
+    another, so a fixed number here would be a hidden cap on a judge's width (issue 40)."""
+    own = max((int(dict(s.connection).get("max_connections") or 0) for s in specs), default=0)
+    return max(own, int(getattr(getattr(gateway, "config", None), "concurrency", 0) or 4))
+
+
 async def judge_study(db: sqlite_utils.Database, gateway, study_id: str, *, judges: list[str] | None = None,
                       retry_errors: bool = False, force: bool = False, per_criterion: bool = False,
-                      concurrency: int = 4, sink: EventSink | None = None, progress=None,
+                      concurrency: int | None = None, sink: EventSink | None = None, progress=None,
                       long_call_after: float | None = None, heartbeat: float | None = None) -> JudgingReport:
     """Run the study's judges. `progress(message)` is called as work finishes (batch prints it, the Studies
     screen shows it), and every `heartbeat` seconds while a call has been in flight longer than
@@ -176,7 +184,7 @@ async def judge_study(db: sqlite_utils.Database, gateway, study_id: str, *, judg
     refuse_unfit(study, specs, items, JudgingError, per_criterion=per_criterion, say=say)  # before any call
     report = JudgingReport(study_id, [JudgeSummary(s.name, s.model, s.pipeline, s.runs, max_tokens=s.max_tokens)
                                       for s in specs])
-    limit = asyncio.Semaphore(max(1, concurrency))
+    limit = asyncio.Semaphore(max(1, concurrency or items_at_once(specs, gateway)))
     work = []  # every judge's pairs to judge, known before the first call: the ETA is the whole command's
     for spec, summary in zip(specs, report.judges):
         pilots = _work(db, study, spec, summary, [t for t in items if t[2]], retry_errors)
