@@ -1,4 +1,5 @@
-"""A calibration judge's reply cut at max_tokens is a named state (issue 40): counted as cut, not unparsed, and
+"""A calibration judge's reply cut at max_tokens is a named state (issue 40): `study create` warns when the judges'
+max_tokens is short of a whole reply; a reply cut at max_tokens is counted as cut, not unparsed, and
 asked again as the same prompt with twice the max_tokens (workbench/structured/cut.py, the rule of every other
 structured step), which the loopback server receives; a reply still cut is a judge_error whose reason says so,
 never asked again unchanged. The run summary, `study show`, `metrics` and the report name the cut replies from
@@ -34,7 +35,7 @@ def test_a_cut_judge_reply_is_counted_cut_and_asked_again_with_more_room(tmp_pat
     judges = [{"name": j, "model": f"openai/{j}", "api_base": loopback_server.url} for j in ROOM]
     path = calkit.study_file(tmp_path, "cal-cut", judges, sample_size=2)
     assert main(["--batch", "--db", db, "study", "create", str(path)]) == 0
-    capsys.readouterr()
+    assert "judge_max_tokens" not in capsys.readouterr().err          # 256 holds a whole reply: no warning
     assert main(["--batch", "--db", db, "run", "cal-cut"]) == 0
     assert f"study {LINE}" in capsys.readouterr().out                   # the run summary
     asked = {j: sorted(b["max_tokens"] for b in loopback_server.requests if judge_of(b) == j) for j in ROOM}
@@ -59,3 +60,12 @@ def test_a_cut_judge_reply_is_counted_cut_and_asked_again_with_more_room(tmp_pat
     out = tmp_path / "report.md"
     assert main(["--batch", "--db", db, "report", "cal-cut", "--out", str(out)]) == 0
     assert LINE[0].upper() + LINE[1:] in out.read_text(encoding="utf-8")   # the report
+
+
+def test_create_warns_when_the_judges_max_tokens_is_short_of_a_whole_reply(tmp_path, loopback_server, capsys):
+    judges = [{"name": j, "model": f"openai/{j}", "api_base": loopback_server.url} for j in ROOM]
+    path = calkit.study_file(tmp_path, "cal-short", judges, sample_size=2, extra="judge_max_tokens = 40")
+    assert main(["--batch", "--db", str(tmp_path / "store.db"), "study", "create", str(path)]) == 0
+    assert ("warning: calibration.judge_max_tokens 40 is below what a judge's reply needs (a score and a reason of "
+            "up to 300 characters: about 116 tokens)") in capsys.readouterr().err
+    assert loopback_server.count == 0

@@ -57,10 +57,27 @@ def frozen_rubric(options: dict) -> Rubric:
 # Grammar-based decoders (llama.cpp) do not enforce a number's minimum and maximum, and a small model wrote
 # 1.2; so the schema lists the scores 0.00 ... 1.00: the project's choice, a step of 0.01 on the seed's 0-1 scale.
 SCORE_STEPS = [round(i / 100, 2) for i in range(101)]
+REASON_CHARS = 300
 SCORE_SCHEMA = {"name": "calibration_score", "schema": {
     "type": "object", "properties": {"score": {"type": "number", "enum": SCORE_STEPS},
-                                     "reason": {"type": "string", "maxLength": 300}},
+                                     "reason": {"type": "string", "maxLength": REASON_CHARS}},
     "required": ["score", "reason"]}}
+# A whole reply's tokens: the score's JSON and a reason of REASON_CHARS at about three characters a token (the
+# rule of runs/truncation.room_to_copy). Below it a reply may be cut at max_tokens (issue 40).
+REPLY_TOKENS = REASON_CHARS // 3 + 16
+
+
+def short_budget(definition: dict) -> list[str]:
+    """`study create`'s warning when `judge_max_tokens` is below what a judge's whole reply needs (the offline
+    models answer whatever they are given)."""
+    from workbench.gateway.api import OFFLINE_MODELS
+
+    given = int(definition["calibration"]["judge_max_tokens"])
+    if given >= REPLY_TOKENS or all(j.get("model") in OFFLINE_MODELS for j in definition.get("judges") or []):
+        return []
+    return [f"calibration.judge_max_tokens {given} is below what a judge's reply needs (a score and a reason of up "
+            f"to {REASON_CHARS} characters: about {REPLY_TOKENS} tokens); its replies may be cut at max_tokens, each "
+            f"then asked again with twice the room: raise judge_max_tokens to {REPLY_TOKENS} or more"]
 
 
 def parse_score(text: str) -> tuple[float, str]:

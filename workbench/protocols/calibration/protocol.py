@@ -80,6 +80,11 @@ class CalibrationProtocol(StudyProtocol):
         return (f"{len(definition.get('judges') or [])} judge(s), Arm B sample of {o['sample_size']}, "
                 f"k = {o['k']:g}")
 
+    def budget_warnings(self, definition: dict) -> list[str]:
+        from workbench.protocols.calibration.program import short_budget
+
+        return short_budget(definition)
+
     def frozen_artefacts(self, db, study_id: str, definition: dict) -> list[tuple[str, str, str]]:
         """The joined CSV's schema (the rubric is frozen as a rubric: see `extra_rubrics`)."""
         options = definition[self.section]
