@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from workbench.protocol.base import ReportSection
 from workbench.protocols.calibration.outcomes import outcome_lines
+from workbench.protocols.calibration.program import REASON_CHARS, REPLY_TOKENS
 from workbench.protocols.calibration.sampling import edges_label
 
 OWN_CHOICES = [
@@ -31,6 +32,9 @@ OWN_CHOICES = [
     "0.5, 0.75 and 1; the judge may answer any value in [0, 1] as JSON {score, reason}.",
     "An invalid reply is told why and asked again `judge_retries` times (default 1) before it counts as a "
     "judge_error.",
+    "A reply cut at `judge_max_tokens` is counted as cut and asked again as the same prompt with twice the "
+    f"max_tokens within the judge's window; `study create` warns below {REPLY_TOKENS} tokens (a score and a "
+    f"reason of up to {REASON_CHARS} characters at about three characters a token).",
     "The prompt check looks for excluded values only when they are at least 3 characters long; names in any "
     "spelling are always refused.",
     "Arm A uses every imported interaction; Arm B samples accepted ones (`accepted`, default true).",
