@@ -2,8 +2,8 @@
 retry changes (issue 40).
 
 The judges (`workbench/judges/calls.py`) and every structured step inside runs (`RunContext.mend_cut`: hindsight's
-report-shape and perspective extractions, faultline's belief graphs, QBAF maps, crux cards, claims and stances,
-M11's stages) ask such a reply again with `CUT_GROWTH` times its max_tokens, no more than the model's window leaves
+report-shape and perspective extractions and P1's topology extraction and comparison, faultline's belief graphs,
+QBAF maps, crux cards, claims and stances, M11's stages, DQ-3, calibration's judge) ask such a reply again with `CUT_GROWTH` times its max_tokens, no more than the model's window leaves
 after the prompt: the same request would only be cut again. Where no larger budget fits, a caller asks less per
 call where its protocol allows (a judge: one criterion a call) or keeps the reply, counted as cut. The cut reply's
 reading is recorded naming the change (`asked_again`), so `metrics`, the report and the run's counts say it.
