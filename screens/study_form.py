@@ -415,8 +415,10 @@ class StudyFormScreen(FormProblems, LeaveAsking, Screen[str | None]):
         self.baseline = self.form_values()
         self.sub_title = f"Study {self.study_id}"
         where = f" from {source}" if source else ""
-        self._status(f"study {self.study_id} {result['action']}{where}")
-        self.notify(f"Study {self.study_id} {result['action']}{where}", title="Study")
+        said = [*result.get("budget", []), *(f"warning: {w}" for w in result.get("warnings", []))]
+        self._status("\n".join([f"study {self.study_id} {result['action']}{where}", *said]))  # as `study create`
+        self.notify(f"Study {self.study_id} {result['action']}{where}", title="Study",
+                    severity="warning" if result.get("warnings") else "information")
         row = find_study(self.app.db, self.study_id)
         if row and row["frozen_at"]:
             self._show_freeze(row["freeze_hash"], row["frozen_at"])

@@ -127,3 +127,19 @@ async def test_choosing_a_problem_moves_to_its_field(app):
         assert app.focused is target
         scroll = form.query_one("#study-form")
         assert scroll.scroll_y > 0 and scroll.region.contains_region(target.region)  # scrolled into view
+
+
+async def test_a_loaded_study_file_shows_what_study_create_says(app):
+    """Issue 40: the form states the belief graphs' budget (and any warning) as `study create` prints it."""
+    from pathlib import Path
+
+    from textual.widgets import Static
+
+    async with app.run_test(size=SIZE) as pilot:
+        await open_form(pilot)
+        form = app.screen
+        assert form.load_file(str(Path(__file__).resolve().parents[2] / "studies" / "faultline-sim.toml"))
+        await pilot.pause()
+        status = str(form.query_one("#form-status", Static).render())
+        assert "study faultline-sim created from faultline-sim.toml" in status
+        assert "belief graphs: " in status and "whatever the study's max_tokens" in status

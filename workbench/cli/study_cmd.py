@@ -50,6 +50,8 @@ def create(args, ctx: Context) -> int:
     items = result.get("items") or {}
     for problem in items.get("problems", []):
         ctx.info(problem)
+    for line in result.get("budget", []):
+        ctx.info(line)
     for warning in result.get("warnings", []):
         ctx.info(f"warning: {warning}")
     loaded = (f"; items: {items.get('to_run', 0)} to run of {items['added']} loaded"

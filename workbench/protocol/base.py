@@ -293,6 +293,11 @@ class StudyProtocol:
         """The run program for `ctx.condition` over `ctx.item`."""
         raise NotImplementedError(f"protocol '{self.name}' has no run program")
 
+    def budget_lines(self, definition: dict) -> list[str]:
+        """What the protocol's own costly steps will ask for, stated at `study create` whether or not they fit
+        (faultline's belief graphs, whose max_tokens is not the study's)."""
+        return []
+
     def budget_warnings(self, definition: dict) -> list[str]:
         """`study create`'s warnings about steps that ask for more tokens than the study's max_tokens (faultline's
         belief graphs), said before they cost minutes a call on a slow model."""

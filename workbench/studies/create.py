@@ -80,10 +80,12 @@ def create_study(db: sqlite_utils.Database, path: str | Path | None = None, *, t
             raise StudyError([Problem(name, 1, "replication_of", why)])
     from workbench.studies.lineage import lineage_lines, record_lineage
 
+    from workbench.protocol.registry import protocol_of
+
     record_lineage(db, study_id, definition, None)
     warnings = [*warnings, *lineage_lines(db, study_id)]
     return {"study_id": study_id, "action": "replaced" if existing else "created", "definition": definition,
-            "items": loaded, "warnings": warnings}
+            "items": loaded, "budget": protocol_of(definition).budget_lines(definition), "warnings": warnings}
 
 
 def load_items(db: sqlite_utils.Database, study_id: str, definition: dict, path: str | Path | None) -> dict:

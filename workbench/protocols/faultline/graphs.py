@@ -57,8 +57,8 @@ def budget_text(definition: dict, graphs: int | None = None) -> str:
 
 
 def graph_over_budget(definition: dict) -> list[str]:
-    """`study create`'s warning when a graph asks for more tokens than the study's max_tokens (the budget beside
-    it, before `faultline graphs` spends minutes a graph on a CPU model)."""
+    """`study create`'s warning when a graph asks for more tokens than the study's max_tokens (the budget itself
+    is stated beside it by `budget_lines`), before `faultline graphs` spends minutes a graph on a CPU model."""
     from workbench.gateway.api import OFFLINE_MODELS
     from workbench.protocols.faultline.conditions import graph_sizes
 
@@ -69,8 +69,8 @@ def graph_over_budget(definition: dict) -> list[str]:
     if not any(graph_max_tokens(table, n) > turn for n in graph_sizes(definition["conditions"])):
         return []
     most = max(graph_max_tokens(table, n) for n in graph_sizes(definition["conditions"]))
-    return [f"{budget_text(definition)}: `faultline graphs` asks a graph for up to {most / max(turn, 1):.0f}x a "
-            "debate turn's tokens, minutes a graph on a CPU model"]
+    return [f"`faultline graphs` asks a graph for up to {most / max(turn, 1):.0f}x a debate turn's tokens "
+            f"({most:,} against max_tokens {turn:,}): minutes a graph on a CPU model"]
 
 
 def format_graph(graph: dict | None) -> str:

@@ -72,6 +72,12 @@ class FaultlineProtocol(StudyProtocol):
         return (f"{len(s['topics'])} topic(s) x {len(s['pairs'])} persona pair(s) x "
                 f"{len(definition['conditions'])} condition(s), {s['rounds']} round(s)")
 
+    def budget_lines(self, definition: dict) -> list[str]:
+        from workbench.protocols.faultline.conditions import graph_sizes
+        from workbench.protocols.faultline.graphs import budget_text
+
+        return [budget_text(definition)] if graph_sizes(definition["conditions"]) else []
+
     def budget_warnings(self, definition: dict) -> list[str]:
         from workbench.protocols.faultline.graphs import graph_over_budget
 
