@@ -1,4 +1,4 @@
-"""The study picker of the sections that show one study at a time (Runs, Metrics): one look (each study with
+"""The study picker of the sections that show one study at a time (Runs, Metrics, Scoring): one look (each study with
 its protocol and status, newest first, "no study" while there is none), and one rule for which study it shows.
 
 A study newly chosen in Studies is followed once (the section says so while it shows it); else the study
