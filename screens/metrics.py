@@ -34,7 +34,7 @@ from screens.metrics_plots import (
 )
 from screens.metrics_tab import MetricPanel, tab_pane
 from screens.protocol_panels import open_panel, study_panels
-from screens.widgets.section import SectionScreen, chosen_study
+from screens.widgets.section import SectionScreen
 from screens.widgets.study_picker import StudyPicker
 from workbench.metrics.render import RenderedTable
 
@@ -62,7 +62,6 @@ def rendered(table) -> RenderedTable:
     return as_rendered(table)
 
 
-NO_STUDIES = [("no study", ("no study",))]  # the one option while there is none (its value is no study id)
 # the compare input's hints fit its 26 columns at 80x24 (issue 43's walk: both were cut there)
 COMPARE_HINT = "compare A:B:METRIC (c)"
 NO_COMPARISONS = "no comparisons here"
@@ -136,8 +135,6 @@ class MetricsScreen(SectionScreen):
         self.shown: str | None = None  # the study whose panels are on screen (set once they all are)
         self.shows = 0                 # how many times panels were (re)built: lets a test wait for a recompute
         self.study_id: str | None = None
-        self.following: str | None = None  # the study chosen in Studies that this section follows
-        self.followed: str | None = None   # the last one followed (a study chosen there once is followed once)
         self.computing: str | None = None  # the study whose worker is computing
         self.concerns_busy = False         # a DQ-3 assessment or recording is under way
         self.comparisons: list = []
@@ -147,8 +144,7 @@ class MetricsScreen(SectionScreen):
 
     def compose_section(self) -> ComposeResult:
         with Horizontal(id="metrics-bar"):
-            # no blank row: a prompt row is no study one could choose (it was, and errored)
-            yield StudyPicker(empty=NO_STUDIES, tooltip="The study to analyse")
+            yield StudyPicker(tooltip="The study to analyse")
             yield Input(placeholder=COMPARE_HINT, id="compare-input", compact=True)
         yield Static("", id="metrics-marks", markup=False)
         yield Static("Pick a study.", id="metrics-status", markup=False)
@@ -172,19 +168,9 @@ class MetricsScreen(SectionScreen):
         return study_list(self.app.db)
 
     def _show_studies(self, studies: list[dict]) -> None:
-        select = self.query_one(StudyPicker)
         self.protocols = {s["id"]: s["protocol"] for s in studies}
         self.statuses = {s["id"]: s["status_text"] for s in studies}
-        # the status is the core's one definition (store.studies.study_status)
-        options = [(f"{s['id']} ({s['protocol']}, {s['status_text']})", s["id"]) for s in studies]
-        ids = [s["id"] for s in studies]
-        chosen = chosen_study(self.app)
-        if chosen in ids and chosen != self.followed:  # newly chosen in Studies: follow it, and say so
-            self.following = self.followed = chosen
-            target = chosen
-        else:
-            target = self.study_id if self.study_id in ids else (ids[0] if ids else None)
-        select.show(options, target)
+        target = self.query_one(StudyPicker).show(studies, self.study_id)
         if not studies:
             self.study_id = None
             self._clear("No study in the store yet: create one with `workbench --batch study create FILE`.")
@@ -193,15 +179,11 @@ class MetricsScreen(SectionScreen):
 
     @on(Select.Changed, "#study-select")
     def _study_changed(self, event: Select.Changed) -> None:
-        self._study_changed_to(event.value)
+        self._study_changed_to(StudyPicker.study_of(event.value))
 
-    def _study_changed_to(self, value) -> None:
-        if not isinstance(value, str):
-            return  # Select.NULL (no study) is no study id
-        if value == self.study_id and (self.result is not None or self.computing == value):
+    def _study_changed_to(self, value: str | None) -> None:
+        if value is None or (value == self.study_id and (self.result is not None or self.computing == value)):
             return
-        if value != self.following:
-            self.following = None
         if value != self.study_id:
             self.comparisons = []  # one study's comparisons name its conditions
         self.study_id = value
@@ -286,7 +268,7 @@ class MetricsScreen(SectionScreen):
     # -- showing ------------------------------------------------------------------------------------
 
     def _status(self, text: str) -> None:
-        if self.following and self.following == self.study_id:
+        if self.query_one(StudyPicker).follows(self.study_id):
             text = f"{text}  (chosen in Studies)"
         self.query_one("#metrics-status", Static).update(text)
 

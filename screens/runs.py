@@ -33,7 +33,7 @@ from screens.commands import StudyCommandProvider
 from screens.protocol_panels import PanelFeed, open_panel, study_panels
 from screens.run_transcript import TranscriptView
 from screens.widgets.run_grid import RunGrid
-from screens.widgets.section import SectionScreen, chosen_study
+from screens.widgets.section import SectionScreen
 from screens.widgets.study_picker import StudyPicker
 from screens.widgets.unsaved_guard import UnsavedGuard
 from workbench.fidelity.policy import MARK
@@ -107,8 +107,6 @@ class RunsScreen(UnsavedGuard, SectionScreen):
         self.summary = None
         self.outcome: Text | None = None  # the last run's summary or failure, shown under the grid
         self._wanted: str | None = None
-        self._followed: str | None = None   # the last study followed from Studies (followed once per choice)
-        self._following: str | None = None  # the study shown because it was chosen in Studies
         self._worker: Worker | None = None
         self._timer = None
         self._last_tick = 0.0
@@ -117,7 +115,7 @@ class RunsScreen(UnsavedGuard, SectionScreen):
 
     def compose_section(self) -> ComposeResult:
         with Horizontal(id="runs-head"):
-            yield StudyPicker(prompt="choose a study", tooltip="The study whose runs are shown")
+            yield StudyPicker(tooltip="The study whose runs are shown")
             yield Static("", id="study-note")
         yield RunGrid(id="run-grid")
         yield Static("", id="treatment-note", markup=False)
@@ -131,11 +129,8 @@ class RunsScreen(UnsavedGuard, SectionScreen):
         self.load_studies(select=self._wanted)
 
     def on_screen_resume(self) -> None:
-        # UnsavedGuard registers this screen: quitting while a study runs asks first.
-        chosen = chosen_study(self.app)
-        if chosen and chosen != self._followed:  # newly chosen in Studies: follow it (said in the study note)
-            self._followed = self._following = chosen
-            self._wanted = self._wanted or chosen
+        # UnsavedGuard registers this screen: quitting while a study runs asks first. The picker follows a
+        # study newly chosen in Studies (said in the study note).
         if self.is_mounted and not self.running:
             self.load_studies(select=self._wanted or self.study_id)
 
@@ -177,21 +172,21 @@ class RunsScreen(UnsavedGuard, SectionScreen):
             self.load_studies(select=study_id)
 
     def load_studies(self, select: str | None = None) -> None:
-        from workbench.studies.lookup import list_studies
+        from workbench.metrics.ratings import study_list
 
-        ids = [s["id"] for s in list_studies(self.app.db)]
-        chosen = select if select in ids else (self.study_id if self.study_id in ids else (ids[-1] if ids else None))
+        studies = study_list(self.app.db)  # as Metrics lists them (one picker)
+        chosen = self.query_one(StudyPicker).show(studies, self.study_id, wanted=select)
         self._wanted = None
-        self.query_one(StudyPicker).show([(i, i) for i in ids], chosen)
-        if not ids:
+        if not studies:
             self.query_one("#study-note", Static).update(
                 "No studies yet: create one in Studies (2), or `workbench --batch study create FILE`.")
         self.show_study(chosen)
 
     @on(Select.Changed, "#study-select")
     def _study_chosen(self, event: Select.Changed) -> None:
-        if event.value is not Select.NULL and event.value != self.study_id:
-            self.show_study(str(event.value))
+        study_id = StudyPicker.study_of(event.value)
+        if study_id and study_id != self.study_id:
+            self.show_study(study_id)
 
     def show_study(self, study_id: str | None) -> None:
         """Draw the grid of a study from the store."""
@@ -225,7 +220,7 @@ class RunsScreen(UnsavedGuard, SectionScreen):
         m = study["definition"]["model"]
         frozen = (f"frozen {study['freeze_hash'][:12]}" if study["frozen_at"]
                   else "not frozen yet: s freezes it, then runs it")
-        chosen = ("  ·  chosen in Studies", "dim") if self._following == self.study_id else ""
+        chosen = ("  ·  chosen in Studies", "dim") if self.query_one(StudyPicker).follows(self.study_id) else ""
         self.query_one("#study-note", Static).update(Text.assemble(
             ("model ", "dim"), m["name"], (f" @ {m['api_base']}" if m["api_base"] else ""),
             ("  ·  ", "dim"), frozen, chosen))

@@ -188,7 +188,12 @@ class ScoringScreen(UnsavedGuard, SectionScreen):
 
     def enter_without_session(self) -> None:
         """Shown with no session open: the rater picker. (Rater mode opens its one session here instead.)"""
-        self.query_one(IdentityPicker).load(scorable_studies(self.app.db))
+        self._load_picker()
+
+    def _load_picker(self) -> None:
+        from workbench.metrics.ratings import study_list
+
+        self.query_one(IdentityPicker).load(scorable_studies(self.app.db), study_list(self.app.db))
 
     @on(IdentityPicker.Chosen)
     def _chosen(self, event: IdentityPicker.Chosen) -> None:
@@ -240,9 +245,8 @@ class ScoringScreen(UnsavedGuard, SectionScreen):
         self._desk_owns_keys(False)
         self.sub_title = "Scoring"
         self.query_one(ContentSwitcher).current = PICK
-        picker = self.query_one(IdentityPicker)
-        picker.load(scorable_studies(self.app.db))
-        picker.say("")
+        self._load_picker()
+        self.query_one(IdentityPicker).say("")
         self.refresh_bindings()
 
     def action_back(self) -> None:

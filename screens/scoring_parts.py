@@ -1,8 +1,8 @@
 """Parts of the scoring screen: who is scoring (study, then rater), the full rubric text, and the
 screen's command-palette entries.
 
-`IdentityPicker` lists the frozen studies that name raters and, for the one
-highlighted, only that study's raters; enter on a rater posts `Chosen`.
+`IdentityPicker` offers the frozen studies that name raters in the sections' study
+picker and, for the one chosen, only that study's raters; enter on a rater posts `Chosen`.
 `RubricGuide` is a modal with the whole rubric of the focused criterion:
 instructions, procedure and every criterion's anchors. `ScoringCommands`
 offers "score: …" commands while the Scoring screen is shown.
@@ -23,17 +23,19 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.message import Message
 from textual.screen import ModalScreen
-from textual.widgets import OptionList, Static
+from textual.widgets import OptionList, Select, Static
 from textual.widgets.option_list import Option
 
 from screens.commands import ListProvider
+from screens.widgets.study_picker import StudyPicker
 from screens.widgets.rubric_panel import procedure_lines
 from workbench.scoring.views import RubricView
 from workbench.scoring.session import StudyChoice, scorable_studies
 
 
 class IdentityPicker(Vertical):
-    """Pick the study, then your rater name. Enter on a name opens your next unscored item."""
+    """Pick the study (the sections' one StudyPicker), then your rater name. Enter on a name opens your next
+    unscored item."""
 
     DEFAULT_CSS = """
     IdentityPicker {
@@ -41,10 +43,9 @@ class IdentityPicker(Vertical):
     }
     IdentityPicker #pick-title { text-style: bold; color: $accent; }
     IdentityPicker #pick-intro { color: $text-muted; margin-bottom: 1; }
-    IdentityPicker #pick-labels { height: 1; }
-    IdentityPicker #pick-lists { height: auto; max-height: 20; }
-    IdentityPicker OptionList { width: 40; height: auto; max-height: 18; margin-right: 2; }
-    IdentityPicker .pick-label { width: 40; margin-right: 2; text-style: bold; }
+    IdentityPicker .pick-row { height: auto; margin-bottom: 1; }
+    IdentityPicker .pick-label { width: 7; text-style: bold; }
+    IdentityPicker #rater-list { width: 40; height: auto; max-height: 18; }
     IdentityPicker #pick-message { margin-top: 1; }
     """
 
@@ -61,36 +62,37 @@ class IdentityPicker(Vertical):
         yield Static("Who is scoring?", id="pick-title")
         yield Static("Pick the study, then your name. You will see only your own scores; the responses are "
                      "anonymized.", id="pick-intro", markup=False)
-        with Horizontal(id="pick-labels"):
+        with Horizontal(classes="pick-row"):
             yield Static("Study", classes="pick-label")
+            yield StudyPicker(tooltip="The study to score")
+        with Horizontal(classes="pick-row"):
             yield Static("Rater", classes="pick-label")
-        with Horizontal(id="pick-lists"):
-            yield OptionList(id="study-list", markup=False)
             yield OptionList(id="rater-list", markup=False)
         yield Static("", id="pick-message", markup=False)
 
-    def load(self, studies: list[StudyChoice]) -> None:
-        """(Re)fill the study list, keeping the highlighted study if it is still there."""
-        study_list = self.query_one("#study-list", OptionList)
-        kept = study_list.highlighted_option.id if study_list.highlighted_option is not None else None
+    def load(self, studies: list[StudyChoice], listed: list[dict]) -> None:
+        """(Re)fill the picker with the scorable `studies` (labelled and ordered as `listed`, the sections'
+        study list, says them), keeping the study shown if it is still there."""
+        picker = self.query_one(StudyPicker)
         self.studies = studies
-        study_list.clear_options()
-        study_list.add_options([Option(s.id + ("  (scoring closed)" if s.closed else ""), id=s.id)
-                                for s in studies])
-        if not studies:
+        scorable = {s.id: s for s in studies}
+        rows = [{**row, "status_text": row["status_text"] + (", scoring closed" if scorable[row["id"]].closed
+                                                             else "")}
+                for row in listed if row["id"] in scorable]
+        shown = picker.value if isinstance(picker.value, str) else None
+        study = self._study(picker.show(rows, shown))
+        if study is None:
             self.query_one("#rater-list", OptionList).clear_options()
             self.say("No study to score yet: a study needs to be frozen, name its raters and have run.")
             return
-        index = next((k for k, s in enumerate(studies) if s.id == kept), 0)
-        study_list.highlighted = index
-        self._fill_raters(studies[index])
+        self._fill_raters(study)
         if len(studies) == 1:
             self.query_one("#rater-list", OptionList).focus()
         else:
-            study_list.focus()
+            picker.focus()
 
     def focus_studies(self) -> None:
-        self.query_one("#study-list", OptionList).focus()
+        self.query_one(StudyPicker).focus()
 
     def say(self, message: str, *, error: bool = False) -> None:
         self.query_one("#pick-message", Static).update(Text(message, style="bold red" if error else ""))
@@ -104,25 +106,21 @@ class IdentityPicker(Vertical):
         rater_list.add_options([Option(name, id=name) for name in study.raters])
         rater_list.highlighted = 0 if study.raters else None
 
-    @on(OptionList.OptionHighlighted, "#study-list")
-    def _study_highlighted(self, event: OptionList.OptionHighlighted) -> None:
-        study = self._study(event.option.id)
+    @on(Select.Changed, "#study-select")
+    def _study_chosen(self, event: Select.Changed) -> None:
+        event.stop()
+        study = self._study(StudyPicker.study_of(event.value))
         if study is not None:
             self._fill_raters(study)
-
-    @on(OptionList.OptionSelected, "#study-list")
-    def _study_selected(self, event: OptionList.OptionSelected) -> None:
-        event.stop()
-        self.query_one("#rater-list", OptionList).focus()
+            self.query_one("#rater-list", OptionList).focus()
 
     @on(OptionList.OptionSelected, "#rater-list")
     def _rater_selected(self, event: OptionList.OptionSelected) -> None:
         event.stop()
-        study_list = self.query_one("#study-list", OptionList)
-        option = study_list.highlighted_option
-        if option is None or option.id is None or event.option.id is None:
+        study_id = StudyPicker.study_of(self.query_one(StudyPicker).value)
+        if study_id is None or event.option.id is None:
             return
-        self.post_message(self.Chosen(option.id, event.option.id))
+        self.post_message(self.Chosen(study_id, event.option.id))
 
 
 _LIST_ITEM = re.compile(r"\s*(?:[-*•]|\d+[.)])\s")

@@ -169,8 +169,7 @@ class StudiesScreen(StudyActions, JudgingActions, PacketActions, SectionScreen):
                 for title, help_text, callback in study_entries(ids, lambda name, *a: partial(call, name, *a))]
 
     # StudyCommands offers them by study
-    PALETTE_SKIP = {"new_study", "load_file", "freeze", "runs", "judge", "pilots", "unblind", "report", "export",
-                    "packet_export", "packet_import", "adjudicate", "topology", "cancel_judging", "evaluators"}
+    PALETTE_SKIP = {"new_study", "load_file", "freeze", "selected", "packet_import", "cancel_judging"}
     SUB_TITLE = "Studies"
     COMMANDS = {StudyCommands}
     CSS_PATH = "styles/studies.tcss"
@@ -183,32 +182,32 @@ class StudiesScreen(StudyActions, JudgingActions, PacketActions, SectionScreen):
         Binding("f", "freeze", "Freeze", id="studies.freeze",
                 tooltip="Freeze the selected study: hash its definition, cases, rubrics and prompts "
                         "(a frozen study is checked instead)"),
-        Binding("r", "runs", "Runs", id="studies.runs", show=False,
+        Binding("r", "selected('runs')", "Runs", id="studies.runs", show=False,
                 tooltip="Open the selected study in the Runs section"),
-        Binding("j", "judge", "Judge", id="studies.judge",
+        Binding("j", "selected('judge')", "Judge", id="studies.judge",
                 tooltip="Run the selected study's LLM judges, as `workbench --batch judge`; progress and judge "
                         "errors show on the detail pane"),
         Binding("c", "cancel_judging", "Cancel judging", id="studies.cancel_judging", show=False,
                 tooltip="Cancel the judging in progress: calls in flight are recorded as cancelled, what was "
                         "judged is kept, and j continues"),
-        Binding("l", "pilots", "Pilots", id="studies.pilots", show=False,
+        Binding("l", "selected('pilots')", "Pilots", id="studies.pilots", show=False,
                 tooltip="The calibration pilots' result per rater and judge; release a held rater with a reason"),
-        Binding("u", "unblind", "Unblind", id="studies.unblind",
+        Binding("u", "selected('unblind')", "Unblind", id="studies.unblind",
                 tooltip="Unblind the selected study: names what it opens, asks for a reason, records both"),
-        Binding("p", "report", "Report", id="studies.report",
+        Binding("p", "selected('report')", "Report", id="studies.report",
                 tooltip="Write the selected study's Markdown report to a file you name"),
-        Binding("x", "export", "Export", id="studies.export",
+        Binding("x", "selected('export')", "Export", id="studies.export",
                 tooltip="Export the selected study (tidy tables, Inspect AI logs …) to a folder you name"),
-        Binding("k", "packet_export", "Packet", id="studies.packet", show=False,
+        Binding("k", "selected('packet_export')", "Packet", id="studies.packet", show=False,
                 tooltip="Write a rater's offline scoring packet of the selected study to a file you name"),
         Binding("i", "packet_import", "Import packet", id="studies.packet_import", show=False,
                 tooltip="Record a rater's filled-in scoring packet (an edited or foreign one is refused)"),
-        Binding("a", "adjudicate", "Adjudicate", id="studies.adjudicate", show=False,
+        Binding("a", "selected('adjudicate')", "Adjudicate", id="studies.adjudicate", show=False,
                 tooltip="Hindsight: the adjudication queue of the selected study; record a third rater's score "
                         "or a consensus"),
-        Binding("t", "topology", "Topology", id="studies.topology", show=False,
+        Binding("t", "selected('topology')", "Topology", id="studies.topology", show=False,
                 tooltip="Hindsight, once unblinded: review the selected study's Basin / Ridge / Plateau codings"),
-        Binding("e", "evaluators", "Evaluators", id="studies.evaluators", show=False,
+        Binding("e", "selected('evaluators')", "Evaluators", id="studies.evaluators", show=False,
                 tooltip="Evaluator quality of the selected study: gold, attention, time, straight-lining, "
                         "agreement, drift; the exclusion rules; a blind review of a judge's verdicts"),
         Binding("g", "refresh", "Refresh", id="studies.refresh", show=False,
@@ -458,15 +457,6 @@ class StudiesScreen(StudyActions, JudgingActions, PacketActions, SectionScreen):
         self.notify(f"{study_id} {verb}: hash {result['freeze_hash'][:12]}", title="Freeze")
         self.refresh_list(select=study_id)
 
-    def action_runs(self) -> None:
-        self._on_selected(self.runs)
-
-    def action_judge(self) -> None:
-        self._on_selected(self.judge)
-
-    def action_pilots(self) -> None:
-        self._on_selected(self.pilots)
-
     def say_work(self, study_id: str, text: str) -> None:
         """The long work's progress and outcome (judging) of `study_id`, above that study's summary only."""
         self._work = (study_id, text)
@@ -478,12 +468,6 @@ class StudiesScreen(StudyActions, JudgingActions, PacketActions, SectionScreen):
         line.update(text if study_id == shown else "")
         line.display = bool(text) and study_id == shown
 
-    def action_packet_export(self) -> None:
-        self._on_selected(self.packet_export)
-
-    def action_adjudicate(self) -> None:
-        self._on_selected(self.adjudicate)
-
     def adjudicate(self, study_id: str) -> None:
         """Hindsight's adjudication queue (another protocol has none: said, not opened)."""
         from screens.adjudication import AdjudicationScreen
@@ -491,17 +475,11 @@ class StudiesScreen(StudyActions, JudgingActions, PacketActions, SectionScreen):
         if self._is_hindsight(study_id, "adjudication"):
             self.app.push_screen(AdjudicationScreen(study_id))
 
-    def action_evaluators(self) -> None:
-        self._on_selected(self.evaluators)
-
     def evaluators(self, study_id: str) -> None:
         """The evaluator panel (issue 32): computed blind, so open at any time."""
         from screens.evaluators import EvaluatorPanelScreen
 
         self.app.push_screen(EvaluatorPanelScreen(study_id))
-
-    def action_topology(self) -> None:
-        self._on_selected(self.topology)
 
     def topology(self, study_id: str) -> None:
         """Hindsight's topology review, once the study is unblinded (the codings name conditions)."""
@@ -529,21 +507,14 @@ class StudiesScreen(StudyActions, JudgingActions, PacketActions, SectionScreen):
                         severity="warning")
         return protocol == "hindsight"
 
-    def action_unblind(self) -> None:
-        self._on_selected(self.unblind)
-
-    def action_report(self) -> None:
-        self._on_selected(self.report)
-
-    def action_export(self) -> None:
-        self._on_selected(self.export)
-
-    def _on_selected(self, act) -> None:
+    def action_selected(self, act: str) -> None:
+        """A key's act (`runs`, `judge`, `export` …: the method the palette calls with a study) on the
+        selected study."""
         study_id = self.selected_study_id()
         if study_id is None:
             self.notify("Choose a study first", severity="warning")
             return
-        act(study_id)
+        getattr(self, act)(study_id)
 
     def runs(self, study_id: str) -> None:
         """Show the study in the Runs section."""

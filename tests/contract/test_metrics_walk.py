@@ -113,20 +113,20 @@ async def test_the_frame_fits_80_columns(judged, protocol):
 @pytest.mark.parametrize("protocol", ["m11"])
 @pytest.mark.parametrize("size", [(140, 40), (80, 24)])
 async def test_tab_moves_from_the_study_list_to_the_rater_list(judged, protocol, size):
-    """The Scoring picker: `4`, Tab left the focus in the Study list (the desk's Tab binding swallowed it), so
+    """The Scoring picker: `4`, Tab left the focus in the study picker (the desk's Tab binding swallowed it), so
     Enter chose the study again instead of opening the rater's desk."""
     app = make_app(judged)
     async with app.run_test(size=size) as pilot:
         await pilot.press("4")
-        await wait_until(pilot, lambda: app.screen.query("#study-list")
-                         and app.screen.query_one("#study-list", OptionList).option_count, what="the picker")
+        await wait_until(pilot, lambda: app.screen.query("#rater-list")
+                         and app.screen.query_one("#rater-list", OptionList).option_count, what="the picker")
         await pilot.pause()
-        assert app.focused is not None and app.focused.id in ("study-list", "rater-list")
-        app.screen.query_one("#study-list", OptionList).focus()
+        assert app.focused is not None and app.focused.id in ("study-select", "rater-list")
+        app.screen.query_one("#study-select").focus()
         await pilot.press("tab")
         assert app.focused.id == "rater-list"
         await pilot.press("shift+tab")
-        assert app.focused.id == "study-list"
+        assert app.focused.id == "study-select"
         await pilot.press("tab", "enter")
         await wait_until(pilot, lambda: app.screen.session is not None, what="the desk")
 
@@ -138,9 +138,9 @@ async def test_the_desk_shows_no_empty_case_pane_for_items_without_a_case(judged
     app = make_app(judged)
     async with app.run_test(size=(140, 40)) as pilot:
         await pilot.press("4")
-        await wait_until(pilot, lambda: app.screen.query("#study-list")
-                         and app.screen.query_one("#study-list", OptionList).option_count, what="the picker")
-        app.screen.query_one("#study-list", OptionList).focus()
+        await wait_until(pilot, lambda: app.screen.query("#rater-list")
+                         and app.screen.query_one("#rater-list", OptionList).option_count, what="the picker")
+        app.screen.query_one("#study-select").focus()
         await pilot.press("tab", "enter")
         await wait_until(pilot, lambda: app.screen.session is not None, what="the desk")
         await pilot.pause()

@@ -99,3 +99,10 @@ def one_screen_app(screen_factory):
             self.db.close()
 
     return OneScreenApp
+
+
+def picked(screen) -> list[str]:
+    """The study ids a screen's study picker offers (its "no study" option is none)."""
+    from textual.widgets import Select
+
+    return [value for _, value in screen.query_one("#study-select", Select)._options if isinstance(value, str)]

@@ -7,6 +7,7 @@ snapshots of the run grid and the transcript are the same on every machine.
 from __future__ import annotations
 
 import time
+from contextlib import asynccontextmanager
 
 from textual.app import App
 
@@ -108,6 +109,21 @@ async def open_studies(pilot) -> None:
     await pilot.press("2")
     await wait_until(pilot, lambda: type(pilot.app.screen).__name__ == "StudiesScreen", what="Studies")
     await pilot.pause()
+
+
+@asynccontextmanager
+async def seeded_studies(tmp_path, size=STUDIES_SIZE):
+    """scoring_seed's study in `tmp_path/store.db`, the app on its Studies section: yields (app, pilot, study
+    id)."""
+    from scoring_seed import seed_study as seed_scored_study
+
+    from screens.launch import make_app
+
+    sid = seed_scored_study(tmp_path / "store.db")["study_id"]
+    app = make_app(tmp_path / "store.db")
+    async with app.run_test(size=size) as pilot:
+        await open_studies(pilot)
+        yield app, pilot, sid
 
 
 async def open_from_studies(pilot, key: str, screen: type, what: str) -> None:

@@ -148,3 +148,29 @@ async def test_the_palette_offers_other_sections_commands_from_anywhere(tmp_path
         titles[f"studies: run {first}"]()
         await wait_until(pilot, lambda: type(app.screen).__name__ == "RunsScreen", what="Runs")
         await wait_until(pilot, lambda: app.screen.study_id == first, what="the study in Runs")
+
+
+async def test_runs_and_metrics_share_one_study_picker(tmp_path):
+    """One picker (screens/widgets/study_picker.py): the same studies, labels and order in both sections, and a
+    person's choice of another study ends the following (Runs said "chosen in Studies" again on coming back)."""
+    store, first, second = two_studies(tmp_path)
+    app = make_app(store)
+    async with app.run_test(size=SIZE) as pilot:
+        await go(pilot, "5", "MetricsScreen")
+        await wait_until(pilot, lambda: app.screen.protocols, what="the study list")
+        in_metrics = list(app.screen.query_one("#study-select", Select)._options)
+        await go(pilot, "2", "StudiesScreen")
+        app.screen.refresh_list(select=first)
+        await pilot.pause()
+        await go(pilot, "3", "RunsScreen")
+        await wait_until(pilot, lambda: app.screen.study_id == first, what="Runs following")
+        select = app.screen.query_one("#study-select", Select)
+        assert list(select._options) == in_metrics
+        assert {value for _, value in in_metrics} == {first, second}
+        note = app.screen.query_one("#study-note", Static)
+        assert "chosen in Studies" in str(note.render())
+        for sid in (second, first):  # a person's choice, then back to the study chosen in Studies
+            select.value = sid
+            await wait_until(pilot, lambda: app.screen.study_id == sid, what=sid)
+            await pilot.pause()
+            assert "chosen in Studies" not in str(note.render()), sid

@@ -20,7 +20,7 @@ import string
 
 import pytest
 from scoring_seed import rendered, seed_study
-from screen_helpers import settle, type_text
+from screen_helpers import picked, settle, type_text
 from test_scoring_blindness import CONDITIONS, OTHER_NOTE, leaks, whole_text
 from textual.command import CommandList, CommandPalette
 from textual.widgets import DataTable
@@ -119,7 +119,7 @@ class Walk:
         session = self.desk.session
         assert session is not None and (session.study_id, session.rater) == (self.sid, ME), step
         assert not self.desk.query("#section-bar"), step
-        assert self.desk.query_one("#study-list").option_count == 0, f"{step}: the study picker was filled"
+        assert picked(self.desk) == [], f"{step}: the study picker was filled"
         text = all_text(app)
         found = leaks(text, self.run_ids)
         assert found == [], f"{step}: {found}"
@@ -234,7 +234,7 @@ async def test_switch_rater_is_off_even_when_called_directly(study):
         app.open_cases(None, "new")
         await settle(pilot)
         assert app.screen is desk and desk.session is session and app.current_mode == "scoring"
-        assert desk.query_one("#study-list").option_count == 0 and OTHER not in rendered(app)
+        assert picked(desk) == [] and OTHER not in rendered(app)
 
 
 async def test_an_internal_error_ends_the_app_without_showing_its_local_variables(study, capsys, monkeypatch):
@@ -327,7 +327,7 @@ async def test_without_a_lock_the_app_keeps_every_section_and_the_picker(study):
         await pilot.press("4")
         await settle(pilot)
         assert type(app.screen).__name__ == "ScoringScreen" and app.screen.query("#section-bar")
-        assert app.screen.query_one("#study-list").option_count == 1  # the picker lists the study
+        assert len(picked(app.screen)) == 1  # the picker lists the study
         await pilot.press("question_mark")
         await settle(pilot)
         assert app.screen.query_one("#help-sections", DataTable).row_count == len(SECTIONS)

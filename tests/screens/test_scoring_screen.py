@@ -9,7 +9,7 @@ import re
 
 import pytest
 from scoring_seed import rendered, seed_study
-from screen_helpers import choose_in_palette
+from screen_helpers import choose_in_palette, picked
 from textual.widgets import Input
 
 from screens.launch import make_app
@@ -63,30 +63,37 @@ def guide_text(app) -> str:
 
 # -- who is scoring ------------------------------------------------------------------------------
 
-async def test_the_picker_lists_frozen_studies_and_only_the_highlighted_studys_raters(store):
+async def test_the_picker_lists_frozen_studies_and_only_the_chosen_studys_raters(store):
+    """Scoring's study picker is the sections' one (screens/widgets/study_picker.py), with the rater list
+    below it: choosing a study lists its raters and moves there; escape goes back to the picker."""
     seed_study(store, name="alpha-study", raters=("ann", "bob"))
     seed_study(store, name="beta-study", raters=("cy",))
     app = make_app(store)
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press("4")
         await pilot.pause()
-        studies = app.screen.query_one("#study-list")
+        studies = app.screen.query_one("#study-select")
         raters = app.screen.query_one("#rater-list")
-        assert [studies.get_option_at_index(k).id for k in range(studies.option_count)] == \
-            ["alpha-study", "beta-study"]
-        assert [raters.get_option_at_index(k).id for k in range(raters.option_count)] == ["ann", "bob"]
+        assert sorted(picked(app.screen)) == ["alpha-study", "beta-study"]
+        assert "alpha-study (hindsight, frozen)" in str(studies._options)  # the look of Runs' and Metrics'
+        shown = studies.value
+        assert [raters.get_option_at_index(k).id for k in range(raters.option_count)] == \
+            {"alpha-study": ["ann", "bob"], "beta-study": ["cy"]}[shown]
         assert app.focused is studies  # two studies: choose the study first
-        await pilot.press("down")
+        other = "alpha-study" if shown == "beta-study" else "beta-study"
+        await pilot.press("enter", "down" if picked(app.screen).index(other) else "up", "enter")
         await pilot.pause()
-        assert [raters.get_option_at_index(k).id for k in range(raters.option_count)] == ["cy"]
-        await pilot.press("enter")
+        assert studies.value == other
+        assert [raters.get_option_at_index(k).id for k in range(raters.option_count)] == \
+            {"alpha-study": ["ann", "bob"], "beta-study": ["cy"]}[other]
         assert app.focused is raters
         await pilot.press("escape")
         assert app.focused is studies
-        await pilot.press("enter", "enter")
+        await pilot.press("tab", "enter")
         await pilot.pause()
-        assert session(app).rater == "cy" and session(app).study_id == "beta-study"
-        assert "cy · beta-study · pair 1 of 1" in rendered(app)
+        rater = {"alpha-study": "ann", "beta-study": "cy"}[other]
+        assert session(app).rater == rater and session(app).study_id == other
+        assert f"{rater} · {other} · pair 1 of 1" in rendered(app)
         await pilot.press("i")  # back to choosing
         await pilot.pause()
         assert app.screen.session is None and "Who is scoring?" in rendered(app)

@@ -9,7 +9,7 @@ import json
 from scoring_seed import seed_study
 from screen_helpers import choose_in_palette
 from study_screen_helpers import STUDIES_SIZE as SIZE
-from study_screen_helpers import answer, dialog_text, open_studies, wait_until
+from study_screen_helpers import answer, dialog_text, open_studies, seeded_studies, wait_until
 
 from screens.ask_dialog import AskDialog
 from screens.confirm import ChoiceDialog
@@ -18,11 +18,7 @@ from workbench.blinding.unblind import unblind_state
 from workbench.scoring.unblind import unblind
 
 async def test_unblind_names_what_it_opens_asks_a_reason_and_records_it(tmp_path):
-    store = tmp_path / "store.db"
-    sid = seed_study(store)["study_id"]
-    app = make_app(store)
-    async with app.run_test(size=SIZE) as pilot:
-        await open_studies(pilot)
+    async with seeded_studies(tmp_path) as (app, pilot, sid):
         await pilot.press("u")
         await wait_until(pilot, lambda: isinstance(app.screen, ChoiceDialog), what="the unblind dialog")
         text = dialog_text(app)
@@ -91,12 +87,8 @@ async def test_an_export_refused_while_blind_says_why_and_writes_nothing(tmp_pat
 async def test_the_palette_offers_each_finishing_action_by_study_and_runs_it(tmp_path):
     from test_help_palette import palette_titles
 
-    store = tmp_path / "store.db"
-    sid = seed_study(store)["study_id"]
     report = tmp_path / "palette-report.md"
-    app = make_app(store)
-    async with app.run_test(size=SIZE) as pilot:
-        await open_studies(pilot)
+    async with seeded_studies(tmp_path) as (app, pilot, sid):
         titles = set(await palette_titles(app))
         verbs = ("judge", "pilots", "packet", "adjudicate", "topology review", "unblind", "report", "export")
         assert {f"studies: {verb} {sid}" for verb in verbs} <= titles

@@ -8,12 +8,9 @@ import csv
 import json
 from pathlib import Path
 
-from scoring_seed import seed_study
-from study_screen_helpers import STUDIES_SIZE as SIZE
-from study_screen_helpers import answer, batch, open_studies, wait_until
+from study_screen_helpers import answer, batch, seeded_studies, wait_until
 
 from screens.confirm import ChoiceDialog
-from screens.launch import make_app
 from store import open_store
 from workbench.exports.catalog import EXPORTS, export_by_id, exports_for
 from workbench.studies import create_study
@@ -22,12 +19,8 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 async def test_the_metrics_export_writes_what_metrics_prints(tmp_path, capsys):
-    store = tmp_path / "store.db"
-    sid = seed_study(store)["study_id"]
-    out = tmp_path / "metrics"
-    app = make_app(store)
-    async with app.run_test(size=SIZE) as pilot:
-        await open_studies(pilot)
+    store, out = tmp_path / "store.db", tmp_path / "metrics"
+    async with seeded_studies(tmp_path) as (app, pilot, sid):
         await pilot.press("x")
         await wait_until(pilot, lambda: isinstance(app.screen, ChoiceDialog), what="the export list")
         await pilot.press(str(next(k for k, e in enumerate(EXPORTS, start=1) if e.id == "metrics")))

@@ -8,7 +8,7 @@ import json
 
 from scoring_seed import seed_study
 from study_screen_helpers import STUDIES_SIZE as SIZE
-from study_screen_helpers import answer, open_studies, wait_until
+from study_screen_helpers import answer, open_studies, seeded_studies, wait_until
 
 from screens.confirm import ChoiceDialog
 from screens.launch import make_app
@@ -17,13 +17,9 @@ from tests.scoring.scoring_helpers import fill_packet_pilots
 
 
 async def test_a_packet_goes_out_for_a_chosen_rater_and_comes_back_as_scores(tmp_path):
-    store = tmp_path / "store.db"
-    sid = seed_study(store)["study_id"]
     packet_path = tmp_path / "b.json"
-    app = make_app(store)
     notes: list[str] = []
-    async with app.run_test(size=SIZE) as pilot:
-        await open_studies(pilot)
+    async with seeded_studies(tmp_path) as (app, pilot, sid):
         app.screen.notify = lambda message, **kw: notes.append(message)
         await pilot.press("k")
         await wait_until(pilot, lambda: isinstance(app.screen, ChoiceDialog), what="the rater list")

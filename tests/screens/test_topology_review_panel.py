@@ -6,8 +6,7 @@ from __future__ import annotations
 
 import pytest
 from scoring_seed import seed_study
-from study_screen_helpers import STUDIES_SIZE as SIZE
-from study_screen_helpers import answer, open_studies, push_over_studies, wait_until
+from study_screen_helpers import answer, push_over_studies, seeded_studies, wait_until
 from textual.widgets import DataTable
 
 from screens.confirm import ChoiceDialog
@@ -17,12 +16,8 @@ from workbench.protocols.hindsight.topology_review import reviewed_topology
 from workbench.scoring.unblind import unblind
 
 async def test_topology_review_waits_for_unblinding_then_records_a_coding_with_its_reason(tmp_path):
-    path = tmp_path / "store.db"
-    sid = seed_study(path)["study_id"]
-    app = make_app(path)
     notes: list[str] = []
-    async with app.run_test(size=SIZE) as pilot:
-        await open_studies(pilot)
+    async with seeded_studies(tmp_path) as (app, pilot, sid):
         app.screen.notify = lambda message, **kw: notes.append(message)
         await pilot.press("t")
         await pilot.pause()
