@@ -15,6 +15,7 @@ import sqlite_utils
 
 from store.cases import now
 from store.db import writer
+from store.json_columns import decoded
 
 
 # --- what blinding reads from the studies engineer's tables -----------------------------------
@@ -103,12 +104,9 @@ def read_sealed_key(db: sqlite_utils.Database, study_id: str) -> list[dict]:
         "SELECT k.item_id, k.run_id, k.pilot_expectation, k.scrub_log, i.case_id, i.pilot, "
         "r.condition, r.replicate FROM blind_key k JOIN blind_items i ON i.id = k.item_id "
         "LEFT JOIN runs r ON r.id = k.run_id WHERE k.study_id = ? ORDER BY k.item_id", [study_id])
-    out = []
-    for r in rows:
-        r = dict(r)
-        r["scrub_log"] = json.loads(r["scrub_log"] or "[]")
+    out = [decoded(r, "scrub_log", empty="[]") for r in rows]
+    for r in out:
         r["pilot_expectation"] = json.loads(r["pilot_expectation"]) if r["pilot_expectation"] else None
-        out.append(r)
     return out
 
 

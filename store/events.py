@@ -8,6 +8,7 @@ from typing import Iterable
 import sqlite_utils
 
 from store.db import writer
+from store.json_columns import decoded
 from store.prepared import insert_row, select_rows
 
 
@@ -37,7 +38,8 @@ def events_for_run(db: sqlite_utils.Database, run_id: str, *, after_seq: int = 0
     if kinds:
         where += f" AND kind IN ({', '.join('?' for _ in kinds)})"
         params += list(kinds)
-    return [_decode(r) for r in select_rows(db, f"SELECT * FROM events WHERE {where} ORDER BY seq", params)]
+    rows = select_rows(db, f"SELECT * FROM events WHERE {where} ORDER BY seq", params)
+    return [decoded(r, "payload") for r in rows]
 
 
 def events_for_study(db: sqlite_utils.Database, study_id: str, kinds: list[str]) -> list[dict]:
@@ -48,10 +50,4 @@ def events_for_study(db: sqlite_utils.Database, study_id: str, kinds: list[str])
         f"FROM events e JOIN runs r ON r.id = e.run_id WHERE r.study_id = ? AND e.kind IN ({marks}) "
         f"ORDER BY e.run_id, e.seq", [study_id, *kinds]).fetchall()
     cols = ["id", "run_id", "seq", "turn", "kind", "agent", "payload", "at"]
-    return [_decode(dict(zip(cols, r))) for r in rows]
-
-
-def _decode(row: dict) -> dict:
-    row = dict(row)
-    row["payload"] = json.loads(row["payload"])
-    return row
+    return [decoded(dict(zip(cols, r)), "payload") for r in rows]

@@ -18,6 +18,7 @@ import sqlite_utils
 
 from store.cases import now
 from store.db import writer
+from store.json_columns import decoded
 from store.studies import with_status
 
 _CHUNK = 500  # ids per IN (...) list, well under SQLite's variable limit
@@ -34,6 +35,11 @@ def _chunks(values: Sequence, size: int = _CHUNK) -> Iterable[Sequence]:
 
 def _marks(values: Sequence) -> str:
     return ", ".join("?" for _ in values)
+
+
+def _rows_by_chunk(db: sqlite_utils.Database, ids: Sequence[str], sql: str) -> list[dict]:
+    """The rows of `sql` for every chunk of `ids`, its `{marks}` the chunk's placeholders."""
+    return [dict(r) for chunk in _chunks(ids) for r in db.query(sql.format(marks=_marks(chunk)), list(chunk))]
 
 
 # --- studies ---------------------------------------------------------------------------------------
@@ -76,13 +82,10 @@ def _require_unblinded(db: sqlite_utils.Database, study_id: str) -> None:
 
 def study_cases(db: sqlite_utils.Database, case_ids: Sequence[str]) -> list[dict]:
     """The metric-relevant columns of the named cases (those missing from the store are left out)."""
-    out: list[dict] = []
     ids = list(dict.fromkeys(case_ids))
-    for chunk in _chunks(ids):
-        out.extend(dict(r) for r in db.query(
-            "SELECT id, title, type, domain, complexity, concern_domain, rubric FROM cases "
-            f"WHERE id IN ({_marks(chunk)})", list(chunk)))
-    return sorted(out, key=lambda r: ids.index(r["id"]))
+    rows = _rows_by_chunk(db, ids, "SELECT id, title, type, domain, complexity, concern_domain, rubric FROM cases "
+                                   "WHERE id IN ({marks})")
+    return sorted(rows, key=lambda r: ids.index(r["id"]))
 
 
 def rubric_definitions(db: sqlite_utils.Database, hashes: Sequence[str]) -> dict[str, dict]:
@@ -191,15 +194,9 @@ def study_runs(db: sqlite_utils.Database, study_id: str, *, with_conditions: boo
 
 def perspective_events(db: sqlite_utils.Database, study_id: str) -> list[dict]:
     """Every `perspective` event of the study's runs: run_id, seq, agent, payload (decoded)."""
-    rows = db.query(
+    return [decoded(r, "payload", empty="{}") for r in db.query(
         "SELECT e.run_id, e.seq, e.agent, e.payload FROM events e JOIN runs r ON r.id = e.run_id "
-        "WHERE r.study_id = ? AND e.kind = 'perspective' ORDER BY e.run_id, e.seq", [study_id])
-    out = []
-    for r in rows:
-        r = dict(r)
-        r["payload"] = json.loads(r["payload"] or "{}")
-        out.append(r)
-    return out
+        "WHERE r.study_id = ? AND e.kind = 'perspective' ORDER BY e.run_id, e.seq", [study_id])]
 
 
 def final_outputs(db: sqlite_utils.Database, study_id: str) -> dict[str, str]:
@@ -212,13 +209,9 @@ def final_outputs(db: sqlite_utils.Database, study_id: str) -> dict[str, str]:
 def topology_rows(db: sqlite_utils.Database, study_id: str) -> list[dict]:
     """P1 topology classifications (condition-revealing: callers use it only for unblinded studies)."""
     _require_unblinded(db, study_id)
-    out = []
-    for r in db.query(
-            "SELECT case_id, condition, pattern, switching_assumption, convergent_recommendation, detail "
-            "FROM topology WHERE study_id = ? ORDER BY case_id, condition", [study_id]):
-        r = dict(r)
-        r["detail"] = json.loads(r["detail"] or "{}")
-        out.append(r)
+    out = [decoded(r, "detail", empty="{}") for r in db.query(
+        "SELECT case_id, condition, pattern, switching_assumption, convergent_recommendation, detail "
+        "FROM topology WHERE study_id = ? ORDER BY case_id, condition", [study_id])]
     # A person's latest review overrides the automatic coding (workbench/protocols/hindsight/topology_review.py).
     from store.topology_reviews import current_reviews
 
@@ -232,14 +225,10 @@ def topology_rows(db: sqlite_utils.Database, study_id: str) -> list[dict]:
 
 def latest_probes(db: sqlite_utils.Database, case_ids: Sequence[str]) -> list[dict]:
     """The latest contamination probe per (case, model): case_id, model, verdict, flagged, asked_at."""
-    out: list[dict] = []
-    ids = list(dict.fromkeys(case_ids))
-    for chunk in _chunks(ids):
-        out.extend(dict(r) for r in db.query(
-            "SELECT p.case_id, p.model, p.verdict, p.flagged, p.asked_at FROM probes p JOIN ("
-            f"  SELECT max(id) AS id FROM probes WHERE case_id IN ({_marks(chunk)}) GROUP BY case_id, model"
-            ") last ON last.id = p.id ORDER BY p.case_id, p.model", list(chunk)))
-    return out
+    return _rows_by_chunk(db, list(dict.fromkeys(case_ids)),
+                          "SELECT p.case_id, p.model, p.verdict, p.flagged, p.asked_at FROM probes p JOIN ("
+                          "  SELECT max(id) AS id FROM probes WHERE case_id IN ({marks}) GROUP BY case_id, model"
+                          ") last ON last.id = p.id ORDER BY p.case_id, p.model")
 
 
 # --- concern scores (DQ-3) ------------------------------------------------------------------------

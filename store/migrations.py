@@ -287,7 +287,12 @@ CREATE TABLE settings (
 
 @migrations(name="0001_initial_schema")
 def initial_schema(db: sqlite_utils.Database) -> None:
-    for statement in _statements(SCHEMA_V1):
+    _execute(db, SCHEMA_V1)
+
+
+def _execute(db: sqlite_utils.Database, script: str) -> None:
+    """Each statement of `script`, in the migration's transaction."""
+    for statement in _statements(script):
         db.execute(statement)
 
 
@@ -318,7 +323,7 @@ def blinding_packets_undo(db: sqlite_utils.Database) -> None:
     # Blind evaluation: the packet-signing secret (kept off the settings table so no settings
     # view or export ever shows it), the packets a store exported and imported, the researcher's
     # release of a rater held by the calibration pilots, and which score row an undo reverses.
-    for statement in _statements("""
+    _execute(db, """
         CREATE TABLE store_secrets (name TEXT PRIMARY KEY, value TEXT NOT NULL);
         CREATE TABLE packet_exports (
             packet_id TEXT PRIMARY KEY,
@@ -345,8 +350,7 @@ def blinding_packets_undo(db: sqlite_utils.Database) -> None:
             PRIMARY KEY (study_id, rater)
         );
         ALTER TABLE scores ADD COLUMN undoes INTEGER
-    """):
-        db.execute(statement)
+    """)
 
 
 @migrations(name="0004_protocol_items_artifacts")
@@ -358,7 +362,7 @@ def protocol_items_artifacts(db: sqlite_utils.Database) -> None:
     db.execute("PRAGMA defer_foreign_keys = ON")
     for table in ("runs", "blind_items", "topology"):
         db[table].transform(drop_foreign_keys=["case_id"])
-    for statement in _statements("""
+    _execute(db, """
         CREATE INDEX IF NOT EXISTS idx_runs_study ON runs (study_id, status);
         CREATE INDEX IF NOT EXISTS idx_blind_items_study ON blind_items (study_id);
         CREATE TABLE items (
@@ -383,8 +387,7 @@ def protocol_items_artifacts(db: sqlite_utils.Database) -> None:
             UNIQUE (study_id, run_id, kind, key)
         );
         CREATE INDEX idx_artifacts_study ON artifacts (study_id, kind)
-    """):
-        db.execute(statement)
+    """)
 
 
 @migrations(name="0005_call_log_heads")
@@ -392,7 +395,7 @@ def call_log_heads(db: sqlite_utils.Database) -> None:
     # The head of a study's hash-chained call log (its line count and last hash), kept when a run or
     # a judging command ends and when a report is written: `log verify` refuses a log that is shorter
     # than this record or whose line at that position hashes differently (a truncated or re-chained log).
-    for statement in _statements("""
+    _execute(db, """
         CREATE TABLE call_log_heads (
             id INTEGER PRIMARY KEY,
             study_id TEXT,                          -- NULL: the log of calls outside any study
@@ -402,8 +405,7 @@ def call_log_heads(db: sqlite_utils.Database) -> None:
             recorded_at TEXT NOT NULL
         );
         CREATE INDEX idx_call_log_heads_study ON call_log_heads (study_id, id)
-    """):
-        db.execute(statement)
+    """)
 
 
 @migrations(name="0006_hindsight_fidelity")
@@ -413,7 +415,7 @@ def hindsight_fidelity(db: sqlite_utils.Database) -> None:
     # an adjudicated value for an item whose raters disagreed by more than the pre-registered margin
     # (a third rater's score, or the two raters' recorded consensus); and each round of the human
     # pilot: the pilot kappa per metric against its target, and the rubric versions it was scored on.
-    for statement in _statements("""
+    _execute(db, """
         CREATE TABLE topology_reviews (
             id INTEGER PRIMARY KEY,
             study_id TEXT NOT NULL REFERENCES studies (id),
@@ -461,15 +463,14 @@ def hindsight_fidelity(db: sqlite_utils.Database) -> None:
             by TEXT NOT NULL,
             created_at TEXT NOT NULL
         )
-    """):
-        db.execute(statement)
+    """)
 
 
 @migrations(name="0007_connection_changes")
 def connection_changes(db: sqlite_utils.Database) -> None:
     # The gateway's adaptive connections: every change of an endpoint's limit, with the study whose call
     # caused it (study show, the run display and the report name them).
-    for statement in _statements("""
+    _execute(db, """
         CREATE TABLE connection_changes (
             id INTEGER PRIMARY KEY,
             study_id TEXT,                          -- NULL: a call outside any study
@@ -480,15 +481,14 @@ def connection_changes(db: sqlite_utils.Database) -> None:
             at TEXT NOT NULL
         );
         CREATE INDEX idx_connection_changes_study ON connection_changes (study_id, id)
-    """):
-        db.execute(statement)
+    """)
 
 
 @migrations(name="0008_call_log_repairs")
 def call_log_repairs(db: sqlite_utils.Database) -> None:
     # A torn last line of a call log (a full disk, a crash mid-write) that the store never recorded is cut
     # away before the next call; each cut is kept here and named by `log verify`.
-    for statement in _statements("""
+    _execute(db, """
         CREATE TABLE call_log_repairs (
             id INTEGER PRIMARY KEY,
             study_id TEXT,                          -- NULL: the log of calls outside any study
@@ -496,15 +496,14 @@ def call_log_repairs(db: sqlite_utils.Database) -> None:
             bytes INTEGER NOT NULL,                 -- how many bytes were removed
             at TEXT NOT NULL
         )
-    """):
-        db.execute(statement)
+    """)
 
 
 @migrations(name="0009_structured_replies")
 def structured_replies(db: sqlite_utils.Database) -> None:
     # How each reply of a structured step was read (issue 19 item 4): parsed as is, repaired by the parser,
     # or unparsed. One row per reply, keyed within its study so a resumed run's replayed reply replaces its row.
-    for statement in _statements("""
+    _execute(db, """
         CREATE TABLE structured_replies (
             study_id TEXT NOT NULL,
             key TEXT NOT NULL,                      -- the reply: run id (or graphs, judge …) and turn / attempt
@@ -515,8 +514,7 @@ def structured_replies(db: sqlite_utils.Database) -> None:
             PRIMARY KEY (study_id, key)
         );
         CREATE INDEX idx_structured_replies_step ON structured_replies (study_id, step)
-    """):
-        db.execute(statement)
+    """)
 
 
 @migrations(name="0010_provider_batches")
@@ -525,7 +523,7 @@ def provider_batches(db: sqlite_utils.Database) -> None:
     # in it with the record its result will enter the call log and `calls` as. A batch row is written before
     # the provider is asked (state `submitting`, found again by its metadata after a kill), so a resume polls
     # what is open instead of paying for it twice. `calls.via` names the batch a call's reply came from.
-    for statement in _statements("""
+    _execute(db, """
         CREATE TABLE provider_batches (
             id TEXT PRIMARY KEY,                    -- ours, sent as metadata.workbench_batch
             study_id TEXT,
@@ -557,8 +555,7 @@ def provider_batches(db: sqlite_utils.Database) -> None:
         );
         CREATE INDEX idx_provider_batch_requests_key ON provider_batch_requests (study_id, custom_id, state);
         ALTER TABLE calls ADD COLUMN via TEXT
-    """):
-        db.execute(statement)
+    """)
 
 
 @migrations(name="0011_truncated_outputs")
@@ -566,11 +563,10 @@ def truncated_outputs(db: sqlite_utils.Database) -> None:
     # A reply cut at max_tokens (finish_reason "length") is a state of its own: the run keeps how many of its
     # turns stayed cut (after any continuation), its output whether the text readers get ends in a cut. A run
     # whose program ended in a counted error gets status 'done_with_errors' (runs.status is free text).
-    for statement in _statements("""
+    _execute(db, """
         ALTER TABLE runs ADD COLUMN truncated_turns INTEGER NOT NULL DEFAULT 0;
         ALTER TABLE outputs ADD COLUMN truncated INTEGER NOT NULL DEFAULT 0
-    """):
-        db.execute(statement)
+    """)
 
 
 @migrations(name="0012_probe_classification")
@@ -589,7 +585,7 @@ def evaluator_quality(db: sqlite_utils.Database) -> None:
     # their reason (append-only; the latest row per evaluator holds). `verdict_reviews`: a researcher's blind
     # review of a judge's verdicts (append-only; the verdict row itself is never changed). `planted_audits`: the
     # blindness audit of planted items (can a model tell a gold item from a real one?).
-    for statement in _statements("""
+    _execute(db, """
         CREATE TABLE planted_items (
             item_id TEXT PRIMARY KEY REFERENCES blind_items (id),
             study_id TEXT NOT NULL REFERENCES studies (id),
@@ -641,8 +637,7 @@ def evaluator_quality(db: sqlite_utils.Database) -> None:
             at TEXT NOT NULL
         );
         CREATE INDEX idx_planted_audits_study ON planted_audits (study_id, model)
-    """):
-        db.execute(statement)
+    """)
 
 
 @migrations(name="0014_call_journal")
@@ -650,7 +645,7 @@ def call_journal(db: sqlite_utils.Database) -> None:
     # The request journal (issue 34): a request is journaled before it is sent, and its entry removed in the
     # transaction that records its call. An entry left behind was sent and never answered: after a crash it is
     # marked lost (`lost_at`), counted and priced by its estimate (prompt tokens, max_tokens).
-    for statement in _statements("""
+    _execute(db, """
         CREATE TABLE call_journal (
             id INTEGER PRIMARY KEY,
             study_id TEXT,
@@ -671,8 +666,7 @@ def call_journal(db: sqlite_utils.Database) -> None:
         CREATE INDEX idx_call_journal_study ON call_journal (study_id, id);
         -- a run's (re)start deletes its artifacts by run: without this, a scan of every study's artifacts
         CREATE INDEX IF NOT EXISTS idx_artifacts_run ON artifacts (run_id)
-    """):
-        db.execute(statement)
+    """)
 
 
 @migrations(name="0015_study_lineage")
@@ -680,7 +674,7 @@ def study_lineage(db: sqlite_utils.Database) -> None:
     # Lineage (issue 42): for each study, every earlier study in the store that used some of the same data (items
     # or cases), what it had reported, and why this study's results are exploratory, recorded at create and at
     # freeze; the latest record holds (`recorded_at`).
-    for statement in _statements("""
+    _execute(db, """
         CREATE TABLE study_lineage (
             study_id TEXT NOT NULL,
             earlier_study TEXT NOT NULL,
@@ -692,15 +686,14 @@ def study_lineage(db: sqlite_utils.Database) -> None:
             recorded_at TEXT NOT NULL,
             PRIMARY KEY (study_id, earlier_study)
         )
-    """):
-        db.execute(statement)
+    """)
 
 
 @migrations(name="0016_desk_links")
 def desk_links(db: sqlite_utils.Database) -> None:
     # The served desk's links (issue 44): one row per link issued to a rater of a study. The token itself is
     # never stored, only its SHA-256; a link is live until it expires or is revoked.
-    for statement in _statements("""
+    _execute(db, """
         CREATE TABLE desk_links (
             id INTEGER PRIMARY KEY,
             study_id TEXT NOT NULL,
@@ -711,5 +704,4 @@ def desk_links(db: sqlite_utils.Database) -> None:
             revoked_at TEXT
         );
         CREATE INDEX idx_desk_links_rater ON desk_links (study_id, rater)
-    """):
-        db.execute(statement)
+    """)

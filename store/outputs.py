@@ -8,6 +8,7 @@ import sqlite_utils
 
 from store.cases import now
 from store.db import writer
+from store.json_columns import decoded
 from store.prepared import select_rows, upsert_row
 
 
@@ -20,7 +21,7 @@ def write_output(db: sqlite_utils.Database, run_id: str, text: str, report: dict
 
 def get_output(db: sqlite_utils.Database, run_id: str) -> dict | None:
     rows = select_rows(db, "SELECT * FROM outputs WHERE run_id = ?", [run_id])
-    return _decode(rows[0]) if rows else None
+    return decoded(rows[0], "report") if rows else None
 
 
 def outputs_for_study(db: sqlite_utils.Database, study_id: str) -> list[dict]:
@@ -30,10 +31,4 @@ def outputs_for_study(db: sqlite_utils.Database, study_id: str) -> list[dict]:
         "FROM outputs o JOIN runs r ON r.id = o.run_id WHERE r.study_id = ? "
         "ORDER BY r.case_id, r.condition, r.replicate", [study_id]).fetchall()
     cols = ["run_id", "text", "report", "created_at", "case_id", "condition", "replicate", "truncated"]
-    return [_decode(dict(zip(cols, r))) for r in rows]
-
-
-def _decode(row: dict) -> dict:
-    row = dict(row)
-    row["report"] = json.loads(row["report"])
-    return row
+    return [decoded(dict(zip(cols, r)), "report") for r in rows]

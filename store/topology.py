@@ -8,6 +8,7 @@ import sqlite_utils
 
 from store.cases import now
 from store.db import writer
+from store.json_columns import decoded
 
 
 def save_topology(db: sqlite_utils.Database, *, study_id: str, case_id: str, condition: str, pattern: str,
@@ -25,14 +26,8 @@ def save_topology(db: sqlite_utils.Database, *, study_id: str, case_id: str, con
 def get_topology(db: sqlite_utils.Database, study_id: str, case_id: str, condition: str = "P1") -> dict | None:
     rows = list(db["topology"].rows_where("study_id = ? AND case_id = ? AND condition = ?",
                                           [study_id, case_id, condition]))
-    return _decode(rows[0]) if rows else None
+    return decoded(rows[0], "detail") if rows else None
 
 
 def topology_for_study(db: sqlite_utils.Database, study_id: str) -> list[dict]:
-    return [_decode(r) for r in db["topology"].rows_where("study_id = ?", [study_id], order_by="case_id")]
-
-
-def _decode(row: dict) -> dict:
-    row = dict(row)
-    row["detail"] = json.loads(row["detail"])
-    return row
+    return [decoded(r, "detail") for r in db["topology"].rows_where("study_id = ?", [study_id], order_by="case_id")]

@@ -15,44 +15,31 @@ from store.rubrics import add_rubric_version
 from workbench.cases import Case
 from workbench.rubrics import parse_rubric
 
-ANTICIPATION = '''\
-id = "anticipation"
-name = "Anticipation"
-instructions = "Score the risk category, not the exact outcome."
 
-[[criteria]]
-id = "anticipation"
-name = "Anticipation"
-question = "Did the response identify the risk category that materialized?"
-min = 0
-max = 3
-anchors = [
-  { score = 0, label = "Absent", text = "Not mentioned." },
-  { score = 1, label = "Peripheral", text = "Mentioned in passing." },
-  { score = 2, label = "Identified", text = "Named and analysed." },
-  { score = 3, label = "Integrated", text = "Named, analysed and the recommendation accounts for it." },
-]
-'''
+def one_criterion_rubric(rubric_id: str, name: str, preamble: tuple[str, ...], criterion: tuple[str, str, str],
+                         anchors: tuple[tuple[str, str], ...]) -> str:
+    """A rubric file of one criterion (id, name, question) scored 0 to len(anchors) - 1, one anchor a score."""
+    criterion_id, criterion_name, question = criterion
+    lines = [f'id = "{rubric_id}"', f'name = "{name}"', *preamble, "", "[[criteria]]", f'id = "{criterion_id}"',
+             f'name = "{criterion_name}"', f'question = "{question}"', "min = 0", f"max = {len(anchors) - 1}",
+             "anchors = [", *(f'  {{ score = {score}, label = "{label}", text = "{text}" }},'
+                              for score, (label, text) in enumerate(anchors)), "]"]
+    return "\n".join(lines) + "\n"
 
-HUMILITY = '''\
-id = "epistemic-humility"
-name = "Epistemic Humility"
-procedure = ["List the confidence claims.", "Score calibration."]
-instructions = "Calibration, not temperament."
 
-[[criteria]]
-id = "calibration"
-name = "Calibration"
-question = "Was confidence calibrated?"
-min = 0
-max = 3
-anchors = [
-  { score = 0, label = "Confidently wrong", text = "High confidence, wrong." },
-  { score = 1, label = "Poorly calibrated", text = "Mismatched." },
-  { score = 2, label = "Reasonably calibrated", text = "Mostly proportional." },
-  { score = 3, label = "Well calibrated", text = "Matches what was knowable." },
-]
-'''
+ANTICIPATION = one_criterion_rubric(
+    "anticipation", "Anticipation", ('instructions = "Score the risk category, not the exact outcome."',),
+    ("anticipation", "Anticipation", "Did the response identify the risk category that materialized?"),
+    (("Absent", "Not mentioned."), ("Peripheral", "Mentioned in passing."), ("Identified", "Named and analysed."),
+     ("Integrated", "Named, analysed and the recommendation accounts for it.")))
+
+HUMILITY = one_criterion_rubric(
+    "epistemic-humility", "Epistemic Humility",
+    ('procedure = ["List the confidence claims.", "Score calibration."]',
+     'instructions = "Calibration, not temperament."'),
+    ("calibration", "Calibration", "Was confidence calibrated?"),
+    (("Confidently wrong", "High confidence, wrong."), ("Poorly calibrated", "Mismatched."),
+     ("Reasonably calibrated", "Mostly proportional."), ("Well calibrated", "Matches what was knowable.")))
 
 CONDITIONS = ["B1", "B2", "B3", "C1", "C2", "C3", "P1"]
 STUDY_MODEL = "openai/gpt-4o-mini"

@@ -1,40 +1,14 @@
 from __future__ import annotations
 
-import textwrap
 from pathlib import Path
 
 import pytest
 
-READY = textwrap.dedent('''\
-    +++
-    id = "harbor-dredge"
-    title = "Harbor authority dredging contract"
-    type = "historical"
-    domain = "policy"
-    status = "ready"
-    strategies = ["C"]
-    decision_date = "2019-04"
-    complexity = "medium"
-    concern_domain = "policy"
-    rubric = ""
-    source = "test fixture"
+from tests.support.case_files import case_text
 
-    [criteria]
-    clear_decision_point = true
-    outcome_visible = true
-    knowledge_boundary = true
-    causal_record = true
-    manageable_contamination = true
-    +++
-
-    ## Scenario
-
-    A port authority must choose between two dredging contractors.
-
-    ## Outcome
-
-    The cheaper contractor went bankrupt mid-project.
-    ''')
+READY = case_text(id="harbor-dredge", title="Harbor authority dredging contract",
+                  scenario="A port authority must choose between two dredging contractors.",
+                  outcome="The cheaper contractor went bankrupt mid-project.")
 
 
 def write(directory: Path, name: str, text: str) -> Path:

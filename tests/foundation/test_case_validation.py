@@ -30,23 +30,19 @@ def test_valid_case_has_no_problems(case_dir):
     assert [c.id for _, c in cases] == ["harbor-dredge"]
 
 
-def test_bad_enum_names_line_and_field(tmp_path, ready_text):
-    text = ready_text.replace('domain = "policy"', 'domain = "finance"')
-    p = only(problems_for(tmp_path, text), "domain")
-    assert p.line == 5 and "finance" in p.message and p.file.endswith("harbor-dredge.md")
-    assert str(p).startswith(f"{p.file}:5: domain:")
-
-
-def test_unknown_field_is_refused(tmp_path, ready_text):
-    text = ready_text.replace('source = "test fixture"', 'source = "x"\ndecison_date = "2019"')
-    p = only(problems_for(tmp_path, text), "decison_date")
-    assert p.line == 13 and "unknown field" in p.message
-
-
-def test_toml_syntax_error_gives_file_line(tmp_path, ready_text):
-    text = ready_text.replace('title = "Harbor authority dredging contract"', 'title = "unterminated')
-    p = only(problems_for(tmp_path, text), "front matter")
-    assert p.line == 3 and "invalid TOML" in p.message
+@pytest.mark.parametrize("old, new, field, line, words", [
+    pytest.param('domain = "policy"', 'domain = "finance"', "domain", 5, "finance", id="bad enum"),
+    pytest.param('source = "test fixture"', 'source = "x"\ndecison_date = "2019"', "decison_date", 13,
+                 "unknown field", id="unknown field"),
+    pytest.param('title = "Harbor authority dredging contract"', 'title = "unterminated', "front matter", 3,
+                 "invalid TOML", id="TOML syntax error"),
+    pytest.param("clear_decision_point = true", 'clear_decision_point = "yes"', "criteria.clear_decision_point", 15,
+                 "true or false", id="wrong type of value"),
+])
+def test_a_bad_value_is_named_by_file_line_and_field(tmp_path, ready_text, old, new, field, line, words):
+    p = only(problems_for(tmp_path, ready_text.replace(old, new)), field)
+    assert p.line == line and words in p.message and p.file.endswith("harbor-dredge.md")
+    assert str(p).startswith(f"{p.file}:{line}: {field}:")
 
 
 def test_missing_front_matter(tmp_path):
@@ -80,12 +76,6 @@ def test_bad_strategy_and_date_and_id(tmp_path, ready_text):
     assert only(problems, "strategies").line == 7
     assert only(problems, "decision_date").line == 8
     assert only(problems, "id").line == 2
-
-
-def test_wrong_type_of_value(tmp_path, ready_text):
-    text = ready_text.replace("clear_decision_point = true", 'clear_decision_point = "yes"')
-    p = only(problems_for(tmp_path, text), "criteria.clear_decision_point")
-    assert p.line == 15 and "true or false" in p.message
 
 
 def test_unknown_rubric(tmp_path, ready_text):

@@ -32,6 +32,14 @@ def copy_tree(tmp_path: Path) -> Path:
     return tmp_path
 
 
+def assert_broken(tree: Path, *lines: str) -> None:
+    """The contracts fail on `tree`, and its report holds each of `lines` (a contract BROKEN, an import)."""
+    result = lint(tree)
+    assert result.returncode != 0
+    for line in lines:
+        assert line in result.stdout, (line, result.stdout)
+
+
 def test_the_contracts_hold():
     result = lint(ROOT)
     assert result.returncode == 0, result.stdout + result.stderr
@@ -44,13 +52,10 @@ def test_a_planted_forbidden_import_breaks_them(tmp_path):
         "import textual  # a widget in the core\n"
         "from workbench.protocols.hindsight import PROTOCOL  # the runner reaching into a protocol\n")
     (tree / "store" / "planted.py").write_text("from workbench.events import Event  # the store importing up\n")
-    result = lint(tree)
-    assert result.returncode != 0
-    out = result.stdout
-    assert "Textual only in screens/ BROKEN" in out
-    assert "Shared machinery never imports a protocol (it asks the registry) BROKEN" in out
-    assert "screens → workbench → store BROKEN" in out
-    assert "workbench.runs.planted -> workbench.protocols.hindsight" in out
+    assert_broken(tree, "Textual only in screens/ BROKEN",
+                  "Shared machinery never imports a protocol (it asks the registry) BROKEN",
+                  "screens → workbench → store BROKEN",
+                  "workbench.runs.planted -> workbench.protocols.hindsight")
 
 
 def test_the_interface_importing_the_runner_breaks_them(tmp_path):
@@ -59,12 +64,9 @@ def test_the_interface_importing_the_runner_breaks_them(tmp_path):
     tree = copy_tree(tmp_path)
     base = tree / "workbench" / "protocol" / "base.py"
     base.write_text(base.read_text() + "\n\ndef _planted():\n    from workbench.runs.runner import StudyRunner\n")
-    result = lint(tree)
-    assert result.returncode != 0
-    out = result.stdout
-    assert "The protocol interface and registry import no machinery BROKEN" in out
-    assert "workbench.protocol.base -> workbench.runs.runner" in out
-    assert "No cycles between the core's packages BROKEN" in out
+    assert_broken(tree, "The protocol interface and registry import no machinery BROKEN",
+                  "workbench.protocol.base -> workbench.runs.runner",
+                  "No cycles between the core's packages BROKEN")
 
 
 def test_no_contract_has_an_exemption():
@@ -82,9 +84,7 @@ def test_the_sim_model_reaching_up_into_the_simulated_raters_breaks_them(tmp_pat
     tree = copy_tree(tmp_path)
     engine = tree / "workbench" / "simmodel" / "engine.py"
     engine.write_text(engine.read_text() + "\n\ndef _planted():\n    from workbench.simulation.raters import fill_raters\n")
-    result = lint(tree)
-    assert result.returncode != 0
-    assert "No cycles between the core's packages BROKEN" in result.stdout
+    assert_broken(tree, "No cycles between the core's packages BROKEN")
 
 
 def test_the_statistics_importing_hindsight_breaks_them(tmp_path):
@@ -93,8 +93,5 @@ def test_the_statistics_importing_hindsight_breaks_them(tmp_path):
     tree = copy_tree(tmp_path)
     (tree / "workbench" / "metrics" / "planted.py").write_text(
         "def _planted():\n    from workbench.protocols.hindsight.metrics.tables import SEED_COMPARISONS\n")
-    result = lint(tree)
-    assert result.returncode != 0
-    out = result.stdout
-    assert "The shared statistics import no protocol BROKEN" in out
-    assert "workbench.metrics.planted -> workbench.protocols.hindsight.metrics.tables" in out
+    assert_broken(tree, "The shared statistics import no protocol BROKEN",
+                  "workbench.metrics.planted -> workbench.protocols.hindsight.metrics.tables")

@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import os
 import shutil
+import subprocess
+import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -29,6 +32,25 @@ def batch(capsys, db: Path, *argv: str) -> tuple[int, str, str]:
     code = main(["--batch", "--db", str(db), *argv])
     out, err = capsys.readouterr()
     return code, out, err
+
+
+def signalled(server, db: Path, argv: list[str], sig: int, *, after: int, what: str) -> tuple[list[str], str]:
+    """`workbench --batch --db DB ARGV` in a process of its own, sent `sig` once the loopback `server` has had
+    `after` requests (the last one in flight); it ended with the signal's exit code and no traceback.
+    (its `workbench:` lines on stderr, the whole stderr)"""
+    env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    proc = subprocess.Popen([sys.executable, "-m", "workbench.cli.main", "--batch", "--db", str(db), *argv],
+                            env=env, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 60
+    while server.count < after:
+        assert proc.poll() is None, proc.communicate()
+        assert time.monotonic() < deadline, f"{what} never reached the server"
+        time.sleep(0.01)
+    proc.send_signal(sig)
+    _out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 128 + sig, err
+    assert "Traceback" not in err, err
+    return workbench_lines(err), err
 
 
 def workbench_lines(err: str) -> list[str]:

@@ -4,12 +4,8 @@ command again judges only what is left."""
 
 from __future__ import annotations
 
-import os
 import shutil
 import signal
-import subprocess
-import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -17,6 +13,7 @@ import pytest
 from store import open_store
 from store import verdicts as verdict_rows
 from tests.blinding.study_fixture import ANTICIPATION, HUMILITY, make_study
+from tests.hardening.conftest import signalled
 from tests.judges.scripted import naive_judge
 from tests.support.loopback import DUMMY_KEY, LoopbackServer
 from workbench.cli.main import main
@@ -37,7 +34,6 @@ def test_a_signal_ends_judge_cleanly_and_a_rerun_judges_the_rest(sig, tmp_path, 
     (rubrics / "anticipation.toml").write_text(ANTICIPATION)
     (rubrics / "epistemic-humility.toml").write_text(HUMILITY)
     monkeypatch.setenv("WORKBENCH_RUBRICS_DIR", str(rubrics))
-    env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
     path = tmp_path / "store.db"
     with LoopbackServer(naive_judge, latency=0.5) as server:
         db = open_store(path)
@@ -45,20 +41,9 @@ def test_a_signal_ends_judge_cleanly_and_a_rerun_judges_the_rest(sig, tmp_path, 
                    judges=[{"name": "j1", "model": "openai/j1", "api_base": server.url, "temperature": 0.0,
                             "pipeline": "direct", "runs": 1}])
         db.close()
-        proc = subprocess.Popen([sys.executable, "-m", "workbench.cli.main", "--batch", "--db", str(path),
-                                 "judge", "harbor-study", "--concurrency", "1"], env=env, cwd=ROOT,
-                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-        deadline = time.monotonic() + 60
-        while server.count < 2:  # the first pair is judged, the second call is in flight: signal now
-            assert proc.poll() is None, proc.communicate()
-            assert time.monotonic() < deadline, "judge never reached the server"
-            time.sleep(0.01)
-        proc.send_signal(sig)
-        _out, err = proc.communicate(timeout=60)
-
-        assert proc.returncode == 128 + sig, err
-        assert "Traceback" not in err, err
-        lines = [line for line in err.splitlines() if line.startswith("workbench:")]
+        # the first pair is judged, the second call is in flight: signal now
+        lines, err = signalled(server, path, ["judge", "harbor-study", "--concurrency", "1"], sig, after=2,
+                               what="judge")
         assert len(lines) == 1, err
         assert signal.Signals(sig).name in lines[0] and "judge harbor-study" in lines[0], err
 
@@ -87,7 +72,6 @@ def test_a_signal_ends_the_concern_assessment_the_same_way(tmp_path, monkeypatch
     from tests.metrics_integration.conftest import make_store
 
     monkeypatch.setenv("OPENAI_API_KEY", DUMMY_KEY)
-    env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
 
     def responder(body):
         head = body["messages"][-1]["content"].split("<analysis>")[0]
@@ -97,21 +81,9 @@ def test_a_signal_ends_the_concern_assessment_the_same_way(tmp_path, monkeypatch
     db, path, _ = make_store(tmp_path)
     db.close()
     with LoopbackServer(responder, latency=0.5) as server:
-        proc = subprocess.Popen([sys.executable, "-m", "workbench.cli.main", "--batch", "--db", str(path),
-                                 "metrics", "seeded-study", "--assess-concerns", "--model", "openai/concerns",
-                                 "--api-base", server.url], env=env, cwd=ROOT,
-                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-        deadline = time.monotonic() + 60
-        while server.count < 1:
-            assert proc.poll() is None, proc.communicate()
-            assert time.monotonic() < deadline, "the assessment never reached the server"
-            time.sleep(0.01)
-        proc.send_signal(signal.SIGHUP)
-        _out, err = proc.communicate(timeout=60)
-
-    assert proc.returncode == 128 + signal.SIGHUP, err
-    assert "Traceback" not in err, err
-    lines = [line for line in err.splitlines() if line.startswith("workbench:")]
+        lines, err = signalled(server, path, ["metrics", "seeded-study", "--assess-concerns", "--model",
+                                              "openai/concerns", "--api-base", server.url], signal.SIGHUP, after=1,
+                               what="the assessment")
     assert len(lines) == 1 and "SIGHUP" in lines[0] and "--assess-concerns" in lines[0], err
     db = open_store(path)
     cancelled = db.execute("SELECT count(*) FROM calls WHERE role = 'concern' AND error = 'cancelled by the caller'"

@@ -4,22 +4,16 @@ recorded as cancelled, the runs marked interrupted, one line on stderr, the sign
 
 from __future__ import annotations
 
-import os
 import signal
-import subprocess
-import sys
-import time
-from pathlib import Path
 
 import pytest
 
 from store import open_store
 from store.runs import list_runs
+from tests.hardening.conftest import signalled
 from tests.runner.studykit import scripted, study_text, write_cases
 from tests.support.loopback import DUMMY_KEY, LoopbackServer
 from workbench.cli.main import main
-
-ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.mark.parametrize("sig", [signal.SIGHUP, signal.SIGTERM, signal.SIGINT])
@@ -27,27 +21,14 @@ def test_a_signal_interrupts_the_runs_records_in_flight_calls_and_resume_finishe
     cases_dir = write_cases(tmp_path / "cases")
     monkeypatch.setenv("WORKBENCH_CASES_DIR", str(cases_dir))
     monkeypatch.setenv("OPENAI_API_KEY", DUMMY_KEY)
-    env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
     db = tmp_path / "store.db"
     with LoopbackServer(scripted, latency=0.5) as server:
         study_file = tmp_path / "sig-study.toml"
         study_file.write_text(study_text("sig-study", conditions=("B1", "C1"), api_base=server.url))
         assert main(["--batch", "--db", str(db), "study", "create", str(study_file)]) == 0
 
-        proc = subprocess.Popen([sys.executable, "-m", "workbench.cli.main", "--batch", "--db", str(db),
-                                 "run", "sig-study"], env=env, cwd=ROOT, stdout=subprocess.PIPE,
-                                stderr=subprocess.PIPE, text=True)
-        deadline = time.monotonic() + 60
-        while server.count < 2:  # the second request is in flight for half a second: signal now
-            assert proc.poll() is None, proc.communicate()
-            assert time.monotonic() < deadline, "the run never reached the server"
-            time.sleep(0.01)
-        proc.send_signal(sig)
-        out, err = proc.communicate(timeout=60)
-
-        assert proc.returncode == 128 + sig, err
-        assert "Traceback" not in err, err
-        lines = [line for line in err.splitlines() if line.startswith("workbench:")]
+        lines, err = signalled(server, db, ["run", "sig-study"], sig, after=2,  # the second request in flight
+                               what="the run")
         assert len(lines) == 1 and signal.Signals(sig).name in lines[0] and "--resume" in lines[0], err
 
         store = open_store(db)

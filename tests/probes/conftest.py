@@ -3,43 +3,12 @@
 from __future__ import annotations
 
 import json
-import textwrap
 from types import SimpleNamespace
 
 import pytest
 
+from tests.support.case_files import case_text
 from tests.support.loopback import loopback_server  # noqa: F401  (the fixture)
-
-CASE_TEMPLATE = textwrap.dedent('''\
-    +++
-    id = "{id}"
-    title = "{title}"
-    type = "historical"
-    domain = "organizational"
-    status = "ready"
-    strategies = ["C"]
-    decision_date = "2018-06"
-    complexity = "medium"
-    concern_domain = "business"
-    rubric = ""
-    source = "probe test fixture"
-
-    [criteria]
-    clear_decision_point = true
-    outcome_visible = true
-    knowledge_boundary = true
-    causal_record = true
-    manageable_contamination = true
-    +++
-
-    ## Scenario
-
-    {scenario}
-
-    ## Outcome
-
-    {outcome}
-    ''')
 
 CASES = {
     "quarry-loan": ("Quarry loan covenant", "A regional lender must decide whether to waive a covenant for a quarry "
@@ -53,8 +22,9 @@ CASES = {
 
 def write_case(directory, case_id: str) -> None:
     title, scenario, outcome = CASES[case_id]
-    (directory / f"{case_id}.md").write_text(
-        CASE_TEMPLATE.format(id=case_id, title=title, scenario=scenario, outcome=outcome), encoding="utf-8")
+    text = case_text(id=case_id, title=title, scenario=scenario, outcome=outcome, domain="organizational",
+                     decision_date="2018-06", concern_domain="business", source="probe test fixture")
+    (directory / f"{case_id}.md").write_text(text, encoding="utf-8")
 
 
 @pytest.fixture

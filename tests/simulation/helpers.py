@@ -39,6 +39,15 @@ def run_sim(tmp_path: Path, name: str, replace: dict[str, str] | None = None, ta
     return db
 
 
+def hindsight_study(name: str, model: str, *, cases=("glenda-crock",), conditions=("B1",), raters=(),
+                    judged: bool = True) -> str:
+    """A small hindsight study file on `model` (seed 7), judged by `judge-a` on the same model unless not `judged`."""
+    judges = f'\n[[judges]]\nname = "judge-a"\nmodel = "{model}"\n' if judged else ""
+    return (f'name = "{name}"\nprotocol = "hindsight"\ncases = {json.dumps(list(cases))}\n'
+            f"conditions = {json.dumps(list(conditions))}\nreplicates = 1\nraters = {json.dumps(list(raters))}\n"
+            + ("" if judged else "judges = []\n") + f'\n[model]\nname = "{model}"\nseed = 7\n' + judges)
+
+
 def created(tmp_path: Path, name: str, text: str) -> Path:
     """A store holding the study of TOML `text`, created from `name`.toml beside it: the store's path."""
     db = tmp_path / "store.db"

@@ -6,29 +6,11 @@ from __future__ import annotations
 import sqlite_utils
 
 from store.calls import add_call, study_models
-from tests.simulation.helpers import created
+from tests.simulation.helpers import created, hindsight_study
 from workbench.cli.main import main
 
-STUDY = """\
-name = "{name}"
-protocol = "hindsight"
-cases = ["glenda-crock"]
-conditions = ["B1"]
-replicates = 1
-raters = []
-
-[model]
-name = "{model}"
-seed = 7
-
-[[judges]]
-name = "judge-a"
-model = "{model}"
-"""
-
-
 def create(tmp_path, name: str, model: str):
-    return created(tmp_path, name, STUDY.format(name=name, model=model))
+    return created(tmp_path, name, hindsight_study(name, model))
 
 
 def calls(db, study: str) -> int:

@@ -5,27 +5,12 @@ from __future__ import annotations
 import sqlite_utils
 
 from store.calls import add_call, study_models
-from tests.simulation.helpers import created
+from tests.simulation.helpers import created, hindsight_study
 from workbench.cli.main import main
 from workbench.simmodel.label import run_models, run_refusal
 
-STUDY = """\
-name = "{name}"
-protocol = "hindsight"
-cases = ["glenda-crock"]
-conditions = ["B1"]
-replicates = 1
-raters = []
-judges = []
-
-[model]
-name = "{model}"
-seed = 7
-"""
-
-
 def create(tmp_path, name: str, model: str):
-    return created(tmp_path, name, STUDY.format(name=name, model=model))
+    return created(tmp_path, name, hindsight_study(name, model, judged=False))
 
 
 def log_call(db, study: str, model: str) -> None:

@@ -9,31 +9,14 @@ from __future__ import annotations
 
 import json
 
-from tests.simulation.helpers import ROOT, cli
+from tests.simulation.helpers import ROOT, cli, hindsight_study
 from workbench.cli.main import main
-
-STUDY = """\
-name = "dq-small"
-protocol = "hindsight"
-cases = ["glenda-crock", "blast-radius"]
-conditions = ["B1", "B3", "C1", "C2"]
-replicates = 1
-raters = ["rater-a"]
-
-[model]
-name = "{model}"
-seed = 7
-
-[[judges]]
-name = "judge-a"
-model = "{model}"
-"""
-
 
 def study(tmp_path, model: str):
     (tmp_path / "cases").symlink_to(ROOT / "cases")
     path = tmp_path / "dq-small.toml"
-    path.write_text(STUDY.replace("{model}", model), encoding="utf-8")
+    path.write_text(hindsight_study("dq-small", model, cases=("glenda-crock", "blast-radius"),
+                                    conditions=("B1", "B3", "C1", "C2"), raters=("rater-a",)), encoding="utf-8")
     db = tmp_path / "store.db"
     cli(db, "study", "create", str(path))
     cli(db, "run", "dq-small")

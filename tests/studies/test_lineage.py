@@ -12,33 +12,10 @@ from tests.protocols.calibration.calkit import make_db
 from workbench.protocols.calibration.results import arm_a, load
 from workbench.studies import StudyError, create_study, freeze_study
 
-STUDY = '''name = "{name}"
-protocol = "calibration"
-{extra}
-
-[model]
-name = "mock"
-
-[[judges]]
-name = "a"
-model = "mock"
-
-[[judges]]
-name = "b"
-model = "mock"
-
-[[judges]]
-name = "c"
-model = "mock"
-
-[calibration]
-k = {k}
-
-[calibration.generator]
-per_bin = 20
-seed = {seed}
-k_true = 1.5
-'''
+# a panel of three mock judges, a, b and c
+STUDY = ('name = "{name}"\nprotocol = "calibration"\n{extra}\n\n[model]\nname = "mock"\n'
+         + "".join(f'\n[[judges]]\nname = "{judge}"\nmodel = "mock"\n' for judge in "abc")
+         + "\n[calibration]\nk = {k}\n\n[calibration.generator]\nper_bin = 20\nseed = {seed}\nk_true = 1.5\n")
 
 
 def _create(db, name: str, k: float, seed: int = 9, extra: str = "") -> dict:

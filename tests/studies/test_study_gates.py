@@ -2,56 +2,27 @@
 
 from __future__ import annotations
 
-import textwrap
 from datetime import datetime, timezone
 
 import pytest
 
 from store.probes import add_probe
 from tests.runner.studykit import study_text
+from tests.support.case_files import case_text
 from workbench.cases.library import import_cases
 from workbench.cases.probes import probe_prompt
 from workbench.studies import StudyError, create_study
 
 MODEL = "openai/study-model"
 
-HISTORICAL = textwrap.dedent('''\
-    +++
-    id = "{id}"
-    title = "Port dredging contract"
-    type = "historical"
-    domain = "{domain}"
-    status = "ready"
-    strategies = {strategies}
-    decision_date = "2019-04"
-    complexity = "medium"
-    concern_domain = "policy"
-    rubric = ""
-    source = "gate test fixture"
-
-    [criteria]
-    clear_decision_point = true
-    outcome_visible = true
-    knowledge_boundary = true
-    causal_record = true
-    manageable_contamination = true
-    +++
-
-    ## Scenario
-
-    {scenario}
-
-    ## Outcome
-
-    The cheaper contractor went bankrupt halfway through the dredging in March 2020. The port paid twice.
-    ''')
+OUTCOME = "The cheaper contractor went bankrupt halfway through the dredging in March 2020. The port paid twice."
 CLEAN = "In April 2019 a port authority must choose between two dredging contractors; one bids far lower."
 
 
 def add_case(db, cases_dir, case_id="port-dredge", *, scenario=CLEAN, strategies='["C"]', domain="policy"):
     path = cases_dir / f"{case_id}.md"
-    path.write_text(HISTORICAL.format(id=case_id, scenario=scenario, strategies=strategies, domain=domain),
-                    encoding="utf-8")
+    path.write_text(case_text(id=case_id, title="Port dredging contract", scenario=scenario, outcome=OUTCOME,
+                              strategies=strategies, domain=domain, source="gate test fixture"), encoding="utf-8")
     import_cases(db, [path])
 
 

@@ -40,19 +40,10 @@ class BatchServer(LoopbackServer):
         self._ids = itertools.count(1)
         self._batch_lock = threading.Lock()
 
-    def start(self) -> "BatchServer":
-        server = self
+    thread_name = "loopback-batch"
 
-        class Handler(_BatchHandler):
-            owner = server
-
-        from tests.support.loopback import _QuietServer
-
-        self._httpd = _QuietServer(("127.0.0.1", 0), Handler)
-        self._thread = threading.Thread(target=self._httpd.serve_forever, name="loopback-batch",
-                                        kwargs={"poll_interval": 0.05}, daemon=True)
-        self._thread.start()
-        return self
+    def handler(self) -> type:
+        return _BatchHandler
 
     # --- the provider's side ------------------------------------------------------------------
     def _new_id(self, prefix: str) -> str:

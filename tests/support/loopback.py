@@ -182,14 +182,20 @@ class LoopbackServer:
             self.replies.clear()
             self._queue.clear()
 
+    thread_name = "loopback-llm"
+
+    def handler(self) -> type:
+        """The request handler class this server answers with (a subclass serves more endpoints)."""
+        return _Handler
+
     def start(self) -> "LoopbackServer":
         server = self
 
-        class Handler(_Handler):
+        class Handler(self.handler()):
             owner = server
 
         self._httpd = _QuietServer(("127.0.0.1", 0), Handler)
-        self._thread = threading.Thread(target=self._httpd.serve_forever, name="loopback-llm",
+        self._thread = threading.Thread(target=self._httpd.serve_forever, name=self.thread_name,
                                         kwargs={"poll_interval": 0.05}, daemon=True)
         self._thread.start()
         return self

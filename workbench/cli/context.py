@@ -152,6 +152,13 @@ def study_action(sub: argparse._SubParsersAction, name: str, handler: Callable, 
     return parser
 
 
+def add_model_choice(parser: argparse.ArgumentParser, *, model: str, api_base: str) -> None:
+    """`--model MODEL` and `--api-base URL` (`args.model`, `args.api_base`): the model a command calls in place of
+    its default; `model` and `api_base` are their help."""
+    parser.add_argument("--model", metavar="MODEL", help=model)
+    parser.add_argument("--api-base", metavar="URL", help=api_base)
+
+
 def add_by(parser: argparse.ArgumentParser, who: str) -> None:
     """`--by NAME`: who records the act (`workbench.scoring.actor.acting_user` reads the default)."""
     parser.add_argument("--by", metavar="NAME", help=f"{who} (default: the login name)")

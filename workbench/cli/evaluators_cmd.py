@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import argparse
 
-from workbench.cli.context import OK, CommandError, Context, add_by, command_group, refusals, study_action
+from workbench.cli.context import (OK, CommandError, Context, add_by, add_model_choice, command_group, refusals,
+                                   study_action)
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -40,8 +41,8 @@ def register(sub: argparse._SubParsersAction) -> None:
                                  "whether gold items are called checks more often than real ones.",
                      examples=("workbench --batch evaluators audit glenda-crock-sim",
                                "workbench --batch evaluators audit my-study --model openai/gpt-4o-mini"))
-    a.add_argument("--model", metavar="MODEL", help="the auditor (default: the study's first judge's model)")
-    a.add_argument("--api-base", metavar="URL", help="the auditor's api_base")
+    add_model_choice(a, model="the auditor (default: the study's first judge's model)",
+                     api_base="the auditor's api_base")
     r = study_action(psub, "review", review, help="a blind review of a judge's verdicts",
                      description="Without --verdict: list the judge's review sample (item, rubric criterion, "
                                  "verdict, quote, reasoning; never the condition) with any marks so far. With "

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import argparse
 
-from workbench.cli.context import FAILED, OK, USAGE, CommandError, Context, study_action
+from workbench.cli.context import FAILED, OK, USAGE, CommandError, Context, add_model_choice, study_action
 
 
 def comparison_arg(text: str) -> str:
@@ -51,8 +51,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--assess-concerns", action="store_true",
                    help="first have a model judge each run's DQ-3 concern coverage (through the gateway)")
     p.add_argument("--redo-concerns", action="store_true", help="with --assess-concerns: judge runs again")
-    p.add_argument("--model", metavar="M", help="with --assess-concerns: the litellm model (default: first judge)")
-    p.add_argument("--api-base", metavar="URL", help="with --assess-concerns: the model's API base")
+    add_model_choice(p, model="with --assess-concerns: the litellm model (default: first judge)",
+                     api_base="with --assess-concerns: the model's API base")
     p.add_argument("--record-concerns", metavar="FILE",
                    help="record a rater's concern scores from FILE (CSV run_id,concern,value or JSON) and stop")
     p.add_argument("--rater", metavar="NAME", help="with --record-concerns: the rater's name")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from dataclasses import replace
 
-from workbench.cli.context import FAILED, OK, USAGE, CommandError, Context
+from workbench.cli.context import FAILED, OK, USAGE, CommandError, Context, add_model_choice
 from workbench.cli.examples import examples
 from workbench.events import CALL_RETRY, TURN_STARTED, Event
 
@@ -18,8 +18,8 @@ def register(sub: argparse._SubParsersAction) -> None:
                        **examples("workbench --batch probe glenda-crock --model gpt-4o-mini",
                                   "workbench --batch probe glenda-crock --model ollama/llama3 --api-base http://localhost:11434"))
     p.add_argument("case_id", metavar="CASE_ID")
-    p.add_argument("--model", help="litellm model string (default: the settings' probe model)")
-    p.add_argument("--api-base", dest="api_base", metavar="URL", help="the model's server, e.g. a local one")
+    add_model_choice(p, model="litellm model string (default: the settings' probe model)",
+                     api_base="the model's server, e.g. a local one")
     p.add_argument("--classifier", metavar="MODEL",
                    help="the model that classifies the answer (default: Settings' classifier, else the judge "
                         "model when it is another real model, else the probed model, with a warning)")

@@ -115,33 +115,22 @@ def icc(ratings: Sequence[Sequence[Any]], *, confidence: float = 0.95) -> dict[s
         out[form] = Estimate(value, lo, hi, n=n, method=f"{form}; {how}", confidence=confidence,
                              details=details)
 
-    # One-way random forms: F = MSR / MSW.
-    d1, d2 = n - 1, n * (k - 1)
-
-    def ci_1(f: float, average: bool) -> tuple[float, float]:
+    def f_ci(f: float, d1: float, d2: float, average: bool) -> tuple[float, float]:
         fl, fu = f / q(d1, d2), f * q(d2, d1)
         if average:
             return 1 - 1 / fl, 1 - 1 / fu
         return (fl - 1) / (fl + k - 1), (fu - 1) / (fu + k - 1)
 
-    put("ICC(1,1)", lambda: (msr - msw) / (msr + (k - 1) * msw),
-        lambda f: ci_1(f, False), lambda: msr / msw, d1, d2, "F-based CI")
-    put("ICC(1,k)", lambda: (msr - msw) / msr,
-        lambda f: ci_1(f, True), lambda: msr / msw, d1, d2, "F-based CI")
+    # One-way random forms (1): F = MSR / MSW; two-way mixed forms (3): F = MSR / MSE. One CI for both.
+    for model, error_ms, d1, d2 in ((1, msw, n - 1, n * (k - 1)), (3, mse, n - 1, (n - 1) * (k - 1))):
+        f_fn = lambda e=error_ms: msr / e  # noqa: E731
+        put(f"ICC({model},1)", lambda e=error_ms: (msr - e) / (msr + (k - 1) * e),
+            lambda f, d1=d1, d2=d2: f_ci(f, d1, d2, False), f_fn, d1, d2, "F-based CI")
+        put(f"ICC({model},k)", lambda e=error_ms: (msr - e) / msr,
+            lambda f, d1=d1, d2=d2: f_ci(f, d1, d2, True), f_fn, d1, d2, "F-based CI")
 
-    # Two-way forms: F = MSR / MSE.
+    # Two-way random forms (2): F = MSR / MSE.
     d1, d2 = n - 1, (n - 1) * (k - 1)
-
-    def ci_3(f: float, average: bool) -> tuple[float, float]:
-        fl, fu = f / q(d1, d2), f * q(d2, d1)
-        if average:
-            return 1 - 1 / fl, 1 - 1 / fu
-        return (fl - 1) / (fl + k - 1), (fu - 1) / (fu + k - 1)
-
-    put("ICC(3,1)", lambda: (msr - mse) / (msr + (k - 1) * mse),
-        lambda f: ci_3(f, False), lambda: msr / mse, d1, d2, "F-based CI")
-    put("ICC(3,k)", lambda: (msr - mse) / msr,
-        lambda f: ci_3(f, True), lambda: msr / mse, d1, d2, "F-based CI")
 
     def icc2() -> float:
         return (msr - mse) / (msr + (k - 1) * mse + k * (msc - mse) / n)

@@ -227,11 +227,18 @@ class StudyProtocol:
         cannot be used at all is a `StudyError`; single bad records are excluded and reported."""
         return ItemLoad()
 
+    exports_module: str | None = None  # its module whose `export_entries()` lists its exports
+
     def exports(self) -> list:
         """The protocol's own exports, offered after the shared ones (the Studies screen's x): entries with
         `id`, `title`, `description` and `write(db, study_id, out_folder) -> ExportDone`
-        (workbench.exports.catalog.Export). Its batch commands write the same files through the same function."""
-        return []
+        (workbench.exports.catalog.Export). Its batch commands write the same files through the same function.
+        Default: `export_entries()` of `exports_module`, or none."""
+        if not self.exports_module:
+            return []
+        import importlib
+
+        return importlib.import_module(self.exports_module).export_entries()
 
     def summary_line(self, definition: dict) -> str:
         """What `study create` says the study holds, e.g. "2 case(s) x 7 condition(s)"."""
@@ -322,16 +329,26 @@ class StudyProtocol:
         return {}
 
     # --- treatment fidelity (workbench.fidelity): did each run's defining step happen ----------------------
+    treatment_module: str | None = None  # its module whose `steps(definition)` and `readings(db, runs)` answer both
+
     def treatment_steps(self, definition: dict) -> dict[str, str]:
         """condition → its defining step in words ("a motion seconded and debated"), for each of the study's
         conditions; {}: the protocol reports no fidelity table."""
-        return {}
+        if not self.treatment_module:
+            return {}
+        import importlib
+
+        return importlib.import_module(self.treatment_module).steps(definition)
 
     def treatment(self, db: "sqlite_utils.Database", study_id: str, definition: dict,
                   runs: list[dict]) -> list[TreatmentReading]:
         """One reading per finished run of `runs` (run rows: id, case_id, condition, replicate, status),
         from the events and artifacts the run stored; it never calls a model."""
-        return []
+        if not self.treatment_module:
+            return []
+        import importlib
+
+        return importlib.import_module(self.treatment_module).readings(db, runs)
 
     def follow_ups(self, db: "sqlite_utils.Database", study_id: str, definition: dict,
                    runs: list[dict]) -> list["FollowUp"]:

@@ -20,12 +20,9 @@ class CalibrationProtocol(StudyProtocol):
               "metrics": "screens.calibration.results_screen:CalibrationResultsScreen"}
     commands = ("workbench.protocols.calibration.commands",)
     judges_are_runs = True  # its [[judges]] are its conditions: `run` judges, the shared `judge` refuses
-
-    def exports(self) -> list:
-        from workbench.protocols.calibration.commands import export_entries
-
-        return export_entries()
+    exports_module = "workbench.protocols.calibration.commands"  # its export_entries()
     simulator_module = "workbench.protocols.calibration.simulate"  # the offline `sim` model (issue 16)
+    treatment_module = "workbench.protocols.calibration.treatment"  # treatment fidelity: its steps and readings
 
     def blinds_outputs(self, definition: dict) -> bool:
         """The judge panel scores interactions as the study's conditions; nothing is blinded for raters."""
@@ -123,16 +120,6 @@ class CalibrationProtocol(StudyProtocol):
         """A judge reply that never parsed is a counted judge_error, kept with its raw replies."""
         report = output.report or {}
         return f"judge_error: {report.get('error')}" if report.get("judge_error") else None
-
-    def treatment_steps(self, definition: dict) -> dict[str, str]:
-        from workbench.protocols.calibration.treatment import steps
-
-        return steps(definition)
-
-    def treatment(self, db, study_id: str, definition: dict, runs: list[dict]) -> list:
-        from workbench.protocols.calibration.treatment import readings
-
-        return readings(db, runs)
 
     def metrics(self, db, study_id: str, options: dict | None = None) -> MetricsDocument:
         from workbench.protocols.calibration.report import csv_rows, text_summary

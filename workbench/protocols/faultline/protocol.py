@@ -21,11 +21,7 @@ class FaultlineProtocol(StudyProtocol):
               "items": "screens.faultline.graph_panel:BeliefGraphScreen",
               "cruxes": "screens.faultline.crux_browser:CruxBrowserScreen"}
     commands = ("workbench.protocols.faultline.cli",)
-
-    def exports(self) -> list:
-        from workbench.protocols.faultline.cli import export_entries
-
-        return export_entries()
+    exports_module = "workbench.protocols.faultline.cli"  # its export_entries()
     simulator_module = "workbench.protocols.faultline.simulate"  # the offline `sim` model (issue 16)
 
     # --- the study file ---------------------------------------------------------------------------

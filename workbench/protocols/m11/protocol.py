@@ -33,12 +33,9 @@ class M11Protocol(StudyProtocol):
     panels = {"metrics": "screens.m11.dashboard:M11Dashboard", "run": "screens.m11.debate:DebateScreen"}
     commands = ("workbench.protocols.m11.commands",)
     instruments = ("workbench.protocols.m11.instruments",)
-
-    def exports(self) -> list:
-        from workbench.protocols.m11.commands import export_entries
-
-        return export_entries()
+    exports_module = "workbench.protocols.m11.commands"  # its export_entries()
     simulator_module = "workbench.protocols.m11.simulate"  # the offline `sim` model (issue 16)
+    treatment_module = "workbench.protocols.m11.treatment"  # treatment fidelity: its steps and readings
 
     def conditions(self) -> list[str]:
         return list(CONDITIONS)
@@ -164,16 +161,6 @@ class M11Protocol(StudyProtocol):
         return (definition.get("m11") or {}).get("limit") or None
 
     # --- metrics and report ------------------------------------------------------------------------------
-    def treatment_steps(self, definition: dict) -> dict[str, str]:
-        from workbench.protocols.m11.treatment import steps
-
-        return steps(definition)
-
-    def treatment(self, db, study_id: str, definition: dict, runs: list[dict]) -> list:
-        from workbench.protocols.m11.treatment import readings
-
-        return readings(db, runs)
-
     def metrics(self, db, study_id: str, options: dict | None = None) -> MetricsDocument:
         from workbench.protocols.m11.metrics import CSV_COLUMNS, csv_rows, study_metrics
         from workbench.protocols.m11.report import text

@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-from workbench.protocols.hindsight.architectures.base import (
-    FinalOutput, RunContext, common_prompts, final_output, report_request, situation, user,
-)
+from workbench.protocols.hindsight.architectures.base import FinalOutput, RunContext, common_prompts, one_answer
 from workbench.protocols.hindsight.architectures.extraction import extra_calls
 from workbench.protocols.hindsight.architectures.prompts import B2_PROMPT
 
@@ -24,6 +22,4 @@ def expected_calls(options: dict) -> int:
 
 
 async def run(ctx: RunContext) -> FinalOutput:
-    prompt = B2_PROMPT.format(situation=situation(ctx), report=report_request(ctx))
-    text = await ctx.turn("answer", "model", [user(prompt)], phase="answer", label="Step-by-step answer")
-    return await final_output(ctx, text)
+    return await one_answer(ctx, B2_PROMPT, label="Step-by-step answer")

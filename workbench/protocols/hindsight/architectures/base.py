@@ -96,8 +96,15 @@ async def final_output(ctx: RunContext, text: str) -> FinalOutput:
     return await finish(ctx, text)
 
 
+async def one_answer(ctx: RunContext, template: str, label: str) -> FinalOutput:
+    """A single-prompt condition (B1, B2): the seed's template with the situation, one turn, its output."""
+    prompt = template.format(situation=situation(ctx), report=report_request(ctx))
+    text = await ctx.turn("answer", "model", [user(prompt)], phase="answer", label=label)
+    return await final_output(ctx, text)
+
+
 __all__ = ["FinalOutput", "RunCancelled", "RunContext", "TurnStats", "check_choice", "common_prompts", "draw_settings",
-           "final_output",
+           "final_output", "one_answer",
            "parallel",
            "report_request", "situation",
            "system", "user"]
