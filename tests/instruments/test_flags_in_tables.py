@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 from workbench.metrics.ratings import RunInfo
-from workbench.metrics.render import to_text
+from workbench.metrics.render import tables_text
 from workbench.protocols.hindsight.metrics.analysis import analyze
 from workbench.protocols.hindsight.metrics.render import analysis_tables
 from workbench.protocols.hindsight.metrics.study_data import CaseInfo, Perspective, StudyData
@@ -81,7 +81,7 @@ def test_every_dq_table_says_how_many_runs_were_flagged_in_every_front_end(table
     for key in DQ_TABLES:
         table = by_key[key]
         assert any(n.startswith(said) for n in table.notes), key          # the Metrics tab draws these notes
-        assert said in to_text(table), key                                 # batch `metrics`
+        assert said in tables_text([table]), key                            # batch `metrics`
         assert said in _table_markdown(table), key                         # the report
     assert not any("FLAGGED" in n for k, t in by_key.items() if k not in DQ_TABLES for n in t.notes)
 
