@@ -152,3 +152,12 @@ def test_a_flagged_cr_is_marked_on_every_comparison_of_cr_it_enters(faultline_se
     assert "⚑ 1 of 20 flagged" in _row(body, "CR: medium − low divergence")
     assert "⚑" not in _row(body, "CR: high − medium divergence")
     assert "have a flagged CR" in body
+
+
+def test_a_flagged_cr_carries_its_reason_in_the_csv_rows(faultline_sections, faultline_doc):
+    from workbench.protocols.faultline.analysis import CSV_COLUMNS, csv_rows
+
+    rows = csv_rows(faultline_doc)
+    assert all(list(r) == CSV_COLUMNS for r in rows)
+    flagged = [(r["metric"], r["condition"], r["item"], r["flag"]) for r in rows if r["flag"]]
+    assert flagged == [("CR", "graph-20", "t0", "a recurring crux joins opposite directions")]
