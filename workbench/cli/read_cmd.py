@@ -40,6 +40,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def handle(args: argparse.Namespace, ctx: Context) -> int:
     from workbench.instruments.registry import get
+    from workbench.problems import CaseError
 
     instrument = get(args.instrument_name)
     path = Path(args.file)
@@ -52,6 +53,8 @@ def handle(args: argparse.Namespace, ctx: Context) -> int:
         document = instrument.read(text, options)
     except ValueError as e:
         raise CommandError(f"{path}: {e}") from None
+    except CaseError as e:  # a file an option names (a --rubric TOML) is invalid: its problems name it by line
+        raise CommandError(str(e)) from None
     document = {"instrument": instrument.name, "file": str(path), **document}
 
     def human() -> str:

@@ -15,7 +15,7 @@ from workbench.protocols.faultline import measures
 from workbench.protocols.faultline.conditions import PAIR_VOTES, SELF_CONSISTENCY, condition
 
 CSV_COLUMNS = ["run_id", "item", "topic", "pair", "divergence", "condition", "replicate", "metric", "scope",
-               "value", "n", "threshold", "meets", "undefined_reason"]
+               "value", "n", "threshold", "meets", "undefined_reason", "flag"]
 
 
 def _est(e) -> dict:
@@ -441,13 +441,14 @@ def csv_rows(doc: dict) -> list[dict]:
     """The long format: one row per run × metric × scope (persona, round)."""
     rows = []
 
-    def add(d, metric, scope, est):
+    def add(d, metric, scope, est, flag=""):
         rows.append({"run_id": d.get("run_id", ""), "item": d.get("item", ""), "topic": d.get("topic", ""),
                      "pair": d.get("pair") or "", "divergence": d.get("divergence") or "",
                      "condition": d.get("condition", ""), "replicate": d.get("replicate", ""), "metric": metric,
                      "scope": scope, "value": est["value"], "n": est["n"],
                      "threshold": measures.THRESHOLDS.get(metric, ("",))[0],
-                     "meets": measures.meets(metric, est["value"]), "undefined_reason": est["undefined_reason"] or ""})
+                     "meets": measures.meets(metric, est["value"]), "undefined_reason": est["undefined_reason"] or "",
+                     "flag": flag})
 
     for d in doc["debates"]:
         m = d["metrics"]
@@ -465,5 +466,5 @@ def csv_rows(doc: dict) -> list[dict]:
             add(d, "ACC_equal_votes", "baseline", m["ACC_equal_votes"])
     for g in doc["crux_recurrence"]:
         add({"item": g["item"], "condition": g["condition"], "divergence": g.get("divergence")}, "CR",
-            f"{g['runs']} runs", g)
+            f"{g['runs']} runs", g, (g.get("flag_reason") or "flagged") if g.get("flagged") else "")
     return rows

@@ -131,6 +131,10 @@ def comparison_tables(doc: dict, lost: dict) -> str:
             name = mark(c["comparison"], lost) + (f" (pools {', '.join(pooled)})" if pooled else "")
             if c.get("pooling"):
                 name += f" ({c['pooling']})"
+            if c.get("metric") == "CR":
+                groups = c["groups"]["a"] + c["groups"]["b"]
+                name += (cr_flag_mark(doc["crux_recurrence"], levels=groups) if family == "divergence"
+                         else cr_flag_mark(doc["crux_recurrence"], conditions=groups))
             table.append(f"| {name} | {fmt(c['mean_difference'])} | {fmt(c['mann_whitney'])} | "
                          f"{'—' if u is None else f'{u:g}'} | {'—' if p is None else f'{p:.4g}'} | "
                          f"{'—' if holm is None else f'{holm:.4g}'} |")
@@ -141,7 +145,7 @@ def comparison_tables(doc: dict, lost: dict) -> str:
             "Holm-adjusted within each table (family), which controls the family-wise error rate. A pooled row "
             "whose levels do not pool alike says so (\"unbalanced\": it compares what it pools as much as the "
             "levels). BA of a 0-node condition is read against the graph size it is compared with.\n\n"
-            + "\n\n".join(parts))
+            + "\n\n".join(parts) + cr_flag_note(doc))
 
 
 def spread_table(doc: dict, lost: dict) -> str:
@@ -213,7 +217,7 @@ def sections(doc: dict) -> list[ReportSection]:
             if k not in m:
                 return "—"
             mark = {True: " ✓", False: " ✗", None: ""}[m[k].get("meets")]
-            return fmt(m[k]) + mark
+            return fmt(m[k]) + mark + (cr_flag_mark(doc["crux_recurrence"], conditions=[cond]) if k == "CR" else "")
         rows.append(f"| {label(cond, lost)} | {cell('BA')} | {cell('dSD')} | {cell('spread_trend')} | {cell('CG')} | "
                     f"{cell('CR')} | {cell('ACC')} |")
         dropped += [f"- {label(cond, lost)}, {k}: {dropped_text(v['dropped'])}: {v['dropped']['reasons']}"
@@ -225,16 +229,18 @@ def sections(doc: dict) -> list[ReportSection]:
     out.append(ReportSection("Faultline metrics by condition", embedding_line(rules) + "\n\nMeans with 95% bootstrap "
                              "CIs over debates (CR: over repeated debates); ✓/✗ against seed 002's thresholds. "
                              "A debate whose metric is undefined drops out of its mean and is counted. "
-                             + scored_units_line(doc) + "\n\n" + "\n".join(rows) + sc_equal_votes_line(doc)
+                             + scored_units_line(doc) + "\n\n" + "\n".join(rows) + cr_flag_note(doc)
+                             + sc_equal_votes_line(doc)
                              + ("\n\nLeft out of the means:\n" + "\n".join(dropped) if dropped else "")))
     out.append(ReportSection("Faultline condition comparisons", comparison_tables(doc, lost)))
     out.append(ReportSection("Faultline semantic spread per round", spread_table(doc, lost)))
     if doc["by_divergence"]:
         div = ["| divergence | BA | ΔSD | spread trend | CG | CR | ACC |", "|---|---|---|---|---|---|---|"]
         for level, m in doc["by_divergence"].items():
-            div.append(f"| {level} | " + " | ".join(fmt(m.get(k)) for k in ("BA", "dSD", "spread_trend", "CG", "CR", "ACC"))
-                       + " |")
-        out.append(ReportSection("Faultline metrics by initial divergence", "\n".join(div)))
+            flag = {"CR": cr_flag_mark(doc["crux_recurrence"], levels=[level])}
+            div.append(f"| {level} | " + " | ".join(fmt(m.get(k)) + flag.get(k, "")
+                                                   for k in ("BA", "dSD", "spread_trend", "CG", "CR", "ACC")) + " |")
+        out.append(ReportSection("Faultline metrics by initial divergence", "\n".join(div) + cr_flag_note(doc)))
     out.append(ReportSection("Faultline crux recurrence", crux_section(doc, rules, lost)))
     e = doc["errors"]
     unknown = ""
@@ -284,6 +290,33 @@ def crux_method(rules: dict) -> str:
             f"can it decide questions at cosine {BAND}–{same}: a free rewording and two questions on one subject both "
             f"sit there, so a debate whose CR moves by more than {CR_SHIFT} at any line from {BAND} to {same} is "
             "flagged below too.")
+
+
+CR_FLAG = "⚑"
+
+
+def cr_flags(cr: list[dict], conditions: list[str] | None = None, levels: list[str] | None = None) -> tuple[int, int]:
+    """(flagged, of): the repeated debates of these conditions (or divergence levels) whose crux equivalence
+    the method could not settle (equivalence.Equivalence.flagged), of all of them."""
+    rows = [g for g in cr if (conditions is None or g["condition"] in conditions)
+            and (levels is None or g.get("divergence") in levels)]
+    return sum(1 for g in rows if g.get("flagged")), len(rows)
+
+
+def cr_flag_mark(cr: list[dict], **where) -> str:
+    """A CR cell's mark: how many of the repeated debates behind it are flagged (none: no mark)."""
+    flagged, of = cr_flags(cr, **where)
+    return f" {CR_FLAG} {flagged} of {of} flagged" if flagged else ""
+
+
+def cr_flag_note(doc: dict) -> str:
+    """The line under every table with a CR cell, when a repeated debate's crux equivalence is flagged."""
+    flagged, of = cr_flags(doc["crux_recurrence"])
+    if not flagged:
+        return ""
+    return (f"\n\n{CR_FLAG} {flagged} of {of} repeated debate(s) have a flagged CR: the crux equivalence method could "
+            "not settle whether some of their cruxes ask the same question (each is named in the crux recurrence "
+            "section). Their CR stays in the means and comparisons, marked where it enters.")
 
 
 def crux_section(doc: dict, rules: dict, lost: dict) -> str:

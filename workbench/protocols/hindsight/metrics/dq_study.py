@@ -149,8 +149,9 @@ class DQReport:
             return None
         where = "" if self.blinded else " (" + ", ".join(
             f"{r.group} {r.unsplit}" for r in self.rows if r.unsplit and r.group != "all") + ")"
-        return (f"FLAGGED: {n} run(s){where} whose reply could not be split into perspectives: DQ-1 and DQ-2 "
-                "leave them out of every mean and the baseline; none is counted as one perspective.")
+        return (f"FLAGGED: {n} run(s){where} whose reply could not be split into the perspectives the prompt asked "
+                "for (no layout read, or a count other than asked): DQ-1 and DQ-2 leave them out of every mean and "
+                "the baseline; none is counted as one perspective, nor as the count read.")
 
     def to_dict(self) -> dict[str, Any]:
         return {"runs": [] if self.blinded else [r.to_dict() for r in self.runs],
