@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 
 from workbench.instruments import Instrument, Option
-from workbench.protocols.hindsight.architectures.lines import parse_second, parse_vote
+from workbench.protocols.hindsight.architectures.motion_replies import parse_second, parse_vote
 from workbench.protocols.hindsight.architectures.perspectives import ASKED, parse_asked, read_perspectives
 
 SECOND_WORDS = {True: "yes", False: "no", None: "unreadable"}
