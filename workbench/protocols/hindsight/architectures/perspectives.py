@@ -42,7 +42,7 @@ from dataclasses import dataclass
 
 from workbench.protocols.hindsight.architectures.lines import Section
 
-LAYOUTS = ("labelled", "headings", "table", "numbered", "bold", "titled", "prose", "inline")
+LAYOUTS = ("labelled", "headings", "table", "numbered", "bold", "titled", "prose", "inline", "voiced")
 ASKED = (3, 5)  # the shipped B3 prompt (prompts.B3_PROMPT) asks for "3-5 genuinely different perspectives"
 
 _STOP_WORDS = r"(?:synthesi[sz]\w*|recommend\w*|conclusion|in conclusion|in summary|summary|overall|final recommendation)"
@@ -52,6 +52,9 @@ _STOP = re.compile(r"^[>#*_]*[ \t]*(?:\d+[.)][ \t]*)?[*_]*(?:(?:my|our|the|a|fin
 _SYNTH_TITLE = re.compile(
     # a role's possessive leads only the plainest names ("Moderator's synthesis"): "The CFO's take" is a view
     r"^(?:the )?[\w-]+['’]s (?:final |overall )?(?:synthesi[sz]\w*|verdict|conclu\w*|summary|bottom line)|"
+    # a title about the views as a set: "Where they disagree", "How the three fit together", "Comparing them"
+    r"^(?:where|how|what|why)\b.*\b(?:they|them|these|those|both|all three|the (?:three|four|five|views|perspectives|"
+    r"lenses))\b|^(?:comparing|contrasting|across|between)\b|"
     r"^(?:the |my |a |our |final |overall |proposed |suggested |recommended )*"
     r"(?:synthesi[sz]\w*|recommend\w*|conclu\w*|summary|summari[sz]\w*|overall|verdict|bottom line|"
     r"bringing\b|putting\b|pulling\b|tying\b|weighing\b|balancing\b|on balance|taken together|integrat\w*|"
@@ -91,7 +94,7 @@ _LABELLED = re.compile(r"^[ \t>#*_\-+]*(?:perspective|viewpoint|view|lens|angle|
 _LABELLED_NAMED = re.compile(r"^[ \t>#*_\-+]*(?:perspective|viewpoint|view|lens|angle|stance)[ \t]*\(([^)\n]{1,40})\)"
                              r"[ \t*_]*[:.\-–—]?[ \t*_]*(.*)$", re.IGNORECASE)
 _HEADING = re.compile(r"^[ \t]*(#{1,6})[ \t]+(.*?)[ \t#]*$")
-_NUMBERED = re.compile(r"^(?:\(?(\d{1,2})[.)]|\(?([A-Ea-e])[.)]|\(?(I{1,3}|IV|VI?)[.)]|\((\d{1,2}|[a-e])\))"
+_NUMBERED = re.compile(r"^(?:\(?(\d{1,2})[.)]|\(?([A-Ea-e])[.)]|\(?(I{1,3}|IV|VI?|i{1,3}|iv|vi?)[.)]|\((\d{1,2}|[a-e])\))"
                        r"[ \t]+(.+)$")
 _BOLD = re.compile(r"^[ \t]*(?:[-*+•][ \t]+)?(?:\*\*|__)(.+?)(?:\*\*|__)[ \t]*[:.\-–—]?[ \t]*(.*)$")
 _BULLET = re.compile(r"^[-*+•][ \t]+")
@@ -110,7 +113,8 @@ _ANAPHORA = r"(?!(?:this|that|these|those|each|every|all|both|my|our|either|such
 _PROSE = re.compile(
     r"^[ \t]*(?:(first(?:ly)?|second(?:ly)?|third(?:ly)?|fourth(?:ly)?|fifth(?:ly)?|sixth|finally|lastly)\b[,:]?|"
     r"((?:(?:viewed|seen|looked at|considered|read) )?(?:from|through) " + _ANAPHORA +
-    r"[^,.:;]{1,60}?(?:perspective|standpoint|point of view|viewpoint|view|lens|angle|eyes|chair|seat)\b)|"
+    r"[^,.:;]{1,60}?(?:perspective|standpoint|point of view|viewpoint|view|lens|angle|eyes|chair|seat|side|vantage "
+    r"point|position|desk)\b)|"
     r"((?:one|another|a (?:second|third|fourth|fifth|final|further)|the (?:first|second|third|fourth|fifth|"
     r"final|last)) (?:perspective|view|viewpoint|lens|angle)\b)|"
     r"(as (?:the|a|an|our|your) " + _ANAPHORA + r"[^,.:;]{1,40}?)(?=,)|"
@@ -158,7 +162,16 @@ class Reading:
 
 def split_perspectives(text: str) -> Split:
     """The perspectives of a B3 reply and the layout they were read from; no sections when fewer than two."""
-    return next(_splits(text), Split("", []))
+    return next(_splits(_answer_of(text)), Split("", []))
+
+
+_TRACE = re.compile(r"<think(?:ing)?>.*?(?:</think(?:ing)?>|$)|\[/?INST\]|<\|[\w-]+\|>|</?s>", re.IGNORECASE | re.DOTALL)
+
+
+def _answer_of(text: str) -> str:
+    """The reply without a reasoning trace (`<think>…</think>`) and the chat template's tokens a small model echoes
+    (`[/INST]`, `<|im_end|>`): neither is the answer."""
+    return _TRACE.sub("", text or "")
 
 
 def _splits(text: str):
@@ -184,6 +197,9 @@ def _splits(text: str):
     inline = _inline_sections("\n".join(lines))
     if len(inline) >= 2:
         yield Split("inline", inline)
+    voiced = _voiced_sections("\n".join(lines))
+    if len(voiced) >= 2:
+        yield Split("voiced", voiced)
 
 
 def _other_counts(text: str, layout: str) -> list[int]:
@@ -262,21 +278,80 @@ def read_perspectives(text: str, asked: tuple[int, int] = ASKED) -> Reading:
 
     Doubts about the reading come first (unsure); a count the reader stands by but the prompt did not ask for is
     flagged as such (sure): either way it is no data."""
+    text = _answer_of(text)
     split = split_perspectives(text)
     sections = split.sections
     low, high = asked
     wanted = str(low) if low == high else f"{low}-{high}"
     if not sections:
-        none = _no_perspectives(text or "")
+        none = _no_perspectives(text)
         if none:
             return Reading(split, f"no perspectives: {none}", unsure=False)
+        one = _one_labelled(_normalised(text))
+        if one is not None and not _stated(text):
+            return Reading(Split("labelled", [one]), f"1 perspective read where the prompt asked for {wanted}",
+                           unsure=False)
         return Reading(split, "no layout the parser reads")
-    doubt = _doubt(text or "", split, asked)
+    if split.layout == "numbered" and not any(s.title for s in sections) and not _speaks_of_views(text):
+        return Reading(Split("", []), "no perspectives: a numbered list of steps, questions or points, and the reply "
+                                      "speaks of no perspectives or views", unsure=False)
+    split, doubt = _without_framing(split)
+    sections = split.sections
+    doubt = doubt or _doubt(text, split, asked)
     if doubt:
         return Reading(split, doubt)
     if not low <= len(sections) <= high:
         return Reading(split, f"{len(sections)} perspectives read where the prompt asked for {wanted}", unsure=False)
     return Reading(split, "", unsure=False)
+
+
+# A section that recommends rather than views: its first words are a decision or an instruction
+_DECIDES = re.compile(
+    r"^(?:[\w'’-]+[ \t]+){0,3}?(?:i (?:would|'d|recommend|suggest|advise|propose|come down)|i'd|my (?:recommendation|advice|"
+    r"call|suggestion)|we should|(?:she|he|they|glenda|the \w+) should|the (?:best|right|wisest|sensible) (?:course|option|"
+    r"path|move|call|answer)|on balance|overall|all things considered|taken together|therefore|so,)\b|"
+    r"^(?:refuse|resist|reject|comply|accept|decline|proceed|go ahead|delay|pause|slow|stop|keep|adopt|batch|stage|split|"
+    r"publish|disclose|brief|tell|report|negotiate|hold|wait|take|do not|don't|move|migrate|roll|start|run|canary|"
+    r"invest|choose|pick|combine|pursue|prepare|fix|close)\b", re.IGNORECASE)
+# An opening that frames the decision rather than views it
+_FRAMES = re.compile(r"\b(?:this is (?:a|an)|at stake|the (?:situation|decision|dilemma|question|scenario|case) "
+                     r"(?:is|here)|there are (?:several|many|a few|three|four|five)|let'?s|before (?:looking|we))\b",
+                     re.IGNORECASE)
+
+
+def _title_shape(title: str, counted: bool) -> tuple:
+    words = title.split()
+    shape = (bool(words) and words[0].casefold() in ("the", "a", "an", "my", "our"), bool(re.search(r"['’]s\b", title)),
+             bool(re.search(r"\b(?:views?|perspectives?|lens|angle|standpoint|viewpoint)\b", title, re.IGNORECASE)))
+    return shape + (min(len(words), 3),) if counted else shape
+
+
+def _odd_title(sections: list[Section], k: int, counted: bool) -> bool:
+    """Whether section k's title is the odd one out in shape (an article, a possessive, a view word; and, `counted`,
+    its number of words) among titles that otherwise all share one."""
+    others = {_title_shape(s.title, counted) for n, s in enumerate(sections) if n != k}
+    return len(others) == 1 and bool(sections[k].title) and _title_shape(sections[k].title, counted) not in others
+
+
+def _without_framing(split: Split) -> tuple[Split, str]:
+    """The split less a last section that recommends (its first words a decision) under a title unlike the views'
+    ("Glenda's path" after "The lawyer", "The accountant", "The editor"), and a first that frames the decision
+    ("This is a hard one ...") under a title unlike theirs: the synthesis and the introduction by position, wording
+    and title together. Where the titles differ only in length, the doubt is said (flagged), the section kept."""
+    sections = split.sections
+    if split.layout not in ("headings", "bold", "titled", "numbered") or len(sections) < 4:
+        return split, ""
+    doubt = ""
+    ends = ((len(sections) - 1, _DECIDES.match(sections[-1].text.strip()), "the synthesis"),
+            (0, _FRAMES.search(sections[0].text), "the introduction"))
+    for k, sign, what in ends:
+        if not sign or len(sections) < 4:
+            continue
+        if _odd_title(sections, k, counted=False):
+            sections = sections[:-1] if k else sections[1:]
+        elif _odd_title(sections, k, counted=True):
+            doubt = doubt or f"the {'last' if k else 'first'} section ('{sections[k].title}') may be {what}"
+    return (split if sections is split.sections else Split(split.layout, sections)), doubt
 
 
 def _doubt(text: str, split: Split, asked: tuple[int, int]) -> str:
@@ -339,16 +414,56 @@ def _stated(text: str) -> set[int]:
 
 # A reply that gives no perspectives for sure: nothing but markup, or a short refusal.
 _REFUSAL = re.compile(r"^\W*(?:i'?m sorry|sorry\b|i apologi[sz]e|unfortunately,? i|as an ai\b|i (?:am |'m )?(?:cannot|can'?t|"
-                      r"am unable to|'m unable to|won'?t|will not|must decline|decline)\b)", re.IGNORECASE)
+                      r"am unable to|'m unable to|(?:am |'m )?not able to|won'?t|will not|must decline|decline)\b)",
+                      re.IGNORECASE)
 
 
 def _no_perspectives(text: str) -> str:
+    """Why a reply no layout splits gives no perspectives for sure ("" when it may give some in a way not read)."""
     words = re.findall(r"[^\W_]+", re.sub(r"<[^>\n]*>", " ", text))
     if not words:
         return "an empty reply"
-    if len(words) <= 40 and _REFUSAL.match(text.strip()) and not _INLINE_INTRO.search(text):
+    if _speaks_of_views(text):
+        return ""
+    if _REFUSAL.match(text.strip()):
         return "a refusal"
-    return ""
+    sentences = [s for s in re.split(r"(?<=[.!?:])[ \t]+|\n+", re.sub(r"<[^>\n]*>", " ", text)) if s.strip(" \t*_")]
+    if len(sentences) == 1 and len(words) <= 25:
+        return "a one-sentence reply that speaks of no perspectives or views"
+    if sentences and _INSTRUCTION.match(sentences[-1]):
+        return "the reply ends by restating the prompt's instruction, and speaks of no perspectives of its own"
+    return ""  # prose without a layout may hold views nothing marks: doubted, not counted
+
+
+# An instruction echoed from the prompt ("Give 3-5 genuinely different perspectives ...") is not the reply's own talk
+_INSTRUCTION = re.compile(r"^[ \t>*_#-]*(?:please[ \t]+)?(?:give|provide|list|offer|present|consider|synthesi[sz]e|write|"
+                          r"identify|describe|analy[sz]e|outline)\b", re.IGNORECASE)
+
+
+def _speaks_of_views(text: str) -> bool:
+    """Whether the reply, outside an instruction it echoes, names perspectives, views or angles, or gives a view in
+    someone's voice ("The CFO would say", "From a legal standpoint")."""
+    own = [s for s in re.split(r"(?<=[.!?:])[ \t]+|\n+", text) if s.strip() and not _INSTRUCTION.match(s)]
+    return any(_INLINE_INTRO.search(s) or _PROSE.match(s.strip(" \t*_#>-")) or _VOICE.search(s) for s in own) \
+        or any(_TABLE_ROW.match(line) for line in text.splitlines())  # a table's rows or columns may be the views
+
+
+# a view in someone's voice: a quotation's attribution ("— the treasurer"), "looking at this as a lawyer"
+_VOICE = re.compile(r"[\"”'][ \t]*[—–-][ \t]*(?:the|an?)[ \t]+[\w' -]{2,40}$|\b(?:looking at|seen|viewed|read)[ \t]+"
+                    r"(?:(?:this|it)[ \t]+)?as[ \t]+(?:an?|the)[ \t]+\w+", re.IGNORECASE)
+
+
+def _one_labelled(lines: list[str]) -> Section | None:
+    """The one perspective of a reply that labels a single one (`**Perspective: risk containment.**`,
+    `Perspective 1: ...` and no second)."""
+    found = []
+    for line in lines:
+        bare = line.strip().strip("*_").strip()
+        m = _LABELLED_NAMED.match(line) or _LABELLED.match(line) or _NAMED_AS.match(bare)
+        if m:
+            found.append(_clean_title(re.split(r"(?<=\w)\.(?:[*_]*[ \t]|$)|\*\*", m.group(1) if m.re is not _LABELLED else
+                                               m.group(2) or m.group(1), maxsplit=1)[0]))
+    return Section(1, found[0], found[0]) if len(found) == 1 else None
 
 
 def parse_asked(value) -> tuple[int, int]:
@@ -419,16 +534,14 @@ def _labelled_starts(lines: list[str]) -> list[tuple[int, str, str]]:
 def _heading_starts(lines: list[str]) -> list[tuple[int, str, str]]:
     found = [(i, len(m.group(1)), _clean_title(m.group(2))) for i, line in enumerate(lines)
              if (m := _HEADING.match(line))]
-    first_view = None
     kept = []
     for i, level, title in found:
         if _STOP.match(title) or _synth_title(title):
             if len(kept) >= 2 and level <= min(lv for _, lv, _ in kept):
                 break  # what follows the synthesis at the views' level (caveats, next steps) is the synthesis's
             continue
-        if first_view is None and _INTRO_TITLE.match(title) or _META_TITLE.fullmatch(title):
-            continue  # an introduction under its own heading, a note or caveat, belongs to no perspective
-        first_view = i if first_view is None else first_view
+        if _INTRO_TITLE.match(title) and not any(lv == level for _, lv, _ in kept) or _META_TITLE.fullmatch(title):
+            continue  # an introduction under its own heading (the first at its level), a note or caveat: no view
         kept.append((i, level, title))
     if len(kept) > 2 and _ABOUT_THE_SET.search(_body(lines, kept[0][0], kept[1][0])):
         kept = kept[1:]  # an introduction under a title of its own: it speaks of the perspectives to come
@@ -468,12 +581,26 @@ def _table_starts(lines: list[str]) -> list[tuple[int, str, str]]:
 
 
 def _numbered_starts(lines: list[str]) -> list[tuple[int, str, str]]:
-    out, expected = [], None
+    """The items of the reply's list of perspectives: where it has several lists numbered from 1 (the options
+    restated, then the views), the one its lead-in line names as views ("Perspectives on them:"), else the first."""
+    runs = _numbered_runs(lines)
+    if len(runs) > 1:
+        led = [run for run in runs if _led_as_views(lines, run[0][0])]
+        if len(led) == 1:
+            return led[0]
+    return runs[0] if runs else []
+
+
+def _numbered_runs(lines: list[str]) -> list[list[tuple[int, str, str]]]:
+    """Every list at the left margin numbered, lettered or in roman numerals from 1, up to the synthesis."""
+    runs: list[list[tuple[int, str, str]]] = []
+    out: list[tuple[int, str, str]] = []
+    expected = None
     for i, line in enumerate(lines):
         if line[:1] in (" ", "\t"):
             continue  # a nested list belongs to the perspective it is in
         if _synthesis_line(line) and not _NUMBERED.match(line):
-            if out:
+            if out or runs:
                 break
             return []  # a list after the synthesis's title is its steps, not the perspectives
         m = _NUMBERED.match(line)
@@ -481,18 +608,27 @@ def _numbered_starts(lines: list[str]) -> list[tuple[int, str, str]]:
             continue
         digits, letter, roman, paren, rest = m.groups()
         key = _key(digits or paren, letter, roman)
-        if expected is None and key != 1:
-            continue
-        if expected is not None and key != expected:
-            if key == 1:  # a new list from 1 (the synthesis's steps): the perspectives ended
-                break
+        if expected is not None and key == 1 and key != expected:
+            runs.append(out)  # a new list from 1
+            out, expected = [], None
+        if expected is None and key != 1 or expected is not None and key != expected:
             continue
         if _STOP.match(rest) or _synth_title(_clean_title(rest)):
             break
         title, body = _title_and_rest(rest)
+        voice = _PROSE.match(rest) if not title else None
+        if voice and not voice.group(1):  # "1. From the engineers' side, ...": the phrase names the view
+            title, body = _clean_title(next(g for g in voice.groups() if g)), rest
         out.append((i, title, body))
         expected = key + 1
-    return out
+    runs.append(out)
+    return [run for run in runs if len(run) >= 2]
+
+
+def _led_as_views(lines: list[str], first: int) -> bool:
+    """Whether the line that leads into a list (the nearest one above it) names perspectives, views or angles."""
+    lead = next((line for line in reversed(lines[:first]) if line.strip()), "")
+    return bool(_INLINE_INTRO.search(lead))
 
 
 def _key(number: str | None, letter: str | None, roman: str | None) -> int:
@@ -590,7 +726,7 @@ def _bold_starts(lines: list[str]) -> list[tuple[int, str, str]]:
         before = lines[i - 1] if i else ""
         bullet = bool(_BULLET.match(line))
         opens = (not before.strip() or bool(_BOLD.match(before)) or before.rstrip().endswith(":")
-                 or (bullet and bool(_BULLET.match(before))))
+                 or (bullet and (bool(_BULLET.match(before.lstrip())) or before[:1] in (" ", "\t"))))
         if not opens:
             continue  # a lead-in opens a paragraph or a bullet of the top list
         if not out and _INTRO_TITLE.match(title) or _META_TITLE.fullmatch(title):
@@ -769,6 +905,27 @@ def _trimmed(block: list[str]) -> list[str]:
 
 def _table_sections(lines: list[str], starts: list[tuple[int, str, str]]) -> list[Section]:
     return [Section(n, title, rest or title) for n, (_, title, rest) in enumerate(starts, start=1)]
+
+
+# "The **optimist** says ...; the **pessimist** says ...": a bold name then what it says, within one paragraph
+_VOICED = re.compile(r"(?:^|(?<=[.;:!?])[ \t]+|\b(?:the|an?|and|while|whereas)[ \t]+)(?:\*\*|__)([^*_\n]{1,40}?)(?:\*\*|__)"
+                     r"[ \t]*(?:\([^)\n]{1,40}\)[ \t]*)?,?[ \t]+(?:would[ \t]+)?(?:says?|argues?|sees?|thinks?|believes?|"
+                     r"points?|warns?|notes?|counters?|insists?|fears?|wants?|asks?|replies|responds?|stresses|"
+                     r"worries|focus(?:es)?|holds?|claims?|urges?|objects?|view)\b", re.IGNORECASE)
+
+
+def _voiced_sections(text: str) -> list[Section]:
+    """A paragraph that gives each view in a bold name's voice ("The **optimist** says ...; the **pessimist** ..."):
+    a perspective per name, up to the next."""
+    for paragraph in re.split(r"\n[ \t]*\n", text):
+        marks = list(_VOICED.finditer(paragraph))
+        names = [_clean_title(m.group(1)) for m in marks]
+        if len(marks) < 2 or len({n.casefold() for n in names}) < len(names):
+            continue
+        return [Section(n + 1, names[n], paragraph[m.start(1):marks[n + 1].start() if n + 1 < len(marks) else
+                                                    len(paragraph)].strip(" ;,"))
+                for n, m in enumerate(marks)]
+    return []
 
 
 def _inline_sections(text: str) -> list[Section]:
