@@ -25,7 +25,7 @@ WORD = st.text(alphabet="abcdefghijklmnopqrstuvwxyz", min_size=3, max_size=9).fi
 TITLE = st.lists(WORD, min_size=1, max_size=3, unique=True).map(lambda ws: " ".join(ws).capitalize())
 SENTENCE = st.lists(WORD, min_size=4, max_size=9).map(lambda ws: " ".join(ws).capitalize() + ".")
 BODY = st.lists(SENTENCE, min_size=1, max_size=3).map(" ".join)
-LAYOUT = st.sampled_from(["##", "###", "bold", "numbered", "labelled", "html", "dash"])
+LAYOUT = st.sampled_from(["##", "###", "bold", "numbered", "labelled", "html", "dash", "roman"])
 SYNTHESIS = st.sampled_from(["Synthesis", "Recommendation", "My recommendation", "Bringing it together",
                              "Final verdict", "Where I land", "Overall"])
 INTRO = st.sampled_from(["", "This is a hard decision, so it helps to look at it from several sides.",
@@ -35,7 +35,8 @@ INTRO = st.sampled_from(["", "This is a hard decision, so it helps to look at it
 def view(layout: str, i: int, title: str, body: str) -> str:
     return {"##": f"## {title}\n{body}", "###": f"### {i}. {title}\n\n{body}", "bold": f"**{title}:** {body}",
             "numbered": f"{i}. **{title}**: {body}", "labelled": f"Perspective {i}: {title}\n{body}",
-            "html": f"<h3>{title}</h3>\n<p>{body}</p>", "dash": f"- {title}: {body}"}[layout]
+            "html": f"<h3>{title}</h3>\n<p>{body}</p>", "dash": f"- {title}: {body}",
+            "roman": f"({'i ii iii iv v vi vii viii'.split()[i - 1]}) {title} — {body}"}[layout]
 
 
 def closing(layout: str, title: str, body: str) -> str:
@@ -97,3 +98,22 @@ def test_an_empty_reply_and_a_refusal_give_none_for_sure_and_prose_without_a_lay
     essay = "We should refuse. The demand is coercion, and giving in invites more. Tell the funders first."
     doc = read_b3(essay, {"asked": "3-5"})
     assert doc["flagged"] and doc["unsure"] and not b3_agrees(doc, {"perspectives": 0})
+
+
+DECISIONS = st.sampled_from(["Refuse the demand and brief the funders.", "I would batch week 3 and keep canaries.",
+                             "We should resist, loudly.", "On balance, comply with nothing."])
+ODD_CLOSINGS = st.sampled_from(["Glenda's path", "The team's move", "Where the organization goes"])
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.sampled_from(["##", "bold", "numbered"]), VIEWS, ODD_CLOSINGS, DECISIONS)
+def test_a_closing_in_a_decision_voice_is_never_read_silently_as_a_view(layout, views, title, decision):
+    """A synthesis under a title no list names: dropped where its words decide and its title's shape is unlike the
+    views', flagged where only its length differs; never counted, unflagged, as one more view."""
+    views = [(f"The {t.lower()}", b) for t, b in views]
+    text = "\n\n".join(view(layout, i, t, b) for i, (t, b) in enumerate(views, start=1))
+    closing_line = {"##": f"## {title}\n{decision}", "bold": f"**{title}:** {decision}",
+                    "numbered": f"{len(views) + 1}. **{title}**: {decision}"}[layout]
+    reading = read_perspectives(text + "\n\n" + closing_line)
+    if not reading.flagged:
+        assert [s.title for s in reading.split.sections] == [t for t, _ in views]

@@ -51,7 +51,7 @@ _WORDS = {
         (NO, r"no|n|nay|nope|negative|not|never|decline[sd]?|declining|refuse[sd]?|pass|false|withh[eo]ld\w*|none|"
              r"nothing|don'?t|won'?t|cannot|can'?t|unable|unwilling|reject\w*|oppose[sd]?|against"),
         (YES, r"yes|y|aye|yea|yep|yeah|seconded|second|seconding|affirmative|agreed?|sure|gladly|happily|absolutely|"
-              r"certainly|definitely|of course|true|ok|okay|willing|i second|i do|happy to"),
+              r"certainly|definitely|of course|true|ok|okay|willing|happy to"),
     ],
     "vote": [
         (NO, r"not in favou?r|no|n|nay|nope|negative|against|oppose[sd]?|opposing|reject\w*|disapprove[sd]?|"
@@ -63,8 +63,10 @@ _WORDS = {
 }
 _CONDITION = re.compile(r"\b(?:if|unless|provided|providing|as long as|only once|on condition|assuming|pending)\b",
                         re.IGNORECASE)
-_HEDGE = re.compile(r"\b(?:inclined|lean(?:s|ing)?|tempted|might|maybe|perhaps|possibly|probably|undecided|unsure|"
-                    r"not sure|uncertain|torn|on the fence|tentative\w*|for now|could)\b", re.IGNORECASE)
+_DOUBT = (r"inclined|lean(?:s|ing)?|tempted|maybe|perhaps|possibly|probably|undecided|unsure|not sure|uncertain|torn|"
+          r"on the fence|tentative\w*|for now")
+_HEDGE = re.compile(r"\b(?:" + _DOUBT + r"|might|could)\b", re.IGNORECASE)
+_DOUBTS = re.compile(r"\b(?:" + _DOUBT + r")\b", re.IGNORECASE)  # anywhere in a tag's value, not only its first words
 
 
 def _value(kind: str, value: str) -> str | None:
@@ -73,8 +75,8 @@ def _value(kind: str, value: str) -> str | None:
     if not value:
         return None
     first_clause = re.split(r"[.;,(—–]|\s-\s|\bbut\b|\bbecause\b|\bas\b", value, maxsplit=1)[0]
-    if _CONDITION.search(value) or _HEDGE.search(first_clause):
-        return None  # "yes, if the cost cap is added first"
+    if _CONDITION.search(value) or _DOUBTS.search(value) or _HEDGE.search(first_clause):
+        return None  # "yes, if the cost cap is added first", "abstain, perhaps"
     found = [reading for reading, words in _WORDS[kind] if re.match(r"(?:" + words + r")\b", value, re.IGNORECASE)]
     if not found:
         return _in_words(kind, value)  # "Second: I second the motion", "Vote: I am against it"
@@ -98,20 +100,21 @@ _TAG_NAMES = {
 _SEPARATOR = r"[ \t]*(?:\?|:|=|—|–|-|\bis\b)[ \t:=]*\n?[ \t]*"  # the value may stand on the next line
 
 
-def _tag_values(kind: str, text: str) -> list[tuple[int, str]]:
-    """(position, value) of every tag in the reply: at a line's start (`Vote: aye`, `1. SECOND — no`,
+def _tag_values(kind: str, text: str) -> list[tuple[int, int, str]]:
+    """(start, end, value) of every tag in the reply: at a line's start (`Vote: aye`, `1. SECOND — no`,
     `My vote = nay`), or `VOTE:` / `SECOND=` within a line ("(Correction — VOTE: abstain)")."""
     names = _TAG_NAMES[kind]
     line_tag = re.compile(r"^[ \t\"'{(\[]*(?:\d{1,2}[.)][ \t]+)?(?:(?:my|final|the|our|member'?s?)[ \t]+)?(?:" + names +
                           r")[\"']?" + _SEPARATOR + r"(\S.*)$", re.IGNORECASE | re.MULTILINE)
-    found = [(m.start(1), m.group(1)) for m in line_tag.finditer(text)]
+    found = [(m.start(), m.end(), m.group(1)) for m in line_tag.finditer(text)]
     inside = re.compile(r"(?<![\w'])(?:" + ("second" if kind == "second" else "vote") + r")[ \t]*[:=][ \t]*([^\n)\]]+)",
                         re.IGNORECASE)
-    found += [(m.start(1), m.group(1)) for m in inside.finditer(text) if all(m.start(1) != p for p, _ in found)]
+    found += [(m.start(), m.end(), m.group(1)) for m in inside.finditer(text)
+              if not any(start <= m.start(1) < end for start, end, _ in found)]
     return sorted(found)
 
 
-def _json_values(kind: str, text: str) -> list[tuple[int, str]]:
+def _json_values(kind: str, text: str) -> list[tuple[int, int, str]]:
     """The value of the `second` or `vote` key of a JSON object in the reply (true and false as yes and no)."""
     key = {"second": ("second", "seconded", "seconding"), "vote": ("vote",)}[kind]
     out = []
@@ -124,7 +127,7 @@ def _json_values(kind: str, text: str) -> list[tuple[int, str]]:
             continue
         for k, v in data.items():
             if str(k).casefold() in key:
-                out.append((m.start(), {True: "yes", False: "no"}.get(v, str(v)) if isinstance(v, bool) else str(v)))
+                out.append((m.start(), m.end(), {True: "yes", False: "no"}[v] if isinstance(v, bool) else str(v)))
     return out
 
 
@@ -334,9 +337,10 @@ def _read(kind: str, text: str) -> str | None:
     plain = _plain(text)
     tagged = sorted(_tag_values(kind, plain) + _json_values(kind, plain))
     if tagged:
-        readings = [_value(kind, value) for _, value in tagged]
+        readings = [_value(kind, value) for _, _, value in tagged]
         # the reason beside the tag must not say otherwise ("VOTE: aye ... I vote against")
-        tag_lines = {plain.count("\n", 0, position) for position, _ in tagged}
+        tag_lines = {n for start, end, _ in tagged
+                     for n in range(plain.count("\n", 0, start), plain.count("\n", 0, end) + 1)}
         rest = "\n".join(line for n, line in enumerate(plain.splitlines()) if n not in tag_lines)
         return _one(readings + [r for r in _statements(kind, rest) if r is not None])
     return _in_words(kind, plain)

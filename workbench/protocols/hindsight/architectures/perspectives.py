@@ -384,7 +384,17 @@ def _doubt(text: str, split: Split, asked: tuple[int, int]) -> str:
         if other:
             return (f"{len(sections)} perspectives read as {split.layout}, but the reply's "
                     f"{'/'.join(str(c) for c in sorted(other))} other parts read otherwise")
+    elif split.layout in _LOOSE:
+        # a loose layout's count stands only where no other layout reads another count the prompt asked for
+        other = {c for c in _other_counts(text, split.layout) if low <= c <= high and c != len(sections)}
+        if other:
+            return (f"{len(sections)} perspectives read as {split.layout}, but another layout of the reply reads "
+                    f"{'/'.join(str(c) for c in sorted(other))}")
     return ""
+
+
+# layouts read from lead-ins rather than from marks that number or head the views
+_LOOSE = ("bold", "titled", "prose", "counted", "inline", "voiced")
 
 
 _GENERIC = {"perspective", "perspectives", "view", "views", "viewpoint", "lens", "angle", "stance", "the", "from",
