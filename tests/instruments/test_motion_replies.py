@@ -100,3 +100,14 @@ def test_questions_gerunds_and_others_words_say_nothing():
     assert parse_vote('{"vote": "nay", "reason": "premature"}')[0] == "nay"
     assert parse_second('```json\n{"second": true}\n```') is True
     assert parse_vote("<think>Aye or nay? Nay is safer.</think>\nVOTE: aye")[0] == "aye"  # the trace is no answer
+
+
+def test_tables_marks_in_a_tag_and_votes_not_cast():
+    assert parse_vote("| Vote | Reason |\n|---|---|\n| Nay | Too early. |")[0] == "nay"
+    assert parse_second("| Field | Value |\n|---|---|\n| Second | No |\n| Reason | Premature. |") is False
+    assert parse_vote("VOTE: 👎\nA concession is a concession.")[0] == "nay"  # a thumb as the tag's value is one
+    assert parse_vote("I decline to cast a vote on this amendment.")[0] == "abstain"
+    assert parse_vote("I'll sit this one out — it is a matter of taste.")[0] == "abstain"
+    assert parse_vote("I will not vote for this amendment.")[0] == "unparsed"  # a nay or an abstention
+    assert parse_second("**Decision**: Do not second") is False
+    assert parse_second("I am happy to act as seconder for this amendment.") is True

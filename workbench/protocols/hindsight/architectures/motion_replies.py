@@ -23,6 +23,7 @@ import re
 import unicodedata
 
 YES, NO, ABSTAIN = "yes", "no", "abstain"
+NOT_CAST = "not cast"  # a vote said not to be cast: an abstention where negated, nothing where not
 
 # --- the text as read: markup, symbols and reasoning traces off ------------------------------------------------
 
@@ -31,17 +32,50 @@ _TAG_HTML = re.compile(r"</?[a-z][^>\n]*>", re.IGNORECASE)
 _ARROWS = {"→": ":", "⇒": ":", "->": ":", "=>": ":"}
 
 
+# a thumb, tick or cross as a tag's value ("VOTE: 👎"); alone, with no tag, it is no answer (read, it would be a guess)
+_MARK_VALUE = re.compile(r"((?:second|vote)\w*[*_ \t]*[:=—–-][*_ \t]*)(👍|✅|✔️?|☑️?|👎|❌|✖️?|✗|✘)", re.IGNORECASE)
+_TABLE_LINE = re.compile(r"^[ \t]*\|(.*)\|[ \t]*$")
+_TABLE_TAG = re.compile(r"[*_ ]*(?:second\w*|vote|voting|decision|answer)[*_ ]*", re.IGNORECASE)
+
+
 def _plain(text: str) -> str:
-    """The reply without reasoning traces, HTML, markdown emphasis and symbols (a thumb or a tick alone is no
-    answer: read, it would be a guess); an arrow as a tag's separator."""
+    """The reply without reasoning traces, HTML, markdown emphasis and symbols; an arrow as a tag's separator, a
+    table's cells as tag lines."""
     text = _THINK.sub(" ", text or "")
     text = _TAG_HTML.sub(" ", text)
+    text = _MARK_VALUE.sub(lambda m: m.group(1) + (" yes" if m.group(2)[0] in "👍✅✔☑" else " no"), text)
+    text = _tables_as_tags(text)
     for mark, word in _ARROWS.items():
         text = text.replace(mark, word)
     text = "".join(c for c in text if unicodedata.category(c) not in ("So", "Sk", "Cf", "Cs", "Co"))
     text = re.sub(r"[*_`~]+", "", text)
     text = re.sub(r"^[ \t]*(?:#{1,6}|>+|[-+•][ \t])[ \t]*", "", text, flags=re.MULTILINE)
     return text.replace("’", "'").replace("“", '"').replace("”", '"')
+
+
+def _tables_as_tags(text: str) -> str:
+    """A markdown table as tag lines: `header: cell` per row where a column is headed as the tag (`| Vote | Reason |`
+    over `| Nay | ... |`), else a two-column table's rows as `key: value` (`| Second | No |`)."""
+    out: list[str] = []
+    header: list[str] | None = None
+    for line in text.splitlines():
+        row = _TABLE_LINE.match(line)
+        if not row:
+            header = None
+            out.append(line)
+            continue
+        cells = [c.strip() for c in row.group(1).split("|")]
+        if all(re.fullmatch(r":?-+:?", c) for c in cells if c):
+            continue
+        if header is None:
+            header = cells
+            out.append("")
+            continue
+        if any(_TABLE_TAG.fullmatch(h) for h in header):
+            out += [f"{h}: {c}" for h, c in zip(header, cells) if h and c]
+        elif len(cells) == 2:
+            out.append(f"{cells[0]}: {cells[1]}")
+    return "\n".join(out)
 
 
 # --- what a value says: "Aye", "in favour", "not in favour", "Affirmative", "decline" ----------------------------
@@ -153,14 +187,14 @@ _SECOND_SAID = [  # (pattern, reading when not negated)
                 re.IGNORECASE), YES),
     (re.compile(r"\b(?:have|has|give|gives|giving|lend|lending|offer|offering|get|gets|got|with|add|adding)[ \t]+"
                 r"(?:it[ \t]+|the motion[ \t]+|this[ \t]+)?my[ \t]+second\b", re.IGNORECASE), YES),
-    (re.compile(r"\b(?:be|am|as|being)[ \t]+(?:the|its|a)[ \t]+seconder\b", re.IGNORECASE), YES),
+    (re.compile(r"\b(?:be|am|as|being)[ \t]+(?:(?:the|its|a|your)[ \t]+)?seconder\b", re.IGNORECASE), YES),
     (re.compile(r"^[ \t]*second(?:ed)?[ \t]+(?:from|by)[ \t]+me\b|^[ \t]*(?:happy|glad|willing|pleased|ready|"
                 r"prepared|proud|more than happy)[ \t]+to[ \t]+second\b", re.IGNORECASE), YES),
     (re.compile(r"^[ \t]*(?:(?:gladly|happily|readily|hereby|formally|motion|amendment)[ \t]+)?second(?:ed|ing|s)?\b"
                 r"(?![ \t]*,|[ \t]+(?:round|time|point|half|place|thought|look|option|one|opinion|reading|of|and|or|"
                 r"is|was|step|stage|phase|question|issue|concern|reason|perspective|to|does|doesn't|do|means?|implies|isn't|"
                 r"would|will|can|should|might|only|just|here)\b)", re.IGNORECASE), YES),
-    (re.compile(r"^[ \t]*(?:not|no longer)[ \t]+second(?:ing|ed)?\b|^[ \t]*not[ \t]+(?:at this (?:time|stage|point)|"
+    (re.compile(r"^[ \t]*(?:not|no longer|do not|don't|will not|won't|shall not|cannot|can't)[ \t]+second(?:ing|ed)?\b|^[ \t]*not[ \t]+(?:at this (?:time|stage|point)|"
                 r"now|yet|today|this time|from me)\b", re.IGNORECASE), NO),
     (re.compile(r"\b(?:no|not a)[ \t]+second(?:er)?\b(?![ \t]+(?:round|time|thought))|"
                 r"\bwithh[eo]ld(?:ing)?[ \t]+my[ \t]+second\b|\bnot[ \t]+seconded\b", re.IGNORECASE), NO),
@@ -187,7 +221,12 @@ _VOTE_SAID = [
     (re.compile(_I + r"(?:'m|[ \t]+am|'re|[ \t]+are)(?:[ \t]+(?:firmly|strongly|fully|therefore|also|now|still|"
                 r"squarely|definitely|clearly))*[ \t]+(?P<value>in[ \t]+favou?r|for[ \t]+(?:it|this|the)|against|"
                 r"opposed|not in favou?r)\b", re.IGNORECASE), None),
-    (re.compile(_I + _AUX + r"[ \t]+(?:be[ \t]+)?abstain(?:ing)?\b", re.IGNORECASE), ABSTAIN),
+    (re.compile(_I + _AUX + r"[ \t]+(?:be[ \t]+)?(?:abstain(?:ing)?|sit(?:ting)?[ \t]+(?:this|it)[ \t]+(?:one[ \t]+)?out|"
+                r"stay(?:ing)?[ \t]+out[ \t]+of[ \t]+(?:this|it|the vote)|recus(?:e|ing)[ \t]+myself)\b", re.IGNORECASE),
+     ABSTAIN),
+    # "I decline to cast a vote", "I will not be voting": a vote not cast, with nothing after it, is an abstention
+    (re.compile(_I + _AUX + r"[ \t]+(?:be[ \t]+)?(?:vote|voting|cast(?:ing)?[ \t]+(?:a|my|any)[ \t]+(?:vote|ballot))\b"
+                r"(?![ \t]+(?:for|against|aye|nay|yes|no|in|to|on the (?:other|side)))", re.IGNORECASE), NOT_CAST),
 ]
 # A reply that opens with its answer: "Aye.", "Nay — ...", "Respectfully, no.", "Yes, I'll second it."
 _OPENING = re.compile(r"^[ \t\"']*(?:(?:respectfully|reluctantly|regretfully|sadly|honestly|frankly|gladly|happily|"
@@ -282,11 +321,11 @@ def _clause_readings(kind: str, clause: str) -> list[str]:
     for pattern, reading in (_SECOND_SAID if kind == "second" else _VOTE_SAID):
         for m in pattern.finditer(clause):
             if reading is None:
-                if _NEGATION.search(m.group(0)[:m.start("value") - m.start()]):
-                    found.append("none")  # "I cannot vote for this": a nay or an abstention, it does not say
-                    continue
                 value = _vote_phrase(m.group("value"))
                 if value is None:
+                    continue
+                if _NEGATION.search(m.group(0)[:m.start("value") - m.start()]):
+                    found.append("none")  # "I cannot vote for this": a nay or an abstention, it does not say
                     continue
                 found.append(value)
                 continue
@@ -299,6 +338,9 @@ def _clause_readings(kind: str, clause: str) -> list[str]:
             negated = bool(_NEGATION.search(lead + m.group(0)))
             if kind == "second" and reading == NO:
                 found.append(NO)  # the pattern is itself the refusal
+            elif reading == NOT_CAST:
+                if negated:
+                    found.append(ABSTAIN)
             elif negated:
                 found.append(NO if reading in (YES,) else ("flip" if reading == NO else "none"))
             else:
