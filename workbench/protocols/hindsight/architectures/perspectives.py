@@ -45,7 +45,11 @@ from workbench.protocols.hindsight.architectures.lines import Section
 LAYOUTS = ("labelled", "headings", "table", "numbered", "bold", "titled", "prose", "inline", "voiced")
 ASKED = (3, 5)  # the shipped B3 prompt (prompts.B3_PROMPT) asks for "3-5 genuinely different perspectives"
 
-_STOP_WORDS = r"(?:synthesi[sz]\w*|recommend\w*|conclusion|in conclusion|in summary|summary|overall|final recommendation)"
+_STOP_WORDS = (r"(?:synthesi[sz]\w*|recommend\w*|conclusion|in conclusion|in summary|summary|overall|final recommendation|"
+               # the words that gather the views: "All things considered", "Taking all the hats off", "Put together"
+               r"all things considered|taking (?:all|everything|it all|these|them|the (?:\w+ )?(?:views|perspectives|"
+               r"lenses|hats))|put(?:ting)? (?:it |this |everything |them )?(?:all )?together|pulling (?:it|this|"
+               r"everything) (?:all )?together|on balance|weighing (?:it all|these|them|everything))")
 _STOP = re.compile(r"^[>#*_]*[ \t]*(?:\d+[.)][ \t]*)?[*_]*(?:(?:my|our|the|a|final)[ \t]+)?" + _STOP_WORDS + r"\b",
                    re.IGNORECASE)
 # A title (heading, bold lead-in, short line) that names the synthesis, under the many names models give it.
@@ -55,14 +59,14 @@ _SYNTH_TITLE = re.compile(
     # a title about the views as a set: "Where they disagree", "How the three fit together", "Comparing them"
     r"^(?:where|how|what|why)\b.*\b(?:they|them|these|those|both|all three|the (?:three|four|five|views|perspectives|"
     r"lenses))\b|^(?:comparing|contrasting|across|between)\b|"
-    r"^(?:the |my |a |our |final |overall |proposed |suggested |recommended )*"
+    r"^(?:(?:so|then|and|now|ok|okay|well)\b,? )?(?:the |my |a |our |final |overall |proposed |suggested |recommended )*"
     r"(?:synthesi[sz]\w*|recommend\w*|conclu\w*|summary|summari[sz]\w*|overall|verdict|bottom line|"
     r"bringing\b|putting\b|pulling\b|tying\b|weighing\b|balancing\b|on balance|taken together|integrat\w*|"
     r"reconcil\w*|(?:the )?(?:way|path) forward|course of action|decision\b(?!-)|advice|take\b|answer\b|"
     r"thoughts\b|word\b|call\b|takeaways?|next steps|action plan|plan of action|what (?:i|we|glenda\S*|the \w+) "
     r"(?:would|should) do|here'?s what|tl;?dr|net[- ]net|upshot|in short|all things considered|to sum up|"
     r"summing up|wrap\w*|closing\b|landing\b|consensus|common ground|where (?:they|it all|this) (?:agree|lands?|leaves)|"
-    r"(?:so,? )?what (?:now|next)\b|(?:so,? )?where (?:does|do) (?:that|this|it) leave|"
+    r"(?:so,? )?what (?:now|next)\b|what (?:would|should|must|could|can) [\w'’ -]{1,30}? do\b|(?:so,? )?where (?:does|do) (?:that|this|it) leave|"
     r"(?:my|our) (?:two cents|view|take|position|advice|call|pick|vote|proposal|suggestion|stance)\b|"
     r"where (?:i|we) (?:land|stand|come down|end up)\b|(?:net|final) (?:assessment|judg(?:e)?ment)|judg(?:e)?ment call|"
     r"what to do\b|where (?:i|we|this) come[s]? out)", re.IGNORECASE)
@@ -110,11 +114,18 @@ _OWN_VOICE = re.compile(r"\b(?:i|i'd|i'm|i'll|my|we|we'd|we're|our|us|me)\b", re
 # "Precedent. If Crock wins ...": a first sentence of at most four words, then the text
 _SHORT_LEAD = re.compile(r"^((?:[\w'’-]+[ \t]+){0,3}[\w'’-]+)\.[ \t]+(\S.*)$")
 _ANAPHORA = r"(?!(?:this|that|these|those|each|every|all|both|my|our|either|such) )"
+# an adverb that names a lens ("Legally,", "Reputationally,"), not one that orders or hedges ("Finally,", "Ideally,")
+_LENS_ADVERB = (r"(?!(?:final|addition|ultimate|general|personal|realistic|practical|basic|actual|ideal|natural|"
+                r"specific|typical|fundamental|critical|real|usual|equal|initial|especial|essential|potential|"
+                r"incidental|occasional|logical|theoretical|frank|hopeful|traditional|conditional|additional|"
+                r"eventual|optional|original)ly\b)[A-Z][a-z]{2,}(?:al|ic)ly")
 _PROSE = re.compile(
     r"^[ \t]*(?:(first(?:ly)?|second(?:ly)?|third(?:ly)?|fourth(?:ly)?|fifth(?:ly)?|sixth|finally|lastly)\b[,:]?|"
     r"((?:(?:viewed|seen|looked at|considered|read) )?(?:from|through) " + _ANAPHORA +
     r"[^,.:;]{1,60}?(?:perspective|standpoint|point of view|viewpoint|view|lens|angle|eyes|chair|seat|side|vantage "
-    r"point|position|desk)\b)|"
+    r"point|position|desk|shoes)\b(?:[ \t]+of[ \t]+[^,.:;*_\n]{1,40})?)|"
+    # "Wearing my SRE hat, ...", "Legally, ...": a hat or a lens's adverb names the view
+    r"(wearing (?:my|the|a|an|our|their) [^,.:;]{1,40}? hat)\b|(" + _LENS_ADVERB + r")(?=,)|"
     r"((?:one|another|a (?:second|third|fourth|fifth|final|further)|the (?:first|second|third|fourth|fifth|"
     r"final|last)) (?:perspective|view|viewpoint|lens|angle)\b)|"
     r"(as (?:the|a|an|our|your) " + _ANAPHORA + r"[^,.:;]{1,40}?)(?=,)|"
@@ -572,10 +583,12 @@ def _table_starts(lines: list[str]) -> list[tuple[int, str, str]]:
         head = _TABLE_ROW.match(lines[i])
         if not (head and _TABLE_RULE.match(lines[i + 1]) and "-" in lines[i + 1]):
             continue
-        first = _clean_title(head.group(1).split("|")[0])
+        header = [_clean_title(c) for c in head.group(1).split("|")]
+        first = header[0]
         if not _TABLE_HEAD.match(first):
-            return []  # a table of options or costs, not of perspectives; with an empty corner, its rows or its
-            # columns may be the perspectives: unread, so flagged
+            # a table of options or costs is not of perspectives; one with an empty or attribute corner whose lead-in
+            # names views ("a side-by-side comparison of three perspectives") has a view per column
+            return _table_columns(lines, i, header)
         out = []
         for j in range(i + 2, len(lines)):
             row = _TABLE_ROW.match(lines[j])
@@ -588,6 +601,26 @@ def _table_starts(lines: list[str]) -> list[tuple[int, str, str]]:
             out.append((j, title, " ".join(c for c in cells[1:] if c)))
         return out
     return []
+
+
+_CORNER = re.compile(r"(?:|aspect|dimension|criteri(?:on|a)|question|factor|attribute|topic|issue|concern|lens|"
+                     r"perspective ?(?:→|->)?)", re.IGNORECASE)
+
+
+def _table_columns(lines: list[str], i: int, header: list[str]) -> list[tuple[int, str, str]]:
+    """The columns of a table as perspectives (title: its header; text: its cells), where its corner is empty or names
+    an attribute, its lead-in names views, and no column is headed as an option, a cost or a risk."""
+    titles = header[1:]
+    if not (_CORNER.fullmatch(header[0]) and len(titles) >= 2 and _led_as_views(lines, i)) \
+            or any(not t or _NOT_A_VIEW.fullmatch(t) for t in titles):
+        return []
+    rows = []
+    for j in range(i + 2, len(lines)):
+        row = _TABLE_ROW.match(lines[j])
+        if not row:
+            break
+        rows.append([c.strip() for c in row.group(1).split("|")])
+    return [(i, title, " ".join(r[k + 1] for r in rows if len(r) > k + 1 and r[k + 1])) for k, title in enumerate(titles)]
 
 
 def _numbered_starts(lines: list[str]) -> list[tuple[int, str, str]]:
@@ -806,6 +839,9 @@ def _normalised(text: str) -> list[str]:
                 and not (_HEADING.match(out[-1]) or _BULLET.match(out[-1])):
             out[-1] = ("# " if line.strip()[0] == "=" else "## ") + out[-1].strip()
             continue
+        if re.fullmatch(r"[ \t]*(?:-{3,}|\*{3,}|_{3,}|(?:[-*_][ \t]){2,}[-*_])[ \t]*", line):
+            out.append("")
+            continue  # a horizontal rule separates, like a blank line
         line = re.sub(r"^[ \t]*>[ \t]?", "", line)
         indent = line[:len(line) - len(line.lstrip())]
         rest = line.lstrip()
@@ -870,10 +906,11 @@ def _prose_starts(lines: list[str]) -> list[tuple[int, str, str]]:
             continue  # a paragraph's first line
         if _synthesis_line(line) and out:
             break
-        m = _PROSE.match(line)
-        if m and not _STOP.match(line):
+        bare = line.lstrip(" \t*_")  # "*Through the eyes of the on-call engineer*": emphasis is no text
+        m = _PROSE.match(bare)
+        if m and not _STOP.match(bare):
             phrase = next(g for g in m.groups() if g)
-            out.append((i, _ordinal_title(line[m.end():]) if m.group(1) else _clean_title(phrase), line.strip()))
+            out.append((i, _ordinal_title(bare[m.end():]) if m.group(1) else _clean_title(phrase), line.strip()))
     return out
 
 
@@ -892,13 +929,17 @@ def _sections(lines: list[str], starts: list[tuple[int, str, str]]) -> list[Sect
     for n, (i, title, rest) in enumerate(starts):
         end = starts[n + 1][0] if n + 1 < len(starts) else len(lines)
         body = [rest] if rest else []
+        opens_synthesis = False
         for line in lines[i + 1:end]:
             if _is_stop(line):
+                opens_synthesis = not "".join(body).strip()
                 break
             if compact and n + 1 == len(starts) and not line.strip() and "".join(body).strip():
                 break  # every other view is one paragraph: what follows the last one's is not that view's
             body.append(line)
         text = "\n".join(body).strip()
+        if opens_synthesis and n + 1 == len(starts) and len(starts) > 2:
+            break  # a last title whose text opens as a synthesis does ("On balance, ...") is the synthesis's title
         if text or title:
             sections.append(Section(n + 1, title, text or title))
     return sections
