@@ -93,12 +93,12 @@ _STATED = re.compile(r"\b(two|three|four|five|six|[2-6])[ \t]+(?:[\w'-]+[ \t]+){
                      r"angles|lenses|sides|directions|ways of (?:looking|seeing))\b", re.IGNORECASE)
 _ROMAN = {"i": 1, "ii": 2, "iii": 3, "iv": 4, "v": 5, "vi": 6}
 _LABELLED = re.compile(r"^[ \t>#*_\-+]*(?:perspective|viewpoint|view|lens|angle|stance)[ \t]+#?(\d+|[A-Ea-e]|one|two|three|four|"
-                       r"five|six)\b[ \t*_]*[:.\-–—)]?[ \t*_]*(.*)$", re.IGNORECASE)
+                       r"five|six)\b(?:[ \t]+(?:of|/)[ \t]+\d)?[ \t*_]*[:.\-–—)]?[ \t*_]*(.*)$", re.IGNORECASE)
 # "Perspective (Legal): ..."
 _LABELLED_NAMED = re.compile(r"^[ \t>#*_\-+]*(?:perspective|viewpoint|view|lens|angle|stance)[ \t]*\(([^)\n]{1,40})\)"
                              r"[ \t*_]*[:.\-–—]?[ \t*_]*(.*)$", re.IGNORECASE)
 _HEADING = re.compile(r"^[ \t]*(#{1,6})[ \t]+(.*?)[ \t#]*$")
-_NUMBERED = re.compile(r"^(?:\(?(\d{1,2})[.)]|\(?([A-Ea-e])[.)]|\(?(I{1,3}|IV|VI?|i{1,3}|iv|vi?)[.)]|\((\d{1,2}|[a-e])\))"
+_NUMBERED = re.compile(r"^(?:\(?(\d{1,2})(?:[.)]|/(?=[ \t]))|\(?([A-Ea-e])[.)]|\(?(I{1,3}|IV|VI?|i{1,3}|iv|vi?)[.)]|\((\d{1,2}|[a-e])\))"
                        r"[ \t]+(.+)$")
 _BOLD = re.compile(r"^[ \t]*(?:[-*+•][ \t]+)?(?:\*\*|__)(.+?)(?:\*\*|__)[ \t]*[:.\-–—]?[ \t]*(.*)$")
 _BULLET = re.compile(r"^[-*+•][ \t]+")
@@ -561,7 +561,8 @@ def _heading_starts(lines: list[str]) -> list[tuple[int, str, str]]:
             if len(kept) >= 2 and level <= min(lv for _, lv, _ in kept):
                 break  # what follows the synthesis at the views' level (caveats, next steps) is the synthesis's
             continue
-        if _INTRO_TITLE.match(title) and not any(lv == level for _, lv, _ in kept) or _META_TITLE.fullmatch(title):
+        if _INTRO_TITLE.match(title) and not any(lv == level for _, lv, _ in kept) or _META_TITLE.fullmatch(title) \
+                or _NOT_A_VIEW.fullmatch(title):
             continue  # an introduction under its own heading (the first at its level), a note or caveat: no view
         kept.append((i, level, title))
     if len(kept) > 2 and _ABOUT_THE_SET.search(_body(lines, kept[0][0], kept[1][0])):
@@ -843,6 +844,7 @@ def _normalised(text: str) -> list[str]:
             out.append("")
             continue  # a horizontal rule separates, like a blank line
         line = re.sub(r"^[ \t]*>[ \t]?", "", line)
+        line = re.sub(r"^([ \t]*)(\d)\ufe0f?\u20e3", r"\1\2.", line)  # a keycap digit ("1️⃣") as the number it shows
         indent = line[:len(line) - len(line.lstrip())]
         rest = line.lstrip()
         if rest and rest[0] in _ARROWS:
