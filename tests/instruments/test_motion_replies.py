@@ -111,3 +111,11 @@ def test_tables_marks_in_a_tag_and_votes_not_cast():
     assert parse_vote("I will not vote for this amendment.")[0] == "unparsed"  # a nay or an abstention
     assert parse_second("**Decision**: Do not second") is False
     assert parse_second("I am happy to act as seconder for this amendment.") is True
+
+
+def test_options_in_the_tag_brackets_checklists_and_labels_of_ones_own():
+    assert parse_second("SECOND (yes/no): no") is False  # the prompt's options echoed are not an answer
+    assert parse_vote("[VOTE] aye")[0] == "aye"
+    assert parse_vote("- [ ] Aye\n- [x] Nay\n- [ ] Abstain")[0] == "nay"
+    assert parse_vote("On the amendment: nay.")[0] == "nay" and parse_vote("Aye to the motion.")[0] == "aye"
+    assert parse_vote("VOTE: nay\nAbstaining would be a cop-out.")[0] == "nay"  # a subject, not an answer

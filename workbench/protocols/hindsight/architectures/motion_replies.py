@@ -34,6 +34,9 @@ _ARROWS = {"→": ":", "⇒": ":", "->": ":", "=>": ":"}
 
 # a thumb, tick or cross as a tag's value ("VOTE: 👎"); alone, with no tag, it is no answer (read, it would be a guess)
 _MARK_VALUE = re.compile(r"((?:second|vote)\w*[*_ \t]*[:=—–-][*_ \t]*)(👍|✅|✔️?|☑️?|👎|❌|✖️?|✗|✘)", re.IGNORECASE)
+# a checklist's ticked box is the answer ("- [x] Aye"); an unticked one says nothing
+_CHECKED = re.compile(r"^[ \t]*(?:[-*+][ \t]+)?\[[xX✓✔]\][ \t]*(.+)$", re.MULTILINE)
+_UNCHECKED = re.compile(r"^[ \t]*(?:[-*+][ \t]+)?\[[ \t]?\][ \t]*.*$", re.MULTILINE)
 _TABLE_LINE = re.compile(r"^[ \t]*\|(.*)\|[ \t]*$")
 _TABLE_TAG = re.compile(r"[*_ ]*(?:second\w*|vote|voting|decision|answer)[*_ ]*", re.IGNORECASE)
 
@@ -45,6 +48,7 @@ def _plain(text: str) -> str:
     text = _TAG_HTML.sub(" ", text)
     text = _MARK_VALUE.sub(lambda m: m.group(1) + (" yes" if m.group(2)[0] in "👍✅✔☑" else " no"), text)
     text = _tables_as_tags(text)
+    text = _CHECKED.sub(r"answer: \1", _UNCHECKED.sub("", text))
     for mark, word in _ARROWS.items():
         text = text.replace(mark, word)
     text = "".join(c for c in text if unicodedata.category(c) not in ("So", "Sk", "Cf", "Cs", "Co"))
@@ -138,9 +142,11 @@ def _tag_values(kind: str, text: str) -> list[tuple[int, int, str]]:
     """(start, end, value) of every tag in the reply: at a line's start (`Vote: aye`, `1. SECOND — no`,
     `My vote = nay`), or `VOTE:` / `SECOND=` within a line ("(Correction — VOTE: abstain)")."""
     names = _TAG_NAMES[kind]
+    # the tag may carry the prompt's options ("SECOND (yes/no): no") or stand in brackets ("[VOTE] aye")
     line_tag = re.compile(r"^[ \t\"'{(\[]*(?:\d{1,2}[.)][ \t]+)?(?:(?:my|final|the|our|member'?s?)[ \t]+)?(?:" + names +
-                          r")[\"']?" + _SEPARATOR + r"(\S.*)$", re.IGNORECASE | re.MULTILINE)
-    found = [(m.start(), m.end(), m.group(1)) for m in line_tag.finditer(text)]
+                          r")[\"']?(?:[ \t]*[(\[][^)\]\n]{0,30}[)\]])?" + _SEPARATOR + r"(\S.*)$|"
+                          r"^[ \t]*\[(?:" + names + r")\][ \t:=]*(\S.*)$", re.IGNORECASE | re.MULTILINE)
+    found = [(m.start(), m.end(), m.group(1) or m.group(2)) for m in line_tag.finditer(text)]
     inside = re.compile(r"(?<![\w'])(?:" + ("second" if kind == "second" else "vote") + r")[ \t]*[:=][ \t]*([^\n)\]]+)",
                         re.IGNORECASE)
     found += [(m.start(), m.end(), m.group(1)) for m in inside.finditer(text)
@@ -198,7 +204,8 @@ _SECOND_SAID = [  # (pattern, reading when not negated)
                 r"now|yet|today|this time|from me)\b", re.IGNORECASE), NO),
     (re.compile(r"\b(?:no|not a)[ \t]+second(?:er)?\b(?![ \t]+(?:round|time|thought))|"
                 r"\bwithh[eo]ld(?:ing)?[ \t]+my[ \t]+second\b|\bnot[ \t]+seconded\b", re.IGNORECASE), NO),
-    (re.compile(_I + _AUX + r"[ \t]+(?:decline|pass|refuse|abstain)\b|^[ \t]*(?:pass|declined?)[ \t]*[.!]?[ \t]*$",
+    (re.compile(_I + _AUX + r"[ \t]+(?:decline|pass|refuse|abstain)\b|^[ \t]*(?:pass|declined?)[ \t]*[.!]?[ \t]*$|"
+                r"\bcount me out\b|\bI(?:'d|[ \t]+would)[ \t]+rather[ \t]+not\b",
                 re.IGNORECASE), NO),
 ]
 _VOTE_TARGET = (r"[ \t]+(?:(?:the|this|that|your|our|his|her|their)[ \t]+(?:\w+[ \t]+)?(?:motion|amendment|proposal|"
@@ -230,20 +237,27 @@ _VOTE_SAID = [
 ]
 # A reply that opens with its answer: "Aye.", "Nay — ...", "Respectfully, no.", "Yes, I'll second it."
 _OPENING = re.compile(r"^[ \t\"']*(?:(?:respectfully|reluctantly|regretfully|sadly|honestly|frankly|gladly|happily|"
-                      r"ok(?:ay)?|well|then|so|hmm|sure|absolutely|certainly|definitely|happily)[ \t]*[,—–-]?[ \t]+)*"
+                      r"ok(?:ay)?|well|then|so|hmm|sure|absolutely|certainly|definitely|happily|strong|firm|solid|clear|"
+                      r"resounding|emphatic|hard|a)[ \t]*[,—–-]?[ \t]+)*"
+                      # an answer after a label of the member's own ("As CFO: aye.", "On the amendment: nay.")
+                      r"(?:[^:\n]{1,40}:[ \t]*(?=[a-z]+[ \t]*[.!]?[ \t]*$))?"
                       r"(?P<word>[a-z]+(?:[ \t]+favou?r)?)\b(?P<rest>.*)$", re.IGNORECASE)
 _OPENING_WORDS = {
     "second": {"yes": YES, "yep": YES, "yeah": YES, "aye": YES, "sure": YES, "gladly": YES, "absolutely": YES,
                "certainly": YES, "happily": YES, "agreed": YES, "seconded": YES, "definitely": YES,
-               "no": NO, "nope": NO, "nay": NO, "declined": NO, "decline": NO, "pass": NO, "negative": NO, "not": NO},
+               "no": NO, "nope": NO, "nay": NO, "declined": NO, "decline": NO, "pass": NO, "negative": NO, "not": NO,
+               "affirmative": YES},
     "vote": {"aye": YES, "yea": YES, "yes": YES, "yay": YES, "in favour": YES, "in favor": YES, "for": YES,
              "nay": NO, "no": NO, "against": NO, "opposed": NO, "abstain": ABSTAIN, "abstaining": ABSTAIN,
-             "abstention": ABSTAIN},
+             "abstention": ABSTAIN, "affirmative": YES, "negative": NO},
 }
 # only words that are nothing but an answer may lead a longer sentence: "No, I won't" but not "No one wants this"
-_ALONE_ONLY = {"not", "for", "sure", "certainly", "absolutely", "definitely", "happily", "gladly", "pass", "decline",
+_ALONE_ONLY = {"affirmative", "not", "for", "sure", "certainly", "absolutely", "definitely", "happily", "gladly", "pass", "decline",
                "negative"}
-_NOT_AN_ANSWER_AFTER = re.compile(r"^[ \t]+(?:to|on|one|doubt|objections?|problem|issue|hesitation|matter|longer|amendment|motion|second|vote|way|more|less|"
+_NOT_AN_ANSWER_AFTER = re.compile(r"^[ \t]+(?:to\b(?![ \t]+(?:the|this|that)[ \t]+(?:motion|amendment|proposal|resolution)\b)|"
+                                  # a verb after it makes the word a subject: "Abstaining would be a cop-out"
+                                  r"(?:would|is|was|will|isn't|wouldn't|does|doesn't|means|seems|feels|makes|can|"
+                                  r"could|should|might)\b|on|one|doubt|objections?|problem|issue|hesitation|matter|longer|amendment|motion|second|vote|way|more|less|"
                                   r"change|reason|question|need|sooner|thanks)\b|^[ \t]*-", re.IGNORECASE)
 _ABOUT_OTHERS = re.compile(r"\b(?:if|whether|some|others?|they|he|she|someone|anyone|members?|the (?:chair|"
                            r"committee|strategist|board)|colleagues?|you)\b[^.]*\b(?:may|might|would|could|will|say|said|"
