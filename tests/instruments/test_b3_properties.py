@@ -117,3 +117,18 @@ def test_a_closing_in_a_decision_voice_is_never_read_silently_as_a_view(layout, 
     reading = read_perspectives(text + "\n\n" + closing_line)
     if not reading.flagged:
         assert [s.title for s in reading.split.sections] == [t for t, _ in views]
+
+
+def test_asides_lead_ins_and_traces_are_no_views():
+    views = "## Legal\nExtortion.\n\n## Financial\nReserves.\n\n## Ethical\nFilters.\n\n"
+    for aside in ("## A note on uncertainty\nThin data.", "## Limitations of this analysis\nThin data.",
+                  "## Risks to watch\nRetaliation."):
+        reading = read_perspectives(views + aside + "\n\n## Recommendation\nRefuse.")
+        assert not reading.flagged and [s.title for s in reading.split.sections] == ["Legal", "Financial", "Ethical"]
+    listed = "Stakeholders:\n- Funders — no surprises\n- Users — the filters\n- Staff — their jobs\n\nRefuse."
+    assert [s.title for s in read_perspectives(listed).split.sections] == ["Funders", "Users", "Staff"]
+    traced = "<think>Five perspectives? Maybe six.</think>\n**Legal:** a\n\n**Money:** b\n\n**Mission:** c"
+    assert not read_perspectives(traced).flagged
+    options_then_views = ("The options are:\n1. Comply.\n2. Resist.\n\nPerspectives on them:\n\n1) A lawyer: a.\n"
+                          "2) A funder: b.\n3) A user: c.\n\nMy take: resist.")
+    assert [s.title for s in read_perspectives(options_then_views).split.sections] == ["A lawyer", "A funder", "A user"]

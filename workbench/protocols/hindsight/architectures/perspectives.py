@@ -196,7 +196,7 @@ def _splits(text: str):
     for layout, starts in (("labelled", _labelled_starts), ("headings", _heading_starts),
                            ("table", _table_starts), ("numbered", _numbered_starts), ("outline", _outline_starts),
                            ("bold", _bold_starts), ("titled", _titled_starts), ("prose", _prose_starts)):
-        found = starts(lines)
+        found = [f for f in starts(lines) if layout == "labelled" or not _aside(f[1])]
         found = _without_odd_closing(_without_fields(found) if layout in ("bold", "titled") else found)
         if len(found) >= 2:
             sections = _table_sections(lines, found) if layout == "table" else _sections(lines, found)
@@ -211,6 +211,20 @@ def _splits(text: str):
     voiced = _voiced_sections("\n".join(lines))
     if len(voiced) >= 2:
         yield Split("voiced", voiced)
+
+
+# A part of the reply beside the views: risks, options, steps, caveats, notes, unknowns ("Risks to watch", "A note on
+# uncertainty", "Limitations of this analysis", "Options on the table"), unless its title names a view
+_ASIDE = re.compile(r"(?:(?:an?|the|some|key|main|my|our|important|open|next|remaining)[ \t]+)?(?:risks|pros|cons|options|"
+                    r"steps|costs and benefits|trade-?offs|caveats|limitations|assumptions|uncertaint(?:y|ies)|notes|"
+                    r"note on|questions|references|sources|appendix|disclaimers?|implementation|timeline|action items|"
+                    r"unknowns|what (?:i|we) (?:don'?t|do not) know)\b", re.IGNORECASE)
+_NAMES_A_VIEW = re.compile(r"\b(?:views?|perspectives?|lens|angle|standpoint|viewpoint|officer|team|manager|lead|"
+                           r"analyst|advocate|engineer|management)\b", re.IGNORECASE)
+
+
+def _aside(title: str) -> bool:
+    return bool(title) and bool(_ASIDE.match(title)) and not _NAMES_A_VIEW.search(title)
 
 
 def _other_counts(text: str, layout: str) -> list[int]:
@@ -561,8 +575,7 @@ def _heading_starts(lines: list[str]) -> list[tuple[int, str, str]]:
             if len(kept) >= 2 and level <= min(lv for _, lv, _ in kept):
                 break  # what follows the synthesis at the views' level (caveats, next steps) is the synthesis's
             continue
-        if _INTRO_TITLE.match(title) and not any(lv == level for _, lv, _ in kept) or _META_TITLE.fullmatch(title) \
-                or _NOT_A_VIEW.fullmatch(title):
+        if _INTRO_TITLE.match(title) and not any(lv == level for _, lv, _ in kept) or _META_TITLE.fullmatch(title):
             continue  # an introduction under its own heading (the first at its level), a note or caveat: no view
         kept.append((i, level, title))
     if len(kept) > 2 and _ABOUT_THE_SET.search(_body(lines, kept[0][0], kept[1][0])):
@@ -794,7 +807,8 @@ def _titled_starts(lines: list[str]) -> list[tuple[int, str, str]]:
         lead = _TITLED.match(line)
         if lead:
             title, rest = _clean_title(lead.group(1)), lead.group(2).strip()
-        elif _alone_as_title(line) and after.strip():
+        elif _alone_as_title(line) and after.strip() and not (line.rstrip().endswith(":") and _TITLED.match(after)):
+            # (a line ending in a colon over titled lines leads into them: "Stakeholders:" over "- Funders — ...")
             title, rest = _clean_title(_BULLET.sub("", line)), ""
         else:
             continue
