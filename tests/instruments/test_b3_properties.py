@@ -132,3 +132,13 @@ def test_asides_lead_ins_and_traces_are_no_views():
     options_then_views = ("The options are:\n1. Comply.\n2. Resist.\n\nPerspectives on them:\n\n1) A lawyer: a.\n"
                           "2) A funder: b.\n3) A user: c.\n\nMy take: resist.")
     assert [s.title for s in read_perspectives(options_then_views).split.sections] == ["A lawyer", "A funder", "A user"]
+
+
+def test_views_enumerated_within_one_paragraph_by_ordinals_or_numbers():
+    ordinals = ("There are three perspectives: first, the legal one, which treats this as extortion; second, the "
+                "financial one, which worries about reserves; and third, the ethical one, which keeps the filters.")
+    assert [s.title for s in read_perspectives(ordinals).split.sections] == ["the legal one", "the financial one",
+                                                                             "the ethical one"]
+    numbers = ("Here are three perspectives.\n\n1. **Legal**: extortion is a crime. 2. **Financial**: reserves. "
+               "3. **Ethical**: filters.\n\n**Recommendation**: refuse.")
+    assert [s.title for s in read_perspectives(numbers).split.sections] == ["Legal", "Financial", "Ethical"]

@@ -142,7 +142,10 @@ _TABLE_RULE = re.compile(r"^[ \t]*\|?[ \t:|\-]+\|?[ \t]*$")
 _TABLE_HEAD = re.compile(r"^(?:perspective|viewpoint|view|lens|angle|stakeholder|standpoint|vantage|role|who|party|"
                          r"parties|actor|persona|voice|seat|discipline|function|team|department|expert|advisor|hat)s?\b",
                          re.IGNORECASE)
-_INLINE_MARK = re.compile(r"\(([a-e]|[1-5]|i{1,3}|iv|v)\)\s+")
+# (a) / (1) / (ii) within a paragraph, "1." after a sentence's end, or an ordinal ("second, the financial one")
+_INLINE_MARK = re.compile(r"\(([a-e]|[1-5]|i{1,3}|iv|v)\)\s+|(?:^|(?<=[.;:!?])\s+|(?<=[.;:!?][*_])\s+)([1-5])[.)]\s+|"
+                          r"\b(first|second|third|fourth|fifth)(?:ly)?,\s+", re.IGNORECASE)
+_ORDINALS = {"first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5}
 _INLINE_INTRO = re.compile(r"perspective|viewpoint|\bviews?\b|\blens|\bangles?\b|standpoint|\breadings\b|\bframings\b|"
                            r"\bways (?:to|of) (?:see|seeing|look|looking|read|reading|frame|framing|view|viewing)\b",
                            re.IGNORECASE)
@@ -996,12 +999,15 @@ def _voiced_sections(text: str) -> list[Section]:
 
 
 def _inline_sections(text: str) -> list[Section]:
-    """One paragraph that names perspectives, then enumerates them (a) ... (b) ... in order."""
+    """One paragraph that names perspectives (or follows one that does), then enumerates them (a) ... (b) ... in
+    order."""
+    previous = ""
     for paragraph in re.split(r"\n[ \t]*\n", text):
         marks = list(_INLINE_MARK.finditer(paragraph))
-        if len(marks) < 2 or not _INLINE_INTRO.search(paragraph[:marks[0].start()]):
-            continue
-        keys = [_inline_key(m.group(1)) for m in marks]
+        lead_in, previous = previous + " " + paragraph[:marks[0].start()] if marks else "", paragraph
+        if len(marks) < 2 or not _INLINE_INTRO.search(lead_in) or "\n" in paragraph[marks[0].start():].strip():
+            continue  # (marks on lines of their own are a list, read as one where it is the views)
+        keys = [_inline_key(next(g for g in m.groups() if g)) for m in marks]
         if keys != list(range(1, len(keys) + 1)):
             continue
         sections = []
@@ -1020,6 +1026,8 @@ def _inline_sections(text: str) -> list[Section]:
 
 def _inline_key(mark: str) -> int:
     mark = mark.lower()
+    if mark in _ORDINALS:
+        return _ORDINALS[mark]
     if mark.isdigit():
         return int(mark)
     if mark in _ROMAN:
