@@ -119,3 +119,9 @@ def test_options_in_the_tag_brackets_checklists_and_labels_of_ones_own():
     assert parse_vote("- [ ] Aye\n- [x] Nay\n- [ ] Abstain")[0] == "nay"
     assert parse_vote("On the amendment: nay.")[0] == "nay" and parse_vote("Aye to the motion.")[0] == "aye"
     assert parse_vote("VOTE: nay\nAbstaining would be a cop-out.")[0] == "nay"  # a subject, not an answer
+
+
+def test_a_later_answer_or_quoted_words_never_pass_for_the_members_own():
+    assert parse_vote("Aye — wait, nay.")[0] == "unparsed" and parse_second("Yes. Wait, no.") is None
+    assert parse_second('The Strategist said "I second this"; I do not.') is None
+    assert parse_vote("Aye. No question.")[0] == "aye"

@@ -238,7 +238,8 @@ _VOTE_SAID = [
 # A reply that opens with its answer: "Aye.", "Nay — ...", "Respectfully, no.", "Yes, I'll second it."
 _OPENING = re.compile(r"^[ \t\"']*(?:(?:respectfully|reluctantly|regretfully|sadly|honestly|frankly|gladly|happily|"
                       r"ok(?:ay)?|well|then|so|hmm|sure|absolutely|certainly|definitely|happily|strong|firm|solid|clear|"
-                      r"resounding|emphatic|hard|a)[ \t]*[,—–-]?[ \t]+)*"
+                      r"resounding|emphatic|hard|a|wait|actually|sorry|correction|i mean|rather|or rather|make that|hold on|no wait|"
+                      r"on reflection|on second thought)[ \t]*[,—–-]?[ \t]+)*"
                       # an answer after a label of the member's own ("As CFO: aye.", "On the amendment: nay.")
                       r"(?:[^:\n]{1,40}:[ \t]*(?=[a-z]+[ \t]*[.!]?[ \t]*$))?"
                       r"(?P<word>[a-z]+(?:[ \t]+favou?r)?)\b(?P<rest>.*)$", re.IGNORECASE)
@@ -251,6 +252,9 @@ _OPENING_WORDS = {
              "nay": NO, "no": NO, "against": NO, "opposed": NO, "abstain": ABSTAIN, "abstaining": ABSTAIN,
              "abstention": ABSTAIN, "affirmative": YES, "negative": NO},
 }
+# answer words that are nothing else, wherever they stand in the opening sentence
+_STRONG = {"second": {"yes": YES, "aye": YES, "nay": NO, "nope": NO, "decline": NO, "declined": NO},
+           "vote": {"aye": YES, "yea": YES, "nay": NO, "abstain": ABSTAIN, "abstaining": ABSTAIN, "abstention": ABSTAIN}}
 # only words that are nothing but an answer may lead a longer sentence: "No, I won't" but not "No one wants this"
 _ALONE_ONLY = {"affirmative", "not", "for", "sure", "certainly", "absolutely", "definitely", "happily", "gladly", "pass", "decline",
                "negative"}
@@ -289,15 +293,20 @@ def _one(readings: list[str | None]) -> str | None:
     return readings[0] if readings and None not in readings and len(set(readings)) == 1 else None
 
 
+# words in quotation marks are someone else's, or the motion's: 'The Strategist said "I second this"'
+_QUOTED = re.compile(r'"[^"\n]*?\s[^"\n]*?"')
+
+
 def _statements(kind: str, text: str) -> list[str | None]:
     """The reading of each of the member's statements in order (None for a hedged one)."""
     out: list[str | None] = []
-    sentences = _sentences(text)
+    sentences = _sentences(_QUOTED.sub('""', text))
     for n, sentence in enumerate(sentences):
         if sentence.rstrip().endswith("?"):
             continue  # a question states nothing
-        opening = _opening(kind, sentence) if n == 0 or sentences[n - 1].rstrip().endswith("?") else None
-        if opening:  # the reply's first words, or the answer to its own question ("Will I second? No.")
+        short = len(sentence.split()) <= 4
+        opening = _opening(kind, sentence) if n == 0 or short or sentences[n - 1].rstrip().endswith("?") else None
+        if opening:  # the reply's first words, an answer on its own ("Wait, no."), or to its own question
             hedged = bool(_CONDITION.search(_clauses(sentence)[0]) or _HEDGE.search(_clauses(sentence)[0]))
             out.append(None if hedged else opening)
         for clause in _clauses(sentence):
@@ -327,6 +336,8 @@ def _opening(kind: str, sentence: str) -> str | None:
                                     for w, r in _OPENING_WORDS[kind].items() if r == other and w not in _ALONE_ONLY)
            for other in (YES, NO, ABSTAIN)):
         return None  # "Aye/Nay", "Yes or no"
+    if any(r != reading and re.search(r"\b" + w + r"\b", rest, re.IGNORECASE) for w, r in _STRONG[kind].items()):
+        return None  # "Aye — wait, nay.": another answer later in the sentence
     return reading
 
 
