@@ -125,6 +125,8 @@ def test_asides_lead_ins_and_traces_are_no_views():
                   "## Risks to watch\nRetaliation."):
         reading = read_perspectives(views + aside + "\n\n## Recommendation\nRefuse.")
         assert not reading.flagged and [s.title for s in reading.split.sections] == ["Legal", "Financial", "Ethical"]
+    options = "**Option A: Comply** — cheap now.\n\n**Option B: Partial** — middle.\n\n**Option C: Resist** — costly now."
+    assert read_perspectives(options).flagged and not read_perspectives(options).split.sections  # choices, not views
     listed = "Stakeholders:\n- Funders — no surprises\n- Users — the filters\n- Staff — their jobs\n\nRefuse."
     assert [s.title for s in read_perspectives(listed).split.sections] == ["Funders", "Users", "Staff"]
     traced = "<think>Five perspectives? Maybe six.</think>\n**Legal:** a\n\n**Money:** b\n\n**Mission:** c"

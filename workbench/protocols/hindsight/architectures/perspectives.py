@@ -226,8 +226,13 @@ _NAMES_A_VIEW = re.compile(r"\b(?:views?|perspectives?|lens|angle|standpoint|vie
                            r"analyst|advocate|engineer|management)\b", re.IGNORECASE)
 
 
+# an option, a scenario or a step by its label ("Option A: Comply", "Scenario 2 — ..."): a choice, not a view
+_OPTION = re.compile(r"(?:option|choice|alternative|scenario|step|phase|stage|path|course of action)[ \t]*#?"
+                     r"(?:\d{1,2}|[A-E]|one|two|three|four|five)\b", re.IGNORECASE)
+
+
 def _aside(title: str) -> bool:
-    return bool(title) and bool(_ASIDE.match(title)) and not _NAMES_A_VIEW.search(title)
+    return bool(title) and (bool(_ASIDE.match(title)) or bool(_OPTION.match(title))) and not _NAMES_A_VIEW.search(title)
 
 
 def _other_counts(text: str, layout: str) -> list[int]:
