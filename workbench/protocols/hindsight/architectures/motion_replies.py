@@ -99,7 +99,8 @@ _WORDS = {
               r"endorse[sd]?|accept\w*"),
     ],
 }
-_CONDITION = re.compile(r"\b(?:if|unless|provided|providing|as long as|only once|on condition|assuming|pending)\b",
+_CONDITION = re.compile(r"\b(?:if|unless|provided|providing|as long as|only once|on condition|assuming|pending|"
+                        r"were it not|but for)\b",
                         re.IGNORECASE)
 _DOUBT = (r"inclined|lean(?:s|ing)?|tempted|maybe|perhaps|possibly|probably|undecided|unsure|not sure|uncertain|torn|"
           r"on the fence|tentative\w*|for now")
@@ -110,8 +111,8 @@ _DOUBTS = re.compile(r"\b(?:" + _DOUBT + r")\b", re.IGNORECASE)  # anywhere in a
 def _value(kind: str, value: str) -> str | None:
     """The reading of a tag's value from its first words; None when it names none, hedges, or names two."""
     value = value.strip().strip("\"'[]()<>.:!").strip()
-    if not value:
-        return None
+    if not value or re.match(r"n/?a\b|tbd\b|none\b", value, re.IGNORECASE):
+        return None  # "N/A", "TBD": no answer
     first_clause = re.split(r"[.;,(—–]|\s-\s|\bbut\b|\bbecause\b|\bas\b", value, maxsplit=1)[0]
     if _CONDITION.search(value) or _DOUBTS.search(value) or _HEDGE.search(first_clause):
         return None  # "yes, if the cost cap is added first", "abstain, perhaps"
@@ -197,7 +198,7 @@ _SECOND_SAID = [  # (pattern, reading when not negated)
     (re.compile(r"^[ \t]*second(?:ed)?[ \t]+(?:from|by)[ \t]+me\b|^[ \t]*(?:happy|glad|willing|pleased|ready|"
                 r"prepared|proud|more than happy)[ \t]+to[ \t]+second\b", re.IGNORECASE), YES),
     (re.compile(r"^[ \t]*(?:(?:gladly|happily|readily|hereby|formally|motion|amendment)[ \t]+)?second(?:ed|ing|s)?\b"
-                r"(?![ \t]*,|[ \t]+(?:round|time|point|half|place|thought|look|option|one|opinion|reading|of|and|or|"
+                r"(?![ \t]*[,:=]|[ \t]+(?:round|time|point|half|place|thought|look|option|one|opinion|reading|of|and|or|"
                 r"is|was|step|stage|phase|question|issue|concern|reason|perspective|to|does|doesn't|do|means?|implies|isn't|"
                 r"would|will|can|should|might|only|just|here)\b)", re.IGNORECASE), YES),
     (re.compile(r"^[ \t]*(?:not|no longer|do not|don't|will not|won't|shall not|cannot|can't)[ \t]+second(?:ing|ed)?\b|^[ \t]*not[ \t]+(?:at this (?:time|stage|point)|"
@@ -274,12 +275,21 @@ _OTHER_OBJECT = re.compile(r"[ \t]+(?:the|your|his|her|their)[ \t]+(?![\w'-]+[ \
 
 
 def _sentences(text: str) -> list[str]:
-    return [s.strip() for s in re.split(r"(?<=[.!?])[ \t]+|\n+", text) if s.strip()]
+    """The text's sentences and lines; one that runs on in lower case after an ellipsis ("Nay... or maybe abstain.")
+    is part of the one before."""
+    out: list[str] = []
+    for part in re.split(r"(?<=[.!?])[ \t]+|\n+", text):
+        part = part.strip()
+        if part and out and out[-1].endswith("..") and part[:1].islower():
+            out[-1] += " " + part
+        elif part:
+            out.append(part)
+    return out
 
 
 def _clauses(sentence: str) -> list[str]:
     """A sentence's clauses: what follows "but", "though" or a semicolon is said apart from what precedes it."""
-    parts = re.split(r"\bbut\b|\bhowever\b|\b(?:al)?though\b|\beven if\b|\bwhile\b|;|[ \t][—–][ \t]|:[ \t]", sentence,
+    parts = re.split(r"\bbut\b|\bhowever\b|\b(?:al)?though\b|\beven if\b|\bwhile\b|;|[ \t][—–][ \t]|:[ \t]|\.\.\.|…", sentence,
                      flags=re.IGNORECASE)
     return [p.strip(" ,") for p in parts if p.strip(" ,")]
 
@@ -293,6 +303,9 @@ def _one(readings: list[str | None]) -> str | None:
     return readings[0] if readings and None not in readings and len(set(readings)) == 1 else None
 
 
+# words that take back what was said before them
+_TAKEN_BACK = re.compile(r"\b(?:actually|on (?:reflection|second thoughts?)|scratch that|correction|i mean|wait|"
+                         r"let me rephrase|i take (?:that|it) back|changed? my (?:mind|vote|answer))\b", re.IGNORECASE)
 # words in quotation marks are someone else's, or the motion's: 'The Strategist said "I second this"'
 _QUOTED = re.compile(r'"[^"\n]*?\s[^"\n]*?"')
 
@@ -310,6 +323,8 @@ def _statements(kind: str, text: str) -> list[str | None]:
             hedged = bool(_CONDITION.search(_clauses(sentence)[0]) or _HEDGE.search(_clauses(sentence)[0]))
             out.append(None if hedged else opening)
         for clause in _clauses(sentence):
+            if out and _TAKEN_BACK.search(clause):
+                out.append(None)  # "... actually, I will": a correction makes the answer unreadable, not the last word
             if _ABOUT_OTHERS.search(clause) and not re.search(r"\b(?:I|my|me)\b", clause):
                 continue
             for reading in _clause_readings(kind, clause):
