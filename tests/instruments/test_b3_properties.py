@@ -144,3 +144,15 @@ def test_views_enumerated_within_one_paragraph_by_ordinals_or_numbers():
     numbers = ("Here are three perspectives.\n\n1. **Legal**: extortion is a crime. 2. **Financial**: reserves. "
                "3. **Ethical**: filters.\n\n**Recommendation**: refuse.")
     assert [s.title for s in read_perspectives(numbers).split.sections] == ["Legal", "Financial", "Ethical"]
+
+
+def test_paragraphs_opening_alike_are_views_and_the_chosen_layout_holds_every_view_read():
+    alike = ("For the lawyer, this is extortion.\n\nFor the funder, the money is at stake.\n\nFor the user, the filters "
+             "keep the platform honest.\n\nAll in all, refuse.")
+    assert [s.title for s in read_perspectives(alike).split.sections] == ["lawyer", "funder", "user"]
+    scenarios = "If Glenda complies, more demands.\n\nIf Glenda resists, a campaign.\n\nIf Glenda waits, both."
+    assert read_perspectives(scenarios).flagged  # conditions are scenarios, not views
+    speaking = ("Speaking as the CFO: reserves cover six months.\n\nSpeaking as the head of trust and safety: the "
+                "filters stay.\n\nSpeaking as general counsel: report it.\n\nMy recommendation: refuse.")
+    reading = read_perspectives(speaking)
+    assert not reading.flagged and len(reading.split.sections) == 3

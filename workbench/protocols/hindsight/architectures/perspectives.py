@@ -42,7 +42,7 @@ from dataclasses import dataclass
 
 from workbench.protocols.hindsight.architectures.lines import Section
 
-LAYOUTS = ("labelled", "headings", "table", "numbered", "bold", "titled", "prose", "inline", "voiced")
+LAYOUTS = ("labelled", "headings", "table", "numbered", "bold", "titled", "prose", "parallel", "inline", "voiced")
 ASKED = (3, 5)  # the shipped B3 prompt (prompts.B3_PROMPT) asks for "3-5 genuinely different perspectives"
 
 _STOP_WORDS = (r"(?:synthesi[sz]\w*|recommend\w*|conclusion|in conclusion|in summary|summary|overall|final recommendation|"
@@ -198,7 +198,8 @@ def _splits(text: str):
     lines = _normalised(text or "")
     for layout, starts in (("labelled", _labelled_starts), ("headings", _heading_starts),
                            ("table", _table_starts), ("numbered", _numbered_starts), ("outline", _outline_starts),
-                           ("bold", _bold_starts), ("titled", _titled_starts), ("prose", _prose_starts)):
+                           ("bold", _bold_starts), ("titled", _titled_starts), ("prose", _prose_starts),
+                           ("parallel", _parallel_starts)):
         found = [f for f in starts(lines) if layout == "labelled" or not _aside(f[1])]
         found = _without_odd_closing(_without_fields(found) if layout in ("bold", "titled") else found)
         if len(found) >= 2:
@@ -312,9 +313,9 @@ def read_perspectives(text: str, asked: tuple[int, int] = ASKED) -> Reading:
     Doubts about the reading come first (unsure); a count the reader stands by but the prompt did not ask for is
     flagged as such (sure): either way it is no data."""
     text = _answer_of(text)
-    split = split_perspectives(text)
-    sections = split.sections
     low, high = asked
+    split = _chosen(text, split_perspectives(text), asked)
+    sections = split.sections
     wanted = str(low) if low == high else f"{low}-{high}"
     if not sections:
         none = _no_perspectives(text)
@@ -387,6 +388,24 @@ def _without_framing(split: Split) -> tuple[Split, str]:
     return (split if sections is split.sections else Split(split.layout, sections)), doubt
 
 
+def _chosen(text: str, split: Split, asked: tuple[int, int]) -> Split:
+    """The first layout's split, or, where that is a loose layout reading a count the prompt did not ask for, the one
+    other layout that reads an asked-for count and holds every section the first read (titled lines that missed a
+    long title, where the paragraphs' parallel openings read them all)."""
+    low, high = asked
+    if split.layout not in _LOOSE or low <= len(split.sections) <= high:
+        return split
+    better = [s for s in _splits(text) if s.layout != split.layout and low <= len(s.sections) <= high
+              and all(any(_holds(o, mine) for o in s.sections) for mine in split.sections)]
+    return better[0] if len({len(s.sections) for s in better}) == 1 else split
+
+
+def _holds(section: Section, other: Section) -> bool:
+    """Whether a section holds another's title (or, untitled, its first words)."""
+    mark = (other.title or other.text[:40]).casefold()
+    return mark in (section.title + " " + section.text).casefold()
+
+
 def _doubt(text: str, split: Split, asked: tuple[int, int]) -> str:
     """Why the split's count may be wrong ("" when nothing says so)."""
     sections = split.sections
@@ -427,7 +446,7 @@ def _doubt(text: str, split: Split, asked: tuple[int, int]) -> str:
 
 
 # layouts read from lead-ins rather than from marks that number or head the views
-_LOOSE = ("bold", "titled", "prose", "counted", "inline", "voiced")
+_LOOSE = ("bold", "titled", "prose", "parallel", "counted", "inline", "voiced")
 
 
 _GENERIC = {"perspective", "perspectives", "view", "views", "viewpoint", "lens", "angle", "stance", "the", "from",
@@ -936,6 +955,44 @@ def _prose_starts(lines: list[str]) -> list[tuple[int, str, str]]:
             phrase = next(g for g in m.groups() if g)
             out.append((i, _ordinal_title(bare[m.end():]) if m.group(1) else _clean_title(phrase), line.strip()))
     return out
+
+
+# "For the lawyer, ...", "For the funder, ...", "For the user, ...": paragraphs opening alike, one phrase apart
+_LEAD = re.compile(r"^([^,:;.!?\n]{2,80}?)[ \t]*(?:,|:|[ \t][—–-][ \t])")
+# a condition or a sentence's subject and verb is no view's template ("If Glenda complies, ...", "It is ...")
+_NOT_A_TEMPLATE = re.compile(r"^(?:if|when|whether|unless|once|should|it|this|that|there|we|i|you|they|he|she|but|and|"
+                             r"so|then|also|however|still|yet|because|since|after|before|while|although|though)\b",
+                             re.IGNORECASE)
+
+
+def _parallel_starts(lines: list[str]) -> list[tuple[int, str, str]]:
+    """Three or more paragraphs in a row whose lead-ins (the words before a comma, colon or dash) share their first
+    words and differ after them: a view per paragraph, titled by what differs (the synthesis opens otherwise)."""
+    leads = []
+    for i, line in enumerate(lines):
+        if line.strip() and not (i and lines[i - 1].strip()):
+            m = _LEAD.match(line.strip(" \t*_>"))
+            words = m.group(1).split() if m and len(m.group(1).split()) <= 10 else []
+            leads.append((i, words, line.strip()))
+    best: list[tuple[int, str, str]] = []
+    for n in range(len(leads) - 2):
+        three = [[w.casefold() for w in words] for _, words, _ in leads[n:n + 3]]
+        k = 0
+        while k < min(len(w) for w in three) - 1 and len({w[k] for w in three}) == 1:
+            k += 1
+        prefix = three[0][:k]
+        if not prefix or _NOT_A_TEMPLATE.match(" ".join(prefix)):
+            continue
+        run = []
+        for i, words, line in leads[n:]:
+            if len(words) <= k or [w.casefold() for w in words[:k]] != prefix:
+                break
+            run.append((i, _clean_title(" ".join(words[k:])), line))
+        titles = [t for _, t, _ in run]
+        if len(run) >= 3 and len({t.casefold() for t in titles}) == len(run) and len(run) > len(best) \
+                and all(re.search(r"[^\W\d_]{2}", t) and not _aside(" ".join(prefix) + " " + t) for t in titles):
+            best = run
+    return best
 
 
 def _ordinal_title(after: str) -> str:
