@@ -130,5 +130,6 @@ def test_a_later_answer_or_quoted_words_never_pass_for_the_members_own():
 def test_a_correction_an_empty_tag_or_a_counterfactual_is_unreadable():
     assert parse_second("I cannot second it myself... actually, I will.") is None
     assert parse_second("SECOND:") is None and parse_second("SECOND: N/A") is None
+    assert parse_second("SECOND: yes\nScratch that, I need to think.") is None
     assert parse_vote("I would vote for it, were it not for the timeline.")[0] == "unparsed"
     assert parse_vote("Nay... or maybe abstain.")[0] == "unparsed"

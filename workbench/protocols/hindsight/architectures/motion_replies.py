@@ -32,8 +32,10 @@ _TAG_HTML = re.compile(r"</?[a-z][^>\n]*>", re.IGNORECASE)
 _ARROWS = {"→": ":", "⇒": ":", "->": ":", "=>": ":"}
 
 
-# a thumb, tick or cross as a tag's value ("VOTE: 👎"); alone, with no tag, it is no answer (read, it would be a guess)
-_MARK_VALUE = re.compile(r"((?:second|vote)\w*[*_ \t]*[:=—–-][*_ \t]*)(👍|✅|✔️?|☑️?|👎|❌|✖️?|✗|✘)", re.IGNORECASE)
+# a thumb, tick or cross as a tag's value ("VOTE: 👎"); alone, with no tag, it is no answer (read, it would be a
+# guess)
+_MARK_VALUE = re.compile(r"((?:second|vote)\w*[*_ \t]*[:=—–-][*_ \t]*)(👍|✅|✔️?|☑️?|👎|❌|✖️?|✗|✘)",
+                         re.IGNORECASE)
 # a checklist's ticked box is the answer ("- [x] Aye"); an unticked one says nothing
 _CHECKED = re.compile(r"^[ \t]*(?:[-*+][ \t]+)?\[[xX✓✔]\][ \t]*(.+)$", re.MULTILINE)
 _UNCHECKED = re.compile(r"^[ \t]*(?:[-*+][ \t]+)?\[[ \t]?\][ \t]*.*$", re.MULTILINE)
@@ -175,7 +177,8 @@ def _json_values(kind: str, text: str) -> list[tuple[int, int, str]]:
 # --- statements in the member's own words --------------------------------------------------------------------
 
 _I = r"(?:\bI|\bwe)"
-_AUX = (r"(?:[ \t]*(?:'ll|'d|'m|'ve)\b|[ \t]+(?:will|shall|would|should|am|do|must|can|hereby|formally|also|therefore|fully|strongly|"
+_AUX = (r"(?:[ \t]*(?:'ll|'d|'m|'ve)\b|[ \t]+(?:will|shall|would|should|am|do|must|can|hereby|formally|also|"
+        r"therefore|fully|strongly|"
         r"firmly|still|gladly|happily|readily|respectfully|reluctantly|be|going to|have to|need to|want to|wish to|"
         r"choose to|agree to|intend to|plan to|prefer to|decide to|decided to|happy to|glad to|willing to|"
         r"prepared to|ready to|pleased to|proud to|certainly|definitely|in good conscience|now|simply|just|not|"
@@ -198,10 +201,13 @@ _SECOND_SAID = [  # (pattern, reading when not negated)
     (re.compile(r"^[ \t]*second(?:ed)?[ \t]+(?:from|by)[ \t]+me\b|^[ \t]*(?:happy|glad|willing|pleased|ready|"
                 r"prepared|proud|more than happy)[ \t]+to[ \t]+second\b", re.IGNORECASE), YES),
     (re.compile(r"^[ \t]*(?:(?:gladly|happily|readily|hereby|formally|motion|amendment)[ \t]+)?second(?:ed|ing|s)?\b"
-                r"(?![ \t]*[,:=]|[ \t]+(?:round|time|point|half|place|thought|look|option|one|opinion|reading|of|and|or|"
-                r"is|was|step|stage|phase|question|issue|concern|reason|perspective|to|does|doesn't|do|means?|implies|isn't|"
+                r"(?![ \t]*[,:=]|[ \t]+(?:round|time|point|half|place|thought|look|option|one|opinion|reading|"
+                r"of|and|or|"
+                r"is|was|step|stage|phase|question|issue|concern|reason|perspective|to|does|doesn't|do|means?|"
+                r"implies|isn't|"
                 r"would|will|can|should|might|only|just|here)\b)", re.IGNORECASE), YES),
-    (re.compile(r"^[ \t]*(?:not|no longer|do not|don't|will not|won't|shall not|cannot|can't)[ \t]+second(?:ing|ed)?\b|^[ \t]*not[ \t]+(?:at this (?:time|stage|point)|"
+    (re.compile(r"^[ \t]*(?:not|no longer|do not|don't|will not|won't|shall not|cannot|can't)[ \t]+second(?:ing|ed)?\b|"
+                r"^[ \t]*not[ \t]+(?:at this (?:time|stage|point)|"
                 r"now|yet|today|this time|from me)\b", re.IGNORECASE), NO),
     (re.compile(r"\b(?:no|not a)[ \t]+second(?:er)?\b(?![ \t]+(?:round|time|thought))|"
                 r"\bwithh[eo]ld(?:ing)?[ \t]+my[ \t]+second\b|\bnot[ \t]+seconded\b", re.IGNORECASE), NO),
@@ -212,7 +218,8 @@ _SECOND_SAID = [  # (pattern, reading when not negated)
 _VOTE_TARGET = (r"[ \t]+(?:(?:the|this|that|your|our|his|her|their)[ \t]+(?:\w+[ \t]+)?(?:motion|amendment|proposal|"
                 r"resolution)|(?:it|this|that)\b(?![ \t]+\w+[ \t]+(?:of|in)\b))")
 _VOTE_SAID = [
-    (re.compile(_I + _AUX + r"[ \t]+(?:vote|voting|cast(?:ing)?[ \t]+(?:my|a|an)[ \t]+(?:vote|ballot))[ \t]+(?:to[ \t]+)?"
+    (re.compile(_I + _AUX + r"[ \t]+(?:vote|voting|cast(?:ing)?[ \t]+(?:my|a|an)[ \t]+(?:vote|"
+                            r"ballot))[ \t]+(?:to[ \t]+)?"
                 r"(?P<value>.{1,40})", re.IGNORECASE), None),
     (re.compile(r"\bmy[ \t]+vote[ \t]+(?:is|goes|will be|would be|stays|remains)[ \t]+(?:to[ \t]+|for[ \t]+)?"
                 r"(?:an?[ \t]+)?(?P<value>.{1,40})", re.IGNORECASE), None),
@@ -229,8 +236,10 @@ _VOTE_SAID = [
     (re.compile(_I + r"(?:'m|[ \t]+am|'re|[ \t]+are)(?:[ \t]+(?:firmly|strongly|fully|therefore|also|now|still|"
                 r"squarely|definitely|clearly))*[ \t]+(?P<value>in[ \t]+favou?r|for[ \t]+(?:it|this|the)|against|"
                 r"opposed|not in favou?r)\b", re.IGNORECASE), None),
-    (re.compile(_I + _AUX + r"[ \t]+(?:be[ \t]+)?(?:abstain(?:ing)?|sit(?:ting)?[ \t]+(?:this|it)[ \t]+(?:one[ \t]+)?out|"
-                r"stay(?:ing)?[ \t]+out[ \t]+of[ \t]+(?:this|it|the vote)|recus(?:e|ing)[ \t]+myself)\b", re.IGNORECASE),
+    (re.compile(_I + _AUX + r"[ \t]+(?:be[ \t]+)?(?:abstain(?:ing)?|sit(?:ting)?[ \t]+(?:this|"
+                            r"it)[ \t]+(?:one[ \t]+)?out|"
+                r"stay(?:ing)?[ \t]+out[ \t]+of[ \t]+(?:this|it|the vote)|recus(?:e|"
+                r"ing)[ \t]+myself)\b", re.IGNORECASE),
      ABSTAIN),
     # "I decline to cast a vote", "I will not be voting": a vote not cast, with nothing after it, is an abstention
     (re.compile(_I + _AUX + r"[ \t]+(?:be[ \t]+)?(?:vote|voting|cast(?:ing)?[ \t]+(?:a|my|any)[ \t]+(?:vote|ballot))\b"
@@ -238,8 +247,10 @@ _VOTE_SAID = [
 ]
 # A reply that opens with its answer: "Aye.", "Nay — ...", "Respectfully, no.", "Yes, I'll second it."
 _OPENING = re.compile(r"^[ \t\"']*(?:(?:respectfully|reluctantly|regretfully|sadly|honestly|frankly|gladly|happily|"
-                      r"ok(?:ay)?|well|then|so|hmm|sure|absolutely|certainly|definitely|happily|strong|firm|solid|clear|"
-                      r"resounding|emphatic|hard|a|wait|actually|sorry|correction|i mean|rather|or rather|make that|hold on|no wait|"
+                      r"ok(?:ay)?|well|then|so|hmm|sure|absolutely|certainly|definitely|happily|strong|firm|"
+                      r"solid|clear|"
+                      r"resounding|emphatic|hard|a|wait|actually|sorry|correction|i mean|rather|or rather|"
+                      r"make that|hold on|no wait|"
                       r"on reflection|on second thought)[ \t]*[,—–-]?[ \t]+)*"
                       # an answer after a label of the member's own ("As CFO: aye.", "On the amendment: nay.")
                       r"(?:[^:\n]{1,40}:[ \t]*(?=[a-z]+[ \t]*[.!]?[ \t]*$))?"
@@ -255,23 +266,28 @@ _OPENING_WORDS = {
 }
 # answer words that are nothing else, wherever they stand in the opening sentence
 _STRONG = {"second": {"yes": YES, "aye": YES, "nay": NO, "nope": NO, "decline": NO, "declined": NO},
-           "vote": {"aye": YES, "yea": YES, "nay": NO, "abstain": ABSTAIN, "abstaining": ABSTAIN, "abstention": ABSTAIN}}
+           "vote": {"aye": YES, "yea": YES, "nay": NO, "abstain": ABSTAIN, "abstaining": ABSTAIN,
+                    "abstention": ABSTAIN}}
 # only words that are nothing but an answer may lead a longer sentence: "No, I won't" but not "No one wants this"
-_ALONE_ONLY = {"affirmative", "not", "for", "sure", "certainly", "absolutely", "definitely", "happily", "gladly", "pass", "decline",
-               "negative"}
-_NOT_AN_ANSWER_AFTER = re.compile(r"^[ \t]+(?:to\b(?![ \t]+(?:the|this|that)[ \t]+(?:motion|amendment|proposal|resolution)\b)|"
+_ALONE_ONLY = {"affirmative", "not", "for", "sure", "certainly", "absolutely", "definitely", "happily", "gladly", "pass",
+               "decline", "negative"}
+_NOT_AN_ANSWER_AFTER = re.compile(r"^[ \t]+(?:to\b(?![ \t]+(?:the|this|that)[ \t]+(?:motion|amendment|proposal|"
+                                  r"resolution)\b)|"
                                   # a verb after it makes the word a subject: "Abstaining would be a cop-out"
                                   r"(?:would|is|was|will|isn't|wouldn't|does|doesn't|means|seems|feels|makes|can|"
-                                  r"could|should|might)\b|on|one|doubt|objections?|problem|issue|hesitation|matter|longer|amendment|motion|second|vote|way|more|less|"
+                                  r"could|should|might)\b|on|one|doubt|objections?|problem|issue|hesitation|"
+                                  r"matter|longer|amendment|motion|second|vote|way|more|less|"
                                   r"change|reason|question|need|sooner|thanks)\b|^[ \t]*-", re.IGNORECASE)
 _ABOUT_OTHERS = re.compile(r"\b(?:if|whether|some|others?|they|he|she|someone|anyone|members?|the (?:chair|"
-                           r"committee|strategist|board)|colleagues?|you)\b[^.]*\b(?:may|might|would|could|will|say|said|"
+                           r"committee|strategist|board)|colleagues?|you)\b[^.]*\b(?:may|might|would|could|will|"
+                           r"say|said|"
                            r"argue|think|voted?|second(?:ed)?)\b", re.IGNORECASE)
 
 
 # what a member seconds when it is not the motion: "the concern", "your point"
 _OTHER_OBJECT = re.compile(r"[ \t]+(?:the|your|his|her|their)[ \t]+(?![\w'-]+[ \t]+(?:motion|amendment|proposal|"
-                           r"resolution)\b)(?!(?:motion|amendment|proposal|resolution|call|one)\b)[\w-]+", re.IGNORECASE)
+                           r"resolution)\b)(?!(?:motion|amendment|proposal|resolution|call|"
+                           r"one)\b)[\w-]+", re.IGNORECASE)
 
 
 def _sentences(text: str) -> list[str]:
@@ -289,8 +305,8 @@ def _sentences(text: str) -> list[str]:
 
 def _clauses(sentence: str) -> list[str]:
     """A sentence's clauses: what follows "but", "though" or a semicolon is said apart from what precedes it."""
-    parts = re.split(r"\bbut\b|\bhowever\b|\b(?:al)?though\b|\beven if\b|\bwhile\b|;|[ \t][—–][ \t]|:[ \t]|\.\.\.|…", sentence,
-                     flags=re.IGNORECASE)
+    parts = re.split(r"\bbut\b|\bhowever\b|\b(?:al)?though\b|\beven if\b|\bwhile\b|;|[ \t][—–][ \t]|:[ \t]|\.\.\.|…",
+                     sentence, flags=re.IGNORECASE)
     return [p.strip(" ,") for p in parts if p.strip(" ,")]
 
 
@@ -306,6 +322,8 @@ def _one(readings: list[str | None]) -> str | None:
 # words that take back what was said before them
 _TAKEN_BACK = re.compile(r"\b(?:actually|on (?:reflection|second thoughts?)|scratch that|correction|i mean|wait|"
                          r"let me rephrase|i take (?:that|it) back|changed? my (?:mind|vote|answer))\b", re.IGNORECASE)
+_RETRACTED = re.compile(r"\b(?:scratch that|i take (?:that|it) back|changed? my (?:mind|vote|answer)|on (?:reflection|"
+                        r"second thoughts?)|correction)\b", re.IGNORECASE)
 # words in quotation marks are someone else's, or the motion's: 'The Strategist said "I second this"'
 _QUOTED = re.compile(r'"[^"\n]*?\s[^"\n]*?"')
 
@@ -424,6 +442,8 @@ def _read(kind: str, text: str) -> str | None:
         tag_lines = {n for start, end, _ in tagged
                      for n in range(plain.count("\n", 0, start), plain.count("\n", 0, end) + 1)}
         rest = "\n".join(line for n, line in enumerate(plain.splitlines()) if n not in tag_lines)
+        if len(tagged) == 1 and _RETRACTED.search(rest):
+            return None  # "SECOND: yes. Scratch that.": the tag taken back and not said again
         return _one(readings + [r for r in _statements(kind, rest) if r is not None])
     return _in_words(kind, plain)
 

@@ -959,8 +959,9 @@ def _prose_starts(lines: list[str]) -> list[tuple[int, str, str]]:
 
 # "For the lawyer, ...", "For the funder, ...", "For the user, ...": paragraphs opening alike, one phrase apart
 _LEAD = re.compile(r"^([^,:;.!?\n]{2,80}?)[ \t]*(?:,|:|[ \t][—–-][ \t])")
-# a condition or a sentence's subject and verb is no view's template ("If Glenda complies, ...", "It is ...")
-_NOT_A_TEMPLATE = re.compile(r"^(?:if|when|whether|unless|once|should|it|this|that|there|we|i|you|they|he|she|but|and|"
+# a condition or a sentence's subject and verb is no view's template ("If Glenda complies, ...", "It is ..."); taking a
+# role is ("If you are the engineer, ...")
+_NOT_A_TEMPLATE = re.compile(r"^(?:if(?! (?:you(?:'re| are)|i(?:'m| am| were)|we(?:'re| are)) (?:the|an?)\b)|when|whether|unless|once|should|it|this|that|there|we|i|you|they|he|she|but|and|"
                              r"so|then|also|however|still|yet|because|since|after|before|while|although|though)\b",
                              re.IGNORECASE)
 
