@@ -156,3 +156,6 @@ def test_paragraphs_opening_alike_are_views_and_the_chosen_layout_holds_every_vi
                 "filters stay.\n\nSpeaking as general counsel: report it.\n\nMy recommendation: refuse.")
     reading = read_perspectives(speaking)
     assert not reading.flagged and len(reading.split.sections) == 3
+    asked = ("1. How would a lawyer see it? As extortion.\n2. How would a funder see it? As a risk.\n"
+             "3. How would a user see it? As a threat to the filters.\n\nMy recommendation: refuse.")
+    assert [s.title for s in read_perspectives(asked).split.sections] == ["a lawyer", "a funder", "a user"]

@@ -511,7 +511,9 @@ def _speaks_of_views(text: str) -> bool:
 
 
 # a view in someone's voice: a quotation's attribution ("— the treasurer"), "looking at this as a lawyer"
-_VOICE = re.compile(r"[\"”'][ \t]*[—–-][ \t]*(?:the|an?)[ \t]+[\w' -]{2,40}$|\b(?:looking at|seen|viewed|read)[ \t]+"
+_VOICE = re.compile(r"[\"”'][ \t]*[—–-][ \t]*(?:the|an?)[ \t]+[\w' -]{2,40}$|\b(?:how|what)[ \t]+(?:would|might|does|do|"
+                    r"will)[ \t]+(?:an?|the)[ \t]+[\w' -]{1,30}?[ \t]+(?:see|say|think|view|read|make of)\b|"
+                    r"\b(?:looking at|seen|viewed|read)[ \t]+"
                     r"(?:(?:this|it)[ \t]+)?as[ \t]+(?:an?|the)[ \t]+\w+", re.IGNORECASE)
 
 
@@ -701,12 +703,19 @@ def _numbered_runs(lines: list[str]) -> list[list[tuple[int, str, str]]]:
             break
         title, body = _title_and_rest(rest)
         voice = _PROSE.match(rest) if not title else None
+        asked = _ASKS_A_ROLE.match(rest) if not title else None
         if voice and not voice.group(1):  # "1. From the engineers' side, ...": the phrase names the view
             title, body = _clean_title(next(g for g in voice.groups() if g)), rest
+        elif asked:  # "1. How would a lawyer see it? As extortion.": the role asked names the view
+            title, body = _clean_title(asked.group(1)), rest
         out.append((i, title, body))
         expected = key + 1
     runs.append(out)
     return [run for run in runs if len(run) >= 2]
+
+
+_ASKS_A_ROLE = re.compile(r"(?:how|what)[ \t]+(?:would|might|does|do|will)[ \t]+((?:an?|the)[ \t]+[\w' -]{1,30}?)[ \t]+"
+                          r"(?:see|say|think|view|read|make of)\b[^?]*\?", re.IGNORECASE)
 
 
 def _led_as_views(lines: list[str], first: int) -> bool:
