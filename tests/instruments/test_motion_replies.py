@@ -133,3 +133,9 @@ def test_a_correction_an_empty_tag_or_a_counterfactual_is_unreadable():
     assert parse_second("SECOND: yes\nScratch that, I need to think.") is None
     assert parse_vote("I would vote for it, were it not for the timeline.")[0] == "unparsed"
     assert parse_vote("Nay... or maybe abstain.")[0] == "unparsed"
+
+
+def test_the_prompts_instruction_echoed_is_no_answer():
+    """gemma-3-270m echoes the call (tests/corpus/*/captured-gemma-3-270m-s13.toml): its quoted tags are not said."""
+    assert parse_second('Do you second the motion? Reply with one line "SECOND: no", then one sentence.') is None
+    assert parse_vote('Vote. Reply with one line "VOTE: aye", "VOTE: nay" or "VOTE: abstain".')[0] == "unparsed"

@@ -150,8 +150,9 @@ def _tag_values(kind: str, text: str) -> list[tuple[int, int, str]]:
                           r")[\"']?(?:[ \t]*[(\[][^)\]\n]{0,30}[)\]])?" + _SEPARATOR + r"(\S.*)$|"
                           r"^[ \t]*\[(?:" + names + r")\][ \t:=]*(\S.*)$", re.IGNORECASE | re.MULTILINE)
     found = [(m.start(), m.end(), m.group(1) or m.group(2)) for m in line_tag.finditer(text)]
-    inside = re.compile(r"(?<![\w'])(?:" + ("second" if kind == "second" else "vote") + r")[ \t]*[:=][ \t]*([^\n)\]]+)",
-                        re.IGNORECASE)
+    # (a tag in quotation marks within a line is the prompt's instruction echoed: 'Reply with one line "SECOND: no"')
+    inside = re.compile(r"(?<![\w'\"“])(?:" + ("second" if kind == "second" else "vote") +
+                        r")[ \t]*[:=][ \t]*([^\n)\]\"”]+)", re.IGNORECASE)
     found += [(m.start(), m.end(), m.group(1)) for m in inside.finditer(text)
               if not any(start <= m.start(1) < end for start, end, _ in found)]
     return sorted(found)
