@@ -17,11 +17,12 @@ CORPUS = Path(__file__).resolve().parent.parent / "corpus"
 
 # name → (minimum entries, minimum layouts, minimum share read correctly; the rest must be flagged), on the tuning set
 FLOORS = {
-    # measured 2026-11-28 (session 13, round C now among them): 126 of 135 correct, 9 flagged (132 layouts); correct
-    # counts a sure count the prompt did not ask for (flagged, no data) or none in an empty reply or a refusal, read right
+    # measured 2026-11-28 (session 13, round C and gemma-3-270m's captures now among them): 126 of 137 correct, 11
+    # flagged (133 layouts); correct counts a sure count the prompt did not ask for (flagged, no data) or none in an
+    # empty reply or a refusal, read right
     "b3": (130, 125, 0.90),
-    "second": (105, 65, 0.95),  # measured: 110 of 110 (5 from SmolLM2)
-    "vote": (110, 70, 0.95),    # measured: 114 of 114 (5 from SmolLM2)
+    "second": (110, 65, 0.95),  # measured: 118 of 118 (5 from SmolLM2, 8 from gemma-3-270m)
+    "vote": (115, 70, 0.95),    # measured: 122 of 122 (5 from SmolLM2, 8 from gemma-3-270m)
     "risks": (10, 8, 0.75),     # measured: 11 of 14, 3 flagged
     "concerns": (10, 8, 0.95),  # measured: 15 of 15 (5 of them rightly unassessable in part)
     "topology": (10, 6, 0.80),  # measured: 10 of 12, 2 flagged
