@@ -8,15 +8,24 @@ order (the first that yields two or more perspectives wins):
   `Perspective #1:` (a number, a letter or a number word after "perspective", "viewpoint", "view" or "lens");
 - headings: markdown headings at the shallowest level that holds two or more views (`## Legal view` with
   `### What it sees` under it is one view, not two);
-- table: a markdown table whose first column is headed as the perspective (`| Perspective | ... |`);
+- table: a markdown table whose first column is headed as the perspective (`| Perspective | ... |`), or whose
+  columns are, under an empty or attribute corner, where its lead-in names views;
 - numbered: a list at the left margin numbered from 1, lettered from A or in roman numerals from I
-  (`1. **The Security View**`, `2) Economic:`, `(b) Legal`, `II. Ethics`);
+  (`1. **The Security View**`, `2) Economic:`, `(b) Legal`, `II. Ethics`, `(iii)`, `1/`); of several lists, the
+  one its lead-in line names as views;
 - bold: paragraphs or bullets that open with a bold lead-in (`**Security view:** ...`, `- **Legal:** ...`);
 - prose: paragraphs that open with an ordinal or a perspective phrase (`First, ...`, `From a security
-  standpoint, ...`, `Viewed through a legal lens, ...`, `Another perspective ...`);
+  standpoint, ...`, `Viewed through a legal lens, ...`, `Another perspective ...`, `Wearing my SRE hat, ...`,
+  `Legally, ...`);
+- parallel: three or more paragraphs whose lead-ins open alike and differ in a phrase (`For the lawyer, ...`);
 - titled: lines at the margin that open with a short title (`Title: text`, `Title — text`, `- Legal` over a
   nested list, a title line alone over its paragraph), tried after bold and before prose;
-- inline: one paragraph that names perspectives and enumerates them `(a) ... (b) ... (c) ...`.
+- inline: one paragraph that names perspectives and enumerates them `(a) ... (b) ...`, `1. ... 2. ...` or
+  `first, ...; second, ...`; voiced: one paragraph giving each view in a bold name's voice (`the **optimist** says`).
+
+A loose layout (lead-ins rather than marks) whose count the prompt did not ask for gives way to the one other layout
+that reads an asked-for count and holds every section it read. Parts beside the views (risks, options by their
+label, caveats, notes, unknowns) are no views in any layout.
 
 Before any of these, decoration that hides a layout is taken off (`_normalised`: setext headings, blockquotes, emoji
 and arrow bullets).
@@ -26,11 +35,14 @@ a synthesis under any of the names models give it (`## Bringing it together`, `*
 recommendation`), or a paragraph opening with synthesis, recommendation, conclusion, summary or overall. An
 introduction (text before the first perspective, or a first heading such as `## Understanding the situation`)
 belongs to none; so does a last title in the author's voice or a question where no other title is ("What I'd do",
-"So which way?"). A reply that yields fewer than two perspectives is not split (`split_perspectives` returns []).
+"So which way?"), and a last (first) section whose words decide (frame the decision) under a title shaped unlike
+the views' ("Glenda's path" after "The lawyer", "The editor"). A reply that yields fewer than two perspectives is
+not split (`split_perspectives` returns []).
 
 `read_perspectives` adds the checks that keep a wrong split out of the data (issue 41): a split whose count is
 not the number the prompt asked for, whose titles repeat (sub-headings read as views), or whose first or last
-section reads like the introduction or the synthesis is flagged with the reason. B3 then tries the copy-only
+section reads like the introduction or the synthesis, or that a loose layout reads where another layout reads
+another asked-for count, is flagged with the reason. B3 then tries the copy-only
 extraction where the model decodes by schema (b3.py) and otherwise flags the reply, never taking it as data.
 """
 
