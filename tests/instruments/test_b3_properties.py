@@ -21,7 +21,11 @@ WORD = st.text(alphabet="abcdefghijklmnopqrstuvwxyz", min_size=3, max_size=9).fi
                                 "overview", "situation", "facts", "key", "stake", "problem", "dilemma", "case",
                                 "threat", "understand", "framing", "preamble", "bottom", "way", "path", "course",
                                 "bring", "put", "pull", "tie", "weigh", "balanc", "integr", "reconcil", "wrap",
-                                "clos", "land", "consens", "common", "upshot", "tldr", "net", "all", "sum")))
+                                "clos", "land", "consens", "common", "upshot", "tldr", "net", "all", "sum",
+                                # what the reader takes as a part beside the views (a caveat, a note, an option)
+                                "caveat", "disclaim", "assum", "limit", "import", "warn", "append", "refer",
+                                "source", "uncertain", "unknown", "timeline", "implement", "trade", "choice",
+                                "altern", "nb", "ps")))
 TITLE = st.lists(WORD, min_size=1, max_size=3, unique=True).map(lambda ws: " ".join(ws).capitalize())
 SENTENCE = st.lists(WORD, min_size=4, max_size=9).map(lambda ws: " ".join(ws).capitalize() + ".")
 BODY = st.lists(SENTENCE, min_size=1, max_size=3).map(" ".join)
