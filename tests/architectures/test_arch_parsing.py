@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from workbench.protocols.hindsight.architectures import conditions, prompt_templates
-from workbench.protocols.hindsight.architectures.lines import numbered_sections, parse_amendments, parse_second, parse_vote
+from workbench.protocols.hindsight.architectures.lines import numbered_sections, parse_amendments
+from workbench.protocols.hindsight.architectures.motion_replies import parse_second, parse_vote
 from workbench.protocols.hindsight.architectures.report import REPORT_INSTRUCTION, parse_report
 
 

@@ -21,11 +21,15 @@ WORD = st.text(alphabet="abcdefghijklmnopqrstuvwxyz", min_size=3, max_size=9).fi
                                 "overview", "situation", "facts", "key", "stake", "problem", "dilemma", "case",
                                 "threat", "understand", "framing", "preamble", "bottom", "way", "path", "course",
                                 "bring", "put", "pull", "tie", "weigh", "balanc", "integr", "reconcil", "wrap",
-                                "clos", "land", "consens", "common", "upshot", "tldr", "net", "all", "sum")))
+                                "clos", "land", "consens", "common", "upshot", "tldr", "net", "all", "sum",
+                                # what the reader takes as a part beside the views (a caveat, a note, an option)
+                                "caveat", "disclaim", "assum", "limit", "import", "warn", "append", "refer",
+                                "source", "uncertain", "unknown", "timeline", "implement", "trade", "choice",
+                                "altern", "nb", "ps")))
 TITLE = st.lists(WORD, min_size=1, max_size=3, unique=True).map(lambda ws: " ".join(ws).capitalize())
 SENTENCE = st.lists(WORD, min_size=4, max_size=9).map(lambda ws: " ".join(ws).capitalize() + ".")
 BODY = st.lists(SENTENCE, min_size=1, max_size=3).map(" ".join)
-LAYOUT = st.sampled_from(["##", "###", "bold", "numbered", "labelled", "html", "dash"])
+LAYOUT = st.sampled_from(["##", "###", "bold", "numbered", "labelled", "html", "dash", "roman"])
 SYNTHESIS = st.sampled_from(["Synthesis", "Recommendation", "My recommendation", "Bringing it together",
                              "Final verdict", "Where I land", "Overall"])
 INTRO = st.sampled_from(["", "This is a hard decision, so it helps to look at it from several sides.",
@@ -35,7 +39,8 @@ INTRO = st.sampled_from(["", "This is a hard decision, so it helps to look at it
 def view(layout: str, i: int, title: str, body: str) -> str:
     return {"##": f"## {title}\n{body}", "###": f"### {i}. {title}\n\n{body}", "bold": f"**{title}:** {body}",
             "numbered": f"{i}. **{title}**: {body}", "labelled": f"Perspective {i}: {title}\n{body}",
-            "html": f"<h3>{title}</h3>\n<p>{body}</p>", "dash": f"- {title}: {body}"}[layout]
+            "html": f"<h3>{title}</h3>\n<p>{body}</p>", "dash": f"- {title}: {body}",
+            "roman": f"({'i ii iii iv v vi vii viii'.split()[i - 1]}) {title} — {body}"}[layout]
 
 
 def closing(layout: str, title: str, body: str) -> str:
@@ -97,3 +102,64 @@ def test_an_empty_reply_and_a_refusal_give_none_for_sure_and_prose_without_a_lay
     essay = "We should refuse. The demand is coercion, and giving in invites more. Tell the funders first."
     doc = read_b3(essay, {"asked": "3-5"})
     assert doc["flagged"] and doc["unsure"] and not b3_agrees(doc, {"perspectives": 0})
+
+
+DECISIONS = st.sampled_from(["Refuse the demand and brief the funders.", "I would batch week 3 and keep canaries.",
+                             "We should resist, loudly.", "On balance, comply with nothing."])
+ODD_CLOSINGS = st.sampled_from(["Glenda's path", "The team's move", "Where the organization goes"])
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.sampled_from(["##", "bold", "numbered"]), VIEWS, ODD_CLOSINGS, DECISIONS)
+def test_a_closing_in_a_decision_voice_is_never_read_silently_as_a_view(layout, views, title, decision):
+    """A synthesis under a title no list names: dropped where its words decide and its title's shape is unlike the
+    views', flagged where only its length differs; never counted, unflagged, as one more view."""
+    views = [(f"The {t.lower()}", b) for t, b in views]
+    text = "\n\n".join(view(layout, i, t, b) for i, (t, b) in enumerate(views, start=1))
+    closing_line = {"##": f"## {title}\n{decision}", "bold": f"**{title}:** {decision}",
+                    "numbered": f"{len(views) + 1}. **{title}**: {decision}"}[layout]
+    reading = read_perspectives(text + "\n\n" + closing_line)
+    if not reading.flagged:
+        assert [s.title for s in reading.split.sections] == [t for t, _ in views]
+
+
+def test_asides_lead_ins_and_traces_are_no_views():
+    views = "## Legal\nExtortion.\n\n## Financial\nReserves.\n\n## Ethical\nFilters.\n\n"
+    for aside in ("## A note on uncertainty\nThin data.", "## Limitations of this analysis\nThin data.",
+                  "## Risks to watch\nRetaliation."):
+        reading = read_perspectives(views + aside + "\n\n## Recommendation\nRefuse.")
+        assert not reading.flagged and [s.title for s in reading.split.sections] == ["Legal", "Financial", "Ethical"]
+    options = "**Option A: Comply** — cheap now.\n\n**Option B: Partial** — middle.\n\n**Option C: Resist** — costly now."
+    assert read_perspectives(options).flagged and not read_perspectives(options).split.sections  # choices, not views
+    listed = "Stakeholders:\n- Funders — no surprises\n- Users — the filters\n- Staff — their jobs\n\nRefuse."
+    assert [s.title for s in read_perspectives(listed).split.sections] == ["Funders", "Users", "Staff"]
+    traced = "<think>Five perspectives? Maybe six.</think>\n**Legal:** a\n\n**Money:** b\n\n**Mission:** c"
+    assert not read_perspectives(traced).flagged
+    options_then_views = ("The options are:\n1. Comply.\n2. Resist.\n\nPerspectives on them:\n\n1) A lawyer: a.\n"
+                          "2) A funder: b.\n3) A user: c.\n\nMy take: resist.")
+    assert [s.title for s in read_perspectives(options_then_views).split.sections] == ["A lawyer", "A funder", "A user"]
+
+
+def test_views_enumerated_within_one_paragraph_by_ordinals_or_numbers():
+    ordinals = ("There are three perspectives: first, the legal one, which treats this as extortion; second, the "
+                "financial one, which worries about reserves; and third, the ethical one, which keeps the filters.")
+    assert [s.title for s in read_perspectives(ordinals).split.sections] == ["the legal one", "the financial one",
+                                                                             "the ethical one"]
+    numbers = ("Here are three perspectives.\n\n1. **Legal**: extortion is a crime. 2. **Financial**: reserves. "
+               "3. **Ethical**: filters.\n\n**Recommendation**: refuse.")
+    assert [s.title for s in read_perspectives(numbers).split.sections] == ["Legal", "Financial", "Ethical"]
+
+
+def test_paragraphs_opening_alike_are_views_and_the_chosen_layout_holds_every_view_read():
+    alike = ("For the lawyer, this is extortion.\n\nFor the funder, the money is at stake.\n\nFor the user, the filters "
+             "keep the platform honest.\n\nAll in all, refuse.")
+    assert [s.title for s in read_perspectives(alike).split.sections] == ["lawyer", "funder", "user"]
+    scenarios = "If Glenda complies, more demands.\n\nIf Glenda resists, a campaign.\n\nIf Glenda waits, both."
+    assert read_perspectives(scenarios).flagged  # conditions are scenarios, not views
+    speaking = ("Speaking as the CFO: reserves cover six months.\n\nSpeaking as the head of trust and safety: the "
+                "filters stay.\n\nSpeaking as general counsel: report it.\n\nMy recommendation: refuse.")
+    reading = read_perspectives(speaking)
+    assert not reading.flagged and len(reading.split.sections) == 3
+    asked = ("1. How would a lawyer see it? As extortion.\n2. How would a funder see it? As a risk.\n"
+             "3. How would a user see it? As a threat to the filters.\n\nMy recommendation: refuse.")
+    assert [s.title for s in read_perspectives(asked).split.sections] == ["a lawyer", "a funder", "a user"]

@@ -6,7 +6,7 @@ import json
 
 from workbench.cli.main import main
 from workbench.judges.parse import quote_found
-from workbench.protocols.hindsight.architectures.lines import parse_second, parse_vote
+from workbench.protocols.hindsight.architectures.motion_replies import parse_second, parse_vote
 from workbench.protocols.hindsight.architectures.perspectives import read_perspectives
 
 TWO_VIEWS = "## Comply\nIt avoids the campaign.\n\n## Resist\nIt keeps the filters.\n\n## Recommendation\nResist."

@@ -37,9 +37,8 @@ def test_the_dry_run_reaches_every_debate_round_and_amendment_vote():
     """The stand-ins, read by C2's own parsers: a second, a vote, a motion and an amendment of the speaker's."""
     from workbench.gateway.api import CallRequest, ModelSettings
     from workbench.protocols.hindsight.architectures.dry_run_replies import stand_in
-    from workbench.protocols.hindsight.architectures.lines import (
-        first_tagged, parse_amendments, parse_second, parse_vote,
-    )
+    from workbench.protocols.hindsight.architectures.lines import first_tagged, parse_amendments
+    from workbench.protocols.hindsight.architectures.motion_replies import parse_second, parse_vote
 
     def reply(turn: str) -> str:
         request = CallRequest(messages=[], settings=ModelSettings(model="mock"), turn=turn)

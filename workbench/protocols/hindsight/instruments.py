@@ -8,9 +8,10 @@ concern-coverage reply matched to the case's concerns; `topology`: P1's comparis
 from __future__ import annotations
 
 import json
+import re
 
 from workbench.instruments import Instrument, Option
-from workbench.protocols.hindsight.architectures.lines import parse_second, parse_vote
+from workbench.protocols.hindsight.architectures.motion_replies import parse_second, parse_vote
 from workbench.protocols.hindsight.architectures.perspectives import ASKED, parse_asked, read_perspectives
 
 SECOND_WORDS = {True: "yes", False: "no", None: "unreadable"}
@@ -36,8 +37,18 @@ def b3_agrees(doc: dict, truth: dict) -> bool:
 
 
 def _same_title(read: str, true: str) -> bool:
+    """One title within the other, or a content word they share by its stem ("What would the people who fund Glenda
+    say?" names the funders)."""
     read, true = read.casefold().strip(), true.casefold().strip()
-    return bool(read) and (read in true or true in read)
+    return bool(read) and (read in true or true in read or bool(_stems(read) & _stems(true)))
+
+
+_TITLE_WORDS = {"what", "would", "should", "does", "perspective", "perspectives", "view", "views", "viewpoint", "lens",
+                "angle", "through", "from", "with", "about", "their", "that", "this", "the", "side", "eyes", "say"}
+
+
+def _stems(title: str) -> set[str]:
+    return {w[:4] for w in re.findall(r"[a-z]{4,}", title) if w not in _TITLE_WORDS}
 
 
 def describe_b3(doc: dict) -> str:

@@ -50,9 +50,8 @@ from workbench.protocols.hindsight.architectures.base import (
 )
 from workbench.protocols.hindsight.architectures import prompts as templates
 from workbench.protocols.hindsight.architectures.extraction import extra_calls
-from workbench.protocols.hindsight.architectures.lines import (
-    first_tagged, own_and_quoted, parse_amendments, parse_second, parse_vote, same_text,
-)
+from workbench.protocols.hindsight.architectures.lines import first_tagged, own_and_quoted, parse_amendments, same_text
+from workbench.protocols.hindsight.architectures.motion_replies import parse_second, parse_vote
 from workbench.protocols.hindsight.architectures.prompts import (
     C2_CARRIED_NOTE,
     C2_DEBATE,

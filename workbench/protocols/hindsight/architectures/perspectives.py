@@ -8,15 +8,24 @@ order (the first that yields two or more perspectives wins):
   `Perspective #1:` (a number, a letter or a number word after "perspective", "viewpoint", "view" or "lens");
 - headings: markdown headings at the shallowest level that holds two or more views (`## Legal view` with
   `### What it sees` under it is one view, not two);
-- table: a markdown table whose first column is headed as the perspective (`| Perspective | ... |`);
+- table: a markdown table whose first column is headed as the perspective (`| Perspective | ... |`), or whose
+  columns are, under an empty or attribute corner, where its lead-in names views;
 - numbered: a list at the left margin numbered from 1, lettered from A or in roman numerals from I
-  (`1. **The Security View**`, `2) Economic:`, `(b) Legal`, `II. Ethics`);
+  (`1. **The Security View**`, `2) Economic:`, `(b) Legal`, `II. Ethics`, `(iii)`, `1/`); of several lists, the
+  one its lead-in line names as views;
 - bold: paragraphs or bullets that open with a bold lead-in (`**Security view:** ...`, `- **Legal:** ...`);
 - prose: paragraphs that open with an ordinal or a perspective phrase (`First, ...`, `From a security
-  standpoint, ...`, `Viewed through a legal lens, ...`, `Another perspective ...`);
+  standpoint, ...`, `Viewed through a legal lens, ...`, `Another perspective ...`, `Wearing my SRE hat, ...`,
+  `Legally, ...`);
+- parallel: three or more paragraphs whose lead-ins open alike and differ in a phrase (`For the lawyer, ...`);
 - titled: lines at the margin that open with a short title (`Title: text`, `Title — text`, `- Legal` over a
   nested list, a title line alone over its paragraph), tried after bold and before prose;
-- inline: one paragraph that names perspectives and enumerates them `(a) ... (b) ... (c) ...`.
+- inline: one paragraph that names perspectives and enumerates them `(a) ... (b) ...`, `1. ... 2. ...` or
+  `first, ...; second, ...`; voiced: one paragraph giving each view in a bold name's voice (`the **optimist** says`).
+
+A loose layout (lead-ins rather than marks) whose count the prompt did not ask for gives way to the one other layout
+that reads an asked-for count and holds every section it read. Parts beside the views (risks, options by their
+label, caveats, notes, unknowns) are no views in any layout.
 
 Before any of these, decoration that hides a layout is taken off (`_normalised`: setext headings, blockquotes, emoji
 and arrow bullets).
@@ -26,11 +35,14 @@ a synthesis under any of the names models give it (`## Bringing it together`, `*
 recommendation`), or a paragraph opening with synthesis, recommendation, conclusion, summary or overall. An
 introduction (text before the first perspective, or a first heading such as `## Understanding the situation`)
 belongs to none; so does a last title in the author's voice or a question where no other title is ("What I'd do",
-"So which way?"). A reply that yields fewer than two perspectives is not split (`split_perspectives` returns []).
+"So which way?"), and a last (first) section whose words decide (frame the decision) under a title shaped unlike
+the views' ("Glenda's path" after "The lawyer", "The editor"). A reply that yields fewer than two perspectives is
+not split (`split_perspectives` returns []).
 
 `read_perspectives` adds the checks that keep a wrong split out of the data (issue 41): a split whose count is
 not the number the prompt asked for, whose titles repeat (sub-headings read as views), or whose first or last
-section reads like the introduction or the synthesis is flagged with the reason. B3 then tries the copy-only
+section reads like the introduction or the synthesis, or that a loose layout reads where another layout reads
+another asked-for count, is flagged with the reason. B3 then tries the copy-only
 extraction where the model decodes by schema (b3.py) and otherwise flags the reply, never taking it as data.
 """
 
@@ -42,24 +54,31 @@ from dataclasses import dataclass
 
 from workbench.protocols.hindsight.architectures.lines import Section
 
-LAYOUTS = ("labelled", "headings", "table", "numbered", "bold", "titled", "prose", "inline")
+LAYOUTS = ("labelled", "headings", "table", "numbered", "bold", "titled", "prose", "parallel", "inline", "voiced")
 ASKED = (3, 5)  # the shipped B3 prompt (prompts.B3_PROMPT) asks for "3-5 genuinely different perspectives"
 
-_STOP_WORDS = r"(?:synthesi[sz]\w*|recommend\w*|conclusion|in conclusion|in summary|summary|overall|final recommendation)"
+_STOP_WORDS = (r"(?:synthesi[sz]\w*|recommend\w*|conclusion|in conclusion|in summary|summary|overall|final recommendation|"
+               # the words that gather the views: "All things considered", "Taking all the hats off", "Put together"
+               r"all things considered|taking (?:all|everything|it all|these|them|the (?:\w+ )?(?:views|perspectives|"
+               r"lenses|hats))|put(?:ting)? (?:it |this |everything |them )?(?:all )?together|pulling (?:it|this|"
+               r"everything) (?:all )?together|on balance|weighing (?:it all|these|them|everything))")
 _STOP = re.compile(r"^[>#*_]*[ \t]*(?:\d+[.)][ \t]*)?[*_]*(?:(?:my|our|the|a|final)[ \t]+)?" + _STOP_WORDS + r"\b",
                    re.IGNORECASE)
 # A title (heading, bold lead-in, short line) that names the synthesis, under the many names models give it.
 _SYNTH_TITLE = re.compile(
     # a role's possessive leads only the plainest names ("Moderator's synthesis"): "The CFO's take" is a view
     r"^(?:the )?[\w-]+['’]s (?:final |overall )?(?:synthesi[sz]\w*|verdict|conclu\w*|summary|bottom line)|"
-    r"^(?:the |my |a |our |final |overall |proposed |suggested |recommended )*"
+    # a title about the views as a set: "Where they disagree", "How the three fit together", "Comparing them"
+    r"^(?:where|how|what|why)\b.*\b(?:they|them|these|those|both|all three|the (?:three|four|five|views|perspectives|"
+    r"lenses))\b|^(?:comparing|contrasting|across|between)\b|"
+    r"^(?:(?:so|then|and|now|ok|okay|well)\b,? )?(?:the |my |a |our |final |overall |proposed |suggested |recommended )*"
     r"(?:synthesi[sz]\w*|recommend\w*|conclu\w*|summary|summari[sz]\w*|overall|verdict|bottom line|"
     r"bringing\b|putting\b|pulling\b|tying\b|weighing\b|balancing\b|on balance|taken together|integrat\w*|"
     r"reconcil\w*|(?:the )?(?:way|path) forward|course of action|decision\b(?!-)|advice|take\b|answer\b|"
     r"thoughts\b|word\b|call\b|takeaways?|next steps|action plan|plan of action|what (?:i|we|glenda\S*|the \w+) "
     r"(?:would|should) do|here'?s what|tl;?dr|net[- ]net|upshot|in short|all things considered|to sum up|"
     r"summing up|wrap\w*|closing\b|landing\b|consensus|common ground|where (?:they|it all|this) (?:agree|lands?|leaves)|"
-    r"(?:so,? )?what (?:now|next)\b|(?:so,? )?where (?:does|do) (?:that|this|it) leave|"
+    r"(?:so,? )?what (?:now|next)\b|what (?:would|should|must|could|can) [\w'’ -]{1,30}? do\b|(?:so,? )?where (?:does|do) (?:that|this|it) leave|"
     r"(?:my|our) (?:two cents|view|take|position|advice|call|pick|vote|proposal|suggestion|stance)\b|"
     r"where (?:i|we) (?:land|stand|come down|end up)\b|(?:net|final) (?:assessment|judg(?:e)?ment)|judg(?:e)?ment call|"
     r"what to do\b|where (?:i|we|this) come[s]? out)", re.IGNORECASE)
@@ -86,12 +105,12 @@ _STATED = re.compile(r"\b(two|three|four|five|six|[2-6])[ \t]+(?:[\w'-]+[ \t]+){
                      r"angles|lenses|sides|directions|ways of (?:looking|seeing))\b", re.IGNORECASE)
 _ROMAN = {"i": 1, "ii": 2, "iii": 3, "iv": 4, "v": 5, "vi": 6}
 _LABELLED = re.compile(r"^[ \t>#*_\-+]*(?:perspective|viewpoint|view|lens|angle|stance)[ \t]+#?(\d+|[A-Ea-e]|one|two|three|four|"
-                       r"five|six)\b[ \t*_]*[:.\-–—)]?[ \t*_]*(.*)$", re.IGNORECASE)
+                       r"five|six)\b(?:[ \t]+(?:of|/)[ \t]+\d)?[ \t*_]*[:.\-–—)]?[ \t*_]*(.*)$", re.IGNORECASE)
 # "Perspective (Legal): ..."
 _LABELLED_NAMED = re.compile(r"^[ \t>#*_\-+]*(?:perspective|viewpoint|view|lens|angle|stance)[ \t]*\(([^)\n]{1,40})\)"
                              r"[ \t*_]*[:.\-–—]?[ \t*_]*(.*)$", re.IGNORECASE)
 _HEADING = re.compile(r"^[ \t]*(#{1,6})[ \t]+(.*?)[ \t#]*$")
-_NUMBERED = re.compile(r"^(?:\(?(\d{1,2})[.)]|\(?([A-Ea-e])[.)]|\(?(I{1,3}|IV|VI?)[.)]|\((\d{1,2}|[a-e])\))"
+_NUMBERED = re.compile(r"^(?:\(?(\d{1,2})(?:[.)]|/(?=[ \t]))|\(?([A-Ea-e])[.)]|\(?(I{1,3}|IV|VI?|i{1,3}|iv|vi?)[.)]|\((\d{1,2}|[a-e])\))"
                        r"[ \t]+(.+)$")
 _BOLD = re.compile(r"^[ \t]*(?:[-*+•][ \t]+)?(?:\*\*|__)(.+?)(?:\*\*|__)[ \t]*[:.\-–—]?[ \t]*(.*)$")
 _BULLET = re.compile(r"^[-*+•][ \t]+")
@@ -107,10 +126,18 @@ _OWN_VOICE = re.compile(r"\b(?:i|i'd|i'm|i'll|my|we|we'd|we're|our|us|me)\b", re
 # "Precedent. If Crock wins ...": a first sentence of at most four words, then the text
 _SHORT_LEAD = re.compile(r"^((?:[\w'’-]+[ \t]+){0,3}[\w'’-]+)\.[ \t]+(\S.*)$")
 _ANAPHORA = r"(?!(?:this|that|these|those|each|every|all|both|my|our|either|such) )"
+# an adverb that names a lens ("Legally,", "Reputationally,"), not one that orders or hedges ("Finally,", "Ideally,")
+_LENS_ADVERB = (r"(?!(?:final|addition|ultimate|general|personal|realistic|practical|basic|actual|ideal|natural|"
+                r"specific|typical|fundamental|critical|real|usual|equal|initial|especial|essential|potential|"
+                r"incidental|occasional|logical|theoretical|frank|hopeful|traditional|conditional|additional|"
+                r"eventual|optional|original)ly\b)[A-Z][a-z]{2,}(?:al|ic)ly")
 _PROSE = re.compile(
     r"^[ \t]*(?:(first(?:ly)?|second(?:ly)?|third(?:ly)?|fourth(?:ly)?|fifth(?:ly)?|sixth|finally|lastly)\b[,:]?|"
     r"((?:(?:viewed|seen|looked at|considered|read) )?(?:from|through) " + _ANAPHORA +
-    r"[^,.:;]{1,60}?(?:perspective|standpoint|point of view|viewpoint|view|lens|angle|eyes|chair|seat)\b)|"
+    r"[^,.:;]{1,60}?(?:perspective|standpoint|point of view|viewpoint|view|lens|angle|eyes|chair|seat|side|vantage "
+    r"point|position|desk|shoes)\b(?:[ \t]+of[ \t]+[^,.:;*_\n]{1,40})?)|"
+    # "Wearing my SRE hat, ...", "Legally, ...": a hat or a lens's adverb names the view
+    r"(wearing (?:my|the|a|an|our|their) [^,.:;]{1,40}? hat)\b|(" + _LENS_ADVERB + r")(?=,)|"
     r"((?:one|another|a (?:second|third|fourth|fifth|final|further)|the (?:first|second|third|fourth|fifth|"
     r"final|last)) (?:perspective|view|viewpoint|lens|angle)\b)|"
     r"(as (?:the|a|an|our|your) " + _ANAPHORA + r"[^,.:;]{1,40}?)(?=,)|"
@@ -127,7 +154,10 @@ _TABLE_RULE = re.compile(r"^[ \t]*\|?[ \t:|\-]+\|?[ \t]*$")
 _TABLE_HEAD = re.compile(r"^(?:perspective|viewpoint|view|lens|angle|stakeholder|standpoint|vantage|role|who|party|"
                          r"parties|actor|persona|voice|seat|discipline|function|team|department|expert|advisor|hat)s?\b",
                          re.IGNORECASE)
-_INLINE_MARK = re.compile(r"\(([a-e]|[1-5]|i{1,3}|iv|v)\)\s+")
+# (a) / (1) / (ii) within a paragraph, "1." after a sentence's end, or an ordinal ("second, the financial one")
+_INLINE_MARK = re.compile(r"\(([a-e]|[1-5]|i{1,3}|iv|v)\)\s+|(?:^|(?<=[.;:!?])\s+|(?<=[.;:!?][*_])\s+)([1-5])[.)]\s+|"
+                          r"\b(first|second|third|fourth|fifth)(?:ly)?,\s+", re.IGNORECASE)
+_ORDINALS = {"first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5}
 _INLINE_INTRO = re.compile(r"perspective|viewpoint|\bviews?\b|\blens|\bangles?\b|standpoint|\breadings\b|\bframings\b|"
                            r"\bways (?:to|of) (?:see|seeing|look|looking|read|reading|frame|framing|view|viewing)\b",
                            re.IGNORECASE)
@@ -158,7 +188,16 @@ class Reading:
 
 def split_perspectives(text: str) -> Split:
     """The perspectives of a B3 reply and the layout they were read from; no sections when fewer than two."""
-    return next(_splits(text), Split("", []))
+    return next(_splits(_answer_of(text)), Split("", []))
+
+
+_TRACE = re.compile(r"<think(?:ing)?>.*?(?:</think(?:ing)?>|$)|\[/?INST\]|<\|[\w-]+\|>|</?s>", re.IGNORECASE | re.DOTALL)
+
+
+def _answer_of(text: str) -> str:
+    """The reply without a reasoning trace (`<think>…</think>`) and the chat template's tokens a small model echoes
+    (`[/INST]`, `<|im_end|>`): neither is the answer."""
+    return _TRACE.sub("", text or "")
 
 
 def _splits(text: str):
@@ -171,8 +210,9 @@ def _splits(text: str):
     lines = _normalised(text or "")
     for layout, starts in (("labelled", _labelled_starts), ("headings", _heading_starts),
                            ("table", _table_starts), ("numbered", _numbered_starts), ("outline", _outline_starts),
-                           ("bold", _bold_starts), ("titled", _titled_starts), ("prose", _prose_starts)):
-        found = starts(lines)
+                           ("bold", _bold_starts), ("titled", _titled_starts), ("prose", _prose_starts),
+                           ("parallel", _parallel_starts)):
+        found = [f for f in starts(lines) if layout == "labelled" or not _aside(f[1])]
         found = _without_odd_closing(_without_fields(found) if layout in ("bold", "titled") else found)
         if len(found) >= 2:
             sections = _table_sections(lines, found) if layout == "table" else _sections(lines, found)
@@ -184,6 +224,28 @@ def _splits(text: str):
     inline = _inline_sections("\n".join(lines))
     if len(inline) >= 2:
         yield Split("inline", inline)
+    voiced = _voiced_sections("\n".join(lines))
+    if len(voiced) >= 2:
+        yield Split("voiced", voiced)
+
+
+# A part of the reply beside the views: risks, options, steps, caveats, notes, unknowns ("Risks to watch", "A note on
+# uncertainty", "Limitations of this analysis", "Options on the table"), unless its title names a view
+_ASIDE = re.compile(r"(?:(?:an?|the|some|key|main|my|our|important|open|next|remaining)[ \t]+)?(?:risks|pros|cons|options|"
+                    r"steps|costs and benefits|trade-?offs|caveats|limitations|assumptions|uncertaint(?:y|ies)|notes|"
+                    r"note on|questions|references|sources|appendix|disclaimers?|implementation|timeline|action items|"
+                    r"unknowns|what (?:i|we) (?:don'?t|do not) know)\b", re.IGNORECASE)
+_NAMES_A_VIEW = re.compile(r"\b(?:views?|perspectives?|lens|angle|standpoint|viewpoint|officer|team|manager|lead|"
+                           r"analyst|advocate|engineer|management)\b", re.IGNORECASE)
+
+
+# an option, a scenario or a step by its label ("Option A: Comply", "Scenario 2 — ..."): a choice, not a view
+_OPTION = re.compile(r"(?:option|choice|alternative|scenario|step|phase|stage|path|course of action)[ \t]*#?"
+                     r"(?:\d{1,2}|[A-E]|one|two|three|four|five)\b", re.IGNORECASE)
+
+
+def _aside(title: str) -> bool:
+    return bool(title) and (bool(_ASIDE.match(title)) or bool(_OPTION.match(title))) and not _NAMES_A_VIEW.search(title)
 
 
 def _other_counts(text: str, layout: str) -> list[int]:
@@ -262,21 +324,98 @@ def read_perspectives(text: str, asked: tuple[int, int] = ASKED) -> Reading:
 
     Doubts about the reading come first (unsure); a count the reader stands by but the prompt did not ask for is
     flagged as such (sure): either way it is no data."""
-    split = split_perspectives(text)
-    sections = split.sections
+    text = _answer_of(text)
     low, high = asked
+    split = _chosen(text, split_perspectives(text), asked)
+    sections = split.sections
     wanted = str(low) if low == high else f"{low}-{high}"
     if not sections:
-        none = _no_perspectives(text or "")
+        none = _no_perspectives(text)
         if none:
             return Reading(split, f"no perspectives: {none}", unsure=False)
+        one = _one_labelled(_normalised(text))
+        if one is not None and not _stated(text):
+            return Reading(Split("labelled", [one]), f"1 perspective read where the prompt asked for {wanted}",
+                           unsure=False)
         return Reading(split, "no layout the parser reads")
-    doubt = _doubt(text or "", split, asked)
+    if split.layout == "numbered" and not any(s.title for s in sections) and not _speaks_of_views(text):
+        return Reading(Split("", []), "no perspectives: a numbered list of steps, questions or points, and the reply "
+                                      "speaks of no perspectives or views", unsure=False)
+    split, doubt = _without_framing(split)
+    sections = split.sections
+    doubt = doubt or _doubt(text, split, asked)
     if doubt:
         return Reading(split, doubt)
     if not low <= len(sections) <= high:
         return Reading(split, f"{len(sections)} perspectives read where the prompt asked for {wanted}", unsure=False)
     return Reading(split, "", unsure=False)
+
+
+# A section that recommends rather than views: its first words are a decision or an instruction
+_DECIDES = re.compile(
+    r"^(?:[\w'’-]+[ \t]+){0,3}?(?:i (?:would|'d|recommend|suggest|advise|propose|come down)|i'd|my (?:recommendation|advice|"
+    r"call|suggestion)|we should|(?:she|he|they|glenda|the \w+) should|the (?:best|right|wisest|sensible) (?:course|option|"
+    r"path|move|call|answer)|on balance|overall|all things considered|taken together|therefore|so,)\b|"
+    r"^(?:refuse|resist|reject|comply|accept|decline|proceed|go ahead|delay|pause|slow|stop|keep|adopt|batch|stage|split|"
+    r"publish|disclose|brief|tell|report|negotiate|hold|wait|take|do not|don't|move|migrate|roll|start|run|canary|"
+    r"invest|choose|pick|combine|pursue|prepare|fix|close)\b", re.IGNORECASE)
+# An opening that frames the decision rather than views it
+_FRAMES = re.compile(r"\b(?:this is (?:a|an)|at stake|the (?:situation|decision|dilemma|question|scenario|case) "
+                     r"(?:is|here)|there are (?:several|many|a few|three|four|five)|let'?s|before (?:looking|we))\b",
+                     re.IGNORECASE)
+
+
+def _title_shape(title: str, counted: bool) -> tuple:
+    words = title.split()
+    shape = (bool(words) and words[0].casefold() in ("the", "a", "an", "my", "our"), bool(re.search(r"['’]s\b", title)),
+             bool(re.search(r"\b(?:views?|perspectives?|lens|angle|standpoint|viewpoint)\b", title, re.IGNORECASE)))
+    return shape + (min(len(words), 3),) if counted else shape
+
+
+def _odd_title(sections: list[Section], k: int, counted: bool) -> bool:
+    """Whether section k's title is the odd one out in shape (an article, a possessive, a view word; and, `counted`,
+    its number of words) among titles that otherwise all share one."""
+    others = {_title_shape(s.title, counted) for n, s in enumerate(sections) if n != k}
+    return len(others) == 1 and bool(sections[k].title) and _title_shape(sections[k].title, counted) not in others
+
+
+def _without_framing(split: Split) -> tuple[Split, str]:
+    """The split less a last section that recommends (its first words a decision) under a title unlike the views'
+    ("Glenda's path" after "The lawyer", "The accountant", "The editor"), and a first that frames the decision
+    ("This is a hard one ...") under a title unlike theirs: the synthesis and the introduction by position, wording
+    and title together. Where the titles differ only in length, the doubt is said (flagged), the section kept."""
+    sections = split.sections
+    if split.layout not in ("headings", "bold", "titled", "numbered") or len(sections) < 4:
+        return split, ""
+    doubt = ""
+    ends = ((len(sections) - 1, _DECIDES.match(sections[-1].text.strip()), "the synthesis"),
+            (0, _FRAMES.search(sections[0].text), "the introduction"))
+    for k, sign, what in ends:
+        if not sign or len(sections) < 4:
+            continue
+        if _odd_title(sections, k, counted=False):
+            sections = sections[:-1] if k else sections[1:]
+        elif _odd_title(sections, k, counted=True):
+            doubt = doubt or f"the {'last' if k else 'first'} section ('{sections[k].title}') may be {what}"
+    return (split if sections is split.sections else Split(split.layout, sections)), doubt
+
+
+def _chosen(text: str, split: Split, asked: tuple[int, int]) -> Split:
+    """The first layout's split, or, where that is a loose layout reading a count the prompt did not ask for, the one
+    other layout that reads an asked-for count and holds every section the first read (titled lines that missed a
+    long title, where the paragraphs' parallel openings read them all)."""
+    low, high = asked
+    if split.layout not in _LOOSE or low <= len(split.sections) <= high:
+        return split
+    better = [s for s in _splits(text) if s.layout != split.layout and low <= len(s.sections) <= high
+              and all(any(_holds(o, mine) for o in s.sections) for mine in split.sections)]
+    return better[0] if len({len(s.sections) for s in better}) == 1 else split
+
+
+def _holds(section: Section, other: Section) -> bool:
+    """Whether a section holds another's title (or, untitled, its first words)."""
+    mark = (other.title or other.text[:40]).casefold()
+    return mark in (section.title + " " + section.text).casefold()
 
 
 def _doubt(text: str, split: Split, asked: tuple[int, int]) -> str:
@@ -309,7 +448,17 @@ def _doubt(text: str, split: Split, asked: tuple[int, int]) -> str:
         if other:
             return (f"{len(sections)} perspectives read as {split.layout}, but the reply's "
                     f"{'/'.join(str(c) for c in sorted(other))} other parts read otherwise")
+    elif split.layout in _LOOSE:
+        # a loose layout's count stands only where no other layout reads another count the prompt asked for
+        other = {c for c in _other_counts(text, split.layout) if low <= c <= high and c != len(sections)}
+        if other:
+            return (f"{len(sections)} perspectives read as {split.layout}, but another layout of the reply reads "
+                    f"{'/'.join(str(c) for c in sorted(other))}")
     return ""
+
+
+# layouts read from lead-ins rather than from marks that number or head the views
+_LOOSE = ("bold", "titled", "prose", "parallel", "counted", "inline", "voiced")
 
 
 _GENERIC = {"perspective", "perspectives", "view", "views", "viewpoint", "lens", "angle", "stance", "the", "from",
@@ -339,16 +488,58 @@ def _stated(text: str) -> set[int]:
 
 # A reply that gives no perspectives for sure: nothing but markup, or a short refusal.
 _REFUSAL = re.compile(r"^\W*(?:i'?m sorry|sorry\b|i apologi[sz]e|unfortunately,? i|as an ai\b|i (?:am |'m )?(?:cannot|can'?t|"
-                      r"am unable to|'m unable to|won'?t|will not|must decline|decline)\b)", re.IGNORECASE)
+                      r"am unable to|'m unable to|(?:am |'m )?not able to|won'?t|will not|must decline|decline)\b)",
+                      re.IGNORECASE)
 
 
 def _no_perspectives(text: str) -> str:
+    """Why a reply no layout splits gives no perspectives for sure ("" when it may give some in a way not read)."""
     words = re.findall(r"[^\W_]+", re.sub(r"<[^>\n]*>", " ", text))
     if not words:
         return "an empty reply"
-    if len(words) <= 40 and _REFUSAL.match(text.strip()) and not _INLINE_INTRO.search(text):
+    if _speaks_of_views(text):
+        return ""
+    if _REFUSAL.match(text.strip()):
         return "a refusal"
-    return ""
+    sentences = [s for s in re.split(r"(?<=[.!?:])[ \t]+|\n+", re.sub(r"<[^>\n]*>", " ", text)) if s.strip(" \t*_")]
+    if len(sentences) == 1 and len(words) <= 25:
+        return "a one-sentence reply that speaks of no perspectives or views"
+    if sentences and _INSTRUCTION.match(sentences[-1]):
+        return "the reply ends by restating the prompt's instruction, and speaks of no perspectives of its own"
+    return ""  # prose without a layout may hold views nothing marks: doubted, not counted
+
+
+# An instruction echoed from the prompt ("Give 3-5 genuinely different perspectives ...") is not the reply's own talk
+_INSTRUCTION = re.compile(r"^[ \t>*_#-]*(?:please[ \t]+)?(?:give|provide|list|offer|present|consider|synthesi[sz]e|write|"
+                          r"identify|describe|analy[sz]e|outline)\b", re.IGNORECASE)
+
+
+def _speaks_of_views(text: str) -> bool:
+    """Whether the reply, outside an instruction it echoes, names perspectives, views or angles, or gives a view in
+    someone's voice ("The CFO would say", "From a legal standpoint")."""
+    own = [s for s in re.split(r"(?<=[.!?:])[ \t]+|\n+", text) if s.strip() and not _INSTRUCTION.match(s)]
+    return any(_INLINE_INTRO.search(s) or _PROSE.match(s.strip(" \t*_#>-")) or _VOICE.search(s) for s in own) \
+        or any(_TABLE_ROW.match(line) for line in text.splitlines())  # a table's rows or columns may be the views
+
+
+# a view in someone's voice: a quotation's attribution ("— the treasurer"), "looking at this as a lawyer"
+_VOICE = re.compile(r"[\"”'][ \t]*[—–-][ \t]*(?:the|an?)[ \t]+[\w' -]{2,40}$|\b(?:how|what)[ \t]+(?:would|might|does|do|"
+                    r"will)[ \t]+(?:an?|the)[ \t]+[\w' -]{1,30}?[ \t]+(?:see|say|think|view|read|make of)\b|"
+                    r"\b(?:looking at|seen|viewed|read)[ \t]+"
+                    r"(?:(?:this|it)[ \t]+)?as[ \t]+(?:an?|the)[ \t]+\w+", re.IGNORECASE)
+
+
+def _one_labelled(lines: list[str]) -> Section | None:
+    """The one perspective of a reply that labels a single one (`**Perspective: risk containment.**`,
+    `Perspective 1: ...` and no second)."""
+    found = []
+    for line in lines:
+        bare = line.strip().strip("*_").strip()
+        m = _LABELLED_NAMED.match(line) or _LABELLED.match(line) or _NAMED_AS.match(bare)
+        if m:
+            found.append(_clean_title(re.split(r"(?<=\w)\.(?:[*_]*[ \t]|$)|\*\*", m.group(1) if m.re is not _LABELLED else
+                                               m.group(2) or m.group(1), maxsplit=1)[0]))
+    return Section(1, found[0], found[0]) if len(found) == 1 else None
 
 
 def parse_asked(value) -> tuple[int, int]:
@@ -419,16 +610,14 @@ def _labelled_starts(lines: list[str]) -> list[tuple[int, str, str]]:
 def _heading_starts(lines: list[str]) -> list[tuple[int, str, str]]:
     found = [(i, len(m.group(1)), _clean_title(m.group(2))) for i, line in enumerate(lines)
              if (m := _HEADING.match(line))]
-    first_view = None
     kept = []
     for i, level, title in found:
         if _STOP.match(title) or _synth_title(title):
             if len(kept) >= 2 and level <= min(lv for _, lv, _ in kept):
                 break  # what follows the synthesis at the views' level (caveats, next steps) is the synthesis's
             continue
-        if first_view is None and _INTRO_TITLE.match(title) or _META_TITLE.fullmatch(title):
-            continue  # an introduction under its own heading, a note or caveat, belongs to no perspective
-        first_view = i if first_view is None else first_view
+        if _INTRO_TITLE.match(title) and not any(lv == level for _, lv, _ in kept) or _META_TITLE.fullmatch(title):
+            continue  # an introduction under its own heading (the first at its level), a note or caveat: no view
         kept.append((i, level, title))
     if len(kept) > 2 and _ABOUT_THE_SET.search(_body(lines, kept[0][0], kept[1][0])):
         kept = kept[1:]  # an introduction under a title of its own: it speaks of the perspectives to come
@@ -449,10 +638,12 @@ def _table_starts(lines: list[str]) -> list[tuple[int, str, str]]:
         head = _TABLE_ROW.match(lines[i])
         if not (head and _TABLE_RULE.match(lines[i + 1]) and "-" in lines[i + 1]):
             continue
-        first = _clean_title(head.group(1).split("|")[0])
+        header = [_clean_title(c) for c in head.group(1).split("|")]
+        first = header[0]
         if not _TABLE_HEAD.match(first):
-            return []  # a table of options or costs, not of perspectives; with an empty corner, its rows or its
-            # columns may be the perspectives: unread, so flagged
+            # a table of options or costs is not of perspectives; one with an empty or attribute corner whose lead-in
+            # names views ("a side-by-side comparison of three perspectives") has a view per column
+            return _table_columns(lines, i, header)
         out = []
         for j in range(i + 2, len(lines)):
             row = _TABLE_ROW.match(lines[j])
@@ -467,13 +658,47 @@ def _table_starts(lines: list[str]) -> list[tuple[int, str, str]]:
     return []
 
 
+_CORNER = re.compile(r"(?:|aspect|dimension|criteri(?:on|a)|question|factor|attribute|topic|issue|concern|lens|"
+                     r"perspective ?(?:→|->)?)", re.IGNORECASE)
+
+
+def _table_columns(lines: list[str], i: int, header: list[str]) -> list[tuple[int, str, str]]:
+    """The columns of a table as perspectives (title: its header; text: its cells), where its corner is empty or names
+    an attribute, its lead-in names views, and no column is headed as an option, a cost or a risk."""
+    titles = header[1:]
+    if not (_CORNER.fullmatch(header[0]) and len(titles) >= 2 and _led_as_views(lines, i)) \
+            or any(not t or _NOT_A_VIEW.fullmatch(t) for t in titles):
+        return []
+    rows = []
+    for j in range(i + 2, len(lines)):
+        row = _TABLE_ROW.match(lines[j])
+        if not row:
+            break
+        rows.append([c.strip() for c in row.group(1).split("|")])
+    return [(i, title, " ".join(r[k + 1] for r in rows if len(r) > k + 1 and r[k + 1])) for k, title in enumerate(titles)]
+
+
 def _numbered_starts(lines: list[str]) -> list[tuple[int, str, str]]:
-    out, expected = [], None
+    """The items of the reply's list of perspectives: where it has several lists numbered from 1 (the options
+    restated, then the views), the one its lead-in line names as views ("Perspectives on them:"), else the first."""
+    runs = _numbered_runs(lines)
+    if len(runs) > 1:
+        led = [run for run in runs if _led_as_views(lines, run[0][0])]
+        if len(led) == 1:
+            return led[0]
+    return runs[0] if runs else []
+
+
+def _numbered_runs(lines: list[str]) -> list[list[tuple[int, str, str]]]:
+    """Every list at the left margin numbered, lettered or in roman numerals from 1, up to the synthesis."""
+    runs: list[list[tuple[int, str, str]]] = []
+    out: list[tuple[int, str, str]] = []
+    expected = None
     for i, line in enumerate(lines):
         if line[:1] in (" ", "\t"):
             continue  # a nested list belongs to the perspective it is in
         if _synthesis_line(line) and not _NUMBERED.match(line):
-            if out:
+            if out or runs:
                 break
             return []  # a list after the synthesis's title is its steps, not the perspectives
         m = _NUMBERED.match(line)
@@ -481,18 +706,34 @@ def _numbered_starts(lines: list[str]) -> list[tuple[int, str, str]]:
             continue
         digits, letter, roman, paren, rest = m.groups()
         key = _key(digits or paren, letter, roman)
-        if expected is None and key != 1:
-            continue
-        if expected is not None and key != expected:
-            if key == 1:  # a new list from 1 (the synthesis's steps): the perspectives ended
-                break
+        if expected is not None and key == 1 and key != expected:
+            runs.append(out)  # a new list from 1
+            out, expected = [], None
+        if expected is None and key != 1 or expected is not None and key != expected:
             continue
         if _STOP.match(rest) or _synth_title(_clean_title(rest)):
             break
         title, body = _title_and_rest(rest)
+        voice = _PROSE.match(rest) if not title else None
+        asked = _ASKS_A_ROLE.match(rest) if not title else None
+        if voice and not voice.group(1):  # "1. From the engineers' side, ...": the phrase names the view
+            title, body = _clean_title(next(g for g in voice.groups() if g)), rest
+        elif asked:  # "1. How would a lawyer see it? As extortion.": the role asked names the view
+            title, body = _clean_title(asked.group(1)), rest
         out.append((i, title, body))
         expected = key + 1
-    return out
+    runs.append(out)
+    return [run for run in runs if len(run) >= 2]
+
+
+_ASKS_A_ROLE = re.compile(r"(?:how|what)[ \t]+(?:would|might|does|do|will)[ \t]+((?:an?|the)[ \t]+[\w' -]{1,30}?)[ \t]+"
+                          r"(?:see|say|think|view|read|make of)\b[^?]*\?", re.IGNORECASE)
+
+
+def _led_as_views(lines: list[str], first: int) -> bool:
+    """Whether the line that leads into a list (the nearest one above it) names perspectives, views or angles."""
+    lead = next((line for line in reversed(lines[:first]) if line.strip()), "")
+    return bool(_INLINE_INTRO.search(lead))
 
 
 def _key(number: str | None, letter: str | None, roman: str | None) -> int:
@@ -590,7 +831,7 @@ def _bold_starts(lines: list[str]) -> list[tuple[int, str, str]]:
         before = lines[i - 1] if i else ""
         bullet = bool(_BULLET.match(line))
         opens = (not before.strip() or bool(_BOLD.match(before)) or before.rstrip().endswith(":")
-                 or (bullet and bool(_BULLET.match(before))))
+                 or (bullet and (bool(_BULLET.match(before.lstrip())) or before[:1] in (" ", "\t"))))
         if not opens:
             continue  # a lead-in opens a paragraph or a bullet of the top list
         if not out and _INTRO_TITLE.match(title) or _META_TITLE.fullmatch(title):
@@ -614,7 +855,8 @@ def _titled_starts(lines: list[str]) -> list[tuple[int, str, str]]:
         lead = _TITLED.match(line)
         if lead:
             title, rest = _clean_title(lead.group(1)), lead.group(2).strip()
-        elif _alone_as_title(line) and after.strip():
+        elif _alone_as_title(line) and after.strip() and not (line.rstrip().endswith(":") and _TITLED.match(after)):
+            # (a line ending in a colon over titled lines leads into them: "Stakeholders:" over "- Funders — ...")
             title, rest = _clean_title(_BULLET.sub("", line)), ""
         else:
             continue
@@ -660,7 +902,11 @@ def _normalised(text: str) -> list[str]:
                 and not (_HEADING.match(out[-1]) or _BULLET.match(out[-1])):
             out[-1] = ("# " if line.strip()[0] == "=" else "## ") + out[-1].strip()
             continue
+        if re.fullmatch(r"[ \t]*(?:-{3,}|\*{3,}|_{3,}|(?:[-*_][ \t]){2,}[-*_])[ \t]*", line):
+            out.append("")
+            continue  # a horizontal rule separates, like a blank line
         line = re.sub(r"^[ \t]*>[ \t]?", "", line)
+        line = re.sub(r"^([ \t]*)(\d)\ufe0f?\u20e3", r"\1\2.", line)  # a keycap digit ("1️⃣") as the number it shows
         indent = line[:len(line) - len(line.lstrip())]
         rest = line.lstrip()
         if rest and rest[0] in _ARROWS:
@@ -724,11 +970,51 @@ def _prose_starts(lines: list[str]) -> list[tuple[int, str, str]]:
             continue  # a paragraph's first line
         if _synthesis_line(line) and out:
             break
-        m = _PROSE.match(line)
-        if m and not _STOP.match(line):
+        bare = line.lstrip(" \t*_")  # "*Through the eyes of the on-call engineer*": emphasis is no text
+        m = _PROSE.match(bare)
+        if m and not _STOP.match(bare):
             phrase = next(g for g in m.groups() if g)
-            out.append((i, _ordinal_title(line[m.end():]) if m.group(1) else _clean_title(phrase), line.strip()))
+            out.append((i, _ordinal_title(bare[m.end():]) if m.group(1) else _clean_title(phrase), line.strip()))
     return out
+
+
+# "For the lawyer, ...", "For the funder, ...", "For the user, ...": paragraphs opening alike, one phrase apart
+_LEAD = re.compile(r"^([^,:;.!?\n]{2,80}?)[ \t]*(?:,|:|[ \t][—–-][ \t])")
+# a condition or a sentence's subject and verb is no view's template ("If Glenda complies, ...", "It is ..."); taking a
+# role is ("If you are the engineer, ...")
+_NOT_A_TEMPLATE = re.compile(r"^(?:if(?! (?:you(?:'re| are)|i(?:'m| am| were)|we(?:'re| are)) (?:the|an?)\b)|when|whether|unless|once|should|it|this|that|there|we|i|you|they|he|she|but|and|"
+                             r"so|then|also|however|still|yet|because|since|after|before|while|although|though)\b",
+                             re.IGNORECASE)
+
+
+def _parallel_starts(lines: list[str]) -> list[tuple[int, str, str]]:
+    """Three or more paragraphs in a row whose lead-ins (the words before a comma, colon or dash) share their first
+    words and differ after them: a view per paragraph, titled by what differs (the synthesis opens otherwise)."""
+    leads = []
+    for i, line in enumerate(lines):
+        if line.strip() and not (i and lines[i - 1].strip()):
+            m = _LEAD.match(line.strip(" \t*_>"))
+            words = m.group(1).split() if m and len(m.group(1).split()) <= 10 else []
+            leads.append((i, words, line.strip()))
+    best: list[tuple[int, str, str]] = []
+    for n in range(len(leads) - 2):
+        three = [[w.casefold() for w in words] for _, words, _ in leads[n:n + 3]]
+        k = 0
+        while k < min(len(w) for w in three) - 1 and len({w[k] for w in three}) == 1:
+            k += 1
+        prefix = three[0][:k]
+        if not prefix or _NOT_A_TEMPLATE.match(" ".join(prefix)):
+            continue
+        run = []
+        for i, words, line in leads[n:]:
+            if len(words) <= k or [w.casefold() for w in words[:k]] != prefix:
+                break
+            run.append((i, _clean_title(" ".join(words[k:])), line))
+        titles = [t for _, t, _ in run]
+        if len(run) >= 3 and len({t.casefold() for t in titles}) == len(run) and len(run) > len(best) \
+                and all(re.search(r"[^\W\d_]{2}", t) and not _aside(" ".join(prefix) + " " + t) for t in titles):
+            best = run
+    return best
 
 
 def _ordinal_title(after: str) -> str:
@@ -746,13 +1032,17 @@ def _sections(lines: list[str], starts: list[tuple[int, str, str]]) -> list[Sect
     for n, (i, title, rest) in enumerate(starts):
         end = starts[n + 1][0] if n + 1 < len(starts) else len(lines)
         body = [rest] if rest else []
+        opens_synthesis = False
         for line in lines[i + 1:end]:
             if _is_stop(line):
+                opens_synthesis = not "".join(body).strip()
                 break
             if compact and n + 1 == len(starts) and not line.strip() and "".join(body).strip():
                 break  # every other view is one paragraph: what follows the last one's is not that view's
             body.append(line)
         text = "\n".join(body).strip()
+        if opens_synthesis and n + 1 == len(starts) and len(starts) > 2:
+            break  # a last title whose text opens as a synthesis does ("On balance, ...") is the synthesis's title
         if text or title:
             sections.append(Section(n + 1, title, text or title))
     return sections
@@ -771,13 +1061,37 @@ def _table_sections(lines: list[str], starts: list[tuple[int, str, str]]) -> lis
     return [Section(n, title, rest or title) for n, (_, title, rest) in enumerate(starts, start=1)]
 
 
+# "The **optimist** says ...; the **pessimist** says ...": a bold name then what it says, within one paragraph
+_VOICED = re.compile(r"(?:^|(?<=[.;:!?])[ \t]+|\b(?:the|an?|and|while|whereas)[ \t]+)(?:\*\*|__)([^*_\n]{1,40}?)(?:\*\*|__)"
+                     r"[ \t]*(?:\([^)\n]{1,40}\)[ \t]*)?,?[ \t]+(?:would[ \t]+)?(?:says?|argues?|sees?|thinks?|believes?|"
+                     r"points?|warns?|notes?|counters?|insists?|fears?|wants?|asks?|replies|responds?|stresses|"
+                     r"worries|focus(?:es)?|holds?|claims?|urges?|objects?|view)\b", re.IGNORECASE)
+
+
+def _voiced_sections(text: str) -> list[Section]:
+    """A paragraph that gives each view in a bold name's voice ("The **optimist** says ...; the **pessimist** ..."):
+    a perspective per name, up to the next."""
+    for paragraph in re.split(r"\n[ \t]*\n", text):
+        marks = list(_VOICED.finditer(paragraph))
+        names = [_clean_title(m.group(1)) for m in marks]
+        if len(marks) < 2 or len({n.casefold() for n in names}) < len(names):
+            continue
+        return [Section(n + 1, names[n], paragraph[m.start(1):marks[n + 1].start() if n + 1 < len(marks) else
+                                                    len(paragraph)].strip(" ;,"))
+                for n, m in enumerate(marks)]
+    return []
+
+
 def _inline_sections(text: str) -> list[Section]:
-    """One paragraph that names perspectives, then enumerates them (a) ... (b) ... in order."""
+    """One paragraph that names perspectives (or follows one that does), then enumerates them (a) ... (b) ... in
+    order."""
+    previous = ""
     for paragraph in re.split(r"\n[ \t]*\n", text):
         marks = list(_INLINE_MARK.finditer(paragraph))
-        if len(marks) < 2 or not _INLINE_INTRO.search(paragraph[:marks[0].start()]):
-            continue
-        keys = [_inline_key(m.group(1)) for m in marks]
+        lead_in, previous = previous + " " + paragraph[:marks[0].start()] if marks else "", paragraph
+        if len(marks) < 2 or not _INLINE_INTRO.search(lead_in) or "\n" in paragraph[marks[0].start():].strip():
+            continue  # (marks on lines of their own are a list, read as one where it is the views)
+        keys = [_inline_key(next(g for g in m.groups() if g)) for m in marks]
         if keys != list(range(1, len(keys) + 1)):
             continue
         sections = []
@@ -796,6 +1110,8 @@ def _inline_sections(text: str) -> list[Section]:
 
 def _inline_key(mark: str) -> int:
     mark = mark.lower()
+    if mark in _ORDINALS:
+        return _ORDINALS[mark]
     if mark.isdigit():
         return int(mark)
     if mark in _ROMAN:

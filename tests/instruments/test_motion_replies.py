@@ -1,0 +1,141 @@
+"""Properties of the second and vote readers over generated replies (issue 41): a tag in any format a model writes
+reads its value; the member's own statement reads without a tag; a hedge, a condition or two readings that differ
+are unreadable, never a guess; questions, gerunds and other people's words say nothing."""
+
+from __future__ import annotations
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from workbench.protocols.hindsight.architectures.motion_replies import parse_second, parse_vote
+
+SECOND_VALUES = {True: ["yes", "Yes", "YES", "aye", "seconded", "affirmative", "Yes, I second the motion",
+                        "I second it"],
+                 False: ["no", "No", "NO", "nay", "decline", "declined", "negative", "No, I will not second it",
+                         "I do not second it"]}
+VOTE_VALUES = {"aye": ["aye", "Aye", "AYE", "yea", "yes", "for", "in favour", "In favor", "support", "approve"],
+               "nay": ["nay", "Nay", "NAY", "no", "against", "oppose", "opposed", "not in favour", "reject"],
+               "abstain": ["abstain", "Abstain", "ABSTAIN", "abstention", "abstaining"]}
+# `{tag}` and `{value}` in the formats models give a tag line
+TAG_FORMATS = ["{tag}: {value}", "**{tag}:** {value}", "**{tag}**: {value}", "{tag} - {value}", "{tag} — {value}",
+               "{tag} = {value}", "{tag}: **{value}**", '{tag}: "{value}"', "{tag}: [{value}]", "> {tag}: {value}",
+               "### {tag}: {value}", "My {tag}: {value}", "{tag} → {value}", "{tag}:\n{value}", "`{tag}: {value}`",
+               "1. {tag}: {value}", "{tag}:{value}", "<b>{tag}:</b> {value}", "Final {tag}: {value}"]
+CASES = st.sampled_from([str.upper, str.lower, str.capitalize])
+REASONS = st.sampled_from(["", "The filters are the organization's mission.", "Reason: the timeline is tight.",
+                           "We need to hear from the finance team first.", "It is the clearest statement so far.",
+                           "REASON: the week-3 step is the riskiest part of the plan."])
+HEDGES = st.sampled_from(["if the cost cap is added", "provided the board agrees", "unless funders object",
+                          "perhaps", "I think, maybe"])
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.sampled_from(TAG_FORMATS), CASES, st.booleans(), st.data(), REASONS, st.booleans())
+def test_a_second_tag_in_any_format_reads_its_value(fmt, case, seconded, data, reason, reason_first):
+    value = data.draw(st.sampled_from(SECOND_VALUES[seconded]))
+    line = fmt.format(tag=case("second"), value=value)
+    text = "\n".join([reason, line] if reason_first else [line, reason])
+    assert parse_second(text) is seconded
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.sampled_from(TAG_FORMATS), CASES, st.sampled_from(sorted(VOTE_VALUES)), st.data(), REASONS)
+def test_a_vote_tag_in_any_format_reads_its_value(fmt, case, vote, data, reason):
+    value = data.draw(st.sampled_from(VOTE_VALUES[vote]))
+    assert parse_vote(fmt.format(tag=case("vote"), value=value) + "\n" + reason)[0] == vote
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.sampled_from(TAG_FORMATS), st.sampled_from(sorted(VOTE_VALUES)), st.sampled_from(sorted(VOTE_VALUES)),
+       st.data(), HEDGES)
+def test_two_votes_that_differ_or_a_hedged_one_are_unreadable(fmt, first, second, data, hedge):
+    one = fmt.format(tag="VOTE", value=data.draw(st.sampled_from(VOTE_VALUES[first])))
+    other = fmt.format(tag="Vote", value=data.draw(st.sampled_from(VOTE_VALUES[second])))
+    both = parse_vote(f"{one}\n\nOn reflection:\n{other}")[0]
+    assert both == (first if first == second else "unparsed")
+    assert parse_vote(fmt.format(tag="VOTE", value=f"{VOTE_VALUES[first][0]}, {hedge}"))[0] == "unparsed"
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.booleans(), st.booleans(), HEDGES)
+def test_seconds_that_differ_or_hedge_are_unreadable_never_no(first, second, hedge):
+    said = {True: "I second the motion.", False: "I will not second the motion."}
+    assert parse_second(f"{said[first]} {said[second]}") is (first if first == second else None)
+    assert parse_second(f"SECOND: {SECOND_VALUES[first][0]}, {hedge}") is None
+
+
+SAID_SECOND = {True: ["I second the motion.", "I'll second it.", "Happy to second.", "Seconded.", "You have my second.",
+                      "I am willing to second this.", "Gladly second.", "Yes — I second it."],
+               False: ["I will not second this.", "I don't second it.", "I decline to second.", "No second from me.",
+                       "I'm unwilling to second this.", "I'll pass.", "Not at this time.", "Not seconding.",
+                       "I don't think I can second this."]}
+SAID_VOTE = {"aye": ["I vote aye.", "I'm voting yes.", "I vote in favour.", "I support the motion.", "Aye.",
+                     "Count me in favour.", "My vote is aye.", "I'm in favour."],
+             "nay": ["I vote nay.", "I vote against.", "I oppose the motion.", "I cannot support this motion.",
+                     "Nay.", "I'm against it.", "Put me down as a nay.", "My vote is no."],
+             "abstain": ["I abstain.", "I'll abstain.", "I choose to abstain.", "I'm abstaining.", "Abstain.",
+                         "I will be abstaining."]}
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.booleans(), st.data(), REASONS)
+def test_a_second_said_in_words_reads_without_a_tag(seconded, data, reason):
+    assert parse_second(f"{data.draw(st.sampled_from(SAID_SECOND[seconded]))} {reason}") is seconded
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.sampled_from(sorted(SAID_VOTE)), st.data(), REASONS)
+def test_a_vote_said_in_words_reads_without_a_tag(vote, data, reason):
+    assert parse_vote(f"{data.draw(st.sampled_from(SAID_VOTE[vote]))} {reason}")[0] == vote
+
+
+def test_questions_gerunds_and_others_words_say_nothing():
+    assert parse_second("Should I second this? No.") is False  # the answer to its own question counts
+    assert parse_second("Will anyone second this motion?") is None
+    assert parse_vote("Abstaining is not an option for me: I vote against the motion.")[0] == "nay"
+    assert parse_vote("Others may vote nay; I vote aye.")[0] == "aye"
+    assert parse_vote("I cannot vote for this motion as it stands.")[0] == "unparsed"  # a nay or an abstention
+    assert parse_second("I second the spirit of it. But no, I won't second this wording.") is None
+    assert parse_second("👍") is None and parse_vote("👍")[0] == "unparsed"  # a thumb alone is a guess
+    assert parse_vote('{"vote": "nay", "reason": "premature"}')[0] == "nay"
+    assert parse_second('```json\n{"second": true}\n```') is True
+    assert parse_vote("<think>Aye or nay? Nay is safer.</think>\nVOTE: aye")[0] == "aye"  # the trace is no answer
+
+
+def test_tables_marks_in_a_tag_and_votes_not_cast():
+    assert parse_vote("| Vote | Reason |\n|---|---|\n| Nay | Too early. |")[0] == "nay"
+    assert parse_second("| Field | Value |\n|---|---|\n| Second | No |\n| Reason | Premature. |") is False
+    assert parse_vote("VOTE: 👎\nA concession is a concession.")[0] == "nay"  # a thumb as the tag's value is one
+    assert parse_vote("I decline to cast a vote on this amendment.")[0] == "abstain"
+    assert parse_vote("I'll sit this one out — it is a matter of taste.")[0] == "abstain"
+    assert parse_vote("I will not vote for this amendment.")[0] == "unparsed"  # a nay or an abstention
+    assert parse_second("**Decision**: Do not second") is False
+    assert parse_second("I am happy to act as seconder for this amendment.") is True
+
+
+def test_options_in_the_tag_brackets_checklists_and_labels_of_ones_own():
+    assert parse_second("SECOND (yes/no): no") is False  # the prompt's options echoed are not an answer
+    assert parse_vote("[VOTE] aye")[0] == "aye"
+    assert parse_vote("- [ ] Aye\n- [x] Nay\n- [ ] Abstain")[0] == "nay"
+    assert parse_vote("On the amendment: nay.")[0] == "nay" and parse_vote("Aye to the motion.")[0] == "aye"
+    assert parse_vote("VOTE: nay\nAbstaining would be a cop-out.")[0] == "nay"  # a subject, not an answer
+
+
+def test_a_later_answer_or_quoted_words_never_pass_for_the_members_own():
+    assert parse_vote("Aye — wait, nay.")[0] == "unparsed" and parse_second("Yes. Wait, no.") is None
+    assert parse_second('The Strategist said "I second this"; I do not.') is None
+    assert parse_vote("Aye. No question.")[0] == "aye"
+
+
+def test_a_correction_an_empty_tag_or_a_counterfactual_is_unreadable():
+    assert parse_second("I cannot second it myself... actually, I will.") is None
+    assert parse_second("SECOND:") is None and parse_second("SECOND: N/A") is None
+    assert parse_second("SECOND: yes\nScratch that, I need to think.") is None
+    assert parse_vote("I would vote for it, were it not for the timeline.")[0] == "unparsed"
+    assert parse_vote("Nay... or maybe abstain.")[0] == "unparsed"
+
+
+def test_the_prompts_instruction_echoed_is_no_answer():
+    """gemma-3-270m echoes the call (tests/corpus/*/captured-gemma-3-270m-s13.toml): its quoted tags are not said."""
+    assert parse_second('Do you second the motion? Reply with one line "SECOND: no", then one sentence.') is None
+    assert parse_vote('Vote. Reply with one line "VOTE: aye", "VOTE: nay" or "VOTE: abstain".')[0] == "unparsed"
