@@ -1,6 +1,7 @@
 """What a run writes, and in how many commits: the turn a run is declared to end with is written with the run's
-end (one commit less for a run of one call), and a run that makes more calls than it declared still writes
-every turn and all of its usage."""
+end (one commit less for a run of one call), the records of calls that end together share one commit (the
+gateway's group commit: none of them is a commit of a run's own), and a run that makes more calls than it
+declared still writes every turn and all of its usage."""
 
 from __future__ import annotations
 
@@ -100,7 +101,8 @@ def commits_per_run(tmp_path, declared: int, made: int):
 
 def test_a_one_call_run_writes_its_turn_with_its_end(tmp_path, turns_protocol):
     per_run, db, runs = commits_per_run(tmp_path, declared=1, made=1)
-    assert per_run == 3  # its start, the call's record (the gateway's), the turn written with the run's end
+    # its start, the turn written with the run's end; the runs' call records, ending together, share one commit
+    assert per_run == 2
     for run in runs:
         assert run["status"] == "done" and (run["input_tokens"], run["output_tokens"]) == (10, 20)
         assert kinds(db, run["id"]) == [("run_started", None), ("turn_started", "ask-0"),
@@ -109,8 +111,9 @@ def test_a_one_call_run_writes_its_turn_with_its_end(tmp_path, turns_protocol):
 
 def test_a_run_making_more_calls_than_declared_writes_every_turn_and_its_usage(tmp_path, turns_protocol):
     per_run, db, runs = commits_per_run(tmp_path, declared=2, made=3)
-    # its start, three call records, the first turn, the third (with the second, the declared last), the end
-    assert per_run == 7
+    # its start, the first turn, the third (with the second, the declared last), the end; the runs' k-th call
+    # records share one commit
+    assert per_run == 4
     for run in runs:
         assert run["status"] == "done" and (run["input_tokens"], run["output_tokens"]) == (30, 60)
         assert kinds(db, run["id"]) == [("run_started", None)] + [
