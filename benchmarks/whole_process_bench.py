@@ -1,11 +1,12 @@
 """The calibration judge panel as whole processes, the workbench against Inspect AI (a script, not a test).
 
-    PYTHONPATH=. python benchmarks/whole_process_bench.py [--repeats 3] [--latency 0.2] [--connections 32]
+    PYTHONPATH=. python benchmarks/whole_process_bench.py [--repeats N] [--latency 0.2] [--connections 32]
                                                          [--study small|generated|both] [--decompose] [--tree /work/main]
 
 A loopback server (its own process) answers every request after `--latency` seconds with a valid judge
-score. Three commands, each a new process, alternate `--repeats` times (a busy moment hits all alike); every
-figure is the median:
+score. Three commands, each a new process, alternate `--repeats` times (a busy moment hits all alike; by
+default 3 on calibration-small and 2 on calibration-generated, so both studies take about 5 minutes on a quiet
+machine); every figure is the median:
 
 - the workbench as a user types it, `workbench --batch run calibration-small` (and -generated) with its three
   judges on that server and `--max-connections 32` (the store's global concurrency left at its default), on a
@@ -237,6 +238,10 @@ def sent_requests(db: Path, study: str, prompts: Path) -> int:
     return len(rows)
 
 
+def repeats(args, study: str) -> int:
+    return args.repeats or {"small": 3, "generated": 2}[study]
+
+
 def bench_study(study: str, args, env: dict, url: str, tmp: Path) -> dict:
     """One study: the workbench, `inspect eval` and Inspect's model API alternating, `--repeats` times each."""
     base = tmp / f"created-{study}.db"
@@ -249,7 +254,7 @@ def bench_study(study: str, args, env: dict, url: str, tmp: Path) -> dict:
     # `--max-connections` as typed: the store's global concurrency stays at its default
     command = [sys.executable, "-c", WORKBENCH] if args.decompose else workbench_command(args.tree)
     inspect_env = dict(env, BENCH_API_KEY=DUMMY_KEY)
-    for rep in range(args.repeats):
+    for rep in range(repeats(args, study)):
         db = tmp / f"run-{study}-{rep}.db"
         shutil.copy(base, db)
         marks.unlink(missing_ok=True)
@@ -273,7 +278,8 @@ def bench_study(study: str, args, env: dict, url: str, tmp: Path) -> dict:
 def report(r: dict, args) -> None:
     wb = r["wb"]
     print(f"calibration-{r['study']} ({len(JUDGES)} judges, {r['calls']} requests), {args.latency * 1000:.0f} ms server "
-          f"latency, {args.connections} connections, whole processes; medians of {args.repeats} alternating repetitions")
+          f"latency, {args.connections} connections, whole processes; medians of {repeats(args, r['study'])} alternating "
+          "repetitions")
     print(f"{'':<46}{'wall s':>9}{'CPU s':>9}")
     how = "instrumented" if args.decompose else "as typed"
     print(f"workbench --batch run --max-connections {args.connections}, {how} ({args.tree})")
@@ -323,7 +329,8 @@ def target_lines(results: list[dict], args) -> list[str]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--repeats", type=int, default=None,
+                        help="alternations of the three commands (default: 3 on small, 2 on generated)")
     parser.add_argument("--latency", type=float, default=0.2)
     parser.add_argument("--connections", type=int, default=32)
     parser.add_argument("--study", choices=("small", "generated", "both"), default="both",
