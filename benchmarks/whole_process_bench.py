@@ -299,7 +299,7 @@ def report(r: dict, args) -> None:
         for label, ref in (("inspect eval", r["eval"]["whole"]), ("Inspect's model API alone", r["api"]["whole"])):
             print(f"  workbench without litellm's import / {label}: wall {bare[0] / ref[0]:.2f}   "
                   f"CPU {bare[1] / ref[1]:.2f}")
-    print()
+    print(flush=True)
 
 
 def target_lines(results: list[dict], args) -> list[str]:
@@ -347,12 +347,13 @@ def main() -> None:
     load_before = os.getloadavg()
     try:
         with server_process(args.latency, responder=answer) as (url, _stats):
-            results = [bench_study(study, args, env, url, tmp) for study in studies]
+            results = []
+            for study in studies:  # each study's figures as soon as it is done (a busy machine takes long)
+                results.append(bench_study(study, args, env, url, tmp))
+                report(results[-1], args)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     load_after = os.getloadavg()
-    for r in results:
-        report(r, args)
     print("load average (1, 5, 15 min) at the start " + " ".join(f"{x:.2f}" for x in load_before)
           + ", at the end " + " ".join(f"{x:.2f}" for x in load_after) + " (on 2 cores; wall figures mostly "
           "measure the load above 1, CPU figures much less)")
