@@ -1,31 +1,39 @@
 """The calibration judge panel as whole processes, the workbench against Inspect AI (a script, not a test).
 
-    PYTHONPATH=. python benchmarks/whole_process_bench.py [--repeats 5] [--latency 0.2] [--connections 32]
+    PYTHONPATH=. python benchmarks/whole_process_bench.py [--repeats N] [--latency 0.2] [--connections 32]
                                                          [--study small|generated|both] [--decompose] [--tree /work/main]
 
 A loopback server (its own process) answers every request after `--latency` seconds with a valid judge
-score. The workbench side is the command as a user types it, `workbench --batch run calibration-small` (and
--generated) with its three judges on that server and `--max-connections 32` (the store's global concurrency
-left at its default), as a new process on a store where the study was created beforehand: start-up, imports,
-the run and its bookkeeping, exit. The Inspect AI side is a new process that imports Inspect AI and makes as
-many requests as the workbench run made (its model API, `max_connections`), then exits. The two alternate,
-`--repeats` times each (a busy moment hits both alike); every figure is the median. The last lines are issue
-40's targets, each with its figure, beside the load average and the floor the server's waves set
-(ceil(calls / connections) x latency: no client finishes sooner).
+score. Three commands, each a new process, alternate `--repeats` times (a busy moment hits all alike; by
+default 3 on calibration-small and 2 on calibration-generated, so both studies take about 5 minutes on a quiet
+machine); every figure is the median:
 
-`--decompose` times the command instrumented from inside instead (a few lines of the benchmark's own run
+- the workbench as a user types it, `workbench --batch run calibration-small` (and -generated) with its three
+  judges on that server and `--max-connections 32` (the store's global concurrency left at its default), on a
+  store where the study was created beforehand: start-up, imports, the run and its bookkeeping, exit;
+- Inspect AI as a user types it, the reference the targets are read against: `inspect eval
+  benchmarks/inspect_calibration_task.py -T prompts=FILE --model openai-api/bench/bench --model-base-url URL
+  --max-connections 32`, a task of one sample per request the workbench's run sent (the same messages, the
+  `generate()` solver, no scorer), writing its eval log as it always does, into a fresh log folder;
+- Inspect AI's model API alone (a second reference, labelled so): a process that imports `inspect_ai.model`
+  and awaits `model.generate` for as many requests in one gather (no task, no eval, no log).
+
+The last lines are issue 40's targets, each with its figure against both references, beside the load
+average and the floor the server's waves set (ceil(calls / connections) x latency: no client finishes sooner).
+On a shared machine read CPU first: wall mostly measures the load there.
+
+`--decompose` times the workbench instrumented from inside instead (a few lines of the benchmark's own run
 before it; the command itself is unchanged):
 
 - workbench: the whole process (wall from spawn to exit, CPU = user + system of all its threads); litellm's
   import (its CPU on the thread that imports it, and its wall); start-up, from spawn to the first request
   sent (interpreter, the workbench's imports, the store, the freeze check, the run rows, and the wait for
   litellm's import if it is not done by then); the calls, from the first request to exit;
-- Inspect AI: the whole process; `import inspect_ai` (from spawn: interpreter and import); the calls.
+- Inspect AI's model API: the whole process; `import inspect_ai` (from spawn: interpreter and import); the calls.
 
 and compares the workbench without litellm's import (its CPU taken out; its wall as if start-up took only the
 workbench's own start-up CPU) against Inspect whole: litellm is the library every model call must go through
-here, so what it costs to import is shown apart. CPU is the figure to read on a shared machine; wall mostly
-measures the load there.
+here, so what it costs to import is shown apart.
 """
 
 from __future__ import annotations
@@ -134,13 +142,13 @@ def study_file(folder: Path, url: str, study: str) -> tuple[Path, str]:
     return path, name
 
 
-def timed(cmd: list[str], env: dict, marks_file: Path) -> dict:
+def timed(cmd: list[str], env: dict, marks_file: Path, cwd: Path | None = None) -> dict:
     """A whole process: wall from spawn to exit, CPU (user + system), and the marks it wrote (times made
     relative to the spawn)."""
     errors = marks_file.with_suffix(".stderr")
     with open(errors, "wb") as stderr:  # a file, not a pipe nobody reads while it runs (a full pipe stalls it)
         started_at, started = time.time(), time.perf_counter()
-        proc = subprocess.Popen(cmd, env=dict(env, BENCH_MARKS=str(marks_file)), cwd=env["PYTHONPATH"],
+        proc = subprocess.Popen(cmd, env=dict(env, BENCH_MARKS=str(marks_file)), cwd=cwd or env["PYTHONPATH"],
                                 stdout=subprocess.DEVNULL, stderr=stderr)
         _, status, usage = os.wait4(proc.pid, 0)
         wall = time.perf_counter() - started
@@ -211,18 +219,42 @@ def progress_lines_per_second(stderr: Path) -> int:
     return max(seconds.values(), default=0)
 
 
+def inspect_eval_command(prompts: Path, url: str, connections: int, log_dir: Path) -> list[str]:
+    """`inspect eval` as a user types it in this checkout (the `inspect` script beside this interpreter; a task
+    file's path relative to the current folder, as Inspect wants it), its log written."""
+    script = Path(sys.executable).with_name("inspect")
+    head = [str(script)] if script.exists() else [sys.executable, "-m", "inspect_ai._cli.main"]
+    return [*head, "eval", "benchmarks/inspect_calibration_task.py", "-T", f"prompts={prompts}",
+            "--model", "openai-api/bench/bench", "--model-base-url", url, "--max-connections", str(connections),
+            "--log-dir", str(log_dir)]
+
+
+def sent_requests(db: Path, study: str, prompts: Path) -> int:
+    """Write the requests the workbench's run answered (one JSON line each) for Inspect's task; their count."""
+    with sqlite3.connect(db) as con:
+        rows = con.execute("SELECT request FROM calls WHERE study_id = ? AND status IN ('ok', 'error') ORDER BY id",
+                           (study,)).fetchall()
+    prompts.write_text("".join(json.dumps({"messages": json.loads(r)}) + "\n" for (r,) in rows))
+    return len(rows)
+
+
+def repeats(args, study: str) -> int:
+    return args.repeats or {"small": 3, "generated": 2}[study]
+
+
 def bench_study(study: str, args, env: dict, url: str, tmp: Path) -> dict:
-    """One study: the workbench and Inspect AI alternating, `--repeats` times each."""
+    """One study: the workbench, `inspect eval` and Inspect's model API alternating, `--repeats` times each."""
     base = tmp / f"created-{study}.db"
     path, name = study_file(tmp, url, study)
     subprocess.run([sys.executable, "-m", "screens.launch", "--batch", "--db", str(base), "study", "create",
                     str(path)], env=env, cwd=env["PYTHONPATH"], check=True, capture_output=True)
-    sides: dict[str, list[dict]] = {"workbench": [], "inspect": []}
+    sides: dict[str, list[dict]] = {"workbench": [], "eval": [], "api": []}
     calls, per_second = 0, 0
-    marks = tmp / "marks.json"
+    marks, prompts = tmp / "marks.json", tmp / f"prompts-{study}.jsonl"
     # `--max-connections` as typed: the store's global concurrency stays at its default
     command = [sys.executable, "-c", WORKBENCH] if args.decompose else workbench_command(args.tree)
-    for rep in range(args.repeats):
+    inspect_env = dict(env, BENCH_API_KEY=DUMMY_KEY)
+    for rep in range(repeats(args, study)):
         db = tmp / f"run-{study}-{rep}.db"
         shutil.copy(base, db)
         marks.unlink(missing_ok=True)
@@ -230,52 +262,65 @@ def bench_study(study: str, args, env: dict, url: str, tmp: Path) -> dict:
                     env, marks)
         sides["workbench"].append(workbench_parts(run) if args.decompose else {"whole": (run["wall"], run["cpu"])})
         per_second = max(per_second, progress_lines_per_second(marks.with_suffix(".stderr")))
-        with sqlite3.connect(db) as con:
-            calls = con.execute("SELECT count(*) FROM calls WHERE study_id = ? AND status IN ('ok', 'error')",
-                                (name,)).fetchone()[0]
+        calls = sent_requests(db, name, prompts)
+        db.unlink()
+        marks.unlink(missing_ok=True)
+        run = timed(inspect_eval_command(prompts, url, args.connections, tmp / f"inspect-logs-{study}-{rep}"),
+                    inspect_env, marks, cwd=ROOT)
+        sides["eval"].append({"whole": (run["wall"], run["cpu"])})
         run = timed([sys.executable, "-c", MARKS + INSPECT.format(key=DUMMY_KEY), url, str(calls),
                      str(args.connections)], env, marks)
-        sides["inspect"].append(inspect_parts(run))
+        sides["api"].append(inspect_parts(run))
     return {"study": study, "calls": calls, "per_second": per_second,
-            "wb": medians(sides["workbench"]), "ins": medians(sides["inspect"])}
+            "wb": medians(sides["workbench"]), "eval": medians(sides["eval"]), "api": medians(sides["api"])}
 
 
 def report(r: dict, args) -> None:
-    wb, ins = r["wb"], r["ins"]
+    wb = r["wb"]
     print(f"calibration-{r['study']} ({len(JUDGES)} judges, {r['calls']} requests), {args.latency * 1000:.0f} ms server "
-          f"latency, {args.connections} connections, whole processes; medians of {args.repeats} alternating repetitions")
+          f"latency, {args.connections} connections, whole processes; medians of {repeats(args, r['study'])} alternating "
+          "repetitions")
     print(f"{'':<46}{'wall s':>9}{'CPU s':>9}")
     how = "instrumented" if args.decompose else "as typed"
     print(f"workbench --batch run --max-connections {args.connections}, {how} ({args.tree})")
     for name, (wall, cpu) in wb.items():
         print(f"  {name:<44}{wall:9.2f}{cpu:9.2f}")
-    print("Inspect AI (its model API, as many requests)")
-    for name, (wall, cpu) in ins.items():
+    print(f"Inspect AI, inspect eval --max-connections {args.connections} as typed (its eval log written)")
+    for name, (wall, cpu) in r["eval"].items():
+        print(f"  {name:<44}{wall:9.2f}{cpu:9.2f}")
+    print("Inspect AI's model API alone (second reference: model.generate in a gather, no task, eval or log)")
+    for name, (wall, cpu) in r["api"].items():
         print(f"  {name:<44}{wall:9.2f}{cpu:9.2f}")
     whole = wb["whole"]
-    print(f"workbench / Inspect AI, whole:                        wall {whole[0] / ins['whole'][0]:.2f}   "
-          f"CPU {whole[1] / ins['whole'][1]:.2f}")
+    for label, ref in (("inspect eval", r["eval"]["whole"]), ("Inspect's model API alone", r["api"]["whole"])):
+        print(f"  workbench / {label + ', whole:':<40}wall {whole[0] / ref[0]:.2f}   CPU {whole[1] / ref[1]:.2f}")
     if args.decompose:
         bare = wb["whole without litellm's import"]
-        print(f"workbench without litellm's import / Inspect, whole:  wall {bare[0] / ins['whole'][0]:.2f}   "
-              f"CPU {bare[1] / ins['whole'][1]:.2f}")
-    print()
+        for label, ref in (("inspect eval", r["eval"]["whole"]), ("Inspect's model API alone", r["api"]["whole"])):
+            print(f"  workbench without litellm's import / {label}: wall {bare[0] / ref[0]:.2f}   "
+                  f"CPU {bare[1] / ref[1]:.2f}")
+    print(flush=True)
 
 
 def target_lines(results: list[dict], args) -> list[str]:
-    """The issue's targets, each with its figure and whether it was met."""
+    """The issue's targets, each with its figure and whether it was met: against `inspect eval` as typed (the
+    reference), then against Inspect's model API alone (the second reference line)."""
     lines = []
     for r in results:
-        (wall, cpu), (inspect_wall, inspect_cpu) = r["wb"]["whole"], r["ins"]["whole"]
+        (wall, cpu) = r["wb"]["whole"]
         target = TARGETS[r["study"]]
+        for label, ref in (("inspect eval as typed", r["eval"]["whole"]),
+                           ("second reference, Inspect's model API alone", r["api"]["whole"])):
+            inspect_wall, inspect_cpu = ref
+            line = (f"calibration-{r['study']} ({r['calls']} calls) vs {label}: wall {wall / inspect_wall:.2f} x "
+                    f"(target <= {target}: {'met' if wall <= target * inspect_wall else 'not met'}), "
+                    f"CPU {cpu / inspect_cpu:.2f} x")
+            if r["study"] == "generated":
+                line += f" (target < 1: {'met' if cpu < inspect_cpu else 'not met'})"
+            lines.append(line)
         floor = -(-r["calls"] // args.connections) * args.latency  # the server's waves, however fast the client
-        line = (f"calibration-{r['study']} ({r['calls']} calls): wall {wall / inspect_wall:.2f} x Inspect AI's "
-                f"(target <= {target}: {'met' if wall <= target * inspect_wall else 'not met'}), "
-                f"CPU {cpu / inspect_cpu:.2f} x")
-        if r["study"] == "generated":
-            line += f" (target < 1: {'met' if cpu < inspect_cpu else 'not met'})"
-        line += f"; the server's waves alone take {floor:.1f} s = {floor / inspect_wall:.2f} x Inspect AI's wall"
-        lines.append(line)
+        lines.append(f"calibration-{r['study']}: the server's waves alone take {floor:.1f} s = "
+                     f"{floor / r['eval']['whole'][0]:.2f} x inspect eval's wall")
     most = max(r["per_second"] for r in results)
     lines.append(f"batch output: at most {most} progress line{'s' if most != 1 else ''} in any second "
                  f"(target <= 1: {'met' if most <= 1 else 'not met'})")
@@ -284,7 +329,8 @@ def target_lines(results: list[dict], args) -> list[str]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--repeats", type=int, default=None,
+                        help="alternations of the three commands (default: 3 on small, 2 on generated)")
     parser.add_argument("--latency", type=float, default=0.2)
     parser.add_argument("--connections", type=int, default=32)
     parser.add_argument("--study", choices=("small", "generated", "both"), default="both",
@@ -301,12 +347,13 @@ def main() -> None:
     load_before = os.getloadavg()
     try:
         with server_process(args.latency, responder=answer) as (url, _stats):
-            results = [bench_study(study, args, env, url, tmp) for study in studies]
+            results = []
+            for study in studies:  # each study's figures as soon as it is done (a busy machine takes long)
+                results.append(bench_study(study, args, env, url, tmp))
+                report(results[-1], args)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     load_after = os.getloadavg()
-    for r in results:
-        report(r, args)
     print("load average (1, 5, 15 min) at the start " + " ".join(f"{x:.2f}" for x in load_before)
           + ", at the end " + " ".join(f"{x:.2f}" for x in load_after) + " (on 2 cores; wall figures mostly "
           "measure the load above 1, CPU figures much less)")

@@ -62,6 +62,12 @@ def journal_sent(db: sqlite_utils.Database, entry: dict[str, Any]) -> int:
         return insert_row(db, "call_journal", {k: entry.get(k) for k in JOURNAL_COLUMNS})
 
 
+def journal_withdraw(db: sqlite_utils.Database, entry_id: int) -> None:
+    """Remove an entry whose request was never sent (its caller was cancelled before sending it)."""
+    with writer(db):
+        db.execute("DELETE FROM call_journal WHERE id = ?", [entry_id])
+
+
 def journal_unanswered(db: sqlite_utils.Database, study_id: str | None) -> list[dict]:
     """The study's journaled requests that no call record answers (in flight now, or lost in a crash)."""
     return select_rows(db, "SELECT * FROM call_journal WHERE study_id IS ? ORDER BY id", [study_id])
@@ -120,10 +126,10 @@ def calls_for(db: sqlite_utils.Database, *, study_id: str | None = None, run_id:
     return select_rows(db, sql, params)
 
 
-def study_cost_ceiling(db: sqlite_utils.Database, study_id: str) -> float | None:
-    """The ceiling recorded on the study row, if the study exists and has one."""
+def study_ceiling(db: sqlite_utils.Database, study_id: str) -> tuple[bool, float | None]:
+    """(whether the study's row exists, the ceiling it records, if any)."""
     row = db.execute("SELECT cost_ceiling FROM studies WHERE id = ?", [study_id]).fetchone()
-    return row[0] if row and row[0] is not None else None
+    return row is not None, (row[0] if row else None)
 
 
 def log_record(db: sqlite_utils.Database, study_id: str | None) -> dict[int, str]:

@@ -1,6 +1,7 @@
 """What a run writes, and in how many commits: the turn a run is declared to end with is written with the run's
-end (one commit less for a run of one call), and a run that makes more calls than it declared still writes
-every turn and all of its usage."""
+end (one commit less for a run of one call); the call records and the run ends of runs that finish together share
+a commit (the gateway's group commit and `RunEnds`), so a run's own commits are its start and its turns before the
+last; and a run that makes more calls than it declared still writes every turn and all of its usage."""
 
 from __future__ import annotations
 
@@ -91,16 +92,17 @@ def kinds(db, run_id):
 
 
 def commits_per_run(tmp_path, declared: int, made: int):
-    """The commits each run adds (those of the study's start and end are the same for 2 runs as for 4), and the
-    store of 4 runs with its runs."""
-    _, _, two = run_counting_commits(tmp_path, 2, declared, made)
-    db, runs, four = run_counting_commits(tmp_path, 4, declared, made)
-    return (four - two) / 2, db, runs
+    """The commits each run adds (those of the study's start and end are the same for 1 run as for 8; the shared
+    ones fall a little differently from one run to the next), and the store of 8 runs with its runs."""
+    _, _, one = run_counting_commits(tmp_path, 1, declared, made)
+    db, runs, eight = run_counting_commits(tmp_path, 8, declared, made)
+    return (eight - one) / 7, db, runs
 
 
 def test_a_one_call_run_writes_its_turn_with_its_end(tmp_path, turns_protocol):
     per_run, db, runs = commits_per_run(tmp_path, declared=1, made=1)
-    assert per_run == 3  # its start, the call's record (the gateway's), the turn written with the run's end
+    # its start; its call record and its end (with its turn) share commits with the other runs' (3 a run before)
+    assert 1 <= per_run < 1.5
     for run in runs:
         assert run["status"] == "done" and (run["input_tokens"], run["output_tokens"]) == (10, 20)
         assert kinds(db, run["id"]) == [("run_started", None), ("turn_started", "ask-0"),
@@ -109,8 +111,9 @@ def test_a_one_call_run_writes_its_turn_with_its_end(tmp_path, turns_protocol):
 
 def test_a_run_making_more_calls_than_declared_writes_every_turn_and_its_usage(tmp_path, turns_protocol):
     per_run, db, runs = commits_per_run(tmp_path, declared=2, made=3)
-    # its start, three call records, the first turn, the third (with the second, the declared last), the end
-    assert per_run == 7
+    # its start, the first turn, the third (with the second, the declared last); its three call records and its
+    # end share commits with the other runs' (7 a run before)
+    assert 3 <= per_run < 3.5
     for run in runs:
         assert run["status"] == "done" and (run["input_tokens"], run["output_tokens"]) == (30, 60)
         assert kinds(db, run["id"]) == [("run_started", None)] + [

@@ -173,6 +173,7 @@ class Gateway:
         self._rng = rng or random.Random()
         self._logs: dict[str, CallLog] = {}
         self._ceilings: dict[str | None, float | None] = {}
+        self._study_ceilings: dict[str, tuple[float, float | None]] = {}  # study -> (read at, its row's ceiling)
         self._spent: dict[str | None, float] = {}
         # asyncio primitives belong to one event loop; a gateway may outlive one (tests, TUI + batch).
         self._per_loop: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
@@ -199,7 +200,13 @@ class Gateway:
             return self._ceilings[study_id]
         if not study_id:
             return None
-        ceiling = call_rows.study_cost_ceiling(self.db, study_id)
+        # Read at most once a second, not once a call: a ceiling changed on the study row (it is outside the
+        # freeze) holds from the next second.
+        read_at, ceiling = self._study_ceilings.get(study_id, (None, None))
+        if read_at is None or time.monotonic() - read_at > 1.0:
+            exists, ceiling = call_rows.study_ceiling(self.db, study_id)
+            if exists:
+                self._study_ceilings[study_id] = (time.monotonic(), ceiling)
         return ceiling if ceiling is not None else self.config.cost_ceiling_default
 
     def totals(self, *, study_id: str | None = None, run_id: str | None = None) -> dict:
@@ -272,7 +279,7 @@ class Gateway:
         state = self._per_loop.get(loop)
         if state is None:
             state = {"sem": asyncio.Semaphore(max(1, int(self.config.concurrency))), "limiters": {},
-                     "endpoints": {}, "flights": {},
+                     "endpoints": {}, "flights": {}, "commits": _GroupCommit(self, loop),
                      "batcher": Batcher(self, self.config.provider_batch or ProviderBatchConfig())}
             self._per_loop[loop] = state
         return state
@@ -398,7 +405,8 @@ class Gateway:
             try:
                 async with shared:
                     # never pay for a reply that cannot be written; the request is journaled before it is sent
-                    reserved, journal = self._ensure_recordable(request, key, attempt, sends=endpoint is not None)
+                    reserved, journal = await self._journaled(request, key, attempt) if endpoint is not None \
+                        else self._ensure_recordable(request, key, attempt, sends=False)
                     emit(CALL_SENT, stream=stream, max_tokens=settings.max_tokens)
                     started_at, t0 = _now(), time.perf_counter()
                     if endpoint is not None and request.study_id:
@@ -454,7 +462,7 @@ class Gateway:
                     cost = cost_of(settings.model, outcome.input_tokens, outcome.output_tokens)
                     record.update(status="ok", response=outcome.text, finish_reason=outcome.finish_reason,
                                   input_tokens=outcome.input_tokens, output_tokens=outcome.output_tokens, cost=cost)
-                    call_id = self._record(record, answers=journal)
+                    call_id = await self._record_soon(record, answers=journal)
                     if cost:
                         self._spent[request.study_id] = self._study_spent(request.study_id) + cost
                     return CallResult(text=outcome.text, finish_reason=outcome.finish_reason, model=settings.model,
@@ -464,7 +472,7 @@ class Gateway:
 
                 record.update(status="error", error=str(failure), error_kind=failure.kind,
                               http_status=failure.status, partial_response=failure.partial or None)
-                self._record(record, answers=journal)
+                await self._record_soon(record, answers=journal)
             finally:
                 self._reserved -= reserved  # the record is written (or the call failed): room freed
             elapsed = time.monotonic() - first_start
@@ -582,16 +590,31 @@ class Gateway:
         self._reserved += need
         return need, journal
 
-    def _journal(self, request: CallRequest, key: str, attempt: int) -> int:
+    async def _journaled(self, request: CallRequest, key: str, attempt: int) -> tuple[int, int]:
+        """`_ensure_recordable` for a request about to be sent, its journal entry written with the others asked
+        for in this turn of the event loop (`_GroupCommit`). Returns the bytes reserved and the entry's id."""
+        reserved, _ = self._ensure_recordable(request, key, attempt, sends=False)
+        try:
+            return reserved, await self._loop_state()["commits"].journal(self._journal_entry(request, key, attempt))
+        except BaseException:
+            self._reserved -= reserved
+            raise
+
+    def _journal_entry(self, request: CallRequest, key: str, attempt: int) -> dict[str, Any]:
         from workbench.gateway.transport import cost_of
 
         settings = request.settings
         prompt = estimate_tokens(request.messages, 0)
-        entry = {"study_id": request.study_id, "run_id": request.run_id, "turn": request.turn,
-                 "agent": request.agent, "call_key": key, "attempt": attempt, "model": settings.model,
-                 "api_base": settings.api_base, "prompt_tokens": prompt, "max_tokens": settings.max_tokens,
-                 "cost_estimate": cost_of(settings.model, prompt, settings.max_tokens or 0), "sent_at": _now(),
-                 "pid": os.getpid()}
+        return {"study_id": request.study_id, "run_id": request.run_id, "turn": request.turn,
+                "agent": request.agent, "call_key": key, "attempt": attempt, "model": settings.model,
+                "api_base": settings.api_base, "prompt_tokens": prompt, "max_tokens": settings.max_tokens,
+                "cost_estimate": cost_of(settings.model, prompt, settings.max_tokens or 0), "sent_at": _now(),
+                "pid": os.getpid()}
+
+    def _journal(self, request: CallRequest, key: str, attempt: int) -> int:
+        return self._write_journal(self._journal_entry(request, key, attempt))
+
+    def _write_journal(self, entry: dict[str, Any]) -> int:
         try:
             return call_rows.journal_sent(self.db, entry)
         except Exception as exc:
@@ -614,18 +637,25 @@ class Gateway:
     def _record(self, record: dict[str, Any], *, answers: int | None = None) -> int:
         """Append to the study's JSONL log, then the same record to the store (closing the journal entry it
         `answers`, in the same transaction). Returns the call id."""
-        record = _scrub_record(record)
-        line, digest = self._append_to_log(record["study_id"], [record])[0]
-        row = dict(record, request=record["messages"], log_line=line, log_hash=digest)
+        return self._store_row(self._logged([_scrub_record(record)])[0], answers)
+
+    async def _record_soon(self, record: dict[str, Any], *, answers: int | None = None) -> int:
+        """`_record`, made with the other records asked for in this turn of the event loop (`_GroupCommit`)."""
+        return await self._loop_state()["commits"].record(_scrub_record(record), answers)
+
+    def _logged(self, records: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        """Records of one study appended to its log in one write: their store rows, with their log links."""
+        links = self._append_to_log(records[0]["study_id"], records)
+        return [dict(r, request=r["messages"], log_line=line, log_hash=digest) for r, (line, digest) in zip(records, links)]
+
+    def _store_row(self, row: dict[str, Any], answers: int | None) -> int:
         with self._store_errors():
             return call_rows.add_call(self.db, row, answers=answers)
 
     def _record_many(self, records: list[dict[str, Any]], also: Callable[[], None] | None = None) -> list[int]:
         """`_record` for many records of one study (a provider batch's results): one log write, then one
         transaction for their rows and `also`'s writes. Returns the call ids, in order."""
-        records = [_scrub_record(r) for r in records]
-        links = self._append_to_log(records[0]["study_id"], records)
-        rows = [dict(r, request=r["messages"], log_line=line, log_hash=digest) for r, (line, digest) in zip(records, links)]
+        rows = self._logged([_scrub_record(r) for r in records])
         with self._store_errors(), writer(self.db):
             ids = call_rows.add_calls(self.db, rows)
             if also is not None:
@@ -656,6 +686,100 @@ class Gateway:
 
                 raise DiskFull("a call record", store_path(self.db) or "the store") from exc
             raise
+
+
+class _GroupCommit:
+    """The journal entries and call records that calls in flight ask for during one turn of the event loop,
+    written together at its end: one log write per study and one transaction, where each was a write and a
+    commit of its own (two of a call's four commits; 32 calls in flight often land in one turn). Each caller
+    awaits its row's id. A batch that fails is written again one row at a time, so each caller gets its own
+    outcome (a full disk named as before).
+
+    Nothing is less safe on a kill: a request is sent only once its entry is committed, and a call returns only
+    once its record is; a reply whose record waits for the end of the turn is still journaled, so a kill then
+    counts it lost (estimated) and the resume makes the call again, as a kill a moment earlier would."""
+
+    def __init__(self, gateway: Gateway, loop: asyncio.AbstractEventLoop) -> None:
+        self.gateway, self.loop = gateway, loop
+        self.entries: list[tuple[dict, asyncio.Future]] = []
+        self.records: list[tuple[dict, int | None, asyncio.Future]] = []
+        self.scheduled = False
+
+    async def journal(self, entry: dict[str, Any]) -> int:
+        future = self._add(self.entries, (entry,))
+        try:
+            return await asyncio.shield(future)  # written whatever its caller does meanwhile
+        except asyncio.CancelledError:
+            # cancelled before sending: once written, the entry is withdrawn (no request went out)
+            future.add_done_callback(self._withdraw)
+            raise
+
+    async def record(self, record: dict[str, Any], answers: int | None) -> int:
+        future = self._add(self.records, (record, answers))
+        try:
+            return await asyncio.shield(future)  # a cancel loses no record
+        except asyncio.CancelledError:
+            future.add_done_callback(lambda f: f.cancelled() or f.exception())  # its outcome read, never warned of
+            raise
+
+    def _add(self, queue: list, item: tuple) -> asyncio.Future:
+        future = self.loop.create_future()
+        queue.append((*item, future))
+        if not self.scheduled:
+            self.scheduled = True
+            self.loop.call_soon(self.flush)
+        return future
+
+    def _withdraw(self, future: asyncio.Future) -> None:
+        if not future.cancelled() and future.exception() is None:
+            with contextlib.suppress(Exception):  # an entry left behind is counted lost: never worse
+                call_rows.journal_withdraw(self.gateway.db, future.result())
+
+    def flush(self) -> None:
+        gateway = self.gateway
+        entries, records = self.entries, self.records
+        self.entries, self.records, self.scheduled = [], [], False
+        rows: list[tuple[dict, int | None, asyncio.Future]] = []
+        by_study: dict[str | None, list[tuple[dict, int | None, asyncio.Future]]] = {}
+        for record, answers, future in records:
+            by_study.setdefault(record["study_id"], []).append((record, answers, future))
+        for batch in by_study.values():
+            try:
+                logged = gateway._logged([record for record, _, _ in batch])
+            except Exception as exc:
+                for _, _, future in batch:
+                    _settle(future, exc)
+                continue
+            rows += [(row, answers, future) for row, (_, answers, future) in zip(logged, batch)]
+        try:
+            with gateway._store_errors(), writer(gateway.db, whole=True):  # rows nested take no savepoint each
+                ids = [call_rows.journal_sent(gateway.db, entry) for entry, _ in entries]
+                ids += [call_rows.add_call(gateway.db, row, answers=answers) for row, answers, _ in rows]
+        except Exception:  # each row alone, each caller its own outcome
+            for entry, future in entries:
+                _settle_with(future, lambda: gateway._write_journal(entry))
+            for row, answers, future in rows:
+                _settle_with(future, lambda: gateway._store_row(row, answers))
+            return
+        for (*_, future), row_id in zip([*entries, *rows], ids):
+            _settle(future, row_id)
+
+
+def _settle(future: asyncio.Future, outcome: Any) -> None:
+    if future.done():
+        return
+    if isinstance(outcome, BaseException):
+        future.set_exception(outcome)
+    else:
+        future.set_result(outcome)
+
+
+def _settle_with(future: asyncio.Future, write: Callable[[], int]) -> None:
+    try:
+        outcome: Any = write()
+    except Exception as exc:
+        outcome = exc
+    _settle(future, outcome)
 
 
 def default_log_dir(db: sqlite_utils.Database, db_path: Path | str | None) -> Path:

@@ -2,7 +2,8 @@
 
 The gateway journals each attempt it sends to a model server (call key, model, prompt tokens, the cost
 estimate) in the store just before sending it, and removes the entry in the transaction that records the
-attempt's call (ok, error or cancelled). An entry left behind is a request that was sent and never answered
+attempt's call (ok, error or cancelled). Entries and records asked for in one turn of the event loop share a
+commit (the gateway's group commit); a request still goes out only once its entry is committed. An entry left behind is a request that was sent and never answered
 here: its process died first (`kill -9`, out of memory). The server may well have answered and billed it,
 so such requests are counted as lost, with their cost estimated from the prompt's tokens (4 characters a
 token) and `max_tokens` (an upper bound: the reply may have been shorter). The offline models send no

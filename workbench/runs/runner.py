@@ -44,12 +44,12 @@ import os
 import time
 import traceback
 from dataclasses import asdict, dataclass, field
-from typing import Iterator
+from typing import Any, Callable, Iterator
 
 import sqlite_utils
 
 from store import runs as run_rows
-from store.db import disk_full_error, is_disk_full, store_path
+from store.db import disk_full_error, is_disk_full, store_path, writer
 from workbench.events import (
     CONTEXT_WARNING,
     PROGRESS,
@@ -224,6 +224,47 @@ def study_lock(db: sqlite_utils.Database, study_id: str) -> Iterator[None]:
             fcntl.flock(fh, fcntl.LOCK_UN)
 
 
+class RunEnds:
+    """The ends of the runs that finish their programs in one turn of the event loop (their last events, output
+    and status) in one transaction, each in a savepoint of its own, where each was a commit (32 runs in flight
+    often end together). A write that fails fails alone: its caller gets the error (a run's end stays pending
+    in the transcript), as before. Killed before the commit, the runs are unfinished in the store: re-run on
+    resume (their calls replayed from the log), as a kill a moment earlier would leave them."""
+
+    def __init__(self, db: sqlite_utils.Database) -> None:
+        self.db = db
+        self.pending: list[tuple[Callable[[], Any], asyncio.Future]] = []
+
+    async def write(self, write: Callable[[], Any]) -> Any:
+        """`write()`'s result, once committed with the others of this turn of the loop."""
+        loop = asyncio.get_running_loop()
+        future = loop.create_future()
+        if not self.pending:
+            loop.call_soon(self.flush)
+        self.pending.append((write, future))
+        try:
+            return await asyncio.shield(future)  # a cancel does not unwrite it
+        except asyncio.CancelledError:
+            future.add_done_callback(lambda f: f.cancelled() or f.exception())  # its outcome read, never warned of
+            raise
+
+    def flush(self) -> None:
+        batch, self.pending = self.pending, []
+        outcomes: list[tuple[bool, Any]] = []
+        try:
+            with writer(self.db):
+                for write, _ in batch:
+                    try:
+                        outcomes.append((True, write()))  # its own writer nests: a savepoint
+                    except Exception as exc:
+                        outcomes.append((False, exc))
+        except Exception as exc:  # the commit failed: none of them is written
+            outcomes = [(False, exc)] * len(batch)
+        for (_, future), (ok, outcome) in zip(batch, outcomes):
+            if not future.done():
+                future.set_result(outcome) if ok else future.set_exception(outcome)
+
+
 class StudyRunner:
     def __init__(self, db: sqlite_utils.Database, gateway: GatewayLike, study_id: str, *, sink: EventSink | None = None,
                  control: RunControl | None = None, long_call_after: float = LONG_CALL_AFTER,
@@ -239,6 +280,7 @@ class StudyRunner:
         self.control = control or RunControl()
         self.user_sink = sink or NullSink()
         self.transcript = TranscriptSink(db)
+        self._ends = RunEnds(db)
         self.stats = TurnStats()
         self.progress: StudyProgress | None = None
         self._tasks: dict[str, asyncio.Task] = {}
@@ -280,6 +322,15 @@ class StudyRunner:
         transaction; then shown."""
         self.transcript.emit(event)
         self.transcript.flush(run_id, lambda: run_rows.finish_run(self.db, run_id, status, **finish))
+        self._keep_row(run_id, status=status, error=finish.get("error"))
+        self._show(event)
+
+    async def _end_run_soon(self, run_id: str, status: str, event: Event, **finish) -> None:
+        """`_end_run` for a run that ended its program: written with the other runs ending in this turn of the
+        event loop, in one commit (`RunEnds`)."""
+        self.transcript.emit(event)
+        await self._ends.write(lambda: self.transcript.flush(
+            run_id, lambda: run_rows.finish_run(self.db, run_id, status, **finish)))
         self._keep_row(run_id, status=status, error=finish.get("error"))
         self._show(event)
 
@@ -529,7 +580,7 @@ class StudyRunner:
 
     async def _execute_run(self, run: dict) -> None:
         run_id, condition, plan = run["id"], run["condition"], self._plan(run)
-        attempt = run_rows.start_attempt(self.db, run_id)
+        attempt = run_rows.start_attempt(self.db, run_id)  # at once: a cancel from here on finds the run started
         self._keep_row(run_id, status="running", error=None)
         started = time.monotonic()
         self.emit(Event(RUN_STARTED, run_id=run_id, payload={
@@ -589,7 +640,7 @@ class StudyRunner:
                      else output_truncated(output.text, ctx.cut_texts))
         error = output.counted_error or self.protocol.counted_error(output)
         status = "done_with_errors" if error else "done"
-        self._end_run(run_id, status, Event(RUN_FINISHED, run_id=run_id, payload={
+        await self._end_run_soon(run_id, status, Event(RUN_FINISHED, run_id=run_id, payload={
             "status": status, "elapsed": round(time.monotonic() - started, 2), "error": error,
             "truncated": truncated, "truncated_turns": len(ctx.cut_texts),
             "report_missing": output.report.get("missing", [])}),
