@@ -1,7 +1,8 @@
-"""The study picker of the sections that show one study at a time (Runs, Metrics, Scoring): one look (each study with
-its protocol and status, newest first, "no study" while there is none), and one rule for which study it shows.
+"""The study picker of the sections that show one study at a time (Runs, Metrics, Scoring): one look (each
+study with its protocol and status, newest first, "no study" while there is none), and one rule for which
+study it shows.
 
-A study newly chosen in Studies is followed once (the section says so while it shows it); else the study
+A study newly chosen in Studies is followed once (Runs and Metrics say so while they show it); else the study
 asked for, else the one shown stays, else the newest. Options are replaced without a Changed message, so
 only a person's choice is one, and a person's choice of another study ends the following."""
 

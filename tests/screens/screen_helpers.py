@@ -106,3 +106,11 @@ def picked(screen) -> list[str]:
     from textual.widgets import Select
 
     return [value for _, value in screen.query_one("#study-select", Select)._options if isinstance(value, str)]
+
+
+async def each_section(pilot):
+    """Every section of the shell in turn, opened by its key and settled."""
+    for section in pilot.app.sections:
+        await pilot.press(section.key)
+        await settle(pilot)
+        yield section

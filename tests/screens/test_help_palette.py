@@ -4,7 +4,7 @@ every section's palette offers its own actions, and help's columns fit (nothing 
 from __future__ import annotations
 
 import pytest
-from screen_helpers import settings_loaded, settle
+from screen_helpers import each_section, settings_loaded, settle
 from textual.command import Provider
 from textual.widgets import DataTable, Static
 
@@ -26,9 +26,7 @@ async def palette_titles(app) -> list[str]:
 async def test_every_palette_command_starts_with_a_prefix_help_lists_and_every_section_offers_actions(app):
     async with app.run_test(size=(140, 40)) as pilot:
         await settle(pilot)
-        for section in app.sections:
-            await pilot.press(section.key)
-            await settle(pilot)
+        async for section in each_section(pilot):
             titles = await palette_titles(app)
             await pilot.press("question_mark")
             await settle(pilot)

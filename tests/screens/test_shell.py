@@ -7,7 +7,7 @@ import sys
 import types
 
 import pytest
-from screen_helpers import FIXTURE_CASE_IDS, choose_in_palette, settle, table_ids, wait_for_form
+from screen_helpers import FIXTURE_CASE_IDS, choose_in_palette, each_section, settle, table_ids, wait_for_form
 from textual.binding import Binding
 from textual.screen import Screen
 from textual.widgets import Static
@@ -127,9 +127,7 @@ async def test_every_built_section_opens_from_its_key(app):
     """Integration: each section module that exists constructs and mounts in the shell."""
     async with app.run_test(size=(140, 44)) as pilot:
         await settle(pilot)
-        for section in app.sections:
-            await pilot.press(section.key)
-            await settle(pilot)
+        async for section in each_section(pilot):
             assert app.current_mode == section.id
             module, cls = section.target.split(":")
             assert type(app.screen_stack[0]).__name__ == cls
