@@ -97,6 +97,9 @@ class RunsScreen(UnsavedGuard, SectionScreen):
         Binding("r", "reload", "Reload", id="runs.reload", show=False,
                 tooltip="Reload the studies and the grid from the store"),
     ]
+    # below 100 columns the footer keeps these (Retry, t, in help and the palette): "o Open panel" was cut to
+    # "o Op" at 80x24 (issue 43's walk)
+    NARROW_KEYS = {"select_cursor", "run", "pause", "resume", "cancel", "protocol_panel"}
 
     def __init__(self) -> None:
         super().__init__()

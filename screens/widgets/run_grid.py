@@ -23,7 +23,6 @@ from workbench.runs.view import cell_fields, grid_axes, row_label
 
 STATUS_STYLE = {"pending": "dim", "running": "bold cyan", "done": "green", "done with errors": "bold yellow",
                 "failed": "bold red", "cancelled": "yellow", "interrupted": "magenta"}
-CELL_WIDTH = 44
 LABEL_KEY = "condition"
 
 
@@ -80,8 +79,8 @@ class RunGrid(DataTable):
         replicated = {cond for cond, _ in rows if sum(1 for c, _ in rows if c == cond) > 1}
         # the condition is an ordinary first column, not a DataTable row label (labels render late)
         self.add_column("", key=LABEL_KEY, width=max([len(row_label(c, r, True)) for c, r in rows] + [4]))
-        for case_id in cols:
-            self.add_column(case_id, key=case_id, width=CELL_WIDTH)
+        for case_id in cols:  # as wide as its cells (a fixed 44 cut a finished study's second cost at 80x24)
+            self.add_column(case_id, key=case_id)
         for s in states:
             key = (f"{s['condition']}/{s['replicate']}", s["case_id"])
             self._where[s["run_id"]] = key
@@ -105,7 +104,7 @@ class RunGrid(DataTable):
         self.states[run_id] = dict(state)
         row_key, col_key = self._where[run_id]
         try:
-            self.update_cell(row_key, col_key, cell_text(state, started_at, now))
+            self.update_cell(row_key, col_key, cell_text(state, started_at, now), update_width=True)
         except CellDoesNotExist:  # the grid was rebuilt for another study meanwhile
             pass
 
