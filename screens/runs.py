@@ -316,7 +316,7 @@ class RunsScreen(UnsavedGuard, SectionScreen):
         view_run = self.query_one(TranscriptView).run_id
         self.live.watched = {view_run} if view_run else set()
         self.control = RunControl()
-        self.query_one(RunGrid).set_runs(states)
+        self.query_one(RunGrid).set_runs(states, live=True)
         self._show_study_note()
         self.refresh_bindings()
         self.query_one("#progress-text", Static).update("starting…")
