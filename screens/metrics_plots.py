@@ -120,7 +120,9 @@ def forest_painter(series: list[Interval]) -> Painter:
                 plt.plot([s.low, s.high], [y, y], marker="braille", color="blue")
         plt.scatter([s.value for s in series], ys, marker="dot", color="red")
         plt.vertical_line(0, color="gray")
-        plt.yticks(ys, [_fit(s.label, max(12, width // 3)) for s in series])
+        # labels whole up to half the plot ("C2 vs. B1 Epistemic Humility" was cut at a third, 140 columns)
+        room = min(max(len(s.label) for s in series), max(12, width // 2))
+        plt.yticks(ys, [_fit(s.label, room) for s in series])
         plt.ylim(0.5, n + 0.5)
 
     return paint

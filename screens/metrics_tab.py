@@ -5,6 +5,8 @@ items behind it drills down), its notes."""
 
 from __future__ import annotations
 
+import textwrap
+
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical, VerticalScroll
@@ -22,22 +24,33 @@ def column_widths(table, width: int) -> list[int] | None:
     """Each column's width so the whole table fits `width`, or None when it fits as it is. The first (label)
     column gives way first, then the others in proportion to what they lose; none is narrower than its
     header or its longest word, so a cell wraps between words and nothing is cut (issue 43: "(Chain-of-thou /
-    ght)" and "0.21 (n too small" at 140 columns). A table whose floors alone are wider keeps the floors."""
+    ght)" and "0.21 (n too small" at 140 columns). Where whole headers alone are too wide, a header wraps between
+    its words too (Topology's last columns were cut at 80x24); a table whose words alone are wider keeps them."""
     cells = [[table.columns[k], *(str(r[k]) for r in table.rows if k < len(r))] for k in range(len(table.columns))]
     if not cells:
         return None
     natural = [max(len(line) for c in col for line in c.splitlines() or [""]) for col in cells]
-    # a header is one line: whole; a cell wraps between its words
+    # a header stays whole on one line where it can; a cell wraps between its words
     floor = [max([len(col[0]), *(len(word) for c in col for word in c.split())]) for col in cells]
     floor[0] = min(natural[0], max(floor[0], LABEL_MIN))
     room = width - CELL_PADDING * len(natural)
     if sum(natural) <= room:
         return None
+    if sum(floor) > room:  # whole headers alone overrun (Topology's at 80x24): headers wrap too (`header_lines`)
+        floor = [max(len(word) for c in col for word in c.split() or [""]) for col in cells]
+        floor[0] = min(natural[0], max(floor[0], LABEL_MIN))
     if floor[0] + sum(natural[1:]) <= room:  # the label column alone gives way
         return [room - sum(natural[1:]), *natural[1:]]
     give = [n - f for n, f in zip(natural[1:], floor[1:])]
     spare = max(0, room - sum(floor))
     return [floor[0], *(f + (g * spare // sum(give) if sum(give) else 0) for f, g in zip(floor[1:], give))]
+
+
+def header_lines(columns: list[str], widths: list[int] | None) -> list[list[str]]:
+    """Each column's header as the lines it is drawn in: one, unless its column is narrower (then between words)."""
+    if widths is None:
+        return [[name] for name in columns]
+    return [textwrap.wrap(name, w) or [""] if len(name) > w else [name] for name, w in zip(columns, widths)]
 
 
 class MetricPanel(Vertical):
@@ -70,8 +83,11 @@ class MetricPanel(Vertical):
         cursor = dt.cursor_coordinate
         dt.clear(columns=True)
         widths = column_widths(self.table, width)
-        for k, name in enumerate(self.table.columns):
-            dt.add_column(name, width=widths[k] if widths else None)
+        heads = header_lines(self.table.columns, widths)
+        dt.header_height = max(len(head) for head in heads) if heads else 1
+        for k, head in enumerate(heads):
+            label = head[0] if len(head) == 1 else Text("\n".join(head))
+            dt.add_column(label, width=widths[k] if widths else None)
         for row in self.table.rows:  # cells may quote items and replies: plain text, never markup
             cells = [Text(for_terminal(cell)) if isinstance(cell, str) else cell for cell in row]
             dt.add_row(*(cells + [""] * (len(self.table.columns) - len(cells)))[:len(self.table.columns)],

@@ -97,6 +97,9 @@ class RunsScreen(UnsavedGuard, SectionScreen):
         Binding("r", "reload", "Reload", id="runs.reload", show=False,
                 tooltip="Reload the studies and the grid from the store"),
     ]
+    # below 100 columns the footer keeps these (Retry, t, in help and the palette): "o Open panel" was cut to
+    # "o Op" at 80x24 (issue 43's walk)
+    NARROW_KEYS = {"select_cursor", "run", "pause", "resume", "cancel", "protocol_panel"}
 
     def __init__(self) -> None:
         super().__init__()
@@ -308,7 +311,7 @@ class RunsScreen(UnsavedGuard, SectionScreen):
         view_run = self.query_one(TranscriptView).run_id
         self.live.watched = {view_run} if view_run else set()
         self.control = RunControl()
-        self.query_one(RunGrid).set_runs(states)
+        self.query_one(RunGrid).set_runs(states, live=True)
         self._show_study_note()
         self.refresh_bindings()
         self.query_one("#progress-text", Static).update("starting…")

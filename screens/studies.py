@@ -213,6 +213,9 @@ class StudiesScreen(StudyActions, JudgingActions, PacketActions, SectionScreen):
         Binding("g", "refresh", "Refresh", id="studies.refresh", show=False,
                 tooltip="Reload the studies from the store"),
     ]
+    # below 100 columns the footer keeps the shown keys and leaves Quit to help: "x Export" was cut to "x E" at
+    # 80x24 (issue 43's walk)
+    NARROW_KEYS = {"select_cursor", "new_study", "freeze", "judge", "unblind", "report", "export"}
 
     def compose_section(self) -> ComposeResult:
         with Horizontal(id="studies-body"):

@@ -19,11 +19,12 @@ from textual.widgets import DataTable
 from textual.widgets.data_table import CellDoesNotExist
 
 from workbench.fidelity.policy import MARK
-from workbench.runs.view import cell_fields, grid_axes, row_label
+from workbench.runs.view import cell_fields, grid_axes, row_label, status_label
 
 STATUS_STYLE = {"pending": "dim", "running": "bold cyan", "done": "green", "done with errors": "bold yellow",
                 "failed": "bold red", "cancelled": "yellow", "interrupted": "magenta"}
-CELL_WIDTH = 44
+CELL_WIDTH = 44  # a cell of a study with runs to go: room for a running run's calls, tokens, cost and time
+ENDED = ("done", "done with errors", "failed", "cancelled")
 LABEL_KEY = "condition"
 
 
@@ -69,8 +70,8 @@ class RunGrid(DataTable):
         self._where: dict[str, tuple[str, str]] = {}   # run id -> (row key, column key)
         self._at: dict[tuple[str, str], str] = {}      # (row key, column key) -> run id
 
-    def set_runs(self, states: list[dict]) -> None:
-        """Rebuild the grid for a study's runs (grid order from `grid_states`)."""
+    def set_runs(self, states: list[dict], live: bool = False) -> None:
+        """Rebuild the grid for a study's runs (grid order from `grid_states`); `live`: about to run."""
         keep = self.selected_run_id()
         self.clear(columns=True)
         self.states = {s["run_id"]: dict(s) for s in states}
@@ -80,8 +81,13 @@ class RunGrid(DataTable):
         replicated = {cond for cond, _ in rows if sum(1 for c, _ in rows if c == cond) > 1}
         # the condition is an ordinary first column, not a DataTable row label (labels render late)
         self.add_column("", key=LABEL_KEY, width=max([len(row_label(c, r, True)) for c, r in rows] + [4]))
+        # a study whose runs all ended gets columns as wide as their cells (at 44, a finished two-case study's
+        # second cost was off an 80-column screen); a study about to run gets room for running cells
+        width = CELL_WIDTH
+        if states and not live and all(status_label(s) in ENDED for s in states):
+            width = min(CELL_WIDTH, max(len(cell_text(s).plain) for s in states))
         for case_id in cols:
-            self.add_column(case_id, key=case_id, width=CELL_WIDTH)
+            self.add_column(case_id, key=case_id, width=max(width, len(case_id)))
         for s in states:
             key = (f"{s['condition']}/{s['replicate']}", s["case_id"])
             self._where[s["run_id"]] = key
