@@ -40,11 +40,14 @@ FLOORS = {
 # an ordinal's view named before its colon): B3 on B is 18 of 26, 8 flagged, 0 silent, and no longer unseen there.
 # Session 13 read these sets' flagged entries while making the readers general (not one rule per entry), so their
 # figures no longer measure unseen text; session 13's round C did, once, before it became tuning (hand-s13c.toml):
-# b3 16 of 22 (1 silent), seconds 19 of 22, votes 18 of 22, the rest flagged.
+# b3 16 of 22 (1 silent), seconds 19 of 22, votes 18 of 22, the rest flagged. Round D (heldout-s13d.toml, written
+# outside the project, measured once with the readers of round C): b3 11 of 26 (2 silent: a perspective added after
+# the synthesis, a SWOT analysis read as four views), seconds 20 of 24 (1 silent: "SECOND: yes, no"), votes 18 of 24,
+# the rest flagged. The integrator then flagged those three by rule; D stays held out, no longer unseen there.
 HELD_OUT_FLOORS = {
-    "b3": (45, 0.85),           # 43 of 48 correct, 5 flagged
-    "second": (30, 0.90),       # 31 of 33, 2 flagged (1 from gemma-3-270m)
-    "vote": (30, 0.95),         # 33 of 33 (2 from gemma-3-270m)
+    "b3": (70, 0.70),           # 54 of 74 correct, 20 flagged (D: 11 of 26)
+    "second": (55, 0.90),       # 52 of 57, 5 flagged (1 from gemma-3-270m)
+    "vote": (55, 0.85),         # 51 of 57, 6 flagged (2 from gemma-3-270m)
     # 59 of 89, 30 flagged: a key term shared with a criterion ("Frame your answer as a memo", "the module's
     # output") without a sure meaning is flagged, not taken as a cue (it was read as one, silently, 11 times)
     "cues": (85, 0.65),

@@ -121,8 +121,10 @@ def _value(kind: str, value: str) -> str | None:
     found = [reading for reading, words in _WORDS[kind] if re.match(r"(?:" + words + r")\b", value, re.IGNORECASE)]
     if not found:
         return _in_words(kind, value)  # "Second: I second the motion", "Vote: I am against it"
+    # a value of bare words only ("yes, no", "aye / nay") is read whole: its comma is no clause break
+    scope = value if re.fullmatch(r"(?:[\w']+[ \t]*[,/|&]?[ \t]*){1,4}", value) else first_clause
     others = {reading for reading, words in _WORDS[kind]
-              if re.search(r"\b(?:" + words + r")\b", first_clause, re.IGNORECASE)}
+              if re.search(r"\b(?:" + words + r")\b", scope, re.IGNORECASE)}
     if kind == "vote" and found[0] == NO:
         others.discard(YES)  # "not in favour", "against the motion's support of ..."
     if kind == "second" and found[0] == NO:

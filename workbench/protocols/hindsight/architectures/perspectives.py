@@ -418,9 +418,19 @@ def _holds(section: Section, other: Section) -> bool:
     return mark in (section.title + " " + section.text).casefold()
 
 
+_ONE_MORE = re.compile(r"\b(?:bonus|additional|extra|another|one more|a further|a (?:fourth|fifth|sixth))[ \t]+"
+                       r"(?:[\w-]+[ \t]+)?(?:perspective|viewpoint|view|lens|angle)\b", re.IGNORECASE)
+_SWOT = {"strengths", "weaknesses", "opportunities", "threats"}
+
+
 def _doubt(text: str, split: Split, asked: tuple[int, int]) -> str:
     """Why the split's count may be wrong ("" when nothing says so)."""
     sections = split.sections
+    more = _ONE_MORE.search(text)
+    if more and not any(more.group(0).casefold() in (s.title + " " + s.text).casefold() for s in sections):
+        return f"the reply adds a perspective ('{more.group(0)}') outside the sections read"
+    if len(sections) >= 3 and {re.sub(r"\W+", " ", s.title).strip().casefold() for s in sections} <= _SWOT:
+        return "the sections are a SWOT analysis's quadrants: views, or an analysis instead of them?"
     stated = _stated(text)
     if stated and len(sections) not in stated:
         said = " or ".join(str(n) for n in sorted(stated))
