@@ -101,3 +101,14 @@ async def test_every_footer_key_is_whole_at_80_columns(m11_judged, section):
             assert text.endswith(key.description), (text, key.description)
         if section == "3":
             assert any(k.description == "Open panel" for k in keys)
+
+
+@pytest.mark.parametrize("protocol", ["calibration", "faultline", "m11", "hindsight"])
+def test_every_protocols_tab_titles_fit_80_columns(protocol):
+    """The walk found faultline's tab bar 88 columns wide at 80x24 ("Fidelity" cut to "F"): each protocol's
+    titles, the frame's Fidelity tab and a tab's two cells of padding fit the 78 columns inside the frame."""
+    import importlib
+
+    tabs = importlib.import_module(f"workbench.protocols.{protocol}.metrics_tabs")
+    titles = [row[1] for row in tabs.LAYOUT] + ([tabs.REST] if hasattr(tabs, "REST") else []) + ["Fidelity"]
+    assert sum(len(t) + 2 for t in titles) <= 78, titles

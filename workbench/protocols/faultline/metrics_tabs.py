@@ -4,11 +4,11 @@ a later change adds, appears in the last tab."""
 
 from __future__ import annotations
 
-REST = "Errors and choices"  # the last tab: the sections no tab names
+REST = "Errors, choices"  # the last tab: the sections no tab names
 # (tab id, tab title, the titles of the report sections it holds, as prefixes): protocol.base.tabs_of_sections
 LAYOUT = (
     ("metrics", "Metrics table", ("Faultline: does debate", "Faultline metrics by", "Faultline conditions without")),
     ("comparisons", "Comparisons", ("Faultline condition comparisons",)),
-    ("spread", "Spread per round", ("Faultline semantic spread",)),
+    ("spread", "Spread", ("Faultline semantic spread",)),
     ("cruxes", "Crux cards", ("Faultline crux",)),
 )
