@@ -168,7 +168,7 @@ def to_text(table: RenderedTable, *, max_width: int = 60) -> str:
     def clip(s: str) -> str:
         return s if len(s) <= max_width else s[:max_width - 1] + "~"
 
-    rows = [[clip(c) for c in r] for r in table.rows]
+    rows = [[c if i == 0 else clip(c) for i, c in enumerate(r)] for r in table.rows]  # a row's label stays whole
     widths = [max([len(c)] + [len(r[i]) for r in rows]) for i, c in enumerate(table.columns)]
     line = "  ".join(c.ljust(w) for c, w in zip(table.columns, widths))
     out = [table.title, "=" * len(table.title), line, "-" * len(line)]
