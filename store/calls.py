@@ -88,16 +88,20 @@ def find_ok_call(db: sqlite_utils.Database, call_key: str, study_id: str | None)
     return rows[0] if rows else None
 
 
+def _scope(study_id: str | None, run_id: str | None, where: list[str] | None = None) -> tuple[list[str], list]:
+    """WHERE terms and their parameters for the calls of a study and/or a run (after any terms given)."""
+    where, params = list(where or []), []
+    for column, value in (("study_id", study_id), ("run_id", run_id)):
+        if value is not None:
+            where.append(f"{column} = ?")
+            params.append(value)
+    return where, params
+
+
 def spent(db: sqlite_utils.Database, *, study_id: str | None = None, run_id: str | None = None) -> dict:
     """Totals of the calls that reached a model (status ok or error; replays cost nothing; attempts cancelled
     by the caller, which may not have reached it, are counted apart)."""
-    where, params = ["status IN ('ok', 'error')"], []
-    if study_id is not None:
-        where.append("study_id = ?")
-        params.append(study_id)
-    if run_id is not None:
-        where.append("run_id = ?")
-        params.append(run_id)
+    where, params = _scope(study_id, run_id, ["status IN ('ok', 'error')"])
     row = db.execute(
         "SELECT count(*), sum(status = 'ok'), coalesce(sum(input_tokens), 0), coalesce(sum(output_tokens), 0), "
         "coalesce(sum(cost), 0.0), sum(status = 'ok' AND cost IS NULL) "
@@ -113,13 +117,7 @@ def spent(db: sqlite_utils.Database, *, study_id: str | None = None, run_id: str
 
 def calls_for(db: sqlite_utils.Database, *, study_id: str | None = None, run_id: str | None = None,
               limit: int | None = None) -> list[dict]:
-    where, params = [], []
-    if study_id is not None:
-        where.append("study_id = ?")
-        params.append(study_id)
-    if run_id is not None:
-        where.append("run_id = ?")
-        params.append(run_id)
+    where, params = _scope(study_id, run_id)
     sql = "SELECT * FROM calls" + (f" WHERE {' AND '.join(where)}" if where else "") + " ORDER BY id"
     if limit is not None:
         sql += f" LIMIT {int(limit)}"

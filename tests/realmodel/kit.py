@@ -93,6 +93,29 @@ class Workbench:
         target.write_text(text)
         return target
 
+    def variant(self, base: str, name: str, changes: dict[str, str], extra: str = "") -> Path:
+        """A copy of studies/local/BASE.toml named NAME with each `old: new` change made (every one must match:
+        a change that finds nothing would test the shipped study instead) and `extra` appended."""
+        text = self.study_file(base).read_text()
+        for old, new in {f'name = "{base}"': f'name = "{name}"', **changes}.items():
+            assert old in text, f"{base}.toml has no {old!r} to change"
+            text = text.replace(old, new, 1)
+        target = self.root / f"{name}.toml"
+        target.write_text(text + extra)
+        return target
+
+    def run_variant(self, base: str, name: str, changes: dict[str, str]) -> str:
+        """Create the variant (see `variant`) and run it; the run's output."""
+        self.run("study", "create", str(self.variant(base, name, changes)))
+        return self.run("run", name).stdout
+
+    def answered(self, study: str) -> list[tuple[str, int, str]]:
+        """(run, max_tokens asked, finish reason) of each call of the study the model answered, in order."""
+        rows = sqlite_utils.Database(self.db).execute(
+            "SELECT run_id, settings, finish_reason FROM calls WHERE study_id = ? AND status = 'ok' ORDER BY id",
+            [study]).fetchall()
+        return [(run, json.loads(settings)["max_tokens"], finish) for run, settings, finish in rows]
+
     def run(self, *argv: str, ok: tuple[int, ...] = (0,), timeout: float = 1500) -> subprocess.CompletedProcess:
         proc = subprocess.run([sys.executable, "-m", "screens.launch", "--batch", *argv], cwd=self.root,
                               env=self.env, capture_output=True, text=True, timeout=timeout)

@@ -16,22 +16,14 @@ MAX_TOKENS = 16   # the section's least: SmolLM2's score and reason never fit
 
 
 def test_a_cut_calibration_judge_reply_is_named_and_mended_by_the_retry(workbench):
-    text = workbench.study_file("calibration-local").read_text()
-    text = (text.replace('name = "calibration-local"', 'name = "cal-cut-local"')
-                .replace("sample_size = 6 ", "sample_size = 1 ")
-                .replace("judge_retries = 1", "judge_retries = 3")
-                .replace("judge_max_tokens = 120", f"judge_max_tokens = {MAX_TOKENS}"))
-    study = workbench.root / "cal-cut-local.toml"
-    study.write_text(text)
-    workbench.run("study", "create", str(study))
-    ran = workbench.run("run", "cal-cut-local").stdout
+    ran = workbench.run_variant("calibration-local", "cal-cut-local", {
+        "sample_size = 6 ": "sample_size = 1 ", "judge_retries = 1": "judge_retries = 3",
+        "judge_max_tokens = 120": f"judge_max_tokens = {MAX_TOKENS}"})
 
     db = sqlite_utils.Database(workbench.db)
     by_run: dict[str, list] = {}
-    for run_id, settings, finish in db.execute(
-            "SELECT run_id, settings, finish_reason FROM calls WHERE study_id = 'cal-cut-local' AND status = 'ok' "
-            "ORDER BY id").fetchall():
-        by_run.setdefault(run_id, []).append((json.loads(settings)["max_tokens"], finish))
+    for run_id, max_tokens, finish in workbench.answered("cal-cut-local"):
+        by_run.setdefault(run_id, []).append((max_tokens, finish))
     assert len(by_run) == 3, by_run
     for calls in by_run.values():
         assert calls[0] == (MAX_TOKENS, "length"), by_run                 # every first reply was cut

@@ -15,13 +15,9 @@ pytestmark = pytest.mark.realmodel
 
 
 def test_a_cut_judge_reply_is_named_and_mended_by_the_retry(workbench):
-    text = workbench.study_file("hindsight-local").read_text()
-    text = (text.replace('name = "hindsight-local"', 'name = "cut-local"')
-                .replace('conditions = ["B1", "C1"]', 'conditions = ["B1"]')
-                .replace('rubrics = ["anticipation"]', "rubrics = []")
-                .replace("max_tokens = 300", "max_tokens = 40"))
-    study = workbench.root / "cut-local.toml"
-    study.write_text(text)
+    study = workbench.variant("hindsight-local", "cut-local", {
+        'conditions = ["B1", "C1"]': 'conditions = ["B1"]', 'rubrics = ["anticipation"]': "rubrics = []",
+        "max_tokens = 300": "max_tokens = 40"})
     created = workbench.run("study", "create", str(study))
     assert "judge 'judge-local': max_tokens 40 is below what rubric 'glenda-crock' needs" in created.stderr
     workbench.run("run", "cut-local")

@@ -5,8 +5,6 @@ retry's reply parses. The smallest study the suite already runs: m11-local's bin
 
 from __future__ import annotations
 
-import json
-
 import pytest
 import sqlite_utils
 
@@ -16,20 +14,12 @@ MAX_TOKENS = 10   # the verdict's JSON cut before its reason ends; twice as many
 
 
 def test_a_cut_verdict_is_named_and_mended_by_the_retry(workbench):
-    text = workbench.study_file("m11-local").read_text()
-    text = (text.replace('name = "m11-local"', 'name = "m11-cut-local"')
-                .replace('conditions = ["likert", "binary"]', 'conditions = ["binary"]')
-                .replace("limit = 2", "limit = 1")
-                .replace("max_tokens = 250", f"max_tokens = {MAX_TOKENS}"))
-    study = workbench.root / "m11-cut-local.toml"
-    study.write_text(text)
-    workbench.run("study", "create", str(study))
-    ran = workbench.run("run", "m11-cut-local").stdout
+    ran = workbench.run_variant("m11-local", "m11-cut-local", {
+        'conditions = ["likert", "binary"]': 'conditions = ["binary"]', "limit = 2": "limit = 1",
+        "max_tokens = 250": f"max_tokens = {MAX_TOKENS}"})
 
     db = sqlite_utils.Database(workbench.db)
-    calls = [(json.loads(s)["max_tokens"], f) for s, f in db.execute(
-        "SELECT settings, finish_reason FROM calls WHERE study_id = 'm11-cut-local' AND status = 'ok' "
-        "ORDER BY id").fetchall()]
+    calls = [(max_tokens, finish) for _, max_tokens, finish in workbench.answered("m11-cut-local")]
     assert calls == [(MAX_TOKENS, "length"), (2 * MAX_TOKENS, "stop")], calls   # cut, then asked with more
     readings = dict(db.execute("SELECT outcome, detail FROM structured_replies WHERE study_id = 'm11-cut-local' "
                                "AND step = 'm11 binary'").fetchall())

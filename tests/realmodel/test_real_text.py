@@ -33,12 +33,8 @@ def events(db_path, study: str, kind: str) -> list[dict]:
 
 def test_c2_moves_no_amendment_that_changes_nothing(workbench, server):
     before = server.requests()
-    source = workbench.study_file("hindsight-local").read_text()
-    text = source.replace('name = "hindsight-local"', 'name = "c2-local"').replace(
-        'conditions = ["B1", "C1"]', 'conditions = ["C2"]')
-    text += "\n[architectures.C2]\ndebate_rounds = 1\nmax_amendments = 2\n"  # one round: minutes, not hours, on a CPU
-    study = workbench.root / "c2-local.toml"
-    study.write_text(text)
+    study = workbench.variant("hindsight-local", "c2-local", {'conditions = ["B1", "C1"]': 'conditions = ["C2"]'},
+                              "\n[architectures.C2]\ndebate_rounds = 1\nmax_amendments = 2\n")  # one round: minutes
     workbench.run("study", "create", str(study))
     workbench.run("run", "c2-local", ok=(0, 1))
 

@@ -59,28 +59,27 @@ def counts_section(db, study_id: str) -> str:
     return "## Runs and calls\n\n" + "".join(f"- {line}\n" for line in lines)
 
 
+def _listed(title: str, intro: str, lines: list[str]) -> str:
+    """A report section of one intro and a bullet a line; nothing when there are no lines."""
+    return f"\n## {title}\n\n{intro}\n\n" + "".join(f"- {line}\n" for line in lines) if lines else ""
+
+
 def connections_section(db, study_id: str) -> str:
     """How the gateway adapted its connections to the study's endpoints, if it had to."""
     from workbench.studies.summary import connection_lines
 
-    lines = connection_lines(db, study_id)
-    if not lines:
-        return ""
-    return ("\n## Connections\n\nThe gateway lowers an endpoint's connections when it interrupts streams or refuses "
-            "calls, and raises them again while calls succeed (slow start, additive increase, multiplicative "
-            "decrease; the project's rule):\n\n" + "".join(f"- {line}\n" for line in lines))
+    return _listed("Connections", "The gateway lowers an endpoint's connections when it interrupts streams or "
+                   "refuses calls, and raises them again while calls succeed (slow start, additive increase, "
+                   "multiplicative decrease; the project's rule):", connection_lines(db, study_id))
 
 
 def provider_batch_section(db, study_id: str) -> str:
     """The study's provider batches, if it used any: states, requests, the batch price and the saving."""
     from workbench.studies.summary import provider_batch_lines
 
-    lines = provider_batch_lines(db, study_id)
-    if not lines:
-        return ""
-    return ("\n## Provider batches\n\nCalls sent through the provider's Batches API (`--provider-batch`) are recorded "
-            "like direct calls (each names its batch); the batch price is litellm's cost map's:\n\n"
-            + "".join(f"- {line}\n" for line in lines))
+    return _listed("Provider batches", "Calls sent through the provider's Batches API (`--provider-batch`) are "
+                   "recorded like direct calls (each names its batch); the batch price is litellm's cost map's:",
+                   provider_batch_lines(db, study_id))
 
 
 def fidelity_section(db, study_id: str) -> str:

@@ -45,26 +45,27 @@ def check_section(data: dict, definition: dict, bad: Callable[[str, str], None])
             out["module"] = t["module"].strip()
         else:
             bad("m11.module", "must be a non-empty string")
-    if "trend" in t:
-        if t["trend"] in ("same", "all"):
-            out["trend"] = t["trend"]
-        else:
-            bad("m11.trend", 'must be "same" (studies of this one\'s kind: real, simulated or dry run) or "all"')
+    _one_of(t, "trend", ("same", "all"), out, bad,
+            'must be "same" (studies of this one\'s kind: real, simulated or dry run) or "all"')
     _int(t, "runs", out, bad, lo=1, hi=3)
     if out["runs"] == 2:
         bad("m11.runs", "must be 1 (single-run mode) or 3 (confidence from the spread of three runs)")
     _int(t, "limit", out, bad, lo=0, hi=1_000_000)
-    if "injection" in t:
-        if t["injection"] in ("exclude", "flag"):
-            out["injection"] = t["injection"]
-        else:
-            bad("m11.injection", 'must be "exclude" or "flag"')
+    _one_of(t, "injection", ("exclude", "flag"), out, bad, 'must be "exclude" or "flag"')
     _int(t, "human_sample", out, bad, lo=1, hi=10_000)
     if "human_seed" in t:
         _int(t, "human_seed", out, bad, lo=0, hi=2**63 - 1)
     else:
         out["human_seed"] = int((definition.get("blinding") or {}).get("seed") or 0)
     return out
+
+
+def _one_of(t: dict, key: str, choices: tuple[str, ...], out: dict, bad, message: str) -> None:
+    if key in t:
+        if t[key] in choices:
+            out[key] = t[key]
+        else:
+            bad(f"m11.{key}", message)
 
 
 def _int(t: dict, key: str, out: dict, bad, *, lo: int, hi: int) -> None:
