@@ -10,7 +10,8 @@ from tests.runner.studykit import create, gateway, scripted, study_text
 from tests.support.loopback import Reply
 from workbench.events import ListSink
 from workbench.gateway import build_gateway
-from workbench.runs.runner import RunnerError, run_study, study_lock
+from workbench.runs.run_lock import study_lock
+from workbench.runs.runner import RunnerError, run_study
 
 
 def _refuse_b2(body):
@@ -117,3 +118,36 @@ async def test_the_cost_ceiling_stops_the_study_and_resume_continues(store, serv
     assert create_study(db, text=raised, name="ceiling.toml")["action"] == "updated"
     resumed = await run_study(db, gateway(db, db_path), study)
     assert resumed.complete and [r["status"] for r in list_runs(db, study)] == ["done", "done"]
+
+
+async def test_a_run_another_process_runs_is_shown_running_not_interrupted(store, server, tmp_path):
+    """The walk: the Runs screen showed another shell's live runs as "interrupted". A run the store has as
+    running is interrupted only when no process holds the study's run lock."""
+    import subprocess
+    import sys
+
+    from store.db import store_path
+    from workbench.paths import logs_dir
+    from workbench.runs.view import grid_states
+
+    db, db_path = store
+    study = create(db, study_text("elsewhere", api_base=server.url))
+    await run_study(db, gateway(db, db_path), study)
+    run_id = list_runs(db, study)[0]["id"]
+    db.execute("UPDATE runs SET status = 'running' WHERE id = ?", [run_id])  # as a live run stands in the store
+    db.conn.commit()
+    lock = logs_dir(store_path(db)) / f"{study}.run.lock"
+    holder = subprocess.Popen([sys.executable, "-c", (
+        "import fcntl, sys, time\n"
+        f"f = open({str(lock)!r}, 'a+'); fcntl.flock(f, fcntl.LOCK_EX); f.seek(0); f.truncate()\n"
+        "f.write('process 4242'); f.flush(); print('held', flush=True); time.sleep(60)")],
+        stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout.readline().strip() == "held"
+        [state] = grid_states(db, study)
+        assert (state["status"], state["interrupted"], state["elsewhere"]) == ("running", False, "process 4242")
+    finally:
+        holder.kill()
+        holder.wait()
+    [state] = grid_states(db, study)
+    assert (state["interrupted"], state["elsewhere"]) == (True, None)  # nobody holds it: the process died

@@ -40,7 +40,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import os
 import time
 import traceback
 from dataclasses import asdict, dataclass, field
@@ -71,6 +70,7 @@ from workbench.runs.context import RunContext, TurnStats, draw_settings
 from workbench.runs.control import RunCancelled, RunControl
 from workbench.gateway.live_calls import HEARTBEAT, LONG_CALL_AFTER, LiveCalls
 from workbench.runs.progress import StudyProgress
+from workbench.runs.run_lock import StudyLocked, study_lock
 from workbench.runs.settings import run_settings
 from workbench.runs.transcript import TranscriptSink
 from workbench.runs.truncation import output_truncated
@@ -169,8 +169,11 @@ async def run_study(db: sqlite_utils.Database, gateway: GatewayLike, study_id: s
     runner = StudyRunner(db, gateway, study_id, sink=sink, control=control, long_call_after=long_call_after,
                          heartbeat=heartbeat)
     await refuse_unfit(db, study_id, sink or NullSink())  # before any call
-    with (study_lock(db, study_id) if lock else contextlib.nullcontext()):
-        return await runner.run(only=only, retry_failed=retry_failed, allow_lost=allow_lost)
+    try:
+        with (study_lock(db, study_id) if lock else contextlib.nullcontext()):
+            return await runner.run(only=only, retry_failed=retry_failed, allow_lost=allow_lost)
+    except StudyLocked as held:
+        raise RunnerError(f"study '{study_id}' is being run by {held}; wait for it or stop it first") from None
 
 
 async def refuse_unfit(db: sqlite_utils.Database, study_id: str, sink: EventSink) -> None:
@@ -191,37 +194,6 @@ async def refuse_unfit(db: sqlite_utils.Database, study_id: str, sink: EventSink
         raise RunnerError(f"study '{study_id}' cannot run: " + "; ".join(refused))
     for misfit in found:
         sink.emit(Event(CONTEXT_WARNING, payload={"warning": misfit.message()}))
-
-
-@contextlib.contextmanager
-def study_lock(db: sqlite_utils.Database, study_id: str) -> Iterator[None]:
-    """An exclusive lock on `<store>.logs/<study>.run.lock`; released by the OS if the process dies."""
-    from store.db import store_path
-    from workbench.paths import logs_dir
-
-    path = store_path(db)
-    if path is None:  # an in-memory store: one process by definition
-        yield
-        return
-    import fcntl
-
-    lock_path = logs_dir(path) / f"{study_id}.run.lock"
-    lock_path.parent.mkdir(parents=True, exist_ok=True)
-    with open(lock_path, "a+") as fh:
-        try:
-            fcntl.flock(fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            fh.seek(0)
-            holder = fh.read().strip() or "another process"
-            raise RunnerError(f"study '{study_id}' is being run by {holder}; wait for it or stop it first") from None
-        fh.seek(0)
-        fh.truncate()
-        fh.write(f"process {os.getpid()}")
-        fh.flush()
-        try:
-            yield
-        finally:
-            fcntl.flock(fh, fcntl.LOCK_UN)
 
 
 class RunEnds:

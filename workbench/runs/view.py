@@ -45,21 +45,25 @@ def grid_states(db: sqlite_utils.Database, study_id: str) -> list[dict]:
     process died); it is marked so, and the next run of the study resumes it.
     """
     from store import runs as run_rows
+    from workbench.runs.run_lock import lock_holder
     from workbench.studies import load_study, planned_runs
 
     study = load_study(db, study_id)
     stored = {r["id"]: r for r in run_rows.list_runs(db, study_id)}
     cut = run_rows.truncated_run_ids(db, study_id)
-    return [{**state_from_row(plan, stored.get(plan["id"])), "truncated": plan["id"] in cut}
+    elsewhere = lock_holder(db, study_id)  # another process runs the study: its running runs are live
+    return [{**state_from_row(plan, stored.get(plan["id"]), elsewhere), "truncated": plan["id"] in cut}
             for plan in planned_runs(db, study)]
 
 
-def state_from_row(plan: dict, row: dict | None) -> dict:
+def state_from_row(plan: dict, row: dict | None, elsewhere: str | None = None) -> dict:
+    """`elsewhere`: the process that runs the study now, if another one does (its running runs are not dead)."""
     row = row or {}
     status = row.get("status") or "pending"
     return {
         "run_id": plan["id"], "case_id": plan["case_id"], "condition": plan["condition"],
-        "replicate": plan["replicate"], "status": status, "interrupted": status == "running",
+        "replicate": plan["replicate"], "status": status, "interrupted": status == "running" and not elsewhere,
+        "elsewhere": elsewhere if status == "running" else None,
         "calls_done": None, "calls_expected": None,
         "input_tokens": row.get("input_tokens") or 0, "output_tokens": row.get("output_tokens") or 0,
         "cost": row.get("cost") or 0.0, "cost_unknown": bool(row.get("cost_unknown")),
