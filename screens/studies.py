@@ -215,7 +215,8 @@ class StudiesScreen(StudyActions, JudgingActions, PacketActions, SectionScreen):
     ]
     # below 100 columns the footer keeps the shown keys and leaves Quit to help: "x Export" was cut to "x E" at
     # 80x24 (issue 43's walk)
-    NARROW_KEYS = {"select_cursor", "new_study", "freeze", "judge", "unblind", "report", "export"}
+    NARROW_KEYS = {"select_cursor", "new_study", "freeze", "selected('judge')", "selected('unblind')",
+                   "selected('report')", "selected('export')"}
 
     def compose_section(self) -> ComposeResult:
         with Horizontal(id="studies-body"):

@@ -64,7 +64,8 @@ class KeyFooter(Footer):
             action = getattr(widget, "action", None)
             is_app_key = action in APP_ACTIONS or widget.has_class("-command-palette")
             name = (action or "").split("(", 1)[0]
-            if essential is not None and name not in essential and (not is_app_key or name == "quit"):
+            # named by action (`freeze`) or, for an action with an argument, whole (`selected('judge')`)
+            if essential is not None and not {name, action} & essential and (not is_app_key or name == "quit"):
                 continue  # in help (?) and the palette (ctrl+q too); the footer has no room for it here
             (pinned if is_app_key else rest).append(widget)
         yield from rest
