@@ -406,7 +406,7 @@ class Gateway:
                 async with shared:
                     # never pay for a reply that cannot be written; the request is journaled before it is sent
                     reserved, journal = await self._journaled(request, key, attempt) if endpoint is not None \
-                        else self._ensure_recordable(request, key, attempt, sends=False)
+                        else (self._ensure_recordable(request), None)
                     emit(CALL_SENT, stream=stream, max_tokens=settings.max_tokens)
                     started_at, t0 = _now(), time.perf_counter()
                     if endpoint is not None and request.study_id:
@@ -553,13 +553,12 @@ class Gateway:
             log = self._logs[study_id or ""] = CallLog(self.log_path(study_id))
         return log
 
-    def _ensure_recordable(self, request: CallRequest, key: str, attempt: int, *,
-                           sends: bool) -> tuple[int, int | None]:
+    def _ensure_recordable(self, request: CallRequest) -> int:
         """Before a request goes out: the log ends in a whole line (a torn line the store never recorded is
         cut away, and the cut recorded; one it did record stops everything), and both the log's and the
-        store's disks have room for this call's record besides the records of the calls in flight; then a
-        request that `sends` to a server is journaled (workbench/gateway/journal.py). Returns the bytes
-        reserved for this call (released once its record is written) and its journal entry."""
+        store's disks have room for this call's record besides the records of the calls in flight. Returns the
+        bytes reserved for this call (released once its record is written); `_journaled` journals a request
+        sent to a server (workbench/gateway/journal.py)."""
         log = self._log(request.study_id)
         try:
             log.check_tail()
@@ -586,14 +585,13 @@ class Gateway:
                 continue
             if free - self._reserved < need:
                 raise DiskFull(what, where)
-        journal = self._journal(request, key, attempt) if sends else None
         self._reserved += need
-        return need, journal
+        return need
 
     async def _journaled(self, request: CallRequest, key: str, attempt: int) -> tuple[int, int]:
         """`_ensure_recordable` for a request about to be sent, its journal entry written with the others asked
         for in this turn of the event loop (`_GroupCommit`). Returns the bytes reserved and the entry's id."""
-        reserved, _ = self._ensure_recordable(request, key, attempt, sends=False)
+        reserved = self._ensure_recordable(request)
         try:
             return reserved, await self._loop_state()["commits"].journal(self._journal_entry(request, key, attempt))
         except BaseException:
@@ -610,9 +608,6 @@ class Gateway:
                 "api_base": settings.api_base, "prompt_tokens": prompt, "max_tokens": settings.max_tokens,
                 "cost_estimate": cost_of(settings.model, prompt, settings.max_tokens or 0), "sent_at": _now(),
                 "pid": os.getpid()}
-
-    def _journal(self, request: CallRequest, key: str, attempt: int) -> int:
-        return self._write_journal(self._journal_entry(request, key, attempt))
 
     def _write_journal(self, entry: dict[str, Any]) -> int:
         try:

@@ -188,7 +188,7 @@ class Batcher:
         batch_id = uuid.uuid4().hex
         try:
             for p in group:  # never pay for replies that cannot be written (each is recorded before it is sent)
-                p.reserved, _ = self.gateway._ensure_recordable(p.request, p.key, 1, sends=False)
+                p.reserved = self.gateway._ensure_recordable(p.request)
         except Exception as exc:  # a full disk: every caller stops with it, nothing was sent
             self._release(group)
             for p in group:
