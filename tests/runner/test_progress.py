@@ -3,6 +3,8 @@ measured throughput. Pure bookkeeping: events in, snapshots out."""
 
 from __future__ import annotations
 
+import pytest
+
 from workbench.cli.run_display import PlainDisplay, progress_line
 from workbench.events import PROGRESS, RUN_CANCELLED, RUN_FAILED, RUN_FINISHED, RUN_STARTED, TURN_FINISHED, Event
 from workbench.runs import progress as progress_module
@@ -89,13 +91,20 @@ def test_plain_display_announces_the_plan_and_prints_the_final_100(capsys):
     import io
 
     out = io.StringIO()
-    display = PlainDisplay(out)
+    now, slept = [0.0], []
+
+    def sleep(seconds):
+        slept.append(seconds)
+        now[0] += seconds
+
+    display = PlainDisplay(out, clock=lambda: now[0], sleep=sleep)
     p = StudyProgress(RUNS[:1], {"s/c/B1/0": 1}, extra_calls=1)
     display.emit(Event(PROGRESS, payload=p.snapshot()))
     p.update(Event(RUN_STARTED, run_id="s/c/B1/0"))
     p.update(turn("s/c/B1/0"))
     p.update(Event(RUN_FINISHED, run_id="s/c/B1/0"))
     display.emit(Event(PROGRESS, payload={**p.snapshot(), "run": p.runs["s/c/B1/0"].to_dict()}))
+    now[0] += 0.3
     p.follow_up_ended(1, 0)  # a follow-up that made no call
     display.emit(Event(PROGRESS, payload=p.snapshot()))
     display.emit(Event(PROGRESS, payload=p.snapshot()))  # the same again: not repeated
@@ -103,11 +112,28 @@ def test_plain_display_announces_the_plan_and_prints_the_final_100(capsys):
     assert lines[0] == "planned   1 runs, 2 calls"
     assert lines[1].startswith("progress 0% (0/2 calls)")
     assert lines[2].startswith("done") and "c/B1/0" in lines[2]
-    # 50% came within a second of the last line: held, then replaced by the final 100%, which is never held
-    assert lines[3].startswith("progress 100% (2/2 calls, 1 made)")
-    assert len(lines) == 4
+    # 50% and then 100% came within a second of the last progress line: held, the latest replacing the other
+    assert len(lines) == 3
+    display.close()  # the final state is always shown, a whole second after the progress line before it
+    lines = [line.split(" ", 1)[1] for line in out.getvalue().splitlines()]
+    assert lines[3].startswith("progress 100% (2/2 calls, 1 made)") and len(lines) == 4
+    assert slept == [pytest.approx(0.7)]
+
+
+def test_a_pause_is_shown_at_once_and_a_final_line_a_second_on_needs_no_wait():
+    import io
+
+    now, slept = [0.0], []
+    out = io.StringIO()
+    display = PlainDisplay(out, clock=lambda: now[0], sleep=slept.append)
+    p = StudyProgress(RUNS[:1], {"s/c/B1/0": 1})
+    display.emit(Event(PROGRESS, payload=p.snapshot()))
+    now[0] += 0.1
+    display.emit(Event(PROGRESS, payload={**p.snapshot(), "paused": True}))  # Ctrl-C: not held for a second
+    assert sum(line.split(" ", 1)[1].startswith("progress") for line in out.getvalue().splitlines()) == 2
+    now[0] += 5.0
     display.close()
-    assert len(out.getvalue().splitlines()) == 4
+    assert slept == []
 
 
 def test_the_batch_progress_line_counts_waiting_calls_and_comes_at_most_once_a_second():

@@ -70,9 +70,9 @@ class PlainDisplay:
     """Log lines for non-terminals: one per run started/finished, retries, topology, and the study's progress
     at most once per `interval` seconds (waiting calls are a count in it, never a line each)."""
 
-    def __init__(self, stream=None, *, interval: float = 1.0, clock=time.monotonic) -> None:
+    def __init__(self, stream=None, *, interval: float = 1.0, clock=time.monotonic, sleep=time.sleep) -> None:
         self.stream = stream or sys.stderr
-        self.interval, self.clock = interval, clock
+        self.interval, self.clock, self.sleep = interval, clock, sleep
         self._last: tuple | None = None  # the last progress printed (calls done, total, paused, waiting)
         self._printed_at: float | None = None
         self._held: dict | None = None   # a progress line not printed yet (the last was under a second ago)
@@ -122,8 +122,7 @@ class PlainDisplay:
         key = (p["calls_done"], p["calls_expected"], p["paused"], p.get("calls_waiting") or 0)
         if key == self._last:
             return
-        ended = p["calls_done"] >= p["calls_expected"] or p["paused"]
-        if self._printed_at is None or ended or self._due():
+        if self._printed_at is None or p["paused"] or self._due():  # a pause is shown at once (Ctrl-C exits fast)
             self._print_progress(p)
         else:
             self._held = p
@@ -137,7 +136,9 @@ class PlainDisplay:
         self._printed_at, self._held = self.clock(), None
 
     def close(self) -> None:
-        if self._held is not None:  # the last state is always shown
+        if self._held is not None:  # the last state is always shown, a second after the line before it at most
+            if not self._due():     # (at most one progress line a second, the final one too: issue 40)
+                self.sleep(self.interval - (self.clock() - self._printed_at))
             self._print_progress(self._held)
 
 
