@@ -214,3 +214,14 @@ class FakeEmbedder:
     def embed(self, texts):
         rng = np.random.default_rng(0)
         return np.stack([v / np.linalg.norm(v) for v in rng.normal(size=(len(texts), 8))])
+
+
+@pytest.mark.parametrize("numbers", [(1, 2, 2, 3), (1, 2, 4, 5), (1, 2, 3, 3)])
+def test_a_slip_in_the_numbering_drops_no_perspective(numbers):
+    """Round E (written apart, tests/corpus/b3/heldout-s14e.toml): a small model numbered its four views 1, 2, 2, 3
+    and the list was read as three, silently; a repeated or skipped number keeps the list going."""
+    views = ["Technical", "Security", "Operations", "Business"]
+    items = "\n\n".join(f"{n}. {v} Perspective: what the {v.lower()} side sees in the plan." for n, v in
+                        zip(numbers, views))
+    split = split_perspectives(f"Perspectives on the plan:\n\n{items}\n\nSynthesized Recommendation:\n\nGo slowly.")
+    assert [s.title for s in split.sections] == [f"{v} Perspective" for v in views]

@@ -45,9 +45,10 @@ FLOORS = {
 # the synthesis, a SWOT analysis read as four views), seconds 20 of 24 (1 silent: "SECOND: yes, no"), votes 18 of 24,
 # the rest flagged. The integrator then flagged those three by rule; D stays held out, no longer unseen there.
 HELD_OUT_FLOORS = {
-    "b3": (70, 0.70),           # 54 of 74 correct, 20 flagged (D: 11 of 26)
-    "second": (55, 0.90),       # 52 of 57, 5 flagged (1 from gemma-3-270m)
-    "vote": (55, 0.85),         # 51 of 57, 6 flagged (2 from gemma-3-270m)
+    # round E (s14e, written as chat models answer) first read b3 28 of 32 (1 silent), seconds 28 of 28, votes 26 of 28
+    "b3": (100, 0.75),          # 83 of 106 correct, 23 flagged (D first: 11 of 26; E first: 28 of 32)
+    "second": (80, 0.92),       # 80 of 85, 5 flagged (1 from gemma-3-270m)
+    "vote": (80, 0.90),         # 79 of 85, 6 flagged (2 from gemma-3-270m)
     # 59 of 89, 30 flagged: a key term shared with a criterion ("Frame your answer as a memo", "the module's
     # output") without a sure meaning is flagged, not taken as a cue (it was read as one, silently, 11 times)
     "cues": (85, 0.65),

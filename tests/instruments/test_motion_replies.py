@@ -139,3 +139,17 @@ def test_the_prompts_instruction_echoed_is_no_answer():
     """gemma-3-270m echoes the call (tests/corpus/*/captured-gemma-3-270m-s13.toml): its quoted tags are not said."""
     assert parse_second('Do you second the motion? Reply with one line "SECOND: no", then one sentence.') is None
     assert parse_vote('Vote. Reply with one line "VOTE: aye", "VOTE: nay" or "VOTE: abstain".')[0] == "unparsed"
+    # unquoted, as a small model echoes it on a line of its own: the list says nothing, the answer after it does
+    # (round E, written apart: tests/corpus/vote/heldout-s14e.toml)
+    assert parse_vote("VOTE: aye, VOTE: nay or VOTE: abstain\n\nVOTE: nay\nIt is wrong.")[0] == "nay"
+    assert parse_second("SECOND: yes or SECOND: no\nSECOND: yes\nIt deserves a debate.") is True
+    assert parse_vote("VOTE: aye, VOTE: nay or VOTE: abstain")[0] == "unparsed"
+
+
+def test_support_for_another_hypothetical_motion_says_nothing_of_this_one():
+    reply = "VOTE: nay\nIt lets the pipeline touch stateful hosts. I'd vote aye on an amended version that carves them out."
+    assert parse_vote(reply)[0] == "nay"
+    assert parse_second("SECOND: no\nI would second a narrower motion.") is False
+    # without a tag it is no answer to this motion, and a plain contrary statement still makes the reply unreadable
+    assert parse_vote("I'd vote aye on an amended version.")[0] == "unparsed"
+    assert parse_vote("VOTE: nay\nI vote aye.")[0] == "unparsed"

@@ -143,6 +143,15 @@ _TAG_NAMES = {
 _SEPARATOR = r"[ \t]*(?:\?|:|=|—|–|-|\bis\b)[ \t:=]*\n?[ \t]*"  # the value may stand on the next line
 
 
+def _echoed_options(kind: str, text: str) -> str:
+    """The reply without lines that list the prompt's options ("VOTE: aye, VOTE: nay or VOTE: abstain", a small
+    model echoing its instruction): a line naming the tag two or more times, joined by "or", commas or bars."""
+    tag = "second" if kind == "second" else "vote"
+    echo = re.compile(r"^[^\n]*\b" + tag + r"\b[^\n]*?(?:\bor\b|[,/|])[^\n]*\b" + tag + r"\b[ \t]*[:=][^\n]*$",
+                      re.IGNORECASE | re.MULTILINE)
+    return echo.sub("", text)
+
+
 def _tag_values(kind: str, text: str) -> list[tuple[int, int, str]]:
     """(start, end, value) of every tag in the reply: at a line's start (`Vote: aye`, `1. SECOND — no`,
     `My vote = nay`), or `VOTE:` / `SECOND=` within a line ("(Correction — VOTE: abstain)")."""
@@ -315,7 +324,7 @@ def _clauses(sentence: str) -> list[str]:
 
 def _in_words(kind: str, text: str) -> str | None:
     """The one reading of the member's own statements in `text`; None when there is none, a hedge, or two."""
-    return _one(_statements(kind, text))
+    return _one(_statements(kind, text, skip=_HYPOTHETICAL))
 
 
 def _one(readings: list[str | None]) -> str | None:
@@ -331,8 +340,9 @@ _RETRACTED = re.compile(r"\b(?:scratch that|i take (?:that|it) back|changed? my 
 _QUOTED = re.compile(r'"[^"\n]*?\s[^"\n]*?"')
 
 
-def _statements(kind: str, text: str) -> list[str | None]:
-    """The reading of each of the member's statements in order (None for a hedged one)."""
+def _statements(kind: str, text: str, skip: re.Pattern | None = None) -> list[str | None]:
+    """The reading of each of the member's statements in order (None for a hedged one); a clause `skip` finds
+    says nothing."""
     out: list[str | None] = []
     sentences = _sentences(_QUOTED.sub('""', text))
     for n, sentence in enumerate(sentences):
@@ -344,6 +354,8 @@ def _statements(kind: str, text: str) -> list[str | None]:
             hedged = bool(_CONDITION.search(_clauses(sentence)[0]) or _HEDGE.search(_clauses(sentence)[0]))
             out.append(None if hedged else opening)
         for clause in _clauses(sentence):
+            if skip is not None and skip.search(clause):
+                continue
             if out and _TAKEN_BACK.search(clause):
                 out.append(None)  # "... actually, I will": a correction makes the answer unreadable, not the last word
             if _ABOUT_OTHERS.search(clause) and not re.search(r"\b(?:I|my|me)\b", clause):
@@ -436,8 +448,14 @@ def _vote_phrase(value: str) -> str | None:
 
 # --- the two readers -------------------------------------------------------------------------------------------
 
+# a vote or second for another, hypothetical motion ("I'd vote aye on an amended version") says nothing of this one
+_HYPOTHETICAL = re.compile(r"\b(?:I|we)(?:'d|[ \t]+would|[ \t]+could)\b.*\b(?:amended|revised|modified|different|"
+                           r"another|other|future|narrower|broader|stronger|weaker)[ \t]+(?:\w+[ \t]+)?(?:version|"
+                           r"motion|amendment|proposal|text|draft|plan|wording)\b", re.IGNORECASE)
+
+
 def _read(kind: str, text: str) -> str | None:
-    plain = _plain(text)
+    plain = _echoed_options(kind, _plain(text))
     tagged = sorted(_tag_values(kind, plain) + _json_values(kind, plain))
     if tagged:
         readings = [_value(kind, value) for _, _, value in tagged]
@@ -447,7 +465,8 @@ def _read(kind: str, text: str) -> str | None:
         rest = "\n".join(line for n, line in enumerate(plain.splitlines()) if n not in tag_lines)
         if len(tagged) == 1 and _RETRACTED.search(rest):
             return None  # "SECOND: yes. Scratch that.": the tag taken back and not said again
-        return _one(readings + [r for r in _statements(kind, rest) if r is not None])
+        said = [r for r in _statements(kind, rest, skip=_HYPOTHETICAL) if r is not None]
+        return _one(readings + said)
     return _in_words(kind, plain)
 
 

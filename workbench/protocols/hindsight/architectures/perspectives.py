@@ -719,7 +719,9 @@ def _numbered_runs(lines: list[str]) -> list[list[tuple[int, str, str]]]:
         if expected is not None and key == 1 and key != expected:
             runs.append(out)  # a new list from 1
             out, expected = [], None
-        if expected is None and key != 1 or expected is not None and key != expected:
+        # a slip in the numbering (1, 2, 2, 3 or 1, 2, 4) keeps the list going: an item is never dropped for it
+        slip = expected is not None and key in (expected - 1, expected + 1) and key > 1
+        if expected is None and key != 1 or expected is not None and key != expected and not slip:
             continue
         if _STOP.match(rest) or _synth_title(_clean_title(rest)):
             break
@@ -731,7 +733,7 @@ def _numbered_runs(lines: list[str]) -> list[list[tuple[int, str, str]]]:
         elif asked:  # "1. How would a lawyer see it? As extortion.": the role asked names the view
             title, body = _clean_title(asked.group(1)), rest
         out.append((i, title, body))
-        expected = key + 1
+        expected = max(key, expected or 0) + 1 if slip else key + 1
     runs.append(out)
     return [run for run in runs if len(run) >= 2]
 
