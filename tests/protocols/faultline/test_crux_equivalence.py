@@ -78,6 +78,18 @@ def test_the_check_reads_same_or_different_and_never_guesses(reply, read):
     assert eq.read_check(reply) is read
 
 
+def test_a_model_that_joins_raise_and_cut_flags_the_reading():
+    """A small model may answer SAME to a raise/cut pair: the clusters then join two directions, and the
+    reading says so instead of counting a recurrence silently."""
+    qs = ["Will the bank raise rates?", "Will the bank cut rates?", "Will the bank hike rates?"]
+    vectors = np.eye(3) * 0.5 + 0.5                      # every pair a candidate
+    said_same = eq.by_model(qs, vectors, lambda prompts: ["SAME"] * len(prompts), "m", runs=["0", "1", "2"])
+    assert said_same.flagged and "differ in direction" in said_same.reason and said_same.conflicts
+    raise_hike = lambda prompts: ["DIFFERENT" if "cut rates" in p else "SAME" for p in prompts]  # noqa: E731
+    apart = eq.by_model(qs, vectors, raise_hike, "m", runs=["0", "1", "2"])
+    assert not apart.flagged and apart.labels[0] == apart.labels[2] != apart.labels[1]
+
+
 def test_the_prompt_holds_the_two_questions_only_in_one_order():
     p = eq.pair_prompt("Will B happen?", "Will A happen?")
     assert p == eq.pair_prompt("Will A happen?", "Will B happen?")
