@@ -77,6 +77,8 @@ def measure(name: str, api_base: str, pair_sets: list[tuple[str, list]], crux_se
                    "structured": None if mode == "constrained" else "none"}
         ask = _model_asker(options)
         for where, pairs in pair_sets:
+            if not pairs:   # --limit 0: the crux sets only
+                continue
             t0 = time.monotonic()
             s = score(pairs, ask([equivalence.pair_prompt(*e.text.split("\n")) for e in pairs]))
             print(line(name, mode, where, s) + f"  {time.monotonic() - t0:.0f} s", flush=True)
@@ -102,7 +104,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--cruxes", action="append", type=Path, default=[], help="a file of planted crux sets")
     parser.add_argument("--crux-id", action="append", default=[], help="read only these sets of the --cruxes files")
     parser.add_argument("--plain", action="store_true", help="also ask without the schema (the reply read as text)")
-    parser.add_argument("--limit", type=int, help="the first N pairs of each set (a slow machine)")
+    parser.add_argument("--limit", type=int, help="the first N pairs of each set (a slow machine; 0: none)")
     parser.add_argument("--threads", type=int, default=1, help="the server's threads (1 on a crowded machine)")
     parser.add_argument("--dump", type=Path, help="every reply and reading, as JSON")
     args = parser.parse_args(argv)
