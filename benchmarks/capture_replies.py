@@ -35,11 +35,12 @@ def prompts(b3: int, seconds: int, votes: int) -> list[tuple[str, str, str]]:
     def scenario(case: str) -> str:
         return SITUATION.format(scenario=parse_file(REPO / "cases" / f"{case}.md").case.scenario.strip())
 
-    out = [("b3", f"b3-{case}-{k}", B3_PROMPT.format(situation=scenario(case), layout="", report=""))
-           for k in range(1, b3 + 1) for case in ("glenda-crock", "blast-radius")][:b3]
     committee = dict(situation=scenario("glenda-crock"), briefing="", minutes=MINUTES, motion=MOTION)
-    out += [("second", f"second-{k}", C2_SECOND.format(**committee, mover="Strategist")) for k in range(1, seconds + 1)]
+    # the short replies first: a capture stopped early on a slow machine still has seconds and votes
+    out = [("second", f"second-{k}", C2_SECOND.format(**committee, mover="Strategist")) for k in range(1, seconds + 1)]
     out += [("vote", f"vote-{k}", C2_VOTE_MOTION.format(**committee)) for k in range(1, votes + 1)]
+    out += [("b3", f"b3-{case}-{k}", B3_PROMPT.format(situation=scenario(case), layout="", report=""))
+            for k in range(1, b3 + 1) for case in ("glenda-crock", "blast-radius")][:b3]
     return out
 
 
@@ -82,6 +83,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seconds", type=int, default=4)
     parser.add_argument("--votes", type=int, default=4)
     parser.add_argument("--max-tokens", type=int, default=450)
+    parser.add_argument("--threads", type=int, default=2, help="the server's threads (1 on a crowded machine: "
+                        "llama.cpp's threads wait on each other, and a busy core stalls both)")
+    parser.add_argument("--chat-format", help="for a GGUF without a chat template, e.g. gemma (gemma-3-270m)")
     args = parser.parse_args(argv)
     os.environ["WORKBENCH_REALMODEL_GGUF"] = str(args.gguf)
     from tests.realmodel.server import start_server
@@ -96,7 +100,7 @@ def main(argv: list[str] | None = None) -> int:
             out.write(toml_entry(instrument, ident, args.source, text, reading))
 
     with tempfile.TemporaryDirectory(prefix="capture-log-") as logs:
-        server = start_server(Path(logs), n_ctx=4096, threads=2)
+        server = start_server(Path(logs), n_ctx=4096, threads=args.threads, chat_format=args.chat_format)
         try:
             replies = ask_all(server.api_base, items, args.max_tokens, done)
         finally:

@@ -34,7 +34,8 @@ UNSEEN = {"session-11.toml": "unseen (session 11, first: seen before the BAND fl
           "session-11-second.toml": "unseen (session 11, second: seen after the BAND flag)",
           "session-11-third.toml": "unseen (session 11, third: written before the run-structure trials)",
           "session-12-a.toml": "unseen (session 12, round A: tuning after its first reading)",
-          "session-12-b.toml": "held-out (session 12, round B: never tuned on)"}
+          "session-12-b.toml": "held-out (session 12, round B: never tuned on)",
+          "session-13-d.toml": "held-out (session 13, round D: read once in session 14)"}
 
 
 def rows(method: str = "matching") -> list[dict]:

@@ -7,7 +7,7 @@ Prints, per instrument and per part of its corpus (the tuning set, and the held-
 used to tune), entries, layouts, read correctly, flagged, and misread without a flag (the number that must stay 0). The README's table is this output, with the date it was run. Then the crux
 equivalence's targets on the held-out planted sets (benchmarks/data-cruxes/held-out.toml, which no test
 reads), the model check's accuracy on the labelled pairs (tests/corpus/crux-pairs, benchmarks/data-cruxes/pairs)
-for each --check-model,
+for each --check-model (a running server; benchmarks/crux_check_models.py starts each local model's in turn),
 and the cue audit's meaning check's precision and recall on its labelled set.
 """
 

@@ -86,13 +86,17 @@ class LocalServer:
             self.process.kill()
 
 
-def start_server(log_dir: Path, *, n_ctx: int | None = 8192, threads: int | None = None) -> LocalServer:
-    """`n_ctx` None: the server's own default context (llama-cpp-python's: 2,048), as a user starts it."""
+def start_server(log_dir: Path, *, n_ctx: int | None = 8192, threads: int | None = None,
+                 chat_format: str | None = None) -> LocalServer:
+    """`n_ctx` None: the server's own default context (llama-cpp-python's: 2,048), as a user starts it.
+    `chat_format`: for a GGUF without a chat template (gemma-3-270m's: the server falls back to llama-2's
+    [INST] layout, which the model answers with fragments of that layout)."""
     port = free_port()
     log_path = log_dir / "llama-server.log"
     threads = threads or max(1, os.cpu_count() or 1)
     cmd = [sys.executable, "-m", "llama_cpp.server", "--model", str(gguf_path()), "--host", "127.0.0.1",
-           "--port", str(port), "--n_threads", str(threads)] + (["--n_ctx", str(n_ctx)] if n_ctx else [])
+           "--port", str(port), "--n_threads", str(threads)] + (["--n_ctx", str(n_ctx)] if n_ctx else []) \
+        + (["--chat_format", chat_format] if chat_format else [])
     log = open(log_path, "w")
     process = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, preexec_fn=_die_with_parent)
     server = LocalServer(process, port, log_path)

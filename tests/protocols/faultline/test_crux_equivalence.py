@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import re
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -69,9 +70,24 @@ def test_direction_conflicts_name_opposite_directions_in_one_cluster_only():
 @pytest.mark.parametrize("reply, read", [("SAME", True), ("different.", False), ("**SAME** - both ask it", True),
                                          ("They are DIFFERENT questions.", False), ("I think so", None),
                                          ("SAME or DIFFERENT? Hard to say", None), ("", None),
-                                         ("They are not the same question.", False), ("Yes.", True)])
+                                         ("They are not the same question.", False), ("Yes.", True),
+                                         ('{ "answer" : "DIFFERENT"}', False), ('{"answer": "maybe"}', None),
+                                         ("Answer: Same", True),
+                                         ("Rewordings of one question are the same question.", None)])
 def test_the_check_reads_same_or_different_and_never_guesses(reply, read):
     assert eq.read_check(reply) is read
+
+
+def test_a_model_that_joins_raise_and_cut_flags_the_reading():
+    """A small model may answer SAME to a raise/cut pair: the clusters then join two directions, and the
+    reading says so instead of counting a recurrence silently."""
+    qs = ["Will the bank raise rates?", "Will the bank cut rates?", "Will the bank hike rates?"]
+    vectors = np.eye(3) * 0.5 + 0.5                      # every pair a candidate
+    said_same = eq.by_model(qs, vectors, lambda prompts: ["SAME"] * len(prompts), "m", runs=["0", "1", "2"])
+    assert said_same.flagged and "differ in direction" in said_same.reason and said_same.conflicts
+    raise_hike = lambda prompts: ["DIFFERENT" if "cut rates" in p else "SAME" for p in prompts]  # noqa: E731
+    apart = eq.by_model(qs, vectors, raise_hike, "m", runs=["0", "1", "2"])
+    assert not apart.flagged and apart.labels[0] == apart.labels[2] != apart.labels[1]
 
 
 def test_the_prompt_holds_the_two_questions_only_in_one_order():
@@ -193,6 +209,12 @@ def test_the_check_goes_through_the_gateway_blind_and_a_pair_asked_again_is_repl
                for r in rows)
     sent = json.loads(rows[0]["request"])
     assert json.dumps(sent).count("Will rates") == 2 and "condition" not in json.dumps(sent).lower()
+    # constrained to SAME | DIFFERENT where the endpoint enforces it: the schema is part of the replay key
+    from workbench.gateway.api import CallRequest
+    from workbench.gateway.client import call_key
+    asked = CallRequest(messages=sent, settings=ModelSettings(model="mock", max_tokens=16), role="extractor",
+                        turn=rows[0]["turn"], agent="crux-checker", response_schema=eq.CHECK_SCHEMA)
+    assert rows[0]["call_key"] == call_key(asked) != call_key(replace(asked, response_schema=None))
 
 
 def test_a_cr_that_hangs_on_questions_the_embedding_cannot_decide_is_flagged():

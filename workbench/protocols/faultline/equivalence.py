@@ -23,9 +23,11 @@ the study file (`crux_equivalence`) and in the report:
   more than CR_SHIFT at some cut of the tree from BAND to SAME), the reading is flagged (`undecided`).
 - MODEL: every pair of questions of different runs at cosine >= CANDIDATE is put to the study's extractor
   model ("do these two questions ask the same thing?"), blind to run and condition (the prompt holds the two
-  questions only, in a fixed order), through the gateway, whose replay cache answers a pair asked before. The clusters are
-  average-linkage over the answers (same: 1, different or not a candidate: 0) cut at 0.5. A pair whose answer
-  is unreadable counts as different and is counted (`unreadable`).
+  questions only, in a fixed order), through the gateway, whose replay cache answers a pair asked before; the
+  reply constrained to SAME | DIFFERENT where the endpoint enforces a schema. The clusters are average linkage
+  over the answers (same: 1, different or not a candidate: 0) cut at 0.5. A pair whose answer is unreadable
+  counts as different and is counted (`unreadable`); unreadable answers, and a cluster the answers make of
+  questions that name opposite directions, flag the reading.
 
 Clusters are labels as `measures.crux_clusters` gives them (−1: a question no other restates).
 """
@@ -63,16 +65,22 @@ _HOLD = "unchanged hold holds flat steady same stay stays keep keeps"
 DIRECTION = {**{w: "up" for w in _UP.split()}, **{w: "down" for w in _DOWN.split()},
              **{w: "hold" for w in _HOLD.split()}}
 
-CHECK_PROMPT = """Two questions were written by different analysts about the same debate.
+# The check's prompt and reply (the project's own, session 14): the instruction first and the two questions
+# last, ending "Answer:", so that a small model's next words are the answer (SmolLM2-135M echoed "Question A:"
+# when the questions came first); the reply constrained to {"answer": "SAME" | "DIFFERENT"} (CHECK_SCHEMA) where
+# the endpoint enforces a schema (llama.cpp and llama-cpp-python by grammar), read as plain text otherwise.
+CHECK_PROMPT = """Decide whether two questions ask the same thing, so that one answer settles both. Rewordings of \
+one question are the same question. Questions about different things, or that differ in direction (for example \
+"raise" against "cut", "rise" against "fall", "up" against "unchanged"), are different questions. Reply with one \
+word: SAME or DIFFERENT.
 
 Question A: {a}
 Question B: {b}
-
-Do A and B ask the same question, so that one answer settles both? Rewordings of one question are the same
-question. Questions about different things, or that differ in direction (for example "raise" against "cut",
-"rise" against "fall", "up" against "unchanged"), are different questions.
-
-Answer with one word on the first line: SAME or DIFFERENT."""
+Answer:"""
+CHECK_TOKENS = 24   # `read cruxes`: room for the constrained reply (~8 tokens) or a one-word answer and a few more
+CHECK_SCHEMA = {"name": "crux_equivalence",
+                "schema": {"type": "object", "required": ["answer"],
+                           "properties": {"answer": {"type": "string", "enum": ["SAME", "DIFFERENT"]}}}}
 
 
 def directions(question: str) -> frozenset[str]:
@@ -233,16 +241,22 @@ def _relabelled(labels, min_size: int):
 
 
 def read_check(text: str) -> bool | None:
-    """SAME → True, DIFFERENT (or "not the same") → False; None when the reply says both, or neither, or
-    only yes/no after other words (never guessed)."""
-    upper = re.sub(r"\bNOT\s+(?:THE\s+)?SAME\b", "DIFFERENT", (text or "").upper())
-    said = set(re.findall(r"\b(SAME|DIFFERENT)\b", upper))
+    """SAME → True, DIFFERENT (or "not the same") → False; None when the reply says both, or neither, or gives
+    its answer only in words the prompt itself uses (never guessed). Read in order: the constrained reply's
+    `answer`; SAME or DIFFERENT written in capitals, as the prompt asks; else the reply's first word (same,
+    different, yes, no). Lower-case "same" past the first word is not read: the instruction says "ask the same
+    thing", so a reply echoing it would read SAME."""
+    text = re.sub(r"\bnot\s+(?:the\s+)?same\b", "DIFFERENT", text or "", flags=re.IGNORECASE)
+    answer = re.search(r'"answer"\s*:\s*"([^"]*)"', text)
+    if answer:
+        return {"SAME": True, "DIFFERENT": False}.get(answer.group(1).strip().upper())
+    said = set(re.findall(r"\b(SAME|DIFFERENT)\b", text))
     if len(said) == 1:
         return said == {"SAME"}
     if said:
         return None
-    first = re.search(r"[A-Z]+", upper)
-    return {"YES": True, "NO": False}.get(first.group(0)) if first else None
+    first = re.search(r"[A-Za-z]+", re.sub(r"^\W*answer\W*", "", text.strip(), flags=re.IGNORECASE))
+    return {"SAME": True, "YES": True, "DIFFERENT": False, "NO": False}.get(first.group(0).upper()) if first else None
 
 
 def pair_prompt(a: str, b: str) -> str:
@@ -356,11 +370,16 @@ def by_model(questions: list[str], vectors, ask: Callable[[list[str]], list[str]
         same[i, j] = same[j, i] = 1.0 if answers[pair_prompt(questions[i], questions[j])] else 0.0
     unreadable = sum(1 for a in answers.values() if a is None)
     labels = average_linkage(same, 0.5, min_size)
-    why = f"{unreadable} of {len(answers)} answers of the model were neither SAME nor DIFFERENT" if unreadable else ""
+    conflicts = direction_conflicts(questions, labels)
+    why = "; ".join(filter(None, (
+        f"{unreadable} of {len(answers)} answers of the model were neither SAME nor DIFFERENT" if unreadable else "",
+        # a small model may call raise and cut one question (SmolLM2-135M does): said, never taken as a recurrence
+        ("the model's answers join questions that differ in direction (e.g. "
+         + " / ".join(f'"{q}"' for q in conflicts[0]) + ")") if conflicts else "")))
     return Equivalence([int(x) for x in labels],
                        f"{model_name}'s check of every pair" + (" of different runs" if runs is not None else "")
                        + f" at {embedding} cosine >= {candidate}, average linkage over its answers",
-                       bool(unreadable), why, asked=len(answers), unreadable=unreadable)
+                       bool(why), why, asked=len(answers), unreadable=unreadable, conflicts=conflicts)
 
 
 def gateway_asker(db, db_path, settings, study_id: str | None) -> Callable[[list[str]], list[str]]:
@@ -376,7 +395,7 @@ def gateway_asker(db, db_path, settings, study_id: str | None) -> Callable[[list
     async def one(prompt: str) -> str:
         turn = f"{CHECK_TURN}:{hashlib.sha256(prompt.encode()).hexdigest()[:16]}"
         request = CallRequest(messages=[{"role": "user", "content": prompt}], settings=settings, role=CHECK_ROLE,
-                              study_id=study_id, turn=turn, agent="crux-checker")
+                              study_id=study_id, turn=turn, agent="crux-checker", response_schema=CHECK_SCHEMA)
         return (await gateway.call(request, None)).text
 
     async def every(prompts: list[str]) -> list[str]:

@@ -102,7 +102,7 @@ def _model_asker(options: dict):
     folder = Path(tempfile.mkdtemp(prefix="workbench-read-"))
     db = open_workbench_store(folder / "read.db")
     settings = ModelSettings(model=options["model"], api_base=options.get("api_base") or None, temperature=0.0,
-                             max_tokens=16)
+                             max_tokens=equivalence.CHECK_TOKENS, structured=options.get("structured"))
     return equivalence.gateway_asker(db, folder / "read.db", settings, None)
 
 
