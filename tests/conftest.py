@@ -63,3 +63,17 @@ def _no_window_from_an_earlier_test():
     module = sys.modules.get("workbench.gateway.context_window")
     if module is not None:  # never imported: nothing learned
         module.forget()
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _cue_vectors_on_disk(tmp_path_factory):
+    """The cue audit's sentence vectors (all-mpnet-base-v2: minutes of CPU for the cue corpus) kept on disk for
+    the session (tests/support/vector_cache.py): a sentence one xdist worker embedded, another reads."""
+    from tests.support.vector_cache import cached_embedder
+    from workbench.cue_audit import meaning
+    from workbench.cue_audit.instrument import _EMBEDDER
+
+    before = list(_EMBEDDER)
+    _EMBEDDER[:] = [cached_embedder(meaning.CUE_MODEL, tmp_path_factory.getbasetemp())]
+    yield
+    _EMBEDDER[:] = before

