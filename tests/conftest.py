@@ -66,14 +66,13 @@ def _no_window_from_an_earlier_test():
 
 
 @pytest.fixture(scope="session", autouse=True)
-def _cue_vectors_on_disk(tmp_path_factory):
-    """The cue audit's sentence vectors (all-mpnet-base-v2: minutes of CPU for the cue corpus) kept on disk for
-    the session (tests/support/vector_cache.py): a sentence one xdist worker embedded, another reads."""
-    from tests.support.vector_cache import cached_embedder
-    from workbench.cue_audit import meaning
-    from workbench.cue_audit.instrument import _EMBEDDER
+def _mpnet_vectors_on_disk(tmp_path_factory):
+    """all-mpnet-base-v2's sentence vectors kept on disk for the session (tests/support/vector_cache.py). The cue
+    audit embeds every prompt of a study with it (`study show`, the report, the cue corpus's floors): a minute
+    of CPU each time, and each test's fresh store starts with an empty cache. Beneath the store's cache, what
+    one test or xdist worker encoded another reads; the Embedder's own caching and counts are unchanged."""
+    from tests.support.vector_cache import encode_through_disk
 
-    before = list(_EMBEDDER)
-    _EMBEDDER[:] = [cached_embedder(meaning.CUE_MODEL, tmp_path_factory.getbasetemp())]
-    yield
-    _EMBEDDER[:] = before
+    with pytest.MonkeyPatch.context() as patch:
+        encode_through_disk(patch, tmp_path_factory.getbasetemp())
+        yield

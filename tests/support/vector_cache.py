@@ -16,6 +16,8 @@ from pathlib import Path
 
 import numpy as np
 
+from workbench.metrics.embeddings import text_hash
+
 
 class FileEmbeddingCache:
     """workbench.metrics.embeddings.EmbeddingCache over one folder of .npy files."""
@@ -74,3 +76,30 @@ def cached_embedder(model: str, basetemp: Path):
     from workbench.metrics.embeddings import Embedder
 
     return Embedder(model, FileEmbeddingCache(cache_root(basetemp), model_release(model)))
+
+
+def encode_through_disk(patch, basetemp: Path) -> None:
+    """Make every all-mpnet-base-v2 Embedder (whatever its own cache) encode through the disk cache: the vectors
+    the model would give, bit for bit, read from disk when any test of this run (or an earlier one) encoded them.
+    The model is still loaded where an encode would load it. Other models encode as they do."""
+    from workbench.metrics.embeddings import EMBEDDING, MPNET_MODEL, Embedder
+
+    encode = Embedder._encode
+    disk = FileEmbeddingCache(cache_root(basetemp), model_release(MPNET_MODEL))
+
+    def _encode(self, texts: list[str]) -> np.ndarray:
+        if self.model != MPNET_MODEL:
+            return encode(self, texts)
+        self._load()  # as an encode does (a test may forbid it): loaded once a process, it is the vectors that cost
+        hashes = [text_hash(t) for t in texts]
+        found = disk.get_many(MPNET_MODEL, hashes)
+        misses = [i for i, h in enumerate(hashes) if h not in found]
+        if misses:
+            fresh = encode(self, [texts[i] for i in misses])
+            disk.put_many(MPNET_MODEL, {hashes[i]: fresh[k] for k, i in enumerate(misses)})
+            found.update({hashes[i]: np.asarray(fresh[k], dtype=np.float32) for k, i in enumerate(misses)})
+        else:
+            self._tell(EMBEDDING, len(texts), len(texts))
+        return np.stack([found[h] for h in hashes])
+
+    patch.setattr(Embedder, "_encode", _encode)
