@@ -63,3 +63,16 @@ def _no_window_from_an_earlier_test():
     module = sys.modules.get("workbench.gateway.context_window")
     if module is not None:  # never imported: nothing learned
         module.forget()
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _mpnet_vectors_on_disk(tmp_path_factory):
+    """all-mpnet-base-v2's sentence vectors kept on disk for the session (tests/support/vector_cache.py). The cue
+    audit embeds every prompt of a study with it (`study show`, the report, the cue corpus's floors): a minute
+    of CPU each time, and each test's fresh store starts with an empty cache. Beneath the store's cache, what
+    one test or xdist worker encoded another reads; the Embedder's own caching and counts are unchanged."""
+    from tests.support.vector_cache import encode_through_disk
+
+    with pytest.MonkeyPatch.context() as patch:
+        encode_through_disk(patch, tmp_path_factory.getbasetemp())
+        yield

