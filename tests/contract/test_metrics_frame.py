@@ -74,10 +74,15 @@ async def test_the_protocols_tabs_in_the_frame(metrics_store, protocol, tmp_path
 
         titles = [str(t.label) for t in screen.query_one("#metrics-tabs").query("ContentTab")]
         assert titles == [t.tab.title for t in screen.result.tabs] and titles
-        # the treatment fidelity table (workbench.fidelity) is the last tab of every protocol that has one
-        assert (titles[-1] == "Fidelity") == fidelity and titles.count("Fidelity") == int(fidelity)
+        # the frame's last tab, for every protocol: the treatment fidelity table (workbench.fidelity) where the
+        # protocol names defining steps, then the structured replies and a sim study's planted vs recovered
+        assert titles[-1] == "Fidelity" and titles.count("Fidelity") == 1
+        frame_tables = {t.title.split(":")[0] for t in screen.result.tabs[-1].tables}
+        assert "Structured replies" in frame_tables or "No structured replies recorded." in report
+        assert ("Planted vs recovered" in frame_tables) == ("## Planted vs recovered" in report
+                                                            and "| parameter | planted |" in report)
         if protocol == "echo-toy":
-            assert titles == ["Answers"]  # the outside package's own tab
+            assert titles == ["Answers", "Fidelity"]  # the outside package's own tab, then the frame's
             assert type(registry.get(protocol)).metrics_tabs is not StudyProtocol.metrics_tabs
         tables = screen.result.tables
         assert tables, f"{protocol}: no table on any tab"

@@ -207,9 +207,10 @@ FIDELITY_TAB = "fidelity"
 
 def screen_tabs(db, study_id: str, protocol, analysis=None) -> list[ScreenTab]:
     """The study's Metrics tabs: the protocol's `metrics_tabs`, else one tab per report section, then the
-    treatment fidelity table (workbench.fidelity, as `metrics` and the report print it) for a protocol that
-    names defining steps. A tab that names no tables has those of its Markdown, in place (their ids unique
-    across the tabs)."""
+    frame's Fidelity tab: the treatment fidelity table (workbench.fidelity, as `metrics` and the report print
+    it) for a protocol that names defining steps, the structured replies and a sim study's planted vs recovered
+    (so `w` saves every table `metrics` and the report hold). A tab that names no tables has those of its
+    Markdown, in place (their ids unique across the tabs)."""
     from store.studies import get_study
     from workbench.fidelity.study import study_fidelity
     from workbench.metrics.render import FORCED_TAG
@@ -219,14 +220,26 @@ def screen_tabs(db, study_id: str, protocol, analysis=None) -> list[ScreenTab]:
         tabs = [MetricsTab(f"s{k}", s.title, text=f"## {s.title}\n\n{s.body}")
                 for k, s in enumerate(protocol.report_sections(db, study_id, {}), start=1)]
     fidelity = study_fidelity(db, study_id)
+    fidelity_tables = []
     if fidelity is not None:
         table = fidelity.rendered()
         if (get_study(db, study_id) or {}).get("unblind_forced"):
             table.title = f"{table.title} {FORCED_TAG}"  # as every table of a study unblinded by force
-        tabs = [*tabs, MetricsTab(FIDELITY_TAB, "Fidelity", tables=[table])]
+        fidelity_tables = [table]
+    # the fidelity tab also holds what `metrics` and the report print for every protocol after its own tables
+    tabs = [*tabs, MetricsTab(FIDELITY_TAB, "Fidelity", text=_replies_and_plants(db, study_id, protocol),
+                              tables=fidelity_tables)]
     used: set[str] = set()
     out = []
     for tab in tabs:
+        if tab.id == FIDELITY_TAB:
+            blocks = markdown_blocks(tab.text)
+            tables = [b for b in blocks if isinstance(b, MetricsTable)]
+            for table in tables:
+                table.id = _unique(table.id, used)
+            markdown = "\n\n".join([*(to_markdown(rendered(t)) for t in tab.tables), tab.text.strip("\n")])
+            out.append(ScreenTab(tab, [*tab.tables, *tables], [*tab.tables, *blocks], markdown))
+            continue
         if tab.tables:
             blocks = ([tab.text] if tab.text else []) + list(tab.tables)
             out.append(ScreenTab(tab, list(tab.tables), blocks, "\n".join(to_markdown(rendered(t)) for t in tab.tables)))
@@ -237,6 +250,18 @@ def screen_tabs(db, study_id: str, protocol, analysis=None) -> list[ScreenTab]:
             table.id = _unique(table.id, used)
         out.append(ScreenTab(tab, tables, blocks, tab.text))
     return out
+
+
+def _replies_and_plants(db, study_id: str, protocol) -> str:
+    """The "Structured replies" and (a `sim` study's) "Planted vs recovered" sections, as the report prints
+    them (one definition each: workbench.structured.counts, workbench.reports.planted)."""
+    from store.metrics_data import study_header
+    from workbench.reports.planted import planted_section
+    from workbench.structured.counts import parse_counts, schema_fallbacks, section
+
+    definition = (study_header(db, study_id) or {}).get("definition") or {}
+    planted = planted_section(db, study_id, protocol, definition)
+    return section(parse_counts(db, study_id), schema_fallbacks(db, study_id)) + (f"\n{planted}" if planted else "")
 
 
 def rendered(table):
