@@ -257,11 +257,11 @@ def _replies_and_plants(db, study_id: str, protocol) -> str:
     them (one definition each: workbench.structured.counts, workbench.reports.planted)."""
     from store.metrics_data import study_header
     from workbench.reports.planted import planted_section
-    from workbench.structured.counts import parse_counts, schema_fallbacks, section
+    from workbench.reports.study_report import structured_section
 
     definition = (study_header(db, study_id) or {}).get("definition") or {}
     planted = planted_section(db, study_id, protocol, definition)
-    return section(parse_counts(db, study_id), schema_fallbacks(db, study_id)) + (f"\n{planted}" if planted else "")
+    return structured_section(db, study_id) + (f"\n{planted}" if planted else "")
 
 
 def rendered(table):
