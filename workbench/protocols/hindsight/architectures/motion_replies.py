@@ -29,6 +29,8 @@ NOT_CAST = "not cast"  # a vote said not to be cast: an abstention where negated
 
 _THINK = re.compile(r"<think>.*?(?:</think>|$)", re.IGNORECASE | re.DOTALL)
 _TAG_HTML = re.compile(r"</?[a-z][^>\n]*>", re.IGNORECASE)
+# a chat template's tokens a small model writes out ("<|im_end|>", "[/INST]"; "<eos>" is HTML-like above)
+_TEMPLATE_TOKEN = re.compile(r"<\|[^|\n]{1,30}\|>|\[/?INST\]", re.IGNORECASE)
 _ARROWS = {"→": ":", "⇒": ":", "->": ":", "=>": ":"}
 
 
@@ -47,7 +49,7 @@ def _plain(text: str) -> str:
     """The reply without reasoning traces, HTML, markdown emphasis and symbols; an arrow as a tag's separator, a
     table's cells as tag lines."""
     text = _THINK.sub(" ", text or "")
-    text = _TAG_HTML.sub(" ", text)
+    text = _TAG_HTML.sub(" ", _TEMPLATE_TOKEN.sub(" ", text))
     text = _MARK_VALUE.sub(lambda m: m.group(1) + (" yes" if m.group(2)[0] in "👍✅✔☑" else " no"), text)
     text = _tables_as_tags(text)
     text = _CHECKED.sub(r"answer: \1", _UNCHECKED.sub("", text))
@@ -96,7 +98,7 @@ _WORDS = {
     "vote": [
         (NO, r"not in favou?r|no|n|nay|nope|negative|against|oppose[sd]?|opposing|reject\w*|disapprove[sd]?|"
              r"vote no|false|contra"),
-        (ABSTAIN, r"abstain\w*|abstention|present|neither|recuse[sd]?"),
+        (ABSTAIN, r"abstain\w*|abstention|present|neither|neutral|recuse[sd]?"),
         (YES, r"yes|y|aye|yea|yay|yep|for|in favou?r|support\w*|approve[sd]?|affirmative|agree[sd]?|true|pro|"
               r"endorse[sd]?|accept\w*"),
     ],
@@ -110,15 +112,32 @@ _HEDGE = re.compile(r"\b(?:" + _DOUBT + r"|might|could)\b", re.IGNORECASE)
 _DOUBTS = re.compile(r"\b(?:" + _DOUBT + r")\b", re.IGNORECASE)  # anywhere in a tag's value, not only its first words
 
 
+_REASON_STARTS = re.compile(r"\b(?:because|since|given that)\b", re.IGNORECASE)
+# Apache-style votes: "+1" for, "-1" against, "0" neither
+_SIGNED = re.compile(r"(?P<sign>[+\-−–±]?)(?P<digit>[01])(?![\d.,/]?\d)")
+
+
+def _signed(kind: str, value: str) -> str | None:
+    m = _SIGNED.match(value)
+    if not m or (m.group("digit") == "1" and not m.group("sign")):
+        return None  # a bare "1" may be the first of the options
+    if m.group("digit") == "0":
+        return ABSTAIN if kind == "vote" else None
+    return YES if m.group("sign") == "+" else NO
+
+
 def _value(kind: str, value: str) -> str | None:
     """The reading of a tag's value from its first words; None when it names none, hedges, or names two."""
     value = value.strip().strip("\"'[]()<>.:!").strip()
     if not value or re.match(r"n/?a\b|tbd\b|none\b", value, re.IGNORECASE):
         return None  # "N/A", "TBD": no answer
     first_clause = re.split(r"[.;,(—–]|\s-\s|\bbut\b|\bbecause\b|\bas\b", value, maxsplit=1)[0]
-    if _CONDITION.search(value) or _DOUBTS.search(value) or _HEDGE.search(first_clause):
+    answer = _REASON_STARTS.split(value, maxsplit=1)[0]  # "no, because if they reject it ...": the if is the reason's
+    if _CONDITION.search(answer) or _DOUBTS.search(answer) or _HEDGE.search(first_clause):
         return None  # "yes, if the cost cap is added first", "abstain, perhaps"
     found = [reading for reading, words in _WORDS[kind] if re.match(r"(?:" + words + r")\b", value, re.IGNORECASE)]
+    if not found and _signed(kind, value):
+        found = [_signed(kind, value)]
     if not found:
         return _in_words(kind, value)  # "Second: I second the motion", "Vote: I am against it"
     # a value of bare words only ("yes, no", "aye / nay") is read whole: its comma is no clause break
@@ -192,6 +211,16 @@ _NEGATION = re.compile(r"\b(?:not|never|n't|cannot|unable|unwilling|refuse|decli
                        r"hesitate)\b|n't\b", re.IGNORECASE)
 
 _SECOND_SAID = [  # (pattern, reading when not negated)
+    # the motion's lot: "This motion lacks a second from me", "It gets a second from me"
+    (re.compile(r"\b(?:lacks?|lacking|without|won't get|will not get)[ \t]+(?:a|my)[ \t]+second\b", re.IGNORECASE), NO),
+    (re.compile(r"\b(?:has|have|gets?|getting|earns?|earned)[ \t]+a[ \t]+second[ \t]+from[ \t]+me\b", re.IGNORECASE), YES),
+    # the second left to others ("I'll leave that to other members"), or not the member's place ("it isn't right for
+    # me to second")
+    (re.compile(r"\bleav(?:e|ing)[ \t]+(?:that|it|this|the second(?:ing)?|seconding(?:[ \t]+it)?)[ \t]+(?:to|for)[ \t]+"
+                r"(?:others|other members|another member|someone else|the others|the rest|(?:my )?colleagues)\b",
+                re.IGNORECASE), NO),
+    (re.compile(r"\b(?:appropriate|right|proper|fitting|my place)[ \t]+for[ \t]+me\b[^.;]{0,60}?\bto[ \t]+second\b",
+                re.IGNORECASE), YES),
     (re.compile(_I + _AUX + r"[ \t]+(?:be[ \t]+)?second(?:s|ing)?\b(?![ \t]+(?:round|time|point|half|place|thought|"
                 r"look|option|one|opinion|reading|of|and|or))", re.IGNORECASE), YES),
     (re.compile(r"(?:^|[,;:—–][ \t]*|\b(?:so|then|yes|sure|gladly|happily|ok|okay|and|agreed)[ \t,.!—–]*[ \t]*)"
@@ -221,6 +250,12 @@ _SECOND_SAID = [  # (pattern, reading when not negated)
 _VOTE_TARGET = (r"[ \t]+(?:(?:the|this|that|your|our|his|her|their)[ \t]+(?:\w+[ \t]+)?(?:motion|amendment|proposal|"
                 r"resolution)|(?:it|this|that)\b(?![ \t]+\w+[ \t]+(?:of|in)\b))")
 _VOTE_SAID = [
+    # the motion's lot: "The motion has my support", "it won't get my vote", "it lacks my support"
+    (re.compile(r"\b(?:has|have|gets?|getting|earns?|earned|gives?|giving|lend(?:s|ing)?|offer(?:s|ing)?)[ \t]+my[ \t]+"
+                r"(?:full[ \t]+|firm[ \t]+|strong[ \t]+|wholehearted[ \t]+|unreserved[ \t]+)?"
+                r"(?:support|backing|endorsement|approval|vote)\b(?![ \t]+against)", re.IGNORECASE), YES),
+    (re.compile(r"\b(?:lacks?|lacking|without)[ \t]+my[ \t]+(?:support|backing|endorsement|approval|vote)\b",
+                re.IGNORECASE), NO),
     (re.compile(_I + _AUX + r"[ \t]+(?:vote|voting|cast(?:ing)?[ \t]+(?:my|a|an)[ \t]+(?:vote|"
                             r"ballot))[ \t]+(?:to[ \t]+)?"
                 r"(?P<value>.{1,40})", re.IGNORECASE), None),
@@ -274,13 +309,12 @@ _STRONG = {"second": {"yes": YES, "aye": YES, "nay": NO, "nope": NO, "decline": 
 # only words that are nothing but an answer may lead a longer sentence: "No, I won't" but not "No one wants this"
 _ALONE_ONLY = {"affirmative", "not", "for", "sure", "certainly", "absolutely", "definitely", "happily", "gladly", "pass",
                "decline", "negative"}
-_NOT_AN_ANSWER_AFTER = re.compile(r"^[ \t]+(?:to\b(?![ \t]+(?:the|this|that)[ \t]+(?:motion|amendment|proposal|"
-                                  r"resolution)\b)|"
-                                  # a verb after it makes the word a subject: "Abstaining would be a cop-out"
-                                  r"(?:would|is|was|will|isn't|wouldn't|does|doesn't|means|seems|feels|makes|can|"
-                                  r"could|should|might)\b|on|one|doubt|objections?|problem|issue|hesitation|"
-                                  r"matter|longer|amendment|motion|second|vote|way|more|less|"
-                                  r"change|reason|question|need|sooner|thanks)\b|^[ \t]*-", re.IGNORECASE)
+# an answer word stands apart from what follows it: a stop, a comma or a dash ("No, I won't", "Aye — ..."), "from
+# me", the member going on ("Yes I second it"), or what it answers ("Aye to the motion"); any other word makes it part
+# of a phrase: "No organization should ...", "No one ...", "Abstaining would be ...", "Yes-men ..."
+_ANSWER_THEN = re.compile(r"[ \t]*(?:$|[.,!;:…)]|[—–]|-{1,2}[ \t])|[ \t]+(?:from\b|(?:I|we)(?:'\w+)?\b|"
+                          r"(?:to|on)[ \t]+(?:the|this|that)[ \t]+(?:motion|amendment|proposal|resolution)\b)",
+                          re.IGNORECASE)
 _ABOUT_OTHERS = re.compile(r"\b(?:if|whether|some|others?|they|he|she|someone|anyone|members?|the (?:chair|"
                            r"committee|strategist|board)|colleagues?|you)\b[^.]*\b(?:may|might|would|could|will|"
                            r"say|said|"
@@ -322,6 +356,12 @@ def _one(readings: list[str | None]) -> str | None:
     return readings[0] if readings and None not in readings and len(set(readings)) == 1 else None
 
 
+# a motion other than the one asked about: "I'd vote aye on an amended version", "I would second a narrower one"
+_ANOTHER_MOTION = re.compile(r"\b(?:an?|another|some)[ \t]+(?:amended|revised|different|modified|reworded|rewritten|"
+                             r"narrower|broader|new|future|alternative|stronger|weaker|separate|later|better|"
+                             r"improved|reworked)[ \t]+(?:version|motion|proposal|draft|form|one|amendment|plan|text)\b|"
+                             r"\banother[ \t]+(?:motion|version|proposal|amendment)\b", re.IGNORECASE)
+
 # words that take back what was said before them
 _TAKEN_BACK = re.compile(r"\b(?:actually|on (?:reflection|second thoughts?)|scratch that|correction|i mean|wait|"
                          r"let me rephrase|i take (?:that|it) back|changed? my (?:mind|vote|answer))\b", re.IGNORECASE)
@@ -348,6 +388,8 @@ def _statements(kind: str, text: str) -> list[str | None]:
                 out.append(None)  # "... actually, I will": a correction makes the answer unreadable, not the last word
             if _ABOUT_OTHERS.search(clause) and not re.search(r"\b(?:I|my|me)\b", clause):
                 continue
+            if _ANOTHER_MOTION.search(clause):
+                continue  # what the member would do on another motion says nothing of this one
             for reading in _clause_readings(kind, clause):
                 hedged = bool(_HEDGE.search(clause) or _CONDITION.search(clause))
                 out.append(None if hedged else reading)
@@ -365,8 +407,8 @@ def _opening(kind: str, sentence: str) -> str | None:
         return None
     if word in _ALONE_ONLY and rest.strip(" .!,"):
         return None
-    if _NOT_AN_ANSWER_AFTER.match(rest):
-        return None  # "No one ...", "Yes-men ..."
+    if not _ANSWER_THEN.match(rest):
+        return None  # "No one ...", "No concession is safe", "Yes-men ..."
     first_clause = re.split(r"[.;,(—–]|\s-\s|\bbut\b|\bbecause\b", rest, maxsplit=1)[0]
     if any(other != reading and any(re.search(r"\b" + w + r"\b", first_clause, re.IGNORECASE)
                                     for w, r in _OPENING_WORDS[kind].items() if r == other and w not in _ALONE_ONLY)
@@ -436,8 +478,39 @@ def _vote_phrase(value: str) -> str | None:
 
 # --- the two readers -------------------------------------------------------------------------------------------
 
+# the answers to choose from: listed each once, with nothing else on the line, they are the instruction echoed
+_OPTIONS = {"second": r"yes|no|aye|nay", "vote": r"aye|nay|abstain|yes|no|for|against"}
+_ECHO_FILLER = re.compile(r"second|vote|or|and|either|reply|with|one|line|answer|options?|choose|from|then")
+# the options as a label, the answer after it ("YES/NO: No"): the label starts the member's answer
+_OPTIONS_LABEL = re.compile(r"\b(?:yes|aye)[ \t]*/[ \t]*(?:no|nay)(?:[ \t]*/[ \t]*abstain)?[ \t]*:[ \t]*", re.IGNORECASE)
+# a stage direction that opens the reply, in the third person: the speaker's own act ("(The Auditor seconds the
+# motion.)")
+_STAGE_DIRECTION = re.compile(r"\A[ \t\n]*\((?:the[ \t]+)?[A-Z][\w'-]*(?:[ \t]+[A-Z][\w'-]*){0,3}[ \t]+"
+                              r"(?P<verb>seconds|votes|abstains|declines)\b(?P<rest>[^()\n]*)\)")
+
+
+def _without_echoes(kind: str, text: str) -> str:
+    """The reply without the lines that only list the options ("VOTE: aye, VOTE: nay or VOTE: abstain")."""
+    kept = []
+    for line in text.splitlines():
+        words = re.findall(r"[a-z']+", line.lower())
+        options = [w for w in words if re.fullmatch(_OPTIONS[kind], w)]
+        if (len(options) >= 2 and len(set(options)) == len(options)
+                and all(w in options or _ECHO_FILLER.fullmatch(w) for w in words)):
+            continue
+        kept.append(line)
+    return "\n".join(kept)
+
+
+def _as_said(kind: str, text: str) -> str:
+    """The reply as the member's own words: the instruction's options echoed off, an options label as the answer's,
+    an opening stage direction in the first person."""
+    text = _OPTIONS_LABEL.sub("\nanswer: ", _without_echoes(kind, text))
+    return _STAGE_DIRECTION.sub(lambda m: f"I {m.group('verb')[:-1]}{m.group('rest')}.", text)
+
+
 def _read(kind: str, text: str) -> str | None:
-    plain = _plain(text)
+    plain = _as_said(kind, _plain(text))
     tagged = sorted(_tag_values(kind, plain) + _json_values(kind, plain))
     if tagged:
         readings = [_value(kind, value) for _, _, value in tagged]
