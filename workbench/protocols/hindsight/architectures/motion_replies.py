@@ -170,7 +170,15 @@ def _tag_values(kind: str, text: str) -> list[tuple[int, int, str]]:
     line_tag = re.compile(r"^[ \t\"'{(\[]*(?:\d{1,2}[.)][ \t]+)?(?:(?:my|final|the|our|member'?s?)[ \t]+)?(?:" + names +
                           r")[\"']?(?:[ \t]*[(\[][^)\]\n]{0,30}[)\]])?" + _SEPARATOR + r"(\S.*)$|"
                           r"^[ \t]*\[(?:" + names + r")\][ \t:=]*(\S.*)$", re.IGNORECASE | re.MULTILINE)
-    found = [(m.start(), m.end(), m.group(1) or m.group(2)) for m in line_tag.finditer(text)]
+    # a label before the tag is a label ("Answer: SECOND: no", "Final answer: VOTE: abstain"): the inner tag's value
+    nested = re.compile(r"(?:" + names + r")" + _SEPARATOR + r"(\S.*)$", re.IGNORECASE)
+
+    def innermost(value: str) -> str:
+        while inner := nested.match(value):
+            value = inner.group(1)
+        return value
+
+    found = [(m.start(), m.end(), innermost(m.group(1) or m.group(2))) for m in line_tag.finditer(text)]
     # (a tag in quotation marks within a line is the prompt's instruction echoed: 'Reply with one line "SECOND: no"')
     inside = re.compile(r"(?<![\w'\"“])(?:" + ("second" if kind == "second" else "vote") +
                         r")[ \t]*[:=][ \t]*([^\n)\]\"”]+)", re.IGNORECASE)
@@ -203,17 +211,24 @@ _AUX = (r"(?:[ \t]*(?:'ll|'d|'m|'ve)\b|[ \t]+(?:will|shall|would|should|am|do|mu
         r"therefore|fully|strongly|"
         r"firmly|still|gladly|happily|readily|respectfully|reluctantly|be|going to|have to|need to|want to|wish to|"
         r"choose to|agree to|intend to|plan to|prefer to|decide to|decided to|happy to|glad to|willing to|"
-        r"prepared to|ready to|pleased to|proud to|certainly|definitely|in good conscience|now|simply|just|not|"
+        r"prepared to|ready to|able to|pleased to|proud to|certainly|definitely|in good conscience|now|simply|just|not|"
         r"never|n't|unable to|unwilling to|refuse to|decline to|cannot|can't|won't|wouldn't|don't|do not|"
         r"rather not|prefer not to|choose not to|must not|will not|shall not|am not|'m not|cannot in good conscience|"
         r"going to have to|'ll have to|have decided to|'ve decided to))*")
 _NEGATION = re.compile(r"\b(?:not|never|n't|cannot|unable|unwilling|refuse|decline|rather not|no longer|withh[eo]ld|"
                        r"hesitate)\b|n't\b", re.IGNORECASE)
 
+# what the motion gets from the member: "The motion has my support", "It does not have my second", "You have my vote"
+_MOTION_AS_SUBJECT = (r"\b(?:motion|amendment|proposal|resolution|it|this|you)(?:[ \t]+(?:does|do|did|will|would|"
+                      r"shall|not|never|certainly|definitely|also|now|still|won't|doesn't|don't|cannot|can't))*[ \t]+")
+_BACKING = (r"(?:full[ \t]+|firm[ \t]+|strong[ \t]+|wholehearted[ \t]+|unreserved[ \t]+)?(?:support|backing|endorsement|"
+            r"approval|vote)\b(?![ \t]+against)")
+
 _SECOND_SAID = [  # (pattern, reading when not negated)
     # the motion's lot: "This motion lacks a second from me", "It gets a second from me"
-    (re.compile(r"\b(?:lacks?|lacking|without|won't get|will not get)[ \t]+(?:a|my)[ \t]+second\b", re.IGNORECASE), NO),
-    (re.compile(r"\b(?:has|have|gets?|getting|earns?|earned)[ \t]+a[ \t]+second[ \t]+from[ \t]+me\b", re.IGNORECASE), YES),
+    (re.compile(r"\b(?:lacks?|lacking|without)[ \t]+(?:a[ \t]+second[ \t]+from[ \t]+me|my[ \t]+second)\b", re.IGNORECASE), NO),
+    (re.compile(_MOTION_AS_SUBJECT + r"(?:has|have|gets?|getting|earns?|earned)[ \t]+a[ \t]+second[ \t]+from[ \t]+me\b",
+                re.IGNORECASE), YES),
     # the second left to others ("I'll leave that to other members"), or not the member's place ("it isn't right for
     # me to second")
     (re.compile(r"\bleav(?:e|ing)[ \t]+(?:that|it|this|the second(?:ing)?|seconding(?:[ \t]+it)?)[ \t]+(?:to|for)[ \t]+"
@@ -250,12 +265,12 @@ _SECOND_SAID = [  # (pattern, reading when not negated)
 _VOTE_TARGET = (r"[ \t]+(?:(?:the|this|that|your|our|his|her|their)[ \t]+(?:\w+[ \t]+)?(?:motion|amendment|proposal|"
                 r"resolution)|(?:it|this|that)\b(?![ \t]+\w+[ \t]+(?:of|in)\b))")
 _VOTE_SAID = [
-    # the motion's lot: "The motion has my support", "it won't get my vote", "it lacks my support"
-    (re.compile(r"\b(?:has|have|gets?|getting|earns?|earned|gives?|giving|lend(?:s|ing)?|offer(?:s|ing)?)[ \t]+my[ \t]+"
-                r"(?:full[ \t]+|firm[ \t]+|strong[ \t]+|wholehearted[ \t]+|unreserved[ \t]+)?"
-                r"(?:support|backing|endorsement|approval|vote)\b(?![ \t]+against)", re.IGNORECASE), YES),
-    (re.compile(r"\b(?:lacks?|lacking|without)[ \t]+my[ \t]+(?:support|backing|endorsement|approval|vote)\b",
-                re.IGNORECASE), NO),
+    # the motion's lot: "The motion has my support", "it won't get my vote", "it lacks my support", "you have my vote"
+    (re.compile(_MOTION_AS_SUBJECT + r"(?:has|have|gets?|getting|earns?|earned)[ \t]+my[ \t]+" + _BACKING, re.IGNORECASE),
+     YES),
+    (re.compile(_MOTION_AS_SUBJECT + r"(?:lacks?|lacking)[ \t]+my[ \t]+" + _BACKING, re.IGNORECASE), NO),
+    (re.compile(_I + _AUX + r"[ \t]+(?:give|lend|offer)[ \t]+(?:(?:it|this|the[ \t]+motion)[ \t]+my[ \t]+" + _BACKING +
+                r"|my[ \t]+" + _BACKING + r"[ \t]+to[ \t]+(?:it|this|the[ \t]+(?:motion|amendment)))", re.IGNORECASE), YES),
     (re.compile(_I + _AUX + r"[ \t]+(?:vote|voting|cast(?:ing)?[ \t]+(?:my|a|an)[ \t]+(?:vote|"
                             r"ballot))[ \t]+(?:to[ \t]+)?"
                 r"(?P<value>.{1,40})", re.IGNORECASE), None),
@@ -271,6 +286,8 @@ _VOTE_SAID = [
                 re.IGNORECASE), YES),
     (re.compile(_I + _AUX + r"[ \t]+(?:oppose|reject|object to|vote down)(?:" + _VOTE_TARGET + r"|[ \t]*[.!]?$)",
                 re.IGNORECASE), NO),
+    (re.compile(_I + r"(?:'m|[ \t]+am|'re|[ \t]+are)[ \t]+an?[ \t]+(?:(?:firm|clear|solid|strong|definite|hard|"
+                r"reluctant)[ \t]+)?(?P<value>yes|no|aye|nay|yea)\b(?![-'])", re.IGNORECASE), None),
     (re.compile(_I + r"(?:'m|[ \t]+am|'re|[ \t]+are)(?:[ \t]+(?:firmly|strongly|fully|therefore|also|now|still|"
                 r"squarely|definitely|clearly))*[ \t]+(?P<value>in[ \t]+favou?r|for[ \t]+(?:it|this|the)|against|"
                 r"opposed|not in favou?r)\b", re.IGNORECASE), None),
@@ -363,7 +380,9 @@ _ANOTHER_MOTION = re.compile(r"\b(?:an?|another|some)[ \t]+(?:amended|revised|di
                              r"\banother[ \t]+(?:motion|version|proposal|amendment)\b", re.IGNORECASE)
 
 # words that take back what was said before them
-_TAKEN_BACK = re.compile(r"\b(?:actually|on (?:reflection|second thoughts?)|scratch that|correction|i mean|wait|"
+# ("actually" and "wait" where they turn the sentence, not "the plan we can actually execute")
+_TAKEN_BACK = re.compile(r"(?:^|[,(]|\b(?:no|yes|aye|nay|oh|or))[ \t]*(?:actually|wait)\b|(?:actually|wait)[ \t]*[,—–!]|"
+                         r"\b(?:on (?:reflection|second thoughts?)|scratch that|correction|i mean|"
                          r"let me rephrase|i take (?:that|it) back|changed? my (?:mind|vote|answer))\b", re.IGNORECASE)
 _RETRACTED = re.compile(r"\b(?:scratch that|i take (?:that|it) back|changed? my (?:mind|vote|answer)|on (?:reflection|"
                         r"second thoughts?)|correction)\b", re.IGNORECASE)
@@ -457,6 +476,8 @@ def _clause_readings(kind: str, clause: str) -> list[str]:
 def _vote_phrase(value: str) -> str | None:
     """What follows "I vote", "my vote is", "count me": its first words as a vote."""
     value = value.strip().strip("\"'.,!").strip()
+    if re.fullmatch(r"in\b[ \t]*(?:[.!,;—–].*)?", value, re.IGNORECASE | re.DOTALL):
+        return YES  # "Count me in."
     negated = re.match(r"(?:not|n't)\b[ \t]*(?:to[ \t]+)?", value, re.IGNORECASE)
     if negated:
         value = value[negated.end():]
@@ -483,10 +504,14 @@ _OPTIONS = {"second": r"yes|no|aye|nay", "vote": r"aye|nay|abstain|yes|no|for|ag
 _ECHO_FILLER = re.compile(r"second|vote|or|and|either|reply|with|one|line|answer|options?|choose|from|then")
 # the options as a label, the answer after it ("YES/NO: No"): the label starts the member's answer
 _OPTIONS_LABEL = re.compile(r"\b(?:yes|aye)[ \t]*/[ \t]*(?:no|nay)(?:[ \t]*/[ \t]*abstain)?[ \t]*:[ \t]*", re.IGNORECASE)
+# a chat model's compliance opener before its answer ("Certainly. Here's my answer:"): politeness, not a yes
+_COMPLIANCE = re.compile(r"^[ \t]*(?:certainly|sure|of course|absolutely|ok(?:ay)?|alright|great|understood)[ \t]*[.!,]*"
+                         r"[ \t]*(?=here(?:'s|[ \t]+is|[ \t]+are)\b)", re.IGNORECASE | re.MULTILINE)
 # a stage direction that opens the reply, in the third person: the speaker's own act ("(The Auditor seconds the
 # motion.)")
 _STAGE_DIRECTION = re.compile(r"\A[ \t\n]*\((?:the[ \t]+)?[A-Z][\w'-]*(?:[ \t]+[A-Z][\w'-]*){0,3}[ \t]+"
-                              r"(?P<verb>seconds|votes|abstains|declines)\b(?P<rest>[^()\n]*)\)")
+                              r"(?P<verb>seconds|votes|abstains|declines)\b(?P<rest>[^()\n;:]{0,60})\)[ \t]*$",
+                              re.MULTILINE)
 
 
 def _without_echoes(kind: str, text: str) -> str:
@@ -503,9 +528,9 @@ def _without_echoes(kind: str, text: str) -> str:
 
 
 def _as_said(kind: str, text: str) -> str:
-    """The reply as the member's own words: the instruction's options echoed off, an options label as the answer's,
-    an opening stage direction in the first person."""
-    text = _OPTIONS_LABEL.sub("\nanswer: ", _without_echoes(kind, text))
+    """The reply as the member's own words: the instruction's options echoed and a compliance opener off, an options
+    label as the answer's, an opening stage direction in the first person."""
+    text = _OPTIONS_LABEL.sub("\nanswer: ", _COMPLIANCE.sub("", _without_echoes(kind, text)))
     return _STAGE_DIRECTION.sub(lambda m: f"I {m.group('verb')[:-1]}{m.group('rest')}.", text)
 
 
