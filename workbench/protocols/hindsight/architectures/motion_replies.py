@@ -31,6 +31,9 @@ _THINK = re.compile(r"<think>.*?(?:</think>|$)", re.IGNORECASE | re.DOTALL)
 _TAG_HTML = re.compile(r"</?[a-z][^>\n]*>", re.IGNORECASE)
 # a chat template's tokens a small model writes out ("<|im_end|>", "[/INST]"; "<eos>" is HTML-like above)
 _TEMPLATE_TOKEN = re.compile(r"<\|[^|\n]{1,30}\|>|\[/?INST\]", re.IGNORECASE)
+# the end of the model's turn: what a small model writes after it is a turn it made up ("<|im_end|><|im_start|>user
+# Vote again: ...")
+_END_OF_TURN = re.compile(r"<\|(?:im_end|eot_id|end|endoftext)\|>|<end_of_turn>|</s>|<eos>", re.IGNORECASE)
 _ARROWS = {"→": ":", "⇒": ":", "->": ":", "=>": ":"}
 
 
@@ -46,9 +49,10 @@ _TABLE_TAG = re.compile(r"[*_ ]*(?:second\w*|vote|voting|decision|answer)[*_ ]*"
 
 
 def _plain(text: str) -> str:
-    """The reply without reasoning traces, HTML, markdown emphasis and symbols; an arrow as a tag's separator, a
-    table's cells as tag lines."""
+    """The reply up to the end of its turn, without reasoning traces, HTML, template tokens, markdown emphasis and
+    symbols; an arrow as a tag's separator, a table's cells as tag lines."""
     text = _THINK.sub(" ", text or "")
+    text = next((turn for turn in _END_OF_TURN.split(text) if turn.strip()), "")
     text = _TAG_HTML.sub(" ", _TEMPLATE_TOKEN.sub(" ", text))
     text = _MARK_VALUE.sub(lambda m: m.group(1) + (" yes" if m.group(2)[0] in "👍✅✔☑" else " no"), text)
     text = _tables_as_tags(text)
@@ -246,7 +250,7 @@ _SECOND_SAID = [  # (pattern, reading when not negated)
                 r"(?:it[ \t]+|the motion[ \t]+|this[ \t]+)?my[ \t]+second\b", re.IGNORECASE), YES),
     (re.compile(r"\b(?:be|am|as|being)[ \t]+(?:(?:the|its|a|your)[ \t]+)?seconder\b", re.IGNORECASE), YES),
     (re.compile(r"^[ \t]*second(?:ed)?[ \t]+(?:from|by)[ \t]+me\b|^[ \t]*(?:happy|glad|willing|pleased|ready|"
-                r"prepared|proud|more than happy)[ \t]+to[ \t]+second\b", re.IGNORECASE), YES),
+                r"prepared|proud|more than happy)[ \t]+to(?:[ \t]+second\b|[ \t]*[.!]?[ \t]*$)", re.IGNORECASE), YES),
     (re.compile(r"^[ \t]*(?:(?:gladly|happily|readily|hereby|formally|motion|amendment)[ \t]+)?second(?:ed|ing|s)?\b"
                 r"(?![ \t]*[,:=]|[ \t]+(?:round|time|point|half|place|thought|look|option|one|opinion|reading|"
                 r"of|and|or|"
