@@ -1,19 +1,27 @@
 """A committee member's second and vote, read from their reply whatever its format (issue 41).
 
-A reply is read in two passes, and both must agree:
+A reply is first taken as the member said it: up to the end of its turn (what a small model writes after
+`<|im_end|>` is a turn it made up), without the instruction or its options echoed ("VOTE: aye, VOTE: nay or VOTE:
+abstain"), a compliance opener ("Certainly! Here's my answer:") or a reasoning trace, with an options label
+("YES/NO: No") read as the answer's label and an opening stage direction ("(The Auditor seconds the motion.)") as
+the speaker's own act. Then it is read in two passes, and both must agree:
 
 - tag lines in any format: `SECOND: yes`, `**Vote** — Nay`, `vote = aye`, `Second? Yes.`, `My vote: in favour`,
-  `Decision: abstain`, a JSON key (`{"vote": "nay"}`, `"second": true`), a check mark or a thumb for the value;
+  `Decision: abstain`, `Answer: VOTE: nay`, a JSON key (`{"vote": "nay"}`, `"second": true`), a check mark, a
+  thumb or `+1` / `-1` / `0` for the value;
 - statements in the member's own words, sentence by sentence and clause by clause: "I second the motion", "You
   have my second", "I will not be seconding it", "I'll pass", "I vote against", "Count me in favour", "I abstain",
-  or a reply that opens with its answer ("Aye.", "No, I won't.", "Respectfully, nay.").
+  "The motion has my support", "I'm a no", or a reply that opens with its answer ("Aye.", "No, I won't.",
+  "Respectfully, nay."), the answer word standing apart from what follows it (not "No organization should ...").
 
-Only the member's own statements count: a question ("Should I second?"), a sentence about someone else ("Others may
-vote nay"), or a gerund ("Abstaining is not an option") says nothing. A hedged or conditional statement ("I'm
-inclined to second", "aye if the cap is added") makes the reply unreadable, as do two readings that differ,
-even where the later one says it corrects the earlier ("VOTE: aye", then "Actually: VOTE: nay"). Nothing is
-guessed: a reply that says neither is None (a second) or "unparsed" (a vote), asked again once, then counted
-unreadable, never as "no".
+Only the member's own statements on this motion count: a question ("Should I second?"), a sentence about someone
+else ("Others may vote nay"), a gerund ("Abstaining is not an option"), or what the member would do on another
+motion ("I'd vote aye on an amended version") says nothing, so a reason that mentions the other answer leaves the
+tag standing. A hedged or conditional statement ("I'm inclined to second", "aye if the cap is added") makes the
+reply unreadable, as do two readings that differ, even where the later one says it corrects the earlier ("VOTE:
+aye", then "Actually: VOTE: nay": the committee asks once more rather than guess which stands). Nothing is guessed:
+a reply that says neither is None (a second) or "unparsed" (a vote), asked again once, then counted unreadable,
+never as "no".
 """
 
 from __future__ import annotations
@@ -90,6 +98,44 @@ def _tables_as_tags(text: str) -> str:
     return "\n".join(out)
 
 
+# --- what is said around the answer and is not it: the options echoed, a compliance opener ----------------
+
+# the answers to choose from: listed each once, with nothing else on the line, they are the instruction echoed
+_OPTIONS = {"second": r"yes|no|aye|nay", "vote": r"aye|nay|abstain|yes|no|for|against"}
+_ECHO_FILLER = re.compile(r"second|vote|or|and|either|reply|with|one|line|answer|options?|choose|from|then")
+# the options as a label, the answer after it ("YES/NO: No"): the label starts the member's answer
+_OPTIONS_LABEL = re.compile(r"\b(?:yes|aye)[ \t]*/[ \t]*(?:no|nay)(?:[ \t]*/[ \t]*abstain)?[ \t]*:[ \t]*",
+                            re.IGNORECASE)
+# a chat model's compliance opener before its answer ("Certainly. Here's my answer:"): politeness, not a yes
+_COMPLIANCE = re.compile(r"^[ \t]*(?:certainly|sure|of course|absolutely|ok(?:ay)?|alright|great|understood)"
+                         r"[ \t]*[.!,]*[ \t]*(?=here(?:'s|[ \t]+is|[ \t]+are)\b)", re.IGNORECASE | re.MULTILINE)
+# a stage direction that opens the reply, in the third person: the speaker's own act ("(The Auditor seconds the
+# motion.)")
+_STAGE_DIRECTION = re.compile(r"\A[ \t\n]*\((?:the[ \t]+)?[A-Z][\w'-]*(?:[ \t]+[A-Z][\w'-]*){0,3}[ \t]+"
+                              r"(?P<verb>seconds|votes|abstains|declines)\b(?P<rest>[^()\n;:]{0,60})\)[ \t]*$",
+                              re.MULTILINE)
+
+
+def _without_echoes(kind: str, text: str) -> str:
+    """The reply without the lines that only list the options ("VOTE: aye, VOTE: nay or VOTE: abstain")."""
+    kept = []
+    for line in text.splitlines():
+        words = re.findall(r"[a-z']+", line.lower())
+        options = [w for w in words if re.fullmatch(_OPTIONS[kind], w)]
+        if (len(options) >= 2 and len(set(options)) == len(options)
+                and all(w in options or _ECHO_FILLER.fullmatch(w) for w in words)):
+            continue
+        kept.append(line)
+    return "\n".join(kept)
+
+
+def _as_said(kind: str, text: str) -> str:
+    """The reply as the member's own words: the instruction's options echoed and a compliance opener off, an options
+    label as the answer's, an opening stage direction in the first person."""
+    text = _OPTIONS_LABEL.sub("\nanswer: ", _COMPLIANCE.sub("", _without_echoes(kind, text)))
+    return _STAGE_DIRECTION.sub(lambda m: f"I {m.group('verb')[:-1]}{m.group('rest')}.", text)
+
+
 # --- what a value says: "Aye", "in favour", "not in favour", "Affirmative", "decline" ----------------------------
 
 _WORDS = {
@@ -136,7 +182,7 @@ def _value(kind: str, value: str) -> str | None:
     if not value or re.match(r"n/?a\b|tbd\b|none\b", value, re.IGNORECASE):
         return None  # "N/A", "TBD": no answer
     first_clause = re.split(r"[.;,(—–]|\s-\s|\bbut\b|\bbecause\b|\bas\b", value, maxsplit=1)[0]
-    answer = _REASON_STARTS.split(value, maxsplit=1)[0]  # "no, because if they reject it ...": the if is the reason's
+    answer = _REASON_STARTS.split(value, maxsplit=1)[0]  # "no, because if they reject ...": the reason's "if"
     if _CONDITION.search(answer) or _DOUBTS.search(answer) or _HEDGE.search(first_clause):
         return None  # "yes, if the cost cap is added first", "abstain, perhaps"
     found = [reading for reading, words in _WORDS[kind] if re.match(r"(?:" + words + r")\b", value, re.IGNORECASE)]
@@ -224,22 +270,24 @@ _NEGATION = re.compile(r"\b(?:not|never|n't|cannot|unable|unwilling|refuse|decli
 
 # what the motion gets from the member: "The motion has my support", "It does not have my second", "You have my vote"
 _MOTION_AS_SUBJECT = (r"\b(?:motion|amendment|proposal|resolution|it|this|you)(?:[ \t]+(?:does|do|did|will|would|"
-                      r"shall|not|never|certainly|definitely|also|now|still|won't|doesn't|don't|cannot|can't))*[ \t]+")
-_BACKING = (r"(?:full[ \t]+|firm[ \t]+|strong[ \t]+|wholehearted[ \t]+|unreserved[ \t]+)?(?:support|backing|endorsement|"
-            r"approval|vote)\b(?![ \t]+against)")
+                      r"shall|not|never|certainly|definitely|also|now|still|won't|doesn't|don't|cannot|can't))*"
+                      r"[ \t]+")
+_BACKING = (r"(?:full[ \t]+|firm[ \t]+|strong[ \t]+|wholehearted[ \t]+|unreserved[ \t]+)?(?:support|backing|"
+            r"endorsement|approval|vote)\b(?![ \t]+against)")
 
 _SECOND_SAID = [  # (pattern, reading when not negated)
     # the motion's lot: "This motion lacks a second from me", "It gets a second from me"
-    (re.compile(r"\b(?:lacks?|lacking|without)[ \t]+(?:a[ \t]+second[ \t]+from[ \t]+me|my[ \t]+second)\b", re.IGNORECASE), NO),
-    (re.compile(_MOTION_AS_SUBJECT + r"(?:has|have|gets?|getting|earns?|earned)[ \t]+a[ \t]+second[ \t]+from[ \t]+me\b",
-                re.IGNORECASE), YES),
+    (re.compile(r"\b(?:lacks?|lacking|without)[ \t]+(?:a[ \t]+second[ \t]+from[ \t]+me|my[ \t]+second)\b",
+                re.IGNORECASE), NO),
+    (re.compile(_MOTION_AS_SUBJECT + r"(?:has|have|gets?|getting|earns?|earned)[ \t]+a[ \t]+second[ \t]+from[ \t]+"
+                r"me\b", re.IGNORECASE), YES),
     # the second left to others ("I'll leave that to other members"), or not the member's place ("it isn't right for
     # me to second")
     (re.compile(r"\bleav(?:e|ing)[ \t]+(?:that|it|this|the second(?:ing)?|seconding(?:[ \t]+it)?)[ \t]+(?:to|for)[ \t]+"
                 r"(?:others|other members|another member|someone else|the others|the rest|(?:my )?colleagues)\b",
                 re.IGNORECASE), NO),
-    (re.compile(r"\b(?:appropriate|right|proper|fitting|my place)[ \t]+for[ \t]+me\b[^.;]{0,60}?\bto[ \t]+second\b",
-                re.IGNORECASE), YES),
+    (re.compile(r"\b(?:appropriate|right|proper|fitting|my place)[ \t]+for[ \t]+me\b[^.;]{0,60}?\bto[ \t]+"
+                r"second\b", re.IGNORECASE), YES),
     (re.compile(_I + _AUX + r"[ \t]+(?:be[ \t]+)?second(?:s|ing)?\b(?![ \t]+(?:round|time|point|half|place|thought|"
                 r"look|option|one|opinion|reading|of|and|or))", re.IGNORECASE), YES),
     (re.compile(r"(?:^|[,;:—–][ \t]*|\b(?:so|then|yes|sure|gladly|happily|ok|okay|and|agreed)[ \t,.!—–]*[ \t]*)"
@@ -270,11 +318,12 @@ _VOTE_TARGET = (r"[ \t]+(?:(?:the|this|that|your|our|his|her|their)[ \t]+(?:\w+[
                 r"resolution)|(?:it|this|that)\b(?![ \t]+\w+[ \t]+(?:of|in)\b))")
 _VOTE_SAID = [
     # the motion's lot: "The motion has my support", "it won't get my vote", "it lacks my support", "you have my vote"
-    (re.compile(_MOTION_AS_SUBJECT + r"(?:has|have|gets?|getting|earns?|earned)[ \t]+my[ \t]+" + _BACKING, re.IGNORECASE),
-     YES),
+    (re.compile(_MOTION_AS_SUBJECT + r"(?:has|have|gets?|getting|earns?|earned)[ \t]+my[ \t]+" + _BACKING,
+                re.IGNORECASE), YES),
     (re.compile(_MOTION_AS_SUBJECT + r"(?:lacks?|lacking)[ \t]+my[ \t]+" + _BACKING, re.IGNORECASE), NO),
-    (re.compile(_I + _AUX + r"[ \t]+(?:give|lend|offer)[ \t]+(?:(?:it|this|the[ \t]+motion)[ \t]+my[ \t]+" + _BACKING +
-                r"|my[ \t]+" + _BACKING + r"[ \t]+to[ \t]+(?:it|this|the[ \t]+(?:motion|amendment)))", re.IGNORECASE), YES),
+    (re.compile(_I + _AUX + r"[ \t]+(?:give|lend|offer)[ \t]+(?:(?:it|this|the[ \t]+motion)[ \t]+my[ \t]+" +
+                _BACKING + r"|my[ \t]+" + _BACKING + r"[ \t]+to[ \t]+(?:it|this|the[ \t]+(?:motion|amendment)))",
+                re.IGNORECASE), YES),
     (re.compile(_I + _AUX + r"[ \t]+(?:vote|voting|cast(?:ing)?[ \t]+(?:my|a|an)[ \t]+(?:vote|"
                             r"ballot))[ \t]+(?:to[ \t]+)?"
                 r"(?P<value>.{1,40})", re.IGNORECASE), None),
@@ -378,14 +427,15 @@ def _one(readings: list[str | None]) -> str | None:
 
 
 # a motion other than the one asked about: "I'd vote aye on an amended version", "I would second a narrower one"
-_ANOTHER_MOTION = re.compile(r"\b(?:an?|another|some)[ \t]+(?:amended|revised|different|modified|reworded|rewritten|"
-                             r"narrower|broader|new|future|alternative|stronger|weaker|separate|later|better|"
-                             r"improved|reworked)[ \t]+(?:version|motion|proposal|draft|form|one|amendment|plan|text)\b|"
-                             r"\banother[ \t]+(?:motion|version|proposal|amendment)\b", re.IGNORECASE)
+_ANOTHER_MOTION = re.compile(r"\b(?:an?|another|some)[ \t]+(?:amended|revised|different|modified|reworded|"
+                             r"rewritten|narrower|broader|new|future|alternative|stronger|weaker|separate|later|"
+                             r"better|improved|reworked)[ \t]+(?:version|motion|proposal|draft|form|one|amendment|"
+                             r"plan|text)\b|\banother[ \t]+(?:motion|version|proposal|amendment)\b", re.IGNORECASE)
 
 # words that take back what was said before them
 # ("actually" and "wait" where they turn the sentence, not "the plan we can actually execute")
-_TAKEN_BACK = re.compile(r"(?:^|[,(]|\b(?:no|yes|aye|nay|oh|or))[ \t]*(?:actually|wait)\b|(?:actually|wait)[ \t]*[,—–!]|"
+_TAKEN_BACK = re.compile(r"(?:^|[,(]|\b(?:no|yes|aye|nay|oh|or))[ \t]*(?:actually|wait)\b|"
+                         r"(?:actually|wait)[ \t]*[,—–!]|"
                          r"\b(?:on (?:reflection|second thoughts?)|scratch that|correction|i mean|"
                          r"let me rephrase|i take (?:that|it) back|changed? my (?:mind|vote|answer))\b", re.IGNORECASE)
 _RETRACTED = re.compile(r"\b(?:scratch that|i take (?:that|it) back|changed? my (?:mind|vote|answer)|on (?:reflection|"
@@ -502,41 +552,6 @@ def _vote_phrase(value: str) -> str | None:
 
 
 # --- the two readers -------------------------------------------------------------------------------------------
-
-# the answers to choose from: listed each once, with nothing else on the line, they are the instruction echoed
-_OPTIONS = {"second": r"yes|no|aye|nay", "vote": r"aye|nay|abstain|yes|no|for|against"}
-_ECHO_FILLER = re.compile(r"second|vote|or|and|either|reply|with|one|line|answer|options?|choose|from|then")
-# the options as a label, the answer after it ("YES/NO: No"): the label starts the member's answer
-_OPTIONS_LABEL = re.compile(r"\b(?:yes|aye)[ \t]*/[ \t]*(?:no|nay)(?:[ \t]*/[ \t]*abstain)?[ \t]*:[ \t]*", re.IGNORECASE)
-# a chat model's compliance opener before its answer ("Certainly. Here's my answer:"): politeness, not a yes
-_COMPLIANCE = re.compile(r"^[ \t]*(?:certainly|sure|of course|absolutely|ok(?:ay)?|alright|great|understood)[ \t]*[.!,]*"
-                         r"[ \t]*(?=here(?:'s|[ \t]+is|[ \t]+are)\b)", re.IGNORECASE | re.MULTILINE)
-# a stage direction that opens the reply, in the third person: the speaker's own act ("(The Auditor seconds the
-# motion.)")
-_STAGE_DIRECTION = re.compile(r"\A[ \t\n]*\((?:the[ \t]+)?[A-Z][\w'-]*(?:[ \t]+[A-Z][\w'-]*){0,3}[ \t]+"
-                              r"(?P<verb>seconds|votes|abstains|declines)\b(?P<rest>[^()\n;:]{0,60})\)[ \t]*$",
-                              re.MULTILINE)
-
-
-def _without_echoes(kind: str, text: str) -> str:
-    """The reply without the lines that only list the options ("VOTE: aye, VOTE: nay or VOTE: abstain")."""
-    kept = []
-    for line in text.splitlines():
-        words = re.findall(r"[a-z']+", line.lower())
-        options = [w for w in words if re.fullmatch(_OPTIONS[kind], w)]
-        if (len(options) >= 2 and len(set(options)) == len(options)
-                and all(w in options or _ECHO_FILLER.fullmatch(w) for w in words)):
-            continue
-        kept.append(line)
-    return "\n".join(kept)
-
-
-def _as_said(kind: str, text: str) -> str:
-    """The reply as the member's own words: the instruction's options echoed and a compliance opener off, an options
-    label as the answer's, an opening stage direction in the first person."""
-    text = _OPTIONS_LABEL.sub("\nanswer: ", _COMPLIANCE.sub("", _without_echoes(kind, text)))
-    return _STAGE_DIRECTION.sub(lambda m: f"I {m.group('verb')[:-1]}{m.group('rest')}.", text)
-
 
 def _read(kind: str, text: str) -> str | None:
     plain = _as_said(kind, _plain(text))
