@@ -21,9 +21,9 @@ TAG_FORMATS = ["{tag}: {value}", "**{tag}:** {value}", "**{tag}**: {value}", "{t
                "{tag} = {value}", "{tag}: **{value}**", '{tag}: "{value}"', "{tag}: [{value}]", "> {tag}: {value}",
                "### {tag}: {value}", "My {tag}: {value}", "{tag} → {value}", "{tag}:\n{value}", "`{tag}: {value}`",
                "1. {tag}: {value}", "{tag}:{value}", "<b>{tag}:</b> {value}", "Final {tag}: {value}",
-               # chat models' and small models' habits: a label before the tag, a template's token after it
-               "**Answer:** {tag}: {value}", "Final answer: {tag}: {value}", "{tag}: {value}<|im_end|>",
-               "{tag}: {value}<eos>"]
+               "**Answer:** {tag}: {value}", "Final answer: {tag}: {value}"]  # a label before the tag
+# the model's turn ended after the line (what follows such a token is not the member's: only one tag is tried in them)
+ONE_TAG_FORMATS = TAG_FORMATS + ["{tag}: {value}<|im_end|>", "{tag}: {value}<eos>", "{tag}: {value}<end_of_turn>"]
 CASES = st.sampled_from([str.upper, str.lower, str.capitalize])
 REASONS = st.sampled_from(["", "The filters are the organization's mission.", "Reason: the timeline is tight.",
                            "We need to hear from the finance team first.", "It is the clearest statement so far.",
@@ -33,7 +33,7 @@ HEDGES = st.sampled_from(["if the cost cap is added", "provided the board agrees
 
 
 @settings(max_examples=80, deadline=None)
-@given(st.sampled_from(TAG_FORMATS), CASES, st.booleans(), st.data(), REASONS, st.booleans())
+@given(st.sampled_from(ONE_TAG_FORMATS), CASES, st.booleans(), st.data(), REASONS, st.booleans())
 def test_a_second_tag_in_any_format_reads_its_value(fmt, case, seconded, data, reason, reason_first):
     value = data.draw(st.sampled_from(SECOND_VALUES[seconded]))
     line = fmt.format(tag=case("second"), value=value)
@@ -42,7 +42,7 @@ def test_a_second_tag_in_any_format_reads_its_value(fmt, case, seconded, data, r
 
 
 @settings(max_examples=80, deadline=None)
-@given(st.sampled_from(TAG_FORMATS), CASES, st.sampled_from(sorted(VOTE_VALUES)), st.data(), REASONS)
+@given(st.sampled_from(ONE_TAG_FORMATS), CASES, st.sampled_from(sorted(VOTE_VALUES)), st.data(), REASONS)
 def test_a_vote_tag_in_any_format_reads_its_value(fmt, case, vote, data, reason):
     value = data.draw(st.sampled_from(VOTE_VALUES[vote]))
     assert parse_vote(fmt.format(tag=case("vote"), value=value) + "\n" + reason)[0] == vote
@@ -163,7 +163,7 @@ MENTIONS = {"second": ["Others may not second it, and that is their right.", "I'
 
 
 @settings(max_examples=60, deadline=None)
-@given(st.sampled_from(TAG_FORMATS), st.booleans(), st.sampled_from(PREAMBLES["second"]),
+@given(st.sampled_from(ONE_TAG_FORMATS), st.booleans(), st.sampled_from(PREAMBLES["second"]),
        st.sampled_from(MENTIONS["second"]))
 def test_a_second_tag_stands_whatever_precedes_it_or_a_reason_mentions(fmt, seconded, preamble, mention):
     line = fmt.format(tag="SECOND", value=SECOND_VALUES[seconded][0])
@@ -171,7 +171,7 @@ def test_a_second_tag_stands_whatever_precedes_it_or_a_reason_mentions(fmt, seco
 
 
 @settings(max_examples=80, deadline=None)
-@given(st.sampled_from(TAG_FORMATS), st.sampled_from(sorted(VOTE_VALUES)), st.sampled_from(sorted(VOTE_VALUES)),
+@given(st.sampled_from(ONE_TAG_FORMATS), st.sampled_from(sorted(VOTE_VALUES)), st.sampled_from(sorted(VOTE_VALUES)),
        st.sampled_from(PREAMBLES["vote"]), st.sampled_from(MENTIONS["vote"]))
 def test_a_vote_tag_stands_whatever_precedes_it_or_a_reason_mentions(fmt, vote, other, preamble, mention):
     line = fmt.format(tag="VOTE", value=vote)
