@@ -121,6 +121,7 @@ def test_options_in_the_tag_brackets_checklists_and_labels_of_ones_own():
     assert parse_vote("[VOTE] aye")[0] == "aye"
     assert parse_vote("- [ ] Aye\n- [x] Nay\n- [ ] Abstain")[0] == "nay"
     assert parse_vote("On the amendment: nay.")[0] == "nay" and parse_vote("Aye to the motion.")[0] == "aye"
+    assert parse_vote("Against the motion.")[0] == "nay" and parse_vote("VOTE: aye\nNo further comments.")[0] == "aye"
     assert parse_vote("VOTE: nay\nAbstaining would be a cop-out.")[0] == "nay"  # a subject, not an answer
 
 

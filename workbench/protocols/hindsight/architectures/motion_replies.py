@@ -380,10 +380,10 @@ _STRONG = {"second": {"yes": YES, "aye": YES, "nay": NO, "nope": NO, "decline": 
 _ALONE_ONLY = {"affirmative", "not", "for", "sure", "certainly", "absolutely", "definitely", "happily", "gladly", "pass",
                "decline", "negative"}
 # an answer word stands apart from what follows it: a stop, a comma or a dash ("No, I won't", "Aye — ..."), "from
-# me", the member going on ("Yes I second it"), or what it answers ("Aye to the motion"); any other word makes it part
-# of a phrase: "No organization should ...", "No one ...", "Abstaining would be ...", "Yes-men ..."
+# me", the member going on ("Yes I second it"), or what it answers ("Aye to the motion", "Against the motion"); any
+# other word makes it part of a phrase: "No organization should ...", "No one ...", "Abstaining would be ...".
 _ANSWER_THEN = re.compile(r"[ \t]*(?:$|[.,!;:…)]|[—–]|-{1,2}[ \t])|[ \t]+(?:from\b|(?:I|we)(?:'\w+)?\b|"
-                          r"(?:to|on)[ \t]+(?:the|this|that)[ \t]+(?:motion|amendment|proposal|resolution)\b)",
+                          r"(?:(?:to|on|of)[ \t]+)?(?:the|this|that)[ \t]+(?:motion|amendment|proposal|resolution)\b)",
                           re.IGNORECASE)
 _ABOUT_OTHERS = re.compile(r"\b(?:if|whether|some|others?|they|he|she|someone|anyone|members?|the (?:chair|"
                            r"committee|strategist|board)|colleagues?|you)\b[^.]*\b(?:may|might|would|could|will|"
