@@ -20,7 +20,10 @@ VOTE_VALUES = {"aye": ["aye", "Aye", "AYE", "yea", "yes", "for", "in favour", "I
 TAG_FORMATS = ["{tag}: {value}", "**{tag}:** {value}", "**{tag}**: {value}", "{tag} - {value}", "{tag} — {value}",
                "{tag} = {value}", "{tag}: **{value}**", '{tag}: "{value}"', "{tag}: [{value}]", "> {tag}: {value}",
                "### {tag}: {value}", "My {tag}: {value}", "{tag} → {value}", "{tag}:\n{value}", "`{tag}: {value}`",
-               "1. {tag}: {value}", "{tag}:{value}", "<b>{tag}:</b> {value}", "Final {tag}: {value}"]
+               "1. {tag}: {value}", "{tag}:{value}", "<b>{tag}:</b> {value}", "Final {tag}: {value}",
+               "**Answer:** {tag}: {value}", "Final answer: {tag}: {value}"]  # a label before the tag
+# the model's turn ended after the line (what follows such a token is not the member's: only one tag is tried in them)
+ONE_TAG_FORMATS = TAG_FORMATS + ["{tag}: {value}<|im_end|>", "{tag}: {value}<eos>", "{tag}: {value}<end_of_turn>"]
 CASES = st.sampled_from([str.upper, str.lower, str.capitalize])
 REASONS = st.sampled_from(["", "The filters are the organization's mission.", "Reason: the timeline is tight.",
                            "We need to hear from the finance team first.", "It is the clearest statement so far.",
@@ -30,7 +33,7 @@ HEDGES = st.sampled_from(["if the cost cap is added", "provided the board agrees
 
 
 @settings(max_examples=80, deadline=None)
-@given(st.sampled_from(TAG_FORMATS), CASES, st.booleans(), st.data(), REASONS, st.booleans())
+@given(st.sampled_from(ONE_TAG_FORMATS), CASES, st.booleans(), st.data(), REASONS, st.booleans())
 def test_a_second_tag_in_any_format_reads_its_value(fmt, case, seconded, data, reason, reason_first):
     value = data.draw(st.sampled_from(SECOND_VALUES[seconded]))
     line = fmt.format(tag=case("second"), value=value)
@@ -39,7 +42,7 @@ def test_a_second_tag_in_any_format_reads_its_value(fmt, case, seconded, data, r
 
 
 @settings(max_examples=80, deadline=None)
-@given(st.sampled_from(TAG_FORMATS), CASES, st.sampled_from(sorted(VOTE_VALUES)), st.data(), REASONS)
+@given(st.sampled_from(ONE_TAG_FORMATS), CASES, st.sampled_from(sorted(VOTE_VALUES)), st.data(), REASONS)
 def test_a_vote_tag_in_any_format_reads_its_value(fmt, case, vote, data, reason):
     value = data.draw(st.sampled_from(VOTE_VALUES[vote]))
     assert parse_vote(fmt.format(tag=case("vote"), value=value) + "\n" + reason)[0] == vote
@@ -118,6 +121,7 @@ def test_options_in_the_tag_brackets_checklists_and_labels_of_ones_own():
     assert parse_vote("[VOTE] aye")[0] == "aye"
     assert parse_vote("- [ ] Aye\n- [x] Nay\n- [ ] Abstain")[0] == "nay"
     assert parse_vote("On the amendment: nay.")[0] == "nay" and parse_vote("Aye to the motion.")[0] == "aye"
+    assert parse_vote("Against the motion.")[0] == "nay" and parse_vote("VOTE: aye\nNo further comments.")[0] == "aye"
     assert parse_vote("VOTE: nay\nAbstaining would be a cop-out.")[0] == "nay"  # a subject, not an answer
 
 
@@ -153,3 +157,69 @@ def test_support_for_another_hypothetical_motion_says_nothing_of_this_one():
     # without a tag it is no answer to this motion, and a plain contrary statement still makes the reply unreadable
     assert parse_vote("I'd vote aye on an amended version.")[0] == "unparsed"
     assert parse_vote("VOTE: nay\nI vote aye.")[0] == "unparsed"
+
+
+# what comes before the answer and is no answer: a compliance opener, the options or the instruction echoed, a trace
+PREAMBLES = {"second": ["Certainly! Here's my answer:", "Sure. Here is my response:", "SECOND: yes or SECOND: no",
+                        "yes / no", 'Reply with one line "SECOND: yes" or "SECOND: no", then one sentence.',
+                        "<think>Yes or no? I lean yes, but no is safer.</think>"],
+             "vote": ["Certainly! Here's my vote:", "Of course. Here is my answer:",
+                      "VOTE: aye, VOTE: nay or VOTE: abstain", "aye / nay / abstain",
+                      'Reply with one line "VOTE: aye", "VOTE: nay" or "VOTE: abstain".',
+                      "<think>Aye would help; nay is safer.</think>"]}
+# a reason that mentions another answer without giving it: considered, someone else's, on another motion, a
+# sentence that opens with a word that is an answer elsewhere ("No concession ...")
+MENTIONS = {"second": ["Others may not second it, and that is their right.", "I'd second an amended version too.",
+                       "No organization should reward extortion.", "Yes-men will not help the committee here."],
+            "vote": ["I considered voting {other} but the gates answer my concern.",
+                     "I understand why colleagues will vote {other}.", "I'd vote {other} on an amended version.",
+                     "I was initially inclined to vote {other}, but the amendment resolves it.",
+                     "No concession, however small, is safe."]}
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.sampled_from(ONE_TAG_FORMATS), st.booleans(), st.sampled_from(PREAMBLES["second"]),
+       st.sampled_from(MENTIONS["second"]))
+def test_a_second_tag_stands_whatever_precedes_it_or_a_reason_mentions(fmt, seconded, preamble, mention):
+    line = fmt.format(tag="SECOND", value=SECOND_VALUES[seconded][0])
+    assert parse_second(f"{preamble}\n\n{line}\n{mention}") is seconded
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.sampled_from(ONE_TAG_FORMATS), st.sampled_from(sorted(VOTE_VALUES)), st.sampled_from(sorted(VOTE_VALUES)),
+       st.sampled_from(PREAMBLES["vote"]), st.sampled_from(MENTIONS["vote"]))
+def test_a_vote_tag_stands_whatever_precedes_it_or_a_reason_mentions(fmt, vote, other, preamble, mention):
+    line = fmt.format(tag="VOTE", value=vote)
+    reason = mention.format(other=other)
+    assert parse_vote(f"{preamble}\n\n{line}\n{reason}")[0] == vote
+
+
+def test_signed_values_options_as_the_label_and_stage_directions():
+    assert [parse_vote(f"VOTE: {v}")[0] for v in ("+1", "-1", "0 (neutral)", "1", "10")] == \
+        ["aye", "nay", "abstain", "unparsed", "unparsed"]  # a bare "1" may be the first option
+    assert parse_second("SECOND: +1") is True and parse_second("SECOND: 0") is None
+    assert parse_second("Do you support this motion or not? YES/NO: No, because if they reject it I will "
+                        "propose another.") is False  # the "if" is in the reason, not the answer
+    assert parse_second("SECOND: yes, if the cost cap is added first") is None
+    assert parse_second("*(The Auditor seconds the motion.)*\nThe audit trail justifies a debate.") is True
+    assert parse_vote("(The CFO votes nay.)\nToo early.")[0] == "nay"
+    assert parse_vote("(The Strategist votes aye; I do not.)")[0] == "unparsed"  # not a stage direction of its own
+
+
+def test_what_the_motion_gets_from_the_member_and_seconds_left_to_others():
+    assert parse_vote("The motion has my support.")[0] == "aye" and parse_vote("You have my vote.")[0] == "aye"
+    assert parse_vote("The motion does not have my support.")[0] == "nay"
+    assert parse_vote("The timeline has my support, but the motion does not.")[0] == "unparsed"
+    assert parse_second("This motion lacks a second from me.") is False
+    assert parse_second("The last motion died without a second. I second this one.") is True
+    assert parse_second("As its drafter, I don't think it's appropriate for me to second it. I'll leave that to "
+                        "other members.") is False
+    assert parse_vote("I'm a no on this.")[0] == "nay" and parse_vote("I'm a firm yes.")[0] == "aye"
+    assert parse_vote("Count me in. It is the plan we can actually execute.")[0] == "aye"  # not a correction
+    assert parse_second("I'm not able to second this motion.") is False
+
+
+def test_a_turn_made_up_after_the_end_token_and_a_bare_happy_to():
+    assert parse_vote("VOTE: aye<|im_end|><|im_start|>user\nVote again.\nVOTE: nay")[0] == "aye"
+    assert parse_second("<|im_start|>assistant\nSECOND: no<|im_end|>") is False
+    assert parse_second("Happy to.") is True and parse_second("Happy to discuss it, but no.") is None

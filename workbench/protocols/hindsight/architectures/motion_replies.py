@@ -1,19 +1,27 @@
 """A committee member's second and vote, read from their reply whatever its format (issue 41).
 
-A reply is read in two passes, and both must agree:
+A reply is first taken as the member said it: up to the end of its turn (what a small model writes after
+`<|im_end|>` is a turn it made up), without the instruction or its options echoed ("VOTE: aye, VOTE: nay or VOTE:
+abstain"), a compliance opener ("Certainly! Here's my answer:") or a reasoning trace, with an options label
+("YES/NO: No") read as the answer's label and an opening stage direction ("(The Auditor seconds the motion.)") as
+the speaker's own act. Then it is read in two passes, and both must agree:
 
 - tag lines in any format: `SECOND: yes`, `**Vote** — Nay`, `vote = aye`, `Second? Yes.`, `My vote: in favour`,
-  `Decision: abstain`, a JSON key (`{"vote": "nay"}`, `"second": true`), a check mark or a thumb for the value;
+  `Decision: abstain`, `Answer: VOTE: nay`, a JSON key (`{"vote": "nay"}`, `"second": true`), a check mark, a
+  thumb or `+1` / `-1` / `0` for the value;
 - statements in the member's own words, sentence by sentence and clause by clause: "I second the motion", "You
   have my second", "I will not be seconding it", "I'll pass", "I vote against", "Count me in favour", "I abstain",
-  or a reply that opens with its answer ("Aye.", "No, I won't.", "Respectfully, nay.").
+  "The motion has my support", "I'm a no", or a reply that opens with its answer ("Aye.", "No, I won't.",
+  "Respectfully, nay."), the answer word standing apart from what follows it (not "No organization should ...").
 
-Only the member's own statements count: a question ("Should I second?"), a sentence about someone else ("Others may
-vote nay"), or a gerund ("Abstaining is not an option") says nothing. A hedged or conditional statement ("I'm
-inclined to second", "aye if the cap is added") makes the reply unreadable, as do two readings that differ,
-even where the later one says it corrects the earlier ("VOTE: aye", then "Actually: VOTE: nay"). Nothing is
-guessed: a reply that says neither is None (a second) or "unparsed" (a vote), asked again once, then counted
-unreadable, never as "no".
+Only the member's own statements on this motion count: a question ("Should I second?"), a sentence about someone
+else ("Others may vote nay"), a gerund ("Abstaining is not an option"), or what the member would do on another
+motion ("I'd vote aye on an amended version") says nothing, so a reason that mentions the other answer leaves the
+tag standing. A hedged or conditional statement ("I'm inclined to second", "aye if the cap is added") makes the
+reply unreadable, as do two readings that differ, even where the later one says it corrects the earlier ("VOTE:
+aye", then "Actually: VOTE: nay": the committee asks once more rather than guess which stands). Nothing is guessed:
+a reply that says neither is None (a second) or "unparsed" (a vote), asked again once, then counted unreadable,
+never as "no".
 """
 
 from __future__ import annotations
@@ -29,6 +37,11 @@ NOT_CAST = "not cast"  # a vote said not to be cast: an abstention where negated
 
 _THINK = re.compile(r"<think>.*?(?:</think>|$)", re.IGNORECASE | re.DOTALL)
 _TAG_HTML = re.compile(r"</?[a-z][^>\n]*>", re.IGNORECASE)
+# a chat template's tokens a small model writes out ("<|im_end|>", "[/INST]"; "<eos>" is HTML-like above)
+_TEMPLATE_TOKEN = re.compile(r"<\|[^|\n]{1,30}\|>|\[/?INST\]", re.IGNORECASE)
+# the end of the model's turn: what a small model writes after it is a turn it made up ("<|im_end|><|im_start|>user
+# Vote again: ...")
+_END_OF_TURN = re.compile(r"<\|(?:im_end|eot_id|end|endoftext)\|>|<end_of_turn>|</s>|<eos>", re.IGNORECASE)
 _ARROWS = {"→": ":", "⇒": ":", "->": ":", "=>": ":"}
 
 
@@ -44,10 +57,11 @@ _TABLE_TAG = re.compile(r"[*_ ]*(?:second\w*|vote|voting|decision|answer)[*_ ]*"
 
 
 def _plain(text: str) -> str:
-    """The reply without reasoning traces, HTML, markdown emphasis and symbols; an arrow as a tag's separator, a
-    table's cells as tag lines."""
+    """The reply up to the end of its turn, without reasoning traces, HTML, template tokens, markdown emphasis and
+    symbols; an arrow as a tag's separator, a table's cells as tag lines."""
     text = _THINK.sub(" ", text or "")
-    text = _TAG_HTML.sub(" ", text)
+    text = next((turn for turn in _END_OF_TURN.split(text) if turn.strip()), "")
+    text = _TAG_HTML.sub(" ", _TEMPLATE_TOKEN.sub(" ", text))
     text = _MARK_VALUE.sub(lambda m: m.group(1) + (" yes" if m.group(2)[0] in "👍✅✔☑" else " no"), text)
     text = _tables_as_tags(text)
     text = _CHECKED.sub(r"answer: \1", _UNCHECKED.sub("", text))
@@ -84,6 +98,44 @@ def _tables_as_tags(text: str) -> str:
     return "\n".join(out)
 
 
+# --- what is said around the answer and is not it: the options echoed, a compliance opener ----------------
+
+# the answers to choose from: listed each once, with nothing else on the line, they are the instruction echoed
+_OPTIONS = {"second": r"yes|no|aye|nay", "vote": r"aye|nay|abstain|yes|no|for|against"}
+_ECHO_FILLER = re.compile(r"second|vote|or|and|either|reply|with|one|line|answer|options?|choose|from|then")
+# the options as a label, the answer after it ("YES/NO: No"): the label starts the member's answer
+_OPTIONS_LABEL = re.compile(r"\b(?:yes|aye)[ \t]*/[ \t]*(?:no|nay)(?:[ \t]*/[ \t]*abstain)?[ \t]*:[ \t]*",
+                            re.IGNORECASE)
+# a chat model's compliance opener before its answer ("Certainly. Here's my answer:"): politeness, not a yes
+_COMPLIANCE = re.compile(r"^[ \t]*(?:certainly|sure|of course|absolutely|ok(?:ay)?|alright|great|understood)"
+                         r"[ \t]*[.!,]*[ \t]*(?=here(?:'s|[ \t]+is|[ \t]+are)\b)", re.IGNORECASE | re.MULTILINE)
+# a stage direction that opens the reply, in the third person: the speaker's own act ("(The Auditor seconds the
+# motion.)")
+_STAGE_DIRECTION = re.compile(r"\A[ \t\n]*\((?:the[ \t]+)?[A-Z][\w'-]*(?:[ \t]+[A-Z][\w'-]*){0,3}[ \t]+"
+                              r"(?P<verb>seconds|votes|abstains|declines)\b(?P<rest>[^()\n;:]{0,60})\)[ \t]*$",
+                              re.MULTILINE)
+
+
+def _without_echoes(kind: str, text: str) -> str:
+    """The reply without the lines that only list the options ("VOTE: aye, VOTE: nay or VOTE: abstain")."""
+    kept = []
+    for line in text.splitlines():
+        words = re.findall(r"[a-z']+", line.lower())
+        options = [w for w in words if re.fullmatch(_OPTIONS[kind], w)]
+        if (len(options) >= 2 and len(set(options)) == len(options)
+                and all(w in options or _ECHO_FILLER.fullmatch(w) for w in words)):
+            continue
+        kept.append(line)
+    return "\n".join(kept)
+
+
+def _as_said(kind: str, text: str) -> str:
+    """The reply as the member's own words: the instruction's options echoed and a compliance opener off, an options
+    label as the answer's, an opening stage direction in the first person."""
+    text = _OPTIONS_LABEL.sub("\nanswer: ", _COMPLIANCE.sub("", _without_echoes(kind, text)))
+    return _STAGE_DIRECTION.sub(lambda m: f"I {m.group('verb')[:-1]}{m.group('rest')}.", text)
+
+
 # --- what a value says: "Aye", "in favour", "not in favour", "Affirmative", "decline" ----------------------------
 
 _WORDS = {
@@ -96,7 +148,7 @@ _WORDS = {
     "vote": [
         (NO, r"not in favou?r|no|n|nay|nope|negative|against|oppose[sd]?|opposing|reject\w*|disapprove[sd]?|"
              r"vote no|false|contra"),
-        (ABSTAIN, r"abstain\w*|abstention|present|neither|recuse[sd]?"),
+        (ABSTAIN, r"abstain\w*|abstention|present|neither|neutral|recuse[sd]?"),
         (YES, r"yes|y|aye|yea|yay|yep|for|in favou?r|support\w*|approve[sd]?|affirmative|agree[sd]?|true|pro|"
               r"endorse[sd]?|accept\w*"),
     ],
@@ -110,15 +162,32 @@ _HEDGE = re.compile(r"\b(?:" + _DOUBT + r"|might|could)\b", re.IGNORECASE)
 _DOUBTS = re.compile(r"\b(?:" + _DOUBT + r")\b", re.IGNORECASE)  # anywhere in a tag's value, not only its first words
 
 
+_REASON_STARTS = re.compile(r"\b(?:because|since|given that)\b", re.IGNORECASE)
+# Apache-style votes: "+1" for, "-1" against, "0" neither
+_SIGNED = re.compile(r"(?P<sign>[+\-−–±]?)(?P<digit>[01])(?![\d.,/]?\d)")
+
+
+def _signed(kind: str, value: str) -> str | None:
+    m = _SIGNED.match(value)
+    if not m or (m.group("digit") == "1" and not m.group("sign")):
+        return None  # a bare "1" may be the first of the options
+    if m.group("digit") == "0":
+        return ABSTAIN if kind == "vote" else None
+    return YES if m.group("sign") == "+" else NO
+
+
 def _value(kind: str, value: str) -> str | None:
     """The reading of a tag's value from its first words; None when it names none, hedges, or names two."""
     value = value.strip().strip("\"'[]()<>.:!").strip()
     if not value or re.match(r"n/?a\b|tbd\b|none\b", value, re.IGNORECASE):
         return None  # "N/A", "TBD": no answer
     first_clause = re.split(r"[.;,(—–]|\s-\s|\bbut\b|\bbecause\b|\bas\b", value, maxsplit=1)[0]
-    if _CONDITION.search(value) or _DOUBTS.search(value) or _HEDGE.search(first_clause):
+    answer = _REASON_STARTS.split(value, maxsplit=1)[0]  # "no, because if they reject ...": the reason's "if"
+    if _CONDITION.search(answer) or _DOUBTS.search(answer) or _HEDGE.search(first_clause):
         return None  # "yes, if the cost cap is added first", "abstain, perhaps"
     found = [reading for reading, words in _WORDS[kind] if re.match(r"(?:" + words + r")\b", value, re.IGNORECASE)]
+    if not found and _signed(kind, value):
+        found = [_signed(kind, value)]
     if not found:
         return _in_words(kind, value)  # "Second: I second the motion", "Vote: I am against it"
     # a value of bare words only ("yes, no", "aye / nay") is read whole: its comma is no clause break
@@ -143,15 +212,6 @@ _TAG_NAMES = {
 _SEPARATOR = r"[ \t]*(?:\?|:|=|—|–|-|\bis\b)[ \t:=]*\n?[ \t]*"  # the value may stand on the next line
 
 
-def _echoed_options(kind: str, text: str) -> str:
-    """The reply without lines that list the prompt's options ("VOTE: aye, VOTE: nay or VOTE: abstain", a small
-    model echoing its instruction): a line naming the tag two or more times, joined by "or", commas or bars."""
-    tag = "second" if kind == "second" else "vote"
-    echo = re.compile(r"^[^\n]*\b" + tag + r"\b[^\n]*?(?:\bor\b|[,/|])[^\n]*\b" + tag + r"\b[ \t]*[:=][^\n]*$",
-                      re.IGNORECASE | re.MULTILINE)
-    return echo.sub("", text)
-
-
 def _tag_values(kind: str, text: str) -> list[tuple[int, int, str]]:
     """(start, end, value) of every tag in the reply: at a line's start (`Vote: aye`, `1. SECOND — no`,
     `My vote = nay`), or `VOTE:` / `SECOND=` within a line ("(Correction — VOTE: abstain)")."""
@@ -160,7 +220,15 @@ def _tag_values(kind: str, text: str) -> list[tuple[int, int, str]]:
     line_tag = re.compile(r"^[ \t\"'{(\[]*(?:\d{1,2}[.)][ \t]+)?(?:(?:my|final|the|our|member'?s?)[ \t]+)?(?:" + names +
                           r")[\"']?(?:[ \t]*[(\[][^)\]\n]{0,30}[)\]])?" + _SEPARATOR + r"(\S.*)$|"
                           r"^[ \t]*\[(?:" + names + r")\][ \t:=]*(\S.*)$", re.IGNORECASE | re.MULTILINE)
-    found = [(m.start(), m.end(), m.group(1) or m.group(2)) for m in line_tag.finditer(text)]
+    # a label before the tag is a label ("Answer: SECOND: no", "Final answer: VOTE: abstain"): the inner tag's value
+    nested = re.compile(r"(?:" + names + r")" + _SEPARATOR + r"(\S.*)$", re.IGNORECASE)
+
+    def innermost(value: str) -> str:
+        while inner := nested.match(value):
+            value = inner.group(1)
+        return value
+
+    found = [(m.start(), m.end(), innermost(m.group(1) or m.group(2))) for m in line_tag.finditer(text)]
     # (a tag in quotation marks within a line is the prompt's instruction echoed: 'Reply with one line "SECOND: no"')
     inside = re.compile(r"(?<![\w'\"“])(?:" + ("second" if kind == "second" else "vote") +
                         r")[ \t]*[:=][ \t]*([^\n)\]\"”]+)", re.IGNORECASE)
@@ -193,14 +261,33 @@ _AUX = (r"(?:[ \t]*(?:'ll|'d|'m|'ve)\b|[ \t]+(?:will|shall|would|should|am|do|mu
         r"therefore|fully|strongly|"
         r"firmly|still|gladly|happily|readily|respectfully|reluctantly|be|going to|have to|need to|want to|wish to|"
         r"choose to|agree to|intend to|plan to|prefer to|decide to|decided to|happy to|glad to|willing to|"
-        r"prepared to|ready to|pleased to|proud to|certainly|definitely|in good conscience|now|simply|just|not|"
+        r"prepared to|ready to|able to|pleased to|proud to|certainly|definitely|in good conscience|now|simply|just|not|"
         r"never|n't|unable to|unwilling to|refuse to|decline to|cannot|can't|won't|wouldn't|don't|do not|"
         r"rather not|prefer not to|choose not to|must not|will not|shall not|am not|'m not|cannot in good conscience|"
         r"going to have to|'ll have to|have decided to|'ve decided to))*")
 _NEGATION = re.compile(r"\b(?:not|never|n't|cannot|unable|unwilling|refuse|decline|rather not|no longer|withh[eo]ld|"
                        r"hesitate)\b|n't\b", re.IGNORECASE)
 
+# what the motion gets from the member: "The motion has my support", "It does not have my second", "You have my vote"
+_MOTION_AS_SUBJECT = (r"\b(?:motion|amendment|proposal|resolution|it|this|you)(?:[ \t]+(?:does|do|did|will|would|"
+                      r"shall|not|never|certainly|definitely|also|now|still|won't|doesn't|don't|cannot|can't))*"
+                      r"[ \t]+")
+_BACKING = (r"(?:full[ \t]+|firm[ \t]+|strong[ \t]+|wholehearted[ \t]+|unreserved[ \t]+)?(?:support|backing|"
+            r"endorsement|approval|vote)\b(?![ \t]+against)")
+
 _SECOND_SAID = [  # (pattern, reading when not negated)
+    # the motion's lot: "This motion lacks a second from me", "It gets a second from me"
+    (re.compile(r"\b(?:lacks?|lacking|without)[ \t]+(?:a[ \t]+second[ \t]+from[ \t]+me|my[ \t]+second)\b",
+                re.IGNORECASE), NO),
+    (re.compile(_MOTION_AS_SUBJECT + r"(?:has|have|gets?|getting|earns?|earned)[ \t]+a[ \t]+second[ \t]+from[ \t]+"
+                r"me\b", re.IGNORECASE), YES),
+    # the second left to others ("I'll leave that to other members"), or not the member's place ("it isn't right for
+    # me to second")
+    (re.compile(r"\bleav(?:e|ing)[ \t]+(?:that|it|this|the second(?:ing)?|seconding(?:[ \t]+it)?)[ \t]+(?:to|for)[ \t]+"
+                r"(?:others|other members|another member|someone else|the others|the rest|(?:my )?colleagues)\b",
+                re.IGNORECASE), NO),
+    (re.compile(r"\b(?:appropriate|right|proper|fitting|my place)[ \t]+for[ \t]+me\b[^.;]{0,60}?\bto[ \t]+"
+                r"second\b", re.IGNORECASE), YES),
     (re.compile(_I + _AUX + r"[ \t]+(?:be[ \t]+)?second(?:s|ing)?\b(?![ \t]+(?:round|time|point|half|place|thought|"
                 r"look|option|one|opinion|reading|of|and|or))", re.IGNORECASE), YES),
     (re.compile(r"(?:^|[,;:—–][ \t]*|\b(?:so|then|yes|sure|gladly|happily|ok|okay|and|agreed)[ \t,.!—–]*[ \t]*)"
@@ -211,7 +298,7 @@ _SECOND_SAID = [  # (pattern, reading when not negated)
                 r"(?:it[ \t]+|the motion[ \t]+|this[ \t]+)?my[ \t]+second\b", re.IGNORECASE), YES),
     (re.compile(r"\b(?:be|am|as|being)[ \t]+(?:(?:the|its|a|your)[ \t]+)?seconder\b", re.IGNORECASE), YES),
     (re.compile(r"^[ \t]*second(?:ed)?[ \t]+(?:from|by)[ \t]+me\b|^[ \t]*(?:happy|glad|willing|pleased|ready|"
-                r"prepared|proud|more than happy)[ \t]+to[ \t]+second\b", re.IGNORECASE), YES),
+                r"prepared|proud|more than happy)[ \t]+to(?:[ \t]+second\b|[ \t]*[.!]?[ \t]*$)", re.IGNORECASE), YES),
     (re.compile(r"^[ \t]*(?:(?:gladly|happily|readily|hereby|formally|motion|amendment)[ \t]+)?second(?:ed|ing|s)?\b"
                 r"(?![ \t]*[,:=]|[ \t]+(?:round|time|point|half|place|thought|look|option|one|opinion|reading|"
                 r"of|and|or|"
@@ -230,6 +317,13 @@ _SECOND_SAID = [  # (pattern, reading when not negated)
 _VOTE_TARGET = (r"[ \t]+(?:(?:the|this|that|your|our|his|her|their)[ \t]+(?:\w+[ \t]+)?(?:motion|amendment|proposal|"
                 r"resolution)|(?:it|this|that)\b(?![ \t]+\w+[ \t]+(?:of|in)\b))")
 _VOTE_SAID = [
+    # the motion's lot: "The motion has my support", "it won't get my vote", "it lacks my support", "you have my vote"
+    (re.compile(_MOTION_AS_SUBJECT + r"(?:has|have|gets?|getting|earns?|earned)[ \t]+my[ \t]+" + _BACKING,
+                re.IGNORECASE), YES),
+    (re.compile(_MOTION_AS_SUBJECT + r"(?:lacks?|lacking)[ \t]+my[ \t]+" + _BACKING, re.IGNORECASE), NO),
+    (re.compile(_I + _AUX + r"[ \t]+(?:give|lend|offer)[ \t]+(?:(?:it|this|the[ \t]+motion)[ \t]+my[ \t]+" +
+                _BACKING + r"|my[ \t]+" + _BACKING + r"[ \t]+to[ \t]+(?:it|this|the[ \t]+(?:motion|amendment)))",
+                re.IGNORECASE), YES),
     (re.compile(_I + _AUX + r"[ \t]+(?:vote|voting|cast(?:ing)?[ \t]+(?:my|a|an)[ \t]+(?:vote|"
                             r"ballot))[ \t]+(?:to[ \t]+)?"
                 r"(?P<value>.{1,40})", re.IGNORECASE), None),
@@ -245,6 +339,8 @@ _VOTE_SAID = [
                 re.IGNORECASE), YES),
     (re.compile(_I + _AUX + r"[ \t]+(?:oppose|reject|object to|vote down)(?:" + _VOTE_TARGET + r"|[ \t]*[.!]?$)",
                 re.IGNORECASE), NO),
+    (re.compile(_I + r"(?:'m|[ \t]+am|'re|[ \t]+are)[ \t]+an?[ \t]+(?:(?:firm|clear|solid|strong|definite|hard|"
+                r"reluctant)[ \t]+)?(?P<value>yes|no|aye|nay|yea)\b(?![-'])", re.IGNORECASE), None),
     (re.compile(_I + r"(?:'m|[ \t]+am|'re|[ \t]+are)(?:[ \t]+(?:firmly|strongly|fully|therefore|also|now|still|"
                 r"squarely|definitely|clearly))*[ \t]+(?P<value>in[ \t]+favou?r|for[ \t]+(?:it|this|the)|against|"
                 r"opposed|not in favou?r)\b", re.IGNORECASE), None),
@@ -283,13 +379,12 @@ _STRONG = {"second": {"yes": YES, "aye": YES, "nay": NO, "nope": NO, "decline": 
 # only words that are nothing but an answer may lead a longer sentence: "No, I won't" but not "No one wants this"
 _ALONE_ONLY = {"affirmative", "not", "for", "sure", "certainly", "absolutely", "definitely", "happily", "gladly", "pass",
                "decline", "negative"}
-_NOT_AN_ANSWER_AFTER = re.compile(r"^[ \t]+(?:to\b(?![ \t]+(?:the|this|that)[ \t]+(?:motion|amendment|proposal|"
-                                  r"resolution)\b)|"
-                                  # a verb after it makes the word a subject: "Abstaining would be a cop-out"
-                                  r"(?:would|is|was|will|isn't|wouldn't|does|doesn't|means|seems|feels|makes|can|"
-                                  r"could|should|might)\b|on|one|doubt|objections?|problem|issue|hesitation|"
-                                  r"matter|longer|amendment|motion|second|vote|way|more|less|"
-                                  r"change|reason|question|need|sooner|thanks)\b|^[ \t]*-", re.IGNORECASE)
+# an answer word stands apart from what follows it: a stop, a comma or a dash ("No, I won't", "Aye — ..."), "from
+# me", the member going on ("Yes I second it"), or what it answers ("Aye to the motion", "Against the motion"); any
+# other word makes it part of a phrase: "No organization should ...", "No one ...", "Abstaining would be ...".
+_ANSWER_THEN = re.compile(r"[ \t]*(?:$|[.,!;:…)]|[—–]|-{1,2}[ \t])|[ \t]+(?:from\b|(?:I|we)(?:'\w+)?\b|"
+                          r"(?:(?:to|on|of)[ \t]+)?(?:the|this|that)[ \t]+(?:motion|amendment|proposal|resolution)\b)",
+                          re.IGNORECASE)
 _ABOUT_OTHERS = re.compile(r"\b(?:if|whether|some|others?|they|he|she|someone|anyone|members?|the (?:chair|"
                            r"committee|strategist|board)|colleagues?|you)\b[^.]*\b(?:may|might|would|could|will|"
                            r"say|said|"
@@ -324,15 +419,24 @@ def _clauses(sentence: str) -> list[str]:
 
 def _in_words(kind: str, text: str) -> str | None:
     """The one reading of the member's own statements in `text`; None when there is none, a hedge, or two."""
-    return _one(_statements(kind, text, skip=_HYPOTHETICAL))
+    return _one(_statements(kind, text))
 
 
 def _one(readings: list[str | None]) -> str | None:
     return readings[0] if readings and None not in readings and len(set(readings)) == 1 else None
 
 
+# a motion other than the one asked about: "I'd vote aye on an amended version", "I would second a narrower one"
+_ANOTHER_MOTION = re.compile(r"\b(?:an?|another|some)[ \t]+(?:amended|revised|different|modified|reworded|"
+                             r"rewritten|narrower|broader|new|future|alternative|stronger|weaker|separate|later|"
+                             r"better|improved|reworked)[ \t]+(?:version|motion|proposal|draft|form|one|amendment|"
+                             r"plan|text)\b|\banother[ \t]+(?:motion|version|proposal|amendment)\b", re.IGNORECASE)
+
 # words that take back what was said before them
-_TAKEN_BACK = re.compile(r"\b(?:actually|on (?:reflection|second thoughts?)|scratch that|correction|i mean|wait|"
+# ("actually" and "wait" where they turn the sentence, not "the plan we can actually execute")
+_TAKEN_BACK = re.compile(r"(?:^|[,(]|\b(?:no|yes|aye|nay|oh|or))[ \t]*(?:actually|wait)\b|"
+                         r"(?:actually|wait)[ \t]*[,—–!]|"
+                         r"\b(?:on (?:reflection|second thoughts?)|scratch that|correction|i mean|"
                          r"let me rephrase|i take (?:that|it) back|changed? my (?:mind|vote|answer))\b", re.IGNORECASE)
 _RETRACTED = re.compile(r"\b(?:scratch that|i take (?:that|it) back|changed? my (?:mind|vote|answer)|on (?:reflection|"
                         r"second thoughts?)|correction)\b", re.IGNORECASE)
@@ -340,9 +444,8 @@ _RETRACTED = re.compile(r"\b(?:scratch that|i take (?:that|it) back|changed? my 
 _QUOTED = re.compile(r'"[^"\n]*?\s[^"\n]*?"')
 
 
-def _statements(kind: str, text: str, skip: re.Pattern | None = None) -> list[str | None]:
-    """The reading of each of the member's statements in order (None for a hedged one); a clause `skip` finds
-    says nothing."""
+def _statements(kind: str, text: str) -> list[str | None]:
+    """The reading of each of the member's statements in order (None for a hedged one)."""
     out: list[str | None] = []
     sentences = _sentences(_QUOTED.sub('""', text))
     for n, sentence in enumerate(sentences):
@@ -354,12 +457,12 @@ def _statements(kind: str, text: str, skip: re.Pattern | None = None) -> list[st
             hedged = bool(_CONDITION.search(_clauses(sentence)[0]) or _HEDGE.search(_clauses(sentence)[0]))
             out.append(None if hedged else opening)
         for clause in _clauses(sentence):
-            if skip is not None and skip.search(clause):
-                continue
             if out and _TAKEN_BACK.search(clause):
                 out.append(None)  # "... actually, I will": a correction makes the answer unreadable, not the last word
             if _ABOUT_OTHERS.search(clause) and not re.search(r"\b(?:I|my|me)\b", clause):
                 continue
+            if _ANOTHER_MOTION.search(clause):
+                continue  # what the member would do on another motion says nothing of this one
             for reading in _clause_readings(kind, clause):
                 hedged = bool(_HEDGE.search(clause) or _CONDITION.search(clause))
                 out.append(None if hedged else reading)
@@ -377,8 +480,8 @@ def _opening(kind: str, sentence: str) -> str | None:
         return None
     if word in _ALONE_ONLY and rest.strip(" .!,"):
         return None
-    if _NOT_AN_ANSWER_AFTER.match(rest):
-        return None  # "No one ...", "Yes-men ..."
+    if not _ANSWER_THEN.match(rest):
+        return None  # "No one ...", "No concession is safe", "Yes-men ..."
     first_clause = re.split(r"[.;,(—–]|\s-\s|\bbut\b|\bbecause\b", rest, maxsplit=1)[0]
     if any(other != reading and any(re.search(r"\b" + w + r"\b", first_clause, re.IGNORECASE)
                                     for w, r in _OPENING_WORDS[kind].items() if r == other and w not in _ALONE_ONLY)
@@ -427,6 +530,8 @@ def _clause_readings(kind: str, clause: str) -> list[str]:
 def _vote_phrase(value: str) -> str | None:
     """What follows "I vote", "my vote is", "count me": its first words as a vote."""
     value = value.strip().strip("\"'.,!").strip()
+    if re.fullmatch(r"in\b[ \t]*(?:[.!,;—–].*)?", value, re.IGNORECASE | re.DOTALL):
+        return YES  # "Count me in."
     negated = re.match(r"(?:not|n't)\b[ \t]*(?:to[ \t]+)?", value, re.IGNORECASE)
     if negated:
         value = value[negated.end():]
@@ -448,14 +553,8 @@ def _vote_phrase(value: str) -> str | None:
 
 # --- the two readers -------------------------------------------------------------------------------------------
 
-# a vote or second for another, hypothetical motion ("I'd vote aye on an amended version") says nothing of this one
-_HYPOTHETICAL = re.compile(r"\b(?:I|we)(?:'d|[ \t]+would|[ \t]+could)\b.*\b(?:amended|revised|modified|different|"
-                           r"another|other|future|narrower|broader|stronger|weaker)[ \t]+(?:\w+[ \t]+)?(?:version|"
-                           r"motion|amendment|proposal|text|draft|plan|wording)\b", re.IGNORECASE)
-
-
 def _read(kind: str, text: str) -> str | None:
-    plain = _echoed_options(kind, _plain(text))
+    plain = _as_said(kind, _plain(text))
     tagged = sorted(_tag_values(kind, plain) + _json_values(kind, plain))
     if tagged:
         readings = [_value(kind, value) for _, _, value in tagged]
@@ -465,8 +564,7 @@ def _read(kind: str, text: str) -> str | None:
         rest = "\n".join(line for n, line in enumerate(plain.splitlines()) if n not in tag_lines)
         if len(tagged) == 1 and _RETRACTED.search(rest):
             return None  # "SECOND: yes. Scratch that.": the tag taken back and not said again
-        said = [r for r in _statements(kind, rest, skip=_HYPOTHETICAL) if r is not None]
-        return _one(readings + said)
+        return _one(readings + [r for r in _statements(kind, rest) if r is not None])
     return _in_words(kind, plain)
 
 
