@@ -223,3 +223,30 @@ def test_a_turn_made_up_after_the_end_token_and_a_bare_happy_to():
     assert parse_vote("VOTE: aye<|im_end|><|im_start|>user\nVote again.\nVOTE: nay")[0] == "aye"
     assert parse_second("<|im_start|>assistant\nSECOND: no<|im_end|>") is False
     assert parse_second("Happy to.") is True and parse_second("Happy to discuss it, but no.") is None
+
+
+# the tag and its answer word with no separator, as small models write it (round F, written apart:
+# tests/corpus/vote/heldout-s15f.toml): the word after the tag is the answer, never the tag alone as a yes
+BARE = {"second": {True: ["yes", "aye", "yep"], False: ["no", "nay", "nope"]},
+        "vote": {"aye": ["aye", "yes", "yea"], "nay": ["nay", "no"], "abstain": ["abstain"]}}
+
+
+@settings(max_examples=60, deadline=None)
+@given(CASES, st.booleans(), st.data(), REASONS)
+def test_a_second_tag_without_its_separator_reads_the_word_after_it(case, seconded, data, reason):
+    value = data.draw(st.sampled_from(BARE["second"][seconded]))
+    assert parse_second(f"{case('second')} {case(value)}\n{reason}") is seconded
+
+
+@settings(max_examples=60, deadline=None)
+@given(CASES, st.sampled_from(sorted(BARE["vote"])), st.data(), REASONS)
+def test_a_vote_tag_without_its_separator_reads_the_word_after_it(case, vote, data, reason):
+    value = data.draw(st.sampled_from(BARE["vote"][vote]))
+    assert parse_vote(f"{case('vote')} {case(value)}.\n{reason}")[0] == vote
+
+
+def test_a_bare_tag_is_no_statement_and_a_retraction_on_the_tag_line_takes_it_back():
+    assert parse_second("Second, no one has said what it costs. I second it.") is True  # an ordinal, not a tag
+    assert parse_vote("Vote aye or nay, it is up to you.")[0] == "unparsed"  # the options, not an answer
+    assert parse_second("SECOND: yes. Scratch that.") is None
+    assert parse_vote("VOTE: nay. Scratch that.")[0] == "unparsed"

@@ -210,6 +210,9 @@ _TAG_NAMES = {
     "vote": r"vote|voting|ballot|(?:final )?answer|decision|position",
 }
 _SEPARATOR = r"[ \t]*(?:\?|:|=|—|–|-|\bis\b)[ \t:=]*\n?[ \t]*"  # the value may stand on the next line
+# the answer words that may follow the tag with no separator: nothing else ("Second, no one ...", "vote for it" are
+# read as statements)
+_BARE_VALUES = {"second": r"yes|no|aye|nay|yea|yep|nope", "vote": r"aye|nay|abstain|yes|no|yea"}
 
 
 def _tag_values(kind: str, text: str) -> list[tuple[int, int, str]]:
@@ -219,7 +222,10 @@ def _tag_values(kind: str, text: str) -> list[tuple[int, int, str]]:
     # the tag may carry the prompt's options ("SECOND (yes/no): no") or stand in brackets ("[VOTE] aye")
     line_tag = re.compile(r"^[ \t\"'{(\[]*(?:\d{1,2}[.)][ \t]+)?(?:(?:my|final|the|our|member'?s?)[ \t]+)?(?:" + names +
                           r")[\"']?(?:[ \t]*[(\[][^)\]\n]{0,30}[)\]])?" + _SEPARATOR + r"(\S.*)$|"
-                          r"^[ \t]*\[(?:" + names + r")\][ \t:=]*(\S.*)$", re.IGNORECASE | re.MULTILINE)
+                          r"^[ \t]*\[(?:" + names + r")\][ \t:=]*(\S.*)$|"
+                          # the separator left out, the answer word after the tag ("second no", "vote aye")
+                          r"^[ \t]*(?:" + kind + r")[ \t]+((?:" + _BARE_VALUES[kind] + r")\b.*)$",
+                          re.IGNORECASE | re.MULTILINE)
     # a label before the tag is a label ("Answer: SECOND: no", "Final answer: VOTE: abstain"): the inner tag's value
     nested = re.compile(r"(?:" + names + r")" + _SEPARATOR + r"(\S.*)$", re.IGNORECASE)
 
@@ -228,7 +234,7 @@ def _tag_values(kind: str, text: str) -> list[tuple[int, int, str]]:
             value = inner.group(1)
         return value
 
-    found = [(m.start(), m.end(), innermost(m.group(1) or m.group(2))) for m in line_tag.finditer(text)]
+    found = [(m.start(), m.end(), innermost(m.group(1) or m.group(2) or m.group(3))) for m in line_tag.finditer(text)]
     # (a tag in quotation marks within a line is the prompt's instruction echoed: 'Reply with one line "SECOND: no"')
     inside = re.compile(r"(?<![\w'\"“])(?:" + ("second" if kind == "second" else "vote") +
                         r")[ \t]*[:=][ \t]*([^\n)\]\"”]+)", re.IGNORECASE)
@@ -562,7 +568,7 @@ def _read(kind: str, text: str) -> str | None:
         tag_lines = {n for start, end, _ in tagged
                      for n in range(plain.count("\n", 0, start), plain.count("\n", 0, end) + 1)}
         rest = "\n".join(line for n, line in enumerate(plain.splitlines()) if n not in tag_lines)
-        if len(tagged) == 1 and _RETRACTED.search(rest):
+        if len(tagged) == 1 and (_RETRACTED.search(rest) or _RETRACTED.search(tagged[0][2])):
             return None  # "SECOND: yes. Scratch that.": the tag taken back and not said again
         return _one(readings + [r for r in _statements(kind, rest) if r is not None])
     return _in_words(kind, plain)
