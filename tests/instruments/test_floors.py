@@ -50,8 +50,9 @@ HELD_OUT_FLOORS = {
     # session 14's round E (heldout-s14e.toml, written apart, measured once on main: seconds 28 of 28, votes 26 of 28,
     # 2 flagged, 0 silent), then the readers made general on every flagged entry (not one rule per entry); the one
     # left flagged each is a member correcting itself, which the tuning set's writers read as unreadable
-    "second": (85, 0.95),       # 84 of 85, 1 flagged
-    "vote": (85, 0.95),         # 84 of 85, 1 flagged
+    # session 15's round F (heldout-s15f.toml, written apart, measured once on main: seconds 29 of 30, votes 28 of 30)
+    "second": (115, 0.95),      # 113 of 115, 2 flagged (a member correcting itself: asked once more)
+    "vote": (115, 0.95),        # 113 of 115, 2 flagged (the same)
     # 59 of 89, 30 flagged: a key term shared with a criterion ("Frame your answer as a memo", "the module's
     # output") without a sure meaning is flagged, not taken as a cue (it was read as one, silently, 11 times)
     "cues": (85, 0.65),
