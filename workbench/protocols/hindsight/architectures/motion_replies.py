@@ -6,8 +6,8 @@ abstain"), a compliance opener ("Certainly! Here's my answer:") or a reasoning t
 ("YES/NO: No") read as the answer's label and an opening stage direction ("(The Auditor seconds the motion.)") as
 the speaker's own act. Then it is read in two passes, and both must agree:
 
-- tag lines in any format: `SECOND: yes`, `**Vote** — Nay`, `vote = aye`, `Second? Yes.`, `My vote: in favour`,
-  `Decision: abstain`, `Answer: VOTE: nay`, a JSON key (`{"vote": "nay"}`, `"second": true`), a check mark, a
+- tag lines in any format: `SECOND: yes`, `**Vote** — Nay`, `vote = aye`, `vote aye`, `Second? Yes.`,
+  `My vote: in favour`, `Decision: abstain`, `Answer: VOTE: nay`, a JSON key (`{"vote": "nay"}`, `"second": true`), a check mark, a
   thumb or `+1` / `-1` / `0` for the value;
 - statements in the member's own words, sentence by sentence and clause by clause: "I second the motion", "You
   have my second", "I will not be seconding it", "I'll pass", "I vote against", "Count me in favour", "I abstain",
