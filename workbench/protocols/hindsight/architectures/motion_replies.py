@@ -7,8 +7,8 @@ abstain"), a compliance opener ("Certainly! Here's my answer:") or a reasoning t
 the speaker's own act. Then it is read in two passes, and both must agree:
 
 - tag lines in any format: `SECOND: yes`, `**Vote** — Nay`, `vote = aye`, `vote aye`, `Second? Yes.`,
-  `My vote: in favour`, `Decision: abstain`, `Answer: VOTE: nay`, a JSON key (`{"vote": "nay"}`, `"second": true`), a check mark, a
-  thumb or `+1` / `-1` / `0` for the value;
+  `My vote: in favour`, `Decision: abstain`, `Answer: VOTE: nay`, a JSON key (`{"vote": "nay"}`, `"second":
+  true`), a check mark, a thumb or `+1` / `-1` / `0` for the value;
 - statements in the member's own words, sentence by sentence and clause by clause: "I second the motion", "You
   have my second", "I will not be seconding it", "I'll pass", "I vote against", "Count me in favour", "I abstain",
   "The motion has my support", "I'm a no", or a reply that opens with its answer ("Aye.", "No, I won't.",
