@@ -25,7 +25,8 @@ def column_widths(table, width: int) -> list[int] | None:
     column gives way first, then the others in proportion to what they lose; none is narrower than its
     header or its longest word, so a cell wraps between words and nothing is cut (issue 43: "(Chain-of-thou /
     ght)" and "0.21 (n too small" at 140 columns). Where whole headers alone are too wide, a header wraps between
-    its words too (Topology's last columns were cut at 80x24); a table whose words alone are wider keeps them."""
+    its words too (Topology's last columns were cut at 80x24); where words alone are still too wide, a label's long
+    word folds (M11's sample ids pushed its last column off at 80x24); a table still wider keeps its words."""
     cells = [[table.columns[k], *(str(r[k]) for r in table.rows if k < len(r))] for k in range(len(table.columns))]
     if not cells:
         return None
@@ -39,6 +40,8 @@ def column_widths(table, width: int) -> list[int] | None:
     if sum(floor) > room:  # whole headers alone overrun (Topology's at 80x24): headers wrap too (`header_lines`)
         floor = [max(len(word) for c in col for word in c.split() or [""]) for col in cells]
         floor[0] = min(natural[0], max(floor[0], LABEL_MIN))
+    if sum(floor) > room and floor[0] > LABEL_MIN:  # a label's one long word (an M11 sample id) folds: the
+        floor[0] = LABEL_MIN                           # numbers to its right stay whole on screen
     if floor[0] + sum(natural[1:]) <= room:  # the label column alone gives way
         return [room - sum(natural[1:]), *natural[1:]]
     give = [n - f for n, f in zip(natural[1:], floor[1:])]

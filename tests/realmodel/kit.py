@@ -25,6 +25,9 @@ CHAINS_BY_STUDY = {
     "m11-local": [["run", "{s}"]],
     "calibration-local": [["run", "{s}"]],
 }
+# Each study as shipped, but smaller where one sample proves the same: M11's one item still takes every stage
+# (Critic, Defender, Judge, MetaJudge, the binary comparison) and every reply is read again (CI time: 643 s with two).
+SMALLER = {"m11-local": {"limit = 2": "limit = 1"}}
 INTERRUPTED = ("without a finish reason", "interrupted", "connection", "stalled", "no first token")
 
 

@@ -101,7 +101,10 @@ def samples_section(doc: dict) -> str:
         rows.append([s["id"], score_text(s["overall"]), s["band"] or "-", s["confidence"] or "-",
                      s["binary"] or "-", len(s["errors"]), "; ".join(v["constraint"] for v in s["never_violations"])
                      or "-"])
-    return _table(["sample", "overall", "band", "confidence", "binary", "errors", "NEVER violations"], rows)
+    # short headers, named in full below, so that every column fits the Metrics tab at 80 columns
+    return (_table(["sample", "overall", "band", "conf.", "binary", "errors", "NEVER"], rows) +
+            "\n\nconf.: confidence (spread of the overall across runs; - for one run); NEVER: the listed hard "
+            "constraints in a NEVER category that the sample's expected answer does not name (violations).")
 
 
 def validation_section(doc: dict) -> str:
