@@ -35,7 +35,8 @@ UNSEEN = {"session-11.toml": "unseen (session 11, first: seen before the BAND fl
           "session-11-third.toml": "unseen (session 11, third: written before the run-structure trials)",
           "session-12-a.toml": "unseen (session 12, round A: tuning after its first reading)",
           "session-12-b.toml": "held-out (session 12, round B: never tuned on)",
-          "session-13-d.toml": "held-out (session 13, round D: read once in session 14)"}
+          "session-13-d.toml": "held-out (session 13, round D: read once in session 14)",
+          "session-15-f3.toml": "held-out (session 15, round F3: read once on main, never tuned on)"}
 
 
 def rows(method: str = "matching") -> list[dict]:
@@ -46,9 +47,8 @@ def rows(method: str = "matching") -> list[dict]:
         for entry in load(root, folder):
             doc = read_cruxes(entry.text, {"equivalence": method})
             met = doc["cr"] is not None and abs(doc["cr"] - entry.truth["cr"]) <= CR_TOLERANCE
-            if group.startswith("unseen"):
-                group = UNSEEN[Path(entry.file).name]
-            out.append({"group": group, "id": entry.id, "layout": entry.layout, "planted": entry.truth["cr"],
+            where = UNSEEN[Path(entry.file).name] if group.startswith("unseen") else group
+            out.append({"group": where, "id": entry.id, "layout": entry.layout, "planted": entry.truth["cr"],
                         "cr": doc["cr"], "met": met, "flagged": doc["flagged"], "reason": doc["reason"]})
     return out
 

@@ -175,6 +175,22 @@ def test_read_cruxes_refuses_a_file_that_is_not_a_list_of_runs():
         read_cruxes(json.dumps([["q"]]), {"equivalence": "model"})
 
 
+@pytest.mark.parametrize("text, what", [
+    ('"Will rates rise?"', "a JSON string, not a list of runs"),
+    ("42", "a JSON number, not a list of runs"),
+    ("Perspective one sees the Fed raising rates.\nThe other sees a cut.\n", "plain text in one block"),
+])
+def test_read_cruxes_names_the_file_that_is_not_runs_and_never_reads_it_as_one_question(tmp_path, capsys, text,
+                                                                                        what):
+    from workbench.cli.main import main
+
+    path = tmp_path / "reply.txt"
+    path.write_text(text, encoding="utf-8")
+    assert main(["--batch", "read", "cruxes", str(path)]) == 1
+    err = capsys.readouterr().err
+    assert f"{path}: {what}" in err and "CR:" not in err
+
+
 @pytest.mark.parametrize("text", [
     '[["A?", "B?"], [{"question": "C?", "diagnosis": "d", "messages": []}]]',   # questions or stored cards
     '{"runs": [["A?", "B?"], ["C?"]]}',

@@ -39,17 +39,20 @@ def parse_runs(text: str) -> list[list[str]]:
     stripped = text.strip()
     if not stripped:
         raise ValueError("the file is empty")
-    if stripped[0] in "[{":
+    try:
+        data = json.loads(stripped)
+    except ValueError as e:
+        if stripped[0] not in "[{":
+            return _plain_runs(stripped)
+        lines = [ln for ln in stripped.splitlines() if ln.strip()]
         try:
-            data = json.loads(stripped)
-        except ValueError as e:
-            lines = [ln for ln in stripped.splitlines() if ln.strip()]
-            try:
-                data = [json.loads(ln) for ln in lines]          # JSON Lines: one run a line
-            except ValueError:
-                raise ValueError(f"not JSON: {e}") from None
-        return _runs_of(data)
-    return _plain_runs(stripped)
+            data = [json.loads(ln) for ln in lines]          # JSON Lines: one run a line
+        except ValueError:
+            raise ValueError(f"not JSON: {e}") from None
+    if not isinstance(data, (list, dict)):   # a bare string or number is no run: never read as one question
+        kind = "string" if isinstance(data, str) else "number" if isinstance(data, (int, float)) else "literal"
+        raise ValueError(f"a JSON {kind}, not a list of runs; must be {RUNS_HELP}")
+    return _runs_of(data)
 
 
 def _runs_of(data) -> list[list[str]]:
@@ -89,6 +92,9 @@ def _plain_runs(text: str) -> list[list[str]]:
             current.append(_BULLET.sub("", line).strip())
     if current:
         runs.append(current)
+    if not headed and len(runs) == 1:   # one block of text (prose, a reply) is no list of runs
+        raise ValueError("plain text in one block, not runs apart by a blank line or a \"Run N\" heading; "
+                         f"must be {RUNS_HELP}")
     return runs
 
 
