@@ -163,3 +163,51 @@ def test_paragraphs_opening_alike_are_views_and_the_chosen_layout_holds_every_vi
     asked = ("1. How would a lawyer see it? As extortion.\n2. How would a funder see it? As a risk.\n"
              "3. How would a user see it? As a threat to the filters.\n\nMy recommendation: refuse.")
     assert [s.title for s in read_perspectives(asked).split.sections] == ["a lawyer", "a funder", "a user"]
+
+
+OPENERS = st.sampled_from([("One way to see this is as {t}.", True), ("The first way to look at it is as {t}.", True),
+                           ("Start with {t}: it matters first.", True), ("One reading is about {t}.", True)])
+SECONDS = st.sampled_from([("A second view", "A third view", "A fourth view"), ("Second,", "Third,", "Fourth,"),
+                           ("Another view", "A third view", "A fourth view")])
+
+
+@settings(max_examples=40, deadline=None)
+@given(OPENERS, SECONDS, VIEWS, SENTENCE)
+def test_a_series_opened_in_other_words_counts_its_first_view(opener, ordinals, views, advice):
+    """Round E (s14e-b3-13): "One way to see this is as a negotiation." then "A second view ...", "A third view ...":
+    a second needs a first, so the paragraph that opens the series in other words is the first view."""
+    first, *rest = views[:3]
+    text = "\n\n".join(["This is hard, and the views conflict.", opener[0].format(t=f"the {first[0].lower()}")]
+                       + [f"{o} {b}" for o, (_, b) in zip(ordinals, rest)] + [f"Where I come down: {advice}"])
+    reading = read_perspectives(text)
+    assert len(reading.split.sections) == 3, reading.reason
+    assert reading.split.sections[0].title == f"the {first[0].lower()}"
+    assert reading.split.sections[0].text.startswith(opener[0].split("{")[0])
+
+
+def test_an_opening_in_other_words_is_no_view_without_a_second_after_it():
+    text = ("One way to see this is as a negotiation.\n\nFrom a legal standpoint, it is extortion.\n\n"
+            "From a funder's standpoint, it is a risk.\n\nFrom a user's standpoint, it is about the filters.")
+    assert [s.title for s in read_perspectives(text).split.sections] == [
+        "From a legal standpoint", "From a funder's standpoint", "From a user's standpoint"]
+
+
+def test_a_view_named_after_its_ordinal_or_within_its_paragraph():
+    text = ("One perspective is that of the mission: it exists to stop this.\n\nA second view rejects that framing. "
+            "This isn't a deal between equals; it's extortion.\n\nA third view is about the people outside the room: "
+            "users and funders.\n\nTaken together, refuse.")
+    assert [s.title for s in read_perspectives(text).split.sections] == ["the mission", "extortion",
+                                                                         "the people outside the room"]
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.sampled_from(["Perspectives", "Different perspectives", "Views on the decision", "Key perspectives"]),
+       st.booleans(), VIEWS, SENTENCE)
+def test_a_heading_that_names_the_views_as_a_set_is_their_container(container, repeated, views, advice):
+    """Round E (s14e-b3-23): `## Perspectives`, repeated, over bold bullets: the bullets are the views, never two
+    views titled 'Perspectives'."""
+    head = f"## {container}\n\nHere are some different perspectives:\n\n" + (f"## {container}\n\n" if repeated else "")
+    bullets = "\n".join(f"* **{t}:** {b}" for t, b in views)
+    reading = read_perspectives(f"{head}{bullets}\n\n## Overall\n\n{advice}")
+    assert not reading.flagged, reading.reason
+    assert [s.title for s in reading.split.sections] == [t for t, _ in views]

@@ -7,7 +7,7 @@ order (the first that yields two or more perspectives wins):
 - labelled: `Perspective 1: ...`, `**Perspective A - Security**`, `### Viewpoint 2`, `Perspective One:`,
   `Perspective #1:` (a number, a letter or a number word after "perspective", "viewpoint", "view" or "lens");
 - headings: markdown headings at the shallowest level that holds two or more views (`## Legal view` with
-  `### What it sees` under it is one view, not two);
+  `### What it sees` under it is one view, not two; `## Perspectives`, repeated or not, is the views' container);
 - table: a markdown table whose first column is headed as the perspective (`| Perspective | ... |`), or whose
   columns are, under an empty or attribute corner, where its lead-in names views;
 - numbered: a list at the left margin numbered from 1, lettered from A or in roman numerals from I
@@ -16,7 +16,8 @@ order (the first that yields two or more perspectives wins):
 - bold: paragraphs or bullets that open with a bold lead-in (`**Security view:** ...`, `- **Legal:** ...`);
 - prose: paragraphs that open with an ordinal or a perspective phrase (`First, ...`, `From a security
   standpoint, ...`, `Viewed through a legal lens, ...`, `Another perspective ...`, `Wearing my SRE hat, ...`,
-  `Legally, ...`);
+  `Legally, ...`), and before a second (`A second view ...`) the paragraph that opens the series in other words
+  (`One way to see this is as ...`, `Start with ...`);
 - parallel: three or more paragraphs whose lead-ins open alike and differ in a phrase (`For the lawyer, ...`);
 - titled: lines at the margin that open with a short title (`Title: text`, `Title — text`, `- Legal` over a
   nested list, a title line alone over its paragraph), tried after bold and before prose;
@@ -626,8 +627,10 @@ def _heading_starts(lines: list[str]) -> list[tuple[int, str, str]]:
             if len(kept) >= 2 and level <= min(lv for _, lv, _ in kept):
                 break  # what follows the synthesis at the views' level (caveats, next steps) is the synthesis's
             continue
-        if _INTRO_TITLE.match(title) and not any(lv == level for _, lv, _ in kept) or _META_TITLE.fullmatch(title):
-            continue  # an introduction under its own heading (the first at its level), a note or caveat: no view
+        if _INTRO_TITLE.match(title) and not any(lv == level for _, lv, _ in kept) or _META_TITLE.fullmatch(title) \
+                or _CONTAINER_TITLE.fullmatch(title):
+            continue  # an introduction under its own heading (the first at its level), a note or caveat, or the
+            # views' container ("## Perspectives", repeated or not, over the bold or listed views): no view
         kept.append((i, level, title))
     if len(kept) > 2 and _ABOUT_THE_SET.search(_body(lines, kept[0][0], kept[1][0])):
         kept = kept[1:]  # an introduction under a title of its own: it speaks of the perspectives to come
@@ -636,6 +639,12 @@ def _heading_starts(lines: list[str]) -> list[tuple[int, str, str]]:
         if len(at) >= 2:
             return at
     return []
+
+
+# A title that names the views as a set ("Perspectives", "Three different perspectives", "Views on the decision")
+_CONTAINER_TITLE = re.compile(r"(?:(?:the|some|my|our|different|several|key|main|other|possible|competing|multiple|"
+                              r"two|three|four|five|six|[2-6])[ \t]+)*(?:perspectives|viewpoints|views|lenses|angles|"
+                              r"standpoints)(?:[ \t]+(?:on|to consider|at play|considered)\b.*)?", re.IGNORECASE)
 
 
 def _body(lines: list[str], start: int, end: int) -> str:
@@ -977,6 +986,7 @@ _LABELLED_ANY = re.compile(r"\b(?:perspective|viewpoint|view|angle|lens)[ \t]+#?
 
 def _prose_starts(lines: list[str]) -> list[tuple[int, str, str]]:
     out = []
+    before = []  # the paragraphs' openings before the first view: one may open the series in other words
     for i, line in enumerate(lines):
         if i and lines[i - 1].strip():
             continue  # a paragraph's first line
@@ -986,8 +996,67 @@ def _prose_starts(lines: list[str]) -> list[tuple[int, str, str]]:
         m = _PROSE.match(bare)
         if m and not _STOP.match(bare):
             phrase = next(g for g in m.groups() if g)
-            out.append((i, _ordinal_title(bare[m.end():]) if m.group(1) else _clean_title(phrase), line.strip()))
-    return out
+            if m.group(1):
+                title = _ordinal_title(bare[m.end():])
+            elif m.group(5):  # "A third view is about the people outside the room": the view names itself after it
+                title = _named_after(bare[m.end():]) or _named_within(_paragraph(lines, i)) or _clean_title(phrase)
+            else:
+                title = _clean_title(phrase)
+            out.append((i, title, line.strip()))
+        elif not out and bare.strip():
+            before.append((i, bare))
+    return _series_opened(lines, out, before)
+
+
+# The first of a series opened in other words than an ordinal ("One way to see this is as ...", "Start with ...")
+_SERIES_FIRST = re.compile(
+    r"^(?:(?:one|a first|the first|an obvious|the obvious|the most obvious) (?:way|reading|framing)(?: (?:to|of) "
+    r"(?:see|seeing|look at|looking at|read|reading|frame|framing|think about|thinking about|view|viewing|approach|"
+    r"approaching) (?:this|it|the \w+|things))?|(?:(?:let(?:'s| us| me) )?(?:start|begin)(?: with)?|starting with|"
+    r"to (?:start|begin)(?: with)?)(?=[ \t,:]))", re.IGNORECASE)
+# ... when the first view the ordinals read is the second ("A second view ...", "Second, ...", "Another view ...")
+_SERIES_SECOND = re.compile(r"^(?:second(?:ly)?\b|(?:a|the) second\b|another\b)", re.IGNORECASE)
+
+
+def _series_opened(lines: list[str], out: list[tuple[int, str, str]],
+                   before: list[tuple[int, str]]) -> list[tuple[int, str, str]]:
+    """The views read from ordinals, and before them the paragraph that opens the series in other words ("One way
+    to see this is as a negotiation." then "A second view ...", "A third view ..."): a second needs a first."""
+    if not out or not _SERIES_SECOND.match(lines[out[0][0]].lstrip(" \t*_")):
+        return out
+    opener = next(((i, bare) for i, bare in reversed(before) if _SERIES_FIRST.match(bare)), None)
+    if opener is None:
+        return out
+    i, bare = opener
+    rest = bare[_SERIES_FIRST.match(bare).end():]
+    lead = re.split(r"[,.:;]", rest.strip(" \t,:"), maxsplit=1)[0]  # "Start with the lawyer's view: ..."
+    title = _named_after(rest) or (_clean_title(lead) if len(lead.split()) <= 6 else "")
+    return [(i, title, lines[i].strip())] + out
+
+
+# What a view's opening calls it after its ordinal: "... is as a negotiation", "... is about the people outside the
+# room", "... is that of the mission", "... is the funders'"
+_NAMED_AFTER = re.compile(r"^[ \t]*,?[ \t]*(?:is|would be)[ \t]+(?:(?:as|about|that of|through|from)[ \t]+|(?=(?:the|an?)[ \t]))"
+                          r"([^,.:;!?—–()\n]{2,60}?)[ \t]*(?=[,.:;!?—–(]|$)", re.IGNORECASE)
+# What a view with no name in its opening calls the matter in its paragraph: "... it's extortion.", "this is a trap."
+_NAMED_WITHIN = re.compile(r"\b(?:it|this)(?:'s|’s| is)[ \t]+(?:(?:simply|just|plainly|really|basically)[ \t]+)?"
+                           r"((?:(?:an?|the)[ \t]+)?[\w'’-]+(?:[ \t]+[\w'’-]+){0,2}?)[ \t]*(?=[.;!]|$)", re.IGNORECASE)
+
+
+def _named_after(rest: str) -> str:
+    m = _NAMED_AFTER.match(rest)
+    return _clean_title(m.group(1)) if m and len(m.group(1).split()) <= 6 else ""
+
+
+def _named_within(paragraph: str) -> str:
+    m = _NAMED_WITHIN.search(paragraph)
+    return _clean_title(m.group(1)) if m else ""
+
+
+def _paragraph(lines: list[str], i: int) -> str:
+    """The paragraph that opens at line i."""
+    end = next((j for j in range(i, len(lines)) if not lines[j].strip()), len(lines))
+    return " ".join(line.strip() for line in lines[i:end])
 
 
 # "For the lawyer, ...", "For the funder, ...", "For the user, ...": paragraphs opening alike, one phrase apart
