@@ -211,3 +211,65 @@ def test_a_heading_that_names_the_views_as_a_set_is_their_container(container, r
     reading = read_perspectives(f"{head}{bullets}\n\n## Overall\n\n{advice}")
     assert not reading.flagged, reading.reason
     assert [s.title for s in reading.split.sections] == [t for t, _ in views]
+
+
+def test_a_row_number_column_before_the_perspective_column_names_nothing():
+    table = ("| # | Perspective | Assessment |\n|---|---|---|\n| 1 | Site reliability | One commit, every host |\n"
+             "| 2 | Security | Keys to the kingdom |\n| 3 | Data | Rollback won't undo schemas |\n"
+             "| | **Synthesis** | Stage production |")
+    reading = read_perspectives(table)
+    assert not reading.flagged and [s.title for s in reading.split.sections] == ["Site reliability", "Security", "Data"]
+    assert reading.split.sections[0].text == "One commit, every host"
+
+
+@settings(max_examples=30, deadline=None)
+@given(VIEWS, SENTENCE)
+def test_title_case_lines_alone_over_their_paragraphs_are_the_views(views, advice):
+    views = [(t.title(), b) for t, b in views]
+    text = "\n\n".join(f"{t}\n\n{b}" for t, b in views) + f"\n\nRecommendation\n\n{advice}"
+    reading = read_perspectives(text)
+    assert not reading.flagged, reading.reason
+    assert [(s.title, s.text) for s in reading.split.sections] == views
+
+
+def test_a_lower_case_line_alone_is_no_title():
+    text = "\n\n".join(f"the {w} side\n\nIt sees a cost here and wants a delay." for w in ("legal", "money", "user"))
+    assert read_perspectives(text).split.layout != "titled"
+
+
+@settings(max_examples=30, deadline=None)
+@given(VIEWS, st.booleans(), SENTENCE)
+def test_quotes_named_after_them_are_the_voices(views, same_line, advice):
+    """Round D (s13d-quotes-with-trailing-attribution): "..." then "— the CISO": a view per quoted voice."""
+    sep = " " if same_line else "\n"
+    text = "\n\n".join(f'"{b}"{sep}— the {t.lower()}' for t, b in views) + f"\n\nPutting the voices together: {advice}"
+    reading = read_perspectives(text)
+    assert not reading.flagged, reading.reason
+    assert [s.title for s in reading.split.sections] == [f"the {t.lower()}" for t, _ in views]
+    assert all("Putting the voices" not in s.text for s in reading.split.sections)
+
+
+@settings(max_examples=30, deadline=None)
+@given(VIEWS, st.lists(st.sampled_from(["##", "###", "####"]), min_size=5, max_size=5), SENTENCE)
+def test_numbered_headings_are_the_views_whatever_their_levels(views, levels, advice):
+    """Round D (s13d-inconsistent-heading-levels): `## 1.`, `### 2.`, `## 3.`, a model's slip in the levels."""
+    text = "\n\n".join(f"{lv} {n}. {t}\n{b}" for n, ((t, b), lv) in enumerate(zip(views, levels), start=1))
+    reading = read_perspectives(f"{text}\n\n#### Recommendation\n{advice}")
+    assert not reading.flagged, reading.reason
+    assert [s.title for s in reading.split.sections] == [t for t, _ in views]
+
+
+def test_part_labels_and_group_headings_are_containers():
+    parts = ("## Part 1: Perspectives\n\n### 1.1 The engineer\nRisk grows.\n\n### 1.2 The auditor\nDrift ends.\n\n"
+             "### 1.3 The developer\nA tool to learn.\n\n## Part 2: Synthesis\n\n### 2.1 Recommended plan\nBatch it.")
+    reading = read_perspectives(parts)
+    assert not reading.flagged and [s.title for s in reading.split.sections] == ["The engineer", "The auditor",
+                                                                                 "The developer"]
+    assert "Synthesis" not in reading.split.sections[-1].text
+    groups = ("## Internal perspectives\n\n**Leadership.** Survival first.\n\n**The safety team.** Filters stay.\n\n"
+              "## External perspectives\n\n**Funders.** No surprises.\n\n**The public.** Tell them.\n\n"
+              "## Recommendation\n\nRefuse and disclose.")
+    assert [s.title for s in read_perspectives(groups).split.sections] == ["Leadership", "The safety team", "Funders",
+                                                                           "The public"]
+    views = "## Legal views\nExtortion is a crime.\n\n## Money views\nReserves.\n\n## User views\nTrust.\n\n## Overall\nGo."
+    assert [s.title for s in read_perspectives(views).split.sections] == ["Legal views", "Money views", "User views"]

@@ -19,6 +19,7 @@ order (the first that yields two or more perspectives wins):
   `Legally, ...`), and before a second (`A second view ...`) the paragraph that opens the series in other words
   (`One way to see this is as ...`, `Start with ...`);
 - parallel: three or more paragraphs whose lead-ins open alike and differ in a phrase (`For the lawyer, ...`);
+- quoted: paragraphs that quote a voice and name it after the quote (`"..."` then `— the CISO`);
 - titled: lines at the margin that open with a short title (`Title: text`, `Title — text`, `- Legal` over a
   nested list, a title line alone over its paragraph), tried after bold and before prose;
 - inline: one paragraph that names perspectives and enumerates them `(a) ... (b) ...`, `1. ... 2. ...` or
@@ -55,7 +56,8 @@ from dataclasses import dataclass
 
 from workbench.protocols.hindsight.architectures.lines import Section
 
-LAYOUTS = ("labelled", "headings", "table", "numbered", "bold", "titled", "prose", "parallel", "inline", "voiced")
+LAYOUTS = ("labelled", "headings", "table", "numbered", "bold", "titled", "quoted", "prose", "parallel", "inline",
+           "voiced")
 ASKED = (3, 5)  # the shipped B3 prompt (prompts.B3_PROMPT) asks for "3-5 genuinely different perspectives"
 
 _STOP_WORDS = (r"(?:synthesi[sz]\w*|recommend\w*|conclusion|in conclusion|in summary|summary|overall|final recommendation|"
@@ -211,7 +213,8 @@ def _splits(text: str):
     lines = _normalised(text or "")
     for layout, starts in (("labelled", _labelled_starts), ("headings", _heading_starts),
                            ("table", _table_starts), ("numbered", _numbered_starts), ("outline", _outline_starts),
-                           ("bold", _bold_starts), ("titled", _titled_starts), ("prose", _prose_starts),
+                           ("bold", _bold_starts), ("titled", _titled_starts), ("quoted", _quoted_starts),
+                           ("prose", _prose_starts),
                            ("parallel", _parallel_starts)):
         found = [f for f in starts(lines) if layout == "labelled" or not _aside(f[1])]
         found = _without_odd_closing(_without_fields(found) if layout in ("bold", "titled") else found)
@@ -469,7 +472,7 @@ def _doubt(text: str, split: Split, asked: tuple[int, int]) -> str:
 
 
 # layouts read from lead-ins rather than from marks that number or head the views
-_LOOSE = ("bold", "titled", "prose", "parallel", "counted", "inline", "voiced")
+_LOOSE = ("bold", "titled", "quoted", "prose", "parallel", "counted", "inline", "voiced")
 
 
 _GENERIC = {"perspective", "perspectives", "view", "views", "viewpoint", "lens", "angle", "stance", "the", "from",
@@ -628,12 +631,17 @@ def _heading_starts(lines: list[str]) -> list[tuple[int, str, str]]:
                 break  # what follows the synthesis at the views' level (caveats, next steps) is the synthesis's
             continue
         if _INTRO_TITLE.match(title) and not any(lv == level for _, lv, _ in kept) or _META_TITLE.fullmatch(title) \
-                or _CONTAINER_TITLE.fullmatch(title):
+                or _CONTAINER_TITLE.fullmatch(title) or _GROUP_TITLE.fullmatch(title) and _holds_views(lines, i, level):
             continue  # an introduction under its own heading (the first at its level), a note or caveat, or the
             # views' container ("## Perspectives", repeated or not, over the bold or listed views): no view
         kept.append((i, level, title))
     if len(kept) > 2 and _ABOUT_THE_SET.search(_body(lines, kept[0][0], kept[1][0])):
         kept = kept[1:]  # an introduction under a title of its own: it speaks of the perspectives to come
+    numbered = [(i, lv, title) for i, lv, title in kept
+                if re.match(r"[ \t]*#+[ \t]+[*_]*\d{1,2}[.)][ \t]", lines[i])]
+    if len(numbered) >= 2 and len({lv for _, lv, _ in numbered}) > 1 and [
+            int(re.search(r"\d+", lines[i]).group()) for i, _, _ in numbered] == list(range(1, len(numbered) + 1)):
+        return [(i, title, "") for i, _, title in numbered]  # `## 1.`, `### 2.`, `## 3.`: numbered views, levels mixed
     for level in sorted({lv for _, lv, _ in kept}):  # the shallowest level holding two views: deeper ones are parts
         at = [(i, title, "") for i, lv, title in kept if lv == level]
         if len(at) >= 2:
@@ -647,6 +655,23 @@ _CONTAINER_TITLE = re.compile(r"(?:(?:the|some|my|our|different|several|key|main
                               r"standpoints)(?:[ \t]+(?:on|to consider|at play|considered)\b.*)?", re.IGNORECASE)
 
 
+# A title that names a group of views ("Internal perspectives", "External views"): their container where it holds them
+_GROUP_TITLE = re.compile(r"(?:[\w'’-]+[ \t]+){1,2}(?:perspectives|viewpoints|views|lenses|angles|standpoints)",
+                          re.IGNORECASE)
+
+
+def _holds_views(lines: list[str], i: int, level: int) -> bool:
+    """Whether the heading at line i holds two or more titled parts (deeper headings, bold lead-ins, numbered items)
+    before the next heading at its level or above."""
+    held = 0
+    for line in lines[i + 1:]:
+        m = _HEADING.match(line)
+        if m and len(m.group(1)) <= level:
+            break
+        held += bool(m or _BOLD.match(line) or _NUMBERED.match(line))
+    return held >= 2
+
+
 def _body(lines: list[str], start: int, end: int) -> str:
     return "\n".join(lines[start + 1:end])
 
@@ -658,8 +683,10 @@ def _table_starts(lines: list[str]) -> list[tuple[int, str, str]]:
         if not (head and _TABLE_RULE.match(lines[i + 1]) and "-" in lines[i + 1]):
             continue
         header = [_clean_title(c) for c in head.group(1).split("|")]
-        first = header[0]
-        if not _TABLE_HEAD.match(first):
+        # a row number's column before the perspective's (`| # | Perspective | ... |`) names nothing
+        key = 1 if len(header) > 2 and re.fullmatch(r"#|no\.?|n[or]?|", header[0], re.IGNORECASE) \
+            and _TABLE_HEAD.match(header[1]) else 0
+        if not _TABLE_HEAD.match(header[key]):
             # a table of options or costs is not of perspectives; one with an empty or attribute corner whose lead-in
             # names views ("a side-by-side comparison of three perspectives") has a view per column
             return _table_columns(lines, i, header)
@@ -668,7 +695,7 @@ def _table_starts(lines: list[str]) -> list[tuple[int, str, str]]:
             row = _TABLE_ROW.match(lines[j])
             if not row:
                 break
-            cells = [c.strip() for c in row.group(1).split("|")]
+            cells = [c.strip() for c in row.group(1).split("|")][key:]
             title = _clean_title(cells[0])
             if _synth_title(title) or _STOP.match(title):
                 continue
@@ -869,8 +896,8 @@ def _titled_starts(lines: list[str]) -> list[tuple[int, str, str]]:
     title alone with its text on the next line or in a nested list (`- Legal` then `  - ...`)."""
     out = []
     for i, line in enumerate(lines):
-        if not line.strip() or line[:1] in (" ", "\t") or _HEADING.match(line):
-            continue
+        if not line.strip() or line[:1] in (" ", "\t") or _HEADING.match(line) or line.lstrip("*_")[:1] in "\"“‘":
+            continue  # (a line that opens a quotation is what someone says, not a title)
         before = lines[i - 1] if i else ""
         after = lines[i + 1] if i + 1 < len(lines) else ""
         lead = _TITLED.match(line)
@@ -879,6 +906,8 @@ def _titled_starts(lines: list[str]) -> list[tuple[int, str, str]]:
         elif _alone_as_title(line) and after.strip() and not (line.rstrip().endswith(":") and _TITLED.match(after)):
             # (a line ending in a colon over titled lines leads into them: "Stakeholders:" over "- Funders — ...")
             title, rest = _clean_title(_BULLET.sub("", line)), ""
+        elif _title_case_alone(lines, i):  # "Blast Radius And Rollback", a paragraph of its own over the view's
+            title, rest = _clean_title(line), ""
         else:
             continue
         if _LABEL_WORD.fullmatch(title) and 0 < len(rest.split()) <= 6:
@@ -897,6 +926,18 @@ def _titled_starts(lines: list[str]) -> list[tuple[int, str, str]]:
             continue
         out.append((i, title, rest))
     return out
+
+
+def _title_case_alone(lines: list[str], i: int) -> bool:
+    """A line in Title Case (every word of four letters or more capitalised), at most six words without a closing
+    stop, standing as a paragraph of its own over a paragraph of text: a title without markup."""
+    line = lines[i].strip()
+    words = line.split()
+    after = lines[i + 2] if i + 2 < len(lines) else ""
+    return (0 < len(words) <= 6 and not line.endswith((".", ",", ";", ":", "!", "?")) and words[0][:1].isupper()
+            and all(w[:1].isupper() for w in words if len(re.sub(r"\W", "", w)) >= 4)
+            and not (i and lines[i - 1].strip()) and i + 1 < len(lines) and not lines[i + 1].strip()
+            and bool(after.strip()) and not _alone_as_title(after))
 
 
 _LABEL_WORD = re.compile(r"(?:perspective|viewpoint|view|lens|angle|stance)s?", re.IGNORECASE)
@@ -1053,10 +1094,28 @@ def _named_within(paragraph: str) -> str:
     return _clean_title(m.group(1)) if m else ""
 
 
-def _paragraph(lines: list[str], i: int) -> str:
+def _paragraph(lines: list[str], i: int, joined: str = " ") -> str:
     """The paragraph that opens at line i."""
     end = next((j for j in range(i, len(lines)) if not lines[j].strip()), len(lines))
-    return " ".join(line.strip() for line in lines[i:end])
+    return joined.join(line.strip() for line in lines[i:end])
+
+
+# A paragraph that quotes a voice and names it after the quote: `"My job is ..."` then `— the CISO` (on its line or
+# after the closing mark)
+_QUOTED = re.compile(r"^[*_]*[\"“‘'].+[\"”’'][*_]*\s*(?:[—–]|--?)[ \t]*([^\n—–\"“”]{2,60}?)[ \t*_]*$", re.DOTALL)
+
+
+def _quoted_starts(lines: list[str]) -> list[tuple[int, str, str]]:
+    out = []
+    for i, line in enumerate(lines):
+        if not line.strip() or (i and lines[i - 1].strip()):
+            continue  # a paragraph's first line
+        if _synthesis_line(line) and out:
+            break
+        m = _QUOTED.match(_paragraph(lines, i, joined="\n"))
+        if m:
+            out.append((i, _clean_title(m.group(1)), line.strip()))
+    return out
 
 
 # "For the lawyer, ...", "For the funder, ...", "For the user, ...": paragraphs opening alike, one phrase apart
@@ -1231,11 +1290,15 @@ def _clean_title(value: str) -> str:
     value = _without_symbols(value.strip())
     value = _ORDINAL_LEAD.sub("", value.strip())
     value = _DECIMAL_LEAD.sub("", value)
+    value = _PART_LEAD.sub("", value)
     value = value.strip().strip("*_:").strip().rstrip(":").strip()
+    value = re.sub(r"(?<=[^\W\d_]{2})\.$", "", value)  # "**Leadership.** ...": the stop closes the lead-in, not the name
     named = _NAMED_AS.match(value)
     return named.group(1).strip() if named else value
 
 
+_PART_LEAD = re.compile(r"^(?:part|section)[ \t]+(?:\d{1,2}|[IVX]{1,4}|[A-E]|one|two|three|four|five)[ \t]*[:.—–-][ \t]+(?=\S)",
+                        re.IGNORECASE)  # "Part 1: Perspectives": the part's label is not its title
 _DECIMAL_LEAD = re.compile(r"^(?:\d{1,2}(?:\.\d{1,2})+\.?|\d{1,2}(?=[ \t]+[A-Z]))[ \t]+")
 # "Perspective: the regulator", "Viewpoint — the customer": the word that labels the title is not the title
 _NAMED_AS = re.compile(r"^(?:perspective|viewpoint|view|lens|angle|stance)[ \t]*(?::|[—–]|[ \t]-)[ \t]*(\S.*)$",
