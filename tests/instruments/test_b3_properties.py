@@ -273,3 +273,16 @@ def test_part_labels_and_group_headings_are_containers():
                                                                            "The public"]
     views = "## Legal views\nExtortion is a crime.\n\n## Money views\nReserves.\n\n## User views\nTrust.\n\n## Overall\nGo."
     assert [s.title for s in read_perspectives(views).split.sections] == ["Legal views", "Money views", "User views"]
+
+
+def test_a_list_led_as_an_aside_is_no_view_list_and_a_list_of_risks_alone_gives_none():
+    """Round D (s13d-assumptions-then-triangle-caps): a numbered 'Assumptions I'm making:' list, then the views."""
+    text = ("Assumptions I'm making:\n1. The threats are credible.\n2. The gaps can be fixed.\n\n▸ GOVERNANCE\nA policy "
+            "changed under threat is not governed.\n\n▸ SECURITY\nThe change opens a channel.\n\n▸ FUNDING\nBrief the "
+            "funders first.\n\nRecommended course: refuse.")
+    reading = read_perspectives(text)
+    assert not reading.flagged and [s.title for s in reading.split.sections] == ["GOVERNANCE", "SECURITY", "FUNDING"]
+    risks = ("Risks to prepare for:\n\n1. Drift wiped out.\n2. A bad commit everywhere.\n\nReferences:\n\n"
+             "1. https://example.org/a\n2. https://example.org/b")
+    doc = read_b3(risks, {"asked": "3-5"})
+    assert doc["flagged"] and not doc["unsure"] and doc["count"] == 0

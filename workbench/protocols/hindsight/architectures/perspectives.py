@@ -334,6 +334,9 @@ def read_perspectives(text: str, asked: tuple[int, int] = ASKED) -> Reading:
     sections = split.sections
     wanted = str(low) if low == high else f"{low}-{high}"
     if not sections:
+        if _only_untitled_lists(text):
+            return Reading(split, "no perspectives: numbered lists of risks, steps, questions or references, and the "
+                                  "reply speaks of no perspectives or views", unsure=False)
         none = _no_perspectives(text)
         if none:
             return Reading(split, f"no perspectives: {none}", unsure=False)
@@ -727,7 +730,7 @@ def _table_columns(lines: list[str], i: int, header: list[str]) -> list[tuple[in
 def _numbered_starts(lines: list[str]) -> list[tuple[int, str, str]]:
     """The items of the reply's list of perspectives: where it has several lists numbered from 1 (the options
     restated, then the views), the one its lead-in line names as views ("Perspectives on them:"), else the first."""
-    runs = _numbered_runs(lines)
+    runs = [run for run in _numbered_runs(lines) if not _led_as_aside(lines, run[0][0])]
     if len(runs) > 1:
         led = [run for run in runs if _led_as_views(lines, run[0][0])]
         if len(led) == 1:
@@ -782,6 +785,20 @@ def _led_as_views(lines: list[str], first: int) -> bool:
     """Whether the line that leads into a list (the nearest one above it) names perspectives, views or angles."""
     lead = next((line for line in reversed(lines[:first]) if line.strip()), "")
     return bool(_INLINE_INTRO.search(lead))
+
+
+def _only_untitled_lists(text: str) -> bool:
+    """Whether the reply's numbered lists, those led as asides among them, hold no titled item, and the reply speaks
+    of no perspectives or views: a list of risks, questions or references, no views."""
+    runs = _numbered_runs(_normalised(text))
+    return bool(runs) and not any(title for run in runs for _, title, _ in run) and not _speaks_of_views(text)
+
+
+def _led_as_aside(lines: list[str], first: int) -> bool:
+    """Whether the line that leads into a list names a part beside the views ("Assumptions I'm making:", "Risks:")."""
+    lead = next((line for line in reversed(lines[:first]) if line.strip()), "")
+    title = _title_of(lead) if not lead.rstrip().endswith(":") else _clean_title(lead.rstrip().rstrip(":"))
+    return bool(title) and bool(_aside(title) or _META_TITLE.match(title))
 
 
 def _key(number: str | None, letter: str | None, roman: str | None) -> int:
@@ -896,8 +913,9 @@ def _titled_starts(lines: list[str]) -> list[tuple[int, str, str]]:
     title alone with its text on the next line or in a nested list (`- Legal` then `  - ...`)."""
     out = []
     for i, line in enumerate(lines):
-        if not line.strip() or line[:1] in (" ", "\t") or _HEADING.match(line) or line.lstrip("*_")[:1] in "\"“‘":
-            continue  # (a line that opens a quotation is what someone says, not a title)
+        if not line.strip() or line[:1] in (" ", "\t") or _HEADING.match(line) or line.lstrip("*_")[:1] in "\"“‘" \
+                or re.search(r"https?://|www\.", line):
+            continue  # (a quotation is what someone says, a link where to read more: no title)
         before = lines[i - 1] if i else ""
         after = lines[i + 1] if i + 1 < len(lines) else ""
         lead = _TITLED.match(line)
@@ -1269,6 +1287,8 @@ def _title_and_rest(value: str) -> tuple[str, str]:
     """`**The Security View**: text` -> ("The Security View", "text"); `Security: text` -> ("Security", "text");
     a line with no title part is all text."""
     value = value.strip()
+    if re.match(r"<?(?:https?://|www\.)", value):
+        return "", value  # a link, not "https: ..."
     bold = _BOLD.match(value)
     if bold:
         return _clean_title(bold.group(1)), bold.group(2).strip()
