@@ -286,3 +286,40 @@ def test_a_list_led_as_an_aside_is_no_view_list_and_a_list_of_risks_alone_gives_
              "1. https://example.org/a\n2. https://example.org/b")
     doc = read_b3(risks, {"asked": "3-5"})
     assert doc["flagged"] and not doc["unsure"] and doc["count"] == 0
+
+
+def test_a_synthesis_named_last_in_brackets_is_no_view():
+    hats = "\n\n".join(f"## {c} Hat ({w})\nText." for c, w in [("White", "Facts"), ("Red", "Feelings"),
+                                                                  ("Black", "Caution")])
+    reading = read_perspectives(hats + "\n\n## Blue Hat (Process & Recommendation)\nProceed in stages.")
+    assert not reading.flagged and len(reading.split.sections) == 3
+
+
+@settings(max_examples=30, deadline=None)
+@given(VIEWS, st.sampled_from(["(rebuttal)", "(reply)", ", continued", "(round 2)"]), SENTENCE)
+def test_a_voice_speaking_again_is_the_same_perspective(views, again, advice):
+    """Round D (s13d-caps-debate-transcript-two-rounds): each speaker twice, the second time as a rebuttal."""
+    names = [t.upper() for t, _ in views]
+    turns = [f"{n}: {b}" for n, (_, b) in zip(names, views)] + [f"{n} {again}: {b}".replace(" ,", ",")
+                                                                for n, (_, b) in zip(names, views)]
+    reading = read_perspectives("Let me stage a debate.\n\n" + "\n\n".join(turns) + f"\n\nMODERATOR'S SUMMARY: {advice}")
+    assert not reading.flagged, reading.reason
+    assert [s.title for s in reading.split.sections] == names
+    assert all(s.text.count(b) == 2 for s, (_, b) in zip(reading.split.sections, views))
+
+
+def test_a_yaml_block_listing_the_perspectives_and_plain_lines_that_would_parse_as_yaml():
+    fenced = ("```yaml\nperspectives:\n  - name: Legal\n    view: Tell police.\n  - name: Money\n    view: Talk to "
+              "funders.\n  - name: Users\n    view: Keep the filters.\nrecommendation: Refuse.\n```")
+    reading = read_perspectives(fenced)
+    assert reading.split.layout == "yaml" and [s.title for s in reading.split.sections] == ["Legal", "Money", "Users"]
+    plain = "Legal: tell police.\nMoney: talk to funders.\nUsers: keep the filters.\n\nRecommendation: refuse."
+    assert read_perspectives(plain).split.layout == "titled"
+
+
+def test_a_third_way_to_see_it_counts_after_two_sides():
+    text = ("On the one hand, a concession buys time.\n\nOn the other hand, it tells Crock threats work.\n\nA third way "
+            "to see it is as a public-trust problem: users chose Glenda because it does not bend.\n\nIn conclusion, "
+            "refuse.")
+    assert [s.title for s in read_perspectives(text).split.sections] == ["On the one hand", "On the other hand",
+                                                                         "a public-trust problem"]

@@ -29,6 +29,9 @@ A loose layout (lead-ins rather than marks) whose count the prompt did not ask f
 that reads an asked-for count and holds every section it read. Parts beside the views (risks, options by their
 label, caveats, notes, unknowns) are no views in any layout.
 
+A reply that is a JSON object, or holds one or a ```yaml block listing the perspectives, is read from it alone.
+A voice that speaks again ("LEGAL (rebuttal)") is the same perspective as its first turn.
+
 Before any of these, decoration that hides a layout is taken off (`_normalised`: setext headings, blockquotes, emoji
 and arrow bullets).
 
@@ -85,7 +88,9 @@ _SYNTH_TITLE = re.compile(
     r"(?:my|our) (?:two cents|view|take|position|advice|call|pick|vote|proposal|suggestion|stance)\b|"
     r"where (?:i|we) (?:land|stand|come down|end up)\b|(?:net|final) (?:assessment|judg(?:e)?ment)|judg(?:e)?ment call|"
     r"what to do\b|where (?:i|we|this) come[s]? out)", re.IGNORECASE)
-_SYNTH_ANYWHERE = re.compile(r"\((?:synthesi[sz]\w*|recommend\w*|conclusion|summary|verdict|overall)\)", re.IGNORECASE)
+# "Blue hat (synthesis)", "Blue Hat (Process & Recommendation)": the synthesis named last in brackets
+_SYNTH_ANYWHERE = re.compile(r"\((?:[^()\n]{0,40}?(?:&|\band\b|\+|/|,)[ \t]*)?(?:synthesi[sz]\w*|recommend\w*|conclusion|"
+                             r"summary|verdict|overall)\)", re.IGNORECASE)
 _INTRO_TITLE = re.compile(
     r"^(?:an? |the |my )?(?:introduction|intro|context|background|overview|preamble|framing|setting the scene|"
     r"understanding\b|situation|the situation|what'?s at stake|stakes|the (?:decision|dilemma|problem|question|"
@@ -142,7 +147,11 @@ _PROSE = re.compile(
     # "Wearing my SRE hat, ...", "Legally, ...": a hat or a lens's adverb names the view
     r"(wearing (?:my|the|a|an|our|their) [^,.:;]{1,40}? hat)\b|(" + _LENS_ADVERB + r")(?=,)|"
     r"((?:one|another|a (?:second|third|fourth|fifth|final|further)|the (?:first|second|third|fourth|fifth|"
-    r"final|last)) (?:perspective|view|viewpoint|lens|angle)\b)|"
+    r"final|last)) (?:perspective|view|viewpoint|lens|angle)\b|"
+    # "A third way to see it is as ...": a way of seeing, counted from the second (the first: _SERIES_FIRST)
+    r"(?:another|a (?:second|third|fourth|fifth|final|further)|the (?:second|third|fourth|fifth|final|last)) way "
+    r"(?:to|of) (?:see|seeing|look at|looking at|read|reading|frame|framing|think about|thinking about) "
+    r"(?:it|this|things|the \w+)\b)|"
     r"(as (?:the|a|an|our|your) " + _ANAPHORA + r"[^,.:;]{1,40}?)(?=,)|"
     r"(on the (?:one|other) hand|from where (?:the |a |an )?[^,.:;]{1,40}? (?:sits?|stands?))\b|"
     # "The CFO would probably say ...", "An outside ethicist would go further": a view in someone's voice
@@ -208,7 +217,7 @@ def _splits(text: str):
     listed = _json_sections(text or "")
     if listed is not None:
         if len(listed) >= 2:
-            yield Split("json", listed)
+            yield Split("yaml" if _yaml_fenced(text or "") is not None else "json", listed)
         return  # a JSON reply has no other layout: its lines are code
     lines = _normalised(text or "")
     for layout, starts in (("labelled", _labelled_starts), ("headings", _heading_starts),
@@ -220,6 +229,7 @@ def _splits(text: str):
         found = _without_odd_closing(_without_fields(found) if layout in ("bold", "titled") else found)
         if len(found) >= 2:
             sections = _table_sections(lines, found) if layout == "table" else _sections(lines, found)
+            sections = _with_continuations(sections)
             if len(sections) >= 2:
                 yield Split(layout, sections)
     counted = _counted_sections(lines, _stated(text or ""))
@@ -267,14 +277,16 @@ def _json_sections(text: str) -> list[Section] | None:
     the synthesis's). None when the reply holds no such JSON."""
     import json
 
-    fenced = _FENCED.search(text)
-    body = fenced.group(1).strip() if fenced else text.strip()
-    if not body.startswith("{"):
-        return None
-    try:
-        data = json.loads(body)
-    except ValueError:
-        return None
+    data = _yaml_fenced(text)
+    if data is None:
+        fenced = _FENCED.search(text)
+        body = fenced.group(1).strip() if fenced else text.strip()
+        if not body.startswith("{"):
+            return None
+        try:
+            data = json.loads(body)
+        except ValueError:
+            return None
     if not isinstance(data, dict):
         return None
     items = next((data[k] for k in data if k.casefold() in _LIST_KEYS), None)
@@ -292,6 +304,24 @@ def _json_sections(text: str) -> list[Section] | None:
         else:
             sections.append(Section(n, "", str(item)))
     return sections
+
+
+_YAML_FENCED = re.compile(r"```ya?ml[ \t]*\n(.*?)\n[ \t]*```", re.DOTALL | re.IGNORECASE)
+
+
+def _yaml_fenced(text: str):
+    """The mapping of a ```yaml block that lists the perspectives (a small model's way), or None. Only a fence named
+    YAML is read as YAML: plain `Title: text` lines would parse as a mapping too."""
+    fenced = _YAML_FENCED.search(text)
+    if not fenced:
+        return None
+    import yaml
+
+    try:
+        data = yaml.safe_load(fenced.group(1))
+    except yaml.YAMLError:
+        return None
+    return data if isinstance(data, dict) and any(str(k).casefold() in _LIST_KEYS for k in data) else None
 
 
 def _without_fields(found: list[tuple[int, str, str]]) -> list[tuple[int, str, str]]:
@@ -1204,6 +1234,25 @@ def _sections(lines: list[str], starts: list[tuple[int, str, str]]) -> list[Sect
         if text or title:
             sections.append(Section(n + 1, title, text or title))
     return sections
+
+
+# "LEGAL (rebuttal)", "Finance, continued", "The CFO — round 2": an earlier voice speaking again
+_CONTINUES = re.compile(r"^(.+?)[ \t]*(?:\(|\[|,|[—–-])[ \t]*(?:rebuttal|reply|response|continued|cont(?:'|’)?d\.?|"
+                        r"again|round (?:2|3|two|three)|second round|closing)[ \t]*[)\]]?$", re.IGNORECASE)
+
+
+def _with_continuations(sections: list[Section]) -> list[Section]:
+    """The sections with each that marks an earlier voice speaking again (a debate's rebuttals) joined to that voice's:
+    a perspective is a voice, not a turn."""
+    out: list[Section] = []
+    for section in sections:
+        again = _CONTINUES.match(section.title)
+        earlier = next((s for s in out if again and s.title.casefold() == again.group(1).strip().casefold()), None)
+        if earlier is not None:
+            earlier.text = f"{earlier.text}\n\n{section.text}"
+        else:
+            out.append(Section(len(out) + 1, section.title, section.text))
+    return out
 
 
 def _trimmed(block: list[str]) -> list[str]:
