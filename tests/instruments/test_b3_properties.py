@@ -296,11 +296,11 @@ def test_a_synthesis_named_last_in_brackets_is_no_view():
 
 
 @settings(max_examples=30, deadline=None)
-@given(VIEWS, st.sampled_from(["(rebuttal)", "(reply)", ", continued", "(round 2)"]), SENTENCE)
+@given(VIEWS, st.sampled_from(["(rebuttal)", "(reply)", "(continued)", "(round 2)"]), SENTENCE)
 def test_a_voice_speaking_again_is_the_same_perspective(views, again, advice):
     """Round D (s13d-caps-debate-transcript-two-rounds): each speaker twice, the second time as a rebuttal."""
     names = [t.upper() for t, _ in views]
-    turns = [f"{n}: {b}" for n, (_, b) in zip(names, views)] + [f"{n} {again}: {b}".replace(" ,", ",")
+    turns = [f"{n}: {b}" for n, (_, b) in zip(names, views)] + [f"{n} {again}: {b}"
                                                                 for n, (_, b) in zip(names, views)]
     reading = read_perspectives("Let me stage a debate.\n\n" + "\n\n".join(turns) + f"\n\nMODERATOR'S SUMMARY: {advice}")
     assert not reading.flagged, reading.reason
