@@ -31,7 +31,8 @@ SENTENCE = st.lists(WORD, min_size=4, max_size=9).map(lambda ws: " ".join(ws).ca
 BODY = st.lists(SENTENCE, min_size=1, max_size=3).map(" ".join)
 LAYOUT = st.sampled_from(["##", "###", "bold", "numbered", "labelled", "html", "dash", "roman"])
 SYNTHESIS = st.sampled_from(["Synthesis", "Recommendation", "My recommendation", "Bringing it together",
-                             "Final verdict", "Where I land", "Overall"])
+                             "Final verdict", "Where I land", "Overall", "Resolution", "Proposed approach",
+                             "Moving forward", "Net"])
 INTRO = st.sampled_from(["", "This is a hard decision, so it helps to look at it from several sides.",
                          "Let me think about this carefully before I answer."])
 

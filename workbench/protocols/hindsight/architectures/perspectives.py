@@ -87,7 +87,10 @@ _SYNTH_TITLE = re.compile(
     r"(?:so,? )?what (?:now|next)\b|what (?:would|should|must|could|can) [\w'’ -]{1,30}? do\b|(?:so,? )?where (?:does|do) (?:that|this|it) leave|"
     r"(?:my|our) (?:two cents|view|take|position|advice|call|pick|vote|proposal|suggestion|stance)\b|"
     r"where (?:i|we) (?:land|stand|come down|end up)\b|(?:net|final) (?:assessment|judg(?:e)?ment)|judg(?:e)?ment call|"
-    r"what to do\b|where (?:i|we|this) come[s]? out)", re.IGNORECASE)
+    r"what to do\b|where (?:i|we|this) come[s]? out|resolution\b|net$|(?:moving|going) forward\b)|"
+    # "Proposed approach", "Suggested plan": a plan the author proposes (a view may be called "Strategy" alone)
+    r"^(?:the |my |our )?(?:proposed|suggested|preferred|chosen) (?:approach|plan|path|response|course|strategy|"
+    r"option)\b", re.IGNORECASE)
 # "Blue hat (synthesis)", "Blue Hat (Process & Recommendation)": the synthesis named last in brackets
 _SYNTH_ANYWHERE = re.compile(r"\((?:[^()\n]{0,40}?(?:&|\band\b|\+|/|,)[ \t]*)?(?:synthesi[sz]\w*|recommend\w*|conclusion|"
                              r"summary|verdict|overall)\)", re.IGNORECASE)
