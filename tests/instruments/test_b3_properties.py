@@ -324,3 +324,21 @@ def test_a_third_way_to_see_it_counts_after_two_sides():
             "refuse.")
     assert [s.title for s in read_perspectives(text).split.sections] == ["On the one hand", "On the other hand",
                                                                          "a public-trust problem"]
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.sampled_from(["bold", "numbered"]), VIEWS,
+       st.sampled_from(["Key question", "Quick take", "Short answer", ""]),
+       st.sampled_from(["Action", "Response", "How to respond", "Resolution"]), SENTENCE)
+def test_the_answer_up_front_or_a_closing_under_a_bare_name_is_no_view(layout, views, opening, closing_title, advice):
+    """Probes of chat-style replies: "**Quick take:** ..." before the views and "4. **Action**: ..." after them were
+    read as one view more, unflagged."""
+    lines = [f"**{t}:** {b}" if layout == "bold" else f"{i}. **{t}**: {b}" for i, (t, b) in enumerate(views, start=1)]
+    lines.append(f"**{closing_title}:** {advice}" if layout == "bold" else
+                 f"{len(views) + 1}. **{closing_title}**: {advice}")
+    # (an answer up front over a numbered list may own it as its steps: not asserted here)
+    text = (f"**{opening}:** Crock threatens Glenda.\n\n" if opening and layout == "bold" else "") + (
+        "\n\n" if layout == "bold" else "\n").join(lines)
+    reading = read_perspectives(text)
+    assert not reading.flagged, reading.reason
+    assert [s.title for s in reading.split.sections] == [t for t, _ in views]

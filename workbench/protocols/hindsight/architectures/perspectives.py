@@ -87,7 +87,10 @@ _SYNTH_TITLE = re.compile(
     r"(?:so,? )?what (?:now|next)\b|what (?:would|should|must|could|can) [\w'’ -]{1,30}? do\b|(?:so,? )?where (?:does|do) (?:that|this|it) leave|"
     r"(?:my|our) (?:two cents|view|take|position|advice|call|pick|vote|proposal|suggestion|stance)\b|"
     r"where (?:i|we) (?:land|stand|come down|end up)\b|(?:net|final) (?:assessment|judg(?:e)?ment)|judg(?:e)?ment call|"
-    r"what to do\b|where (?:i|we|this) come[s]? out|resolution\b|net$|(?:moving|going) forward\b)|"
+    r"what to do\b|where (?:i|we|this) come[s]? out|resolution\b|net$|(?:moving|going) forward\b|"
+    # the answer up front or at the end: "Quick take", "Short answer", "Action", "How to respond"
+    r"quick take|short answer|(?:the )?short version|in brief\b|bluf\b|at a glance|actions?$|response$|"
+    r"how to (?:respond|proceed|move forward|handle (?:it|this)|play (?:it|this))\b)|"
     # "Proposed approach", "Suggested plan": a plan the author proposes (a view may be called "Strategy" alone)
     r"^(?:the |my |our )?(?:proposed|suggested|preferred|chosen) (?:approach|plan|path|response|course|strategy|"
     r"option)\b", re.IGNORECASE)
@@ -96,7 +99,8 @@ _SYNTH_ANYWHERE = re.compile(r"\((?:[^()\n]{0,40}?(?:&|\band\b|\+|/|,)[ \t]*)?(?
                              r"summary|verdict|overall)\)", re.IGNORECASE)
 _INTRO_TITLE = re.compile(
     r"^(?:an? |the |my )?(?:introduction|intro|context|background|overview|preamble|framing|setting the scene|"
-    r"understanding\b|situation|the situation|what'?s at stake|stakes|the (?:decision|dilemma|problem|question|"
+    r"understanding\b|situation|the situation|what'?s at stake|stakes|(?:key|core|central) (?:question|issue)|"
+    r"the (?:decision|dilemma|problem|question|issue|"
     r"case|threat)|(?:decision|problem|situation|case) (?:summary|overview|analysis)|executive summary|"
     r"key facts|facts)", re.IGNORECASE)
 # A part of the reply about the reply, wherever it stands: no view
@@ -795,7 +799,7 @@ def _numbered_runs(lines: list[str]) -> list[list[tuple[int, str, str]]]:
         slip = expected is not None and key in (expected - 1, expected + 1) and key > 1
         if expected is None and key != 1 or expected is not None and key != expected and not slip:
             continue
-        if _STOP.match(rest) or _synth_title(_clean_title(rest)):
+        if _STOP.match(rest) or any(_synth_title(t) for t in (_clean_title(rest), _title_and_rest(rest)[0])):
             break
         title, body = _title_and_rest(rest)
         voice = _PROSE.match(rest) if not title else None
