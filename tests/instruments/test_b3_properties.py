@@ -342,3 +342,25 @@ def test_the_answer_up_front_or_a_closing_under_a_bare_name_is_no_view(layout, v
     reading = read_perspectives(text)
     assert not reading.flagged, reading.reason
     assert [s.title for s in reading.split.sections] == [t for t, _ in views]
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.sampled_from(["**{t}**", "**{t}:**", "{t}:", "### {t}"]), VIEWS, st.integers(min_value=2, max_value=5))
+def test_a_numbered_list_under_each_title_is_that_views_points(title, views, points):
+    """Probes: a list of 3 points under each bold title was read as 3 untitled views (or as none, for sure)."""
+    items = "\n".join(f"{n}. Point {n} of it." for n in range(1, points + 1))
+    text = "\n\n".join(title.format(t=t) + "\n" + items for t, _ in views) + "\n\n**Recommendation:** refuse."
+    reading = read_perspectives(text)
+    assert not reading.flagged, reading.reason
+    assert [s.title for s in reading.split.sections] == [t for t, _ in views]
+
+
+def test_a_numbered_list_of_options_then_the_views_and_a_closing_plan():
+    text = ("Glenda has three options:\n\n1. **Comply** — change the policy.\n2. **Partial** — change a little.\n"
+            "3. **Resist** — change nothing.\n\n**Legal view:** extortion.\n\n**Money view:** reserves.\n\n"
+            "**User view:** trust.\n\n**Staff view:** morale.\n\n## Plan\n1. Refuse.\n2. Brief.")
+    reading = read_perspectives(text)
+    assert not reading.flagged, reading.reason
+    assert [s.title for s in reading.split.sections] == ["Legal view", "Money view", "User view", "Staff view"]
+    headed = "## Legal\nA.\n\n## Money\nB.\n\n## Users\nC.\n\n## Plan\n1. Refuse.\n2. Brief.\n3. Publish."
+    assert [s.title for s in read_perspectives(headed).split.sections] == ["Legal", "Money", "Users"]

@@ -87,7 +87,7 @@ _SYNTH_TITLE = re.compile(
     r"(?:so,? )?what (?:now|next)\b|what (?:would|should|must|could|can) [\w'’ -]{1,30}? do\b|(?:so,? )?where (?:does|do) (?:that|this|it) leave|"
     r"(?:my|our) (?:two cents|view|take|position|advice|call|pick|vote|proposal|suggestion|stance)\b|"
     r"where (?:i|we) (?:land|stand|come down|end up)\b|(?:net|final) (?:assessment|judg(?:e)?ment)|judg(?:e)?ment call|"
-    r"what to do\b|where (?:i|we|this) come[s]? out|resolution\b|net$|(?:moving|going) forward\b|"
+    r"what to do\b|where (?:i|we|this) come[s]? out|resolution\b|net$|(?:the )?plan$|(?:moving|going) forward\b|"
     # the answer up front or at the end: "Quick take", "Short answer", "Action", "How to respond"
     r"quick take|short answer|(?:the )?short version|in brief\b|bluf\b|at a glance|actions?$|response$|"
     r"how to (?:respond|proceed|move forward|handle (?:it|this)|play (?:it|this))\b)|"
@@ -768,6 +768,9 @@ def _numbered_starts(lines: list[str]) -> list[tuple[int, str, str]]:
     """The items of the reply's list of perspectives: where it has several lists numbered from 1 (the options
     restated, then the views), the one its lead-in line names as views ("Perspectives on them:"), else the first."""
     runs = [run for run in _numbered_runs(lines) if not _led_as_aside(lines, run[0][0])]
+    titled = [run for run in runs if _led_by_a_title(lines, run[0][0])]
+    if len(titled) >= 2:  # a list under each of two titles or more: each view's points, the titles the views
+        runs = [run for run in runs if run not in titled]
     if len(runs) > 1:
         led = [run for run in runs if _led_as_views(lines, run[0][0])]
         if len(led) == 1:
@@ -832,10 +835,25 @@ def _only_untitled_lists(text: str) -> bool:
 
 
 def _led_as_aside(lines: list[str], first: int) -> bool:
-    """Whether the line that leads into a list names a part beside the views ("Assumptions I'm making:", "Risks:")."""
+    """Whether the line that leads into a list names a part beside the views ("Assumptions I'm making:", "Risks:",
+    "Glenda has three options:") and no views."""
     lead = next((line for line in reversed(lines[:first]) if line.strip()), "")
     title = _title_of(lead) if not lead.rstrip().endswith(":") else _clean_title(lead.rstrip().rstrip(":"))
+    if lead.rstrip().endswith(":") and _LISTS_ASIDES.search(lead) and not _INLINE_INTRO.search(lead):
+        return True
     return bool(title) and bool(_aside(title) or _META_TITLE.match(title))
+
+
+_LISTS_ASIDES = re.compile(r"\b(?:options|choices|alternatives|courses of action|steps|risks|assumptions|questions|"
+                           r"facts|scenarios|outcomes|actions)\b", re.IGNORECASE)
+
+
+def _led_by_a_title(lines: list[str], first: int) -> bool:
+    """Whether a list sits right under a title line (a heading, a bold line, a short line alone)."""
+    lead = lines[first - 1] if first else ""
+    bare = lead.strip()
+    return bool(bare) and (bool(_HEADING.match(lead)) or bool(re.fullmatch(r"(?:\*\*|__)[^*_]+(?:\*\*|__):?", bare))
+                           or (_alone_as_title(lead) and not _NUMBERED.match(bare)))
 
 
 def _key(number: str | None, letter: str | None, roman: str | None) -> int:
