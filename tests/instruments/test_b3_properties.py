@@ -364,3 +364,25 @@ def test_a_numbered_list_of_options_then_the_views_and_a_closing_plan():
     assert [s.title for s in reading.split.sections] == ["Legal view", "Money view", "User view", "Staff view"]
     headed = "## Legal\nA.\n\n## Money\nB.\n\n## Users\nC.\n\n## Plan\n1. Refuse.\n2. Brief.\n3. Publish."
     assert [s.title for s in read_perspectives(headed).split.sections] == ["Legal", "Money", "Users"]
+
+
+PROSE_VIEWS = ("From a legal standpoint, this is extortion.\n\nFrom a financial standpoint, the reserves matter.\n\n"
+               "From the users' point of view, the filters are the product.")
+
+
+@given(st.sampled_from(["As an AI assistant, I don't take sides, but here are three angles.\n\n",
+                        "As a first step, it helps to lay out the angles.\n\n", "Firstly, some context: Crock "
+                        "threatens Glenda.\n\n", ""]),
+       st.sampled_from(["\n\nAs a result, I would refuse.", "\n\nThe board would probably say refuse, and I agree.",
+                        "\n\nFinally, I would refuse and brief funders.", ""]))
+@settings(max_examples=16, deadline=None)
+def test_prose_openings_in_the_authors_voice_or_stock_phrases_are_no_views(intro, close):
+    reading = read_perspectives(intro + PROSE_VIEWS + close)
+    assert not reading.flagged, reading.reason
+    assert [s.title for s in reading.split.sections] == ["From a legal standpoint", "From a financial standpoint",
+                                                         "From the users' point of view"]
+
+
+def test_a_last_view_in_a_roles_first_person_is_kept():
+    text = PROSE_VIEWS + "\n\nAs the users' advocate, I'd say the filters matter most."
+    assert len(read_perspectives(text).split.sections) == 4

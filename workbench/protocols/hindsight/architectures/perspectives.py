@@ -98,7 +98,7 @@ _SYNTH_TITLE = re.compile(
 _SYNTH_ANYWHERE = re.compile(r"\((?:[^()\n]{0,40}?(?:&|\band\b|\+|/|,)[ \t]*)?(?:synthesi[sz]\w*|recommend\w*|conclusion|"
                              r"summary|verdict|overall)\)", re.IGNORECASE)
 _INTRO_TITLE = re.compile(
-    r"^(?:an? |the |my )?(?:introduction|intro|context|background|overview|preamble|framing|setting the scene|"
+    r"^(?:an? |the |my |some |quick |brief )?(?:introduction|intro|context|background|overview|preamble|framing|setting the scene|"
     r"understanding\b|situation|the situation|what'?s at stake|stakes|(?:key|core|central) (?:question|issue)|"
     r"the (?:decision|dilemma|problem|question|issue|"
     r"case|threat)|(?:decision|problem|situation|case) (?:summary|overview|analysis)|executive summary|"
@@ -140,6 +140,9 @@ _CLOSING_BOLD = re.compile(r"^([^*_\n]{1,60}?)[ \t]*(?:\*\*|__)[ \t]*[:.\-–—
 _OWN_VOICE = re.compile(r"\b(?:i|i'd|i'm|i'll|my|we|we'd|we're|our|us|me)\b", re.IGNORECASE)
 # "Precedent. If Crock wins ...": a first sentence of at most four words, then the text
 _SHORT_LEAD = re.compile(r"^((?:[\w'’-]+[ \t]+){0,3}[\w'’-]+)\.[ \t]+(\S.*)$")
+# "As a result, ...", "As a first step, ...", "As the situation stands, ...": stock phrases, no role taken
+_NO_ROLE = (r"(?!(?:result|first step|rule|whole|consequence|matter of fact|reminder|starting point|aside|"
+            r"(?:situation|case|matter|question|dilemma|problem) (?:stands|is)|(?:last|final) (?:step|resort|point))\b)")
 _ANAPHORA = r"(?!(?:this|that|these|those|each|every|all|both|my|our|either|such) )"
 # an adverb that names a lens ("Legally,", "Reputationally,"), not one that orders or hedges ("Finally,", "Ideally,")
 _LENS_ADVERB = (r"(?!(?:final|addition|ultimate|general|personal|realistic|practical|basic|actual|ideal|natural|"
@@ -159,7 +162,7 @@ _PROSE = re.compile(
     r"(?:another|a (?:second|third|fourth|fifth|final|further)|the (?:second|third|fourth|fifth|final|last)) way "
     r"(?:to|of) (?:see|seeing|look at|looking at|read|reading|frame|framing|think about|thinking about) "
     r"(?:it|this|things|the \w+)\b)|"
-    r"(as (?:the|a|an|our|your) " + _ANAPHORA + r"[^,.:;]{1,40}?)(?=,)|"
+    r"(as (?:the|a|an|our|your) " + _ANAPHORA + _NO_ROLE + r"[^,.:;]{1,40}?)(?=,)|"
     r"(on the (?:one|other) hand|from where (?:the |a |an )?[^,.:;]{1,40}? (?:sits?|stands?))\b|"
     # "The CFO would probably say ...", "An outside ethicist would go further": a view in someone's voice
     r"((?:the|an?) (?:[\w'’-]+ ){0,4}?[\w'’-]+)(?= (?:would|might|will|could) (?:(?:probably|likely|certainly|also|"
@@ -1099,7 +1102,7 @@ _LABELLED_ANY = re.compile(r"\b(?:perspective|viewpoint|view|angle|lens)[ \t]+#?
 
 
 def _prose_starts(lines: list[str]) -> list[tuple[int, str, str]]:
-    out = []
+    out, kinds = [], []  # kinds: which of _PROSE's openings each start is
     before = []  # the paragraphs' openings before the first view: one may open the series in other words
     for i, line in enumerate(lines):
         if i and lines[i - 1].strip():
@@ -1112,14 +1115,50 @@ def _prose_starts(lines: list[str]) -> list[tuple[int, str, str]]:
             phrase = next(g for g in m.groups() if g)
             if m.group(1):
                 title = _ordinal_title(bare[m.end():])
+                if _INTRO_TITLE.match(title) or _aside(title):
+                    continue  # "Firstly, some context: ...": the introduction counts itself first
             elif m.group(5):  # "A third view is about the people outside the room": the view names itself after it
                 title = _named_after(bare[m.end():]) or _named_within(_paragraph(lines, i)) or _clean_title(phrase)
             else:
                 title = _clean_title(phrase)
             out.append((i, title, line.strip()))
+            kinds.append(next(k for k, g in enumerate(m.groups()) if g))
         elif not out and bare.strip():
             before.append((i, bare))
-    return _series_opened(lines, out, before)
+    return _series_opened(lines, _without_odd_voice(lines, out, kinds), before)
+
+
+def _without_odd_voice(lines: list[str], out: list[tuple[int, str, str]], kinds: list[int]) -> list[tuple[int, str, str]]:
+    """The prose starts less a first or last one that opens unlike all the others ("As an AI assistant, I ...", "As a
+    result, I would ...", where the views open "From a legal standpoint, ...") and speaks in the author's voice in its
+    first sentence where none of theirs does: the introduction or the synthesis."""
+    if len(out) < 3:
+        return out
+
+    def first_sentence(i: int) -> str:
+        return re.split(r"(?<=[.!?])\s", _paragraph(lines, i), maxsplit=1)[0]
+
+    voiced = [bool(_OWN_VOICE.search(first_sentence(i))) for i, _, _ in out]
+    middle = {kinds[n] for n in range(1, len(out) - 1)}
+    if len(middle) != 1:
+        return out
+    main = [n for n in range(len(out)) if kinds[n] in middle]
+    if any(voiced[n] for n in main):
+        return out
+    first, last = first_sentence(out[0][0]), first_sentence(out[-1][0])
+    odd = {n for n, says in ((0, _FRAMES.search(first) or _ABOUT_THE_SET.search(first) or _INTRO_SAYS.search(first)),
+                             (len(out) - 1, _AUTHOR_DECIDES.search(last)))
+           if kinds[n] not in middle and voiced[n] and says}
+    kept = [start for n, start in enumerate(out) if n not in odd]
+    return kept if len(kept) >= 2 else out
+
+
+# the author introducing the views, or deciding after them (a role's "I'd say" is a view's voice)
+_INTRO_SAYS = re.compile(r"\b(?:here (?:are|is)|angles|ways|sides|i (?:don'?t|do not|can'?t|cannot) take sides)\b",
+                         re.IGNORECASE)
+_AUTHOR_DECIDES = re.compile(r"\b(?:(?:i|we)(?:'d| would| should) (?:recommend|refuse|resist|comply|go|choose|advise|"
+                             r"suggest|side)|i (?:recommend|agree|come down|land)|my (?:recommendation|advice))\b",
+                             re.IGNORECASE)
 
 
 # The first of a series opened in other words than an ordinal ("One way to see this is as ...", "Start with ...")
