@@ -12,16 +12,17 @@ order (the first that yields two or more perspectives wins):
   columns are, under an empty or attribute corner, where its lead-in names views;
 - numbered: a list at the left margin numbered from 1, lettered from A or in roman numerals from I
   (`1. **The Security View**`, `2) Economic:`, `(b) Legal`, `II. Ethics`, `(iii)`, `1/`); of several lists, the
-  one its lead-in line names as views;
+  one its lead-in line names as views (a list led in as options, steps or risks, or one under each of several
+  titles, is none);
 - bold: paragraphs or bullets that open with a bold lead-in (`**Security view:** ...`, `- **Legal:** ...`);
 - prose: paragraphs that open with an ordinal or a perspective phrase (`First, ...`, `From a security
   standpoint, ...`, `Viewed through a legal lens, ...`, `Another perspective ...`, `Wearing my SRE hat, ...`,
   `Legally, ...`), and before a second (`A second view ...`) the paragraph that opens the series in other words
   (`One way to see this is as ...`, `Start with ...`);
 - parallel: three or more paragraphs whose lead-ins open alike and differ in a phrase (`For the lawyer, ...`);
-- quoted: paragraphs that quote a voice and name it after the quote (`"..."` then `— the CISO`);
 - titled: lines at the margin that open with a short title (`Title: text`, `Title — text`, `- Legal` over a
-  nested list, a title line alone over its paragraph), tried after bold and before prose;
+  nested list, a title line alone over its paragraph, a Title Case line alone), tried after bold and before prose;
+- quoted: paragraphs that quote a voice and name it after the quote (`"..."` then `— the CISO`), after titled;
 - inline: one paragraph that names perspectives and enumerates them `(a) ... (b) ...`, `1. ... 2. ...` or
   `first, ...; second, ...`; voiced: one paragraph giving each view in a bold name's voice (`the **optimist** says`).
 
