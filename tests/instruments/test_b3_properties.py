@@ -386,3 +386,15 @@ def test_prose_openings_in_the_authors_voice_or_stock_phrases_are_no_views(intro
 def test_a_last_view_in_a_roles_first_person_is_kept():
     text = PROSE_VIEWS + "\n\nAs the users' advocate, I'd say the filters matter most."
     assert len(read_perspectives(text).split.sections) == 4
+
+
+@given(st.sampled_from(["Counterarguments", "Objections", "Blind spots", "What could go wrong",
+                        "What each view misses"]), st.sampled_from(["**{a}:** {x}", "## {a}\n{x}"]))
+@settings(max_examples=10, deadline=None)
+def test_objections_and_blind_spots_beside_the_views_are_no_views(aside, form):
+    views = ("**Legal:** extortion.\n\n**Money:** reserves.\n\n**Users:** trust." if form.startswith("**") else
+             "## Legal\nExtortion.\n\n## Money\nReserves.\n\n## Users\nTrust.")
+    text = f"{views}\n\n{form.format(a=aside, x='Something here may go wrong.')}\n\n**Recommendation:** refuse."
+    reading = read_perspectives(text)
+    assert not reading.flagged, reading.reason
+    assert [s.title for s in reading.split.sections] == ["Legal", "Money", "Users"]

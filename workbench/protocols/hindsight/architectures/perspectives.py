@@ -77,7 +77,7 @@ _SYNTH_TITLE = re.compile(
     r"^(?:the )?[\w-]+['’]s (?:final |overall )?(?:synthesi[sz]\w*|verdict|conclu\w*|summary|bottom line)|"
     # a title about the views as a set: "Where they disagree", "How the three fit together", "Comparing them"
     r"^(?:where|how|what|why)\b.*\b(?:they|them|these|those|both|all three|the (?:three|four|five|views|perspectives|"
-    r"lenses))\b|^(?:comparing|contrasting|across|between)\b|"
+    r"lenses)|each (?:view|perspective|lens))\b|^(?:comparing|contrasting|across|between)\b|"
     r"^(?:(?:so|then|and|now|ok|okay|well)\b,? )?(?:the |my |a |our |final |overall |proposed |suggested |recommended )*"
     r"(?:synthesi[sz]\w*|recommend\w*|conclu\w*|summary|summari[sz]\w*|overall|verdict|bottom line|"
     r"bringing\b|putting\b|pulling\b|tying\b|weighing\b|balancing\b|on balance|taken together|integrat\w*|"
@@ -259,7 +259,8 @@ def _splits(text: str):
 _ASIDE = re.compile(r"(?:(?:an?|the|some|key|main|my|our|important|open|next|remaining)[ \t]+)?(?:risks|pros|cons|options|"
                     r"steps|costs and benefits|trade-?offs|caveats|limitations|assumptions|uncertaint(?:y|ies)|notes|"
                     r"note on|questions|references|sources|appendix|disclaimers?|implementation|timeline|action items|"
-                    r"unknowns|what (?:i|we) (?:don'?t|do not) know)\b", re.IGNORECASE)
+                    r"unknowns|what (?:i|we) (?:don'?t|do not) know|counter-?(?:arguments?|points?)|objections|"
+                    r"blind spots|pitfalls|what could go wrong)\b", re.IGNORECASE)
 _NAMES_A_VIEW = re.compile(r"\b(?:views?|perspectives?|lens|angle|standpoint|viewpoint|officer|team|manager|lead|"
                            r"analyst|advocate|engineer|management)\b", re.IGNORECASE)
 
