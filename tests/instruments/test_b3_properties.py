@@ -398,3 +398,20 @@ def test_objections_and_blind_spots_beside_the_views_are_no_views(aside, form):
     reading = read_perspectives(text)
     assert not reading.flagged, reading.reason
     assert [s.title for s in reading.split.sections] == ["Legal", "Money", "Users"]
+
+
+@given(st.sampled_from(["Synthesis", "Synthesis & Recommendation", "Bringing it together", "Balanced view",
+                        "Final view"]), st.sampled_from(["labelled", "##"]))
+@settings(max_examples=10, deadline=None)
+def test_the_synthesis_under_a_perspectives_label_or_as_a_balanced_view_is_no_view(last, layout):
+    views = [("Legal", "Extortion."), ("Money", "Reserves."), ("Users", "Trust.")]
+    text = "\n\n".join(f"**Perspective {i}: {t}**\n{b}" if layout == "labelled" else f"## {t}\n{b}"
+                       for i, (t, b) in enumerate(views + [(last, "Refuse and brief the funders.")], start=1))
+    reading = read_perspectives(text)
+    assert not reading.flagged, reading.reason
+    assert [s.title for s in reading.split.sections] == ["Legal", "Money", "Users"]
+
+
+def test_a_last_title_with_no_text_is_a_reply_cut_off():
+    reading = read_perspectives("## Legal\nExtortion.\n\n## Money\nReserves.\n\n## Users\nTrust.\n\n## Reput")
+    assert reading.flagged and "cut off" in reading.reason

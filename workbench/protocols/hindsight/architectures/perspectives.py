@@ -88,7 +88,8 @@ _SYNTH_TITLE = re.compile(
     r"(?:so,? )?what (?:now|next)\b|what (?:would|should|must|could|can) [\w'’ -]{1,30}? do\b|(?:so,? )?where (?:does|do) (?:that|this|it) leave|"
     r"(?:my|our) (?:two cents|view|take|position|advice|call|pick|vote|proposal|suggestion|stance)\b|"
     r"where (?:i|we) (?:land|stand|come down|end up)\b|(?:net|final) (?:assessment|judg(?:e)?ment)|judg(?:e)?ment call|"
-    r"what to do\b|where (?:i|we|this) come[s]? out|resolution\b|net$|(?:the )?plan$|(?:moving|going) forward\b|"
+    r"what to do\b|where (?:i|we|this) come[s]? out|(?:balanced|final|integrated|combined|holistic|unified) "
+    r"(?:view|perspective|take|picture|assessment)\b|resolution\b|net$|(?:the )?plan$|(?:moving|going) forward\b|"
     # the answer up front or at the end: "Quick take", "Short answer", "Action", "How to respond"
     r"quick take|short answer|(?:the )?short version|in brief\b|bluf\b|at a glance|actions?$|response$|"
     r"how to (?:respond|proceed|move forward|handle (?:it|this)|play (?:it|this))\b)|"
@@ -480,6 +481,8 @@ def _doubt(text: str, split: Split, asked: tuple[int, int]) -> str:
         return f"the reply adds a perspective ('{more.group(0)}') outside the sections read"
     if len(sections) >= 3 and {re.sub(r"\W+", " ", s.title).strip().casefold() for s in sections} <= _SWOT:
         return "the sections are a SWOT analysis's quadrants: views, or an analysis instead of them?"
+    if len(sections) >= 3 and sections[-1].text == sections[-1].title and all(s.text != s.title for s in sections[:-1]):
+        return f"the last section ('{sections[-1].title}') has a title and no text: the reply may be cut off"
     stated = _stated(text)
     if stated and len(sections) not in stated:
         said = " or ".join(str(n) for n in sorted(stated))
@@ -662,6 +665,8 @@ def _labelled_starts(lines: list[str]) -> list[tuple[int, str, str]]:
             short = _SHORT_LEAD.match(rest) if not title else None
             if short:  # "Angle 1: Precedent. If Crock wins ...": a short first sentence names the view
                 title, rest = _clean_title(short.group(1)), short.group(2)
+        if len(out) >= 2 and (_synth_title(title) or _STOP.match(title)):
+            break  # "Perspective 4: Synthesis": the synthesis under a perspective's label
         out.append((i, title, rest))
     return out
 
