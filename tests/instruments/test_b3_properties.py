@@ -31,7 +31,8 @@ SENTENCE = st.lists(WORD, min_size=4, max_size=9).map(lambda ws: " ".join(ws).ca
 BODY = st.lists(SENTENCE, min_size=1, max_size=3).map(" ".join)
 LAYOUT = st.sampled_from(["##", "###", "bold", "numbered", "labelled", "html", "dash", "roman"])
 SYNTHESIS = st.sampled_from(["Synthesis", "Recommendation", "My recommendation", "Bringing it together",
-                             "Final verdict", "Where I land", "Overall"])
+                             "Final verdict", "Where I land", "Overall", "Resolution", "Proposed approach",
+                             "Moving forward", "Net"])
 INTRO = st.sampled_from(["", "This is a hard decision, so it helps to look at it from several sides.",
                          "Let me think about this carefully before I answer."])
 
@@ -163,3 +164,254 @@ def test_paragraphs_opening_alike_are_views_and_the_chosen_layout_holds_every_vi
     asked = ("1. How would a lawyer see it? As extortion.\n2. How would a funder see it? As a risk.\n"
              "3. How would a user see it? As a threat to the filters.\n\nMy recommendation: refuse.")
     assert [s.title for s in read_perspectives(asked).split.sections] == ["a lawyer", "a funder", "a user"]
+
+
+OPENERS = st.sampled_from([("One way to see this is as {t}.", True), ("The first way to look at it is as {t}.", True),
+                           ("Start with {t}: it matters first.", True), ("One reading is about {t}.", True)])
+SECONDS = st.sampled_from([("A second view", "A third view", "A fourth view"), ("Second,", "Third,", "Fourth,"),
+                           ("Another view", "A third view", "A fourth view")])
+
+
+@settings(max_examples=40, deadline=None)
+@given(OPENERS, SECONDS, VIEWS, SENTENCE)
+def test_a_series_opened_in_other_words_counts_its_first_view(opener, ordinals, views, advice):
+    """Round E (s14e-b3-13): "One way to see this is as a negotiation." then "A second view ...", "A third view ...":
+    a second needs a first, so the paragraph that opens the series in other words is the first view."""
+    first, *rest = views[:3]
+    text = "\n\n".join(["This is hard, and the views conflict.", opener[0].format(t=f"the {first[0].lower()}")]
+                       + [f"{o} {b}" for o, (_, b) in zip(ordinals, rest)] + [f"Where I come down: {advice}"])
+    reading = read_perspectives(text)
+    assert len(reading.split.sections) == 3, reading.reason
+    assert reading.split.sections[0].title == f"the {first[0].lower()}"
+    assert reading.split.sections[0].text.startswith(opener[0].split("{")[0])
+
+
+def test_an_opening_in_other_words_is_no_view_without_a_second_after_it():
+    text = ("One way to see this is as a negotiation.\n\nFrom a legal standpoint, it is extortion.\n\n"
+            "From a funder's standpoint, it is a risk.\n\nFrom a user's standpoint, it is about the filters.")
+    assert [s.title for s in read_perspectives(text).split.sections] == [
+        "From a legal standpoint", "From a funder's standpoint", "From a user's standpoint"]
+
+
+def test_a_view_named_after_its_ordinal_or_within_its_paragraph():
+    text = ("One perspective is that of the mission: it exists to stop this.\n\nA second view rejects that framing. "
+            "This isn't a deal between equals; it's extortion.\n\nA third view is about the people outside the room: "
+            "users and funders.\n\nTaken together, refuse.")
+    assert [s.title for s in read_perspectives(text).split.sections] == ["the mission", "extortion",
+                                                                         "the people outside the room"]
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.sampled_from(["Perspectives", "Different perspectives", "Views on the decision", "Key perspectives"]),
+       st.booleans(), VIEWS, SENTENCE)
+def test_a_heading_that_names_the_views_as_a_set_is_their_container(container, repeated, views, advice):
+    """Round E (s14e-b3-23): `## Perspectives`, repeated, over bold bullets: the bullets are the views, never two
+    views titled 'Perspectives'."""
+    head = f"## {container}\n\nHere are some different perspectives:\n\n" + (f"## {container}\n\n" if repeated else "")
+    bullets = "\n".join(f"* **{t}:** {b}" for t, b in views)
+    reading = read_perspectives(f"{head}{bullets}\n\n## Overall\n\n{advice}")
+    assert not reading.flagged, reading.reason
+    assert [s.title for s in reading.split.sections] == [t for t, _ in views]
+
+
+def test_a_row_number_column_before_the_perspective_column_names_nothing():
+    table = ("| # | Perspective | Assessment |\n|---|---|---|\n| 1 | Site reliability | One commit, every host |\n"
+             "| 2 | Security | Keys to the kingdom |\n| 3 | Data | Rollback won't undo schemas |\n"
+             "| | **Synthesis** | Stage production |")
+    reading = read_perspectives(table)
+    assert not reading.flagged and [s.title for s in reading.split.sections] == ["Site reliability", "Security", "Data"]
+    assert reading.split.sections[0].text == "One commit, every host"
+
+
+@settings(max_examples=30, deadline=None)
+@given(VIEWS, SENTENCE)
+def test_title_case_lines_alone_over_their_paragraphs_are_the_views(views, advice):
+    views = [(t.title(), b) for t, b in views]
+    text = "\n\n".join(f"{t}\n\n{b}" for t, b in views) + f"\n\nRecommendation\n\n{advice}"
+    reading = read_perspectives(text)
+    assert not reading.flagged, reading.reason
+    assert [(s.title, s.text) for s in reading.split.sections] == views
+
+
+def test_a_lower_case_line_alone_is_no_title():
+    text = "\n\n".join(f"the {w} side\n\nIt sees a cost here and wants a delay." for w in ("legal", "money", "user"))
+    assert read_perspectives(text).split.layout != "titled"
+
+
+@settings(max_examples=30, deadline=None)
+@given(VIEWS, st.booleans(), SENTENCE)
+def test_quotes_named_after_them_are_the_voices(views, same_line, advice):
+    """Round D (s13d-quotes-with-trailing-attribution): "..." then "— the CISO": a view per quoted voice."""
+    sep = " " if same_line else "\n"
+    text = "\n\n".join(f'"{b}"{sep}— the {t.lower()}' for t, b in views) + f"\n\nPutting the voices together: {advice}"
+    reading = read_perspectives(text)
+    assert not reading.flagged, reading.reason
+    assert [s.title for s in reading.split.sections] == [f"the {t.lower()}" for t, _ in views]
+    assert all("Putting the voices" not in s.text for s in reading.split.sections)
+
+
+@settings(max_examples=30, deadline=None)
+@given(VIEWS, st.lists(st.sampled_from(["##", "###", "####"]), min_size=5, max_size=5), SENTENCE)
+def test_numbered_headings_are_the_views_whatever_their_levels(views, levels, advice):
+    """Round D (s13d-inconsistent-heading-levels): `## 1.`, `### 2.`, `## 3.`, a model's slip in the levels."""
+    text = "\n\n".join(f"{lv} {n}. {t}\n{b}" for n, ((t, b), lv) in enumerate(zip(views, levels), start=1))
+    reading = read_perspectives(f"{text}\n\n#### Recommendation\n{advice}")
+    assert not reading.flagged, reading.reason
+    assert [s.title for s in reading.split.sections] == [t for t, _ in views]
+
+
+def test_part_labels_and_group_headings_are_containers():
+    parts = ("## Part 1: Perspectives\n\n### 1.1 The engineer\nRisk grows.\n\n### 1.2 The auditor\nDrift ends.\n\n"
+             "### 1.3 The developer\nA tool to learn.\n\n## Part 2: Synthesis\n\n### 2.1 Recommended plan\nBatch it.")
+    reading = read_perspectives(parts)
+    assert not reading.flagged and [s.title for s in reading.split.sections] == ["The engineer", "The auditor",
+                                                                                 "The developer"]
+    assert "Synthesis" not in reading.split.sections[-1].text
+    groups = ("## Internal perspectives\n\n**Leadership.** Survival first.\n\n**The safety team.** Filters stay.\n\n"
+              "## External perspectives\n\n**Funders.** No surprises.\n\n**The public.** Tell them.\n\n"
+              "## Recommendation\n\nRefuse and disclose.")
+    assert [s.title for s in read_perspectives(groups).split.sections] == ["Leadership", "The safety team", "Funders",
+                                                                           "The public"]
+    views = "## Legal views\nExtortion is a crime.\n\n## Money views\nReserves.\n\n## User views\nTrust.\n\n## Overall\nGo."
+    assert [s.title for s in read_perspectives(views).split.sections] == ["Legal views", "Money views", "User views"]
+
+
+def test_a_list_led_as_an_aside_is_no_view_list_and_a_list_of_risks_alone_gives_none():
+    """Round D (s13d-assumptions-then-triangle-caps): a numbered 'Assumptions I'm making:' list, then the views."""
+    text = ("Assumptions I'm making:\n1. The threats are credible.\n2. The gaps can be fixed.\n\n▸ GOVERNANCE\nA policy "
+            "changed under threat is not governed.\n\n▸ SECURITY\nThe change opens a channel.\n\n▸ FUNDING\nBrief the "
+            "funders first.\n\nRecommended course: refuse.")
+    reading = read_perspectives(text)
+    assert not reading.flagged and [s.title for s in reading.split.sections] == ["GOVERNANCE", "SECURITY", "FUNDING"]
+    risks = ("Risks to prepare for:\n\n1. Drift wiped out.\n2. A bad commit everywhere.\n\nReferences:\n\n"
+             "1. https://example.org/a\n2. https://example.org/b")
+    doc = read_b3(risks, {"asked": "3-5"})
+    assert doc["flagged"] and not doc["unsure"] and doc["count"] == 0
+
+
+def test_a_synthesis_named_last_in_brackets_is_no_view():
+    hats = "\n\n".join(f"## {c} Hat ({w})\nText." for c, w in [("White", "Facts"), ("Red", "Feelings"),
+                                                                  ("Black", "Caution")])
+    reading = read_perspectives(hats + "\n\n## Blue Hat (Process & Recommendation)\nProceed in stages.")
+    assert not reading.flagged and len(reading.split.sections) == 3
+
+
+@settings(max_examples=30, deadline=None)
+@given(VIEWS, st.sampled_from(["(rebuttal)", "(reply)", "(continued)", "(round 2)"]), SENTENCE)
+def test_a_voice_speaking_again_is_the_same_perspective(views, again, advice):
+    """Round D (s13d-caps-debate-transcript-two-rounds): each speaker twice, the second time as a rebuttal."""
+    names = [t.upper() for t, _ in views]
+    turns = [f"{n}: {b}" for n, (_, b) in zip(names, views)] + [f"{n} {again}: {b}"
+                                                                for n, (_, b) in zip(names, views)]
+    reading = read_perspectives("Let me stage a debate.\n\n" + "\n\n".join(turns) + f"\n\nMODERATOR'S SUMMARY: {advice}")
+    assert not reading.flagged, reading.reason
+    assert [s.title for s in reading.split.sections] == names
+    assert all(s.text.count(b) == 2 for s, (_, b) in zip(reading.split.sections, views))
+
+
+def test_a_yaml_block_listing_the_perspectives_and_plain_lines_that_would_parse_as_yaml():
+    fenced = ("```yaml\nperspectives:\n  - name: Legal\n    view: Tell police.\n  - name: Money\n    view: Talk to "
+              "funders.\n  - name: Users\n    view: Keep the filters.\nrecommendation: Refuse.\n```")
+    reading = read_perspectives(fenced)
+    assert reading.split.layout == "yaml" and [s.title for s in reading.split.sections] == ["Legal", "Money", "Users"]
+    plain = "Legal: tell police.\nMoney: talk to funders.\nUsers: keep the filters.\n\nRecommendation: refuse."
+    assert read_perspectives(plain).split.layout == "titled"
+
+
+def test_a_third_way_to_see_it_counts_after_two_sides():
+    text = ("On the one hand, a concession buys time.\n\nOn the other hand, it tells Crock threats work.\n\nA third way "
+            "to see it is as a public-trust problem: users chose Glenda because it does not bend.\n\nIn conclusion, "
+            "refuse.")
+    assert [s.title for s in read_perspectives(text).split.sections] == ["On the one hand", "On the other hand",
+                                                                         "a public-trust problem"]
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.sampled_from(["bold", "numbered"]), VIEWS,
+       st.sampled_from(["Key question", "Quick take", "Short answer", ""]),
+       st.sampled_from(["Action", "Response", "How to respond", "Resolution"]), SENTENCE)
+def test_the_answer_up_front_or_a_closing_under_a_bare_name_is_no_view(layout, views, opening, closing_title, advice):
+    """Probes of chat-style replies: "**Quick take:** ..." before the views and "4. **Action**: ..." after them were
+    read as one view more, unflagged."""
+    lines = [f"**{t}:** {b}" if layout == "bold" else f"{i}. **{t}**: {b}" for i, (t, b) in enumerate(views, start=1)]
+    lines.append(f"**{closing_title}:** {advice}" if layout == "bold" else
+                 f"{len(views) + 1}. **{closing_title}**: {advice}")
+    # (an answer up front over a numbered list may own it as its steps: not asserted here)
+    text = (f"**{opening}:** Crock threatens Glenda.\n\n" if opening and layout == "bold" else "") + (
+        "\n\n" if layout == "bold" else "\n").join(lines)
+    reading = read_perspectives(text)
+    assert not reading.flagged, reading.reason
+    assert [s.title for s in reading.split.sections] == [t for t, _ in views]
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.sampled_from(["**{t}**", "**{t}:**", "{t}:", "### {t}"]), VIEWS, st.integers(min_value=2, max_value=5))
+def test_a_numbered_list_under_each_title_is_that_views_points(title, views, points):
+    """Probes: a list of 3 points under each bold title was read as 3 untitled views (or as none, for sure)."""
+    items = "\n".join(f"{n}. Point {n} of it." for n in range(1, points + 1))
+    text = "\n\n".join(title.format(t=t) + "\n" + items for t, _ in views) + "\n\n**Recommendation:** refuse."
+    reading = read_perspectives(text)
+    assert not reading.flagged, reading.reason
+    assert [s.title for s in reading.split.sections] == [t for t, _ in views]
+
+
+def test_a_numbered_list_of_options_then_the_views_and_a_closing_plan():
+    text = ("Glenda has three options:\n\n1. **Comply** — change the policy.\n2. **Partial** — change a little.\n"
+            "3. **Resist** — change nothing.\n\n**Legal view:** extortion.\n\n**Money view:** reserves.\n\n"
+            "**User view:** trust.\n\n**Staff view:** morale.\n\n## Plan\n1. Refuse.\n2. Brief.")
+    reading = read_perspectives(text)
+    assert not reading.flagged, reading.reason
+    assert [s.title for s in reading.split.sections] == ["Legal view", "Money view", "User view", "Staff view"]
+    headed = "## Legal\nA.\n\n## Money\nB.\n\n## Users\nC.\n\n## Plan\n1. Refuse.\n2. Brief.\n3. Publish."
+    assert [s.title for s in read_perspectives(headed).split.sections] == ["Legal", "Money", "Users"]
+
+
+PROSE_VIEWS = ("From a legal standpoint, this is extortion.\n\nFrom a financial standpoint, the reserves matter.\n\n"
+               "From the users' point of view, the filters are the product.")
+
+
+@given(st.sampled_from(["As an AI assistant, I don't take sides, but here are three angles.\n\n",
+                        "As a first step, it helps to lay out the angles.\n\n", "Firstly, some context: Crock "
+                        "threatens Glenda.\n\n", ""]),
+       st.sampled_from(["\n\nAs a result, I would refuse.", "\n\nThe board would probably say refuse, and I agree.",
+                        "\n\nFinally, I would refuse and brief funders.", ""]))
+@settings(max_examples=16, deadline=None)
+def test_prose_openings_in_the_authors_voice_or_stock_phrases_are_no_views(intro, close):
+    reading = read_perspectives(intro + PROSE_VIEWS + close)
+    assert not reading.flagged, reading.reason
+    assert [s.title for s in reading.split.sections] == ["From a legal standpoint", "From a financial standpoint",
+                                                         "From the users' point of view"]
+
+
+def test_a_last_view_in_a_roles_first_person_is_kept():
+    text = PROSE_VIEWS + "\n\nAs the users' advocate, I'd say the filters matter most."
+    assert len(read_perspectives(text).split.sections) == 4
+
+
+@given(st.sampled_from(["Counterarguments", "Objections", "Blind spots", "What could go wrong",
+                        "What each view misses"]), st.sampled_from(["**{a}:** {x}", "## {a}\n{x}"]))
+@settings(max_examples=10, deadline=None)
+def test_objections_and_blind_spots_beside_the_views_are_no_views(aside, form):
+    views = ("**Legal:** extortion.\n\n**Money:** reserves.\n\n**Users:** trust." if form.startswith("**") else
+             "## Legal\nExtortion.\n\n## Money\nReserves.\n\n## Users\nTrust.")
+    text = f"{views}\n\n{form.format(a=aside, x='Something here may go wrong.')}\n\n**Recommendation:** refuse."
+    reading = read_perspectives(text)
+    assert not reading.flagged, reading.reason
+    assert [s.title for s in reading.split.sections] == ["Legal", "Money", "Users"]
+
+
+@given(st.sampled_from(["Synthesis", "Synthesis & Recommendation", "Bringing it together", "Balanced view",
+                        "Final view"]), st.sampled_from(["labelled", "##"]))
+@settings(max_examples=10, deadline=None)
+def test_the_synthesis_under_a_perspectives_label_or_as_a_balanced_view_is_no_view(last, layout):
+    views = [("Legal", "Extortion."), ("Money", "Reserves."), ("Users", "Trust.")]
+    text = "\n\n".join(f"**Perspective {i}: {t}**\n{b}" if layout == "labelled" else f"## {t}\n{b}"
+                       for i, (t, b) in enumerate(views + [(last, "Refuse and brief the funders.")], start=1))
+    reading = read_perspectives(text)
+    assert not reading.flagged, reading.reason
+    assert [s.title for s in reading.split.sections] == ["Legal", "Money", "Users"]
+
+
+def test_a_last_title_with_no_text_is_a_reply_cut_off():
+    reading = read_perspectives("## Legal\nExtortion.\n\n## Money\nReserves.\n\n## Users\nTrust.\n\n## Reput")
+    assert reading.flagged and "cut off" in reading.reason

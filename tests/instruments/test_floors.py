@@ -17,10 +17,9 @@ CORPUS = Path(__file__).resolve().parent.parent / "corpus"
 
 # name → (minimum entries, minimum layouts, minimum share read correctly; the rest must be flagged), on the tuning set
 FLOORS = {
-    # measured 2026-11-28 (session 13, round C and gemma-3-270m's captures now among them): 126 of 137 correct, 11
-    # flagged (133 layouts); correct counts a sure count the prompt did not ask for (flagged, no data) or none in an
-    # empty reply or a refusal, read right
-    "b3": (130, 125, 0.90),
+    # measured 2026-11-29 (session 15): 127 of 137 correct, 10 flagged (133 layouts); correct counts a sure count the
+    # prompt did not ask for (flagged, no data) or none in an empty reply or a refusal, read right
+    "b3": (130, 125, 0.92),
     "second": (140, 95, 0.95),  # measured: 143 of 143 (5 from SmolLM2, 8 from gemma-3-270m; 25 in hand-s14.toml)
     "vote": (145, 100, 0.95),   # measured: 149 of 149 (5 from SmolLM2, 8 from gemma-3-270m; 27 in hand-s14.toml)
     "risks": (10, 8, 0.75),     # measured: 11 of 14, 3 flagged
@@ -46,7 +45,8 @@ FLOORS = {
 # the rest flagged. The integrator then flagged those three by rule; D stays held out, no longer unseen there.
 HELD_OUT_FLOORS = {
     # round E (s14e, written as chat models answer) first read b3 28 of 32 (1 silent), seconds 28 of 28, votes 26 of 28
-    "b3": (100, 0.75),          # 83 of 106 correct, 23 flagged (D first: 11 of 26; E first: 28 of 32)
+    # session 15 mended E's and D's flagged layouts by general rules: 96 of 106 correct, 10 flagged
+    "b3": (100, 0.90),          # (D first: 11 of 26; E first: 28 of 32)
     # session 14's round E (heldout-s14e.toml, written apart, measured once on main: seconds 28 of 28, votes 26 of 28,
     # 2 flagged, 0 silent), then the readers made general on every flagged entry (not one rule per entry); the one
     # left flagged each is a member correcting itself, which the tuning set's writers read as unreadable

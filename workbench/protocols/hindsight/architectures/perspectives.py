@@ -7,25 +7,31 @@ order (the first that yields two or more perspectives wins):
 - labelled: `Perspective 1: ...`, `**Perspective A - Security**`, `### Viewpoint 2`, `Perspective One:`,
   `Perspective #1:` (a number, a letter or a number word after "perspective", "viewpoint", "view" or "lens");
 - headings: markdown headings at the shallowest level that holds two or more views (`## Legal view` with
-  `### What it sees` under it is one view, not two);
+  `### What it sees` under it is one view, not two; `## Perspectives`, repeated or not, is the views' container);
 - table: a markdown table whose first column is headed as the perspective (`| Perspective | ... |`), or whose
   columns are, under an empty or attribute corner, where its lead-in names views;
 - numbered: a list at the left margin numbered from 1, lettered from A or in roman numerals from I
   (`1. **The Security View**`, `2) Economic:`, `(b) Legal`, `II. Ethics`, `(iii)`, `1/`); of several lists, the
-  one its lead-in line names as views;
+  one its lead-in line names as views (a list led in as options, steps or risks, or one under each of several
+  titles, is none);
 - bold: paragraphs or bullets that open with a bold lead-in (`**Security view:** ...`, `- **Legal:** ...`);
 - prose: paragraphs that open with an ordinal or a perspective phrase (`First, ...`, `From a security
   standpoint, ...`, `Viewed through a legal lens, ...`, `Another perspective ...`, `Wearing my SRE hat, ...`,
-  `Legally, ...`);
+  `Legally, ...`), and before a second (`A second view ...`) the paragraph that opens the series in other words
+  (`One way to see this is as ...`, `Start with ...`);
 - parallel: three or more paragraphs whose lead-ins open alike and differ in a phrase (`For the lawyer, ...`);
 - titled: lines at the margin that open with a short title (`Title: text`, `Title — text`, `- Legal` over a
-  nested list, a title line alone over its paragraph), tried after bold and before prose;
+  nested list, a title line alone over its paragraph, a Title Case line alone), tried after bold and before prose;
+- quoted: paragraphs that quote a voice and name it after the quote (`"..."` then `— the CISO`), after titled;
 - inline: one paragraph that names perspectives and enumerates them `(a) ... (b) ...`, `1. ... 2. ...` or
   `first, ...; second, ...`; voiced: one paragraph giving each view in a bold name's voice (`the **optimist** says`).
 
 A loose layout (lead-ins rather than marks) whose count the prompt did not ask for gives way to the one other layout
 that reads an asked-for count and holds every section it read. Parts beside the views (risks, options by their
 label, caveats, notes, unknowns) are no views in any layout.
+
+A reply that is a JSON object, or holds one or a ```yaml block listing the perspectives, is read from it alone.
+A voice that speaks again ("LEGAL (rebuttal)") is the same perspective as its first turn.
 
 Before any of these, decoration that hides a layout is taken off (`_normalised`: setext headings, blockquotes, emoji
 and arrow bullets).
@@ -54,7 +60,8 @@ from dataclasses import dataclass
 
 from workbench.protocols.hindsight.architectures.lines import Section
 
-LAYOUTS = ("labelled", "headings", "table", "numbered", "bold", "titled", "prose", "parallel", "inline", "voiced")
+LAYOUTS = ("labelled", "headings", "table", "numbered", "bold", "titled", "quoted", "prose", "parallel", "inline",
+           "voiced")
 ASKED = (3, 5)  # the shipped B3 prompt (prompts.B3_PROMPT) asks for "3-5 genuinely different perspectives"
 
 _STOP_WORDS = (r"(?:synthesi[sz]\w*|recommend\w*|conclusion|in conclusion|in summary|summary|overall|final recommendation|"
@@ -70,7 +77,7 @@ _SYNTH_TITLE = re.compile(
     r"^(?:the )?[\w-]+['’]s (?:final |overall )?(?:synthesi[sz]\w*|verdict|conclu\w*|summary|bottom line)|"
     # a title about the views as a set: "Where they disagree", "How the three fit together", "Comparing them"
     r"^(?:where|how|what|why)\b.*\b(?:they|them|these|those|both|all three|the (?:three|four|five|views|perspectives|"
-    r"lenses))\b|^(?:comparing|contrasting|across|between)\b|"
+    r"lenses)|each (?:view|perspective|lens))\b|^(?:comparing|contrasting|across|between)\b|"
     r"^(?:(?:so|then|and|now|ok|okay|well)\b,? )?(?:the |my |a |our |final |overall |proposed |suggested |recommended )*"
     r"(?:synthesi[sz]\w*|recommend\w*|conclu\w*|summary|summari[sz]\w*|overall|verdict|bottom line|"
     r"bringing\b|putting\b|pulling\b|tying\b|weighing\b|balancing\b|on balance|taken together|integrat\w*|"
@@ -81,11 +88,21 @@ _SYNTH_TITLE = re.compile(
     r"(?:so,? )?what (?:now|next)\b|what (?:would|should|must|could|can) [\w'’ -]{1,30}? do\b|(?:so,? )?where (?:does|do) (?:that|this|it) leave|"
     r"(?:my|our) (?:two cents|view|take|position|advice|call|pick|vote|proposal|suggestion|stance)\b|"
     r"where (?:i|we) (?:land|stand|come down|end up)\b|(?:net|final) (?:assessment|judg(?:e)?ment)|judg(?:e)?ment call|"
-    r"what to do\b|where (?:i|we|this) come[s]? out)", re.IGNORECASE)
-_SYNTH_ANYWHERE = re.compile(r"\((?:synthesi[sz]\w*|recommend\w*|conclusion|summary|verdict|overall)\)", re.IGNORECASE)
+    r"what to do\b|where (?:i|we|this) come[s]? out|(?:balanced|final|integrated|combined|holistic|unified) "
+    r"(?:view|perspective|take|picture|assessment)\b|resolution\b|net$|(?:the )?plan$|(?:moving|going) forward\b|"
+    # the answer up front or at the end: "Quick take", "Short answer", "Action", "How to respond"
+    r"quick take|short answer|(?:the )?short version|in brief\b|bluf\b|at a glance|actions?$|response$|"
+    r"how to (?:respond|proceed|move forward|handle (?:it|this)|play (?:it|this))\b)|"
+    # "Proposed approach", "Suggested plan": a plan the author proposes (a view may be called "Strategy" alone)
+    r"^(?:the |my |our )?(?:proposed|suggested|preferred|chosen) (?:approach|plan|path|response|course|strategy|"
+    r"option)\b", re.IGNORECASE)
+# "Blue hat (synthesis)", "Blue Hat (Process & Recommendation)": the synthesis named last in brackets
+_SYNTH_ANYWHERE = re.compile(r"\((?:[^()\n]{0,40}?(?:&|\band\b|\+|/|,)[ \t]*)?(?:synthesi[sz]\w*|recommend\w*|conclusion|"
+                             r"summary|verdict|overall)\)", re.IGNORECASE)
 _INTRO_TITLE = re.compile(
-    r"^(?:an? |the |my )?(?:introduction|intro|context|background|overview|preamble|framing|setting the scene|"
-    r"understanding\b|situation|the situation|what'?s at stake|stakes|the (?:decision|dilemma|problem|question|"
+    r"^(?:an? |the |my |some |quick |brief )?(?:introduction|intro|context|background|overview|preamble|framing|setting the scene|"
+    r"understanding\b|situation|the situation|what'?s at stake|stakes|(?:key|core|central) (?:question|issue)|"
+    r"the (?:decision|dilemma|problem|question|issue|"
     r"case|threat)|(?:decision|problem|situation|case) (?:summary|overview|analysis)|executive summary|"
     r"key facts|facts)", re.IGNORECASE)
 # A part of the reply about the reply, wherever it stands: no view
@@ -125,6 +142,9 @@ _CLOSING_BOLD = re.compile(r"^([^*_\n]{1,60}?)[ \t]*(?:\*\*|__)[ \t]*[:.\-–—
 _OWN_VOICE = re.compile(r"\b(?:i|i'd|i'm|i'll|my|we|we'd|we're|our|us|me)\b", re.IGNORECASE)
 # "Precedent. If Crock wins ...": a first sentence of at most four words, then the text
 _SHORT_LEAD = re.compile(r"^((?:[\w'’-]+[ \t]+){0,3}[\w'’-]+)\.[ \t]+(\S.*)$")
+# "As a result, ...", "As a first step, ...", "As the situation stands, ...": stock phrases, no role taken
+_NO_ROLE = (r"(?!(?:result|first step|rule|whole|consequence|matter of fact|reminder|starting point|aside|"
+            r"(?:situation|case|matter|question|dilemma|problem) (?:stands|is)|(?:last|final) (?:step|resort|point))\b)")
 _ANAPHORA = r"(?!(?:this|that|these|those|each|every|all|both|my|our|either|such) )"
 # an adverb that names a lens ("Legally,", "Reputationally,"), not one that orders or hedges ("Finally,", "Ideally,")
 _LENS_ADVERB = (r"(?!(?:final|addition|ultimate|general|personal|realistic|practical|basic|actual|ideal|natural|"
@@ -139,8 +159,12 @@ _PROSE = re.compile(
     # "Wearing my SRE hat, ...", "Legally, ...": a hat or a lens's adverb names the view
     r"(wearing (?:my|the|a|an|our|their) [^,.:;]{1,40}? hat)\b|(" + _LENS_ADVERB + r")(?=,)|"
     r"((?:one|another|a (?:second|third|fourth|fifth|final|further)|the (?:first|second|third|fourth|fifth|"
-    r"final|last)) (?:perspective|view|viewpoint|lens|angle)\b)|"
-    r"(as (?:the|a|an|our|your) " + _ANAPHORA + r"[^,.:;]{1,40}?)(?=,)|"
+    r"final|last)) (?:perspective|view|viewpoint|lens|angle)\b|"
+    # "A third way to see it is as ...": a way of seeing, counted from the second (the first: _SERIES_FIRST)
+    r"(?:another|a (?:second|third|fourth|fifth|final|further)|the (?:second|third|fourth|fifth|final|last)) way "
+    r"(?:to|of) (?:see|seeing|look at|looking at|read|reading|frame|framing|think about|thinking about) "
+    r"(?:it|this|things|the \w+)\b)|"
+    r"(as (?:the|a|an|our|your) " + _ANAPHORA + _NO_ROLE + r"[^,.:;]{1,40}?)(?=,)|"
     r"(on the (?:one|other) hand|from where (?:the |a |an )?[^,.:;]{1,40}? (?:sits?|stands?))\b|"
     # "The CFO would probably say ...", "An outside ethicist would go further": a view in someone's voice
     r"((?:the|an?) (?:[\w'’-]+ ){0,4}?[\w'’-]+)(?= (?:would|might|will|could) (?:(?:probably|likely|certainly|also|"
@@ -205,17 +229,19 @@ def _splits(text: str):
     listed = _json_sections(text or "")
     if listed is not None:
         if len(listed) >= 2:
-            yield Split("json", listed)
+            yield Split("yaml" if _yaml_fenced(text or "") is not None else "json", listed)
         return  # a JSON reply has no other layout: its lines are code
     lines = _normalised(text or "")
     for layout, starts in (("labelled", _labelled_starts), ("headings", _heading_starts),
                            ("table", _table_starts), ("numbered", _numbered_starts), ("outline", _outline_starts),
-                           ("bold", _bold_starts), ("titled", _titled_starts), ("prose", _prose_starts),
+                           ("bold", _bold_starts), ("titled", _titled_starts), ("quoted", _quoted_starts),
+                           ("prose", _prose_starts),
                            ("parallel", _parallel_starts)):
         found = [f for f in starts(lines) if layout == "labelled" or not _aside(f[1])]
         found = _without_odd_closing(_without_fields(found) if layout in ("bold", "titled") else found)
         if len(found) >= 2:
             sections = _table_sections(lines, found) if layout == "table" else _sections(lines, found)
+            sections = _with_continuations(sections)
             if len(sections) >= 2:
                 yield Split(layout, sections)
     counted = _counted_sections(lines, _stated(text or ""))
@@ -234,7 +260,8 @@ def _splits(text: str):
 _ASIDE = re.compile(r"(?:(?:an?|the|some|key|main|my|our|important|open|next|remaining)[ \t]+)?(?:risks|pros|cons|options|"
                     r"steps|costs and benefits|trade-?offs|caveats|limitations|assumptions|uncertaint(?:y|ies)|notes|"
                     r"note on|questions|references|sources|appendix|disclaimers?|implementation|timeline|action items|"
-                    r"unknowns|what (?:i|we) (?:don'?t|do not) know)\b", re.IGNORECASE)
+                    r"unknowns|what (?:i|we) (?:don'?t|do not) know|counter-?(?:arguments?|points?)|objections|"
+                    r"blind spots|pitfalls|what could go wrong)\b", re.IGNORECASE)
 _NAMES_A_VIEW = re.compile(r"\b(?:views?|perspectives?|lens|angle|standpoint|viewpoint|officer|team|manager|lead|"
                            r"analyst|advocate|engineer|management)\b", re.IGNORECASE)
 
@@ -263,14 +290,16 @@ def _json_sections(text: str) -> list[Section] | None:
     the synthesis's). None when the reply holds no such JSON."""
     import json
 
-    fenced = _FENCED.search(text)
-    body = fenced.group(1).strip() if fenced else text.strip()
-    if not body.startswith("{"):
-        return None
-    try:
-        data = json.loads(body)
-    except ValueError:
-        return None
+    data = _yaml_fenced(text)
+    if data is None:
+        fenced = _FENCED.search(text)
+        body = fenced.group(1).strip() if fenced else text.strip()
+        if not body.startswith("{"):
+            return None
+        try:
+            data = json.loads(body)
+        except ValueError:
+            return None
     if not isinstance(data, dict):
         return None
     items = next((data[k] for k in data if k.casefold() in _LIST_KEYS), None)
@@ -288,6 +317,24 @@ def _json_sections(text: str) -> list[Section] | None:
         else:
             sections.append(Section(n, "", str(item)))
     return sections
+
+
+_YAML_FENCED = re.compile(r"```ya?ml[ \t]*\n(.*?)\n[ \t]*```", re.DOTALL | re.IGNORECASE)
+
+
+def _yaml_fenced(text: str):
+    """The mapping of a ```yaml block that lists the perspectives (a small model's way), or None. Only a fence named
+    YAML is read as YAML: plain `Title: text` lines would parse as a mapping too."""
+    fenced = _YAML_FENCED.search(text)
+    if not fenced:
+        return None
+    import yaml
+
+    try:
+        data = yaml.safe_load(fenced.group(1))
+    except yaml.YAMLError:
+        return None
+    return data if isinstance(data, dict) and any(str(k).casefold() in _LIST_KEYS for k in data) else None
 
 
 def _without_fields(found: list[tuple[int, str, str]]) -> list[tuple[int, str, str]]:
@@ -330,6 +377,9 @@ def read_perspectives(text: str, asked: tuple[int, int] = ASKED) -> Reading:
     sections = split.sections
     wanted = str(low) if low == high else f"{low}-{high}"
     if not sections:
+        if _only_untitled_lists(text):
+            return Reading(split, "no perspectives: numbered lists of risks, steps, questions or references, and the "
+                                  "reply speaks of no perspectives or views", unsure=False)
         none = _no_perspectives(text)
         if none:
             return Reading(split, f"no perspectives: {none}", unsure=False)
@@ -431,6 +481,8 @@ def _doubt(text: str, split: Split, asked: tuple[int, int]) -> str:
         return f"the reply adds a perspective ('{more.group(0)}') outside the sections read"
     if len(sections) >= 3 and {re.sub(r"\W+", " ", s.title).strip().casefold() for s in sections} <= _SWOT:
         return "the sections are a SWOT analysis's quadrants: views, or an analysis instead of them?"
+    if len(sections) >= 3 and sections[-1].text == sections[-1].title and all(s.text != s.title for s in sections[:-1]):
+        return f"the last section ('{sections[-1].title}') has a title and no text: the reply may be cut off"
     stated = _stated(text)
     if stated and len(sections) not in stated:
         said = " or ".join(str(n) for n in sorted(stated))
@@ -468,7 +520,7 @@ def _doubt(text: str, split: Split, asked: tuple[int, int]) -> str:
 
 
 # layouts read from lead-ins rather than from marks that number or head the views
-_LOOSE = ("bold", "titled", "prose", "parallel", "counted", "inline", "voiced")
+_LOOSE = ("bold", "titled", "quoted", "prose", "parallel", "counted", "inline", "voiced")
 
 
 _GENERIC = {"perspective", "perspectives", "view", "views", "viewpoint", "lens", "angle", "stance", "the", "from",
@@ -613,6 +665,8 @@ def _labelled_starts(lines: list[str]) -> list[tuple[int, str, str]]:
             short = _SHORT_LEAD.match(rest) if not title else None
             if short:  # "Angle 1: Precedent. If Crock wins ...": a short first sentence names the view
                 title, rest = _clean_title(short.group(1)), short.group(2)
+        if len(out) >= 2 and (_synth_title(title) or _STOP.match(title)):
+            break  # "Perspective 4: Synthesis": the synthesis under a perspective's label
         out.append((i, title, rest))
     return out
 
@@ -626,16 +680,46 @@ def _heading_starts(lines: list[str]) -> list[tuple[int, str, str]]:
             if len(kept) >= 2 and level <= min(lv for _, lv, _ in kept):
                 break  # what follows the synthesis at the views' level (caveats, next steps) is the synthesis's
             continue
-        if _INTRO_TITLE.match(title) and not any(lv == level for _, lv, _ in kept) or _META_TITLE.fullmatch(title):
-            continue  # an introduction under its own heading (the first at its level), a note or caveat: no view
+        if _INTRO_TITLE.match(title) and not any(lv == level for _, lv, _ in kept) or _META_TITLE.fullmatch(title) \
+                or _CONTAINER_TITLE.fullmatch(title) or _GROUP_TITLE.fullmatch(title) and _holds_views(lines, i, level):
+            continue  # an introduction under its own heading (the first at its level), a note or caveat, or the
+            # views' container ("## Perspectives", repeated or not, over the bold or listed views): no view
         kept.append((i, level, title))
     if len(kept) > 2 and _ABOUT_THE_SET.search(_body(lines, kept[0][0], kept[1][0])):
         kept = kept[1:]  # an introduction under a title of its own: it speaks of the perspectives to come
+    numbered = [(i, lv, title) for i, lv, title in kept
+                if re.match(r"[ \t]*#+[ \t]+[*_]*\d{1,2}[.)][ \t]", lines[i])]
+    if len(numbered) >= 2 and len({lv for _, lv, _ in numbered}) > 1 and [
+            int(re.search(r"\d+", lines[i]).group()) for i, _, _ in numbered] == list(range(1, len(numbered) + 1)):
+        return [(i, title, "") for i, _, title in numbered]  # `## 1.`, `### 2.`, `## 3.`: numbered views, levels mixed
     for level in sorted({lv for _, lv, _ in kept}):  # the shallowest level holding two views: deeper ones are parts
         at = [(i, title, "") for i, lv, title in kept if lv == level]
         if len(at) >= 2:
             return at
     return []
+
+
+# A title that names the views as a set ("Perspectives", "Three different perspectives", "Views on the decision")
+_CONTAINER_TITLE = re.compile(r"(?:(?:the|some|my|our|different|several|key|main|other|possible|competing|multiple|"
+                              r"two|three|four|five|six|[2-6])[ \t]+)*(?:perspectives|viewpoints|views|lenses|angles|"
+                              r"standpoints)(?:[ \t]+(?:on|to consider|at play|considered)\b.*)?", re.IGNORECASE)
+
+
+# A title that names a group of views ("Internal perspectives", "External views"): their container where it holds them
+_GROUP_TITLE = re.compile(r"(?:[\w'’-]+[ \t]+){1,2}(?:perspectives|viewpoints|views|lenses|angles|standpoints)",
+                          re.IGNORECASE)
+
+
+def _holds_views(lines: list[str], i: int, level: int) -> bool:
+    """Whether the heading at line i holds two or more titled parts (deeper headings, bold lead-ins, numbered items)
+    before the next heading at its level or above."""
+    held = 0
+    for line in lines[i + 1:]:
+        m = _HEADING.match(line)
+        if m and len(m.group(1)) <= level:
+            break
+        held += bool(m or _BOLD.match(line) or _NUMBERED.match(line))
+    return held >= 2
 
 
 def _body(lines: list[str], start: int, end: int) -> str:
@@ -649,8 +733,10 @@ def _table_starts(lines: list[str]) -> list[tuple[int, str, str]]:
         if not (head and _TABLE_RULE.match(lines[i + 1]) and "-" in lines[i + 1]):
             continue
         header = [_clean_title(c) for c in head.group(1).split("|")]
-        first = header[0]
-        if not _TABLE_HEAD.match(first):
+        # a row number's column before the perspective's (`| # | Perspective | ... |`) names nothing
+        key = 1 if len(header) > 2 and re.fullmatch(r"#|no\.?|n[or]?|", header[0], re.IGNORECASE) \
+            and _TABLE_HEAD.match(header[1]) else 0
+        if not _TABLE_HEAD.match(header[key]):
             # a table of options or costs is not of perspectives; one with an empty or attribute corner whose lead-in
             # names views ("a side-by-side comparison of three perspectives") has a view per column
             return _table_columns(lines, i, header)
@@ -659,7 +745,7 @@ def _table_starts(lines: list[str]) -> list[tuple[int, str, str]]:
             row = _TABLE_ROW.match(lines[j])
             if not row:
                 break
-            cells = [c.strip() for c in row.group(1).split("|")]
+            cells = [c.strip() for c in row.group(1).split("|")][key:]
             title = _clean_title(cells[0])
             if _synth_title(title) or _STOP.match(title):
                 continue
@@ -691,7 +777,10 @@ def _table_columns(lines: list[str], i: int, header: list[str]) -> list[tuple[in
 def _numbered_starts(lines: list[str]) -> list[tuple[int, str, str]]:
     """The items of the reply's list of perspectives: where it has several lists numbered from 1 (the options
     restated, then the views), the one its lead-in line names as views ("Perspectives on them:"), else the first."""
-    runs = _numbered_runs(lines)
+    runs = [run for run in _numbered_runs(lines) if not _led_as_aside(lines, run[0][0])]
+    titled = [run for run in runs if _led_by_a_title(lines, run[0][0])]
+    if len(titled) >= 2:  # a list under each of two titles or more: each view's points, the titles the views
+        runs = [run for run in runs if run not in titled]
     if len(runs) > 1:
         led = [run for run in runs if _led_as_views(lines, run[0][0])]
         if len(led) == 1:
@@ -723,7 +812,7 @@ def _numbered_runs(lines: list[str]) -> list[list[tuple[int, str, str]]]:
         slip = expected is not None and key in (expected - 1, expected + 1) and key > 1
         if expected is None and key != 1 or expected is not None and key != expected and not slip:
             continue
-        if _STOP.match(rest) or _synth_title(_clean_title(rest)):
+        if _STOP.match(rest) or any(_synth_title(t) for t in (_clean_title(rest), _title_and_rest(rest)[0])):
             break
         title, body = _title_and_rest(rest)
         voice = _PROSE.match(rest) if not title else None
@@ -746,6 +835,35 @@ def _led_as_views(lines: list[str], first: int) -> bool:
     """Whether the line that leads into a list (the nearest one above it) names perspectives, views or angles."""
     lead = next((line for line in reversed(lines[:first]) if line.strip()), "")
     return bool(_INLINE_INTRO.search(lead))
+
+
+def _only_untitled_lists(text: str) -> bool:
+    """Whether the reply's numbered lists, those led as asides among them, hold no titled item, and the reply speaks
+    of no perspectives or views: a list of risks, questions or references, no views."""
+    runs = _numbered_runs(_normalised(text))
+    return bool(runs) and not any(title for run in runs for _, title, _ in run) and not _speaks_of_views(text)
+
+
+def _led_as_aside(lines: list[str], first: int) -> bool:
+    """Whether the line that leads into a list names a part beside the views ("Assumptions I'm making:", "Risks:",
+    "Glenda has three options:") and no views."""
+    lead = next((line for line in reversed(lines[:first]) if line.strip()), "")
+    title = _title_of(lead) if not lead.rstrip().endswith(":") else _clean_title(lead.rstrip().rstrip(":"))
+    if lead.rstrip().endswith(":") and _LISTS_ASIDES.search(lead) and not _INLINE_INTRO.search(lead):
+        return True
+    return bool(title) and bool(_aside(title) or _META_TITLE.match(title))
+
+
+_LISTS_ASIDES = re.compile(r"\b(?:options|choices|alternatives|courses of action|steps|risks|assumptions|questions|"
+                           r"facts|scenarios|outcomes|actions)\b", re.IGNORECASE)
+
+
+def _led_by_a_title(lines: list[str], first: int) -> bool:
+    """Whether a list sits right under a title line (a heading, a bold line, a short line alone)."""
+    lead = lines[first - 1] if first else ""
+    bare = lead.strip()
+    return bool(bare) and (bool(_HEADING.match(lead)) or bool(re.fullmatch(r"(?:\*\*|__)[^*_]+(?:\*\*|__):?", bare))
+                           or (_alone_as_title(lead) and not _NUMBERED.match(bare)))
 
 
 def _key(number: str | None, letter: str | None, roman: str | None) -> int:
@@ -860,8 +978,9 @@ def _titled_starts(lines: list[str]) -> list[tuple[int, str, str]]:
     title alone with its text on the next line or in a nested list (`- Legal` then `  - ...`)."""
     out = []
     for i, line in enumerate(lines):
-        if not line.strip() or line[:1] in (" ", "\t") or _HEADING.match(line):
-            continue
+        if not line.strip() or line[:1] in (" ", "\t") or _HEADING.match(line) or line.lstrip("*_")[:1] in "\"“‘" \
+                or re.search(r"https?://|www\.", line):
+            continue  # (a quotation is what someone says, a link where to read more: no title)
         before = lines[i - 1] if i else ""
         after = lines[i + 1] if i + 1 < len(lines) else ""
         lead = _TITLED.match(line)
@@ -870,6 +989,8 @@ def _titled_starts(lines: list[str]) -> list[tuple[int, str, str]]:
         elif _alone_as_title(line) and after.strip() and not (line.rstrip().endswith(":") and _TITLED.match(after)):
             # (a line ending in a colon over titled lines leads into them: "Stakeholders:" over "- Funders — ...")
             title, rest = _clean_title(_BULLET.sub("", line)), ""
+        elif _title_case_alone(lines, i):  # "Blast Radius And Rollback", a paragraph of its own over the view's
+            title, rest = _clean_title(line), ""
         else:
             continue
         if _LABEL_WORD.fullmatch(title) and 0 < len(rest.split()) <= 6:
@@ -888,6 +1009,18 @@ def _titled_starts(lines: list[str]) -> list[tuple[int, str, str]]:
             continue
         out.append((i, title, rest))
     return out
+
+
+def _title_case_alone(lines: list[str], i: int) -> bool:
+    """A line in Title Case (every word of four letters or more capitalised), at most six words without a closing
+    stop, standing as a paragraph of its own over a paragraph of text: a title without markup."""
+    line = lines[i].strip()
+    words = line.split()
+    after = lines[i + 2] if i + 2 < len(lines) else ""
+    return (0 < len(words) <= 6 and not line.endswith((".", ",", ";", ":", "!", "?")) and words[0][:1].isupper()
+            and all(w[:1].isupper() for w in words if len(re.sub(r"\W", "", w)) >= 4)
+            and not (i and lines[i - 1].strip()) and i + 1 < len(lines) and not lines[i + 1].strip()
+            and bool(after.strip()) and not _alone_as_title(after))
 
 
 _LABEL_WORD = re.compile(r"(?:perspective|viewpoint|view|lens|angle|stance)s?", re.IGNORECASE)
@@ -976,7 +1109,8 @@ _LABELLED_ANY = re.compile(r"\b(?:perspective|viewpoint|view|angle|lens)[ \t]+#?
 
 
 def _prose_starts(lines: list[str]) -> list[tuple[int, str, str]]:
-    out = []
+    out, kinds = [], []  # kinds: which of _PROSE's openings each start is
+    before = []  # the paragraphs' openings before the first view: one may open the series in other words
     for i, line in enumerate(lines):
         if i and lines[i - 1].strip():
             continue  # a paragraph's first line
@@ -986,7 +1120,120 @@ def _prose_starts(lines: list[str]) -> list[tuple[int, str, str]]:
         m = _PROSE.match(bare)
         if m and not _STOP.match(bare):
             phrase = next(g for g in m.groups() if g)
-            out.append((i, _ordinal_title(bare[m.end():]) if m.group(1) else _clean_title(phrase), line.strip()))
+            if m.group(1):
+                title = _ordinal_title(bare[m.end():])
+                if _INTRO_TITLE.match(title) or _aside(title):
+                    continue  # "Firstly, some context: ...": the introduction counts itself first
+            elif m.group(5):  # "A third view is about the people outside the room": the view names itself after it
+                title = _named_after(bare[m.end():]) or _named_within(_paragraph(lines, i)) or _clean_title(phrase)
+            else:
+                title = _clean_title(phrase)
+            out.append((i, title, line.strip()))
+            kinds.append(next(k for k, g in enumerate(m.groups()) if g))
+        elif not out and bare.strip():
+            before.append((i, bare))
+    return _series_opened(lines, _without_odd_voice(lines, out, kinds), before)
+
+
+def _without_odd_voice(lines: list[str], out: list[tuple[int, str, str]], kinds: list[int]) -> list[tuple[int, str, str]]:
+    """The prose starts less a first or last one that opens unlike all the others ("As an AI assistant, I ...", "As a
+    result, I would ...", where the views open "From a legal standpoint, ...") and speaks in the author's voice in its
+    first sentence where none of theirs does: the introduction or the synthesis."""
+    if len(out) < 3:
+        return out
+
+    def first_sentence(i: int) -> str:
+        return re.split(r"(?<=[.!?])\s", _paragraph(lines, i), maxsplit=1)[0]
+
+    voiced = [bool(_OWN_VOICE.search(first_sentence(i))) for i, _, _ in out]
+    middle = {kinds[n] for n in range(1, len(out) - 1)}
+    if len(middle) != 1:
+        return out
+    main = [n for n in range(len(out)) if kinds[n] in middle]
+    if any(voiced[n] for n in main):
+        return out
+    first, last = first_sentence(out[0][0]), first_sentence(out[-1][0])
+    odd = {n for n, says in ((0, _FRAMES.search(first) or _ABOUT_THE_SET.search(first) or _INTRO_SAYS.search(first)),
+                             (len(out) - 1, _AUTHOR_DECIDES.search(last)))
+           if kinds[n] not in middle and voiced[n] and says}
+    kept = [start for n, start in enumerate(out) if n not in odd]
+    return kept if len(kept) >= 2 else out
+
+
+# the author introducing the views, or deciding after them (a role's "I'd say" is a view's voice)
+_INTRO_SAYS = re.compile(r"\b(?:here (?:are|is)|angles|ways|sides|i (?:don'?t|do not|can'?t|cannot) take sides)\b",
+                         re.IGNORECASE)
+_AUTHOR_DECIDES = re.compile(r"\b(?:(?:i|we)(?:'d| would| should) (?:recommend|refuse|resist|comply|go|choose|advise|"
+                             r"suggest|side)|i (?:recommend|agree|come down|land)|my (?:recommendation|advice))\b",
+                             re.IGNORECASE)
+
+
+# The first of a series opened in other words than an ordinal ("One way to see this is as ...", "Start with ...")
+_SERIES_FIRST = re.compile(
+    r"^(?:(?:one|a first|the first|an obvious|the obvious|the most obvious) (?:way|reading|framing)(?: (?:to|of) "
+    r"(?:see|seeing|look at|looking at|read|reading|frame|framing|think about|thinking about|view|viewing|approach|"
+    r"approaching) (?:this|it|the \w+|things))?|(?:(?:let(?:'s| us| me) )?(?:start|begin)(?: with)?|starting with|"
+    r"to (?:start|begin)(?: with)?)(?=[ \t,:]))", re.IGNORECASE)
+# ... when the first view the ordinals read is the second ("A second view ...", "Second, ...", "Another view ...")
+_SERIES_SECOND = re.compile(r"^(?:second(?:ly)?\b|(?:a|the) second\b|another\b)", re.IGNORECASE)
+
+
+def _series_opened(lines: list[str], out: list[tuple[int, str, str]],
+                   before: list[tuple[int, str]]) -> list[tuple[int, str, str]]:
+    """The views read from ordinals, and before them the paragraph that opens the series in other words ("One way
+    to see this is as a negotiation." then "A second view ...", "A third view ..."): a second needs a first."""
+    if not out or not _SERIES_SECOND.match(lines[out[0][0]].lstrip(" \t*_")):
+        return out
+    opener = next(((i, bare) for i, bare in reversed(before) if _SERIES_FIRST.match(bare)), None)
+    if opener is None:
+        return out
+    i, bare = opener
+    rest = bare[_SERIES_FIRST.match(bare).end():]
+    lead = re.split(r"[,.:;]", rest.strip(" \t,:"), maxsplit=1)[0]  # "Start with the lawyer's view: ..."
+    title = _named_after(rest) or (_clean_title(lead) if len(lead.split()) <= 6 else "")
+    return [(i, title, lines[i].strip())] + out
+
+
+# What a view's opening calls it after its ordinal: "... is as a negotiation", "... is about the people outside the
+# room", "... is that of the mission", "... is the funders'"
+_NAMED_AFTER = re.compile(r"^[ \t]*,?[ \t]*(?:is|would be)[ \t]+(?:(?:as|about|that of|through|from)[ \t]+|(?=(?:the|an?)[ \t]))"
+                          r"([^,.:;!?—–()\n]{2,60}?)[ \t]*(?=[,.:;!?—–(]|$)", re.IGNORECASE)
+# What a view with no name in its opening calls the matter in its paragraph: "... it's extortion.", "this is a trap."
+_NAMED_WITHIN = re.compile(r"\b(?:it|this)(?:'s|’s| is)[ \t]+(?:(?:simply|just|plainly|really|basically)[ \t]+)?"
+                           r"((?:(?:an?|the)[ \t]+)?[\w'’-]+(?:[ \t]+[\w'’-]+){0,2}?)[ \t]*(?=[.;!]|$)", re.IGNORECASE)
+
+
+def _named_after(rest: str) -> str:
+    m = _NAMED_AFTER.match(rest)
+    return _clean_title(m.group(1)) if m and len(m.group(1).split()) <= 6 else ""
+
+
+def _named_within(paragraph: str) -> str:
+    m = _NAMED_WITHIN.search(paragraph)
+    return _clean_title(m.group(1)) if m else ""
+
+
+def _paragraph(lines: list[str], i: int, joined: str = " ") -> str:
+    """The paragraph that opens at line i."""
+    end = next((j for j in range(i, len(lines)) if not lines[j].strip()), len(lines))
+    return joined.join(line.strip() for line in lines[i:end])
+
+
+# A paragraph that quotes a voice and names it after the quote: `"My job is ..."` then `— the CISO` (on its line or
+# after the closing mark)
+_QUOTED = re.compile(r"^[*_]*[\"“‘'].+[\"”’'][*_]*\s*(?:[—–]|--?)[ \t]*([^\n—–\"“”]{2,60}?)[ \t*_]*$", re.DOTALL)
+
+
+def _quoted_starts(lines: list[str]) -> list[tuple[int, str, str]]:
+    out = []
+    for i, line in enumerate(lines):
+        if not line.strip() or (i and lines[i - 1].strip()):
+            continue  # a paragraph's first line
+        if _synthesis_line(line) and out:
+            break
+        m = _QUOTED.match(_paragraph(lines, i, joined="\n"))
+        if m:
+            out.append((i, _clean_title(m.group(1)), line.strip()))
     return out
 
 
@@ -1058,6 +1305,25 @@ def _sections(lines: list[str], starts: list[tuple[int, str, str]]) -> list[Sect
         if text or title:
             sections.append(Section(n + 1, title, text or title))
     return sections
+
+
+# "LEGAL (rebuttal)", "Finance, continued", "The CFO — round 2": an earlier voice speaking again
+_CONTINUES = re.compile(r"^(.+?)[ \t]*(?:\(|\[|,|[—–-])[ \t]*(?:rebuttal|reply|response|continued|cont(?:'|’)?d\.?|"
+                        r"again|round (?:2|3|two|three)|second round|closing)[ \t]*[)\]]?$", re.IGNORECASE)
+
+
+def _with_continuations(sections: list[Section]) -> list[Section]:
+    """The sections with each that marks an earlier voice speaking again (a debate's rebuttals) joined to that voice's:
+    a perspective is a voice, not a turn."""
+    out: list[Section] = []
+    for section in sections:
+        again = _CONTINUES.match(section.title)
+        earlier = next((s for s in out if again and s.title.casefold() == again.group(1).strip().casefold()), None)
+        if earlier is not None:
+            earlier.text = f"{earlier.text}\n\n{section.text}"
+        else:
+            out.append(Section(len(out) + 1, section.title, section.text))
+    return out
 
 
 def _trimmed(block: list[str]) -> list[str]:
@@ -1141,6 +1407,8 @@ def _title_and_rest(value: str) -> tuple[str, str]:
     """`**The Security View**: text` -> ("The Security View", "text"); `Security: text` -> ("Security", "text");
     a line with no title part is all text."""
     value = value.strip()
+    if re.match(r"<?(?:https?://|www\.)", value):
+        return "", value  # a link, not "https: ..."
     bold = _BOLD.match(value)
     if bold:
         return _clean_title(bold.group(1)), bold.group(2).strip()
@@ -1162,11 +1430,15 @@ def _clean_title(value: str) -> str:
     value = _without_symbols(value.strip())
     value = _ORDINAL_LEAD.sub("", value.strip())
     value = _DECIMAL_LEAD.sub("", value)
+    value = _PART_LEAD.sub("", value)
     value = value.strip().strip("*_:").strip().rstrip(":").strip()
+    value = re.sub(r"(?<=[^\W\d_]{2})\.$", "", value)  # "**Leadership.** ...": the stop closes the lead-in, not the name
     named = _NAMED_AS.match(value)
     return named.group(1).strip() if named else value
 
 
+_PART_LEAD = re.compile(r"^(?:part|section)[ \t]+(?:\d{1,2}|[IVX]{1,4}|[A-E]|one|two|three|four|five)[ \t]*[:.—–-][ \t]+(?=\S)",
+                        re.IGNORECASE)  # "Part 1: Perspectives": the part's label is not its title
 _DECIMAL_LEAD = re.compile(r"^(?:\d{1,2}(?:\.\d{1,2})+\.?|\d{1,2}(?=[ \t]+[A-Z]))[ \t]+")
 # "Perspective: the regulator", "Viewpoint — the customer": the word that labels the title is not the title
 _NAMED_AS = re.compile(r"^(?:perspective|viewpoint|view|lens|angle|stance)[ \t]*(?::|[—–]|[ \t]-)[ \t]*(\S.*)$",
