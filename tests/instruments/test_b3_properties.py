@@ -415,3 +415,22 @@ def test_the_synthesis_under_a_perspectives_label_or_as_a_balanced_view_is_no_vi
 def test_a_last_title_with_no_text_is_a_reply_cut_off():
     reading = read_perspectives("## Legal\nExtortion.\n\n## Money\nReserves.\n\n## Users\nTrust.\n\n## Reput")
     assert reading.flagged and "cut off" in reading.reason
+
+
+def test_lettered_labels_run_past_e():
+    """Round F (s15f-b3-19): six views lettered A to F; the sixth was read into the fifth, unflagged."""
+    text = "\n\n".join(f"**Perspective {c} – {t}**\n- It sees {t.lower()}." for c, t in
+                       zip("ABCDEF", ["Residents", "Press", "Research", "Business", "Privacy", "Budget"]))
+    doc = read_b3(text + "\n\n**Synthesis**\n\n1. Publish.\n2. Aggregate.", {"asked": "3-5"})
+    assert doc["count"] == 6 and doc["perspectives"][-1] == "Budget"
+
+
+def test_a_bold_container_and_an_options_list_before_the_bold_bullets():
+    """Round F (s15f-b3-08): '**Options on the table**' over plain bullets, then '**Perspectives**' over bold bullets:
+    the options were read as a fifth view, unflagged."""
+    text = ("Several angles.\n\n**Options on the table**\n\n* Migrate as planned\n* Do not migrate yet\n\n"
+            "**Perspectives**\n\n" + "\n".join(f"* **{t}**\n    * Point one.\n    * Point two." for t in
+                                               ("Platform", "Owners", "Security", "Management"))
+            + "\n\n**Overall:**\n\nMigrate in waves.")
+    reading = read_perspectives(text)
+    assert [s.title for s in reading.split.sections] == ["Platform", "Owners", "Security", "Management"]

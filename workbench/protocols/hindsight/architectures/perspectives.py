@@ -121,7 +121,7 @@ _NUMBER_WORDS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6}
 _STATED = re.compile(r"\b(two|three|four|five|six|[2-6])[ \t]+(?:[\w'-]+[ \t]+){0,2}?(?:perspectives|viewpoints|views|"
                      r"angles|lenses|sides|directions|ways of (?:looking|seeing))\b", re.IGNORECASE)
 _ROMAN = {"i": 1, "ii": 2, "iii": 3, "iv": 4, "v": 5, "vi": 6}
-_LABELLED = re.compile(r"^[ \t>#*_\-+]*(?:perspective|viewpoint|view|lens|angle|stance)[ \t]+#?(\d+|[A-Ea-e]|one|two|three|four|"
+_LABELLED = re.compile(r"^[ \t>#*_\-+]*(?:perspective|viewpoint|view|lens|angle|stance)[ \t]+#?(\d+|[A-Ha-e]|one|two|three|four|"
                        r"five|six)\b(?:[ \t]+(?:of|/)[ \t]+\d)?[ \t*_]*[:.\-–—)]?[ \t*_]*(.*)$", re.IGNORECASE)
 # "Perspective (Legal): ..."
 _LABELLED_NAMED = re.compile(r"^[ \t>#*_\-+]*(?:perspective|viewpoint|view|lens|angle|stance)[ \t]*\(([^)\n]{1,40})\)"
@@ -964,10 +964,10 @@ def _bold_starts(lines: list[str]) -> list[tuple[int, str, str]]:
                  or (bullet and (bool(_BULLET.match(before.lstrip())) or before[:1] in (" ", "\t"))))
         if not opens:
             continue  # a lead-in opens a paragraph or a bullet of the top list
-        if not out and _INTRO_TITLE.match(title) or _META_TITLE.fullmatch(title):
-            continue
+        if not out and _INTRO_TITLE.match(title) or _META_TITLE.fullmatch(title) or _CONTAINER_TITLE.fullmatch(title):
+            continue  # (a bold "**Perspectives**" over the views is their container, as a heading is)
         out.append((i, title, m.group(2).strip()))
-    top = [f for f in out if not _BULLET.match(lines[f[0]].lstrip())]
+    top = [f for f in out if not _BULLET.match(lines[f[0]].lstrip()) and not _aside(f[1])]
     if len(top) >= 2 and len(top) < len(out):
         return top  # lead-ins at the margin over bulleted ones: the bullets are parts of each view
     return out
@@ -1095,7 +1095,7 @@ def _from_html(text: str) -> str:
 
 
 _LABEL_IN_LINE = re.compile(r"(?:(?<=[.!?])|(?<=[.!?][*_\"”']))[ \t]+(?=[*_]*(?:perspective|viewpoint|view|angle|lens)[ \t]+"
-                            r"#?(?:\d|one|two|three|four|five|six|[A-E])\b[ \t*_]*[:.—–-])", re.IGNORECASE)
+                            r"#?(?:\d|one|two|three|four|five|six|[A-H])\b[ \t*_]*[:.—–-])", re.IGNORECASE)
 
 
 def _one_label_a_line(text: str) -> str:
@@ -1104,7 +1104,7 @@ def _one_label_a_line(text: str) -> str:
                      for line in text.splitlines())
 
 
-_LABELLED_ANY = re.compile(r"\b(?:perspective|viewpoint|view|angle|lens)[ \t]+#?(?:\d|one|two|three|four|five|six|[A-E])\b"
+_LABELLED_ANY = re.compile(r"\b(?:perspective|viewpoint|view|angle|lens)[ \t]+#?(?:\d|one|two|three|four|five|six|[A-H])\b"
                            r"[ \t*_]*[:.—–-]", re.IGNORECASE)
 
 
