@@ -434,3 +434,23 @@ def test_a_bold_container_and_an_options_list_before_the_bold_bullets():
             + "\n\n**Overall:**\n\nMigrate in waves.")
     reading = read_perspectives(text)
     assert [s.title for s in reading.split.sections] == ["Platform", "Owners", "Security", "Management"]
+
+
+VIEW_BODIES = ["Refuse: a concession invites the next demand.", "Brief funders before the campaign lands.",
+               "Close the regulatory gaps now.", "Publish a transparency report first."]
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.sampled_from(["Key Considerations", "Considerations", "Main considerations"]), st.integers(3, 4),
+       st.sampled_from(["**Give 3-5 genuinely different perspectives on this decision, then synthesize a "
+                        "recommendation.**", "Give 3-5 genuinely different perspectives on this decision, then "
+                        "synthesize a recommendation.", ""]))
+def test_a_considerations_preamble_and_the_echoed_call_are_no_views(preamble, n, echo):
+    """Round F (written apart): a '## Key Considerations' list before numbered views, and the prompt's instruction
+    echoed on a line of its own, were each read as one more view."""
+    views = "\n\n".join(f"## {i + 1}. View {chr(65 + i)}\n\n{VIEW_BODIES[i]}" for i in range(n))
+    text = (f"{echo}\n\nLet's break it down.\n\n## {preamble}\n\n- **Precedent:** others are watching.\n"
+            f"- **Reversibility:** concessions are hard to undo.\n\n{views}\n\n## Synthesis\n\nRefuse and prepare.")
+    doc = read_b3(text, {"asked": "3-5"})
+    assert doc["count"] == n and not doc["flagged"], doc
+    assert doc["perspectives"] == [f"View {chr(65 + i)}" for i in range(n)]

@@ -104,7 +104,7 @@ _INTRO_TITLE = re.compile(
     r"understanding\b|situation|the situation|what'?s at stake|stakes|(?:key|core|central) (?:question|issue)|"
     r"the (?:decision|dilemma|problem|question|issue|"
     r"case|threat)|(?:decision|problem|situation|case) (?:summary|overview|analysis)|executive summary|"
-    r"key facts|facts)", re.IGNORECASE)
+    r"key facts|facts|(?:key |main |important |core )?considerations\b)", re.IGNORECASE)
 # A part of the reply about the reply, wherever it stands: no view
 _META_TITLE = re.compile(r"(?:an? |the |one |some |my |important |key |main |working |underlying )?(?:note|nb|caveats?|disclaimers?|assumptions?|"
                          r"limitations?|important|a word of caution|warning|open questions?|references|sources|appendix|"
@@ -218,10 +218,16 @@ def split_perspectives(text: str) -> Split:
 _TRACE = re.compile(r"<think(?:ing)?>.*?(?:</think(?:ing)?>|$)|\[/?INST\]|<\|[\w-]+\|>|</?s>", re.IGNORECASE | re.DOTALL)
 
 
+# the prompt's instruction echoed on a line of its own ("**Give 3-5 genuinely different perspectives on this decision,
+# then synthesize a recommendation.**"), as small models do: the model's copy of the call, no title of a view
+_ECHOED_CALL = re.compile(r"^[ \t>*_#-]*(?:please[ \t]+)?(?:give|provide|list|offer|present)\b[^\n]*\bperspectives\b"
+                          r"[^\n]*\b(?:synthesi[sz]e|recommendation)\b[^\n]*$\n?", re.IGNORECASE | re.MULTILINE)
+
+
 def _answer_of(text: str) -> str:
-    """The reply without a reasoning trace (`<think>…</think>`) and the chat template's tokens a small model echoes
-    (`[/INST]`, `<|im_end|>`): neither is the answer."""
-    return _TRACE.sub("", text or "")
+    """The reply without a reasoning trace (`<think>…</think>`), the chat template's tokens a small model echoes
+    (`[/INST]`, `<|im_end|>`) and the prompt's instruction echoed on a line of its own: none is the answer."""
+    return _ECHOED_CALL.sub("", _TRACE.sub("", text or ""))
 
 
 def _splits(text: str):
