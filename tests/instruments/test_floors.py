@@ -47,7 +47,7 @@ HELD_OUT_FLOORS = {
     # round E (s14e, written as chat models answer) first read b3 28 of 32 (1 silent), seconds 28 of 28, votes 26 of 28
     # session 15 mended E's and D's flagged layouts by general rules (96 of 106), then round F (s15f, 32 replies
     # written apart as chat models answer) first read 24 of 32 (2 silent: an options list before bold bullets, a sixth
-    # view lettered F), both mended by rule: 120 of 138 correct, 18 flagged
+    # view lettered F), both mended by rule, then a considerations preamble and the echoed call: 122 of 138, 16 flagged
     "b3": (130, 0.88),          # 122 of 138 (D first: 11 of 26; E first: 28 of 32; F first: 24 of 32)
     # session 14's round E (heldout-s14e.toml, written apart, measured once on main: seconds 28 of 28, votes 26 of 28,
     # 2 flagged, 0 silent), then the readers made general on every flagged entry (not one rule per entry); the one
