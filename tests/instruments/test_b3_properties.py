@@ -454,3 +454,11 @@ def test_a_considerations_preamble_and_the_echoed_call_are_no_views(preamble, n,
     doc = read_b3(text, {"asked": "3-5"})
     assert doc["count"] == n and not doc["flagged"], doc
     assert doc["perspectives"] == [f"View {chr(65 + i)}" for i in range(n)]
+
+
+def test_a_yaml_block_with_number_keys_is_read_not_a_crash():
+    """YAML keys need not be strings (`1: x`): the reader compared them as strings only after this raised."""
+    fenced = ("```yaml\nperspectives:\n  - name: Legal\n    text: tell police\n  - {1: x, name: Money, text: talk}\n"
+              "  - name: Users\n    text: keep\n2: odd\n```\n\nRecommendation: refuse.")
+    reading = read_perspectives(fenced)
+    assert reading.split.layout == "yaml" and [s.title for s in reading.split.sections] == ["Legal", "Money", "Users"]

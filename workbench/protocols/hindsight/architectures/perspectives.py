@@ -234,9 +234,10 @@ def _splits(text: str):
     """Every layout's split of the reply with two or more perspectives, in the order the layouts are tried."""
     listed = _json_sections(text or "")
     if listed is not None:
-        if len(listed) >= 2:
-            yield Split("yaml" if _yaml_fenced(text or "") is not None else "json", listed)
-        return  # a JSON reply has no other layout: its lines are code
+        layout, sections = listed
+        if len(sections) >= 2:
+            yield Split(layout, sections)
+        return  # a JSON or YAML reply has no other layout: its lines are code
     lines = _normalised(text or "")
     for layout, starts in (("labelled", _labelled_starts), ("headings", _heading_starts),
                            ("table", _table_starts), ("numbered", _numbered_starts), ("outline", _outline_starts),
@@ -290,14 +291,15 @@ _LIST_KEYS = ("perspectives", "viewpoints", "views", "lenses", "angles", "stakeh
 _NAME_KEYS = ("name", "title", "perspective", "viewpoint", "view", "lens", "label", "role", "stakeholder")
 
 
-def _json_sections(text: str) -> list[Section] | None:
-    """A reply whose perspectives are a JSON object (the whole reply, or a fenced block in it): listed under a key
-    such as "perspectives" (a section per item, titled by its name), or given as name → text (a section per name but
-    the synthesis's). None when the reply holds no such JSON."""
+def _json_sections(text: str) -> tuple[str, list[Section]] | None:
+    """A reply whose perspectives are a JSON object (the whole reply, or a fenced block in it) or a ```yaml block:
+    listed under a key such as "perspectives" (a section per item, titled by its name), or given as name → text (a
+    section per name but the synthesis's). (layout, sections), or None when the reply holds no such object."""
     import json
 
-    data = _yaml_fenced(text)
+    layout, data = "yaml", _yaml_fenced(text)
     if data is None:
+        layout = "json"
         fenced = _FENCED.search(text)
         body = fenced.group(1).strip() if fenced else text.strip()
         if not body.startswith("{"):
@@ -308,7 +310,7 @@ def _json_sections(text: str) -> list[Section] | None:
             return None
     if not isinstance(data, dict):
         return None
-    items = next((data[k] for k in data if k.casefold() in _LIST_KEYS), None)
+    items = next((data[k] for k in data if str(k).casefold() in _LIST_KEYS), None)
     if items is None and len(data) >= 2 and all(isinstance(v, (str, dict)) for v in data.values()):
         items = [{"name": k, "text": v if isinstance(v, str) else json.dumps(v)} for k, v in data.items()
                  if not (_synth_title(k) or _STOP.match(k))]
@@ -317,12 +319,13 @@ def _json_sections(text: str) -> list[Section] | None:
     sections = []
     for n, item in enumerate(items, start=1):
         if isinstance(item, dict):
-            title = next((str(v) for k, v in item.items() if k.casefold() in _NAME_KEYS and isinstance(v, str)), "")
-            rest = " ".join(str(v) for k, v in item.items() if k.casefold() not in _NAME_KEYS)
+            title = next((str(v) for k, v in item.items() if str(k).casefold() in _NAME_KEYS and isinstance(v, str)),
+                         "")
+            rest = " ".join(str(v) for k, v in item.items() if str(k).casefold() not in _NAME_KEYS)
             sections.append(Section(n, title.strip(), rest.strip() or title.strip()))
         else:
             sections.append(Section(n, "", str(item)))
-    return sections
+    return layout, sections
 
 
 _YAML_FENCED = re.compile(r"```ya?ml[ \t]*\n(.*?)\n[ \t]*```", re.DOTALL | re.IGNORECASE)
