@@ -281,3 +281,39 @@ def test_a_change_of_mind_before_the_tag_or_said_in_words_alone():
     assert parse_second("On reflection, this deserves a debate.\nSECOND: yes") is True  # the tag comes after it
     assert parse_second("Yes, I second - actually, no. On reflection I do not second this motion.") is False
     assert parse_vote("VOTE: aye\nI'm not sure about the costs, so I will change my vote to abstain.")[0] == "abstain"
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.sampled_from(sorted(VOTE_VALUES)), st.data(), st.sampled_from(["~~{}~~", "<del>{}</del>", "<strike>{}</strike>"]),
+       REASONS)
+def test_a_struck_through_answer_is_withdrawn(vote, data, strike, reason):
+    struck = data.draw(st.sampled_from(sorted(set(VOTE_VALUES) - {vote})))
+    assert parse_vote(f"VOTE: {strike.format(struck)} {vote}\n{reason}")[0] == vote
+    assert parse_second(f"SECOND: {strike.format('yes')} no\n{reason}") is False
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.sampled_from(["+1", "-1", "−1"]), st.sampled_from([" — let's debate it.", ", the canary is overdue.", ".",
+                                                            "", " from me."]))
+def test_a_signed_one_opening_the_reply_is_its_answer(sign, rest):
+    assert parse_second(sign + rest) is (sign == "+1")
+    assert parse_vote(sign + rest)[0] == ("aye" if sign == "+1" else "nay")
+    assert parse_second(sign + "0 reasons to wait") is None and parse_vote("1, 2 and 3 are risks.")[0] == "unparsed"
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.sampled_from(["no (would second if amended)", "no; I'd second it if the cap were added",
+                        "no, but I would support an amended version"]), REASONS)
+def test_a_refusal_with_what_would_change_it_stays_a_refusal(value, reason):
+    assert parse_second(f"SECOND: {value}\n{reason}") is False
+    assert parse_second(f"SECOND: yes, if the cap were added\n{reason}") is None  # a yes with a condition is not
+    assert parse_vote(f"VOTE: abstain if the cap is added\n{reason}")[0] == "unparsed"
+
+
+def test_support_only_with_a_change_is_a_condition_and_a_final_tag_stands():
+    assert parse_vote("VOTE: nay\nI'd support the motion only with a smaller first wave.")[0] == "nay"
+    assert parse_vote("I'd support the motion only with a smaller first wave.")[0] == "unparsed"
+    assert parse_vote("VOTE: aye\nWait, the load rules that out. Changing my vote.\n\nFinal: VOTE: nay")[0] == "nay"
+    assert parse_second("SECOND: no\nHmm.\n**Final answer:** SECOND: yes") is True
+    assert parse_vote("VOTE: aye\nVOTE: nay")[0] == "unparsed"  # no word says which stands
+    assert parse_vote("Final vote: aye\nFinal vote: nay")[0] == "unparsed"  # nor where both are "final"

@@ -8,11 +8,13 @@ the speaker's own act. Then it is read in two passes, and both must agree:
 
 - tag lines in any format: `SECOND: yes`, `**Vote** — Nay`, `vote = aye`, `vote aye`, `Second? Yes.`,
   `My vote: in favour`, `Decision: abstain`, `Answer: VOTE: nay`, a JSON key (`{"vote": "nay"}`, `"second":
-  true`), a check mark, a thumb or `+1` / `-1` / `0` for the value;
+  true`), a check mark, a thumb or `+1` / `-1` / `0` for the value, a struck-through value withdrawn (`VOTE:
+  ~~aye~~ nay`), a refusal with what would change it kept (`SECOND: no (would second if amended)`), and of
+  several tags the one labelled final (`Final: VOTE: nay`) where no other is;
 - statements in the member's own words, sentence by sentence and clause by clause: "I second the motion", "You
   have my second", "I will not be seconding it", "I'll pass", "I vote against", "Count me in favour", "I abstain",
   "The motion has my support", "I'm a no", or a reply that opens with its answer ("Aye.", "No, I won't.",
-  "Respectfully, nay."), the answer word standing apart from what follows it (not "No organization should ...").
+  "Respectfully, nay.", "+1 — let's debate it"), the answer word standing apart from what follows it (not "No organization should ...").
 
 Only the member's own statements on this motion count: a question ("Should I second?"), a sentence about someone
 else ("Others may vote nay"), a gerund ("Abstaining is not an option"), or what the member would do on another
@@ -38,6 +40,8 @@ NOT_CAST = "not cast"  # a vote said not to be cast: an abstention where negated
 # --- the text as read: markup, symbols and reasoning traces off ------------------------------------------------
 
 _THINK = re.compile(r"<think>.*?(?:</think>|$)", re.IGNORECASE | re.DOTALL)
+# (not <s>…</s>: `</s>` ends a Llama turn)
+_STRUCK = re.compile(r"~~[^~\n]+~~|<(del|strike)>[^<\n]*</\1>", re.IGNORECASE)
 _TAG_HTML = re.compile(r"</?[a-z][^>\n]*>", re.IGNORECASE)
 # a chat template's tokens a small model writes out ("<|im_end|>", "[/INST]"; "<eos>" is HTML-like above)
 _TEMPLATE_TOKEN = re.compile(r"<\|[^|\n]{1,30}\|>|\[/?INST\]", re.IGNORECASE)
@@ -63,6 +67,7 @@ def _plain(text: str) -> str:
     symbols; an arrow as a tag's separator, a table's cells as tag lines."""
     text = _THINK.sub(" ", text or "")
     text = next((turn for turn in _END_OF_TURN.split(text) if turn.strip()), "")
+    text = _STRUCK.sub(" ", text)  # "VOTE: ~~aye~~ nay": struck-through words are withdrawn
     text = _TAG_HTML.sub(" ", _TEMPLATE_TOKEN.sub(" ", text))
     text = _MARK_VALUE.sub(lambda m: m.group(1) + (" yes" if m.group(2)[0] in "👍✅✔☑" else " no"), text)
     text = _tables_as_tags(text)
@@ -156,7 +161,7 @@ _WORDS = {
     ],
 }
 _CONDITION = re.compile(r"\b(?:if|unless|provided|providing|as long as|only once|on condition|assuming|pending|"
-                        r"were it not|but for)\b",
+                        r"were it not|but for|only with(?:out)?)\b",
                         re.IGNORECASE)
 _DOUBT = (r"inclined|lean(?:s|ing)?|tempted|maybe|perhaps|possibly|probably|undecided|unsure|not sure|uncertain|torn|"
           r"on the fence|tentative\w*|for now")
@@ -164,6 +169,11 @@ _HEDGE = re.compile(r"\b(?:" + _DOUBT + r"|might|could)\b", re.IGNORECASE)
 _DOUBTS = re.compile(r"\b(?:" + _DOUBT + r")\b", re.IGNORECASE)  # anywhere in a tag's value, not only its first words
 
 
+# a refusal, then what the member would do were the motion changed: "no (would second if amended)", "nay; I'd
+# vote aye if the cap were added" (the motion as moved is refused; a yes or an abstention with a condition is not read)
+_REFUSAL_UNTIL = re.compile(r"(?:no|nay|against)\b[ \t]*[(,;:.—–-]+[ \t]*(?:(?:but|though|although)[ \t]+)?"
+                            r"(?:I[ \t]*(?:'d|would)|would)[ \t]+(?:second|support|back|vote|reconsider|"
+                            r"change)\b", re.IGNORECASE)
 _REASON_STARTS = re.compile(r"\b(?:because|since|given that)\b", re.IGNORECASE)
 # Apache-style votes: "+1" for, "-1" against, "0" neither
 _SIGNED = re.compile(r"(?P<sign>[+\-−–±]?)(?P<digit>[01])(?![\d.,/]?\d)")
@@ -185,7 +195,8 @@ def _value(kind: str, value: str) -> str | None:
         return None  # "N/A", "TBD": no answer
     first_clause = re.split(r"[.;,(—–]|\s-\s|\bbut\b|\bbecause\b|\bas\b", value, maxsplit=1)[0]
     answer = _REASON_STARTS.split(value, maxsplit=1)[0]  # "no, because if they reject ...": the reason's "if"
-    if _CONDITION.search(answer) or _DOUBTS.search(answer) or _HEDGE.search(first_clause):
+    if (_CONDITION.search(answer) and not _REFUSAL_UNTIL.match(value)) or _DOUBTS.search(answer) or \
+            _HEDGE.search(first_clause):
         return None  # "yes, if the cost cap is added first", "abstain, perhaps"
     found = [reading for reading, words in _WORDS[kind] if re.match(r"(?:" + words + r")\b", value, re.IGNORECASE)]
     if not found and _signed(kind, value):
@@ -371,6 +382,7 @@ _OPENING = re.compile(r"^[ \t\"']*(?:(?:respectfully|reluctantly|regretfully|sad
                       # an answer after a label of the member's own ("As CFO: aye.", "On the amendment: nay.")
                       r"(?:[^:\n]{1,40}:[ \t]*(?=[a-z]+[ \t]*[.!]?[ \t]*$))?"
                       r"(?P<word>[a-z]+(?:[ \t]+favou?r)?)\b(?P<rest>.*)$", re.IGNORECASE)
+_SIGNED_OPENING = re.compile(r"^[ \t\"']*([+\-−–][01])(?![\d.,/]?\d)")
 _OPENING_WORDS = {
     "second": {"yes": YES, "yep": YES, "yeah": YES, "aye": YES, "sure": YES, "gladly": YES, "absolutely": YES,
                "certainly": YES, "happily": YES, "agreed": YES, "seconded": YES, "definitely": YES,
@@ -487,6 +499,9 @@ def _statements(kind: str, text: str) -> list[str | None]:
 
 
 def _opening(kind: str, sentence: str) -> str | None:
+    signed = _SIGNED_OPENING.match(sentence)
+    if signed and _ANSWER_THEN.match(sentence[signed.end():]):
+        return _signed(kind, signed.group(1))  # "+1 — let's debate it.", "-1, too fast"
     m = _OPENING.match(sentence)
     if not m:
         return None
@@ -570,9 +585,18 @@ def _vote_phrase(value: str) -> str | None:
 
 # --- the two readers -------------------------------------------------------------------------------------------
 
+_FINAL = re.compile(r"[ \t]*final(?:[ \t]+(?:answer|vote|decision|position|reply|response))?[ \t]*[:—–-]",
+                    re.IGNORECASE)
+
+
 def _read(kind: str, text: str) -> str | None:
     plain = _as_said(kind, _plain(text))
     tagged = sorted(_tag_values(kind, plain) + _json_values(kind, plain))
+    finals = [_FINAL.match(plain[plain.rfind("\n", 0, start) + 1:]) is not None for start, _, _ in tagged]
+    if len(tagged) > 1 and finals[-1] and not any(finals[:-1]):
+        # "VOTE: aye ... Changing my vote. Final: VOTE: nay": the member says which stands
+        start, end, value = tagged[-1]
+        return _one([_value(kind, value)] + [r for r in _statements(kind, plain[end:]) if r is not None])
     if tagged:
         readings = [_value(kind, value) for _, _, value in tagged]
         # the reason beside the tag must not say otherwise ("VOTE: aye ... I vote against")
