@@ -42,12 +42,19 @@ PROCEDURE = (
     "Say who you are and what you think.", "Write your response in the format asked.",
     "Consider the people involved and the situation described.", "State your recommendation and support it.",
     "Vote on the motion when asked.", "Take part in the discussion politely.",
+    # deliberation in general, which every criterion's paraphrase resembles by its verbs (round G, session 16:
+    # "Weigh the ethical and practical consequences carefully." read as a compliance-trap cue)
+    "Weigh the consequences of each option carefully.", "Consider the risks and trade-offs before you decide.",
 )
 
 _FRAME = re.compile(r"^(?:does|did|was|is|are)\s+the\s+(?:response|module|output)(?:'s)?\s+(?:\w+ly\s+)?"
                     r"(?:identify|notice|see|analy[sz]e|apply)?\s*(?:that|whether|,\s*as)?\s*", re.I)
 _ANCHOR_FRAME = re.compile(r"\bthe response\b\s*(?:\w+ly\s+)?(?:states|points out|names|identifies)?\s*(?:that)?\s*",
                            re.I)
+# the contrast a question draws, set off by a comma or a bracket ("…structure, rather than a \"difficult
+# negotiation\"", "…(…) instead of accepting the frame"): what the criterion does NOT reward, never a reference of
+# its own (inside a clause, "amplify rather than reduce risk", it is part of what is rewarded and stays)
+_FOIL = re.compile(r"(?:,|\))\s*(?:rather than|instead of)\s+[^.;:?()]*", re.I)
 _CLAUSE = re.compile(r"[.;:?]\s+|,\s+(?:and|so that|rather than|instead of|or)\s+|\s+[—-]\s+|[()]")
 
 
@@ -83,8 +90,8 @@ def references(question: str, anchors: list[str]) -> list[str]:
     above the lowest, whole and as clauses of at least three words."""
     out: list[str] = []
     for text in [question, *anchors]:
-        whole = content(text)
-        for part in [whole, *(p.strip(" .?") for p in _CLAUSE.split(whole) if p)]:
+        whole = _FOIL.sub(lambda m: m.group(0)[0].strip(","), content(text))
+        for part in [whole, *(p.strip(" .?,") for p in _CLAUSE.split(whole) if p)]:
             if len(part.split()) >= 3 and part not in out:
                 out.append(part)
     return out
