@@ -5,7 +5,7 @@ count the reply states is doubted."""
 
 from __future__ import annotations
 
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from workbench.protocols.hindsight.architectures.perspectives import read_perspectives
@@ -333,6 +333,8 @@ def test_a_third_way_to_see_it_counts_after_two_sides():
 def test_the_answer_up_front_or_a_closing_under_a_bare_name_is_no_view(layout, views, opening, closing_title, advice):
     """Probes of chat-style replies: "**Quick take:** ..." before the views and "4. **Action**: ..." after them were
     read as one view more, unflagged."""
+    # (a view whose words a generated body repeats reads as naming the others: another property's subject)
+    assume(not any(w in b.casefold().split() for t, _ in views for w in t.casefold().split() for _, b in views))
     lines = [f"**{t}:** {b}" if layout == "bold" else f"{i}. **{t}**: {b}" for i, (t, b) in enumerate(views, start=1)]
     lines.append(f"**{closing_title}:** {advice}" if layout == "bold" else
                  f"{len(views) + 1}. **{closing_title}**: {advice}")
@@ -462,3 +464,80 @@ def test_a_yaml_block_with_number_keys_is_read_not_a_crash():
               "  - name: Users\n    text: keep\n2: odd\n```\n\nRecommendation: refuse.")
     reading = read_perspectives(fenced)
     assert reading.split.layout == "yaml" and [s.title for s in reading.split.sections] == ["Legal", "Money", "Users"]
+
+
+# Round F (tests/corpus/b3/heldout-s15f.toml): the layout families its flagged replies opened
+
+@settings(max_examples=30, deadline=None)
+@given(VIEWS, st.sampled_from(["In summary:", "To recap:", "**Summary**"]))
+def test_labels_given_again_in_a_recap_recall_their_views(views, recap):
+    """s15f-b3-32: `Perspective 1: ...` ... then a recap list `- Perspective 1 says ...`: the views, once each."""
+    text = "\n\n".join(f"Perspective {i}: {t}\n{b}" for i, (t, b) in enumerate(views, start=1))
+    text += f"\n\n{recap}\n" + "\n".join(f"- Perspective {i} says {b.lower()}" for i, (_, b) in enumerate(views, 1))
+    reading = read_perspectives(text + "\n\nThe recommendation is to wait.")
+    assert not reading.flagged, reading.reason
+    assert [s.title for s in reading.split.sections] == [t for t, _ in views]
+
+
+def test_a_label_given_again_under_a_new_title_is_a_view_not_a_recap():
+    text = "\n\n".join(f"Perspective {n}: {t}\nIt sees a cost here and wants a delay." for n, t in
+                       ((1, "Legal"), (2, "Money"), (3, "Users"), (1, "Press"), (2, "Staff")))
+    assert [s.title for s in read_perspectives(text).split.sections] == ["Legal", "Money", "Users", "Press", "Staff"]
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.lists(st.tuples(TITLE, BODY), min_size=6, max_size=6, unique_by=lambda v: v[0].casefold()),
+       st.sampled_from(["1 2 3 4 5 6", "A B C D E F"]), st.sampled_from(["—", "–", ":"]))
+def test_six_views_the_reply_labels_in_order_are_six_flagged_as_not_asked(views, keys, dash):
+    """s15f-b3-09, -19: `**Perspective 1 — Ethical**` ... `6`, or `A` ... `F`, where 3-5 were asked: six, sure."""
+    text = "\n\n".join(f"**Perspective {k} {dash} {t}**\n{b}" for k, (t, b) in zip(keys.split(), views))
+    doc = read_b3(text + "\n\n**Recommendation**\nWait.", {})
+    assert doc["count"] == 6 and doc["flagged"] and not doc["unsure"], doc["reason"]
+    assert b3_agrees(doc, {"perspectives": 6, "titles": [t for t, _ in views]})
+
+
+@settings(max_examples=30, deadline=None)
+@given(VIEWS, st.sampled_from(["**Options on the table**", "## Options", "**Risks**", "### Key risks"]))
+def test_a_list_under_a_title_that_names_options_or_risks_holds_no_views(views, aside):
+    """s15f-b3-08: `**Options on the table**` over `* Migrate as planned`, then the views as bold bullets."""
+    points = "\n".join(f"    * {b}" for b in ("It sees a cost here.", "It wants a delay."))
+    text = (f"{aside}\n\n* Go ahead as planned\n* Go ahead more slowly\n* Wait\n\n**Perspectives**\n\n"
+            + "\n".join(f"* **{t}**\n{points}" for t, _ in views) + "\n\n**Overall:**\n\nGo ahead slowly.")
+    reading = read_perspectives(text)
+    assert not reading.flagged, reading.reason
+    assert [s.title for s in reading.split.sections] == [t for t, _ in views]
+
+
+ROLES = ["database administrators", "application engineers", "product teams", "investors", "residents",
+         "the security team", "journalists", "the lawyer"]
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.permutations(ROLES).map(lambda r: r[:4]), st.permutations(range(3)))
+def test_prose_views_opened_by_the_people_they_speak_for(roles, forms):
+    """s15f-b3-07: "From the DBA's point of view, ...", "The application engineers see it ...", "For product teams,
+    ...", "Finally, from the incident commander's point of view, ...": a view per paragraph, in any order."""
+    opening = [lambda r: f"From the point of view of {r}, this is risky.",
+               lambda r: f"{r[0].upper() + r[1:]} see it the other way round.",
+               lambda r: f"For {r}, the question is simply what customers notice."]
+    paragraphs = [opening[forms[n % 3]](r) + " It costs time and money." for n, r in enumerate(roles[:3])]
+    paragraphs.append(f"Finally, from the point of view of {roles[3]}, what matters is rollback.")
+    text = "The choice is where to put the risk.\n\n" + "\n\n".join(paragraphs) + "\n\n## Where I land\n\nWait."
+    reading = read_perspectives(text)
+    assert not reading.flagged, reading.reason
+    assert len(reading.split.sections) == 4
+    assert all(r.split()[-1] in s.title.casefold() for r, s in zip(roles, reading.split.sections))
+
+
+def test_stock_phrases_opened_with_for_are_no_views():
+    text = ("For example, the cost is high.\n\nFor starters, it is slow.\n\nFor others, it matters less.\n\n"
+            "For the moment, wait.")
+    assert read_perspectives(text).split.layout != "prose"
+
+
+def test_a_last_view_titled_by_our_party_is_a_view():
+    """'## 4. Our customers' is a party, not the author's closing ('What I'd do')."""
+    text = "\n\n".join(f"## {n}. {t}\nIt sees a cost here and wants a delay." for n, t in
+                       enumerate(["Legal", "Money", "Staff", "Our customers"], start=1))
+    reading = read_perspectives(text + "\n\n## Recommendation\nWait.")
+    assert not reading.flagged and [s.title for s in reading.split.sections][-1] == "Our customers"

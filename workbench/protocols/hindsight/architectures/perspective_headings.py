@@ -37,8 +37,23 @@ def one_labelled(lines: list[str]) -> Section | None:
     return Section(1, found[0], found[0]) if len(found) == 1 else None
 
 
+_KEY_WORDS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6}
+
+
+def _label_key(label: str) -> int:
+    """A label's place: `3`, `C` and `three` are all the third."""
+    label = label.casefold()
+    return int(label) if label.isdigit() else _KEY_WORDS.get(label) or ord(label) - ord("a") + 1
+
+
+def labels_in_order(lines: list[str]) -> bool:
+    """Whether the reply labels its views 1, 2, 3, ... (A, B, C, ...) with no gap or repeat: its own count."""
+    keys = [_label_key(m.group(1)) for line in lines if (m := _LABELLED.match(line))]
+    return len(keys) >= 2 and keys == list(range(1, len(keys) + 1))
+
+
 def labelled_starts(lines: list[str]) -> list[tuple[int, str, str]]:
-    out = []
+    out, titles = [], {}  # titles: each label's title, by its place
     for i, line in enumerate(lines):
         named = _LABELLED_NAMED.match(line)
         m = named or _LABELLED.match(line)
@@ -53,6 +68,11 @@ def labelled_starts(lines: list[str]) -> list[tuple[int, str, str]]:
                 title, rest = clean_title(short.group(1)), short.group(2)
         if len(out) >= 2 and (synth_title(title) or STOP.match(title)):
             break  # "Perspective 4: Synthesis": the synthesis under a perspective's label
+        if not named:
+            key = _label_key(m.group(1))
+            if key in titles and title.casefold() in ("", titles[key].casefold()):
+                break  # "- Perspective 1 says ...": a label given again, untitled or as before, recalls its view
+            titles.setdefault(key, title)
         out.append((i, title, rest))
     return out
 

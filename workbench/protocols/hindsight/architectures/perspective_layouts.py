@@ -22,7 +22,7 @@ from workbench.protocols.hindsight.architectures.perspective_sections import (
 )
 from workbench.protocols.hindsight.architectures.perspective_tables import table_sections, table_starts
 from workbench.protocols.hindsight.architectures.perspective_text import answer_of, normalised
-from workbench.protocols.hindsight.architectures.perspective_titles import aside, stated_counts
+from workbench.protocols.hindsight.architectures.perspective_titles import aside, stated_counts, under_asides
 
 
 LAYOUTS = ("labelled", "headings", "table", "numbered", "bold", "titled", "quoted", "prose", "parallel", "inline",
@@ -49,12 +49,13 @@ def splits(text: str):
             yield Split(layout, sections)
         return  # a JSON or YAML reply has no other layout: its lines are code
     lines = normalised(text or "")
+    asides = under_asides(lines)
     for layout, starts in (("labelled", labelled_starts), ("headings", heading_starts),
                            ("table", table_starts), ("numbered", numbered_starts), ("outline", outline_starts),
                            ("bold", bold_starts), ("titled", titled_starts), ("quoted", quoted_starts),
                            ("prose", prose_starts),
                            ("parallel", parallel_starts)):
-        found = [f for f in starts(lines) if layout == "labelled" or not aside(f[1])]
+        found = [f for f in starts(lines) if layout == "labelled" or not (aside(f[1]) or f[0] in asides)]
         found = without_odd_closing(without_fields(found) if layout in ("bold", "titled") else found)
         if len(found) >= 2:
             sections = table_sections(lines, found) if layout == "table" else sections_from(lines, found)

@@ -21,6 +21,15 @@ _LENS_ADVERB = (r"(?!(?:final|addition|ultimate|general|personal|realistic|pract
                 r"specific|typical|fundamental|critical|real|usual|equal|initial|especial|essential|potential|"
                 r"incidental|occasional|logical|theoretical|frank|hopeful|traditional|conditional|additional|"
                 r"eventual|optional|original)ly\b)[A-Z][a-z]{2,}(?:al|ic)ly")
+# people by their part ("engineers", "investors", "journalists", "residents", "the lawyer", "the security team"), not
+# words that end alike ("others", "starters", "matters", "the latter")
+_ROLE = (r"(?!(?:others?|starters|matters?|latter|former|order|better|rather|together|further|either|neither|"
+         r"moments?|present|events?|moments|contents|comments|elements|components|requirements|agreements)\b)"
+         r"(?:[\w-]+(?:ers?|ors?|ists?|ians?|ants|ents)|teams?|staff|people|public|board|management|leadership|"
+         r"communit(?:y|ies)|government|press|media)\b")
+# "... see it the other way round", "... views the question differently": how someone sees the matter, now
+_SEES = (r" (?:sees?|views?|reads?|frames?) (?:it|this|that|things|the (?:\w+ )?(?:matter|issue|question|decision|"
+         r"choice|problem|risk|situation|trade-?off))\b")
 PROSE = re.compile(
     r"^[ \t]*(?:(first(?:ly)?|second(?:ly)?|third(?:ly)?|fourth(?:ly)?|fifth(?:ly)?|sixth|finally|lastly)\b[,:]?|"
     r"((?:(?:viewed|seen|looked at|considered|read) )?(?:from|through) " + _ANAPHORA +
@@ -39,7 +48,12 @@ PROSE = re.compile(
     # "The CFO would probably say ...", "An outside ethicist would go further": a view in someone's voice
     r"((?:the|an?) (?:[\w'’-]+ ){0,4}?[\w'’-]+)(?= (?:would|might|will|could) (?:(?:probably|likely|certainly|also|"
     r"instead|surely|then) )?(?:say|see|argue|point|ask|insist|stress|worry|focus|want|go|view|frame|reply|counter|"
-    r"object|add|note|respond|read|call|look|care|warn|urge)\b))",
+    r"object|add|note|respond|read|call|look|care|warn|urge)\b|" + _SEES + r")|"
+    # "For product and customer-facing teams, ...": the people the paragraph speaks for
+    r"for (?:the |an? |our |your |its |their )?" + _ANAPHORA + r"((?:[\w'’-]+ ){0,5}?" + _ROLE + r")(?=,)|"
+    # "Application engineers see it the other way round.": people by their part, no article
+    r"(" + _ANAPHORA + r"(?:(?!(?:how|what|why|who|would|will|could|might|should|do|does|did|if|when|the|an?)\b)"
+    r"[\w'’-]+ ){0,3}?" + _ROLE + r")(?=" + _SEES + r"))",
     re.IGNORECASE)
 # An opening that frames the decision rather than views it
 FRAMES = re.compile(r"\b(?:this is (?:a|an)|at stake|the (?:situation|decision|dilemma|question|scenario|case) "
@@ -63,6 +77,9 @@ def prose_starts(lines: list[str]) -> list[tuple[int, str, str]]:
                 title = _ordinal_title(bare[m.end():])
                 if INTRO_TITLE.match(title) or aside(title):
                     continue  # "Firstly, some context: ...": the introduction counts itself first
+                inner = PROSE.match(bare[m.end():].lstrip(" \t,:"))
+                if not title and inner and not inner.group(1):  # "Finally, from the commander's point of view, ..."
+                    title = clean_title(next(g for g in inner.groups() if g))
             elif m.group(5):  # "A third view is about the people outside the room": the view names itself after it
                 title = _named_after(bare[m.end():]) or _named_within(paragraph_at(lines, i)) or clean_title(phrase)
             else:

@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 
 from workbench.protocols.hindsight.architectures.lines import Section
-from workbench.protocols.hindsight.architectures.perspective_titles import OWN_VOICE, is_stop
+from workbench.protocols.hindsight.architectures.perspective_titles import is_stop
 
 
 def without_fields(found: list[tuple[int, str, str]]) -> list[tuple[int, str, str]]:
@@ -30,12 +30,16 @@ def without_fields(found: list[tuple[int, str, str]]) -> list[tuple[int, str, st
     return once if fields else found
 
 
+# the author in a title: "What I'd do", "Where we land" ("our" names a party as often: "Our customers")
+_AUTHOR_IN_TITLE = re.compile(r"\b(?:i|i'd|i'm|i'll|my|we|we'd|we're|us|me)\b", re.IGNORECASE)
+
+
 def without_odd_closing(found: list[tuple[int, str, str]]) -> list[tuple[int, str, str]]:
     """The starts less a last one whose title is the odd one out as the author's own voice or a question ("What I'd
     do", "So which way?") where no other title is: the synthesis under a name no list foresees."""
     if len(found) < 3:
         return found
-    odd = [bool(OWN_VOICE.search(title) or title.rstrip().endswith("?")) for _, title, _ in found]
+    odd = [bool(_AUTHOR_IN_TITLE.search(title) or title.rstrip().endswith("?")) for _, title, _ in found]
     return found[:-1] if odd[-1] and not any(odd[:-1]) else found
 
 

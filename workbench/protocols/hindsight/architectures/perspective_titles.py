@@ -152,6 +152,19 @@ def alone_as_title(line: str) -> bool:
     return 0 < len(words) <= 6 and not line.rstrip().endswith((".", ",", ";", "!")) and ": " not in line
 
 
+def under_asides(lines: list[str]) -> set[int]:
+    """The lines under a title that names a part beside the views (a heading or a bold line alone: "**Options on the
+    table**", "## Risks"), to the next title: the options or risks listed there are no views."""
+    under, inside = set(), False
+    for i, line in enumerate(lines):
+        m = HEADING.match(line) or BOLD.match(line)
+        if m and (HEADING.match(line) or not m.group(2).strip()) and not BULLET.match(line.lstrip()):
+            inside = aside(clean_title(m.group(2) if HEADING.match(line) else m.group(1)))
+        elif inside:
+            under.add(i)
+    return under
+
+
 def is_stop(line: str) -> bool:
     """A line where the synthesis begins: a heading, bold lead-in or short line naming it, or a plain line
     opening with a stop word."""

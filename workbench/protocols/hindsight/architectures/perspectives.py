@@ -64,7 +64,7 @@ import re
 from dataclasses import dataclass
 
 from workbench.protocols.hindsight.architectures.lines import Section
-from workbench.protocols.hindsight.architectures.perspective_headings import one_labelled
+from workbench.protocols.hindsight.architectures.perspective_headings import labels_in_order, one_labelled
 from workbench.protocols.hindsight.architectures.perspective_layouts import (
     Split, other_counts, splits, split_perspectives,
 )
@@ -229,8 +229,9 @@ def _doubt(text: str, split: Split, asked: tuple[int, int]) -> str:
     if not low <= len(sections) <= high and split.layout == "prose":
         return (f"{len(sections)} perspectives read from paragraph openings, where the prompt asked for "
                 f"{low}-{high}: the paragraphs between them may hold others")
-    if not low <= len(sections) <= high:
-        # a count the prompt did not ask for is sure only where no other layout of the reply reads one it did
+    if not low <= len(sections) <= high and not (split.layout == "labelled" and labels_in_order(normalised(text))):
+        # a count the prompt did not ask for is sure only where no other layout of the reply reads one it did (or the
+        # reply labels its views 1, 2, ... 6 itself: another layout's five then missed one)
         other = {c for c in other_counts(text, split.layout) if low <= c <= high}
         if other:
             return (f"{len(sections)} perspectives read as {split.layout}, but the reply's "
