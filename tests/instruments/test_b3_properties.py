@@ -25,7 +25,9 @@ WORD = st.text(alphabet="abcdefghijklmnopqrstuvwxyz", min_size=3, max_size=9).fi
                                 # what the reader takes as a part beside the views (a caveat, a note, an option)
                                 "caveat", "disclaim", "assum", "limit", "import", "warn", "append", "refer",
                                 "source", "uncertain", "unknown", "timeline", "implement", "trade", "choice",
-                                "altern", "nb", "ps")))
+                                "altern", "nb", "ps",
+                                # a bare name the reader takes as the answer or its closing ("Response", "Action")
+                                "respon", "action")))
 TITLE = st.lists(WORD, min_size=1, max_size=3, unique=True).map(lambda ws: " ".join(ws).capitalize())
 SENTENCE = st.lists(WORD, min_size=4, max_size=9).map(lambda ws: " ".join(ws).capitalize() + ".")
 BODY = st.lists(SENTENCE, min_size=1, max_size=3).map(" ".join)
@@ -541,3 +543,88 @@ def test_a_last_view_titled_by_our_party_is_a_view():
                        enumerate(["Legal", "Money", "Staff", "Our customers"], start=1))
     reading = read_perspectives(text + "\n\n## Recommendation\nWait.")
     assert not reading.flagged and [s.title for s in reading.split.sections][-1] == "Our customers"
+
+
+# Round G (tests/corpus/b3/heldout-s16g.toml): the layout families its flagged and misread replies opened
+
+ORDINAL_WORDS = ["First", "Second", "Third", "Fourth", "Fifth"]
+
+
+@settings(max_examples=30, deadline=None)
+@given(VIEWS, st.sampled_from(["{o} Perspective — {t}: {b}", "**The {o} viewpoint:** {t}. {b}", "{o} View - {t}\n{b}"]))
+def test_views_labelled_by_an_ordinal_word_are_titled_by_their_names(views, form):
+    """s16g-b3-22 (read 'First Perspective', 'Second Perspective', ... with no flag): the name after the label."""
+    text = "\n\n".join(form.format(o=o, t=t, b=b) for o, (t, b) in zip(ORDINAL_WORDS, views))
+    reading = read_perspectives(text + "\n\nSynthesis: wait.")
+    assert not reading.flagged, reading.reason
+    assert [s.title for s in reading.split.sections] == [t for t, _ in views]
+
+
+@settings(max_examples=30, deadline=None)
+@given(VIEWS, st.sampled_from(["#### Perspective {k} — {t}", "**Perspective {k}: {t}**"]))
+def test_a_labelled_view_that_uses_the_others_words_is_still_a_view(views, form):
+    """s16g-b3-15, -22: the last labelled view mentions the others' subjects ('data volumes', 'privacy risk')."""
+    names = " and ".join(t.casefold() for t, _ in views[:-1])
+    bodies = [b for _, b in views[:-1]] + [f"It weighs {names} against each other."]
+    text = "\n\n---\n\n".join(form.format(k=k, t=t) + "\n" + b for k, (t, _), b in zip("ABCDE", views, bodies))
+    reading = read_perspectives(text + "\n\n**Recommendation**\n\nWait.")
+    assert not reading.flagged, reading.reason
+    assert [s.title for s in reading.split.sections] == [t for t, _ in views]
+
+
+@settings(max_examples=30, deadline=None)
+@given(VIEWS, st.sampled_from(["## Bottom Line", "## Recommendation", "### Where I land"]))
+def test_a_synthesis_heading_closes_bold_views_and_what_follows_it(views, heading):
+    """s16g-b3-12: bold views under a `##` intro, then `## Bottom Line` and `**Suggested timeline:** ...` in it."""
+    text = ("## Looking at it from different angles\n\n"
+            + "\n\n".join(f"**{t}**\n* *Risk:* {b}\n* *Mitigation:* Go slowly." for t, b in views)
+            + f"\n\n{heading}\nWait.\n\n**Suggested timeline:** five weeks.")
+    reading = read_perspectives(text)
+    assert not reading.flagged, reading.reason
+    assert [s.title for s in reading.split.sections] == [t for t, _ in views]
+
+
+@settings(max_examples=30, deadline=None)
+@given(VIEWS, st.sampled_from(["", ",", ":"]))
+def test_paragraphs_opened_by_an_italic_name_are_views(views, mark):
+    """s16g-b3-20: '*The privacy advocate* starts from ...', then 'Putting it together: ...'."""
+    text = "\n\n".join(f"*The {t.casefold()}*{mark} {b}" for t, b in views)
+    reading = read_perspectives("I'll treat it as a generic case.\n\n" + text + "\n\nPutting it together: wait.")
+    assert not reading.flagged, reading.reason
+    assert [s.title for s in reading.split.sections] == [f"The {t.casefold()}" for t, _ in views]
+
+
+@settings(max_examples=30, deadline=None)
+@given(VIEWS, st.sampled_from(["🛡️", "🌍", "⚖️", "🔧"]))
+def test_an_emoji_between_the_number_and_the_title_hides_no_title(views, emoji):
+    """s16g-b3-31: '1. 🛡️ **Quality Assurance Perspective**' read as an untitled item."""
+    text = "\n\n".join(f"{i}. {emoji} **{t}**\n   {b}" for i, (t, b) in enumerate(views, start=1))
+    reading = read_perspectives("Here are the perspectives:\n\n" + text + "\n\n### Recommendation\nWait.")
+    assert not reading.flagged, reading.reason
+    assert [s.title for s in reading.split.sections] == [t for t, _ in views]
+
+
+def test_the_case_for_an_option_is_a_view_and_all_three_threats_no_synthesis():
+    """s16g-b3-34: '### The case for partial compliance (the pragmatist)' ... under 'The case' the introduction's
+    title reads; 'all three threats' in the last view counts threats, not the views."""
+    text = ("One way is to have each view argue for a response.\n\n"
+            "### The case for compliance (the pragmatist)\nSurvival buys time.\n\n"
+            "### The case for resistance (the institutionalist)\nPolicies that move under threat are no policies.\n\n"
+            "### The case for changing the game (the strategist)\nAll three threats depend on being reactive.\n\n"
+            "### What I'd actually do\nRefuse and brief the funders.")
+    reading = read_perspectives(text)
+    assert not reading.flagged, reading.reason
+    assert [s.title for s in reading.split.sections][0] == "The case for compliance (the pragmatist)"
+    set_talk = text.replace("All three threats depend", "All three views agree it depends")
+    assert read_perspectives(set_talk).flagged
+
+
+def test_six_titled_numbered_views_are_six_whatever_another_layout_reads():
+    """s16g-b3-18: six numbered, titled views (where 3-5 were asked), which a voice reading counts as three."""
+    roles = ["The Sysadmin", "The Manager", "The Developer", "The Security Team", "The Auditor", "The Vendor"]
+    bodies = ["Worried about a new tool.", "Wants it fast.", "Wants to test quickly.", "Wants version control.",
+              "Likes the record it keeps.", "If the tool is paid, sells more licences."]  # three in a voice ("Wants")
+    text = "Here are perspectives:\n\n" + "\n".join(f"{i}. **{r}:** {b}" for i, (r, b) in enumerate(
+        zip(roles, bodies), start=1)) + "\n\n**Synthesis:**\nThe sysadmin and the manager differ, and the developer too."
+    doc = read_b3(text, {})
+    assert doc["count"] == 6 and doc["flagged"] and not doc["unsure"], doc["reason"]

@@ -17,6 +17,10 @@ from workbench.protocols.hindsight.architectures.perspective_titles import (
 
 _LABELLED = re.compile(r"^[ \t>#*_\-+]*(?:perspective|viewpoint|view|lens|angle|stance)[ \t]+#?(\d+|[A-Ha-e]|one|two|three|four|"
                        r"five|six)\b(?:[ \t]+(?:of|/)[ \t]+\d)?[ \t*_]*[:.\-–—)]?[ \t*_]*(.*)$", re.IGNORECASE)
+# "First Perspective — Open by Default: ...", "**The second viewpoint:** ...": the ordinal before the label, as a lead-in
+_LABELLED_ORDINAL = re.compile(r"^[ \t>#*_\-+]*(?:the[ \t]+)?(first|second|third|fourth|fifth|sixth)[ \t]+(?:perspective|"
+                               r"viewpoint|view|lens|angle|stance)[ \t*_]*(?:[:.—–)]|[ \t]-[ \t]|$)[ \t*_]*(.*)$",
+                               re.IGNORECASE)
 # "Perspective (Legal): ..."
 _LABELLED_NAMED = re.compile(r"^[ \t>#*_\-+]*(?:perspective|viewpoint|view|lens|angle|stance)[ \t]*\(([^)\n]{1,40})\)"
                              r"[ \t*_]*[:.\-–—]?[ \t*_]*(.*)$", re.IGNORECASE)
@@ -37,7 +41,8 @@ def one_labelled(lines: list[str]) -> Section | None:
     return Section(1, found[0], found[0]) if len(found) == 1 else None
 
 
-_KEY_WORDS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6}
+_KEY_WORDS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "first": 1, "second": 2, "third": 3,
+              "fourth": 4, "fifth": 5, "sixth": 6}
 
 
 def _label_key(label: str) -> int:
@@ -48,7 +53,7 @@ def _label_key(label: str) -> int:
 
 def labels_in_order(lines: list[str]) -> bool:
     """Whether the reply labels its views 1, 2, 3, ... (A, B, C, ...) with no gap or repeat: its own count."""
-    keys = [_label_key(m.group(1)) for line in lines if (m := _LABELLED.match(line))]
+    keys = [_label_key(m.group(1)) for line in lines if (m := _LABELLED.match(line) or _LABELLED_ORDINAL.match(line))]
     return len(keys) >= 2 and keys == list(range(1, len(keys) + 1))
 
 
@@ -56,7 +61,7 @@ def labelled_starts(lines: list[str]) -> list[tuple[int, str, str]]:
     out, titles = [], {}  # titles: each label's title, by its place
     for i, line in enumerate(lines):
         named = _LABELLED_NAMED.match(line)
-        m = named or _LABELLED.match(line)
+        m = named or _LABELLED.match(line) or _LABELLED_ORDINAL.match(line)
         if not m:
             continue
         if named:

@@ -22,7 +22,9 @@ from workbench.protocols.hindsight.architectures.perspective_sections import (
 )
 from workbench.protocols.hindsight.architectures.perspective_tables import table_sections, table_starts
 from workbench.protocols.hindsight.architectures.perspective_text import answer_of, normalised
-from workbench.protocols.hindsight.architectures.perspective_titles import aside, stated_counts, under_asides
+from workbench.protocols.hindsight.architectures.perspective_titles import (
+    HEADING, aside, stated_counts, synthesis_line, under_asides,
+)
 
 
 LAYOUTS = ("labelled", "headings", "table", "numbered", "bold", "titled", "quoted", "prose", "parallel", "inline",
@@ -57,6 +59,7 @@ def splits(text: str):
                            ("parallel", parallel_starts)):
         found = [f for f in starts(lines) if layout == "labelled" or not (aside(f[1]) or f[0] in asides)]
         found = without_odd_closing(without_fields(found) if layout in ("bold", "titled") else found)
+        found = _before_a_closing_heading(lines, found) if layout != "headings" else found
         if len(found) >= 2:
             sections = table_sections(lines, found) if layout == "table" else sections_from(lines, found)
             sections = with_continuations(sections)
@@ -71,6 +74,18 @@ def splits(text: str):
     voiced = voiced_sections("\n".join(lines))
     if len(voiced) >= 2:
         yield Split("voiced", voiced)
+
+
+def _before_a_closing_heading(lines: list[str], found: list[tuple[int, str, str]]) -> list[tuple[int, str, str]]:
+    """The starts less those after the first heading that names the synthesis ("## Bottom Line") where no heading
+    stands among the views before it: the heading closes them, and a bold lead-in after it ("**Suggested timeline:**")
+    is the synthesis's."""
+    if not found:
+        return found
+    for i in range(found[0][0] + 1, len(lines)):
+        if HEADING.match(lines[i]):
+            return [f for f in found if f[0] < i] if synthesis_line(lines[i]) else found
+    return found
 
 
 def other_counts(text: str, layout: str) -> list[int]:

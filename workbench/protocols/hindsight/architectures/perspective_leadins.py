@@ -39,6 +39,27 @@ def bold_starts(lines: list[str]) -> list[tuple[int, str, str]]:
     top = [f for f in out if not BULLET.match(lines[f[0]].lstrip()) and not aside(f[1])]
     if len(top) >= 2 and len(top) < len(out):
         return top  # lead-ins at the margin over bulleted ones: the bullets are parts of each view
+    return out if len(out) >= 2 else _italic_starts(lines) or out
+
+
+# "*The privacy advocate* starts from ...": a paragraph that opens with an italic name (no bold lead-ins in the reply)
+_ITALIC = re.compile(r"^(?:\*(?=[^\s*])|_(?=[^\s_]))([^*_\n]{2,80}?)(?<=\S)[*_](?![*_\w])[ \t]*[:.\-–—,]?[ \t]*(.*)$")
+
+
+def _italic_starts(lines: list[str]) -> list[tuple[int, str, str]]:
+    out = []
+    for i, line in enumerate(lines):
+        m = _ITALIC.match(line)
+        if not m or (i and lines[i - 1].strip()):
+            continue  # a paragraph's first line, at the margin
+        title = clean_title(m.group(1))
+        if STOP.match(m.group(1)) or synth_title(title):
+            if out:
+                break
+            continue
+        if len(title.split()) > 8 or META_TITLE.fullmatch(title) or not out and INTRO_TITLE.match(title):
+            continue
+        out.append((i, title, m.group(2).strip()))
     return out
 
 

@@ -57,6 +57,13 @@ def normalised(text: str) -> list[str]:
                 stripped = stripped[1:]
             if stripped != rest and stripped.strip():
                 line = indent + stripped.lstrip()
+            marked = re.match(r"([ \t]*(?:\d{1,2}[.)]|[-*+])[ \t]+)(\S.*)$", line)  # "1. 🛡️ **Quality**", "- 🔧 Legal"
+            if marked:
+                item = marked.group(2)
+                while item and unicodedata.category(item[0]) in ("So", "Sk", "Cf", "Mn"):
+                    item = item[1:]
+                if item.strip():
+                    line = marked.group(1) + item.lstrip()
         out.append(line)
     return out
 

@@ -47,18 +47,19 @@ INTRO_TITLE = re.compile(
     r"^(?:an? |the |my |some |quick |brief )?(?:introduction|intro|context|background|overview|preamble|framing|setting the scene|"
     r"understanding\b|situation|the situation|what'?s at stake|stakes|(?:key|core|central) (?:question|issue)|"
     r"the (?:decision|dilemma|problem|question|issue|"
-    r"case|threat)|(?:decision|problem|situation|case) (?:summary|overview|analysis)|executive summary|"
+    r"case(?![ \t]+(?:for|against)\b)|threat)|(?:decision|problem|situation|case) (?:summary|overview|analysis)|executive summary|"
     r"key facts|facts|(?:key |main |important |core )?considerations\b)", re.IGNORECASE)
 # A part of the reply about the reply, wherever it stands: no view
 META_TITLE = re.compile(r"(?:an? |the |one |some |my |important |key |main |working |underlying )?(?:note|nb|caveats?|disclaimers?|assumptions?|"
                         r"limitations?|important|a word of caution|warning|open questions?|references|sources|appendix|"
                         r"p\.?s\.?)", re.IGNORECASE)
 # In the first or last section's words: it speaks of the perspectives as a set, as an introduction or a
-# synthesis does and a single perspective rarely does.
+# synthesis does and a single perspective rarely does ("all three threats" counts something else).
 ABOUT_THE_SET = re.compile(
     r"\b(?:(?:these|the|all|several|three|four|five|different|following|other) (?:\w+ )?(?:perspectives|viewpoints|"
-    r"lenses|views|angles)|(?:all|each of the|both) (?:three|four|five)\b|taken together|on balance|weighing (?:these|"
-    r"them|it all|everything)|synthesi[sz]|in sum\b|let'?s (?:look|examine|consider))", re.IGNORECASE)
+    r"lenses|views|angles)|(?:all|each of the|both) (?:three|four|five)\b(?! (?!(?:views|perspectives|lenses|angles|"
+    r"viewpoints|sides|voices|roles|hats|stakeholders|parties|is|was|has|does)\b)[a-z]+s\b)|taken together|on balance|"
+    r"weighing (?:these|them|it all|everything)|synthesi[sz]|in sum\b|let'?s (?:look|examine|consider))", re.IGNORECASE)
 
 _NUMBER_WORDS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6}
 # "three perspectives", "four different angles": the number of perspectives a reply says it gives

@@ -5,7 +5,9 @@ layout, so models lay them out in many ways. The layouts read, tried in this
 order (the first that yields two or more perspectives wins):
 
 - labelled: `Perspective 1: ...`, `**Perspective A - Security**`, `### Viewpoint 2`, `Perspective One:`,
-  `Perspective #1:` (a number, a letter or a number word after "perspective", "viewpoint", "view" or "lens");
+  `Perspective #1:`, `First Perspective — Open data:` (a number, a letter or a number word after "perspective",
+  "viewpoint", "view" or "lens", or an ordinal before it); a label given again untitled (`- Perspective 1 says ...`
+  in a recap) recalls its view;
 - headings: markdown headings at the shallowest level that holds two or more views (`## Legal view` with
   `### What it sees` under it is one view, not two; `## Perspectives`, repeated or not, is the views' container);
 - table: a markdown table whose first column is headed as the perspective (`| Perspective | ... |`), or whose
@@ -14,10 +16,11 @@ order (the first that yields two or more perspectives wins):
   (`1. **The Security View**`, `2) Economic:`, `(b) Legal`, `II. Ethics`, `(iii)`, `1/`); of several lists, the
   one its lead-in line names as views (a list led in as options, steps or risks, or one under each of several
   titles, is none);
-- bold: paragraphs or bullets that open with a bold lead-in (`**Security view:** ...`, `- **Legal:** ...`);
+- bold: paragraphs or bullets that open with a bold lead-in (`**Security view:** ...`, `- **Legal:** ...`), or, with
+  none, paragraphs that open with an italic name (`*The privacy advocate* starts from ...`);
 - prose: paragraphs that open with an ordinal or a perspective phrase (`First, ...`, `From a security
   standpoint, ...`, `Viewed through a legal lens, ...`, `Another perspective ...`, `Wearing my SRE hat, ...`,
-  `Legally, ...`), and before a second (`A second view ...`) the paragraph that opens the series in other words
+  `Legally, ...`, `For product teams, ...`, `Application engineers see it ...`), and before a second (`A second view ...`) the paragraph that opens the series in other words
   (`One way to see this is as ...`, `Start with ...`);
 - parallel: three or more paragraphs whose lead-ins open alike and differ in a phrase (`For the lawyer, ...`);
 - titled: lines at the margin that open with a short title (`Title: text`, `Title — text`, `- Legal` over a
@@ -28,7 +31,8 @@ order (the first that yields two or more perspectives wins):
 
 A loose layout (lead-ins rather than marks) whose count the prompt did not ask for gives way to the one other layout
 that reads an asked-for count and holds every section it read. Parts beside the views (risks, options by their
-label, caveats, notes, unknowns) are no views in any layout.
+label, caveats, notes, unknowns, and what is listed under such a title) are no views in any layout; nor is what
+follows a heading that names the synthesis where no heading stands among the views.
 
 A reply that is a JSON object, or holds one or a ```yaml block listing the perspectives, is read from it alone.
 A voice that speaks again ("LEGAL (rebuttal)") is the same perspective as its first turn.
@@ -219,9 +223,12 @@ def _doubt(text: str, split: Split, asked: tuple[int, int]) -> str:
         return "two perspectives share a title (sub-headings read as perspectives?)"
     if split.layout in ("headings", "bold", "table") and ABOUT_THE_SET.search(sections[-1].text):
         return f"the last section ('{sections[-1].title}') reads like the synthesis"
-    if len(sections) >= 3 and _names_the_others(sections[-1], sections[:-1]):
+    # the reply's own labels in order (`Perspective 1` ... `Perspective 4`) say each section is a view, whatever
+    # words of the others it uses: a synthesis under a label is read by its title
+    own = own_count(split, text)
+    if len(sections) >= 3 and not own and _names_the_others(sections[-1], sections[:-1]):
         return f"the last section ('{sections[-1].title}') names the others, as a synthesis does"
-    if len(sections) >= 3 and _names_the_others(sections[0], sections[1:]):
+    if len(sections) >= 3 and not own and _names_the_others(sections[0], sections[1:]):
         return f"the first section ('{sections[0].title}') names the others, as an introduction does"
     if split.layout in ("headings", "bold", "table") and ABOUT_THE_SET.search(sections[0].text):
         return f"the first section ('{sections[0].title}') reads like an introduction"
@@ -229,9 +236,9 @@ def _doubt(text: str, split: Split, asked: tuple[int, int]) -> str:
     if not low <= len(sections) <= high and split.layout == "prose":
         return (f"{len(sections)} perspectives read from paragraph openings, where the prompt asked for "
                 f"{low}-{high}: the paragraphs between them may hold others")
-    if not low <= len(sections) <= high and not (split.layout == "labelled" and labels_in_order(normalised(text))):
+    if not low <= len(sections) <= high and not own:
         # a count the prompt did not ask for is sure only where no other layout of the reply reads one it did (or the
-        # reply labels its views 1, 2, ... 6 itself: another layout's five then missed one)
+        # reply labels or numbers its titled views 1, 2, ... 6 itself: another layout's five then missed one)
         other = {c for c in other_counts(text, split.layout) if low <= c <= high}
         if other:
             return (f"{len(sections)} perspectives read as {split.layout}, but the reply's "
@@ -243,6 +250,14 @@ def _doubt(text: str, split: Split, asked: tuple[int, int]) -> str:
             return (f"{len(sections)} perspectives read as {split.layout}, but another layout of the reply reads "
                     f"{'/'.join(str(c) for c in sorted(other))}")
     return ""
+
+
+def own_count(split: Split, text: str) -> bool:
+    """Whether the reply counts the views itself: labels in order (`Perspective 1`, `2`, ... or `A`, `B`, ...), or a
+    numbered list whose every item is titled."""
+    if split.layout == "labelled":
+        return labels_in_order(normalised(text))
+    return split.layout == "numbered" and all(s.title for s in split.sections)
 
 
 # layouts read from lead-ins rather than from marks that number or head the views
