@@ -628,3 +628,14 @@ def test_six_titled_numbered_views_are_six_whatever_another_layout_reads():
         zip(roles, bodies), start=1)) + "\n\n**Synthesis:**\nThe sysadmin and the manager differ, and the developer too."
     doc = read_b3(text, {})
     assert doc["count"] == 6 and doc["flagged"] and not doc["unsure"], doc["reason"]
+
+
+@settings(max_examples=20, deadline=None)
+@given(VIEWS, st.sampled_from(["Weighted total", "**Total**", "Average score"]))
+def test_a_table_row_that_adds_the_views_up_is_no_view(views, total):
+    """s13d-weighted-perspectives-score-table: `| Weighted total | 3.4 |` under the views' rows."""
+    rows = "\n".join(f"| {t} | {n} |" for n, (t, _) in enumerate(views, start=2))
+    text = f"| Perspective | Score |\n|---|---|\n{rows}\n| {total} | 3.4 |\n\n**Recommendation:** wait."
+    reading = read_perspectives(text)
+    assert not reading.flagged, reading.reason
+    assert [s.title for s in reading.split.sections] == [t for t, _ in views]

@@ -20,6 +20,11 @@ _TABLE_HEAD = re.compile(r"^(?:perspective|viewpoint|view|lens|angle|stakeholder
                          re.IGNORECASE)
 
 
+# a table's last row that sums the views: "Weighted total", "Total", "Average score"
+_TOTAL = re.compile(r"(?:(?:weighted|grand|overall|net)[ \t]+)?(?:sub)?(?:total|sum|average|mean)(?:[ \t]+(?:score|"
+                    r"rating|points))?", re.IGNORECASE)
+
+
 def table_starts(lines: list[str]) -> list[tuple[int, str, str]]:
     """Rows of the first markdown table whose first column holds the perspectives."""
     for i in range(len(lines) - 1):
@@ -41,8 +46,8 @@ def table_starts(lines: list[str]) -> list[tuple[int, str, str]]:
                 break
             cells = [c.strip() for c in row.group(1).split("|")][key:]
             title = clean_title(cells[0])
-            if synth_title(title) or STOP.match(title):
-                continue
+            if synth_title(title) or STOP.match(title) or _TOTAL.fullmatch(title.strip("*_ ")):
+                continue  # (a row that adds the others up is no view)
             out.append((j, title, " ".join(c for c in cells[1:] if c)))
         return out
     return []
