@@ -5,7 +5,7 @@ count the reply states is doubted."""
 
 from __future__ import annotations
 
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from workbench.protocols.hindsight.architectures.perspectives import read_perspectives
@@ -25,7 +25,9 @@ WORD = st.text(alphabet="abcdefghijklmnopqrstuvwxyz", min_size=3, max_size=9).fi
                                 # what the reader takes as a part beside the views (a caveat, a note, an option)
                                 "caveat", "disclaim", "assum", "limit", "import", "warn", "append", "refer",
                                 "source", "uncertain", "unknown", "timeline", "implement", "trade", "choice",
-                                "altern", "nb", "ps")))
+                                "altern", "nb", "ps",
+                                # a bare name the reader takes as the answer or its closing ("Response", "Action")
+                                "respon", "action")))
 TITLE = st.lists(WORD, min_size=1, max_size=3, unique=True).map(lambda ws: " ".join(ws).capitalize())
 SENTENCE = st.lists(WORD, min_size=4, max_size=9).map(lambda ws: " ".join(ws).capitalize() + ".")
 BODY = st.lists(SENTENCE, min_size=1, max_size=3).map(" ".join)
@@ -333,6 +335,8 @@ def test_a_third_way_to_see_it_counts_after_two_sides():
 def test_the_answer_up_front_or_a_closing_under_a_bare_name_is_no_view(layout, views, opening, closing_title, advice):
     """Probes of chat-style replies: "**Quick take:** ..." before the views and "4. **Action**: ..." after them were
     read as one view more, unflagged."""
+    # (a view whose words a generated body repeats reads as naming the others: another property's subject)
+    assume(not any(w in b.casefold().split() for t, _ in views for w in t.casefold().split() for _, b in views))
     lines = [f"**{t}:** {b}" if layout == "bold" else f"{i}. **{t}**: {b}" for i, (t, b) in enumerate(views, start=1)]
     lines.append(f"**{closing_title}:** {advice}" if layout == "bold" else
                  f"{len(views) + 1}. **{closing_title}**: {advice}")
@@ -462,3 +466,176 @@ def test_a_yaml_block_with_number_keys_is_read_not_a_crash():
               "  - name: Users\n    text: keep\n2: odd\n```\n\nRecommendation: refuse.")
     reading = read_perspectives(fenced)
     assert reading.split.layout == "yaml" and [s.title for s in reading.split.sections] == ["Legal", "Money", "Users"]
+
+
+# Round F (tests/corpus/b3/heldout-s15f.toml): the layout families its flagged replies opened
+
+@settings(max_examples=30, deadline=None)
+@given(VIEWS, st.sampled_from(["In summary:", "To recap:", "**Summary**"]))
+def test_labels_given_again_in_a_recap_recall_their_views(views, recap):
+    """s15f-b3-32: `Perspective 1: ...` ... then a recap list `- Perspective 1 says ...`: the views, once each."""
+    text = "\n\n".join(f"Perspective {i}: {t}\n{b}" for i, (t, b) in enumerate(views, start=1))
+    text += f"\n\n{recap}\n" + "\n".join(f"- Perspective {i} says {b.lower()}" for i, (_, b) in enumerate(views, 1))
+    reading = read_perspectives(text + "\n\nThe recommendation is to wait.")
+    assert not reading.flagged, reading.reason
+    assert [s.title for s in reading.split.sections] == [t for t, _ in views]
+
+
+def test_a_label_given_again_under_a_new_title_is_a_view_not_a_recap():
+    text = "\n\n".join(f"Perspective {n}: {t}\nIt sees a cost here and wants a delay." for n, t in
+                       ((1, "Legal"), (2, "Money"), (3, "Users"), (1, "Press"), (2, "Staff")))
+    assert [s.title for s in read_perspectives(text).split.sections] == ["Legal", "Money", "Users", "Press", "Staff"]
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.lists(st.tuples(TITLE, BODY), min_size=6, max_size=6, unique_by=lambda v: v[0].casefold()),
+       st.sampled_from(["1 2 3 4 5 6", "A B C D E F"]), st.sampled_from(["—", "–", ":"]))
+def test_six_views_the_reply_labels_in_order_are_six_flagged_as_not_asked(views, keys, dash):
+    """s15f-b3-09, -19: `**Perspective 1 — Ethical**` ... `6`, or `A` ... `F`, where 3-5 were asked: six, sure."""
+    text = "\n\n".join(f"**Perspective {k} {dash} {t}**\n{b}" for k, (t, b) in zip(keys.split(), views))
+    doc = read_b3(text + "\n\n**Recommendation**\nWait.", {})
+    assert doc["count"] == 6 and doc["flagged"] and not doc["unsure"], doc["reason"]
+    assert b3_agrees(doc, {"perspectives": 6, "titles": [t for t, _ in views]})
+
+
+@settings(max_examples=30, deadline=None)
+@given(VIEWS, st.sampled_from(["**Options on the table**", "## Options", "**Risks**", "### Key risks"]))
+def test_a_list_under_a_title_that_names_options_or_risks_holds_no_views(views, aside):
+    """s15f-b3-08: `**Options on the table**` over `* Migrate as planned`, then the views as bold bullets."""
+    points = "\n".join(f"    * {b}" for b in ("It sees a cost here.", "It wants a delay."))
+    text = (f"{aside}\n\n* Go ahead as planned\n* Go ahead more slowly\n* Wait\n\n**Perspectives**\n\n"
+            + "\n".join(f"* **{t}**\n{points}" for t, _ in views) + "\n\n**Overall:**\n\nGo ahead slowly.")
+    reading = read_perspectives(text)
+    assert not reading.flagged, reading.reason
+    assert [s.title for s in reading.split.sections] == [t for t, _ in views]
+
+
+ROLES = ["database administrators", "application engineers", "product teams", "investors", "residents",
+         "the security team", "journalists", "the lawyer"]
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.permutations(ROLES).map(lambda r: r[:4]), st.permutations(range(3)))
+def test_prose_views_opened_by_the_people_they_speak_for(roles, forms):
+    """s15f-b3-07: "From the DBA's point of view, ...", "The application engineers see it ...", "For product teams,
+    ...", "Finally, from the incident commander's point of view, ...": a view per paragraph, in any order."""
+    opening = [lambda r: f"From the point of view of {r}, this is risky.",
+               lambda r: f"{r[0].upper() + r[1:]} see it the other way round.",
+               lambda r: f"For {r}, the question is simply what customers notice."]
+    paragraphs = [opening[forms[n % 3]](r) + " It costs time and money." for n, r in enumerate(roles[:3])]
+    paragraphs.append(f"Finally, from the point of view of {roles[3]}, what matters is rollback.")
+    text = "The choice is where to put the risk.\n\n" + "\n\n".join(paragraphs) + "\n\n## Where I land\n\nWait."
+    reading = read_perspectives(text)
+    assert not reading.flagged, reading.reason
+    assert len(reading.split.sections) == 4
+    assert all(r.split()[-1] in s.title.casefold() for r, s in zip(roles, reading.split.sections))
+
+
+def test_stock_phrases_opened_with_for_are_no_views():
+    text = ("For example, the cost is high.\n\nFor starters, it is slow.\n\nFor others, it matters less.\n\n"
+            "For the moment, wait.")
+    assert read_perspectives(text).split.layout != "prose"
+
+
+def test_a_last_view_titled_by_our_party_is_a_view():
+    """'## 4. Our customers' is a party, not the author's closing ('What I'd do')."""
+    text = "\n\n".join(f"## {n}. {t}\nIt sees a cost here and wants a delay." for n, t in
+                       enumerate(["Legal", "Money", "Staff", "Our customers"], start=1))
+    reading = read_perspectives(text + "\n\n## Recommendation\nWait.")
+    assert not reading.flagged and [s.title for s in reading.split.sections][-1] == "Our customers"
+
+
+# Round G (tests/corpus/b3/heldout-s16g.toml): the layout families its flagged and misread replies opened
+
+ORDINAL_WORDS = ["First", "Second", "Third", "Fourth", "Fifth"]
+
+
+@settings(max_examples=30, deadline=None)
+@given(VIEWS, st.sampled_from(["{o} Perspective — {t}: {b}", "**The {o} viewpoint:** {t}. {b}", "{o} View - {t}\n{b}"]))
+def test_views_labelled_by_an_ordinal_word_are_titled_by_their_names(views, form):
+    """s16g-b3-22 (read 'First Perspective', 'Second Perspective', ... with no flag): the name after the label."""
+    text = "\n\n".join(form.format(o=o, t=t, b=b) for o, (t, b) in zip(ORDINAL_WORDS, views))
+    reading = read_perspectives(text + "\n\nSynthesis: wait.")
+    assert not reading.flagged, reading.reason
+    assert [s.title for s in reading.split.sections] == [t for t, _ in views]
+
+
+@settings(max_examples=30, deadline=None)
+@given(VIEWS, st.sampled_from(["#### Perspective {k} — {t}", "**Perspective {k}: {t}**"]))
+def test_a_labelled_view_that_uses_the_others_words_is_still_a_view(views, form):
+    """s16g-b3-15, -22: the last labelled view mentions the others' subjects ('data volumes', 'privacy risk')."""
+    names = " and ".join(t.casefold() for t, _ in views[:-1])
+    bodies = [b for _, b in views[:-1]] + [f"It weighs {names} against each other."]
+    text = "\n\n---\n\n".join(form.format(k=k, t=t) + "\n" + b for k, (t, _), b in zip("ABCDE", views, bodies))
+    reading = read_perspectives(text + "\n\n**Recommendation**\n\nWait.")
+    assert not reading.flagged, reading.reason
+    assert [s.title for s in reading.split.sections] == [t for t, _ in views]
+
+
+@settings(max_examples=30, deadline=None)
+@given(VIEWS, st.sampled_from(["## Bottom Line", "## Recommendation", "### Where I land"]))
+def test_a_synthesis_heading_closes_bold_views_and_what_follows_it(views, heading):
+    """s16g-b3-12: bold views under a `##` intro, then `## Bottom Line` and `**Suggested timeline:** ...` in it."""
+    text = ("## Looking at it from different angles\n\n"
+            + "\n\n".join(f"**{t}**\n* *Risk:* {b}\n* *Mitigation:* Go slowly." for t, b in views)
+            + f"\n\n{heading}\nWait.\n\n**Suggested timeline:** five weeks.")
+    reading = read_perspectives(text)
+    assert not reading.flagged, reading.reason
+    assert [s.title for s in reading.split.sections] == [t for t, _ in views]
+
+
+@settings(max_examples=30, deadline=None)
+@given(VIEWS, st.sampled_from(["", ",", ":"]))
+def test_paragraphs_opened_by_an_italic_name_are_views(views, mark):
+    """s16g-b3-20: '*The privacy advocate* starts from ...', then 'Putting it together: ...'."""
+    text = "\n\n".join(f"*The {t.casefold()}*{mark} {b}" for t, b in views)
+    reading = read_perspectives("I'll treat it as a generic case.\n\n" + text + "\n\nPutting it together: wait.")
+    assert not reading.flagged, reading.reason
+    assert [s.title for s in reading.split.sections] == [f"The {t.casefold()}" for t, _ in views]
+
+
+@settings(max_examples=30, deadline=None)
+@given(VIEWS, st.sampled_from(["🛡️", "🌍", "⚖️", "🔧"]))
+def test_an_emoji_between_the_number_and_the_title_hides_no_title(views, emoji):
+    """s16g-b3-31: '1. 🛡️ **Quality Assurance Perspective**' read as an untitled item."""
+    text = "\n\n".join(f"{i}. {emoji} **{t}**\n   {b}" for i, (t, b) in enumerate(views, start=1))
+    reading = read_perspectives("Here are the perspectives:\n\n" + text + "\n\n### Recommendation\nWait.")
+    assert not reading.flagged, reading.reason
+    assert [s.title for s in reading.split.sections] == [t for t, _ in views]
+
+
+def test_the_case_for_an_option_is_a_view_and_all_three_threats_no_synthesis():
+    """s16g-b3-34: '### The case for partial compliance (the pragmatist)' ... under 'The case' the introduction's
+    title reads; 'all three threats' in the last view counts threats, not the views."""
+    text = ("One way is to have each view argue for a response.\n\n"
+            "### The case for compliance (the pragmatist)\nSurvival buys time.\n\n"
+            "### The case for resistance (the institutionalist)\nPolicies that move under threat are no policies.\n\n"
+            "### The case for changing the game (the strategist)\nAll three threats depend on being reactive.\n\n"
+            "### What I'd actually do\nRefuse and brief the funders.")
+    reading = read_perspectives(text)
+    assert not reading.flagged, reading.reason
+    assert [s.title for s in reading.split.sections][0] == "The case for compliance (the pragmatist)"
+    set_talk = text.replace("All three threats depend", "All three views agree it depends")
+    assert read_perspectives(set_talk).flagged
+
+
+def test_six_titled_numbered_views_are_six_whatever_another_layout_reads():
+    """s16g-b3-18: six numbered, titled views (where 3-5 were asked), which a voice reading counts as three."""
+    roles = ["The Sysadmin", "The Manager", "The Developer", "The Security Team", "The Auditor", "The Vendor"]
+    bodies = ["Worried about a new tool.", "Wants it fast.", "Wants to test quickly.", "Wants version control.",
+              "Likes the record it keeps.", "If the tool is paid, sells more licences."]  # three in a voice ("Wants")
+    text = "Here are perspectives:\n\n" + "\n".join(f"{i}. **{r}:** {b}" for i, (r, b) in enumerate(
+        zip(roles, bodies), start=1)) + "\n\n**Synthesis:**\nThe sysadmin and the manager differ, and the developer too."
+    doc = read_b3(text, {})
+    assert doc["count"] == 6 and doc["flagged"] and not doc["unsure"], doc["reason"]
+
+
+@settings(max_examples=20, deadline=None)
+@given(VIEWS, st.sampled_from(["Weighted total", "**Total**", "Average score"]))
+def test_a_table_row_that_adds_the_views_up_is_no_view(views, total):
+    """s13d-weighted-perspectives-score-table: `| Weighted total | 3.4 |` under the views' rows."""
+    rows = "\n".join(f"| {t} | {n} |" for n, (t, _) in enumerate(views, start=2))
+    text = f"| Perspective | Score |\n|---|---|\n{rows}\n| {total} | 3.4 |\n\n**Recommendation:** wait."
+    reading = read_perspectives(text)
+    assert not reading.flagged, reading.reason
+    assert [s.title for s in reading.split.sections] == [t for t, _ in views]
