@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from tests.runner.studykit import scripted
 from tests.support import real_replies
-from workbench.protocols.hindsight.architectures.perspective_split import read_split
+from workbench.protocols.hindsight.architectures.perspectives.split import read_split
 from workbench.protocols.hindsight.architectures.perspectives import split_perspectives
 from workbench.structured.reading import RefusedReply
 

@@ -66,7 +66,7 @@ LENS_TITLES = (("Money", "The budget", "Cost of capital"), ("Operations", "Day-t
                ("Reputation", "Public image", "Partners' view"), ("The long term", "Strategy", "Future options"))
 _TOPOLOGY = ("basin", "ridge", "plateau")
 # B3 layouts the simulator writes, each read without a flag by the careful reader (`read_perspectives` in
-# workbench/protocols/hindsight/architectures/perspectives.py; tests/simulation/test_sim_b3_layouts.py)
+# workbench/protocols/hindsight/architectures/perspectives/; tests/simulation/test_sim_b3_layouts.py)
 B3_LAYOUTS = (
     "PERSPECTIVE {n}: {title}\n{body}",
     "**Perspective {letter}: {title}**\n{body}",

@@ -4,11 +4,11 @@ The perspectives are generated in sequence inside one reply, so each is a
 `perspective` event with its generation order and parallel = false (seed 001
 §2.2: sequential generation is the anchoring baseline). The seed's prompt asks
 for no layout, so the perspectives are read from whatever layout the model
-chose (perspectives.py: labelled, headings, numbered or lettered lists, bold
+chose (perspectives/: labelled, headings, numbered or lettered lists, bold
 lead-ins, tables, prose). A reply none of them splits, or whose split is flagged (a count
 other than the 3-5 the prompt asks for, repeated titles, an introduction or synthesis read as a
 perspective: perspectives.read_perspectives), is copied apart by a logged,
-copy-only extraction where the model decodes by schema (perspective_split.py);
+copy-only extraction where the model decodes by schema (perspectives/split.py);
 one that still cannot be split is flagged (`unsplit`): DQ leaves it out of its
 means and every DQ table names it, never counting it as one perspective.
 """
@@ -20,7 +20,7 @@ from workbench.protocols.hindsight.architectures.base import (
 )
 from workbench.protocols.hindsight.architectures.extraction import instruction
 from workbench.protocols.hindsight.architectures.extraction import extra_calls
-from workbench.protocols.hindsight.architectures.perspective_split import split_by_extraction, worth_asking
+from workbench.protocols.hindsight.architectures.perspectives.split import split_by_extraction, worth_asking
 from workbench.protocols.hindsight.architectures.perspectives import ASKED, read_perspectives
 from workbench.protocols.hindsight.architectures.prompts import B3_LAYOUT, B3_PROMPT
 

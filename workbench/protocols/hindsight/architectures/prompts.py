@@ -164,7 +164,7 @@ EXTRACT = ("Below is a response to a decision question.\n\n<<<RESPONSE\n{output}
            "this shape:\n{{\"recommendation\": [\"...\"], \"reasoning\": [\"...\"], \"risks\": [\"...\"], "
            "\"confidence\": [\"...\"]}}")
 
-# --- B3's perspectives when no layout could be read: a logged step that only copies (perspective_split.py) --
+# --- B3's perspectives when no layout could be read: a logged step that only copies (perspectives/split.py) --
 SPLIT = ("Below is a response that gives several perspectives on a decision, then a recommendation.\n\n<<<RESPONSE\n"
          "{output}\nRESPONSE>>>\n\nCopy out, word for word, the sentences of each perspective the response gives, "
          "one list of sentences per perspective, in the response's order. Leave out the introduction and the "

@@ -7,8 +7,8 @@ from __future__ import annotations
 import re
 
 from workbench.protocols.hindsight.architectures.lines import Section
-from workbench.protocols.hindsight.architectures.perspective_prose import PROSE
-from workbench.protocols.hindsight.architectures.perspective_titles import (
+from workbench.protocols.hindsight.architectures.perspectives.prose import PROSE
+from workbench.protocols.hindsight.architectures.perspectives.titles import (
     BULLET, HEADING, INLINE_INTRO, META_TITLE, STOP, alone_as_title, aside, clean_title, synth_title,
     synthesis_line, title_and_rest, title_of,
 )

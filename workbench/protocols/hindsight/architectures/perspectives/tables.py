@@ -7,8 +7,8 @@ from __future__ import annotations
 import re
 
 from workbench.protocols.hindsight.architectures.lines import Section
-from workbench.protocols.hindsight.architectures.perspective_lists import led_as_views
-from workbench.protocols.hindsight.architectures.perspective_titles import (
+from workbench.protocols.hindsight.architectures.perspectives.lists import led_as_views
+from workbench.protocols.hindsight.architectures.perspectives.titles import (
     NOT_A_VIEW, STOP, clean_title, synth_title,
 )
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 
 from workbench.protocols.hindsight.architectures.lines import Section
-from workbench.protocols.hindsight.architectures.perspective_titles import STOP, synth_title
+from workbench.protocols.hindsight.architectures.perspectives.titles import STOP, synth_title
 
 
 _FENCED = re.compile(r"```[\w-]*[ \t]*\n(.*?)\n[ \t]*```", re.DOTALL)

@@ -7,9 +7,9 @@ from __future__ import annotations
 import re
 
 from workbench.protocols.hindsight.architectures.lines import Section
-from workbench.protocols.hindsight.architectures.perspective_lists import NUMBERED
-from workbench.protocols.hindsight.architectures.perspective_sections import body_text
-from workbench.protocols.hindsight.architectures.perspective_titles import (
+from workbench.protocols.hindsight.architectures.perspectives.lists import NUMBERED
+from workbench.protocols.hindsight.architectures.perspectives.sections import body_text
+from workbench.protocols.hindsight.architectures.perspectives.titles import (
     ABOUT_THE_SET, BOLD, CONTAINER_TITLE, HEADING, INTRO_TITLE, META_TITLE, NAMED_AS, STOP, clean_title,
     synth_title, title_and_rest,
 )

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import re
 
-from workbench.protocols.hindsight.architectures.perspective_sections import paragraph_at
-from workbench.protocols.hindsight.architectures.perspective_titles import (
+from workbench.protocols.hindsight.architectures.perspectives.sections import paragraph_at
+from workbench.protocols.hindsight.architectures.perspectives.titles import (
     ABOUT_THE_SET, INTRO_TITLE, OWN_VOICE, STOP, aside, clean_title, synthesis_line,
 )
 

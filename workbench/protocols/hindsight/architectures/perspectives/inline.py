@@ -7,8 +7,8 @@ from __future__ import annotations
 import re
 
 from workbench.protocols.hindsight.architectures.lines import Section
-from workbench.protocols.hindsight.architectures.perspective_lists import ROMAN
-from workbench.protocols.hindsight.architectures.perspective_titles import INLINE_INTRO, clean_title, title_and_rest
+from workbench.protocols.hindsight.architectures.perspectives.lists import ROMAN
+from workbench.protocols.hindsight.architectures.perspectives.titles import INLINE_INTRO, clean_title, title_and_rest
 
 
 # (a) / (1) / (ii) within a paragraph, "1." after a sentence's end, or an ordinal ("second, the financial one")

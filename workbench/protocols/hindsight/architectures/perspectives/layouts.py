@@ -1,5 +1,5 @@
 """B3 reader: every layout's split of a reply, tried in order (the first with two or more perspectives is
-the reader's first choice; perspectives.py chooses and flags).
+the reader's first choice; the package's __init__ chooses and flags).
 """
 
 from __future__ import annotations
@@ -7,22 +7,22 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from workbench.protocols.hindsight.architectures.lines import Section
-from workbench.protocols.hindsight.architectures.perspective_blocks import json_sections
-from workbench.protocols.hindsight.architectures.perspective_headings import heading_starts, labelled_starts
-from workbench.protocols.hindsight.architectures.perspective_inline import inline_sections, voiced_sections
-from workbench.protocols.hindsight.architectures.perspective_leadins import bold_starts, titled_starts
-from workbench.protocols.hindsight.architectures.perspective_lists import (
+from workbench.protocols.hindsight.architectures.perspectives.blocks import json_sections
+from workbench.protocols.hindsight.architectures.perspectives.headings import heading_starts, labelled_starts
+from workbench.protocols.hindsight.architectures.perspectives.inline import inline_sections, voiced_sections
+from workbench.protocols.hindsight.architectures.perspectives.leadins import bold_starts, titled_starts
+from workbench.protocols.hindsight.architectures.perspectives.lists import (
     counted_sections, numbered_starts, outline_starts,
 )
-from workbench.protocols.hindsight.architectures.perspective_prose import (
+from workbench.protocols.hindsight.architectures.perspectives.prose import (
     parallel_starts, prose_starts, quoted_starts,
 )
-from workbench.protocols.hindsight.architectures.perspective_sections import (
+from workbench.protocols.hindsight.architectures.perspectives.sections import (
     sections_from, with_continuations, without_fields, without_odd_closing,
 )
-from workbench.protocols.hindsight.architectures.perspective_tables import table_sections, table_starts
-from workbench.protocols.hindsight.architectures.perspective_text import answer_of, normalised
-from workbench.protocols.hindsight.architectures.perspective_titles import (
+from workbench.protocols.hindsight.architectures.perspectives.tables import table_sections, table_starts
+from workbench.protocols.hindsight.architectures.perspectives.text import answer_of, normalised
+from workbench.protocols.hindsight.architectures.perspectives.titles import (
     HEADING, aside, stated_counts, synthesis_line, under_asides,
 )
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 import unicodedata
 
-from workbench.protocols.hindsight.architectures.perspective_titles import BULLET, HEADING, alone_as_title
+from workbench.protocols.hindsight.architectures.perspectives.titles import BULLET, HEADING, alone_as_title
 
 
 _ARROWS = "→⇒➜➔➤▶►▸‣◦▪•"

@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 
 from workbench.protocols.hindsight.architectures.lines import Section
-from workbench.protocols.hindsight.architectures.perspective_titles import is_stop
+from workbench.protocols.hindsight.architectures.perspectives.titles import is_stop
 
 
 def without_fields(found: list[tuple[int, str, str]]) -> list[tuple[int, str, str]]:

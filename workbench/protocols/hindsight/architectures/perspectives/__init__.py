@@ -37,7 +37,7 @@ follows a heading that names the synthesis where no heading stands among the vie
 A reply that is a JSON object, or holds one or a ```yaml block listing the perspectives, is read from it alone.
 A voice that speaks again ("LEGAL (rebuttal)") is the same perspective as its first turn.
 
-Before any of these, decoration that hides a layout is taken off (`perspective_text.normalised`: setext headings, blockquotes, emoji
+Before any of these, decoration that hides a layout is taken off (`text.normalised`: setext headings, blockquotes, emoji
 and arrow bullets).
 
 A perspective runs to the next one, or to the synthesis: a heading, bold lead-in or short line whose title is
@@ -55,11 +55,11 @@ section reads like the introduction or the synthesis, or that a loose layout rea
 another asked-for count, is flagged with the reason. B3 then tries the copy-only
 extraction where the model decodes by schema (b3.py) and otherwise flags the reply, never taking it as data.
 
-This module chooses and flags; each layout family reads in its own module beside it: perspective_layouts (the
-order they are tried in), perspective_headings (labelled, headings), perspective_tables, perspective_lists
-(numbered, outline, counted), perspective_leadins (bold, titled), perspective_prose (prose, parallel, quoted),
-perspective_inline (inline, voiced), perspective_blocks (JSON, YAML); perspective_text makes the reply readable,
-perspective_titles holds the words of titles (synthesis, introduction, asides), perspective_sections cuts sections.
+This module chooses and flags; each layout family reads in its own module of this package: layouts (the order
+they are tried in), headings (labelled, headings), tables, lists (numbered, outline, counted), leadins (bold,
+titled), prose (prose, parallel, quoted), inline (inline, voiced), blocks (JSON, YAML); text makes the reply
+readable, titles holds the words of titles (synthesis, introduction, asides), sections cuts sections, and split
+is the copy-only extraction for a reply no layout reads.
 """
 
 from __future__ import annotations
@@ -68,15 +68,15 @@ import re
 from dataclasses import dataclass
 
 from workbench.protocols.hindsight.architectures.lines import Section
-from workbench.protocols.hindsight.architectures.perspective_headings import labels_in_order, one_labelled
-from workbench.protocols.hindsight.architectures.perspective_layouts import (
+from workbench.protocols.hindsight.architectures.perspectives.headings import labels_in_order, one_labelled
+from workbench.protocols.hindsight.architectures.perspectives.layouts import (
     Split, other_counts, splits, split_perspectives,
 )
-from workbench.protocols.hindsight.architectures.perspective_lists import numbered_runs
-from workbench.protocols.hindsight.architectures.perspective_prose import FRAMES, PROSE
-from workbench.protocols.hindsight.architectures.perspective_tables import TABLE_ROW
-from workbench.protocols.hindsight.architectures.perspective_text import answer_of, normalised
-from workbench.protocols.hindsight.architectures.perspective_titles import ABOUT_THE_SET, INLINE_INTRO, stated_counts
+from workbench.protocols.hindsight.architectures.perspectives.lists import numbered_runs
+from workbench.protocols.hindsight.architectures.perspectives.prose import FRAMES, PROSE
+from workbench.protocols.hindsight.architectures.perspectives.tables import TABLE_ROW
+from workbench.protocols.hindsight.architectures.perspectives.text import answer_of, normalised
+from workbench.protocols.hindsight.architectures.perspectives.titles import ABOUT_THE_SET, INLINE_INTRO, stated_counts
 
 
 ASKED = (3, 5)  # the shipped B3 prompt (prompts.B3_PROMPT) asks for "3-5 genuinely different perspectives"

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 
-from workbench.protocols.hindsight.architectures.perspective_titles import (
+from workbench.protocols.hindsight.architectures.perspectives.titles import (
     BOLD, BULLET, CONTAINER_TITLE, HEADING, INTRO_TITLE, LABEL_WORD, META_TITLE, NOT_A_VIEW, STOP,
     alone_as_title, aside, clean_title, synth_title,
 )
