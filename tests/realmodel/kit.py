@@ -25,9 +25,12 @@ CHAINS_BY_STUDY = {
     "m11-local": [["run", "{s}"]],
     "calibration-local": [["run", "{s}"]],
 }
-# Each study as shipped, but smaller where one sample proves the same: M11's one item still takes every stage
+# Each study as shipped, but smaller where less proves the same: M11's one item still takes every stage
 # (Critic, Defender, Judge, MetaJudge, the binary comparison) and every reply is read again (CI time: 643 s with two).
-SMALLER = {"m11-local": {"limit = 2": "limit = 1"}}
+# Faultline's graph-20 debate takes every stage the plain debate does (openings, a round, closings, crux cards, claim
+# and stance extraction) and argues from the belief graphs besides: the plain debate proved nothing more.
+SMALLER = {"m11-local": {"limit = 2": "limit = 1"},
+           "faultline-local": {'conditions = ["plain", "graph-20", "single"]': 'conditions = ["graph-20", "single"]'}}
 INTERRUPTED = ("without a finish reason", "interrupted", "connection", "stalled", "no first token")
 
 
