@@ -64,7 +64,7 @@ def test_the_five_repeat_example_reports_crux_recurrence(tmp_path, monkeypatch):
     assert len(lines) == 2 and all("(5 runs)" in ln and "stable of" in ln and "asked once" in ln and "(n=" not in ln
                                    for ln in lines)
     assert 'Crux equivalence (crux_equivalence = "matching", the offline default): all-mpnet-base-v2' in section
-    assert "cannot separate questions that differ only in direction" in section
+    assert "differ only in direction" in section and "kept apart by the project's direction stage" in section
     assert "CR (> 0.4; same crux at cos ≥ 0.45, all-mpnet-base-v2)" in report
     assert "| crux_recurrence.graph-20 | 0.9 | mean CR over repeated debates | 0.728 |" in report
     assert "| crux_recurrence.plain | 0.4 | mean CR over repeated debates | 0.099 |" in report

@@ -38,6 +38,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Callable
 
+from workbench.protocols.faultline import direction
+
 MATCHING, EMBEDDING, MODEL = "matching", "embedding", "model"
 METHODS = (MATCHING, EMBEDDING, MODEL)
 DEFAULT = MATCHING
@@ -48,22 +50,15 @@ BAND = 0.45         # EMBEDDING: cosines from BAND up to SAME are undecided (`un
 CR_SHIFT = 0.1      # ... and a CR that moves by more than this at any line in the band is flagged
 MATCH = 0.45        # MATCHING: the least cosine of a mutual best match between two runs (project's choice, set on
                     # the tuning sets: every rewording of one crux there is its counterpart's best match at >= 0.45)
-LOW, HIGH = 0.35, 0.55   # MATCHING: the undecided band a reading hinges on (`hinges`; set on the tuning sets)
+LOW, HIGH = 0.35, 0.65   # MATCHING: the undecided band a reading hinges on (`hinges`; LOW set on the tuning sets;
+                         # HIGH the top of different questions of one debate there, 0.50-0.65: was 0.55 until round
+                         # G3-08 left two such questions at 0.58 and 0.60 in a crux silently)
 LINES = {MATCHING: MATCH, EMBEDDING: 0.65}   # each method's `crux_similarity` default
 CANDIDATE = LOW     # MODEL: pairs of questions of different runs at or above this cosine are asked: the undecided
                     # band's bottom, so the check sees every near miss an offline reading hangs on (below: too far
                     # apart to be one question; two questions of one run are two cruxes: a debate asks a crux once)
 CHECK_ROLE = "extractor"
 CHECK_TURN = "crux-equivalence"
-
-# Words that give a question a direction: a cluster holding two directions merges different questions.
-_UP = "raise raises raised raising hike hikes increase increases increased rise rises rising grow grows growth " \
-      "higher more up strengthen strengthens expand expands gain gains above climb climbs tighten tightens"
-_DOWN = "cut cuts cutting lower lowers reduce reduces reduced fall falls falling shrink shrinks less fewer down " \
-        "weaken weakens decrease decreases drop drops below decline declines lose loses ease eases loosen loosens"
-_HOLD = "unchanged hold holds flat steady same stay stays keep keeps"
-DIRECTION = {**{w: "up" for w in _UP.split()}, **{w: "down" for w in _DOWN.split()},
-             **{w: "hold" for w in _HOLD.split()}}
 
 # The check's prompt and reply (the project's own, session 14): the instruction first and the two questions
 # last, ending "Answer:", so that a small model's next words are the answer (SmolLM2-135M echoed "Question A:"
@@ -83,24 +78,15 @@ CHECK_SCHEMA = {"name": "crux_equivalence",
                            "properties": {"answer": {"type": "string", "enum": ["SAME", "DIFFERENT"]}}}}
 
 
-def directions(question: str) -> frozenset[str]:
-    return frozenset(DIRECTION[w] for w in re.findall(r"[a-z]+", question.lower()) if w in DIRECTION)
-
-
 def direction_conflicts(questions: list[str], labels) -> list[tuple[str, str]]:
-    """Pairs of one cluster whose questions both name a direction and name different ones."""
+    """A pair of each cluster whose questions' direction words differ (`direction.py`: opposite, or undecided)."""
     found = []
     for label in sorted({int(x) for x in labels} - {-1}):
-        members = [q for q, x in zip(questions, labels) if int(x) == label]
-        dirs = [(q, directions(q)) for q in members]
-        for i, (qa, da) in enumerate(dirs):
-            for qb, db in dirs[i + 1:]:
-                if da and db and da != db:
-                    found.append((qa, qb))
-                    break
-            else:
-                continue
-            break
+        members = [(q, direction.read(q)) for q, x in zip(questions, labels) if int(x) == label]
+        pair = next(((qa, qb) for i, (qa, da) in enumerate(members) for qb, db in members[i + 1:]
+                     if direction.opposite(da, db) or direction.undecided(da, db)), None)
+        if pair:
+            found.append(pair)
     return found
 
 
@@ -139,14 +125,18 @@ def _cut(tree, line: float, min_size: int):
     return out
 
 
-def matching(similarity, runs: list[str], line: float = MATCH, min_size: int = 2):
+def matching(similarity, runs: list[str], line: float = MATCH, min_size: int = 2, apart=None):
     """Labels (−1: asked once) of the cruxes the runs match: mutual best matches between every two runs at cosine
-    >= `line`, joined from the closest down, never two questions of one run in a crux; a crux of fewer than
-    `min_size` questions is noise."""
+    >= `line`, joined from the closest down, never two questions of one run in a crux, nor two questions
+    `apart` (True: the direction stage parts them). A question whose best match in a run is a question it is
+    apart from has no match there: that run asked the other direction, not this question in other words (its
+    next best would be a different question on the same subject); a crux of fewer than `min_size` questions is
+    noise."""
     import numpy as np
 
     sim = np.asarray(similarity, dtype=float)
     n = len(runs)
+    apart = np.zeros((n, n), dtype=bool) if apart is None else np.asarray(apart, dtype=bool)
     of = {r: [i for i in range(n) if runs[i] == r] for r in dict.fromkeys(runs)}
     edges = []
     names = list(of)
@@ -154,13 +144,14 @@ def matching(similarity, runs: list[str], line: float = MATCH, min_size: int = 2
         for b in names[x + 1:]:
             for i in of[a]:
                 j = max(of[b], key=lambda k: sim[i, k])
-                if max(of[a], key=lambda k: sim[k, j]) == i and sim[i, j] >= line:
+                if max(of[a], key=lambda k: sim[k, j]) == i and sim[i, j] >= line and not apart[i, j]:
                     edges.append((-sim[i, j], i, j))
     members = {i: [i] for i in range(n)}
     home = list(range(n))
     for _, i, j in sorted(edges):
         a, b = home[i], home[j]
-        if a == b or {runs[k] for k in members[a]} & {runs[k] for k in members[b]}:
+        if a == b or {runs[k] for k in members[a]} & {runs[k] for k in members[b]} \
+                or apart[np.ix_(members[a], members[b])].any():
             continue
         for k in members[b]:
             home[k] = a
@@ -179,7 +170,7 @@ def _labelled(groups, n: int, min_size: int):
     return out
 
 
-def hinges(similarity, labels, runs: list[str], questions: list[str], min_size: int = 2) -> str:
+def hinges(similarity, labels, runs: list[str], questions: list[str], min_size: int = 2, apart=None) -> str:
     """Why a MATCHING reading is not to be trusted, or "". It hangs on questions the embedding cannot decide when
     CR moves by more than CR_SHIFT (a) if one question at mean cosine >= LOW to a crux of runs it is not in
     joined that crux (a free rewording sits that low), or (b) if every member at mean cosine < HIGH to the rest
@@ -200,14 +191,14 @@ def hinges(similarity, labels, runs: list[str], questions: list[str], min_size: 
         if len({runs[i] for i in ids}) >= CR_MIN_RUNS:
             pair = direction_conflicts([questions[i] for i in ids], [0] * len(ids))
             if pair:
-                return ("a crux asked in several runs joins questions that differ in direction (e.g. "
-                        + " / ".join(f'"{q}"' for q in pair[0]) + "): embeddings cannot separate raise from cut; "
-                        "read it with the model's check")
+                return ("a crux asked in several runs joins questions whose direction words differ and the "
+                        "direction stage cannot part (e.g. " + " / ".join(f'"{q}"' for q in pair[0])
+                        + "); read it with the model's check")
     for g, ids in groups.items():
         asked = {runs[i] for i in ids}
         for q in range(len(runs)):
             near = sim[q, ids].mean()
-            if runs[q] in asked or near < LOW:
+            if runs[q] in asked or near < LOW or (apart is not None and apart[q, ids].any()):
                 continue
             moved = labels.copy()
             moved[q] = g
@@ -301,10 +292,12 @@ def by_matching(questions: list[str], vectors, runs: list[str], line: float = MA
 
     v = np.asarray(vectors, dtype=float)
     similarity = v @ v.T if len(questions) else np.zeros((0, 0))
-    labels = matching(similarity, runs, line, min_size) if len(questions) else np.array([], dtype=int)
-    why = hinges(similarity, labels, runs, questions, min_size) if len(questions) else ""
+    parted = direction.apart(questions)
+    labels = matching(similarity, runs, line, min_size, parted) if len(questions) else np.array([], dtype=int)
+    why = hinges(similarity, labels, runs, questions, min_size, parted) if len(questions) else ""
     return Equivalence([int(x) for x in labels], f"{model} cosine, mutual best matches across runs at cosine >= "
-                       f"{line}, one question a run in a crux", bool(why), why,
+                       f"{line}, one question a run in a crux, questions of opposite directions apart (direction "
+                       "stage)", bool(why), why,
                        conflicts=direction_conflicts(questions, labels))
 
 
