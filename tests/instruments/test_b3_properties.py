@@ -639,3 +639,11 @@ def test_a_table_row_that_adds_the_views_up_is_no_view(views, total):
     reading = read_perspectives(text)
     assert not reading.flagged, reading.reason
     assert [s.title for s in reading.split.sections] == [t for t, _ in views]
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.sampled_from(["##", "###", "bold", "html"]), VIEWS, WORD, st.sampled_from(["should", "would"]), SENTENCE)
+def test_a_closing_titled_what_someone_should_do_is_the_synthesis_whoever_it_names(layout, views, name, verb, advice):
+    """No case's names in the reader: "What Glenda should do" closes the views as "What Priya should do" does."""
+    text = reply(layout, "", views, f"What {name.capitalize()} {verb} do", advice)
+    assert len(read_perspectives(text).split.sections) == len(views)

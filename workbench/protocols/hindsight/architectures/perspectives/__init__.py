@@ -137,7 +137,7 @@ def read_perspectives(text: str, asked: tuple[int, int] = ASKED) -> Reading:
 # A section that recommends rather than views: its first words are a decision or an instruction
 _DECIDES = re.compile(
     r"^(?:[\w'’-]+[ \t]+){0,3}?(?:i (?:would|'d|recommend|suggest|advise|propose|come down)|i'd|my (?:recommendation|advice|"
-    r"call|suggestion)|we should|(?:she|he|they|glenda|the \w+) should|the (?:best|right|wisest|sensible) (?:course|option|"
+    r"call|suggestion)|we should|(?:she|he|they|the \w+) should|the (?:best|right|wisest|sensible) (?:course|option|"
     r"path|move|call|answer)|on balance|overall|all things considered|taken together|therefore|so,)\b|"
     r"^(?:refuse|resist|reject|comply|accept|decline|proceed|go ahead|delay|pause|slow|stop|keep|adopt|batch|stage|split|"
     r"publish|disclose|brief|tell|report|negotiate|hold|wait|take|do not|don't|move|migrate|roll|start|run|canary|"

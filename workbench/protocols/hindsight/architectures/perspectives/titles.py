@@ -26,7 +26,7 @@ _SYNTH_TITLE = re.compile(
     r"(?:synthesi[sz]\w*|recommend\w*|conclu\w*|summary|summari[sz]\w*|overall|verdict|bottom line|"
     r"bringing\b|putting\b|pulling\b|tying\b|weighing\b|balancing\b|on balance|taken together|integrat\w*|"
     r"reconcil\w*|(?:the )?(?:way|path) forward|course of action|decision\b(?!-)|advice|take\b|answer\b|"
-    r"thoughts\b|word\b|call\b|takeaways?|next steps|action plan|plan of action|what (?:i|we|glenda\S*|the \w+) "
+    r"thoughts\b|word\b|call\b|takeaways?|next steps|action plan|plan of action|what (?:i|we|[\w'’]+|the \w+) "
     r"(?:would|should) do|here'?s what|tl;?dr|net[- ]net|upshot|in short|all things considered|to sum up|"
     r"summing up|wrap\w*|closing\b|landing\b|consensus|common ground|where (?:they|it all|this) (?:agree|lands?|leaves)|"
     r"(?:so,? )?what (?:now|next)\b|what (?:would|should|must|could|can) [\w'’ -]{1,30}? do\b|(?:so,? )?where (?:does|do) (?:that|this|it) leave|"
