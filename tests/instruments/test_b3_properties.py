@@ -59,6 +59,11 @@ def reply(layout: str, intro: str, views: list[tuple[str, str]], synthesis: str,
     return "\n\n".join(parts)
 
 
+def titles(text: str) -> list[str]:
+    """The titles of the perspectives the reader splits `text` into."""
+    return [s.title for s in read_perspectives(text).split.sections]
+
+
 VIEWS = st.lists(st.tuples(TITLE, BODY), min_size=3, max_size=5, unique_by=lambda v: v[0].casefold())
 
 
@@ -135,28 +140,28 @@ def test_asides_lead_ins_and_traces_are_no_views():
     options = "**Option A: Comply** — cheap now.\n\n**Option B: Partial** — middle.\n\n**Option C: Resist** — costly now."
     assert read_perspectives(options).flagged and not read_perspectives(options).split.sections  # choices, not views
     listed = "Stakeholders:\n- Funders — no surprises\n- Users — the filters\n- Staff — their jobs\n\nRefuse."
-    assert [s.title for s in read_perspectives(listed).split.sections] == ["Funders", "Users", "Staff"]
+    assert titles(listed) == ["Funders", "Users", "Staff"]
     traced = "<think>Five perspectives? Maybe six.</think>\n**Legal:** a\n\n**Money:** b\n\n**Mission:** c"
     assert not read_perspectives(traced).flagged
     options_then_views = ("The options are:\n1. Comply.\n2. Resist.\n\nPerspectives on them:\n\n1) A lawyer: a.\n"
                           "2) A funder: b.\n3) A user: c.\n\nMy take: resist.")
-    assert [s.title for s in read_perspectives(options_then_views).split.sections] == ["A lawyer", "A funder", "A user"]
+    assert titles(options_then_views) == ["A lawyer", "A funder", "A user"]
 
 
 def test_views_enumerated_within_one_paragraph_by_ordinals_or_numbers():
     ordinals = ("There are three perspectives: first, the legal one, which treats this as extortion; second, the "
                 "financial one, which worries about reserves; and third, the ethical one, which keeps the filters.")
-    assert [s.title for s in read_perspectives(ordinals).split.sections] == ["the legal one", "the financial one",
+    assert titles(ordinals) == ["the legal one", "the financial one",
                                                                              "the ethical one"]
     numbers = ("Here are three perspectives.\n\n1. **Legal**: extortion is a crime. 2. **Financial**: reserves. "
                "3. **Ethical**: filters.\n\n**Recommendation**: refuse.")
-    assert [s.title for s in read_perspectives(numbers).split.sections] == ["Legal", "Financial", "Ethical"]
+    assert titles(numbers) == ["Legal", "Financial", "Ethical"]
 
 
 def test_paragraphs_opening_alike_are_views_and_the_chosen_layout_holds_every_view_read():
     alike = ("For the lawyer, this is extortion.\n\nFor the funder, the money is at stake.\n\nFor the user, the filters "
              "keep the platform honest.\n\nAll in all, refuse.")
-    assert [s.title for s in read_perspectives(alike).split.sections] == ["lawyer", "funder", "user"]
+    assert titles(alike) == ["lawyer", "funder", "user"]
     scenarios = "If Glenda complies, more demands.\n\nIf Glenda resists, a campaign.\n\nIf Glenda waits, both."
     assert read_perspectives(scenarios).flagged  # conditions are scenarios, not views
     speaking = ("Speaking as the CFO: reserves cover six months.\n\nSpeaking as the head of trust and safety: the "
@@ -165,7 +170,7 @@ def test_paragraphs_opening_alike_are_views_and_the_chosen_layout_holds_every_vi
     assert not reading.flagged and len(reading.split.sections) == 3
     asked = ("1. How would a lawyer see it? As extortion.\n2. How would a funder see it? As a risk.\n"
              "3. How would a user see it? As a threat to the filters.\n\nMy recommendation: refuse.")
-    assert [s.title for s in read_perspectives(asked).split.sections] == ["a lawyer", "a funder", "a user"]
+    assert titles(asked) == ["a lawyer", "a funder", "a user"]
 
 
 OPENERS = st.sampled_from([("One way to see this is as {t}.", True), ("The first way to look at it is as {t}.", True),
@@ -191,7 +196,7 @@ def test_a_series_opened_in_other_words_counts_its_first_view(opener, ordinals, 
 def test_an_opening_in_other_words_is_no_view_without_a_second_after_it():
     text = ("One way to see this is as a negotiation.\n\nFrom a legal standpoint, it is extortion.\n\n"
             "From a funder's standpoint, it is a risk.\n\nFrom a user's standpoint, it is about the filters.")
-    assert [s.title for s in read_perspectives(text).split.sections] == [
+    assert titles(text) == [
         "From a legal standpoint", "From a funder's standpoint", "From a user's standpoint"]
 
 
@@ -199,7 +204,7 @@ def test_a_view_named_after_its_ordinal_or_within_its_paragraph():
     text = ("One perspective is that of the mission: it exists to stop this.\n\nA second view rejects that framing. "
             "This isn't a deal between equals; it's extortion.\n\nA third view is about the people outside the room: "
             "users and funders.\n\nTaken together, refuse.")
-    assert [s.title for s in read_perspectives(text).split.sections] == ["the mission", "extortion",
+    assert titles(text) == ["the mission", "extortion",
                                                                          "the people outside the room"]
 
 
@@ -272,10 +277,10 @@ def test_part_labels_and_group_headings_are_containers():
     groups = ("## Internal perspectives\n\n**Leadership.** Survival first.\n\n**The safety team.** Filters stay.\n\n"
               "## External perspectives\n\n**Funders.** No surprises.\n\n**The public.** Tell them.\n\n"
               "## Recommendation\n\nRefuse and disclose.")
-    assert [s.title for s in read_perspectives(groups).split.sections] == ["Leadership", "The safety team", "Funders",
+    assert titles(groups) == ["Leadership", "The safety team", "Funders",
                                                                            "The public"]
     views = "## Legal views\nExtortion is a crime.\n\n## Money views\nReserves.\n\n## User views\nTrust.\n\n## Overall\nGo."
-    assert [s.title for s in read_perspectives(views).split.sections] == ["Legal views", "Money views", "User views"]
+    assert titles(views) == ["Legal views", "Money views", "User views"]
 
 
 def test_a_list_led_as_an_aside_is_no_view_list_and_a_list_of_risks_alone_gives_none():
@@ -324,7 +329,7 @@ def test_a_third_way_to_see_it_counts_after_two_sides():
     text = ("On the one hand, a concession buys time.\n\nOn the other hand, it tells Crock threats work.\n\nA third way "
             "to see it is as a public-trust problem: users chose Glenda because it does not bend.\n\nIn conclusion, "
             "refuse.")
-    assert [s.title for s in read_perspectives(text).split.sections] == ["On the one hand", "On the other hand",
+    assert titles(text) == ["On the one hand", "On the other hand",
                                                                          "a public-trust problem"]
 
 
@@ -367,7 +372,7 @@ def test_a_numbered_list_of_options_then_the_views_and_a_closing_plan():
     assert not reading.flagged, reading.reason
     assert [s.title for s in reading.split.sections] == ["Legal view", "Money view", "User view", "Staff view"]
     headed = "## Legal\nA.\n\n## Money\nB.\n\n## Users\nC.\n\n## Plan\n1. Refuse.\n2. Brief.\n3. Publish."
-    assert [s.title for s in read_perspectives(headed).split.sections] == ["Legal", "Money", "Users"]
+    assert titles(headed) == ["Legal", "Money", "Users"]
 
 
 PROSE_VIEWS = ("From a legal standpoint, this is extortion.\n\nFrom a financial standpoint, the reserves matter.\n\n"
@@ -484,7 +489,7 @@ def test_labels_given_again_in_a_recap_recall_their_views(views, recap):
 def test_a_label_given_again_under_a_new_title_is_a_view_not_a_recap():
     text = "\n\n".join(f"Perspective {n}: {t}\nIt sees a cost here and wants a delay." for n, t in
                        ((1, "Legal"), (2, "Money"), (3, "Users"), (1, "Press"), (2, "Staff")))
-    assert [s.title for s in read_perspectives(text).split.sections] == ["Legal", "Money", "Users", "Press", "Staff"]
+    assert titles(text) == ["Legal", "Money", "Users", "Press", "Staff"]
 
 
 @settings(max_examples=30, deadline=None)
