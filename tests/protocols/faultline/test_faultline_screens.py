@@ -186,7 +186,7 @@ async def test_belief_graph_panel_marks_the_nodes_a_run_drew_on(finished):
 async def test_metrics_panel_shows_the_steps_while_it_computes(finished):
     """Issue 24 item 7: the panel's status line says what `metrics` says on stderr (one wording)."""
     from screens.faultline.metrics_panel import FaultlineMetricsScreen
-    from workbench.metrics.embeddings import MEASURING, progress_text
+    from workbench.metrics.embeddings import LOADING, MEASURING, progress_text
 
     db, sid = finished
     runs = db.execute("SELECT count(*) FROM runs WHERE study_id = ? AND status IN ('done', 'done_with_errors')",
@@ -199,6 +199,11 @@ async def test_metrics_panel_shows_the_steps_while_it_computes(finished):
     async with app.run_test(size=(80, 24)) as pilot:
         await app.workers.wait_for_complete()
         await pilot.pause()
-    assert said[-1] == f"Computing the metrics: {progress_text(MEASURING, runs, runs)} …"
-    assert said[0] == f"Computing the metrics: {progress_text(MEASURING, 0, runs)} …"
+    line = "Computing the metrics: {} …".format
+    measured = [text for text in said if text.endswith("runs measured …")]
+    assert measured == [line(progress_text(MEASURING, k, runs)) for k in range(runs + 1)]
+    assert said[0] == measured[0]
+    # after the last run, only CR's crux model (mpnet) may still be loading: whether it is depends on
+    # whether another test of this module filled the store's embedding cache first (xdist's order)
+    assert set(said[said.index(measured[-1]) + 1:]) <= {line(progress_text(LOADING, 0, 0))}
 
