@@ -254,6 +254,9 @@ def test_a_bare_tag_is_no_statement_and_a_retraction_on_the_tag_line_takes_it_ba
 
 CHANGES = st.sampled_from(["On reflection,", "On second thought,", "Scratch that:", "Actually, on reflection,",
                            "I've changed my mind:", "Correction:", "I take that back;"])
+LABELS = {"On reflection,", "On second thought,", "Correction:", "Actually, on reflection,"}
+ACTS = st.sampled_from(["Correcting my vote:", "I'm changing my vote.", "I want to withdraw that.", "Scratch that.",
+                        "I take that back:", "I've changed my mind."])
 SAID = {"second": {True: "I second the motion", False: "I do not second the motion"},
         "vote": {"aye": "I vote aye", "nay": "I vote nay", "abstain": "I abstain"}}
 
@@ -273,8 +276,13 @@ def test_a_vote_changed_in_words_after_its_tag_reads_the_change(fmt, first, data
     then = data.draw(st.sampled_from(sorted(set(VOTE_VALUES) - {first})))
     tag = fmt.format(tag="VOTE", value=first)
     assert parse_vote(f"{tag}\n{change} {SAID['vote'][then]}.")[0] == then
-    # a second tag line that disagrees stays unreadable, whatever words come between (writers split on it)
-    assert parse_vote(f"VOTE: {first}\n{change}\nVOTE: {then}")[0] == "unparsed"
+    # a second tag line that disagrees stays unreadable after a bare label of change (writers split on it) ...
+    if change in LABELS:
+        assert parse_vote(f"VOTE: {first}\n{change}\nVOTE: {then}")[0] == "unparsed"
+    # ... and stands where the member says it changes its answer (every outside writer read it so)
+    act = data.draw(ACTS)
+    assert parse_vote(f"VOTE: {first}\nThe costs worry me. {act}\nVOTE: {then}")[0] == then
+    assert parse_vote(f"VOTE: {first}\n{act} My answer is VOTE: {then}.")[0] == then
 
 
 def test_a_change_of_mind_before_the_tag_or_said_in_words_alone():
@@ -317,3 +325,22 @@ def test_support_only_with_a_change_is_a_condition_and_a_final_tag_stands():
     assert parse_second("SECOND: no\nHmm.\n**Final answer:** SECOND: yes") is True
     assert parse_vote("VOTE: aye\nVOTE: nay")[0] == "unparsed"  # no word says which stands
     assert parse_vote("Final vote: aye\nFinal vote: nay")[0] == "unparsed"  # nor where both are "final"
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.sampled_from(TAG_FORMATS), st.booleans(), ACTS, REASONS)
+def test_a_second_tag_changed_by_a_stated_act_reads_the_later_tag(fmt, first, act, reason):
+    tags = [fmt.format(tag="SECOND", value=SECOND_VALUES[v][0]) for v in (first, not first)]
+    assert parse_second(f"{tags[0]}\n{reason} {act}\n{tags[1]}") is (not first)
+    assert parse_second(f"{tags[0]}\n{reason}\n{tags[1]}") is None  # two tags, no word of which stands
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.sampled_from(["a smaller pilot team", "a narrower scope", "a phased budget"]), REASONS)
+def test_what_the_member_would_do_on_another_motion_or_ballot_leaves_the_tag(thing, reason):
+    assert parse_second(f"SECOND: no\n{reason} I'd happily second a motion for {thing}.") is False
+    assert parse_second(f"I'd happily second a motion for {thing}.") is None
+    assert parse_second("SECOND: no\nI cannot second a motion that skips the review.") is False
+    assert parse_vote(f"VOTE: nay on the amendment\n{reason} I'll still vote for the pilot itself.")[0] == "nay"
+    assert parse_vote(f"VOTE: abstain\n{reason} I will vote for the main motion.")[0] == "abstain"
+    assert parse_vote("I'll still vote for the pilot itself.")[0] == "unparsed"

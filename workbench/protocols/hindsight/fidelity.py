@@ -30,7 +30,8 @@ PROJECT_CHOICES = (
     "of the DQ means.",
     "A committee member's second or vote is read from its SECOND / VOTE line or an unhedged phrase (\"I second "
     "the motion\", \"I abstain\"); a change of mind stated in words after it (\"on reflection\", \"I change my "
-    "vote to\") reads the changed answer, two tag lines that disagree read neither; one that is neither clearly "
+    "vote to\") reads the changed answer, two tag lines that disagree read neither unless one is labelled final "
+    "or the member says between them that it changes its answer; one that is neither clearly "
     "yes nor no is asked once more with the line restated, then recorded as unreadable (never as a no or a vote) "
     "and counted per condition in the report.",
     "The cue audit's key terms are the content words of a criterion's name and question (stop words and the words "

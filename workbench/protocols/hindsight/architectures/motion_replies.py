@@ -18,10 +18,12 @@ the speaker's own act. Then it is read in two passes, and both must agree:
 
 Only the member's own statements on this motion count: a question ("Should I second?"), a sentence about someone
 else ("Others may vote nay"), a gerund ("Abstaining is not an option"), or what the member would do on another
-motion ("I'd vote aye on an amended version") says nothing, so a reason that mentions the other answer leaves the
-tag standing. A hedged or conditional statement ("I'm inclined to second", "aye if the cap is added") makes the
-reply unreadable, as do two readings that differ, and two tag lines that differ even where the later says it
-corrects the earlier ("VOTE: aye", then "Correction: VOTE: nay": writers split on which stands). A change of mind
+motion or ballot ("I'd vote aye on an amended version", "I'd second a motion for a smaller team", "I'll still vote
+for the pilot itself") says nothing, so a reason that mentions the other answer leaves the tag standing. A hedged
+or conditional statement ("I'm inclined to second", "aye if the cap is added") makes the reply unreadable, as do two
+readings that differ, and two tag lines that differ under a bare label ("VOTE: aye", then "Correction: VOTE: nay":
+writers split on which stands); where the member says it changes its answer between them ("Correcting my vote:",
+"I want to withdraw that", "Scratch that"), the later stands, as every outside writer read it. A change of mind
 stated in words ("SECOND: yes. On reflection I can't second this", "so I'll change my vote to abstain") reads
 what is said from it on: every outside writer read that as the answer. Nothing is guessed:
 a reply that says neither is None (a second) or "unparsed" (a vote), asked again once, then counted unreadable,
@@ -459,7 +461,12 @@ def _one(readings: list[str | None]) -> str | None:
 _ANOTHER_MOTION = re.compile(r"\b(?:an?|another|some)[ \t]+(?:amended|revised|different|modified|reworded|"
                              r"rewritten|narrower|broader|new|future|alternative|stronger|weaker|separate|later|"
                              r"better|improved|reworked)[ \t]+(?:version|motion|proposal|draft|form|one|amendment|"
-                             r"plan|text)\b|\banother[ \t]+(?:motion|version|proposal|amendment)\b", re.IGNORECASE)
+                             r"plan|text)\b|\banother[ \t]+(?:motion|version|proposal|amendment)\b|"
+                             # "I'd happily second a motion for a smaller pilot team"
+                             r"\ban?[ \t]+(?:motion|proposal|amendment)[ \t]+(?:for|with|limiting|limited|covering)\b|"
+                             # the other ballot: "I'll still vote for the pilot itself", "the main motion"
+                             r"\b(?:main|original|underlying|substantive|unamended)[ \t]+(?:motion|proposal)\b|"
+                             r"\b(?:the|this|that)[ \t]+(?:[\w-]+[ \t]+){1,2}itself\b", re.IGNORECASE)
 
 # words that take back what was said before them
 # ("actually" and "wait" where they turn the sentence, not "the plan we can actually execute")
@@ -467,6 +474,12 @@ _TAKEN_BACK = re.compile(r"(?:^|[,(]|\b(?:no|yes|aye|nay|oh|or))[ \t]*(?:actuall
                          r"(?:actually|wait)[ \t]*[,—–!]|"
                          r"\b(?:on (?:reflection|second thoughts?)|scratch that|correction|i mean|"
                          r"let me rephrase|i take (?:that|it) back|changed? my (?:mind|vote|answer))\b", re.IGNORECASE)
+# a change of mind stated as an act ("Correcting my vote:", "I want to withdraw that", "Scratch that"), not a bare
+# label ("On reflection:", "Correction —"): between two tags that differ it says the later stands
+_CHANGE_ACT = re.compile(r"\b(?:chang|correct|switch|revis|amend|revers)(?:e|es|ed|ing)[ \t]+my[ \t]+(?:vote|answer|"
+                         r"second|mind|position)\b|\bchanged? my mind\b|\bwithdraw(?:ing|n)?[ \t]+(?:that|it|this|"
+                         r"my[ \t]+(?:second|vote|yes|no|aye|nay|answer))\b|\bi take (?:that|it) back\b|"
+                         r"\bscratch that\b", re.IGNORECASE)
 _RETRACTED = re.compile(r"\b(?:scratch that|i take (?:that|it) back|changed? my (?:mind|vote|answer)|on (?:reflection|"
                         r"second thoughts?)|correction)\b", re.IGNORECASE)
 # words in quotation marks are someone else's, or the motion's: 'The Strategist said "I second this"'
@@ -593,8 +606,10 @@ def _read(kind: str, text: str) -> str | None:
     plain = _as_said(kind, _plain(text))
     tagged = sorted(_tag_values(kind, plain) + _json_values(kind, plain))
     finals = [_FINAL.match(plain[plain.rfind("\n", 0, start) + 1:]) is not None for start, _, _ in tagged]
-    if len(tagged) > 1 and finals[-1] and not any(finals[:-1]):
-        # "VOTE: aye ... Changing my vote. Final: VOTE: nay": the member says which stands
+    changed = len(tagged) > 1 and bool(_CHANGE_ACT.search(plain, tagged[-2][1], tagged[-1][1]))  # its label too
+    if len(tagged) > 1 and ((finals[-1] and not any(finals[:-1])) or changed):
+        # "VOTE: aye ... Changing my vote. Final: VOTE: nay", "VOTE: nay ... Correcting my vote: VOTE: aye": the
+        # member says which stands
         start, end, value = tagged[-1]
         return _one([_value(kind, value)] + [r for r in _statements(kind, plain[end:]) if r is not None])
     if tagged:
