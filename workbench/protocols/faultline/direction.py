@@ -9,7 +9,8 @@ questions only where that is clear:
   fall / shrink / fewer / less / below ..., and freeze / unchanged / steady (a third outcome: "hold" is not
   "raise" turned round, but it is another question);
 - time: before / earlier against after / later;
-- permission: allow / permit / approve / legalise against ban / forbid / reject / outlaw.
+- permission: allow / permit / approve / legalise against ban / forbid / reject / outlaw;
+- enactment: impose / introduce / enact / reinstate against lift / scrap / abolish / repeal / revoke.
 
 Two questions are `opposite` when on some axis each names exactly one side (every direction word of the
 question on that axis agrees) and the sides differ, and neither question is negated. A negated question
@@ -18,13 +19,17 @@ question's direction unclear against the other side ("not rise" against "fall" i
 question naming both sides on an axis ("Will raising the wage cut jobs?") is unclear on that axis too. A
 direction word that is part of a longer name is no direction: joined by a hyphen ("cut-off", "high-rise"),
 capitalised inside the sentence ("Lower Saxony"), or in a fixed phrase ("higher education", "lower house");
-"up" and "down" only after a verb of movement ("go up", not "hold up"); a permission word only as a verb ("the
-ban" names a policy). A comparison ("X costs less than Y") has no level side: it turns round with its order.
+"up" and "down" only after a verb of movement ("go up", not "hold up"); a permission or enactment word only as a
+verb ("the ban" names a policy, and so does one that ends the question with no verb before it: "the data centre's
+water permit?"). A comparison ("X costs less than Y") has no level side: it turns round with its order. An
+antonym carried by the object turns the level round: "Will unemployment rise?" asks what "Will employment fall?"
+asks (a word that is the other's with a negating prefix, un-, non-, in-, dis-), so the two are not parted, and
+"Will unemployment rise?" is parted from "Will employment rise?".
 
 `conflicts` is what stays undecided: two questions whose direction words differ but that the stage does not
 part; a crux holding such a pair is flagged, as before the stage. What it cannot see: an antonym carried by
-the object instead of a direction word ("will unemployment rise" and "will employment fall" ask one
-question but are parted), and direction words the lexicon lacks.
+the object in other words than a prefix ("will joblessness rise" and "will employment fall" are parted),
+and direction words the lexicon lacks.
 """
 
 from __future__ import annotations
@@ -32,8 +37,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-LEVEL, TIME, PERMISSION = "level", "time", "permission"
+LEVEL, TIME, PERMISSION, ENACTMENT = "level", "time", "permission", "enactment"
 UP, DOWN, HOLD, BEFORE, AFTER, ALLOW, BAN = "up", "down", "hold", "before", "after", "allow", "ban"
+ENACT, REPEAL = "enact", "repeal"
 
 _WORDS = {
     (LEVEL, UP): "raise raises raised raising hike hikes hiked hiking increase increases increased increasing "
@@ -53,9 +59,15 @@ _WORDS = {
                          "legalize legalizes legalized approve approves approved approving",
     (PERMISSION, BAN): "ban bans banned banning forbid forbids forbidden prohibit prohibits prohibited outlaw "
                        "outlaws outlawed reject rejects rejected rejecting",
+    (ENACTMENT, ENACT): "impose imposes imposed imposing introduce introduces introduced introducing enact enacts "
+                        "enacted enacting reinstate reinstates reinstated",
+    (ENACTMENT, REPEAL): "lift lifts lifted lifting scrap scraps scrapped scrapping abolish abolishes abolished "
+                         "abolishing repeal repeals repealed repealing revoke revokes revoked revoking rescind "
+                         "rescinds rescinded",
 }
 LEXICON = {w: axis_side for axis_side, words in _WORDS.items() for w in words.split()}
-OPPOSITES = {LEVEL: (UP, DOWN, HOLD), TIME: (BEFORE, AFTER), PERMISSION: (ALLOW, BAN)}
+OPPOSITES = {LEVEL: (UP, DOWN, HOLD), TIME: (BEFORE, AFTER), PERMISSION: (ALLOW, BAN), ENACTMENT: (ENACT, REPEAL)}
+_ACTS = (PERMISSION, ENACTMENT)   # verbs that may name a policy instead ("the ban", "the water permit?")
 
 # Fixed phrases whose direction word names a thing, not a direction (matched before the words are read).
 NAMES = re.compile(r"\b(?:higher education|higher ed|lower (?:house|chamber|court|case|bound)|upper house|"
@@ -75,17 +87,17 @@ _NOUN_FOLLOWS = set("on in for at from of is was will would has have than and or
 COMPARISON = re.compile(r"\bthan\b(?!\s+(?:\d|one|two|three|four|five|six|seven|eight|nine|ten|twenty|fifty|a |an "
                         r"|half|twice|double|\W*[$€£]))", re.IGNORECASE)
 _DETERMINERS = set("the a an this that these those its their our his her your my any every no each".split())
+# what stands before a permission word that is a verb with nothing after it ("will it be banned?", "to ban?")
+_VERB_BEFORE = set("be is are was were been being get gets got will would shall should can could may might must "
+                   "to not and or".split())
+_NEGATING = ("un", "non", "in", "dis")
 
 
 @dataclass(frozen=True)
 class Direction:
     sides: dict           # axis → frozenset of the sides the question's direction words name
     negated: bool         # the question carries a negation (never parts it from its plain form)
-
-    def side(self, axis: str) -> str | None:
-        """The one side the question names on `axis`, or None (none, or both)."""
-        found = self.sides.get(axis, frozenset())
-        return next(iter(found)) if len(found) == 1 else None
+    words: frozenset = frozenset()   # its words, lower case: an antonym carried by the object (_turned)
 
 
 def read(question: str) -> Direction:
@@ -100,18 +112,42 @@ def read(question: str) -> Direction:
         before = [w.lower() for w in words[max(0, k - 2):k]]
         after = words[k + 1].lower() if k + 1 < len(words) else ""
         if not found or (word.lower() in ("up", "down") and (not before or before[-1] not in _MOVES)) \
-                or (found[0] == PERMISSION and _noun(before, after)):
+                or (found[0] in _ACTS and _noun(before, after)):
             continue
         sides.setdefault(found[0], set()).add(found[1])
     if COMPARISON.search(text):   # "X costs less than Y" is "Y costs more than X": the side hangs on the order
         sides.pop(LEVEL, None)
-    return Direction({a: frozenset(s) for a, s in sides.items()}, bool(NEGATION.search(text)))
+    return Direction({a: frozenset(s) for a, s in sides.items()}, bool(NEGATION.search(text)),
+                     frozenset(w.lower() for w in words))
 
 
 def _noun(before: list[str], after: str) -> bool:
-    """A permission word names a policy ("the ban", "the phone ban?", "the ban on scooters"), not an act."""
+    """A permission word names a policy ("the ban", "the phone ban?", "the ban on scooters", "the centre's water
+    permit?"), not an act."""
     return bool(before) and (before[-1] in _DETERMINERS
-                             or (before[0] in _DETERMINERS and (not after or after in _NOUN_FOLLOWS)))
+                             or (before[0] in _DETERMINERS and (not after or after in _NOUN_FOLLOWS))
+                             or (not after and before[-1] not in _VERB_BEFORE))
+
+
+def _turned(a: Direction, b: Direction) -> bool:
+    """Whether `a` names its object by the antonym of `b`'s word, with a negating prefix ("unemployment" where `b`
+    says "employment"), and not the other way round: `a`'s level then reads turned round."""
+    def prefixed(x: Direction, y: Direction) -> bool:
+        return any(w.startswith(p) and len(w) - len(p) >= 4 and w[len(p):] in y.words and w not in y.words
+                   for w in x.words for p in _NEGATING)
+    return prefixed(a, b) and not prefixed(b, a)
+
+
+def _sides(a: Direction, b: Direction, axis: str) -> tuple[frozenset, frozenset]:
+    """The two questions' sides on `axis`, the level of one whose object is the other's antonym turned round."""
+    turn = {UP: DOWN, DOWN: UP}
+    sa, sb = a.sides.get(axis, frozenset()), b.sides.get(axis, frozenset())
+    if axis == LEVEL:
+        if _turned(a, b):
+            sa = frozenset(turn.get(x, x) for x in sa)
+        elif _turned(b, a):
+            sb = frozenset(turn.get(x, x) for x in sb)
+    return sa, sb
 
 
 def opposite(a: Direction, b: Direction) -> bool:
@@ -119,14 +155,14 @@ def opposite(a: Direction, b: Direction) -> bool:
     sides differ; neither is negated."""
     if a.negated or b.negated:
         return False
-    return any(a.side(axis) and b.side(axis) and a.side(axis) != b.side(axis) for axis in OPPOSITES)
+    return any(len(sa) == len(sb) == 1 and sa != sb for sa, sb in (_sides(a, b, axis) for axis in OPPOSITES))
 
 
 def undecided(a: Direction, b: Direction) -> bool:
     """The two questions' direction words differ on some axis both name, and the stage does not part them."""
     if opposite(a, b):
         return False
-    return any(a.sides.get(axis) and b.sides.get(axis) and a.sides[axis] != b.sides[axis] for axis in OPPOSITES)
+    return any(sa and sb and sa != sb for sa, sb in (_sides(a, b, axis) for axis in OPPOSITES))
 
 
 def apart(questions: list[str]):
