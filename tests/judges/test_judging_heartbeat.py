@@ -46,7 +46,7 @@ def file_study(tmp_path, url: str) -> tuple:
 async def test_a_streamed_judge_call_shows_its_tokens_their_rate_and_an_eta(tmp_path, loopback_server):
     from workbench.gateway import build_gateway
 
-    loopback_server.responder = slow(chunk_delay=0.01)
+    loopback_server.responder = slow(chunk_delay=0.05)  # calls of ~2 s: beats past long_call_after, under load too
     path, db, sid = file_study(tmp_path, loopback_server.url)
     said: list[str] = []
     events = ListSink()
