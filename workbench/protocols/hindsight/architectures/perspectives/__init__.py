@@ -73,7 +73,7 @@ from workbench.protocols.hindsight.architectures.perspectives.layouts import (
     Split, other_counts, splits, split_perspectives,
 )
 from workbench.protocols.hindsight.architectures.perspectives.lists import numbered_runs
-from workbench.protocols.hindsight.architectures.perspectives.prose import FRAMES, PROSE
+from workbench.protocols.hindsight.architectures.perspectives.prose import FRAMES, PROSE, UNNAMED
 from workbench.protocols.hindsight.architectures.perspectives.tables import TABLE_ROW
 from workbench.protocols.hindsight.architectures.perspectives.text import answer_of, normalised
 from workbench.protocols.hindsight.architectures.perspectives.titles import ABOUT_THE_SET, INLINE_INTRO, stated_counts
@@ -131,7 +131,27 @@ def read_perspectives(text: str, asked: tuple[int, int] = ASKED) -> Reading:
         return Reading(split, doubt)
     if not low <= len(sections) <= high:
         return Reading(split, f"{len(sections)} perspectives read where the prompt asked for {wanted}", unsure=False)
+    nameless = _nameless(split)
+    if nameless:
+        return Reading(split, nameless, unsure=False)
     return Reading(split, "", unsure=False)
+
+
+# layouts that read a view's name from the words of its opening, not from a title the reply sets apart
+_NAMED_IN_WORDS = ("prose", "parallel", "quoted", "inline", "voiced")
+
+
+def _nameless(split: Split) -> str:
+    """Why a split read from running text may not be taken as data although its count stands: a view whose opening
+    gave no name the reader could take ("Third, the exposure exists ...") or only its place ("The first perspective
+    I'd consider ..."). The count is read from the openings; a title is not a name, and a wrong name is no data."""
+    if split.layout not in _NAMED_IN_WORDS:
+        return ""
+    unnamed = [n for n, s in enumerate(split.sections, start=1) if not s.title.strip() or UNNAMED.fullmatch(s.title)]
+    if not unnamed:
+        return ""
+    which = ", ".join(str(n) for n in unnamed)
+    return f"perspective {which} read from running text without a name (its opening gives only its place)"
 
 
 # A section that recommends rather than views: its first words are a decision or an instruction

@@ -84,6 +84,8 @@ def prose_starts(lines: list[str]) -> list[tuple[int, str, str]]:
                 title = _named_after(bare[m.end():]) or _named_within(paragraph_at(lines, i)) or clean_title(phrase)
             else:
                 title = clean_title(phrase)
+            if not title or UNNAMED.fullmatch(title):  # "Finally, there's the perspective of *the operators*"
+                title = _named_in_opening(bare[m.end():], paragraph_at(lines, i)) or title
             out.append((i, title, line.strip()))
             kinds.append(next(k for k, g in enumerate(m.groups()) if g))
         elif not out and bare.strip():
@@ -157,6 +159,32 @@ _NAMED_AFTER = re.compile(r"^[ \t]*,?[ \t]*(?:is|would be)[ \t]+(?:(?:as|about|t
 # What a view with no name in its opening calls the matter in its paragraph: "... it's extortion.", "this is a trap."
 _NAMED_WITHIN = re.compile(r"\b(?:it|this)(?:'s|’s| is)[ \t]+(?:(?:simply|just|plainly|really|basically)[ \t]+)?"
                            r"((?:(?:an?|the)[ \t]+)?[\w'’-]+(?:[ \t]+[\w'’-]+){0,2}?)[ \t]*(?=[.;!]|$)", re.IGNORECASE)
+
+
+# A title that is only a view's label or its place ("The first perspective", "Another view", "A third way to see it"):
+# it says where a view stands, not whose it is
+UNNAMED = re.compile(r"(?:(?:the|a|an|one|another|my)[ \t]+)?(?:(?:first|second|third|fourth|fifth|sixth|final|last|"
+                     r"other|further|next)[ \t]+)?(?:perspective|view|viewpoint|lens|angle|way(?:[ \t]+(?:to|of)[ \t]+"
+                     r"[\w ]{1,30})?)?", re.IGNORECASE)
+# "... there's the perspective of the operators", "... is that of the users": the view named by whose it is
+_WHOSE = re.compile(r"^[ \t,]*(?:[\w'’]+[ \t]+){0,4}?(?:is|there(?:'s|’s| is))[ \t]+(?:that|the[ \t]+(?:perspective|view|"
+                    r"viewpoint|standpoint|angle|lens))[ \t]+of[ \t]+[*_]*([^,.:;!?—–()*_\n]{2,60}?)[ \t*_]*"
+                    r"(?:(?<=[ \t*_])(?:themselves|itself|himself|herself|alone|too)[ \t]*)?(?=[,.:;!?—–(]|$)",
+                    re.IGNORECASE)
+# a name set in emphasis in a sentence ("... is that of *Glenda's users*."): the reply's own mark for the view's name
+_EMPHASISED = re.compile(r"(?<![*_\w])(\*\*|__|\*|_)(?=[^\s*_])([^*_\n]{2,60}?)(?<=\S)\1(?![*_\w])")
+
+
+def _named_in_opening(rest: str, paragraph: str) -> str:
+    """The name a view's opening sentence gives it where its lead-in gives only its place: whose view it is
+    ("... there is the perspective of the operators", "... I'd consider is that of the users"), or the words it sets
+    in emphasis, at most six."""
+    whose = _WHOSE.match(rest)
+    if whose and len(whose.group(1).split()) <= 6:
+        return clean_title(whose.group(1))
+    sentence = re.split(r"(?<=[.!?])[*_]*\s", paragraph, maxsplit=1)[0]
+    names = [m.group(2) for m in _EMPHASISED.finditer(sentence) if len(m.group(2).split()) <= 6]
+    return clean_title(names[0]) if len(names) == 1 else ""
 
 
 def _named_after(rest: str) -> str:

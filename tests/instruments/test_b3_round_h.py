@@ -1,0 +1,63 @@
+"""B3 reader rules from round H (issue 41, session 17): habits of model writing the round showed the reader missing,
+each as a property over a family of generated replies (or a test over the one form it names), failing without its rule.
+"""
+
+from __future__ import annotations
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from workbench.protocols.hindsight.architectures.perspectives import read_perspectives
+from workbench.protocols.hindsight.instruments import b3_agrees, read_b3
+
+# plain words that name nothing the reader treats specially (no ordinal, label, synthesis, option or role ending)
+NOUN = st.sampled_from(["garden", "harbour", "village", "orchard", "quarry", "meadow", "lantern", "granary", "bakery",
+                        "ferry", "chapel", "mill", "tannery", "kiln", "forge", "pasture", "cellar", "bridge"])
+ADJ = st.sampled_from(["northern", "quiet", "old", "small", "upland", "coastal", "inland", "eastern", "rural"])
+NAME = st.tuples(ADJ, NOUN).map(lambda p: f"the {p[0]} {p[1]} crowd")
+FILLER = st.lists(NOUN, min_size=5, max_size=9).map(lambda ws: "Here the " + " and the ".join(ws) + " matter.")
+NAMES = st.lists(NAME, min_size=3, max_size=4, unique=True)
+
+# how a prose view is opened by its place, the name given later in its first sentence ({} is the name)
+PLACE_OPENINGS = [
+    "The first perspective I'd consider is that of {}.",
+    "A second perspective is that of {}.",
+    "A third perspective is that of {}.",
+    "Finally, there's the perspective of {} themselves.",
+]
+
+
+def _prose(names: list[str], emphasis: str) -> str:
+    openings = PLACE_OPENINGS[:len(names) - 1] + PLACE_OPENINGS[-1:]
+    paragraphs = ["This is a hard call, and I want to approach it carefully."]
+    paragraphs += [opening.format(f"{emphasis}{name}{emphasis}") + " Their concern is the harvest."
+                   for opening, name in zip(openings, names)]
+    paragraphs.append("**My recommendation**\n\nDecline, and say so publicly.")
+    return "\n\n".join(paragraphs)
+
+
+@settings(max_examples=40, deadline=None)
+@given(NAMES, st.sampled_from(["*", "_", "**", ""]))
+def test_a_prose_view_opened_by_its_place_is_named_by_whose_view_it_is(names, emphasis):
+    """"The first perspective I'd consider is that of *the users*": the name, not the place, is the title (italic or
+    not); before, 'The first perspective' and '' were read and passed unflagged."""
+    reading = read_perspectives(_prose(names, emphasis))
+    assert [s.title for s in reading.split.sections] == names
+    assert not reading.flagged, reading.reason
+
+
+@settings(max_examples=40, deadline=None)
+@given(NAMES, FILLER)
+def test_a_prose_view_whose_opening_gives_no_name_is_flagged(names, filler):
+    """A view read from running text whose opening gives only its place ("Third, the <thing> exists ...", "Another
+    perspective ...") has no title the reader can stand by: flagged, whatever the count, never taken as data."""
+    first, second, *_ = names
+    text = "\n\n".join([f"First, consider {first}: {filler}", f"Second, think about {second}: {filler}",
+                        f"Third, {filler.lower()}", "My recommendation: decline."])
+    reading = read_perspectives(text)
+    assert reading.split.layout == "prose" and len(reading.split.sections) == 3
+    assert reading.flagged and "without a name" in reading.reason
+    doc = read_b3(text, {})
+    # a sure count still agrees where the truth gives no names, never where it names the views
+    assert b3_agrees(doc, {"perspectives": 3})
+    assert not b3_agrees(doc, {"perspectives": 3, "titles": [first, second, "the third"]})
