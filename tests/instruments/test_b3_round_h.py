@@ -61,3 +61,24 @@ def test_a_prose_view_whose_opening_gives_no_name_is_flagged(names, filler):
     # a sure count still agrees where the truth gives no names, never where it names the views
     assert b3_agrees(doc, {"perspectives": 3})
     assert not b3_agrees(doc, {"perspectives": 3, "titles": [first, second, "the third"]})
+
+
+# a view's title that opens with a word an option's label also opens with, one letter on ("Staged", "Phased")
+LABEL_WORDS = ["option", "choice", "alternative", "scenario", "step", "phase", "stage", "path"]
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.sampled_from(LABEL_WORDS), st.sampled_from("abcde"), st.sampled_from(["", "", "s", "ed"]),
+       st.lists(NAME, min_size=3, max_size=4, unique=True))
+def test_a_word_that_runs_on_from_an_option_label_is_no_option(word, letter, tail, names):
+    """"Staged Formalization" is a view's name, not "Stage D": a label's letter stands apart from its word. A list
+    whose last item was taken for an option dropped it (three views read as two)."""
+    from workbench.protocols.hindsight.architectures.perspectives.titles import aside
+    title = f"{word}{letter}{tail}".capitalize() + " formalization"
+    assert not aside(title)
+    assert aside(f"{word.capitalize()} {letter.upper()}") and aside(f"{word.capitalize()} 2")
+    items = [name.capitalize() for name in names[:-1]] + [title]
+    text = "Here are three perspectives:\n\n" + "\n\n".join(
+        f"{n}. **{item}:**\n   Supporters of this view argue for the harvest." for n, item in enumerate(items, start=1))
+    text = text.replace("three perspectives", f"{len(items)} perspectives") + "\n\n**Synthesis:**\nAll agree."
+    assert [s.title for s in read_perspectives(text).split.sections] == items

@@ -92,9 +92,10 @@ _NAMES_A_VIEW = re.compile(r"\b(?:views?|perspectives?|lens|angle|standpoint|vie
                            r"analyst|advocate|engineer|management)\b", re.IGNORECASE)
 
 
-# an option, a scenario or a step by its label ("Option A: Comply", "Scenario 2 — ..."): a choice, not a view
-_OPTION = re.compile(r"(?:option|choice|alternative|scenario|step|phase|stage|path|course of action)[ \t]*#?"
-                     r"(?:\d{1,2}|[A-E]|one|two|three|four|five)\b", re.IGNORECASE)
+# an option, a scenario or a step by its label ("Option A: Comply", "Scenario 2 — ..."): a choice, not a view; a
+# letter or a number word labels only apart from the word ("Staged formalization", "Pathone" are no "Stage D")
+_OPTION = re.compile(r"(?:option|choice|alternative|scenario|step|phase|stage|path|course of action)(?:[ \t]*#?\d{1,2}|"
+                     r"(?:[ \t]+#?|[ \t]*#)(?:[A-E]|one|two|three|four|five))\b", re.IGNORECASE)
 
 
 def aside(title: str) -> bool:
