@@ -82,3 +82,26 @@ def test_a_word_that_runs_on_from_an_option_label_is_no_option(word, letter, tai
         f"{n}. **{item}:**\n   Supporters of this view argue for the harvest." for n, item in enumerate(items, start=1))
     text = text.replace("three perspectives", f"{len(items)} perspectives") + "\n\n**Synthesis:**\nAll agree."
     assert [s.title for s in read_perspectives(text).split.sections] == items
+
+
+VERB_PHRASE = st.sampled_from(["should be rejected", "is the strongest", "ignores the harvest", "comes closest",
+                               "and 3 combine well", "deserves more weight"])
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(NAME, min_size=3, max_size=5, unique=True), st.data(), VERB_PHRASE,
+       st.sampled_from(["synthesis", "view"]))
+def test_a_label_given_again_as_a_sentences_subject_starts_no_view(names, data, verb, where):
+    """"Perspective 2 should be rejected: ..." in the synthesis (or in a later view's text) names a view already
+    given; it is no fifth view titled 'should be rejected'."""
+    k = data.draw(st.integers(min_value=1, max_value=len(names) - 1))
+    mention = f"Perspective {k} {verb}: the others hold up better."
+    views = [f"## Perspective {n}: {name.title()}\n\n**Core argument:** The harvest matters most."
+             for n, name in enumerate(names, start=1)]
+    if where == "view":
+        views[-1] += "\n\n" + mention
+    text = "# Some perspectives\n\n" + "\n\n".join(views) + "\n\n## Synthesis and recommended course\n\n" + (
+        mention if where == "synthesis" else "Decline.") + "\n\n1. **Do not comply.**\n2. **Brief the funders.**"
+    reading = read_perspectives(text)
+    assert [s.title for s in reading.split.sections] == [name.title() for name in names]
+    assert not reading.flagged, reading.reason
