@@ -105,3 +105,22 @@ def test_a_label_given_again_as_a_sentences_subject_starts_no_view(names, data, 
     reading = read_perspectives(text)
     assert [s.title for s in reading.split.sections] == [name.title() for name in names]
     assert not reading.flagged, reading.reason
+
+
+TAGLINE = st.sampled_from(["protect the {}", "don't punish the {}", "count the {} first", "keep the {} open"])
+ASKING = st.sampled_from(["what can we actually enforce?", "where do we stand on the {}?", "what would I tell the {}?"])
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(NAME, min_size=3, max_size=4, unique=True), st.lists(TAGLINE, min_size=4, max_size=4), ASKING, NOUN)
+def test_a_views_tagline_in_its_own_voice_leaves_it_a_view(names, taglines, asking, noun):
+    """"## The secretariat: what can we actually enforce?" after "## The editorial board: protect the standard": the
+    tagline after a name speaks in its view's voice (a question, "we"); the last view is no closing in the author's
+    voice, which the reader dropped when it judged the whole title."""
+    titles = [f"{name.capitalize()}: {tag.format(noun)}" for name, tag in zip(names[:-1], taglines)]
+    titles.append(f"{names[-1].capitalize()}: {asking.format(noun)}")
+    text = "\n\n".join(f"## {t}\n\nThe harvest comes first here, and the rest follows." for t in titles)
+    text += "\n\n## Where they actually disagree\n\nThe first two differ on values.\n\n## My recommendation\n\nDecline."
+    reading = read_perspectives(text)
+    assert [s.title for s in reading.split.sections] == titles
+    assert not reading.flagged, reading.reason
