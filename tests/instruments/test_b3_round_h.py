@@ -124,3 +124,29 @@ def test_a_views_tagline_in_its_own_voice_leaves_it_a_view(names, taglines, aski
     reading = read_perspectives(text)
     assert [s.title for s in reading.split.sections] == titles
     assert not reading.flagged, reading.reason
+
+
+NUMBER = {2: "two", 3: "three", 4: "four", 5: "five", 6: "six"}
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(2, 4), st.integers(1, 2), st.sampled_from(["{}-{}", "{}–{}", "{} - {}", "{} to {}"]),
+       st.booleans(), st.lists(NAME, min_size=2, max_size=2, unique=True))
+def test_a_range_of_perspectives_echoes_the_ask_and_fewer_views_given_on_purpose_are_sure(low, span, form, words,
+                                                                                       names):
+    """"You asked for 3–5 perspectives. Honestly, the debate reduces to two camps ... I'll give you the two": the range
+    is the prompt's ask, not the reply's count (it made two views doubted as 'the reply says 5'); two views given on
+    purpose are a sure reading the prompt did not ask for (flagged, not unsure)."""
+    from workbench.protocols.hindsight.architectures.perspectives.titles import stated_counts
+    high = low + span
+    asked = form.format(*(NUMBER[n] if words else n for n in (low, high)))
+    assert stated_counts(f"You asked for {asked} perspectives.") == set()
+    assert stated_counts(f"Here are {NUMBER[high]} perspectives.") == {high}
+    text = (f"You asked for {asked} perspectives. Honestly, the debate here reduces to two camps, so I'll give you "
+            "the two properly rather than padding.\n\n" + "\n\n".join(
+                f"## Camp {n}: {name}\n\n- The harvest is the binding constraint.\n- Cost of this path: time."
+                for n, name in enumerate(names, start=1)) + "\n\n## Recommendation\n\nGo with the first camp.")
+    reading = read_perspectives(text)
+    assert len(reading.split.sections) == 2
+    assert reading.flagged and not reading.unsure, reading.reason
+    assert b3_agrees(read_b3(text, {}), {"perspectives": 2, "titles": names})
