@@ -150,3 +150,23 @@ def test_a_range_of_perspectives_echoes_the_ask_and_fewer_views_given_on_purpose
     assert len(reading.split.sections) == 2
     assert reading.flagged and not reading.unsure, reading.reason
     assert b3_agrees(read_b3(text, {}), {"perspectives": 2, "titles": names})
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(NAME, min_size=3, max_size=5, unique=True), st.data(), st.sampled_from([".", ")"]))
+def test_a_list_item_written_without_its_number_fills_the_gap(names, data, mark):
+    """Messy text from a small model: "1. Technical perspective - ...", then "**Business Perspective:** ..." with no
+    number, then "3) Risk perspective": the bold paragraph in the gap is item 2. A gap nothing fills (1, 2, 4) is a
+    view the reader may miss: doubted, never a sure count."""
+    k = data.draw(st.integers(min_value=2, max_value=len(names) - 1))  # the item written without its number
+    titles = [f"{name.capitalize()} perspective" for name in names]
+    marks = [data.draw(st.sampled_from([".", ")"])) for _ in names]
+    items = [f"**{t}:** The harvest matters here." if n == k else f"{n}{marks[n - 1]} {t} - The harvest matters here."
+             for n, t in enumerate(titles, start=1)]
+    text = "Sure! Here are some perspectives on it.\n\nPerspectives:\n\n" + "\n\n".join(items) + \
+        "\n\nRecommendation:\nGo ahead, carefully."
+    reading = read_perspectives(text)
+    assert [s.title for s in reading.split.sections] == titles
+    missing = "\n\n".join(item for n, item in enumerate(items, start=1) if n != k)
+    gap = read_perspectives(text.replace("\n\n".join(items), missing))
+    assert gap.flagged and gap.unsure, gap.reason

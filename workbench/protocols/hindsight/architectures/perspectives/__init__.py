@@ -72,7 +72,7 @@ from workbench.protocols.hindsight.architectures.perspectives.headings import la
 from workbench.protocols.hindsight.architectures.perspectives.layouts import (
     Split, other_counts, splits, split_perspectives,
 )
-from workbench.protocols.hindsight.architectures.perspectives.lists import numbered_runs
+from workbench.protocols.hindsight.architectures.perspectives.lists import numbered_runs, skips_a_number
 from workbench.protocols.hindsight.architectures.perspectives.prose import FRAMES, PROSE, UNNAMED
 from workbench.protocols.hindsight.architectures.perspectives.tables import TABLE_ROW
 from workbench.protocols.hindsight.architectures.perspectives.text import answer_of, normalised
@@ -238,6 +238,8 @@ def _doubt(text: str, split: Split, asked: tuple[int, int]) -> str:
         return f"{len(sections)} perspectives read where the reply says it gives {said}"
     if split.layout == "numbered" and not any(s.title for s in sections):
         return "a numbered list with no titles: steps or questions rather than perspectives?"
+    if split.layout == "numbered" and skips_a_number(normalised(text)):
+        return "the list of perspectives skips a number: a view written without its number may be missed"
     titles = [t.casefold() for t in (s.title for s in sections) if t]
     if len(set(titles)) < len(titles):
         return "two perspectives share a title (sub-headings read as perspectives?)"
