@@ -170,3 +170,30 @@ def test_a_list_item_written_without_its_number_fills_the_gap(names, data, mark)
     missing = "\n\n".join(item for n, item in enumerate(items, start=1) if n != k)
     gap = read_perspectives(text.replace("\n\n".join(items), missing))
     assert gap.flagged and gap.unsure, gap.reason
+
+
+FIRST_BIDS = ["Start with how {} would see it.", "Start with the view from {}."]
+NEXT_BIDS = ["Now take the view from {}, who see it daily.", "Next, consider the perspective of {}.",
+             "Now think about it as {} who has to live with it."]
+LAST_BIDS = ["Finally, think about it as {} who has to run both.", "Finally, take the view of {}."]
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(NAME, min_size=3, max_size=4, unique=True), st.sampled_from(FIRST_BIDS), st.data(),
+       st.sampled_from(LAST_BIDS), FILLER)
+def test_prose_views_introduced_in_sentence_by_a_bid_to_take_them(names, first, data, last, filler):
+    """Flowing prose where the author bids the reader take each view in the sentence that opens its paragraph ("Start
+    with how a growth-stage investor would see it.", "Now take the view from customer success, ...", "Finally, think
+    about it as the founder ..."), a view's second paragraph opening otherwise: each bid a view, named by whom."""
+    middles = [data.draw(st.sampled_from(NEXT_BIDS)) for _ in names[1:-1]]
+    bids = [first] + middles + [last]
+    paragraphs = ["This looks like one decision but it is several, so it helps to hear it argued from a few places."]
+    for n, (bid, name) in enumerate(zip(bids, names)):
+        paragraphs.append(bid.format(name) + " " + filler)
+        if n == 0:
+            paragraphs.append("There is a second half to this argument. " + filler)
+    paragraphs.append("Weighing these, I'd recommend a limited move. " + filler)
+    reading = read_perspectives("\n\n".join(paragraphs))
+    assert reading.split.layout == "prose" and not reading.flagged, reading.reason
+    assert [name in s.title for s, name in zip(reading.split.sections, names)] == [True] * len(names)
+    assert len(reading.split.sections) == len(names)

@@ -20,8 +20,10 @@ order (the first that yields two or more perspectives wins):
   none, paragraphs that open with an italic name (`*The privacy advocate* starts from ...`);
 - prose: paragraphs that open with an ordinal or a perspective phrase (`First, ...`, `From a security
   standpoint, ...`, `Viewed through a legal lens, ...`, `Another perspective ...`, `Wearing my SRE hat, ...`,
-  `Legally, ...`, `For product teams, ...`, `Application engineers see it ...`), and before a second (`A second view ...`) the paragraph that opens the series in other words
-  (`One way to see this is as ...`, `Start with ...`);
+  `Legally, ...`, `For product teams, ...`, `Application engineers see it ...`, a bid to take a view: `Now take the view
+  from ...`, `Finally, think about it as ...`), and before a second (`A second view ...`, `Now take ...`) the paragraph
+  that opens the series in other words (`One way to see this is as ...`, `Start with how an investor would see it`); a
+  view opened by its place is named by whose it is (`The first perspective is that of *the users*`);
 - parallel: three or more paragraphs whose lead-ins open alike and differ in a phrase (`For the lawyer, ...`);
 - titled: lines at the margin that open with a short title (`Title: text`, `Title — text`, `- Legal` over a
   nested list, a title line alone over its paragraph, a Title Case line alone), tried after bold and before prose;
@@ -52,7 +54,8 @@ not split (`split_perspectives` returns []).
 `read_perspectives` adds the checks that keep a wrong split out of the data (issue 41): a split whose count is
 not the number the prompt asked for, whose titles repeat (sub-headings read as views), or whose first or last
 section reads like the introduction or the synthesis, or that a loose layout reads where another layout reads
-another asked-for count, is flagged with the reason. B3 then tries the copy-only
+another asked-for count, is flagged with the reason; so is a split read from running text with a view it found no
+name for (its count stood by: a place is no name). B3 then tries the copy-only
 extraction where the model decodes by schema (b3.py) and otherwise flags the reply, never taking it as data.
 
 This module chooses and flags; each layout family reads in its own module of this package: layouts (the order

@@ -53,7 +53,15 @@ PROSE = re.compile(
     r"for (?:the |an? |our |your |its |their )?" + _ANAPHORA + r"((?:[\w'’-]+ ){0,5}?" + _ROLE + r")(?=,)|"
     # "Application engineers see it the other way round.": people by their part, no article
     r"(" + _ANAPHORA + r"(?:(?!(?:how|what|why|who|would|will|could|might|should|do|does|did|if|when|the|an?)\b)"
-    r"[\w'’-]+ ){0,3}?" + _ROLE + r")(?=" + _SEES + r"))",
+    r"[\w'’-]+ ){0,3}?" + _ROLE + r")(?=" + _SEES + r")|"
+    # "Now take the view from customer success, ...", "Next, consider the perspective of the board.": the author
+    # bids the reader take a view, in the sentence that opens its paragraph
+    r"(?:(?:now|next|then),?[ \t]+)?(?:take|consider|try|adopt|hear|start with|begin with)[ \t]+the[ \t]+(?:view|perspective|standpoint|"
+    r"vantage point|angle)[ \t]+(?:from|of)[ \t]+" + _ANAPHORA + r"([^,.:;!?—–()\n]{2,60}?)(?=[ \t]*[,.:;!?—–(]|$)|"
+    # "Think about it as the founder who runs both motions.", "Look at it through the eyes of the users."
+    r"(?:(?:now|next|then),?[ \t]+)?(?:think about|look at|see)[ \t]+(?:it|this|things|the (?:\w+ )?(?:decision|"
+    r"question|matter|choice))[ \t]+(?:as|through the eyes of|from the side of)[ \t]+((?:the|an?)[ \t]+"
+    r"[^,.:;!?—–()\n]{2,60}?)(?=[ \t]*[,.:;!?—–(]|$))",
     re.IGNORECASE)
 # An opening that frames the decision rather than views it
 FRAMES = re.compile(r"\b(?:this is (?:a|an)|at stake|the (?:situation|decision|dilemma|question|scenario|case) "
@@ -133,7 +141,8 @@ _SERIES_FIRST = re.compile(
     r"approaching) (?:this|it|the \w+|things))?|(?:(?:let(?:'s| us| me) )?(?:start|begin)(?: with)?|starting with|"
     r"to (?:start|begin)(?: with)?)(?=[ \t,:]))", re.IGNORECASE)
 # ... when the first view the ordinals read is the second ("A second view ...", "Second, ...", "Another view ...")
-_SERIES_SECOND = re.compile(r"^(?:second(?:ly)?\b|(?:a|the) second\b|another\b)", re.IGNORECASE)
+_SERIES_SECOND = re.compile(r"^(?:second(?:ly)?\b|(?:a|the) second\b|another\b|(?:now|next),?[ \t]+(?:take|consider|"
+                            r"try|adopt|hear|think|look)\b)", re.IGNORECASE)
 
 
 def _series_opened(lines: list[str], out: list[tuple[int, str, str]],
@@ -148,10 +157,14 @@ def _series_opened(lines: list[str], out: list[tuple[int, str, str]],
     i, bare = opener
     rest = bare[_SERIES_FIRST.match(bare).end():]
     lead = re.split(r"[,.:;]", rest.strip(" \t,:"), maxsplit=1)[0]  # "Start with the lawyer's view: ..."
-    title = _named_after(rest) or (clean_title(lead) if len(lead.split()) <= 6 else "")
+    sees = _HOW_SEES.match(lead)  # "Start with how a growth-stage investor would see it."
+    title = _named_after(rest) or (clean_title(sees.group(1)) if sees else "") or (
+        clean_title(lead) if len(lead.split()) <= 6 else "")
     return [(i, title, lines[i].strip())] + out
 
 
+_HOW_SEES = re.compile(r"^(?:how|what)[ \t]+((?:an?|the)[ \t]+[\w'’ -]{2,40}?)[ \t]+(?:would|might|will|does|do)[ \t]+"
+                       r"(?:see|view|read|frame|make of|say about)\b", re.IGNORECASE)
 # What a view's opening calls it after its ordinal: "... is as a negotiation", "... is about the people outside the
 # room", "... is that of the mission", "... is the funders'"
 _NAMED_AFTER = re.compile(r"^[ \t]*,?[ \t]*(?:is|would be)[ \t]+(?:(?:as|about|that of|through|from)[ \t]+|(?=(?:the|an?)[ \t]))"
