@@ -197,3 +197,18 @@ def test_prose_views_introduced_in_sentence_by_a_bid_to_take_them(names, first, 
     assert reading.split.layout == "prose" and not reading.flagged, reading.reason
     assert [name in s.title for s, name in zip(reading.split.sections, names)] == [True] * len(names)
     assert len(reading.split.sections) == len(names)
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(NAME, min_size=4, max_size=5, unique=True), st.lists(TAGLINE, min_size=4, max_size=4), ASKING, NOUN,
+       st.sampled_from(["I would decline", "I'd refuse", "My recommendation is to wait", "We should decline"]))
+def test_a_closing_that_decides_under_a_views_title_shape_is_no_view(names, taglines, asking, noun, decides):
+    """The tagline rule above keeps a last title that asks in its view's voice; where that section's text decides in
+    the author's voice ("## The owner: what should we do?" over "I would decline ..."), it is the synthesis: not a view."""
+    titles = [f"{name.capitalize()}: {tag.format(noun)}" for name, tag in zip(names[:-1], taglines)]
+    closing = f"{names[-1].capitalize()}: {asking.format(noun)}"
+    text = "\n\n".join(f"## {t}\n\nThe harvest comes first here, and the rest follows." for t in titles)
+    text += f"\n\n## {closing}\n\n{decides}, and say so to the {noun} crowd at once."
+    reading = read_perspectives(text)
+    assert [s.title for s in reading.split.sections] == titles
+    assert not reading.flagged, reading.reason

@@ -77,6 +77,7 @@ from workbench.protocols.hindsight.architectures.perspectives.layouts import (
 )
 from workbench.protocols.hindsight.architectures.perspectives.lists import numbered_runs, skips_a_number
 from workbench.protocols.hindsight.architectures.perspectives.prose import FRAMES, PROSE, UNNAMED
+from workbench.protocols.hindsight.architectures.perspectives.sections import odd_voice
 from workbench.protocols.hindsight.architectures.perspectives.tables import TABLE_ROW
 from workbench.protocols.hindsight.architectures.perspectives.text import answer_of, normalised
 from workbench.protocols.hindsight.architectures.perspectives.titles import ABOUT_THE_SET, INLINE_INTRO, stated_counts
@@ -127,7 +128,7 @@ def read_perspectives(text: str, asked: tuple[int, int] = ASKED) -> Reading:
     if split.layout == "numbered" and not any(s.title for s in sections) and not _speaks_of_views(text):
         return Reading(Split("", []), "no perspectives: a numbered list of steps, questions or points, and the reply "
                                       "speaks of no perspectives or views", unsure=False)
-    split, doubt = _without_framing(split)
+    split, doubt = _without_framing(_without_deciding_tail(split))
     sections = split.sections
     doubt = doubt or _doubt(text, split, asked)
     if doubt:
@@ -165,6 +166,20 @@ _DECIDES = re.compile(
     r"^(?:refuse|resist|reject|comply|accept|decline|proceed|go ahead|delay|pause|slow|stop|keep|adopt|batch|stage|split|"
     r"publish|disclose|brief|tell|report|negotiate|hold|wait|take|do not|don't|move|migrate|roll|start|run|canary|"
     r"invest|choose|pick|combine|pursue|prepare|fix|close)\b", re.IGNORECASE)
+
+
+def _without_deciding_tail(split: Split) -> Split:
+    """The split less a last section whose title alone speaks in the author's voice or asks ("Glenda: what should we
+    do?", kept as a view's tagline where every title has one) and whose text decides ("I would refuse ..."): the
+    synthesis under a view's title shape. A view that asks in its own voice and argues ("The secretariat: what can we
+    enforce?" over what the staff can verify) stays."""
+    sections = split.sections
+    if split.layout not in ("headings", "bold", "titled", "numbered") or len(sections) < 3:
+        return split
+    odd = odd_voice([s.title for s in sections])
+    if odd[-1] and not any(odd[:-1]) and _DECIDES.match(sections[-1].text.strip()):
+        return Split(split.layout, sections[:-1])
+    return split
 
 
 def _title_shape(title: str, counted: bool) -> tuple:
