@@ -212,3 +212,16 @@ def test_a_closing_that_decides_under_a_views_title_shape_is_no_view(names, tagl
     reading = read_perspectives(text)
     assert [s.title for s in reading.split.sections] == titles
     assert not reading.flagged, reading.reason
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.lists(st.sampled_from(["much", "far", "very", "not", "really", "quite"]), min_size=3, max_size=3))
+def test_a_stressed_word_in_a_views_opening_is_no_name(stressed):
+    """"The first perspective is *much* more cautious": emphasis that stresses a word names no view; the views stay
+    unnamed and the reading is flagged, never titled 'much'."""
+    openings = ["The first perspective is *{}* more cautious.", "A second perspective is *{}* bolder.",
+                "Finally, there is a view that is *{}* different."]
+    text = "Some context first.\n\n" + "\n\n".join(o.format(w) + " It says wait." for o, w in zip(openings, stressed))
+    reading = read_perspectives(text + "\n\nMy recommendation: wait.")
+    assert not any(w in s.title for s in reading.split.sections for w in stressed)
+    assert reading.flagged

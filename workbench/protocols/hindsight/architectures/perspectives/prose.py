@@ -191,12 +191,13 @@ _EMPHASISED = re.compile(r"(?<![*_\w])(\*\*|__|\*|_)(?=[^\s*_])([^*_\n]{2,60}?)(
 def _named_in_opening(rest: str, paragraph: str) -> str:
     """The name a view's opening sentence gives it where its lead-in gives only its place: whose view it is
     ("... there is the perspective of the operators", "... I'd consider is that of the users"), or the words it sets
-    in emphasis, at most six."""
+    in emphasis (at most six, opening with a capital or an article: a name, not a stressed word)."""
     whose = _WHOSE.match(rest)
     if whose and len(whose.group(1).split()) <= 6:
         return clean_title(whose.group(1))
     sentence = re.split(r"(?<=[.!?])[*_]*\s", paragraph, maxsplit=1)[0]
-    names = [m.group(2) for m in _EMPHASISED.finditer(sentence) if len(m.group(2).split()) <= 6]
+    names = [m.group(2) for m in _EMPHASISED.finditer(sentence) if len(m.group(2).split()) <= 6
+             and re.match(r"[A-Z]|(?:the|an?|its|their|our|your)[ \t]", m.group(2))]  # a name, not "*much* more"
     return clean_title(names[0]) if len(names) == 1 else ""
 
 
