@@ -225,3 +225,23 @@ def test_a_stressed_word_in_a_views_opening_is_no_name(stressed):
     reading = read_perspectives(text + "\n\nMy recommendation: wait.")
     assert not any(w in s.title for s in reading.split.sections for w in stressed)
     assert reading.flagged
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(NAME, min_size=2, max_size=2, unique=True), st.sampled_from(["On one hand", "On the one hand"]),
+       FILLER, st.booleans())
+def test_two_sides_on_one_hand_and_the_other_are_a_sure_two_named_by_whom(names, one, filler, extra):
+    """"On one hand, the security team would see ... On the other hand, the product teams would see ..." then "My
+    recommendation": two views named by whom (the side's phrase names no one), a sure count where every paragraph
+    before the synthesis opens one; a paragraph that opens none may hold a view the openings missed (doubted)."""
+    first, second = names
+    paragraphs = [f"{one}, {first} would see this as a chance. {filler}",
+                  f"On the other hand, {second} would see weeks of disruption. {filler}"]
+    if extra:
+        paragraphs.insert(1, f"Meanwhile {filler.lower()}")
+    text = "\n\n".join(paragraphs) + "\n\nMy recommendation is to go slowly."
+    reading = read_perspectives(text)
+    assert [s.title for s in reading.split.sections] == names
+    assert reading.flagged and reading.unsure == extra, reading.reason
+    if not extra:
+        assert b3_agrees(read_b3(text, {}), {"perspectives": 2, "titles": names})

@@ -80,7 +80,9 @@ from workbench.protocols.hindsight.architectures.perspectives.prose import FRAME
 from workbench.protocols.hindsight.architectures.perspectives.sections import odd_voice
 from workbench.protocols.hindsight.architectures.perspectives.tables import TABLE_ROW
 from workbench.protocols.hindsight.architectures.perspectives.text import answer_of, normalised
-from workbench.protocols.hindsight.architectures.perspectives.titles import ABOUT_THE_SET, INLINE_INTRO, stated_counts
+from workbench.protocols.hindsight.architectures.perspectives.titles import (
+    ABOUT_THE_SET, INLINE_INTRO, stated_counts, synthesis_line,
+)
 
 
 ASKED = (3, 5)  # the shipped B3 prompt (prompts.B3_PROMPT) asks for "3-5 genuinely different perspectives"
@@ -273,7 +275,7 @@ def _doubt(text: str, split: Split, asked: tuple[int, int]) -> str:
     if split.layout in ("headings", "bold", "table") and ABOUT_THE_SET.search(sections[0].text):
         return f"the first section ('{sections[0].title}') reads like an introduction"
     low, high = asked
-    if not low <= len(sections) <= high and split.layout == "prose":
+    if not low <= len(sections) <= high and split.layout == "prose" and not _every_paragraph_opens_a_view(text, split):
         return (f"{len(sections)} perspectives read from paragraph openings, where the prompt asked for "
                 f"{low}-{high}: the paragraphs between them may hold others")
     if not low <= len(sections) <= high and not own:
@@ -290,6 +292,20 @@ def _doubt(text: str, split: Split, asked: tuple[int, int]) -> str:
             return (f"{len(sections)} perspectives read as {split.layout}, but another layout of the reply reads "
                     f"{'/'.join(str(c) for c in sorted(other))}")
     return ""
+
+
+def _every_paragraph_opens_a_view(text: str, split: Split) -> bool:
+    """Whether each paragraph before the synthesis opens one of the views read (two sides, "On one hand ..." and "On
+    the other hand ...", then "My recommendation ..."): no paragraph is left that could hold a view the openings
+    missed, so a count the prompt did not ask for is sure."""
+    lines = normalised(text)
+    openings = [lines[i].strip() for i in range(len(lines)) if lines[i].strip() and not (i and lines[i - 1].strip())]
+    before = []
+    for line in openings:
+        if synthesis_line(line):
+            break
+        before.append(line)
+    return len(before) == len(split.sections) and all(s.text.startswith(line) for s, line in zip(split.sections, before))
 
 
 def own_count(split: Split, text: str) -> bool:

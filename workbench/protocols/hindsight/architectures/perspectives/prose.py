@@ -44,7 +44,7 @@ PROSE = re.compile(
     r"(?:to|of) (?:see|seeing|look at|looking at|read|reading|frame|framing|think about|thinking about) "
     r"(?:it|this|things|the \w+)\b)|"
     r"(as (?:the|a|an|our|your) " + _ANAPHORA + _NO_ROLE + r"[^,.:;]{1,40}?)(?=,)|"
-    r"(on the (?:one|other) hand|from where (?:the |a |an )?[^,.:;]{1,40}? (?:sits?|stands?))\b|"
+    r"(on (?:the )?(?:one|other) hand|from where (?:the |a |an )?[^,.:;]{1,40}? (?:sits?|stands?))\b|"
     # "The CFO would probably say ...", "An outside ethicist would go further": a view in someone's voice
     r"((?:the|an?) (?:[\w'’-]+ ){0,4}?[\w'’-]+)(?= (?:would|might|will|could) (?:(?:probably|likely|certainly|also|"
     r"instead|surely|then) )?(?:say|see|argue|point|ask|insist|stress|worry|focus|want|go|view|frame|reply|counter|"
@@ -92,6 +92,9 @@ def prose_starts(lines: list[str]) -> list[tuple[int, str, str]]:
                 title = _named_after(bare[m.end():]) or _named_within(paragraph_at(lines, i)) or clean_title(phrase)
             else:
                 title = clean_title(phrase)
+            if _HAND.fullmatch(title):  # "On one hand, the security team would see ...": a side, named after it
+                inner = PROSE.match(bare[m.end():].lstrip(" \t,:"))
+                title = clean_title(next(g for g in inner.groups() if g)) if inner and not inner.group(1) else ""
             if not title or UNNAMED.fullmatch(title):  # "Finally, there's the perspective of *the operators*"
                 title = _named_in_opening(bare[m.end():], paragraph_at(lines, i)) or title
             out.append((i, title, line.strip()))
@@ -179,6 +182,8 @@ _NAMED_WITHIN = re.compile(r"\b(?:it|this)(?:'s|’s| is)[ \t]+(?:(?:simply|just
 UNNAMED = re.compile(r"(?:(?:the|a|an|one|another|my)[ \t]+)?(?:(?:first|second|third|fourth|fifth|sixth|final|last|"
                      r"other|further|next)[ \t]+)?(?:perspective|view|viewpoint|lens|angle|way(?:[ \t]+(?:to|of)[ \t]+"
                      r"[\w ]{1,30})?)?", re.IGNORECASE)
+# "On the one hand", "On the other hand": which side, not whose
+_HAND = re.compile(r"on (?:the )?(?:one|other) hand", re.IGNORECASE)
 # "... there's the perspective of the operators", "... is that of the users": the view named by whose it is
 _WHOSE = re.compile(r"^[ \t,]*(?:[\w'’]+[ \t]+){0,4}?(?:is|there(?:'s|’s| is))[ \t]+(?:that|the[ \t]+(?:perspective|view|"
                     r"viewpoint|standpoint|angle|lens))[ \t]+of[ \t]+[*_]*([^,.:;!?—–()*_\n]{2,60}?)[ \t*_]*"
