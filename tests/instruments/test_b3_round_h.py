@@ -134,8 +134,8 @@ NUMBER = {2: "two", 3: "three", 4: "four", 5: "five", 6: "six"}
        st.booleans(), st.lists(NAME, min_size=2, max_size=2, unique=True))
 def test_a_range_of_perspectives_echoes_the_ask_and_fewer_views_given_on_purpose_are_sure(low, span, form, words,
                                                                                        names):
-    """"You asked for 3–5 perspectives. Honestly, the debate reduces to two camps ... I'll give you the two": the range
-    is the prompt's ask, not the reply's count (it made two views doubted as 'the reply says 5'); two views given on
+    """"You asked for 3–5 perspectives. Honestly, the debate reduces to two camps ... I'll give you the two": the
+    range is the prompt's ask, not the reply's count (it made two views doubted as 'the reply says 5'); two views given on
     purpose are a sure reading the prompt did not ask for (flagged, not unsure)."""
     from workbench.protocols.hindsight.architectures.perspectives.titles import stated_counts
     high = low + span
@@ -204,7 +204,8 @@ def test_prose_views_introduced_in_sentence_by_a_bid_to_take_them(names, first, 
        st.sampled_from(["I would decline", "I'd refuse", "My recommendation is to wait", "We should decline"]))
 def test_a_closing_that_decides_under_a_views_title_shape_is_no_view(names, taglines, asking, noun, decides):
     """The tagline rule above keeps a last title that asks in its view's voice; where that section's text decides in
-    the author's voice ("## The owner: what should we do?" over "I would decline ..."), it is the synthesis: not a view."""
+    the author's voice ("## The owner: what should we do?" over "I would decline ..."), it is the synthesis, no
+    view."""
     titles = [f"{name.capitalize()}: {tag.format(noun)}" for name, tag in zip(names[:-1], taglines)]
     closing = f"{names[-1].capitalize()}: {asking.format(noun)}"
     text = "\n\n".join(f"## {t}\n\nThe harvest comes first here, and the rest follows." for t in titles)

@@ -275,7 +275,8 @@ def _doubt(text: str, split: Split, asked: tuple[int, int]) -> str:
     if split.layout in ("headings", "bold", "table") and ABOUT_THE_SET.search(sections[0].text):
         return f"the first section ('{sections[0].title}') reads like an introduction"
     low, high = asked
-    if not low <= len(sections) <= high and split.layout == "prose" and not _every_paragraph_opens_a_view(text, split):
+    if not low <= len(sections) <= high and split.layout == "prose" \
+            and not _every_paragraph_opens_a_view(text, split):
         return (f"{len(sections)} perspectives read from paragraph openings, where the prompt asked for "
                 f"{low}-{high}: the paragraphs between them may hold others")
     if not low <= len(sections) <= high and not own:
@@ -305,7 +306,8 @@ def _every_paragraph_opens_a_view(text: str, split: Split) -> bool:
         if synthesis_line(line):
             break
         before.append(line)
-    return len(before) == len(split.sections) and all(s.text.startswith(line) for s, line in zip(split.sections, before))
+    return len(before) == len(split.sections) and all(s.text.startswith(line)
+                                                      for s, line in zip(split.sections, before))
 
 
 def own_count(split: Split, text: str) -> bool:

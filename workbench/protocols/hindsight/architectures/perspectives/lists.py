@@ -92,7 +92,8 @@ def skips_a_number(lines: list[str]) -> bool:
     """Whether the reply's list of perspectives skips a number no paragraph stands for (1, 2, 4): a view the reader
     may have missed, its count unsure."""
     run = numbered_starts(lines)
-    keys = [_key(m.group(1) or m.group(4), m.group(2), m.group(3)) for i, _, _ in run if (m := NUMBERED.match(lines[i]))]
+    keys = [_key(m.group(1) or m.group(4), m.group(2), m.group(3))
+            for i, _, _ in run if (m := NUMBERED.match(lines[i]))]
     return bool(keys) and len(run) < max(keys)
 
 

@@ -56,8 +56,9 @@ PROSE = re.compile(
     r"[\w'’-]+ ){0,3}?" + _ROLE + r")(?=" + _SEES + r")|"
     # "Now take the view from customer success, ...", "Next, consider the perspective of the board.": the author
     # bids the reader take a view, in the sentence that opens its paragraph
-    r"(?:(?:now|next|then),?[ \t]+)?(?:take|consider|try|adopt|hear|start with|begin with)[ \t]+the[ \t]+(?:view|perspective|standpoint|"
-    r"vantage point|angle)[ \t]+(?:from|of)[ \t]+" + _ANAPHORA + r"([^,.:;!?—–()\n]{2,60}?)(?=[ \t]*[,.:;!?—–(]|$)|"
+    r"(?:(?:now|next|then),?[ \t]+)?(?:take|consider|try|adopt|hear|start with|begin with)[ \t]+the[ \t]+"
+    r"(?:view|perspective|standpoint|vantage point|angle)[ \t]+(?:from|of)[ \t]+" + _ANAPHORA +
+    r"([^,.:;!?—–()\n]{2,60}?)(?=[ \t]*[,.:;!?—–(]|$)|"
     # "Think about it as the founder who runs both motions.", "Look at it through the eyes of the users."
     r"(?:(?:now|next|then),?[ \t]+)?(?:think about|look at|see)[ \t]+(?:it|this|things|the (?:\w+ )?(?:decision|"
     r"question|matter|choice))[ \t]+(?:as|through the eyes of|from the side of)[ \t]+((?:the|an?)[ \t]+"

@@ -65,7 +65,8 @@ _NUMBER_WORDS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6}
 # "three perspectives", "four different angles": the number of perspectives a reply says it gives; the end of a range
 # ("You asked for 3-5 perspectives", "three to five views") is the prompt's ask echoed, no count of the reply's own
 _STATED = re.compile(r"(?<![-–—])(?<![-–—][ \t])(?<!\bto[ \t])\b(two|three|four|five|six|[2-6])"
-                     r"(?![ \t]*(?:[-–—]|to\b)[ \t]*(?:[2-9]|two|three|four|five|six|seven)\b)[ \t]+(?:[\w'-]+[ \t]+){0,2}?(?:perspectives|viewpoints|views|"
+                     r"(?![ \t]*(?:[-–—]|to\b)[ \t]*(?:[2-9]|two|three|four|five|six|seven)\b)"
+                     r"[ \t]+(?:[\w'-]+[ \t]+){0,2}?(?:perspectives|viewpoints|views|"
                      r"angles|lenses|sides|directions|ways of (?:looking|seeing))\b", re.IGNORECASE)
 HEADING = re.compile(r"^[ \t]*(#{1,6})[ \t]+(.*?)[ \t#]*$")
 BOLD = re.compile(r"^[ \t]*(?:[-*+•][ \t]+)?(?:\*\*|__)(.+?)(?:\*\*|__)[ \t]*[:.\-–—]?[ \t]*(.*)$")
