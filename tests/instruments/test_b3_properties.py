@@ -329,8 +329,10 @@ def test_a_third_way_to_see_it_counts_after_two_sides():
     text = ("On the one hand, a concession buys time.\n\nOn the other hand, it tells Crock threats work.\n\nA third way "
             "to see it is as a public-trust problem: users chose Glenda because it does not bend.\n\nIn conclusion, "
             "refuse.")
-    assert titles(text) == ["On the one hand", "On the other hand",
-                                                                         "a public-trust problem"]
+    # the sides name no one ("a concession buys time"): counted, left untitled, and so flagged with the count stood by
+    assert titles(text) == ["", "", "a public-trust problem"]
+    reading = read_perspectives(text)
+    assert reading.flagged and not reading.unsure, reading.reason
 
 
 @settings(max_examples=30, deadline=None)

@@ -20,8 +20,10 @@ order (the first that yields two or more perspectives wins):
   none, paragraphs that open with an italic name (`*The privacy advocate* starts from ...`);
 - prose: paragraphs that open with an ordinal or a perspective phrase (`First, ...`, `From a security
   standpoint, ...`, `Viewed through a legal lens, ...`, `Another perspective ...`, `Wearing my SRE hat, ...`,
-  `Legally, ...`, `For product teams, ...`, `Application engineers see it ...`), and before a second (`A second view ...`) the paragraph that opens the series in other words
-  (`One way to see this is as ...`, `Start with ...`);
+  `Legally, ...`, `For product teams, ...`, `Application engineers see it ...`, a bid to take a view: `Now take the view
+  from ...`, `Finally, think about it as ...`), and before a second (`A second view ...`, `Now take ...`) the paragraph
+  that opens the series in other words (`One way to see this is as ...`, `Start with how an investor would see it`); a
+  view opened by its place is named by whose it is (`The first perspective is that of *the users*`);
 - parallel: three or more paragraphs whose lead-ins open alike and differ in a phrase (`For the lawyer, ...`);
 - titled: lines at the margin that open with a short title (`Title: text`, `Title — text`, `- Legal` over a
   nested list, a title line alone over its paragraph, a Title Case line alone), tried after bold and before prose;
@@ -52,7 +54,8 @@ not split (`split_perspectives` returns []).
 `read_perspectives` adds the checks that keep a wrong split out of the data (issue 41): a split whose count is
 not the number the prompt asked for, whose titles repeat (sub-headings read as views), or whose first or last
 section reads like the introduction or the synthesis, or that a loose layout reads where another layout reads
-another asked-for count, is flagged with the reason. B3 then tries the copy-only
+another asked-for count, is flagged with the reason; so is a split read from running text with a view it found no
+name for (its count stood by: a place is no name). B3 then tries the copy-only
 extraction where the model decodes by schema (b3.py) and otherwise flags the reply, never taking it as data.
 
 This module chooses and flags; each layout family reads in its own module of this package: layouts (the order
@@ -72,11 +75,14 @@ from workbench.protocols.hindsight.architectures.perspectives.headings import la
 from workbench.protocols.hindsight.architectures.perspectives.layouts import (
     Split, other_counts, splits, split_perspectives,
 )
-from workbench.protocols.hindsight.architectures.perspectives.lists import numbered_runs
-from workbench.protocols.hindsight.architectures.perspectives.prose import FRAMES, PROSE
+from workbench.protocols.hindsight.architectures.perspectives.lists import numbered_runs, skips_a_number
+from workbench.protocols.hindsight.architectures.perspectives.prose import FRAMES, PROSE, UNNAMED
+from workbench.protocols.hindsight.architectures.perspectives.sections import odd_voice
 from workbench.protocols.hindsight.architectures.perspectives.tables import TABLE_ROW
 from workbench.protocols.hindsight.architectures.perspectives.text import answer_of, normalised
-from workbench.protocols.hindsight.architectures.perspectives.titles import ABOUT_THE_SET, INLINE_INTRO, stated_counts
+from workbench.protocols.hindsight.architectures.perspectives.titles import (
+    ABOUT_THE_SET, INLINE_INTRO, stated_counts, synthesis_line,
+)
 
 
 ASKED = (3, 5)  # the shipped B3 prompt (prompts.B3_PROMPT) asks for "3-5 genuinely different perspectives"
@@ -124,14 +130,34 @@ def read_perspectives(text: str, asked: tuple[int, int] = ASKED) -> Reading:
     if split.layout == "numbered" and not any(s.title for s in sections) and not _speaks_of_views(text):
         return Reading(Split("", []), "no perspectives: a numbered list of steps, questions or points, and the reply "
                                       "speaks of no perspectives or views", unsure=False)
-    split, doubt = _without_framing(split)
+    split, doubt = _without_framing(_without_deciding_tail(split))
     sections = split.sections
     doubt = doubt or _doubt(text, split, asked)
     if doubt:
         return Reading(split, doubt)
     if not low <= len(sections) <= high:
         return Reading(split, f"{len(sections)} perspectives read where the prompt asked for {wanted}", unsure=False)
+    nameless = _nameless(split)
+    if nameless:
+        return Reading(split, nameless, unsure=False)
     return Reading(split, "", unsure=False)
+
+
+# layouts that read a view's name from the words of its opening, not from a title the reply sets apart
+_NAMED_IN_WORDS = ("prose", "parallel", "quoted", "inline", "voiced")
+
+
+def _nameless(split: Split) -> str:
+    """Why a split read from running text may not be taken as data although its count stands: a view whose opening
+    gave no name the reader could take ("Third, the exposure exists ...") or only its place ("The first perspective
+    I'd consider ..."). The count is read from the openings; a title is not a name, and a wrong name is no data."""
+    if split.layout not in _NAMED_IN_WORDS:
+        return ""
+    unnamed = [n for n, s in enumerate(split.sections, start=1) if not s.title.strip() or UNNAMED.fullmatch(s.title)]
+    if not unnamed:
+        return ""
+    which = ", ".join(str(n) for n in unnamed)
+    return f"perspective {which} read from running text without a name (its opening gives only its place)"
 
 
 # A section that recommends rather than views: its first words are a decision or an instruction
@@ -142,6 +168,20 @@ _DECIDES = re.compile(
     r"^(?:refuse|resist|reject|comply|accept|decline|proceed|go ahead|delay|pause|slow|stop|keep|adopt|batch|stage|split|"
     r"publish|disclose|brief|tell|report|negotiate|hold|wait|take|do not|don't|move|migrate|roll|start|run|canary|"
     r"invest|choose|pick|combine|pursue|prepare|fix|close)\b", re.IGNORECASE)
+
+
+def _without_deciding_tail(split: Split) -> Split:
+    """The split less a last section whose title alone speaks in the author's voice or asks ("Glenda: what should we
+    do?", kept as a view's tagline where every title has one) and whose text decides ("I would refuse ..."): the
+    synthesis under a view's title shape. A view that asks in its own voice and argues ("The secretariat: what can we
+    enforce?" over what the staff can verify) stays."""
+    sections = split.sections
+    if split.layout not in ("headings", "bold", "titled", "numbered") or len(sections) < 3:
+        return split
+    odd = odd_voice([s.title for s in sections])
+    if odd[-1] and not any(odd[:-1]) and _DECIDES.match(sections[-1].text.strip()):
+        return Split(split.layout, sections[:-1])
+    return split
 
 
 def _title_shape(title: str, counted: bool) -> tuple:
@@ -218,6 +258,8 @@ def _doubt(text: str, split: Split, asked: tuple[int, int]) -> str:
         return f"{len(sections)} perspectives read where the reply says it gives {said}"
     if split.layout == "numbered" and not any(s.title for s in sections):
         return "a numbered list with no titles: steps or questions rather than perspectives?"
+    if split.layout == "numbered" and skips_a_number(normalised(text)):
+        return "the list of perspectives skips a number: a view written without its number may be missed"
     titles = [t.casefold() for t in (s.title for s in sections) if t]
     if len(set(titles)) < len(titles):
         return "two perspectives share a title (sub-headings read as perspectives?)"
@@ -233,7 +275,8 @@ def _doubt(text: str, split: Split, asked: tuple[int, int]) -> str:
     if split.layout in ("headings", "bold", "table") and ABOUT_THE_SET.search(sections[0].text):
         return f"the first section ('{sections[0].title}') reads like an introduction"
     low, high = asked
-    if not low <= len(sections) <= high and split.layout == "prose":
+    if not low <= len(sections) <= high and split.layout == "prose" \
+            and not _every_paragraph_opens_a_view(text, split):
         return (f"{len(sections)} perspectives read from paragraph openings, where the prompt asked for "
                 f"{low}-{high}: the paragraphs between them may hold others")
     if not low <= len(sections) <= high and not own:
@@ -250,6 +293,21 @@ def _doubt(text: str, split: Split, asked: tuple[int, int]) -> str:
             return (f"{len(sections)} perspectives read as {split.layout}, but another layout of the reply reads "
                     f"{'/'.join(str(c) for c in sorted(other))}")
     return ""
+
+
+def _every_paragraph_opens_a_view(text: str, split: Split) -> bool:
+    """Whether each paragraph before the synthesis opens one of the views read (two sides, "On one hand ..." and "On
+    the other hand ...", then "My recommendation ..."): no paragraph is left that could hold a view the openings
+    missed, so a count the prompt did not ask for is sure."""
+    lines = normalised(text)
+    openings = [lines[i].strip() for i in range(len(lines)) if lines[i].strip() and not (i and lines[i - 1].strip())]
+    before = []
+    for line in openings:
+        if synthesis_line(line):
+            break
+        before.append(line)
+    return len(before) == len(split.sections) and all(s.text.startswith(line)
+                                                      for s, line in zip(split.sections, before))
 
 
 def own_count(split: Split, text: str) -> bool:

@@ -24,6 +24,9 @@ _LABELLED_ORDINAL = re.compile(r"^[ \t>#*_\-+]*(?:the[ \t]+)?(first|second|third
 # "Perspective (Legal): ..."
 _LABELLED_NAMED = re.compile(r"^[ \t>#*_\-+]*(?:perspective|viewpoint|view|lens|angle|stance)[ \t]*\(([^)\n]{1,40})\)"
                              r"[ \t*_]*[:.\-–—]?[ \t*_]*(.*)$", re.IGNORECASE)
+# a label that a sentence runs on from, no mark after it ("Perspective 2 should be rejected"): named, not set as a title
+_RUNS_ON = re.compile(r"^[ \t>*_\-+]*(?i:perspective|viewpoint|view|lens|angle|stance)[ \t]+#?(?i:\d+|[A-H]|one|two|"
+                      r"three|four|five|six)[ \t]+[a-z]")
 # "Precedent. If Crock wins ...": a first sentence of at most four words, then the text
 _SHORT_LEAD = re.compile(r"^((?:[\w'’-]+[ \t]+){0,3}[\w'’-]+)\.[ \t]+(\S.*)$")
 
@@ -75,6 +78,9 @@ def labelled_starts(lines: list[str]) -> list[tuple[int, str, str]]:
             break  # "Perspective 4: Synthesis": the synthesis under a perspective's label
         if not named:
             key = _label_key(m.group(1))
+            if key in titles and _RUNS_ON.match(line):
+                continue  # "Perspective 2 should be rejected: ...": a label given again as a sentence's subject names
+                # its view, wherever it stands (a later view's text, the synthesis); no view starts there
             if key in titles and title.casefold() in ("", titles[key].casefold()):
                 break  # "- Perspective 1 says ...": a label given again, untitled or as before, recalls its view
             titles.setdefault(key, title)

@@ -69,7 +69,7 @@ def titled_starts(lines: list[str]) -> list[tuple[int, str, str]]:
     out = []
     for i, line in enumerate(lines):
         if not line.strip() or line[:1] in (" ", "\t") or HEADING.match(line) or line.lstrip("*_")[:1] in "\"“‘" \
-                or re.search(r"https?://|www\.", line):
+                or re.search(r"https?://|\bwww\.\w", line):
             continue  # (a quotation is what someone says, a link where to read more: no title)
         before = lines[i - 1] if i else ""
         after = lines[i + 1] if i + 1 < len(lines) else ""

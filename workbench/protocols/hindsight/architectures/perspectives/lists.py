@@ -9,7 +9,7 @@ import re
 from workbench.protocols.hindsight.architectures.lines import Section
 from workbench.protocols.hindsight.architectures.perspectives.prose import PROSE
 from workbench.protocols.hindsight.architectures.perspectives.titles import (
-    BULLET, HEADING, INLINE_INTRO, META_TITLE, STOP, alone_as_title, aside, clean_title, synth_title,
+    BOLD, BULLET, HEADING, INLINE_INTRO, META_TITLE, STOP, alone_as_title, aside, clean_title, synth_title,
     synthesis_line, title_and_rest, title_of,
 )
 
@@ -59,6 +59,8 @@ def numbered_runs(lines: list[str]) -> list[list[tuple[int, str, str]]]:
             continue
         if STOP.match(rest) or any(synth_title(t) for t in (clean_title(rest), title_and_rest(rest)[0])):
             break
+        if slip and key == expected + 1 and out:
+            out += _filling(lines, out[-1][0], i)  # 1., then **Business view:** at the margin, then 3)
         title, body = title_and_rest(rest)
         voice = PROSE.match(rest) if not title else None
         asked = _ASKS_A_ROLE.match(rest) if not title else None
@@ -70,6 +72,29 @@ def numbered_runs(lines: list[str]) -> list[list[tuple[int, str, str]]]:
         expected = max(key, expected or 0) + 1 if slip else key + 1
     runs.append(out)
     return [run for run in runs if len(run) >= 2]
+
+
+def _filling(lines: list[str], before: int, after: int) -> list[tuple[int, str, str]]:
+    """The item a list's skipped number stands for ("1. Technical ...", "**Business:** ...", "3) Risk ..."): the one
+    paragraph between the items on each side of the gap that opens at the margin with a bold lead-in, as messy text
+    writes an item whose number it forgot; none where there is no such paragraph or more than one."""
+    found = []
+    for j in range(before + 1, after):
+        m = BOLD.match(lines[j])
+        if m and not lines[j][:1].isspace() and not BULLET.match(lines[j]) and not lines[j - 1].strip():
+            title = clean_title(m.group(1))
+            if title and not (aside(title) or synth_title(title) or STOP.match(title) or META_TITLE.fullmatch(title)):
+                found.append((j, title, m.group(2).strip()))
+    return found if len(found) == 1 else []
+
+
+def skips_a_number(lines: list[str]) -> bool:
+    """Whether the reply's list of perspectives skips a number no paragraph stands for (1, 2, 4): a view the reader
+    may have missed, its count unsure."""
+    run = numbered_starts(lines)
+    keys = [_key(m.group(1) or m.group(4), m.group(2), m.group(3))
+            for i, _, _ in run if (m := NUMBERED.match(lines[i]))]
+    return bool(keys) and len(run) < max(keys)
 
 
 _ASKS_A_ROLE = re.compile(r"(?:how|what)[ \t]+(?:would|might|does|do|will)[ \t]+((?:an?|the)[ \t]+[\w' -]{1,30}?)[ \t]+"

@@ -44,7 +44,7 @@ PROSE = re.compile(
     r"(?:to|of) (?:see|seeing|look at|looking at|read|reading|frame|framing|think about|thinking about) "
     r"(?:it|this|things|the \w+)\b)|"
     r"(as (?:the|a|an|our|your) " + _ANAPHORA + _NO_ROLE + r"[^,.:;]{1,40}?)(?=,)|"
-    r"(on the (?:one|other) hand|from where (?:the |a |an )?[^,.:;]{1,40}? (?:sits?|stands?))\b|"
+    r"(on (?:the )?(?:one|other) hand|from where (?:the |a |an )?[^,.:;]{1,40}? (?:sits?|stands?))\b|"
     # "The CFO would probably say ...", "An outside ethicist would go further": a view in someone's voice
     r"((?:the|an?) (?:[\w'’-]+ ){0,4}?[\w'’-]+)(?= (?:would|might|will|could) (?:(?:probably|likely|certainly|also|"
     r"instead|surely|then) )?(?:say|see|argue|point|ask|insist|stress|worry|focus|want|go|view|frame|reply|counter|"
@@ -53,7 +53,16 @@ PROSE = re.compile(
     r"for (?:the |an? |our |your |its |their )?" + _ANAPHORA + r"((?:[\w'’-]+ ){0,5}?" + _ROLE + r")(?=,)|"
     # "Application engineers see it the other way round.": people by their part, no article
     r"(" + _ANAPHORA + r"(?:(?!(?:how|what|why|who|would|will|could|might|should|do|does|did|if|when|the|an?)\b)"
-    r"[\w'’-]+ ){0,3}?" + _ROLE + r")(?=" + _SEES + r"))",
+    r"[\w'’-]+ ){0,3}?" + _ROLE + r")(?=" + _SEES + r")|"
+    # "Now take the view from customer success, ...", "Next, consider the perspective of the board.": the author
+    # bids the reader take a view, in the sentence that opens its paragraph
+    r"(?:(?:now|next|then),?[ \t]+)?(?:take|consider|try|adopt|hear|start with|begin with)[ \t]+the[ \t]+"
+    r"(?:view|perspective|standpoint|vantage point|angle)[ \t]+(?:from|of)[ \t]+" + _ANAPHORA +
+    r"([^,.:;!?—–()\n]{2,60}?)(?=[ \t]*[,.:;!?—–(]|$)|"
+    # "Think about it as the founder who runs both motions.", "Look at it through the eyes of the users."
+    r"(?:(?:now|next|then),?[ \t]+)?(?:think about|look at|see)[ \t]+(?:it|this|things|the (?:\w+ )?(?:decision|"
+    r"question|matter|choice))[ \t]+(?:as|through the eyes of|from the side of)[ \t]+((?:the|an?)[ \t]+"
+    r"[^,.:;!?—–()\n]{2,60}?)(?=[ \t]*[,.:;!?—–(]|$))",
     re.IGNORECASE)
 # An opening that frames the decision rather than views it
 FRAMES = re.compile(r"\b(?:this is (?:a|an)|at stake|the (?:situation|decision|dilemma|question|scenario|case) "
@@ -84,6 +93,11 @@ def prose_starts(lines: list[str]) -> list[tuple[int, str, str]]:
                 title = _named_after(bare[m.end():]) or _named_within(paragraph_at(lines, i)) or clean_title(phrase)
             else:
                 title = clean_title(phrase)
+            if _HAND.fullmatch(title):  # "On one hand, the security team would see ...": a side, named after it
+                inner = PROSE.match(bare[m.end():].lstrip(" \t,:"))
+                title = clean_title(next(g for g in inner.groups() if g)) if inner and not inner.group(1) else ""
+            if not title or UNNAMED.fullmatch(title):  # "Finally, there's the perspective of *the operators*"
+                title = _named_in_opening(bare[m.end():], paragraph_at(lines, i)) or title
             out.append((i, title, line.strip()))
             kinds.append(next(k for k, g in enumerate(m.groups()) if g))
         elif not out and bare.strip():
@@ -131,7 +145,8 @@ _SERIES_FIRST = re.compile(
     r"approaching) (?:this|it|the \w+|things))?|(?:(?:let(?:'s| us| me) )?(?:start|begin)(?: with)?|starting with|"
     r"to (?:start|begin)(?: with)?)(?=[ \t,:]))", re.IGNORECASE)
 # ... when the first view the ordinals read is the second ("A second view ...", "Second, ...", "Another view ...")
-_SERIES_SECOND = re.compile(r"^(?:second(?:ly)?\b|(?:a|the) second\b|another\b)", re.IGNORECASE)
+_SERIES_SECOND = re.compile(r"^(?:second(?:ly)?\b|(?:a|the) second\b|another\b|(?:now|next),?[ \t]+(?:take|consider|"
+                            r"try|adopt|hear|think|look)\b)", re.IGNORECASE)
 
 
 def _series_opened(lines: list[str], out: list[tuple[int, str, str]],
@@ -146,10 +161,14 @@ def _series_opened(lines: list[str], out: list[tuple[int, str, str]],
     i, bare = opener
     rest = bare[_SERIES_FIRST.match(bare).end():]
     lead = re.split(r"[,.:;]", rest.strip(" \t,:"), maxsplit=1)[0]  # "Start with the lawyer's view: ..."
-    title = _named_after(rest) or (clean_title(lead) if len(lead.split()) <= 6 else "")
+    sees = _HOW_SEES.match(lead)  # "Start with how a growth-stage investor would see it."
+    title = _named_after(rest) or (clean_title(sees.group(1)) if sees else "") or (
+        clean_title(lead) if len(lead.split()) <= 6 else "")
     return [(i, title, lines[i].strip())] + out
 
 
+_HOW_SEES = re.compile(r"^(?:how|what)[ \t]+((?:an?|the)[ \t]+[\w'’ -]{2,40}?)[ \t]+(?:would|might|will|does|do)[ \t]+"
+                       r"(?:see|view|read|frame|make of|say about)\b", re.IGNORECASE)
 # What a view's opening calls it after its ordinal: "... is as a negotiation", "... is about the people outside the
 # room", "... is that of the mission", "... is the funders'"
 _NAMED_AFTER = re.compile(r"^[ \t]*,?[ \t]*(?:is|would be)[ \t]+(?:(?:as|about|that of|through|from)[ \t]+|(?=(?:the|an?)[ \t]))"
@@ -157,6 +176,35 @@ _NAMED_AFTER = re.compile(r"^[ \t]*,?[ \t]*(?:is|would be)[ \t]+(?:(?:as|about|t
 # What a view with no name in its opening calls the matter in its paragraph: "... it's extortion.", "this is a trap."
 _NAMED_WITHIN = re.compile(r"\b(?:it|this)(?:'s|’s| is)[ \t]+(?:(?:simply|just|plainly|really|basically)[ \t]+)?"
                            r"((?:(?:an?|the)[ \t]+)?[\w'’-]+(?:[ \t]+[\w'’-]+){0,2}?)[ \t]*(?=[.;!]|$)", re.IGNORECASE)
+
+
+# A title that is only a view's label or its place ("The first perspective", "Another view", "A third way to see it"):
+# it says where a view stands, not whose it is
+UNNAMED = re.compile(r"(?:(?:the|a|an|one|another|my)[ \t]+)?(?:(?:first|second|third|fourth|fifth|sixth|final|last|"
+                     r"other|further|next)[ \t]+)?(?:perspective|view|viewpoint|lens|angle|way(?:[ \t]+(?:to|of)[ \t]+"
+                     r"[\w ]{1,30})?)?", re.IGNORECASE)
+# "On the one hand", "On the other hand": which side, not whose
+_HAND = re.compile(r"on (?:the )?(?:one|other) hand", re.IGNORECASE)
+# "... there's the perspective of the operators", "... is that of the users": the view named by whose it is
+_WHOSE = re.compile(r"^[ \t,]*(?:[\w'’]+[ \t]+){0,4}?(?:is|there(?:'s|’s| is))[ \t]+(?:that|the[ \t]+(?:perspective|view|"
+                    r"viewpoint|standpoint|angle|lens))[ \t]+of[ \t]+[*_]*([^,.:;!?—–()*_\n]{2,60}?)[ \t*_]*"
+                    r"(?:(?<=[ \t*_])(?:themselves|itself|himself|herself|alone|too)[ \t]*)?(?=[,.:;!?—–(]|$)",
+                    re.IGNORECASE)
+# a name set in emphasis in a sentence ("... is that of *Glenda's users*."): the reply's own mark for the view's name
+_EMPHASISED = re.compile(r"(?<![*_\w])(\*\*|__|\*|_)(?=[^\s*_])([^*_\n]{2,60}?)(?<=\S)\1(?![*_\w])")
+
+
+def _named_in_opening(rest: str, paragraph: str) -> str:
+    """The name a view's opening sentence gives it where its lead-in gives only its place: whose view it is
+    ("... there is the perspective of the operators", "... I'd consider is that of the users"), or the words it sets
+    in emphasis (at most six, opening with a capital or an article: a name, not a stressed word)."""
+    whose = _WHOSE.match(rest)
+    if whose and len(whose.group(1).split()) <= 6:
+        return clean_title(whose.group(1))
+    sentence = re.split(r"(?<=[.!?])[*_]*\s", paragraph, maxsplit=1)[0]
+    names = [m.group(2) for m in _EMPHASISED.finditer(sentence) if len(m.group(2).split()) <= 6
+             and re.match(r"[A-Z]|(?:the|an?|its|their|our|your)[ \t]", m.group(2))]  # a name, not "*much* more"
+    return clean_title(names[0]) if len(names) == 1 else ""
 
 
 def _named_after(rest: str) -> str:

@@ -34,12 +34,25 @@ def without_fields(found: list[tuple[int, str, str]]) -> list[tuple[int, str, st
 _AUTHOR_IN_TITLE = re.compile(r"\b(?:i|i'd|i'm|i'll|my|we|we'd|we're|us|me)\b", re.IGNORECASE)
 
 
+# a name and a tagline after it: "The membership: don't punish the honest", "Finance — where's the money?"
+_HEAD = re.compile(r"^([^:—–\n]{2,40}?)[ \t]*(?::|[ \t][—–][ \t])[ \t]*\S")
+
+
+def odd_voice(titles: list[str]) -> list[bool]:
+    """Which titles speak in the author's voice or ask a question ("What I'd do", "So which way?")."""
+    return [bool(_AUTHOR_IN_TITLE.search(title) or title.rstrip().endswith("?")) for title in titles]
+
+
 def without_odd_closing(found: list[tuple[int, str, str]]) -> list[tuple[int, str, str]]:
     """The starts less a last one whose title is the odd one out as the author's own voice or a question ("What I'd
     do", "So which way?") where no other title is: the synthesis under a name no list foresees."""
     if len(found) < 3:
         return found
-    odd = [bool(_AUTHOR_IN_TITLE.search(title) or title.rstrip().endswith("?")) for _, title, _ in found]
+    titles = [title for _, title, _ in found]
+    heads = [_HEAD.match(title) for title in titles]
+    if all(heads):  # "The secretariat: what can we actually enforce?" among "The board: protect the standard": the
+        titles = [h.group(1) for h in heads]  # tagline speaks in its view's voice; the name before it is the title
+    odd = odd_voice(titles)
     return found[:-1] if odd[-1] and not any(odd[:-1]) else found
 
 

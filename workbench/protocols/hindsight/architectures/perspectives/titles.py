@@ -62,8 +62,11 @@ ABOUT_THE_SET = re.compile(
     r"weighing (?:these|them|it all|everything)|synthesi[sz]|in sum\b|let'?s (?:look|examine|consider))", re.IGNORECASE)
 
 _NUMBER_WORDS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6}
-# "three perspectives", "four different angles": the number of perspectives a reply says it gives
-_STATED = re.compile(r"\b(two|three|four|five|six|[2-6])[ \t]+(?:[\w'-]+[ \t]+){0,2}?(?:perspectives|viewpoints|views|"
+# "three perspectives", "four different angles": the number of perspectives a reply says it gives; the end of a range
+# ("You asked for 3-5 perspectives", "three to five views") is the prompt's ask echoed, no count of the reply's own
+_STATED = re.compile(r"(?<![-–—])(?<![-–—][ \t])(?<!\bto[ \t])\b(two|three|four|five|six|[2-6])"
+                     r"(?![ \t]*(?:[-–—]|to\b)[ \t]*(?:[2-9]|two|three|four|five|six|seven)\b)"
+                     r"[ \t]+(?:[\w'-]+[ \t]+){0,2}?(?:perspectives|viewpoints|views|"
                      r"angles|lenses|sides|directions|ways of (?:looking|seeing))\b", re.IGNORECASE)
 HEADING = re.compile(r"^[ \t]*(#{1,6})[ \t]+(.*?)[ \t#]*$")
 BOLD = re.compile(r"^[ \t]*(?:[-*+•][ \t]+)?(?:\*\*|__)(.+?)(?:\*\*|__)[ \t]*[:.\-–—]?[ \t]*(.*)$")
@@ -92,9 +95,10 @@ _NAMES_A_VIEW = re.compile(r"\b(?:views?|perspectives?|lens|angle|standpoint|vie
                            r"analyst|advocate|engineer|management)\b", re.IGNORECASE)
 
 
-# an option, a scenario or a step by its label ("Option A: Comply", "Scenario 2 — ..."): a choice, not a view
-_OPTION = re.compile(r"(?:option|choice|alternative|scenario|step|phase|stage|path|course of action)[ \t]*#?"
-                     r"(?:\d{1,2}|[A-E]|one|two|three|four|five)\b", re.IGNORECASE)
+# an option, a scenario or a step by its label ("Option A: Comply", "Scenario 2 — ..."): a choice, not a view; a
+# letter or a number word labels only apart from the word ("Staged formalization", "Pathone" are no "Stage D")
+_OPTION = re.compile(r"(?:option|choice|alternative|scenario|step|phase|stage|path|course of action)(?:[ \t]*#?\d{1,2}|"
+                     r"(?:[ \t]+#?|[ \t]*#)(?:[A-E]|one|two|three|four|five))\b", re.IGNORECASE)
 
 
 def aside(title: str) -> bool:
