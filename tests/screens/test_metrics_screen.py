@@ -269,15 +269,18 @@ async def test_a_first_computation_shows_its_embedding_steps(tmp_path, monkeypat
         self._tell(LOADING, 0, 0)
         return FakeModel()
 
+    from screens.metrics import MetricsScreen
+
     monkeypatch.setattr(Embedder, "_load", fake_load)
     db, path, _ = make_store(tmp_path)  # not prewarmed: every text needs embedding
     db.close()
     app = MetricsOnlyApp(path)
     lines: list[str] = []
+    original = MetricsScreen._status
+    # on the class, before the app runs: the computation starts at mount, and its first step could come before
+    # a patch of the mounted screen (it did, once, on a loaded machine)
+    monkeypatch.setattr(MetricsScreen, "_status", lambda self, text: (lines.append(text), original(self, text)))
     async with app.run_test(size=SIZE) as pilot:
-        screen = app.screen
-        original = screen._status
-        monkeypatch.setattr(screen, "_status", lambda text: (lines.append(text), original(text)))
         await wait_shown(pilot)
     steps = [line for line in lines if line.startswith("Computing seeded-study:")]
     assert any("loading the embedding model" in line for line in steps)
