@@ -131,6 +131,8 @@ def test_an_antonym_carried_by_the_object_turns_the_level_round(tail, up, down, 
     assert not opposite(f"Will {turned} {up}{tail}?", f"Will {plain} {down}{tail}?")
     assert not d.undecided(d.read(f"Will {turned} {up}{tail}?"), d.read(f"Will {plain} {down}{tail}?"))
     assert opposite(f"Will {turned} {up}{tail}?", f"Will {plain} {up}{tail}?")
+    # a word that only starts like a prefix turns nothing ("income" is no "come" turned round)
+    assert opposite(f"Will income {up} as orders come in{tail}?", f"Will rents come {down}{tail}?")
 
 
 def test_enactment_parts_and_a_policy_named_at_the_end_is_no_act():

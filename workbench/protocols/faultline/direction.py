@@ -91,6 +91,7 @@ _DETERMINERS = set("the a an this that these those its their our his her your my
 _VERB_BEFORE = set("be is are was were been being get gets got will would shall should can could may might must "
                    "to not and or".split())
 _NEGATING = ("un", "non", "in", "dis")
+_STEM = 5   # the least a prefixed word keeps: "income" is no "come" turned round, "disorder" is "order"
 
 
 @dataclass(frozen=True)
@@ -133,7 +134,7 @@ def _turned(a: Direction, b: Direction) -> bool:
     """Whether `a` names its object by the antonym of `b`'s word, with a negating prefix ("unemployment" where `b`
     says "employment"), and not the other way round: `a`'s level then reads turned round."""
     def prefixed(x: Direction, y: Direction) -> bool:
-        return any(w.startswith(p) and len(w) - len(p) >= 4 and w[len(p):] in y.words and w not in y.words
+        return any(w.startswith(p) and len(w) - len(p) >= _STEM and w[len(p):] in y.words and w not in y.words
                    for w in x.words for p in _NEGATING)
     return prefixed(a, b) and not prefixed(b, a)
 
