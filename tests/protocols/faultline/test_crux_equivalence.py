@@ -168,6 +168,18 @@ def test_the_model_check_keeps_rewordings_together(planted, labelled, entry, low
     assert low <= doc["cr"] <= high, doc
 
 
+def test_a_check_that_splits_what_the_offline_default_is_sure_of_is_flagged(planted):
+    """A model that calls free rewordings different (Qwen2.5-Coder-1.5B did, on a crux reworded in all five runs of
+    an unseen set) reads CR 0 where the offline default, unflagged, reads 1.0: said, never taken silently. Where the
+    check agrees, or the offline default is itself unsure, the check's reading stands."""
+    text = planted["one-crux-reworded-in-every-run"].text
+    split = read_cruxes(text, {"equivalence": "model"}, ask=lambda prompts: ["DIFFERENT"] * len(prompts))
+    assert split["cr"] == 0.0 and split["flagged"] and "offline default, sure of these questions, reads 1.00" \
+        in split["reason"], split
+    agreed = read_cruxes(text, {"equivalence": "model"}, ask=lambda prompts: ["SAME"] * len(prompts))
+    assert agreed["cr"] == 1.0 and not agreed["flagged"], agreed
+
+
 def test_unreadable_answers_are_flagged_and_counted(planted):
     doc = read_cruxes(planted["one-crux-reworded-in-every-run"].text, {"equivalence": "model"},
                       ask=lambda prompts: ["maybe"] * len(prompts))
@@ -334,3 +346,25 @@ def test_the_model_check_asks_the_near_misses_an_offline_reading_hangs_on(plante
             "Do the mills have the capacity to grow output quickly?") in asked
     runs = json.loads(text)
     assert not any(a in run and b in run for a, b in asked for run in runs)
+
+
+def test_the_check_reaches_a_keyless_local_server_and_a_refusal_is_said_not_thrown(tmp_path, capsys, monkeypatch,
+                                                                                    loopback_server, planted):
+    """`read cruxes --equivalence model` against a local server that needs no key (`--api-key-env none`), as the
+    real-model suite runs Qwen2.5-Coder-1.5B; without it litellm finds no key, and the command says so, naming
+    the file and the setting, exit 1 (it printed a traceback before)."""
+    from workbench.cli.main import main
+
+    loopback_server.responder = lambda body: '{"answer": "DIFFERENT"}'
+    monkeypatch.delenv("OPENAI_API_KEY")
+    monkeypatch.setenv("WORKBENCH_DB", str(tmp_path / "w.db"))
+    path = tmp_path / "runs.json"
+    path.write_text(planted["half-the-cruxes-recur"].text)
+    argv = ["--batch", "--json", "read", "cruxes", str(path), "--equivalence", "model", "--model", "openai/local",
+            "--api-base", loopback_server.url]
+    assert main(argv) == 1
+    err = capsys.readouterr().err
+    assert str(path) in err and "could not be asked" in err and "api_key_env" in err and "Traceback" not in err
+    assert main(argv + ["--api-key-env", "none"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["asked"] == loopback_server.count > 0 and doc["unreadable"] == 0

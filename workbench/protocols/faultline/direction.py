@@ -5,8 +5,8 @@ before Q3?" and "... cut rates before Q3?" sit at all-mpnet-base-v2 cosine ~0.94
 This stage reads the direction words themselves, by a lexicon of opposites on four axes, and parts two
 questions only where that is clear:
 
-- level: raise / increase / rise / grow / expand / more / higher / above ... against cut / lower / reduce /
-  fall / shrink / fewer / less / below ..., and freeze / unchanged / steady (a third outcome: "hold" is not
+- level: raise / increase / rise / grow / expand / lengthen / more / higher / above ... against cut / lower /
+  reduce / fall / shrink / shorten / curtail / fewer / less / below ..., and freeze / unchanged / steady (a third outcome: "hold" is not
   "raise" turned round, but it is another question);
 - time: before / earlier against after / later;
 - permission: allow / permit / approve / legalise against ban / forbid / reject / outlaw;
@@ -46,12 +46,13 @@ _WORDS = {
                  "rise rises rose risen rising grow grows grew grown growing higher more up expand expands "
                  "expanded expanding strengthen strengthens strengthened climb climbs climbed climbing boost "
                  "boosts boosted boosting widen widens widened tighten tightens tightened above exceed exceeds "
-                 "surge surges accelerate accelerates",
+                 "surge surges accelerate accelerates lengthen lengthens lengthened lengthening",
     (LEVEL, DOWN): "cut cuts cutting lower lowers lowered lowering reduce reduces reduced reducing fall falls "
                    "fell fallen falling shrink shrinks shrank shrunk shrinking decrease decreases decreased "
                    "decreasing drop drops dropped dropping decline declines declined declining fewer less down "
                    "weaken weakens weakened slash slashes slashed trim trims trimmed narrow narrows narrowed "
-                   "loosen loosens loosened below slow slows slowed",
+                   "loosen loosens loosened below slow slows slowed shorten shortens shortened shortening "
+                   "curtail curtails curtailed curtailing",
     (LEVEL, HOLD): "freeze freezes froze frozen freezing unchanged steady",
     (TIME, BEFORE): "before earlier sooner ahead",
     (TIME, AFTER): "after later",

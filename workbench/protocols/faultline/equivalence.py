@@ -27,7 +27,12 @@ the study file (`crux_equivalence`) and in the report:
   reply constrained to SAME | DIFFERENT where the endpoint enforces a schema. The clusters are average linkage
   over the answers (same: 1, different or not a candidate: 0) cut at 0.5. A pair whose answer is unreadable
   counts as different and is counted (`unreadable`); unreadable answers, and a cluster the answers make of
-  questions that name opposite directions, flag the reading.
+  questions that name opposite directions, flag the reading. So does a check that contradicts the offline
+  default where the default is sure (`contradicts`, since session 18): MATCHING reads the same questions
+  unflagged and its CR is more than CR_SHIFT from the check's. The check is for the near misses the default
+  flags; the smallest model here that answers above chance (Qwen2.5-Coder-1.5B, benchmarks/crux_check_models.py)
+  rarely says SAME wrongly but says DIFFERENT to many free rewordings, and read a crux reworded in all five
+  runs as 0.33 where the default, unflagged, read 1.0.
 
 Clusters are labels as `measures.crux_clusters` gives them (−1: a question no other restates).
 """
@@ -368,11 +373,28 @@ def by_model(questions: list[str], vectors, ask: Callable[[list[str]], list[str]
         f"{unreadable} of {len(answers)} answers of the model were neither SAME nor DIFFERENT" if unreadable else "",
         # a small model may call raise and cut one question (SmolLM2-135M does): said, never taken as a recurrence
         ("the model's answers join questions that differ in direction (e.g. "
-         + " / ".join(f'"{q}"' for q in conflicts[0]) + ")") if conflicts else "")))
+         + " / ".join(f'"{q}"' for q in conflicts[0]) + ")") if conflicts else "",
+        contradicts(questions, v, runs, labels, min_size) if runs is not None and n else "")))
     return Equivalence([int(x) for x in labels],
                        f"{model_name}'s check of every pair" + (" of different runs" if runs is not None else "")
                        + f" at {embedding} cosine >= {candidate}, average linkage over its answers",
                        bool(why), why, asked=len(answers), unreadable=unreadable, conflicts=conflicts)
+
+
+def contradicts(questions: list[str], vectors, runs: list[str], labels, min_size: int = 2) -> str:
+    """Why the check's clusters (`labels`) are not to be taken, or "": the offline default reads the same questions
+    without a doubt (MATCHING, unflagged) and its CR differs from the check's by more than CR_SHIFT."""
+    from workbench.protocols.faultline.measures import crux_recurrence
+
+    offline = by_matching(questions, vectors, runs, min_size=min_size)
+    if offline.flagged:
+        return ""
+    checked = crux_recurrence(vectors, runs, min_cluster_size=min_size, labels=labels).value
+    sure = crux_recurrence(vectors, runs, min_cluster_size=min_size, labels=offline.labels).value
+    if checked is None or sure is None or abs(checked - sure) <= CR_SHIFT:
+        return ""
+    return (f"the model's check reads CR {checked:.2f} where the offline default, sure of these questions, reads "
+            f"{sure:.2f}: a small model may call free rewordings different, or join different questions")
 
 
 def gateway_asker(db, db_path, settings, study_id: str | None) -> Callable[[list[str]], list[str]]:

@@ -2,7 +2,7 @@
 
 `cruxes`: a JSON list of runs, each a list of crux questions → CR with its clusters, by the offline
 default (matching across runs), average linkage (`--equivalence embedding`) or the model's check
-(`--equivalence model --model NAME [--api-base URL]`).
+(`--equivalence model --model NAME [--api-base URL] [--api-key-env NAME|none]`).
 `graph`, `stance`, `crux-card`: a belief graph's, a stance extraction's and the moderator's crux cards' JSON
 reply, read by the step's own parser as a study reads it (`workbench.instruments.structured`).
 """
@@ -108,7 +108,8 @@ def _model_asker(options: dict):
     folder = Path(tempfile.mkdtemp(prefix="workbench-read-"))
     db = open_workbench_store(folder / "read.db")
     settings = ModelSettings(model=options["model"], api_base=options.get("api_base") or None, temperature=0.0,
-                             max_tokens=equivalence.CHECK_TOKENS, structured=options.get("structured"))
+                             max_tokens=equivalence.CHECK_TOKENS, structured=options.get("structured"),
+                             api_key_env=options.get("api_key_env") or None)
     return equivalence.gateway_asker(db, folder / "read.db", settings, None)
 
 
@@ -236,7 +237,9 @@ INSTRUMENTS = [
                options=(Option("--equivalence", "how two cruxes are found to ask the same question",
                                equivalence.DEFAULT, equivalence.METHODS),
                         Option("--model", "with --equivalence model: the litellm model that checks near pairs"),
-                        Option("--api-base", "with --model: the server's base URL")),
+                        Option("--api-base", "with --model: the server's base URL"),
+                        Option("--api-key-env", "with --model: the environment variable holding its key (\"none\": "
+                               "a keyless local server; default: the provider's usual one)")),
                input_help=RUNS_HELP, example="cruxes.json"),
     Instrument(name="graph", title="a belief graph's JSON reply (nodes with credences, edges)",
                read=read_graph, agrees=unusable_or(graph_agrees), describe=_describe_graph, flag_can_agree=True,

@@ -271,7 +271,9 @@ def crux_method(rules: dict) -> str:
                 f"{rules['crux_model']} cosine ≥ {CANDIDATE} is put to the study's extractor model, which answers SAME "
                 "or DIFFERENT seeing only the two questions (no run, condition or model name; each pair asked once and "
                 f"replayed from the call log after); clusters are average-linkage over its answers, cut at 0.5, of at "
-                f"least {size} questions. Pairs below the cosine line are taken as different without asking.")
+                f"least {size} questions. Pairs below the cosine line are taken as different without asking. A debate whose "
+                f"check reads CR more than {CR_SHIFT} from the offline default's, where that default is not flagged, "
+                "is flagged below (a small model may call free rewordings different).")
     if rules["crux_equivalence"] == "matching":
         return (f"Crux equivalence (crux_equivalence = \"matching\", the offline default): {rules['crux_model']} "
                 "vectors read with the repeats' structure (a debate asks a crux once): between every two runs a "
