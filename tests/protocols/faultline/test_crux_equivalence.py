@@ -168,14 +168,21 @@ def test_the_model_check_keeps_rewordings_together(planted, labelled, entry, low
     assert low <= doc["cr"] <= high, doc
 
 
-def test_a_check_that_splits_what_the_offline_default_is_sure_of_is_flagged(planted):
-    """A model that calls free rewordings different (Qwen2.5-Coder-1.5B did, on a crux reworded in all five runs of
-    an unseen set) reads CR 0 where the offline default, unflagged, reads 1.0: said, never taken silently. Where the
-    check agrees, or the offline default is itself unsure, the check's reading stands."""
+def test_a_check_that_contradicts_a_sure_offline_default_or_splits_close_matches_is_flagged(planted):
+    """A model that calls free rewordings different (Qwen2.5-Coder-1.5B did, on cruxes reworded across the runs of
+    unseen sets) reads CR 0 where the offline default, unflagged, reads 1.0 (`contradicts`), or, where the default
+    is itself unsure, where it matches rewordings closely (cosine >= CLOSE: `splits_close_matches`): said, never
+    taken silently. Where the check agrees, its reading stands (and a right check on the tests' half-recurring set,
+    whose different questions match at up to 0.72, is not flagged: the near-miss test above)."""
     text = planted["one-crux-reworded-in-every-run"].text
     split = read_cruxes(text, {"equivalence": "model"}, ask=lambda prompts: ["DIFFERENT"] * len(prompts))
     assert split["cr"] == 0.0 and split["flagged"] and "offline default, sure of these questions, reads 1.00" \
         in split["reason"], split
+    unsure = read_cruxes(planted["half-the-cruxes-recur"].text, {})
+    split = read_cruxes(planted["half-the-cruxes-recur"].text, {"equivalence": "model"},
+                        ask=lambda prompts: ["DIFFERENT"] * len(prompts))
+    assert unsure["flagged"] and split["cr"] == 0.0 and split["flagged"], split
+    assert "CR is 0.00 by the check, 0.40 if the" in split["reason"], split
     agreed = read_cruxes(text, {"equivalence": "model"}, ask=lambda prompts: ["SAME"] * len(prompts))
     assert agreed["cr"] == 1.0 and not agreed["flagged"], agreed
 

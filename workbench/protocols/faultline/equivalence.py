@@ -27,12 +27,13 @@ the study file (`crux_equivalence`) and in the report:
   reply constrained to SAME | DIFFERENT where the endpoint enforces a schema. The clusters are average linkage
   over the answers (same: 1, different or not a candidate: 0) cut at 0.5. A pair whose answer is unreadable
   counts as different and is counted (`unreadable`); unreadable answers, and a cluster the answers make of
-  questions that name opposite directions, flag the reading. So does a check that contradicts the offline
-  default where the default is sure (`contradicts`, since session 18): MATCHING reads the same questions
-  unflagged and its CR is more than CR_SHIFT from the check's. The check is for the near misses the default
-  flags; the smallest model here that answers above chance (Qwen2.5-Coder-1.5B, benchmarks/crux_check_models.py)
-  rarely says SAME wrongly but says DIFFERENT to many free rewordings, and read a crux reworded in all five
-  runs as 0.33 where the default, unflagged, read 1.0.
+  questions that name opposite directions, flag the reading. So does, since session 18, a check that reads CR
+  more than CR_SHIFT from an unflagged offline default (`contradicts`), or that calls different what the
+  offline default matches closely (`splits_close_matches`: one crux by MATCHING at cosine >= CLOSE, directions
+  agreeing) where CR moves by more than CR_SHIFT if they were one question: the smallest model
+  here that answers above chance (Qwen2.5-Coder-1.5B, benchmarks/crux_check_models.py) rarely says SAME
+  wrongly but says DIFFERENT to many free rewordings, and read a crux reworded in all five runs of an unseen
+  set as 0.33 where the offline default, unflagged, read 1.0.
 
 Clusters are labels as `measures.crux_clusters` gives them (−1: a question no other restates).
 """
@@ -62,6 +63,8 @@ LINES = {MATCHING: MATCH, EMBEDDING: 0.65}   # each method's `crux_similarity` d
 CANDIDATE = LOW     # MODEL: pairs of questions of different runs at or above this cosine are asked: the undecided
                     # band's bottom, so the check sees every near miss an offline reading hangs on (below: too far
                     # apart to be one question; two questions of one run are two cruxes: a debate asks a crux once)
+CLOSE = 0.75        # MODEL: a match the check should not split (`splits_close_matches`; project's choice, set on the
+                    # tests' labelled pairs: none labelled different sits at or above it with its directions agreeing)
 CHECK_ROLE = "extractor"
 CHECK_TURN = "crux-equivalence"
 
@@ -374,7 +377,8 @@ def by_model(questions: list[str], vectors, ask: Callable[[list[str]], list[str]
         # a small model may call raise and cut one question (SmolLM2-135M does): said, never taken as a recurrence
         ("the model's answers join questions that differ in direction (e.g. "
          + " / ".join(f'"{q}"' for q in conflicts[0]) + ")") if conflicts else "",
-        contradicts(questions, v, runs, labels, min_size) if runs is not None and n else "")))
+        (contradicts(questions, v, runs, labels, min_size) or splits_close_matches(questions, v, runs, same, labels,
+                                                                                      min_size)) if runs and n else "")))
     return Equivalence([int(x) for x in labels],
                        f"{model_name}'s check of every pair" + (" of different runs" if runs is not None else "")
                        + f" at {embedding} cosine >= {candidate}, average linkage over its answers",
@@ -395,6 +399,36 @@ def contradicts(questions: list[str], vectors, runs: list[str], labels, min_size
         return ""
     return (f"the model's check reads CR {checked:.2f} where the offline default, sure of these questions, reads "
             f"{sure:.2f}: a small model may call free rewordings different, or join different questions")
+
+
+def splits_close_matches(questions: list[str], vectors, runs: list[str], same, labels, min_size: int = 2) -> str:
+    """Why the check's clusters (`labels`, from the answers in `same`) are not to be taken, or "": it calls different
+    questions the offline default matches closely (one crux by MATCHING, cosine >= CLOSE, directions agreeing), and
+    CR moves by more than CR_SHIFT if those were one question. A small model may call free rewordings different
+    (Qwen2.5-Coder-1.5B did, on cruxes reworded across every run of unseen sets)."""
+    import numpy as np
+
+    from workbench.protocols.faultline.measures import crux_recurrence
+
+    sim = np.asarray(vectors, dtype=float) @ np.asarray(vectors, dtype=float).T
+    offline = matching(sim, runs, MATCH, min_size, direction.apart(questions))
+    reads = [direction.read(q) for q in questions]
+    close = [(i, j) for i in range(len(questions)) for j in range(i + 1, len(questions))
+             if offline[i] == offline[j] != -1 and sim[i, j] >= CLOSE and same[i, j] < 1
+             and not direction.opposite(reads[i], reads[j]) and not direction.undecided(reads[i], reads[j])]
+    if not close:
+        return ""
+    joined = np.array(same, dtype=float)
+    for i, j in close:
+        joined[i, j] = joined[j, i] = 1.0
+    cr = lambda lab: crux_recurrence(sim, runs, min_cluster_size=min_size, labels=lab).value  # noqa: E731
+    checked, if_joined = cr(labels), cr(average_linkage(joined, 0.5, min_size))
+    if checked is None or if_joined is None or abs(checked - if_joined) <= CR_SHIFT:
+        return ""
+    i, j = close[0]
+    return (f'CR is {checked:.2f} by the check, {if_joined:.2f} if the {len(close)} close match(es) it calls different '
+            f'are one question (e.g. "{questions[i]}" / "{questions[j]}", cosine {sim[i, j]:.2f}): a small model may '
+            "call free rewordings different")
 
 
 def gateway_asker(db, db_path, settings, study_id: str | None) -> Callable[[list[str]], list[str]]:
