@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from workbench.protocol.base import ReportSection
 from workbench.protocols.faultline.comparisons import ROW_KEYS
-from workbench.protocols.faultline.equivalence import BAND, CANDIDATE, CR_SHIFT, HIGH, LOW
+from workbench.protocols.faultline.equivalence import BAND, CANDIDATE, CLOSE, CR_SHIFT, HIGH, LOW
 from workbench.protocols.faultline.measures import EQUAL_VOTES, FIVE_VOTES, GROUNDING, HALF, STRICT, THRESHOLDS
 from workbench.protocols.faultline.treatment import label, mark
 
@@ -273,7 +273,9 @@ def crux_method(rules: dict) -> str:
                 f"replayed from the call log after); clusters are average-linkage over its answers, cut at 0.5, of at "
                 f"least {size} questions. Pairs below the cosine line are taken as different without asking. A debate whose "
                 f"check reads CR more than {CR_SHIFT} from the offline default's, where that default is not flagged, "
-                "is flagged below (a small model may call free rewordings different).")
+                f"or would move CR by more than {CR_SHIFT} if two questions it calls different but the default "
+                f"matches at cosine ≥ {CLOSE} were one, is flagged below (a small model may call free rewordings "
+                "different; the project's rule).")
     if rules["crux_equivalence"] == "matching":
         return (f"Crux equivalence (crux_equivalence = \"matching\", the offline default): {rules['crux_model']} "
                 "vectors read with the repeats' structure (a debate asks a crux once): between every two runs a "
