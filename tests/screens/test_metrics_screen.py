@@ -223,10 +223,15 @@ async def test_reachable_from_the_app_shell(unblinded_path):
 
 
 def _snapshot_before(study_keys=()):
+    """The tabs' underline slides under the active tab after a 0.02 s timer (Textual's Tabs); the snapshot's own
+    wait for animations can run before that timer fires, and on a loaded machine it once did not: the picture
+    caught the underline at its start or at its end by chance. Wait past the timer, then for the slide."""
     async def run_before(pilot) -> None:
         await wait_shown(pilot)
         for key in study_keys:
             await pilot.press(key)
+        await pilot.pause(0.2)
+        await pilot.wait_for_scheduled_animations()
         await pilot.pause()
 
     return run_before
