@@ -6,8 +6,8 @@ This stage reads the direction words themselves, by a lexicon of opposites on fo
 questions only where that is clear:
 
 - level: raise / increase / rise / grow / expand / lengthen / more / higher / above ... against cut / lower /
-  reduce / fall / shrink / shorten / curtail / fewer / less / below ..., and freeze / unchanged / steady (a third outcome: "hold" is not
-  "raise" turned round, but it is another question);
+  reduce / fall / shrink / shorten / curtail / fewer / less / below ..., and freeze / unchanged / steady (a
+  third outcome: "hold" is not "raise" turned round, but it is another question);
 - time: before / earlier against after / later;
 - permission: allow / permit / approve / legalise against ban / forbid / reject / outlaw;
 - enactment: impose / introduce / enact / reinstate against lift / scrap / abolish / repeal / revoke.
