@@ -85,7 +85,8 @@ def test_the_checker_keeps_fifteen_cruxes_on_one_topic_apart(tmp_path, checker):
                                             "--api-base", checker.api_base, "--api-key-env", "none")
     assert doc["asked"] >= 20 and doc["unreadable"] == 0, doc
     assert doc["cr"] is not None and doc["cr"] <= 0.1, doc
-    raise_, cut = (f"Will the central bank {verb} interest rates before the third quarter?" for verb in ("raise", "cut"))
+    raise_, cut = (f"Will the central bank {verb} interest rates before the third quarter?"
+                   for verb in ("raise", "cut"))
     assert not any(raise_ in c["questions"] and cut in c["questions"] for c in doc["clusters"]), doc
 
 

@@ -372,13 +372,14 @@ def by_model(questions: list[str], vectors, ask: Callable[[list[str]], list[str]
     unreadable = sum(1 for a in answers.values() if a is None)
     labels = average_linkage(same, 0.5, min_size)
     conflicts = direction_conflicts(questions, labels)
+    doubted = (contradicts(questions, v, runs, labels, min_size)
+               or splits_close_matches(questions, v, runs, same, labels, min_size)) if runs and n else ""
     why = "; ".join(filter(None, (
         f"{unreadable} of {len(answers)} answers of the model were neither SAME nor DIFFERENT" if unreadable else "",
         # a small model may call raise and cut one question (SmolLM2-135M does): said, never taken as a recurrence
         ("the model's answers join questions that differ in direction (e.g. "
          + " / ".join(f'"{q}"' for q in conflicts[0]) + ")") if conflicts else "",
-        (contradicts(questions, v, runs, labels, min_size) or splits_close_matches(questions, v, runs, same, labels,
-                                                                                      min_size)) if runs and n else "")))
+        doubted)))
     return Equivalence([int(x) for x in labels],
                        f"{model_name}'s check of every pair" + (" of different runs" if runs is not None else "")
                        + f" at {embedding} cosine >= {candidate}, average linkage over its answers",
