@@ -119,11 +119,15 @@ def main(argv: list[str] | None = None) -> int:
     found = []
     from tests.realmodel.server import checker_gguf_path, gguf_path, start_server
 
-    for spec in args.model or ["smollm2", "qwen-1.5b"]:
-        name, path, chat_format = parse_model(spec)
+    suite = {"smollm2": lambda folder: gguf_path(), "qwen-1.5b": checker_gguf_path}   # the suite's models by name
+    specs = [parse_model(spec) for spec in args.model or suite]
+    unknown = [name for name, path, _ in specs if path is None and name not in suite]
+    if unknown:   # a name alone was the suite's SmolLM2 whatever it said: a run labelled with another model's name
+        parser.error(f"--model {unknown[0]}: give NAME=PATH, or one of {', '.join(suite)}")
+    for name, path, chat_format in specs:
         with tempfile.TemporaryDirectory(prefix="crux-check-") as logs:
             if path is None:
-                path = checker_gguf_path(Path(logs)) if name == "qwen-1.5b" else gguf_path()
+                path = suite[name](Path(logs))
             server = start_server(Path(logs), n_ctx=2048, threads=args.threads, chat_format=chat_format, model=path)
             try:
                 found += measure(name, server.api_base, pair_sets, crux_sets, args.plain)

@@ -170,8 +170,8 @@ def test_the_model_check_keeps_rewordings_together(planted, labelled, entry, low
 
 def test_a_check_that_contradicts_a_sure_offline_default_or_splits_close_matches_is_flagged(planted):
     """A model that calls free rewordings different (Qwen2.5-Coder-1.5B did, on cruxes reworded across the runs of
-    unseen sets) reads CR 0 where the offline default, unflagged, reads 1.0 (`contradicts`), or, where the default
-    is itself unsure, where it matches rewordings closely (cosine >= CLOSE: `splits_close_matches`): said, never
+    unseen sets) reads CR 0 where the offline default, unflagged, reads 1.0, or, where the default
+    is itself unsure, where it matches rewordings closely (cosine >= CLOSE): `equivalence.doubts` says so, never
     taken silently. Where the check agrees, its reading stands (and a right check on the tests' half-recurring set,
     whose different questions match at up to 0.72, is not flagged: the near-miss test above)."""
     text = planted["one-crux-reworded-in-every-run"].text

@@ -27,10 +27,10 @@ the study file (`crux_equivalence`) and in the report:
   reply constrained to SAME | DIFFERENT where the endpoint enforces a schema. The clusters are average linkage
   over the answers (same: 1, different or not a candidate: 0) cut at 0.5. A pair whose answer is unreadable
   counts as different and is counted (`unreadable`); unreadable answers, and a cluster the answers make of
-  questions that name opposite directions, flag the reading. So does, since session 18, a check that reads CR
-  more than CR_SHIFT from an unflagged offline default (`contradicts`), or that calls different what the
-  offline default matches closely (`splits_close_matches`: one crux by MATCHING at cosine >= CLOSE, directions
-  agreeing) where CR moves by more than CR_SHIFT if they were one question: the smallest model
+  questions that name opposite directions, flag the reading. So does, since session 18 (`doubts`), a check
+  that reads CR more than CR_SHIFT from an unflagged offline default, or that calls different what the offline
+  default matches closely (one crux by MATCHING at cosine >= CLOSE, directions agreeing) where CR moves by more
+  than CR_SHIFT if they were one question: the smallest model
   here that answers above chance (Qwen2.5-Coder-1.5B, benchmarks/crux_check_models.py) rarely says SAME
   wrongly but says DIFFERENT to many free rewordings, and read a crux reworded in all five runs of an unseen
   set as 0.33 where the offline default, unflagged, read 1.0.
@@ -63,7 +63,7 @@ LINES = {MATCHING: MATCH, EMBEDDING: 0.65}   # each method's `crux_similarity` d
 CANDIDATE = LOW     # MODEL: pairs of questions of different runs at or above this cosine are asked: the undecided
                     # band's bottom, so the check sees every near miss an offline reading hangs on (below: too far
                     # apart to be one question; two questions of one run are two cruxes: a debate asks a crux once)
-CLOSE = 0.75        # MODEL: a match the check should not split (`splits_close_matches`; project's choice, set on the
+CLOSE = 0.75        # MODEL: a match the check should not split (`doubts`; project's choice, set on the
                     # tests' labelled pairs: none labelled different sits at or above it with its directions agreeing)
 CHECK_ROLE = "extractor"
 CHECK_TURN = "crux-equivalence"
@@ -372,8 +372,7 @@ def by_model(questions: list[str], vectors, ask: Callable[[list[str]], list[str]
     unreadable = sum(1 for a in answers.values() if a is None)
     labels = average_linkage(same, 0.5, min_size)
     conflicts = direction_conflicts(questions, labels)
-    doubted = (contradicts(questions, v, runs, labels, min_size)
-               or splits_close_matches(questions, v, runs, same, labels, min_size)) if runs and n else ""
+    doubted = doubts(questions, v, runs, same, labels, min_size) if runs and n else ""
     why = "; ".join(filter(None, (
         f"{unreadable} of {len(answers)} answers of the model were neither SAME nor DIFFERENT" if unreadable else "",
         # a small model may call raise and cut one question (SmolLM2-135M does): said, never taken as a recurrence
@@ -386,45 +385,39 @@ def by_model(questions: list[str], vectors, ask: Callable[[list[str]], list[str]
                        bool(why), why, asked=len(answers), unreadable=unreadable, conflicts=conflicts)
 
 
-def contradicts(questions: list[str], vectors, runs: list[str], labels, min_size: int = 2) -> str:
-    """Why the check's clusters (`labels`) are not to be taken, or "": the offline default reads the same questions
-    without a doubt (MATCHING, unflagged) and its CR differs from the check's by more than CR_SHIFT."""
-    from workbench.protocols.faultline.measures import crux_recurrence
-
-    offline = by_matching(questions, vectors, runs, min_size=min_size)
-    if offline.flagged:
-        return ""
-    checked = crux_recurrence(vectors, runs, min_cluster_size=min_size, labels=labels).value
-    sure = crux_recurrence(vectors, runs, min_cluster_size=min_size, labels=offline.labels).value
-    if checked is None or sure is None or abs(checked - sure) <= CR_SHIFT:
-        return ""
-    return (f"the model's check reads CR {checked:.2f} where the offline default, sure of these questions, reads "
-            f"{sure:.2f}: a small model may call free rewordings different, or join different questions")
-
-
-def splits_close_matches(questions: list[str], vectors, runs: list[str], same, labels, min_size: int = 2) -> str:
-    """Why the check's clusters (`labels`, from the answers in `same`) are not to be taken, or "": it calls different
-    questions the offline default matches closely (one crux by MATCHING, cosine >= CLOSE, directions agreeing), and
-    CR moves by more than CR_SHIFT if those were one question. A small model may call free rewordings different
-    (Qwen2.5-Coder-1.5B did, on cruxes reworded across every run of unseen sets)."""
+def doubts(questions: list[str], vectors, runs: list[str], same, labels, min_size: int = 2) -> str:
+    """Why the check's clusters (`labels`, from the answers in `same`) are not to be taken, or "", against one
+    offline reading (MATCHING) of the same questions: (a) that reading is unflagged and its CR differs from the
+    check's by more than CR_SHIFT; (b) the check calls different questions it matches closely (one crux, cosine
+    >= CLOSE, directions agreeing), and CR moves by more than CR_SHIFT if those were one question. A small model
+    may call free rewordings different (Qwen2.5-Coder-1.5B did, on cruxes reworded across every run of unseen
+    sets)."""
     import numpy as np
 
     from workbench.protocols.faultline.measures import crux_recurrence
 
-    sim = np.asarray(vectors, dtype=float) @ np.asarray(vectors, dtype=float).T
-    offline = matching(sim, runs, MATCH, min_size, direction.apart(questions))
+    v = np.asarray(vectors, dtype=float)
+    sim = v @ v.T
+    cr = lambda lab: crux_recurrence(sim, runs, min_cluster_size=min_size, labels=lab).value  # noqa: E731
+    checked = cr(labels)
+    if checked is None:
+        return ""
+    offline = by_matching(questions, v, runs, min_size=min_size)
+    sure = cr(offline.labels)
+    if not offline.flagged and sure is not None and abs(checked - sure) > CR_SHIFT:
+        return (f"the model's check reads CR {checked:.2f} where the offline default, sure of these questions, reads "
+                f"{sure:.2f}: a small model may call free rewordings different, or join different questions")
     reads = [direction.read(q) for q in questions]
     close = [(i, j) for i in range(len(questions)) for j in range(i + 1, len(questions))
-             if offline[i] == offline[j] != -1 and sim[i, j] >= CLOSE and same[i, j] < 1
+             if offline.labels[i] == offline.labels[j] != -1 and sim[i, j] >= CLOSE and same[i, j] < 1
              and not direction.opposite(reads[i], reads[j]) and not direction.undecided(reads[i], reads[j])]
     if not close:
         return ""
     joined = np.array(same, dtype=float)
     for i, j in close:
         joined[i, j] = joined[j, i] = 1.0
-    cr = lambda lab: crux_recurrence(sim, runs, min_cluster_size=min_size, labels=lab).value  # noqa: E731
-    checked, if_joined = cr(labels), cr(average_linkage(joined, 0.5, min_size))
-    if checked is None or if_joined is None or abs(checked - if_joined) <= CR_SHIFT:
+    if_joined = cr(average_linkage(joined, 0.5, min_size))
+    if if_joined is None or abs(checked - if_joined) <= CR_SHIFT:
         return ""
     i, j = close[0]
     return (f'CR is {checked:.2f} by the check, {if_joined:.2f} if the {len(close)} close match(es) it calls different '
